@@ -1,0 +1,62 @@
+//! XBF, the Xtensible Binary Format: a self-describing binary format that
+//! sends type metadata (struct names, field names, types) once per message
+//! and the values bare, little-endian.
+//!
+//! This crate is the format's core. Its dynamic API builds and walks values
+//! whose type is known only at run time:
+//!
+//! - [`Metadata`] is a type tree (primitives, vecs, structs) and [`Value`] a
+//!   value with its type; constructors keep them well-formed.
+//! - [`encode_message`] / [`write_message`] write a message (metadata then
+//!   value), [`decode_message`] / [`read_message`] read one back.
+//! - [`DecodeOptions`] sets the decoder's limits. Decoding is safe on
+//!   untrusted input: no panic, no allocation beyond a small multiple of the
+//!   input, and every [`Error`] names a stable [`ErrorKind`], the byte offset
+//!   and the path of fields and elements where it happened.
+//!
+//! The wire format is defined in `SPEC.md` at the repository's root.
+//!
+//! ```
+//! use xbf::{StructValue, Value, VecValue};
+//!
+//! let point = StructValue::from_fields("Point", [("first", Value::I8(42)), ("last", Value::I8(-5))])?;
+//! let bytes = xbf::encode_message(&point.clone().into())?;
+//! assert_eq!(bytes[0], 18); // the struct discriminant opens the metadata
+//!
+//! let back = xbf::decode_message(&bytes)?;
+//! assert_eq!(back.metadata().to_string(), "struct Point { first: i8, last: i8 }");
+//! assert_eq!(back.get("last"), Some(&Value::I8(-5)));
+//!
+//! // A damaged message fails with the kind, offset and path.
+//! let err = xbf::decode_message(&bytes[..44]).unwrap_err();
+//! assert_eq!(err.to_string(), "at byte 44, in Point.last: truncated: needs 1 bytes, 0 remain");
+//! # Ok::<(), xbf::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod de;
+mod error;
+mod metadata;
+mod read;
+mod ser;
+mod value;
+
+pub use de::DecodeOptions;
+pub use error::{Error, ErrorKind, PathSegment, Result};
+pub use metadata::{
+    Metadata, PrimitiveType, StructMetadata, STRUCT_DISCRIMINANT, VEC_DISCRIMINANT,
+};
+pub use ser::{encode_message, encode_metadata, encode_value, write_message};
+pub use value::{StructValue, Value, VecValue, I256, U256};
+
+/// Decodes one whole message with the default [`DecodeOptions`].
+pub fn decode_message(bytes: &[u8]) -> Result<Value> {
+    DecodeOptions::default().decode_message(bytes)
+}
+
+/// Reads one message from `reader` with the default [`DecodeOptions`]; the
+/// reader must end where the message does.
+pub fn read_message<R: std::io::Read>(reader: R) -> Result<Value> {
+    DecodeOptions::default().read_message(reader)
+}

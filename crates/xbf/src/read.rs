@@ -1,0 +1,137 @@
+//! Where the decoder's bytes come from: a slice, whose length bounds every
+//! claim a message makes, or an `io::Read`, which is read only as far as the
+//! bytes really arrive.
+
+use std::io::{self, Read};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// A byte source for the decoder. Every read reports errors at the offset
+/// where the item that failed began.
+pub(crate) trait Input {
+    /// Bytes consumed so far.
+    fn offset(&self) -> u64;
+    /// Bytes known to remain (`None` when reading a stream).
+    fn remaining(&self) -> Option<u64>;
+    /// Exactly `N` bytes.
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]>;
+    /// Exactly `len` bytes, allocated only as far as the input holds them.
+    fn bytes(&mut self, len: u64) -> Result<Vec<u8>>;
+    /// Whether the input is exhausted; reads at most one byte from a stream.
+    fn at_end(&mut self) -> Result<bool>;
+
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.array::<1>()?[0])
+    }
+}
+
+fn truncated(offset: u64, need: u64, have: u64) -> Error {
+    Error::at(
+        ErrorKind::Truncated,
+        offset,
+        format!("needs {need} bytes, {have} remain"),
+    )
+}
+
+pub(crate) struct SliceInput<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> SliceInput<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        SliceInput { bytes, pos: 0 }
+    }
+
+    fn take(&mut self, len: u64) -> Result<&'a [u8]> {
+        let rest = &self.bytes[self.pos..];
+        match usize::try_from(len) {
+            Ok(n) if n <= rest.len() => {
+                self.pos += n;
+                Ok(&rest[..n])
+            }
+            _ => Err(truncated(self.pos as u64, len, rest.len() as u64)),
+        }
+    }
+}
+
+impl Input for SliceInput<'_> {
+    fn offset(&self) -> u64 {
+        self.pos as u64
+    }
+
+    fn remaining(&self) -> Option<u64> {
+        Some((self.bytes.len() - self.pos) as u64)
+    }
+
+    #[inline]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let s = self.take(N as u64)?;
+        Ok(s.try_into().expect("take returns N bytes"))
+    }
+
+    fn bytes(&mut self, len: u64) -> Result<Vec<u8>> {
+        self.take(len).map(<[u8]>::to_vec)
+    }
+
+    fn at_end(&mut self) -> Result<bool> {
+        Ok(self.pos == self.bytes.len())
+    }
+}
+
+pub(crate) struct IoInput<R> {
+    reader: R,
+    pos: u64,
+}
+
+impl<R: io::Read> IoInput<R> {
+    pub(crate) fn new(reader: R) -> Self {
+        IoInput { reader, pos: 0 }
+    }
+}
+
+impl<R: io::Read> Input for IoInput<R> {
+    fn offset(&self) -> u64 {
+        self.pos
+    }
+
+    fn remaining(&self) -> Option<u64> {
+        None
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut buf = [0u8; N];
+        self.reader
+            .read_exact(&mut buf)
+            .map_err(|e| Error::io(self.pos, e))?;
+        self.pos += N as u64;
+        Ok(buf)
+    }
+
+    fn bytes(&mut self, len: u64) -> Result<Vec<u8>> {
+        // read_to_end grows the buffer as data arrives, so a huge claimed
+        // length costs only what the stream really delivers.
+        let mut buf = Vec::new();
+        let got = (&mut self.reader)
+            .take(len)
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io(self.pos, e))? as u64;
+        if got < len {
+            return Err(truncated(self.pos, len, got));
+        }
+        self.pos += len;
+        Ok(buf)
+    }
+
+    fn at_end(&mut self) -> Result<bool> {
+        let mut byte = [0u8; 1];
+        loop {
+            match self.reader.read(&mut byte) {
+                Ok(0) => return Ok(true),
+                Ok(_) => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io(self.pos, e)),
+            }
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! Dynamic values: any XBF value, with its type carried alongside.
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use ethnum::{I256, U256};
+
+use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::metadata::{Metadata, PrimitiveType, StructMetadata};
+
+/// Any XBF value.
+///
+/// Vecs and structs can only be built through [`VecValue::new`] and
+/// [`StructValue::new`], which check that every element and field matches
+/// the declared type, so a `Value` always encodes to a well-formed message.
+///
+/// ```
+/// use xbf::{Value, VecValue, PrimitiveType};
+///
+/// let v = Value::from(VecValue::new(PrimitiveType::U16.into(), vec![42u16.into(), 1024u16.into()]).unwrap());
+/// assert_eq!(v.metadata().to_string(), "vec<u16>");
+/// assert_eq!(v.to_string(), "[42, 1024]");
+/// ```
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Value {
+    /// A boolean.
+    Bool(bool),
+    /// A `u8`.
+    U8(u8),
+    /// A `u16`.
+    U16(u16),
+    /// A `u32`.
+    U32(u32),
+    /// A `u64`.
+    U64(u64),
+    /// A `u128`.
+    U128(u128),
+    /// A `u256`.
+    U256(U256),
+    /// An `i8`.
+    I8(i8),
+    /// An `i16`.
+    I16(i16),
+    /// An `i32`.
+    I32(i32),
+    /// An `i64`.
+    I64(i64),
+    /// An `i128`.
+    I128(i128),
+    /// An `i256`.
+    I256(I256),
+    /// An `f32`.
+    F32(f32),
+    /// An `f64`.
+    F64(f64),
+    /// Bytes.
+    Bytes(Vec<u8>),
+    /// A string.
+    String(String),
+    /// A vec.
+    Vec(VecValue),
+    /// A struct.
+    Struct(StructValue),
+}
+
+/// A homogeneous list: an element type and values that all match it.
+#[derive(Clone, PartialEq)]
+pub struct VecValue {
+    element: Arc<Metadata>,
+    items: Vec<Value>,
+}
+
+/// A struct value: its type and one value per field, in field order.
+#[derive(Clone, PartialEq)]
+pub struct StructValue {
+    ty: Arc<StructMetadata>,
+    fields: Box<[Value]>,
+}
+
+impl Value {
+    /// The type of this value.
+    pub fn metadata(&self) -> Metadata {
+        match self {
+            Value::Vec(v) => Metadata::Vec(v.element.clone()),
+            Value::Struct(s) => Metadata::Struct(s.ty.clone()),
+            other => Metadata::Primitive(
+                other
+                    .primitive_type()
+                    .expect("scalar values are primitives"),
+            ),
+        }
+    }
+
+    /// The primitive type, if this is a primitive value.
+    pub fn primitive_type(&self) -> Option<PrimitiveType> {
+        Some(match self {
+            Value::Bool(_) => PrimitiveType::Bool,
+            Value::U8(_) => PrimitiveType::U8,
+            Value::U16(_) => PrimitiveType::U16,
+            Value::U32(_) => PrimitiveType::U32,
+            Value::U64(_) => PrimitiveType::U64,
+            Value::U128(_) => PrimitiveType::U128,
+            Value::U256(_) => PrimitiveType::U256,
+            Value::I8(_) => PrimitiveType::I8,
+            Value::I16(_) => PrimitiveType::I16,
+            Value::I32(_) => PrimitiveType::I32,
+            Value::I64(_) => PrimitiveType::I64,
+            Value::I128(_) => PrimitiveType::I128,
+            Value::I256(_) => PrimitiveType::I256,
+            Value::F32(_) => PrimitiveType::F32,
+            Value::F64(_) => PrimitiveType::F64,
+            Value::Bytes(_) => PrimitiveType::Bytes,
+            Value::String(_) => PrimitiveType::String,
+            Value::Vec(_) | Value::Struct(_) => return None,
+        })
+    }
+
+    /// Whether this value is of type `ty`.
+    pub fn conforms_to(&self, ty: &Metadata) -> bool {
+        match (self, ty) {
+            (Value::Vec(v), Metadata::Vec(elem)) => {
+                Arc::ptr_eq(&v.element, elem) || *v.element == **elem
+            }
+            (Value::Struct(s), Metadata::Struct(t)) => Arc::ptr_eq(&s.ty, t) || *s.ty == **t,
+            (v, Metadata::Primitive(p)) => v.primitive_type() == Some(*p),
+            _ => false,
+        }
+    }
+
+    fn expect_type(&self, ty: &Metadata) -> Result<()> {
+        if self.conforms_to(ty) {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorKind::TypeMismatch,
+                format!("expected {ty}, found {}", self.metadata()),
+            ))
+        }
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The value as a `u64`, if it is an integer of any width that fits.
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Value::U8(x) => Some(x.into()),
+            Value::U16(x) => Some(x.into()),
+            Value::U32(x) => Some(x.into()),
+            Value::U64(x) => Some(x),
+            Value::U128(x) => x.try_into().ok(),
+            Value::U256(x) => x.try_into().ok(),
+            Value::I8(x) => x.try_into().ok(),
+            Value::I16(x) => x.try_into().ok(),
+            Value::I32(x) => x.try_into().ok(),
+            Value::I64(x) => x.try_into().ok(),
+            Value::I128(x) => x.try_into().ok(),
+            Value::I256(x) => x.try_into().ok(),
+            _ => None,
+        }
+    }
+
+    /// The value as an `i64`, if it is an integer of any width that fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::U8(x) => Some(x.into()),
+            Value::U16(x) => Some(x.into()),
+            Value::U32(x) => Some(x.into()),
+            Value::U64(x) => x.try_into().ok(),
+            Value::U128(x) => x.try_into().ok(),
+            Value::U256(x) => x.try_into().ok(),
+            Value::I8(x) => Some(x.into()),
+            Value::I16(x) => Some(x.into()),
+            Value::I32(x) => Some(x.into()),
+            Value::I64(x) => Some(x),
+            Value::I128(x) => x.try_into().ok(),
+            Value::I256(x) => x.try_into().ok(),
+            _ => None,
+        }
+    }
+
+    /// The value as an `f64`, if it is a float.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::F32(x) => Some(x.into()),
+            Value::F64(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The bytes, if this is a bytes value.
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Value::Bytes(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The vec, if this is one.
+    pub fn as_vec(&self) -> Option<&VecValue> {
+        match self {
+            Value::Vec(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The struct, if this is one.
+    pub fn as_struct(&self) -> Option<&StructValue> {
+        match self {
+            Value::Struct(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The field `name` of a struct value.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.as_struct()?.get(name)
+    }
+}
+
+impl VecValue {
+    /// A vec of `element`s; fails with `type-mismatch` (naming the index) if
+    /// an item is of another type.
+    pub fn new(element: Metadata, items: Vec<Value>) -> Result<VecValue> {
+        for (i, item) in items.iter().enumerate() {
+            item.expect_type(&element)
+                .map_err(|e| e.within(PathSegment::Index(i as u64)))?;
+        }
+        Ok(VecValue {
+            element: Arc::new(element),
+            items,
+        })
+    }
+
+    /// For the decoder, whose items match by construction.
+    pub(crate) fn new_unchecked(element: Arc<Metadata>, items: Vec<Value>) -> VecValue {
+        VecValue { element, items }
+    }
+
+    /// The element type.
+    pub fn element_type(&self) -> &Metadata {
+        &self.element
+    }
+
+    /// The items.
+    pub fn items(&self) -> &[Value] {
+        &self.items
+    }
+
+    /// The items, by value.
+    pub fn into_items(self) -> Vec<Value> {
+        self.items
+    }
+
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there are no items.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Appends an item; fails with `type-mismatch` if it is of another type.
+    pub fn push(&mut self, item: Value) -> Result<()> {
+        item.expect_type(&self.element)
+            .map_err(|e| e.within(PathSegment::Index(self.items.len() as u64)))?;
+        self.items.push(item);
+        Ok(())
+    }
+}
+
+impl StructValue {
+    /// A value of struct type `ty`; fails with `type-mismatch` unless there is
+    /// one value per field, each of the field's type.
+    pub fn new(ty: impl Into<Arc<StructMetadata>>, fields: Vec<Value>) -> Result<StructValue> {
+        let ty = ty.into();
+        if fields.len() != ty.len() {
+            return Err(Error::new(
+                ErrorKind::TypeMismatch,
+                format!(
+                    "struct {} has {} fields, {} values given",
+                    ty.name(),
+                    ty.len(),
+                    fields.len()
+                ),
+            ));
+        }
+        for ((name, fty), v) in ty.fields().zip(&fields) {
+            v.expect_type(fty)
+                .map_err(|e| e.within(PathSegment::Field(name.into())))?;
+        }
+        Ok(StructValue {
+            ty,
+            fields: fields.into_boxed_slice(),
+        })
+    }
+
+    /// A struct value whose type is made from the names and the values' own
+    /// types; fails with `duplicate-field` if two names are the same.
+    ///
+    /// ```
+    /// use xbf::{StructValue, Value};
+    ///
+    /// let p = StructValue::from_fields("Point", [("first", Value::I8(42)), ("last", Value::I8(-5))]).unwrap();
+    /// assert_eq!(Value::from(p).to_string(), "Point { first: 42, last: -5 }");
+    /// ```
+    pub fn from_fields<N: Into<Box<str>>>(
+        name: impl Into<Box<str>>,
+        fields: impl IntoIterator<Item = (N, Value)>,
+    ) -> Result<StructValue> {
+        let mut ty = StructMetadata::empty(name);
+        let mut values = Vec::new();
+        for (n, v) in fields {
+            ty.push_field(n.into(), v.metadata())?;
+            values.push(v);
+        }
+        Ok(StructValue {
+            ty: Arc::new(ty),
+            fields: values.into_boxed_slice(),
+        })
+    }
+
+    /// For the decoder, whose fields match by construction.
+    pub(crate) fn new_unchecked(ty: Arc<StructMetadata>, fields: Box<[Value]>) -> StructValue {
+        StructValue { ty, fields }
+    }
+
+    /// The struct's type.
+    pub fn metadata(&self) -> &Arc<StructMetadata> {
+        &self.ty
+    }
+
+    /// The struct's name.
+    pub fn name(&self) -> &str {
+        self.ty.name()
+    }
+
+    /// The value of the field `name`.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.ty.field(name).map(|(i, _)| &self.fields[i])
+    }
+
+    /// The field values, in field order.
+    pub fn values(&self) -> &[Value] {
+        &self.fields
+    }
+
+    /// The fields as (name, value), in field order.
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = (&str, &Value)> {
+        self.ty.fields().map(|(n, _)| n).zip(self.fields.iter())
+    }
+}
+
+macro_rules! from_scalar {
+    ($($t:ty => $v:ident),* $(,)?) => {$(
+        impl From<$t> for Value {
+            fn from(x: $t) -> Value {
+                Value::$v(x)
+            }
+        }
+    )*};
+}
+
+from_scalar!(
+    bool => Bool, u8 => U8, u16 => U16, u32 => U32, u64 => U64, u128 => U128, U256 => U256,
+    i8 => I8, i16 => I16, i32 => I32, i64 => I64, i128 => I128, I256 => I256,
+    f32 => F32, f64 => F64, String => String, VecValue => Vec, StructValue => Struct,
+);
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::String(s.to_owned())
+    }
+}
+
+fn write_name(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+    let ident = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if ident {
+        f.write_str(name)
+    } else {
+        write!(f, "{name:?}")
+    }
+}
+
+/// Readable text: `Point { first: 42, last: -5 }`, `[1, 2]`, `"text"`,
+/// bytes as `h'00ff'`, floats always with a fraction or exponent (`1.0`).
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(x) => write!(f, "{x}"),
+            Value::U8(x) => write!(f, "{x}"),
+            Value::U16(x) => write!(f, "{x}"),
+            Value::U32(x) => write!(f, "{x}"),
+            Value::U64(x) => write!(f, "{x}"),
+            Value::U128(x) => write!(f, "{x}"),
+            Value::U256(x) => write!(f, "{x}"),
+            Value::I8(x) => write!(f, "{x}"),
+            Value::I16(x) => write!(f, "{x}"),
+            Value::I32(x) => write!(f, "{x}"),
+            Value::I64(x) => write!(f, "{x}"),
+            Value::I128(x) => write!(f, "{x}"),
+            Value::I256(x) => write!(f, "{x}"),
+            Value::F32(x) => write!(f, "{x:?}"),
+            Value::F64(x) => write!(f, "{x:?}"),
+            Value::Bytes(b) => {
+                f.write_str("h'")?;
+                for byte in b {
+                    write!(f, "{byte:02x}")?;
+                }
+                f.write_str("'")
+            }
+            Value::String(s) => write!(f, "{s:?}"),
+            Value::Vec(v) => {
+                f.write_str("[")?;
+                for (i, item) in v.items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Struct(s) => {
+                write_name(f, s.name())?;
+                if s.fields.is_empty() {
+                    return f.write_str(" {}");
+                }
+                f.write_str(" {")?;
+                for (i, (name, v)) in s.fields().enumerate() {
+                    f.write_str(if i == 0 { " " } else { ", " })?;
+                    write_name(f, name)?;
+                    write!(f, ": {v}")?;
+                }
+                f.write_str(" }")
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}: {}", self.metadata())
+    }
+}
+
+impl fmt::Debug for VecValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&Value::Vec(self.clone()), f)
+    }
+}
+
+impl fmt::Debug for StructValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&Value::Struct(self.clone()), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vec_rejects_mixed_items() {
+        let err =
+            VecValue::new(PrimitiveType::U8.into(), vec![1u8.into(), 2u16.into()]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::TypeMismatch);
+        assert_eq!(
+            err.to_string(),
+            "in [1]: type-mismatch: expected u8, found u16"
+        );
+    }
+
+    #[test]
+    fn struct_checks_count_and_types() {
+        let ty = Arc::new(
+            StructMetadata::new("P", [("a", PrimitiveType::U8), ("b", PrimitiveType::Bool)])
+                .unwrap(),
+        );
+        assert!(StructValue::new(ty.clone(), vec![1u8.into()]).is_err());
+        let err = StructValue::new(ty.clone(), vec![1u8.into(), 1u8.into()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "in .b: type-mismatch: expected bool, found u8"
+        );
+        let ok = StructValue::new(ty, vec![1u8.into(), true.into()]).unwrap();
+        assert_eq!(ok.get("b"), Some(&Value::Bool(true)));
+        assert_eq!(ok.get("c"), None);
+    }
+
+    #[test]
+    fn empty_vec_keeps_its_type() {
+        let v = Value::from(
+            VecValue::new(Metadata::vec(PrimitiveType::String.into()), vec![]).unwrap(),
+        );
+        assert_eq!(v.metadata().to_string(), "vec<vec<string>>");
+        assert!(!v.conforms_to(&Metadata::vec(PrimitiveType::String.into())));
+    }
+
+    #[test]
+    fn display_values() {
+        let v = StructValue::from_fields(
+            "R",
+            [
+                ("b", Value::Bytes(vec![0, 255])),
+                ("f", Value::F64(1.0)),
+                ("s", Value::from("a\"b")),
+                ("big", Value::U256(U256::MAX)),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            Value::from(v).to_string(),
+            format!(
+                "R {{ b: h'00ff', f: 1.0, s: \"a\\\"b\", big: {} }}",
+                U256::MAX
+            )
+        );
+    }
+
+    #[test]
+    fn integer_accessors_widen_and_narrow() {
+        assert_eq!(Value::U8(7).as_u64(), Some(7));
+        assert_eq!(Value::I8(-1).as_u64(), None);
+        assert_eq!(Value::I8(-1).as_i64(), Some(-1));
+        assert_eq!(Value::U128(u128::MAX).as_u64(), None);
+        assert_eq!(Value::I256(I256::from(-3)).as_i64(), Some(-3));
+    }
+}
