@@ -1,20 +1,27 @@
-//! Decoding v1 metadata, values and messages, safely, from untrusted bytes.
+//! Decoding metadata, values and messages of either version, safely, from
+//! untrusted bytes.
 //!
 //! Every length and count is checked against what the input still holds
 //! before anything is allocated, nesting is bounded by a depth limit rather
-//! than the stack, and a vec of elements that take no bytes draws on a
-//! per-message budget, so no input can make the decoder panic, hang or
-//! allocate more than a small multiple of its own length.
+//! than the stack, and elements that take no bytes draw on a per-message
+//! budget, so no input can make the decoder panic, hang or allocate more
+//! than a small multiple of its own length.
 
+use std::collections::HashSet;
 use std::io;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{
-    Metadata, PrimitiveType, StructMetadata, STRUCT_DISCRIMINANT, VEC_DISCRIMINANT,
+    ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,
+    ARRAY_DISCRIMINANT, ENUM_DISCRIMINANT, MAP_DISCRIMINANT, OPTION_DISCRIMINANT, STRUCT_DISCRIMINANT,
+    TUPLE_DISCRIMINANT, VEC_DISCRIMINANT,
 };
 use crate::read::{Input, IoInput, SliceInput};
-use crate::value::{StructValue, Value, VecValue, I256, U256};
+use crate::schema::SchemaRegistry;
+use crate::ser::{Version, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, V2_MARKER};
+use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
+use crate::varint;
 
 /// Limits and switches for decoding; `DecodeOptions::default()` is what the
 /// free functions such as [`decode_message`](crate::decode_message) use.
@@ -22,31 +29,31 @@ use crate::value::{StructValue, Value, VecValue, I256, U256};
 /// ```
 /// use xbf::{DecodeOptions, ErrorKind};
 ///
-/// // 3 nested vecs of u8, with a depth limit of 2.
+/// // A v1 message: 3 nested vecs of u8, with a depth limit of 2.
 /// let msg = [0x11, 0x11, 0x11, 0x01, 0, 0, 0, 0, 0, 0, 0, 0];
 /// let opts = DecodeOptions::default().max_depth(2);
 /// assert_eq!(opts.decode_message(&msg).unwrap_err().kind(), ErrorKind::TooDeep);
 /// assert!(xbf::decode_message(&msg).is_ok());
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct DecodeOptions {
-    /// Levels of vec and struct nesting allowed (the outermost is level 1).
-    /// Default: 128.
+    /// Levels of nesting allowed (each vec, struct, option, array, tuple,
+    /// map and enum is one; the outermost is level 1). Default: 128.
     pub max_depth: usize,
-    /// How many elements of zero-size type (such as the empty struct) one
-    /// message may hold in all. They consume no input, so only this bounds
-    /// the memory and time that a tiny message claiming 2^62 of them costs.
-    /// Default: 65,536.
+    /// How many elements of zero-size type (such as the empty struct or
+    /// unit) one message may hold in all. They consume no input, so only
+    /// this bounds the memory and time that a tiny message claiming 2^62 of
+    /// them costs. Default: 65,536.
     pub max_zero_size_elements: u64,
+    /// The types known by fingerprint, for XBF 2 messages that send a
+    /// schema by reference. Default: none.
+    pub schemas: Arc<SchemaRegistry>,
 }
 
 impl Default for DecodeOptions {
     fn default() -> Self {
-        DecodeOptions {
-            max_depth: 128,
-            max_zero_size_elements: 1 << 16,
-        }
+        DecodeOptions { max_depth: 128, max_zero_size_elements: 1 << 16, schemas: Arc::new(SchemaRegistry::new()) }
     }
 }
 
@@ -63,80 +70,150 @@ impl DecodeOptions {
         self
     }
 
-    /// Decodes one whole message (metadata then value); bytes after it are
-    /// a `trailing-bytes` error.
+    /// Sets the [`schemas`](Self::schemas) known by fingerprint.
+    pub fn schemas(mut self, schemas: impl Into<Arc<SchemaRegistry>>) -> Self {
+        self.schemas = schemas.into();
+        self
+    }
+
+    /// Decodes one whole message of either version (told apart by its first
+    /// byte); bytes after it are a `trailing-bytes` error.
     pub fn decode_message(&self, bytes: &[u8]) -> Result<Value> {
-        let mut d = Decoder::new(SliceInput::new(bytes), self);
+        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
         let value = d.message()?;
         d.finish()?;
         Ok(value)
     }
 
-    /// Reads one message from `reader`, which must then be at its end.
+    /// Decodes one whole message and returns its metadata with the value.
+    /// The metadata says what the value alone cannot: whether a root
+    /// integer was written fixed-width (`fixed-u64`) or as a varint (`u64`).
+    pub fn decode_typed_message(&self, bytes: &[u8]) -> Result<(Metadata, Value)> {
+        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
+        let typed = d.typed_message()?;
+        d.finish()?;
+        Ok(typed)
+    }
+
+    /// Reads one message of either version from `reader`, which must then be
+    /// at its end.
     ///
     /// The reader is read in small pieces: wrap a file or socket in an
     /// [`io::BufReader`].
     pub fn read_message<R: io::Read>(&self, reader: R) -> Result<Value> {
-        let mut d = Decoder::new(IoInput::new(reader), self);
+        let mut d = Decoder::new(IoInput::new(reader), self, Version::V1);
         let value = d.message()?;
         d.finish()?;
         Ok(value)
     }
 
-    /// Decodes metadata from the start of `bytes`; returns it and the number
-    /// of bytes it took (what follows is not looked at).
-    pub fn decode_metadata(&self, bytes: &[u8]) -> Result<(Metadata, usize)> {
-        let mut d = Decoder::new(SliceInput::new(bytes), self);
+    /// Decodes metadata of `version` from the start of `bytes`; returns it
+    /// and the number of bytes it took (what follows is not looked at).
+    pub fn decode_metadata(&self, version: Version, bytes: &[u8]) -> Result<(Metadata, usize)> {
+        let mut d = Decoder::new(SliceInput::new(bytes), self, version);
         let meta = d.metadata(0)?;
         Ok((meta, d.input.offset() as usize))
     }
 
-    /// Decodes a value of type `ty` that fills all of `bytes` (the "data only"
-    /// form, for a reader that already holds the metadata). Offsets in errors
-    /// count from the start of `bytes`.
-    pub fn decode_value(&self, ty: &Metadata, bytes: &[u8]) -> Result<Value> {
+    /// Decodes a value of type `ty` in `version` that fills all of `bytes`
+    /// (the "data only" form, for a reader that already holds the type).
+    /// Offsets in errors count from the start of `bytes`.
+    pub fn decode_value(&self, version: Version, ty: &Metadata, bytes: &[u8]) -> Result<Value> {
         if ty.depth() > self.max_depth {
-            return Err(Error::new(
-                ErrorKind::TooDeep,
-                format!("the type nests {} levels", ty.depth()),
-            ));
+            return Err(Error::new(ErrorKind::TooDeep, format!("the type nests {} levels", ty.depth())));
         }
-        let mut d = Decoder::new(SliceInput::new(bytes), self);
+        let mut d = Decoder::new(SliceInput::new(bytes), self, version);
         let value = d.root_value(ty)?;
         d.finish()?;
         Ok(value)
     }
 }
 
-struct Decoder<'o, I> {
-    input: I,
+pub(crate) struct Decoder<'o, I> {
+    pub(crate) input: I,
     opts: &'o DecodeOptions,
     zero_size_budget: u64,
+    v2: bool,
+}
+
+/// What an XBF 2 header announced.
+pub(crate) struct Header {
+    pub(crate) flags: u8,
 }
 
 impl<'o, I: Input> Decoder<'o, I> {
-    fn new(input: I, opts: &'o DecodeOptions) -> Self {
-        Decoder {
-            input,
-            opts,
-            zero_size_budget: opts.max_zero_size_elements,
-        }
+    pub(crate) fn new(input: I, opts: &'o DecodeOptions, version: Version) -> Self {
+        Decoder { input, opts, zero_size_budget: opts.max_zero_size_elements, v2: version == Version::V2 }
     }
 
     fn message(&mut self) -> Result<Value> {
-        let meta = self.metadata(0)?;
-        self.root_value(&meta)
+        self.typed_message().map(|(_, v)| v)
     }
 
-    fn finish(&mut self) -> Result<()> {
+    fn typed_message(&mut self) -> Result<(Metadata, Value)> {
+        let start = self.input.offset();
+        let first = self.input.u8()?;
+        if first != V2_MARKER {
+            // 0xC0..=0xCF mark versions (0xC0 | version); other bytes are
+            // v1 discriminants, known or not.
+            if first & 0xF0 == 0xC0 {
+                return Err(unsupported_version(start, first));
+            }
+            let meta = self.metadata_after(first, start, 0)?;
+            let value = self.root_value(&meta)?;
+            return Ok((meta, value));
+        }
+        let header = self.header_after_marker()?;
+        if header.flags & FLAG_STREAM != 0 {
+            return Err(Error::at(
+                ErrorKind::Unsupported,
+                start + 1,
+                "a record stream is read with StreamReader, not as one message",
+            ));
+        }
+        let meta = self.schema(&header)?;
+        let value = self.root_value(&meta)?;
+        Ok((meta, value))
+    }
+
+    /// Reads the flags byte that follows the 0xC2 marker, switching to XBF 2.
+    pub(crate) fn header_after_marker(&mut self) -> Result<Header> {
+        self.v2 = true;
+        let at = self.input.offset();
+        let flags = self.input.u8()?;
+        let known = FLAG_SCHEMA_REF | FLAG_STREAM | FLAG_CHECKSUM;
+        if flags & !known != 0 || (flags & FLAG_CHECKSUM != 0 && flags & FLAG_STREAM == 0) {
+            let what = if flags & FLAG_COLUMNAR != 0 {
+                "the columnar layout is not supported by this decoder".to_owned()
+            } else {
+                format!("header flags 0x{flags:02x} are not supported")
+            };
+            return Err(Error::at(ErrorKind::Unsupported, at, what));
+        }
+        Ok(Header { flags })
+    }
+
+    /// The metadata that follows an XBF 2 header, inline or by fingerprint.
+    pub(crate) fn schema(&mut self, header: &Header) -> Result<Metadata> {
+        if header.flags & FLAG_SCHEMA_REF == 0 {
+            return self.metadata(0);
+        }
+        let at = self.input.offset();
+        let fp: [u8; 8] = self.input.array()?;
+        match self.opts.schemas.get(&fp) {
+            Some(ty) if ty.depth() <= self.opts.max_depth => Ok(ty.clone()),
+            Some(_) => Err(Error::at(ErrorKind::TooDeep, at, "the referenced schema nests too deep")),
+            None => {
+                Err(Error::at(ErrorKind::UnknownSchema, at, format!("no known schema has fingerprint {}", hex(&fp))))
+            }
+        }
+    }
+
+    pub(crate) fn finish(&mut self) -> Result<()> {
         if self.input.at_end()? {
             Ok(())
         } else {
-            Err(Error::at(
-                ErrorKind::TrailingBytes,
-                self.input.offset(),
-                "bytes remain after the message",
-            ))
+            Err(Error::at(ErrorKind::TrailingBytes, self.input.offset(), "bytes remain after the message"))
         }
     }
 
@@ -144,15 +221,32 @@ impl<'o, I: Input> Decoder<'o, I> {
     fn metadata(&mut self, depth: usize) -> Result<Metadata> {
         let start = self.input.offset();
         let d = self.input.u8()?;
+        self.metadata_after(d, start, depth)
+    }
+
+    /// Metadata whose discriminant `d`, at `start`, has just been read.
+    fn metadata_after(&mut self, d: u8, start: u64, depth: usize) -> Result<Metadata> {
         if let Some(p) = PrimitiveType::from_discriminant(d) {
-            return Ok(Metadata::Primitive(p));
+            if self.v2 || p.is_v1() {
+                return Ok(Metadata::Primitive(p));
+            }
         }
-        if d != VEC_DISCRIMINANT && d != STRUCT_DISCRIMINANT {
-            return Err(Error::at(
-                ErrorKind::UnknownDiscriminant,
-                start,
-                format!("0x{d:02x} is not a v1 type"),
-            ));
+        if d == ANY_DISCRIMINANT && self.v2 {
+            return Ok(Metadata::Any);
+        }
+        let composite = matches!(d, VEC_DISCRIMINANT | STRUCT_DISCRIMINANT)
+            || (self.v2
+                && matches!(
+                    d,
+                    OPTION_DISCRIMINANT
+                        | ARRAY_DISCRIMINANT
+                        | TUPLE_DISCRIMINANT
+                        | MAP_DISCRIMINANT
+                        | ENUM_DISCRIMINANT
+                ));
+        if !composite {
+            let version = if self.v2 { "XBF 2" } else { "v1" };
+            return Err(Error::at(ErrorKind::UnknownDiscriminant, start, format!("0x{d:02x} is not a {version} type")));
         }
         if depth >= self.opts.max_depth {
             return Err(Error::at(
@@ -161,64 +255,165 @@ impl<'o, I: Input> Decoder<'o, I> {
                 format!("more than {} levels of nesting", self.opts.max_depth),
             ));
         }
-        if d == VEC_DISCRIMINANT {
-            let elem = self
-                .metadata(depth + 1)
-                .map_err(|e| e.within(PathSegment::Element))?;
-            return Ok(Metadata::Vec(Arc::new(elem)));
-        }
-        let name = self.string()?;
-        let ty = self.struct_fields(name.clone().into_boxed_str(), depth);
-        match ty {
-            Ok(ty) => Ok(Metadata::Struct(Arc::new(ty))),
-            Err(e) if depth == 0 => Err(e.within(PathSegment::Root(name.into()))),
-            Err(e) => Err(e),
-        }
+        let child = depth + 1;
+        let within = |seg: PathSegment| move |e: Error| e.within(seg);
+        Ok(match d {
+            VEC_DISCRIMINANT => Metadata::Vec(Arc::new(self.metadata(child).map_err(within(PathSegment::Element))?)),
+            OPTION_DISCRIMINANT => Metadata::Option(Arc::new(self.metadata(child)?)),
+            ARRAY_DISCRIMINANT => {
+                let len = self.length()?;
+                let element = self.metadata(child).map_err(within(PathSegment::Element))?;
+                Metadata::Array(Arc::new(ArrayMetadata { len, element }))
+            }
+            TUPLE_DISCRIMINANT => {
+                let count_at = self.input.offset();
+                let n = self.length()?;
+                self.check_fits(count_at, n, 1)?;
+                let mut types = Vec::with_capacity(n as usize);
+                for i in 0..n {
+                    types.push(self.metadata(child).map_err(within(PathSegment::Position(i)))?);
+                }
+                Metadata::Tuple(types.into())
+            }
+            MAP_DISCRIMINANT => {
+                let key = self.metadata(child).map_err(within(PathSegment::Field("key".into())))?;
+                let value = self.metadata(child).map_err(within(PathSegment::Field("value".into())))?;
+                Metadata::Map(Arc::new(MapMetadata { key, value }))
+            }
+            STRUCT_DISCRIMINANT | ENUM_DISCRIMINANT => {
+                let name = self.string()?;
+                let members = self.members(d == ENUM_DISCRIMINANT, name.clone().into_boxed_str(), child);
+                match members {
+                    Ok(m) => m,
+                    Err(e) if depth == 0 => return Err(e.within(PathSegment::Root(name.into()))),
+                    Err(e) => return Err(e),
+                }
+            }
+            _ => unreachable!("composite discriminants are matched above"),
+        })
     }
 
-    fn struct_fields(&mut self, name: Box<str>, depth: usize) -> Result<StructMetadata> {
+    /// The fields of a struct or the variants of an enum, after its name.
+    fn members(&mut self, is_enum: bool, name: Box<str>, child: usize) -> Result<Metadata> {
         let count_at = self.input.offset();
-        let count = u16::from_le_bytes(self.input.array()?);
-        // A field takes at least 9 bytes: an 8-byte name length and a discriminant.
-        self.check_fits(count_at, u64::from(count), 9)?;
-        let mut ty = StructMetadata::with_capacity(name, usize::from(count));
+        let count = if self.v2 { self.length()? } else { u64::from(u16::from_le_bytes(self.input.array()?)) };
+        // A member takes at least a name length and a discriminant.
+        self.check_fits(count_at, count, if self.v2 { 2 } else { 9 })?;
+        let cap = reserve(count);
+        let mut st = (!is_enum).then(|| StructMetadata::with_capacity(name.clone(), cap));
+        let mut en = is_enum.then(|| EnumMetadata::with_capacity(name, cap));
         for _ in 0..count {
-            let field_at = self.input.offset();
-            let fname = self.string()?.into_boxed_str();
-            let fty = match self.metadata(depth + 1) {
-                Ok(m) => m,
-                Err(e) => return Err(e.within(PathSegment::Field(fname))),
+            let at = self.input.offset();
+            let mname = self.string()?.into_boxed_str();
+            // A repeated name is an error before its type is read.
+            let taken = match (&st, &en) {
+                (Some(s), _) => s.field(&mname).is_some(),
+                (_, Some(e)) => e.variant(&mname).is_some(),
+                _ => unreachable!("one of the two is built"),
             };
-            if ty.field(&fname).is_some() {
-                return Err(Error::at(
-                    ErrorKind::DuplicateField,
-                    field_at,
-                    format!("field {fname:?} appears twice"),
-                ));
+            if taken {
+                let what = if is_enum { "variant" } else { "field" };
+                return Err(Error::at(ErrorKind::DuplicateField, at, format!("{what} {mname:?} appears twice")));
             }
-            ty.push_field(fname, fty)?;
+            let mty = self.metadata(child).map_err(|e| e.within(PathSegment::Field(mname.clone())))?;
+            match (&mut st, &mut en) {
+                (Some(s), _) => s.push_field(mname, mty)?,
+                (_, Some(e)) => e.push_variant(mname, mty)?,
+                _ => unreachable!("one of the two is built"),
+            }
         }
-        Ok(ty)
+        Ok(match (st, en) {
+            (Some(s), _) => Metadata::Struct(Arc::new(s)),
+            (_, Some(e)) => Metadata::Enum(Arc::new(e)),
+            _ => unreachable!("one of the two is built"),
+        })
     }
 
     /// Fails with `truncated` at `at` unless `count` items of at least
     /// `min_size` bytes each fit in what remains of the input.
     fn check_fits(&self, at: u64, count: u64, min_size: u64) -> Result<()> {
         if let Some(rem) = self.input.remaining() {
-            let need = count.saturating_mul(min_size);
-            if need > rem {
+            if count.saturating_mul(min_size) > rem {
                 return Err(Error::at(
                     ErrorKind::Truncated,
                     at,
-                    format!("{count} items need at least {need} bytes, {rem} remain"),
+                    format!(
+                        "{count} items of at least {min_size} bytes each do not fit in the {rem} bytes that remain"
+                    ),
                 ));
             }
         }
         Ok(())
     }
 
+    /// Checks a count of `elem`s against the input or, for elements that
+    /// take no bytes, against the zero-size budget, which counts every value
+    /// such elements hold (an empty struct is one, a struct of ten empty
+    /// structs eleven).
+    fn check_count(&mut self, at: u64, count: u64, elem: &Metadata) -> Result<()> {
+        let min_size = self.min_size(elem);
+        if min_size > 0 {
+            return self.check_fits(at, count, min_size);
+        }
+        let values = count.saturating_mul(zero_size_values(elem));
+        if values > self.zero_size_budget {
+            return Err(Error::at(
+                ErrorKind::TooLarge,
+                at,
+                format!(
+                    "{count} zero-size elements pass the limit of {} per message",
+                    self.opts.max_zero_size_elements
+                ),
+            ));
+        }
+        self.zero_size_budget -= values;
+        Ok(())
+    }
+
+    fn min_size(&self, ty: &Metadata) -> u64 {
+        if self.v2 {
+            ty.min_size_v2()
+        } else {
+            ty.min_size_v1()
+        }
+    }
+
+    /// An unsigned varint of at most `bits` bits, canonical.
+    fn uvarint(&mut self, bits: u32) -> Result<u128> {
+        let start = self.input.offset();
+        let mut x: u128 = 0;
+        let mut shift = 0u32;
+        loop {
+            let b = self.input.u8().map_err(|e| relocate(e, start))?;
+            let low = u128::from(b & 0x7f);
+            if shift + 7 > bits && low >> (bits - shift) != 0 {
+                return Err(bad_varint(start, format!("does not fit in {bits} bits")));
+            }
+            x |= low << shift;
+            if b & 0x80 == 0 {
+                if b == 0 && shift > 0 {
+                    return Err(bad_varint(start, "overlong: it ends with a zero byte".to_owned()));
+                }
+                return Ok(x);
+            }
+            shift += 7;
+            if shift >= bits {
+                return Err(bad_varint(start, format!("longer than a {bits}-bit varint can be")));
+            }
+        }
+    }
+
+    fn svarint(&mut self, bits: u32) -> Result<i128> {
+        Ok(varint::unzigzag(self.uvarint(bits)?))
+    }
+
+    /// A length or count: u64 LE in v1, a varint in XBF 2.
     fn length(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.input.array()?))
+        if self.v2 {
+            Ok(self.uvarint(64)? as u64)
+        } else {
+            Ok(u64::from_le_bytes(self.input.array()?))
+        }
     }
 
     fn string(&mut self) -> Result<String> {
@@ -229,97 +424,158 @@ impl<'o, I: Input> Decoder<'o, I> {
             Error::at(
                 ErrorKind::InvalidUtf8,
                 start,
-                format!(
-                    "invalid UTF-8 at byte {} of the string",
-                    e.utf8_error().valid_up_to()
-                ),
+                format!("invalid UTF-8 at byte {} of the string", e.utf8_error().valid_up_to()),
             )
         })
     }
 
-    fn root_value(&mut self, ty: &Metadata) -> Result<Value> {
-        self.value(ty).map_err(|e| match ty {
+    pub(crate) fn root_value(&mut self, ty: &Metadata) -> Result<Value> {
+        self.value(ty, 0).map_err(|e| match ty {
             Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
+            Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
             _ => e,
         })
     }
 
-    fn value(&mut self, ty: &Metadata) -> Result<Value> {
+    /// A value of type `ty`, whose metadata sits `depth` levels deep (which
+    /// matters only for `any`, whose metadata nests below it).
+    fn value(&mut self, ty: &Metadata, depth: usize) -> Result<Value> {
+        let child = depth + 1;
         match ty {
             Metadata::Primitive(p) => self.primitive(*p),
-            Metadata::Vec(elem) => self.vec(elem),
+            Metadata::Vec(elem) => {
+                let at = self.input.offset();
+                let count = self.length()?;
+                let items = self.items(elem, count, at, child)?;
+                Ok(Value::Vec(VecValue::new_unchecked(elem.clone(), items)))
+            }
+            Metadata::Array(a) => {
+                let at = self.input.offset();
+                let items = self.items(&a.element, a.len, at, child)?;
+                Ok(Value::Array(VecValue::new_unchecked(Arc::new(a.element.clone()), items)))
+            }
             Metadata::Struct(s) => {
-                let mut fields = Vec::with_capacity(s.len());
+                let mut fields = Vec::with_capacity(reserve(s.len() as u64));
                 for (name, fty) in s.fields() {
-                    match self.value(fty) {
+                    match self.value(fty, child) {
                         Ok(v) => fields.push(v),
                         Err(e) => return Err(e.within(PathSegment::Field(name.into()))),
                     }
                 }
-                Ok(Value::Struct(StructValue::new_unchecked(
-                    s.clone(),
-                    fields.into_boxed_slice(),
-                )))
+                Ok(Value::Struct(StructValue::new_unchecked(s.clone(), fields.into_boxed_slice())))
+            }
+            Metadata::Option(inner) => {
+                let at = self.input.offset();
+                let value = match self.input.u8()? {
+                    0 => None,
+                    1 => Some(self.value(inner, child)?),
+                    b => return Err(invalid_bool(at, b)),
+                };
+                Ok(Value::Option(OptionValue::new_unchecked(inner.clone(), value)))
+            }
+            Metadata::Tuple(types) => {
+                let mut items = Vec::with_capacity(types.len());
+                for (i, t) in types.iter().enumerate() {
+                    items.push(self.value(t, child).map_err(|e| e.within(PathSegment::Position(i as u64)))?);
+                }
+                Ok(Value::Tuple(TupleValue::new_unchecked(types.clone(), items.into_boxed_slice())))
+            }
+            Metadata::Map(m) => self.map(m, child),
+            Metadata::Enum(e) => {
+                let at = self.input.offset();
+                let index = self.length()?;
+                let Some((name, pty)) = usize::try_from(index).ok().and_then(|i| e.variant_at(i)) else {
+                    return Err(Error::at(
+                        ErrorKind::UnknownVariant,
+                        at,
+                        format!("enum {} has {} variants; there is no variant {index}", e.name(), e.len()),
+                    ));
+                };
+                let payload = self.value(pty, child).map_err(|err| err.within(PathSegment::Field(name.into())))?;
+                Ok(Value::Enum(EnumValue::new_unchecked(e.clone(), index as usize, payload)))
+            }
+            Metadata::Any => {
+                // Each `any` is a level of its own: otherwise `any` holding
+                // `any` holding ... would nest without bound.
+                let at = self.input.offset();
+                if child > self.opts.max_depth {
+                    return Err(Error::at(
+                        ErrorKind::TooDeep,
+                        at,
+                        format!("more than {} levels of nesting", self.opts.max_depth),
+                    ));
+                }
+                let own = self.metadata(child)?;
+                let value = self.value(&own, child)?;
+                Ok(Value::Any(Box::new(AnyValue::new_unchecked(own, value))))
             }
         }
     }
 
-    fn vec(&mut self, elem: &Arc<Metadata>) -> Result<Value> {
-        let start = self.input.offset();
-        let count = self.length()?;
+    fn items(&mut self, elem: &Metadata, count: u64, at: u64, child: usize) -> Result<Vec<Value>> {
         if count == 0 {
-            return Ok(Value::Vec(VecValue::new_unchecked(
-                elem.clone(),
-                Vec::new(),
-            )));
+            return Ok(Vec::new());
         }
-        let min_size = elem.min_size_v1();
-        if min_size == 0 {
-            if count > self.zero_size_budget {
-                return Err(Error::at(
-                    ErrorKind::TooLarge,
-                    start,
-                    format!(
-                        "{count} zero-size elements pass the limit of {} per message",
-                        self.opts.max_zero_size_elements
-                    ),
-                ));
-            }
-            self.zero_size_budget -= count;
-        } else {
-            self.check_fits(start, count, min_size)?;
-        }
-        // From a stream the count is unchecked: let the vec grow as elements
-        // really arrive instead of trusting it.
-        let cap = match self.input.remaining() {
-            Some(_) => count,
-            None => count.min(4096),
-        };
-        let mut items = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
+        self.check_count(at, count, elem)?;
+        // The outermost vec of a slice may trust its count, which was just
+        // checked against the input; nested ones all claim the same input.
+        let cap = if child == 1 && self.input.remaining().is_some() { count as usize } else { reserve(count) };
+        let mut items = Vec::with_capacity(cap);
         for i in 0..count {
-            match self.value(elem) {
+            match self.value(elem, child) {
                 Ok(v) => items.push(v),
                 Err(e) => return Err(e.within(PathSegment::Index(i))),
             }
         }
-        Ok(Value::Vec(VecValue::new_unchecked(elem.clone(), items)))
+        Ok(items)
+    }
+
+    fn map(&mut self, m: &Arc<MapMetadata>, child: usize) -> Result<Value> {
+        let at = self.input.offset();
+        let count = self.length()?;
+        let entry = Metadata::tuple([m.key.clone(), m.value.clone()]);
+        self.check_count(at, count, &entry)?;
+        let mut entries = Vec::with_capacity(reserve(count));
+        let mut seen = HashSet::with_capacity(reserve(count));
+        for i in 0..count {
+            let at_key = self.input.offset();
+            let entry = self.value(&m.key, child).and_then(|k| {
+                // Encodings are canonical: equal keys have equal bytes.
+                if !seen.insert(crate::ser::key_bytes(&k)) {
+                    return Err(Error::at(ErrorKind::DuplicateKey, at_key, format!("key {k} appears twice")));
+                }
+                let v = self.value(&m.value, child)?;
+                Ok((k, v))
+            });
+            entries.push(entry.map_err(|e| e.within(PathSegment::Index(i)))?);
+        }
+        Ok(Value::Map(MapValue::new_unchecked(m.clone(), entries)))
     }
 
     fn primitive(&mut self, p: PrimitiveType) -> Result<Value> {
+        if self.v2 {
+            match p {
+                PrimitiveType::U16 => return Ok(Value::U16(self.uvarint(16)? as u16)),
+                PrimitiveType::U32 => return Ok(Value::U32(self.uvarint(32)? as u32)),
+                PrimitiveType::U64 => return Ok(Value::U64(self.uvarint(64)? as u64)),
+                PrimitiveType::U128 => return Ok(Value::U128(self.uvarint(128)?)),
+                PrimitiveType::I16 => return Ok(Value::I16(self.svarint(16)? as i16)),
+                PrimitiveType::I32 => return Ok(Value::I32(self.svarint(32)? as i32)),
+                PrimitiveType::I64 => return Ok(Value::I64(self.svarint(64)? as i64)),
+                PrimitiveType::I128 => return Ok(Value::I128(self.svarint(128)?)),
+                PrimitiveType::Date => return Ok(Value::Date(self.svarint(32)? as i32)),
+                PrimitiveType::Timestamp => return Ok(Value::Timestamp(self.svarint(64)? as i64)),
+                _ => {}
+            }
+        }
         let i = &mut self.input;
-        Ok(match p {
+        Ok(match p.integer_type() {
             PrimitiveType::Bool => {
                 let at = i.offset();
                 match i.u8()? {
                     0 => Value::Bool(false),
                     1 => Value::Bool(true),
-                    b => {
-                        return Err(Error::at(
-                            ErrorKind::InvalidBool,
-                            at,
-                            format!("byte 0x{b:02x} is neither 0 nor 1"),
-                        ))
-                    }
+                    b => return Err(invalid_bool(at, b)),
                 }
             }
             PrimitiveType::U8 => Value::U8(i.u8()?),
@@ -336,18 +592,57 @@ impl<'o, I: Input> Decoder<'o, I> {
             PrimitiveType::I256 => Value::I256(I256::from_le_bytes(i.array()?)),
             PrimitiveType::F32 => Value::F32(f32::from_le_bytes(i.array()?)),
             PrimitiveType::F64 => Value::F64(f64::from_le_bytes(i.array()?)),
+            PrimitiveType::Unit => Value::Unit,
             PrimitiveType::Bytes => {
                 let start = i.offset();
                 let len = self.length()?;
                 Value::Bytes(self.input.bytes(len).map_err(|e| relocate(e, start))?)
             }
             PrimitiveType::String => Value::String(self.string()?),
+            other => unreachable!("{other} is read as a varint above"),
         })
     }
 }
 
-/// A length that overruns the input is reported at the length prefix, where
-/// the claim was made, not after it.
+/// How many items to reserve room for before reading them. A count is only
+/// a claim: nested vecs may all claim the same remaining input, so room is
+/// reserved for a few and the rest grows as items really arrive.
+fn reserve(count: u64) -> usize {
+    count.min(64) as usize
+}
+
+/// The number of values in one value of a zero-size type (the type itself
+/// and everything inside it), which the zero-size budget is charged.
+fn zero_size_values(ty: &Metadata) -> u64 {
+    let inner: u64 = match ty {
+        Metadata::Array(a) => a.len.saturating_mul(zero_size_values(&a.element)),
+        other => other.children().into_iter().map(zero_size_values).fold(0, u64::saturating_add),
+    };
+    inner.saturating_add(1)
+}
+
+fn invalid_bool(at: u64, b: u8) -> Error {
+    Error::at(ErrorKind::InvalidBool, at, format!("byte 0x{b:02x} is neither 0 nor 1"))
+}
+
+fn bad_varint(at: u64, why: String) -> Error {
+    Error::at(ErrorKind::InvalidVarint, at, why)
+}
+
+fn unsupported_version(at: u64, first: u8) -> Error {
+    Error::at(
+        ErrorKind::Unsupported,
+        at,
+        format!("first byte 0x{first:02x} announces XBF version {}, which this decoder does not know", first & 0x0f),
+    )
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A length that overruns the input is reported where the claim was made
+/// (the length prefix or varint), not after it.
 fn relocate(e: Error, start: u64) -> Error {
     if e.kind() == ErrorKind::Truncated {
         Error::at(ErrorKind::Truncated, start, e.detail())

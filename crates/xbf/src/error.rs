@@ -27,6 +27,19 @@ pub enum ErrorKind {
     /// A count that stays within the input yet passes a decoder limit, or a
     /// struct with more fields than the wire format can count.
     TooLarge,
+    /// XBF 2: a varint that is overlong, or too large for its type.
+    InvalidVarint,
+    /// XBF 2: an enum variant index that the enum does not have.
+    UnknownVariant,
+    /// XBF 2: two keys of one map that are equal.
+    DuplicateKey,
+    /// XBF 2: a schema fingerprint that the reader does not know.
+    UnknownSchema,
+    /// XBF 2: a stream block whose checksum does not match its bytes.
+    BadChecksum,
+    /// A version, header flag or type that this implementation or the
+    /// requested version does not support.
+    Unsupported,
     /// A value does not match the type it is declared with (never produced
     /// by decoding bytes: only by constructors and encoders).
     TypeMismatch,
@@ -46,13 +59,19 @@ impl ErrorKind {
             ErrorKind::DuplicateField => "duplicate-field",
             ErrorKind::TooDeep => "too-deep",
             ErrorKind::TooLarge => "too-large",
+            ErrorKind::InvalidVarint => "invalid-varint",
+            ErrorKind::UnknownVariant => "unknown-variant",
+            ErrorKind::DuplicateKey => "duplicate-key",
+            ErrorKind::UnknownSchema => "unknown-schema",
+            ErrorKind::BadChecksum => "bad-checksum",
+            ErrorKind::Unsupported => "unsupported",
             ErrorKind::TypeMismatch => "type-mismatch",
             ErrorKind::Io => "io",
         }
     }
 
     /// Every kind, in the order SPEC.md lists them.
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 16] = [
         ErrorKind::Truncated,
         ErrorKind::TrailingBytes,
         ErrorKind::UnknownDiscriminant,
@@ -61,6 +80,12 @@ impl ErrorKind {
         ErrorKind::DuplicateField,
         ErrorKind::TooDeep,
         ErrorKind::TooLarge,
+        ErrorKind::InvalidVarint,
+        ErrorKind::UnknownVariant,
+        ErrorKind::DuplicateKey,
+        ErrorKind::UnknownSchema,
+        ErrorKind::BadChecksum,
+        ErrorKind::Unsupported,
         ErrorKind::TypeMismatch,
         ErrorKind::Io,
     ];
@@ -88,6 +113,10 @@ pub enum PathSegment {
     Index(u64),
     /// The element type of a vec, while reading metadata.
     Element,
+    /// A tuple element, by position (`.0`).
+    Position(u64),
+    /// A stream record, by index (`#3`).
+    Record(u64),
 }
 
 /// An XBF error: its [`ErrorKind`], the byte offset in the message, the path
@@ -115,14 +144,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error of `kind` with a detail message and no position.
     pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Error {
-        Error {
-            inner: Box::new(Inner {
-                kind,
-                offset: None,
-                path_rev: Vec::new(),
-                detail: detail.into(),
-            }),
-        }
+        Error { inner: Box::new(Inner { kind, offset: None, path_rev: Vec::new(), detail: detail.into() }) }
     }
 
     /// A new error of `kind` at byte `offset`.
@@ -176,6 +198,14 @@ impl Error {
                     s.push(']');
                 }
                 PathSegment::Element => s.push_str("[]"),
+                PathSegment::Position(i) => {
+                    s.push('.');
+                    s.push_str(&i.to_string());
+                }
+                PathSegment::Record(i) => {
+                    s.push('#');
+                    s.push_str(&i.to_string());
+                }
             }
         }
         s
@@ -242,10 +272,7 @@ mod tests {
         let e = Error::at(ErrorKind::InvalidBool, 9, "byte 0x02")
             .within(PathSegment::Field("ok".into()))
             .within(PathSegment::Index(3));
-        assert_eq!(
-            e.to_string(),
-            "at byte 9, in [3].ok: invalid-bool: byte 0x02"
-        );
+        assert_eq!(e.to_string(), "at byte 9, in [3].ok: invalid-bool: byte 0x02");
         let e = Error::at(ErrorKind::UnknownDiscriminant, 0, "");
         assert_eq!(e.to_string(), "at byte 0: unknown-discriminant");
         let e = Error::new(ErrorKind::TypeMismatch, "expected u8");

@@ -39,16 +39,22 @@ mod de;
 mod error;
 mod metadata;
 mod read;
+mod schema;
 mod ser;
+pub mod time;
 mod value;
+mod varint;
 
 pub use de::DecodeOptions;
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use metadata::{
-    Metadata, PrimitiveType, StructMetadata, STRUCT_DISCRIMINANT, VEC_DISCRIMINANT,
+    ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,
+    ARRAY_DISCRIMINANT, ENUM_DISCRIMINANT, MAP_DISCRIMINANT, OPTION_DISCRIMINANT, STRUCT_DISCRIMINANT,
+    TUPLE_DISCRIMINANT, VEC_DISCRIMINANT,
 };
-pub use ser::{encode_message, encode_metadata, encode_value, write_message};
-pub use value::{StructValue, Value, VecValue, I256, U256};
+pub use schema::{fingerprint, SchemaRegistry};
+pub use ser::{encode_message, write_message, EncodeOptions, Version};
+pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 
 /// Decodes one whole message with the default [`DecodeOptions`].
 pub fn decode_message(bytes: &[u8]) -> Result<Value> {

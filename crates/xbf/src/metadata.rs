@@ -45,16 +45,50 @@ pub enum PrimitiveType {
     Bytes = 15,
     /// A UTF-8 string of any length.
     String = 16,
+    /// XBF 2: the unit type (JSON's null); its value takes no bytes.
+    Unit = 0x13,
+    /// XBF 2: a calendar date, days since 1970-01-01.
+    Date = 0x1a,
+    /// XBF 2: an instant, microseconds since 1970-01-01T00:00:00Z.
+    Timestamp = 0x1b,
+    /// XBF 2: a `u16` written fixed-width instead of as a varint.
+    FixedU16 = 0x1c,
+    /// XBF 2: a `u32` written fixed-width.
+    FixedU32 = 0x1d,
+    /// XBF 2: a `u64` written fixed-width.
+    FixedU64 = 0x1e,
+    /// XBF 2: a `u128` written fixed-width.
+    FixedU128 = 0x1f,
+    /// XBF 2: an `i16` written fixed-width.
+    FixedI16 = 0x20,
+    /// XBF 2: an `i32` written fixed-width.
+    FixedI32 = 0x21,
+    /// XBF 2: an `i64` written fixed-width.
+    FixedI64 = 0x22,
+    /// XBF 2: an `i128` written fixed-width.
+    FixedI128 = 0x23,
 }
 
 /// The discriminant of a vec's metadata.
-pub const VEC_DISCRIMINANT: u8 = 17;
+pub const VEC_DISCRIMINANT: u8 = 0x11;
 /// The discriminant of a struct's metadata.
-pub const STRUCT_DISCRIMINANT: u8 = 18;
+pub const STRUCT_DISCRIMINANT: u8 = 0x12;
+/// XBF 2: the discriminant of an option's metadata.
+pub const OPTION_DISCRIMINANT: u8 = 0x14;
+/// XBF 2: the discriminant of a fixed-size array's metadata.
+pub const ARRAY_DISCRIMINANT: u8 = 0x15;
+/// XBF 2: the discriminant of a tuple's metadata.
+pub const TUPLE_DISCRIMINANT: u8 = 0x16;
+/// XBF 2: the discriminant of a map's metadata.
+pub const MAP_DISCRIMINANT: u8 = 0x17;
+/// XBF 2: the discriminant of an enum's metadata.
+pub const ENUM_DISCRIMINANT: u8 = 0x18;
+/// XBF 2: the discriminant of `any`, a value that carries its own type.
+pub const ANY_DISCRIMINANT: u8 = 0x19;
 
 impl PrimitiveType {
-    /// All primitives, in discriminant order.
-    pub const ALL: [PrimitiveType; 17] = [
+    /// All primitives, in discriminant order: the 17 of v1, then XBF 2's.
+    pub const ALL: [PrimitiveType; 28] = [
         PrimitiveType::Bool,
         PrimitiveType::U8,
         PrimitiveType::U16,
@@ -72,6 +106,17 @@ impl PrimitiveType {
         PrimitiveType::F64,
         PrimitiveType::Bytes,
         PrimitiveType::String,
+        PrimitiveType::Unit,
+        PrimitiveType::Date,
+        PrimitiveType::Timestamp,
+        PrimitiveType::FixedU16,
+        PrimitiveType::FixedU32,
+        PrimitiveType::FixedU64,
+        PrimitiveType::FixedU128,
+        PrimitiveType::FixedI16,
+        PrimitiveType::FixedI32,
+        PrimitiveType::FixedI64,
+        PrimitiveType::FixedI128,
     ];
 
     /// The one-byte wire discriminant.
@@ -79,9 +124,50 @@ impl PrimitiveType {
         self as u8
     }
 
-    /// The primitive with this discriminant, if it is one (0 to 16).
+    /// The primitive with this discriminant, if it is one, in either version.
     pub fn from_discriminant(d: u8) -> Option<PrimitiveType> {
-        PrimitiveType::ALL.get(usize::from(d)).copied()
+        match d {
+            0..=16 => Some(PrimitiveType::ALL[usize::from(d)]),
+            0x13 => Some(PrimitiveType::Unit),
+            0x1a..=0x23 => Some(PrimitiveType::ALL[usize::from(d - 0x1a) + 18]),
+            _ => None,
+        }
+    }
+
+    /// Whether XBF v1 has this type (the 17 primitives of the paper).
+    pub const fn is_v1(self) -> bool {
+        (self as u8) <= 16
+    }
+
+    /// For a fixed-width integer type of XBF 2, the integer type it writes
+    /// fixed-width (whose values it shares); otherwise the type itself.
+    pub const fn integer_type(self) -> PrimitiveType {
+        match self {
+            PrimitiveType::FixedU16 => PrimitiveType::U16,
+            PrimitiveType::FixedU32 => PrimitiveType::U32,
+            PrimitiveType::FixedU64 => PrimitiveType::U64,
+            PrimitiveType::FixedU128 => PrimitiveType::U128,
+            PrimitiveType::FixedI16 => PrimitiveType::I16,
+            PrimitiveType::FixedI32 => PrimitiveType::I32,
+            PrimitiveType::FixedI64 => PrimitiveType::I64,
+            PrimitiveType::FixedI128 => PrimitiveType::I128,
+            other => other,
+        }
+    }
+
+    /// The fixed-width form of a 16- to 128-bit integer type, if it has one.
+    pub const fn fixed_form(self) -> Option<PrimitiveType> {
+        Some(match self {
+            PrimitiveType::U16 => PrimitiveType::FixedU16,
+            PrimitiveType::U32 => PrimitiveType::FixedU32,
+            PrimitiveType::U64 => PrimitiveType::FixedU64,
+            PrimitiveType::U128 => PrimitiveType::FixedU128,
+            PrimitiveType::I16 => PrimitiveType::FixedI16,
+            PrimitiveType::I32 => PrimitiveType::FixedI32,
+            PrimitiveType::I64 => PrimitiveType::FixedI64,
+            PrimitiveType::I128 => PrimitiveType::FixedI128,
+            _ => return None,
+        })
     }
 
     /// The type word used in SPEC.md and the conformance vectors, e.g. `"u16"`.
@@ -104,6 +190,17 @@ impl PrimitiveType {
             PrimitiveType::F64 => "f64",
             PrimitiveType::Bytes => "bytes",
             PrimitiveType::String => "string",
+            PrimitiveType::Unit => "unit",
+            PrimitiveType::Date => "date",
+            PrimitiveType::Timestamp => "timestamp",
+            PrimitiveType::FixedU16 => "fixed-u16",
+            PrimitiveType::FixedU32 => "fixed-u32",
+            PrimitiveType::FixedU64 => "fixed-u64",
+            PrimitiveType::FixedU128 => "fixed-u128",
+            PrimitiveType::FixedI16 => "fixed-i16",
+            PrimitiveType::FixedI32 => "fixed-i32",
+            PrimitiveType::FixedI64 => "fixed-i64",
+            PrimitiveType::FixedI128 => "fixed-i128",
         }
     }
 
@@ -112,17 +209,42 @@ impl PrimitiveType {
         PrimitiveType::ALL.into_iter().find(|p| p.name() == name)
     }
 
-    /// The size of a value on the wire, or `None` for bytes and string,
-    /// whose size depends on the value.
+    /// The size of a value in v1 (where every integer is fixed-width), or
+    /// `None` for bytes and string, whose size depends on the value.
     pub const fn fixed_size(self) -> Option<usize> {
-        match self {
+        match self.integer_type() {
+            PrimitiveType::Unit => Some(0),
             PrimitiveType::Bool | PrimitiveType::U8 | PrimitiveType::I8 => Some(1),
             PrimitiveType::U16 | PrimitiveType::I16 => Some(2),
-            PrimitiveType::U32 | PrimitiveType::I32 | PrimitiveType::F32 => Some(4),
-            PrimitiveType::U64 | PrimitiveType::I64 | PrimitiveType::F64 => Some(8),
+            PrimitiveType::U32 | PrimitiveType::I32 | PrimitiveType::F32 | PrimitiveType::Date => Some(4),
+            PrimitiveType::U64 | PrimitiveType::I64 | PrimitiveType::F64 | PrimitiveType::Timestamp => Some(8),
             PrimitiveType::U128 | PrimitiveType::I128 => Some(16),
             PrimitiveType::U256 | PrimitiveType::I256 => Some(32),
-            PrimitiveType::Bytes | PrimitiveType::String => None,
+            _ => None,
+        }
+    }
+
+    /// The fewest bytes a value takes in XBF 2: varint types take at least
+    /// one, fixed-width types their width.
+    pub const fn min_size_v2(self) -> u64 {
+        match self {
+            PrimitiveType::Unit => 0,
+            PrimitiveType::U16
+            | PrimitiveType::U32
+            | PrimitiveType::U64
+            | PrimitiveType::U128
+            | PrimitiveType::I16
+            | PrimitiveType::I32
+            | PrimitiveType::I64
+            | PrimitiveType::I128
+            | PrimitiveType::Date
+            | PrimitiveType::Timestamp
+            | PrimitiveType::Bytes
+            | PrimitiveType::String => 1,
+            other => match other.fixed_size() {
+                Some(n) => n as u64,
+                None => 1,
+            },
         }
     }
 }
@@ -133,11 +255,14 @@ impl fmt::Display for PrimitiveType {
     }
 }
 
-/// The metadata (type) of an XBF value: a primitive, a vec of one element
-/// type, or a named struct with named, typed fields.
+/// The metadata (type) of an XBF value.
 ///
-/// Cloning is cheap: vec and struct metadata are shared behind [`Arc`], so
-/// the values of a decoded vec all point at one copy of their type.
+/// XBF v1 has primitives, vecs and structs; XBF 2 adds options, fixed-size
+/// arrays, tuples, maps, enums and `any` (plus the primitives `unit`,
+/// `date`, `timestamp` and the fixed-width integers).
+///
+/// Cloning is cheap: composite metadata is shared behind [`Arc`], so the
+/// values of a decoded vec all point at one copy of their type.
 ///
 /// ```
 /// use xbf::{Metadata, PrimitiveType, StructMetadata};
@@ -152,18 +277,72 @@ impl fmt::Display for PrimitiveType {
 #[derive(Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Metadata {
-    /// One of the 17 primitive types.
+    /// A type without parameters: the 17 primitives of v1, and in XBF 2
+    /// unit, date, timestamp and the fixed-width integers.
     Primitive(PrimitiveType),
-    /// A homogeneous list; the element type.
+    /// A homogeneous list of any length; the element type.
     Vec(Arc<Metadata>),
     /// A named struct.
     Struct(Arc<StructMetadata>),
+    /// XBF 2: a value that may be absent.
+    Option(Arc<Metadata>),
+    /// XBF 2: exactly `len` elements of one type, with no count on the wire.
+    Array(Arc<ArrayMetadata>),
+    /// XBF 2: a fixed sequence of values of their own types.
+    Tuple(Arc<[Metadata]>),
+    /// XBF 2: keys of one type mapped to values of another, in order.
+    Map(Arc<MapMetadata>),
+    /// XBF 2: a tagged union of named variants, each with a payload type.
+    Enum(Arc<EnumMetadata>),
+    /// XBF 2: a value that carries its own type.
+    Any,
+}
+
+/// The type of a fixed-size array.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayMetadata {
+    /// The number of elements.
+    pub len: u64,
+    /// The element type.
+    pub element: Metadata,
+}
+
+/// The type of a map.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MapMetadata {
+    /// The key type.
+    pub key: Metadata,
+    /// The value type.
+    pub value: Metadata,
 }
 
 impl Metadata {
+    /// The unit type.
+    pub const UNIT: Metadata = Metadata::Primitive(PrimitiveType::Unit);
+
     /// The metadata of a vec whose elements are of type `element`.
     pub fn vec(element: Metadata) -> Metadata {
         Metadata::Vec(Arc::new(element))
+    }
+
+    /// An option of `inner`.
+    pub fn option(inner: Metadata) -> Metadata {
+        Metadata::Option(Arc::new(inner))
+    }
+
+    /// An array of `len` elements of type `element`.
+    pub fn array(len: u64, element: Metadata) -> Metadata {
+        Metadata::Array(Arc::new(ArrayMetadata { len, element }))
+    }
+
+    /// A tuple of these element types.
+    pub fn tuple(elements: impl IntoIterator<Item = Metadata>) -> Metadata {
+        Metadata::Tuple(elements.into_iter().collect())
+    }
+
+    /// A map from `key` to `value`.
+    pub fn map(key: Metadata, value: Metadata) -> Metadata {
+        Metadata::Map(Arc::new(MapMetadata { key, value }))
     }
 
     /// The wire discriminant that opens this metadata.
@@ -172,6 +351,12 @@ impl Metadata {
             Metadata::Primitive(p) => p.discriminant(),
             Metadata::Vec(_) => VEC_DISCRIMINANT,
             Metadata::Struct(_) => STRUCT_DISCRIMINANT,
+            Metadata::Option(_) => OPTION_DISCRIMINANT,
+            Metadata::Array(_) => ARRAY_DISCRIMINANT,
+            Metadata::Tuple(_) => TUPLE_DISCRIMINANT,
+            Metadata::Map(_) => MAP_DISCRIMINANT,
+            Metadata::Enum(_) => ENUM_DISCRIMINANT,
+            Metadata::Any => ANY_DISCRIMINANT,
         }
     }
 
@@ -199,12 +384,34 @@ impl Metadata {
         }
     }
 
-    /// Levels of vec and struct nesting: 0 for a primitive, 1 for `vec<u8>`.
+    /// The types directly inside this one (elements, fields, variants' payloads).
+    pub fn children(&self) -> Vec<&Metadata> {
+        match self {
+            Metadata::Primitive(_) | Metadata::Any => Vec::new(),
+            Metadata::Vec(t) | Metadata::Option(t) => vec![t],
+            Metadata::Array(a) => vec![&a.element],
+            Metadata::Struct(s) => s.fields().map(|(_, t)| t).collect(),
+            Metadata::Enum(e) => e.variants().map(|(_, t)| t).collect(),
+            Metadata::Tuple(ts) => ts.iter().collect(),
+            Metadata::Map(m) => vec![&m.key, &m.value],
+        }
+    }
+
+    /// Levels of nesting: 0 for a primitive or `any`, 1 for `vec<u8>`.
     pub fn depth(&self) -> usize {
         match self {
-            Metadata::Primitive(_) => 0,
-            Metadata::Vec(elem) => 1 + elem.depth(),
-            Metadata::Struct(s) => 1 + s.fields().map(|(_, m)| m.depth()).max().unwrap_or(0),
+            Metadata::Primitive(_) | Metadata::Any => 0,
+            _ => 1 + self.children().into_iter().map(Metadata::depth).max().unwrap_or(0),
+        }
+    }
+
+    /// Whether every type in this tree exists in XBF v1.
+    pub fn is_v1(&self) -> bool {
+        match self {
+            Metadata::Primitive(p) => p.is_v1(),
+            Metadata::Vec(t) => t.is_v1(),
+            Metadata::Struct(s) => s.fields().all(|(_, t)| t.is_v1()),
+            _ => false,
         }
     }
 
@@ -213,11 +420,20 @@ impl Metadata {
     pub fn min_size_v1(&self) -> u64 {
         match self {
             Metadata::Primitive(p) => p.fixed_size().unwrap_or(8) as u64,
-            Metadata::Vec(_) => 8,
-            Metadata::Struct(s) => s
-                .fields()
-                .map(|(_, m)| m.min_size_v1())
-                .fold(0u64, u64::saturating_add),
+            Metadata::Struct(s) => s.fields().map(|(_, m)| m.min_size_v1()).fold(0u64, u64::saturating_add),
+            _ => 8,
+        }
+    }
+
+    /// The fewest bytes an XBF 2 value of this type can take.
+    pub fn min_size_v2(&self) -> u64 {
+        match self {
+            Metadata::Primitive(p) => p.min_size_v2(),
+            Metadata::Array(a) => a.len.saturating_mul(a.element.min_size_v2()),
+            Metadata::Struct(s) => s.fields().map(|(_, m)| m.min_size_v2()).fold(0u64, u64::saturating_add),
+            Metadata::Tuple(ts) => ts.iter().map(Metadata::min_size_v2).fold(0u64, u64::saturating_add),
+            Metadata::Vec(_) | Metadata::Option(_) | Metadata::Map(_) | Metadata::Enum(_) => 1,
+            Metadata::Any => 2,
         }
     }
 }
@@ -240,62 +456,55 @@ impl From<Arc<StructMetadata>> for Metadata {
     }
 }
 
-/// A struct's name and its fields in wire order; field names are unique.
-#[derive(Clone, PartialEq, Eq)]
-pub struct StructMetadata {
-    name: Box<str>,
-    fields: IndexMap<Box<str>, Metadata>,
+impl From<Arc<EnumMetadata>> for Metadata {
+    fn from(e: Arc<EnumMetadata>) -> Metadata {
+        Metadata::Enum(e)
+    }
 }
 
-impl std::hash::Hash for StructMetadata {
+impl From<EnumMetadata> for Metadata {
+    fn from(e: EnumMetadata) -> Metadata {
+        Metadata::Enum(Arc::new(e))
+    }
+}
+
+/// A name and a list of uniquely named, typed members: the fields of a
+/// struct, or the variants of an enum.
+#[derive(Clone, PartialEq, Eq)]
+struct Members {
+    name: Box<str>,
+    members: IndexMap<Box<str>, Metadata>,
+}
+
+impl std::hash::Hash for Members {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.name.hash(state);
-        for (k, v) in &self.fields {
+        for (k, v) in &self.members {
             k.hash(state);
             v.hash(state);
         }
     }
 }
 
-impl StructMetadata {
-    /// A struct type; fails with `duplicate-field` if two fields share a name.
-    pub fn new<N, F>(
+impl Members {
+    fn new<N: Into<Box<str>>, F: Into<Metadata>>(
+        what: &str,
         name: impl Into<Box<str>>,
-        fields: impl IntoIterator<Item = (N, F)>,
-    ) -> Result<StructMetadata>
-    where
-        N: Into<Box<str>>,
-        F: Into<Metadata>,
-    {
-        let mut s = StructMetadata::empty(name);
-        for (n, m) in fields {
-            s.push_field(n.into(), m.into())?;
+        members: impl IntoIterator<Item = (N, F)>,
+    ) -> Result<Members> {
+        let mut m = Members { name: name.into(), members: IndexMap::new() };
+        for (n, t) in members {
+            m.push(what, n.into(), t.into())?;
         }
-        Ok(s)
+        Ok(m)
     }
 
-    pub(crate) fn empty(name: impl Into<Box<str>>) -> StructMetadata {
-        StructMetadata {
-            name: name.into(),
-            fields: IndexMap::new(),
-        }
-    }
-
-    pub(crate) fn with_capacity(name: Box<str>, n: usize) -> StructMetadata {
-        StructMetadata {
-            name,
-            fields: IndexMap::with_capacity(n),
-        }
-    }
-
-    /// Appends a field; fails with `duplicate-field` if the name is taken.
-    pub(crate) fn push_field(&mut self, name: Box<str>, ty: Metadata) -> Result<()> {
+    fn push(&mut self, what: &str, name: Box<str>, ty: Metadata) -> Result<()> {
         use indexmap::map::Entry;
-        match self.fields.entry(name) {
-            Entry::Occupied(o) => Err(Error::new(
-                ErrorKind::DuplicateField,
-                format!("struct {} has two fields named {:?}", self.name, o.key()),
-            )),
+        match self.members.entry(name) {
+            Entry::Occupied(o) => {
+                Err(Error::new(ErrorKind::DuplicateField, format!("{} has two {what}s named {:?}", self.name, o.key())))
+            }
             Entry::Vacant(v) => {
                 v.insert(ty);
                 Ok(())
@@ -303,44 +512,138 @@ impl StructMetadata {
         }
     }
 
+    fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Metadata)> {
+        self.members.iter().map(|(k, v)| (&**k, v))
+    }
+
+    fn get(&self, name: &str) -> Option<(usize, &Metadata)> {
+        self.members.get_full(name).map(|(i, _, m)| (i, m))
+    }
+
+    fn get_index(&self, index: usize) -> Option<(&str, &Metadata)> {
+        self.members.get_index(index).map(|(k, v)| (&**k, v))
+    }
+}
+
+/// A struct's name and its fields in wire order; field names are unique.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct StructMetadata(Members);
+
+impl StructMetadata {
+    /// A struct type; fails with `duplicate-field` if two fields share a name.
+    pub fn new<N, F>(name: impl Into<Box<str>>, fields: impl IntoIterator<Item = (N, F)>) -> Result<StructMetadata>
+    where
+        N: Into<Box<str>>,
+        F: Into<Metadata>,
+    {
+        Members::new("field", name, fields).map(StructMetadata)
+    }
+
+    pub(crate) fn empty(name: impl Into<Box<str>>) -> StructMetadata {
+        StructMetadata(Members { name: name.into(), members: IndexMap::new() })
+    }
+
+    pub(crate) fn with_capacity(name: Box<str>, n: usize) -> StructMetadata {
+        StructMetadata(Members { name, members: IndexMap::with_capacity(n) })
+    }
+
+    /// Appends a field; fails with `duplicate-field` if the name is taken.
+    pub(crate) fn push_field(&mut self, name: Box<str>, ty: Metadata) -> Result<()> {
+        self.0.push("field", name, ty)
+    }
+
     /// The struct's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 
     /// The number of fields.
     pub fn len(&self) -> usize {
-        self.fields.len()
+        self.0.members.len()
     }
 
     /// Whether the struct has no fields.
     pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
+        self.0.members.is_empty()
     }
 
     /// The fields, in wire order.
     pub fn fields(&self) -> impl ExactSizeIterator<Item = (&str, &Metadata)> {
-        self.fields.iter().map(|(k, v)| (&**k, v))
+        self.0.iter()
     }
 
     /// The position and type of the field with this name.
     pub fn field(&self, name: &str) -> Option<(usize, &Metadata)> {
-        self.fields.get_full(name).map(|(i, _, m)| (i, m))
+        self.0.get(name)
     }
 
     /// The name and type of the field at this position.
     pub fn field_at(&self, index: usize) -> Option<(&str, &Metadata)> {
-        self.fields.get_index(index).map(|(k, v)| (&**k, v))
+        self.0.get_index(index)
+    }
+}
+
+/// XBF 2: an enum's name and its variants in wire order, each with a payload
+/// type (`unit` for a variant without data); variant names are unique.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct EnumMetadata(Members);
+
+impl EnumMetadata {
+    /// An enum type; fails with `duplicate-field` if two variants share a name.
+    pub fn new<N, F>(name: impl Into<Box<str>>, variants: impl IntoIterator<Item = (N, F)>) -> Result<EnumMetadata>
+    where
+        N: Into<Box<str>>,
+        F: Into<Metadata>,
+    {
+        Members::new("variant", name, variants).map(EnumMetadata)
+    }
+
+    pub(crate) fn with_capacity(name: Box<str>, n: usize) -> EnumMetadata {
+        EnumMetadata(Members { name, members: IndexMap::with_capacity(n) })
+    }
+
+    pub(crate) fn push_variant(&mut self, name: Box<str>, ty: Metadata) -> Result<()> {
+        self.0.push("variant", name, ty)
+    }
+
+    /// The enum's name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The number of variants.
+    pub fn len(&self) -> usize {
+        self.0.members.len()
+    }
+
+    /// Whether the enum has no variants (it then has no values).
+    pub fn is_empty(&self) -> bool {
+        self.0.members.is_empty()
+    }
+
+    /// The variants and their payload types, in wire order.
+    pub fn variants(&self) -> impl ExactSizeIterator<Item = (&str, &Metadata)> {
+        self.0.iter()
+    }
+
+    /// The index and payload type of the variant with this name.
+    pub fn variant(&self, name: &str) -> Option<(usize, &Metadata)> {
+        self.0.get(name)
+    }
+
+    /// The name and payload type of the variant at this index.
+    pub fn variant_at(&self, index: usize) -> Option<(&str, &Metadata)> {
+        self.0.get_index(index)
     }
 }
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
-struct Name<'a>(&'a str);
+/// A name as written in declarations: bare if it is an identifier, quoted if not.
+pub(crate) struct Name<'a>(pub(crate) &'a str);
 
 impl fmt::Display for Name<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -356,35 +659,62 @@ impl Metadata {
     fn write_decl(&self, f: &mut fmt::Formatter<'_>, pretty: bool, indent: usize) -> fmt::Result {
         match self {
             Metadata::Primitive(p) => f.write_str(p.name()),
+            Metadata::Any => f.write_str("any"),
             Metadata::Vec(elem) => {
                 f.write_str("vec<")?;
                 elem.write_decl(f, pretty, indent)?;
                 f.write_str(">")
             }
-            Metadata::Struct(s) => s.write_decl(f, pretty, indent),
+            Metadata::Option(inner) => {
+                f.write_str("option<")?;
+                inner.write_decl(f, pretty, indent)?;
+                f.write_str(">")
+            }
+            Metadata::Array(a) => {
+                f.write_str("[")?;
+                a.element.write_decl(f, pretty, indent)?;
+                write!(f, "; {}]", a.len)
+            }
+            Metadata::Tuple(ts) => {
+                f.write_str("(")?;
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    t.write_decl(f, pretty, indent)?;
+                }
+                f.write_str(if ts.len() == 1 { ",)" } else { ")" })
+            }
+            Metadata::Map(m) => {
+                f.write_str("map<")?;
+                m.key.write_decl(f, pretty, indent)?;
+                f.write_str(", ")?;
+                m.value.write_decl(f, pretty, indent)?;
+                f.write_str(">")
+            }
+            Metadata::Struct(s) => s.0.write_decl(f, "struct", pretty, indent),
+            Metadata::Enum(e) => e.0.write_decl(f, "enum", pretty, indent),
         }
     }
 }
 
-impl StructMetadata {
-    fn write_decl(&self, f: &mut fmt::Formatter<'_>, pretty: bool, indent: usize) -> fmt::Result {
-        write!(f, "struct {} {{", Name(&self.name))?;
-        if self.fields.is_empty() {
+impl Members {
+    fn write_decl(&self, f: &mut fmt::Formatter<'_>, keyword: &str, pretty: bool, indent: usize) -> fmt::Result {
+        write!(f, "{keyword} {} {{", Name(&self.name))?;
+        if self.members.is_empty() {
             return f.write_str("}");
         }
-        for (i, (name, ty)) in self.fields().enumerate() {
+        for (i, (name, ty)) in self.iter().enumerate() {
             if pretty {
-                write!(
-                    f,
-                    "\n{:width$}{}: ",
-                    "",
-                    Name(name),
-                    width = (indent + 1) * 4
-                )?;
+                write!(f, "\n{:width$}{}", "", Name(name), width = (indent + 1) * 4)?;
             } else {
-                write!(f, "{}{}: ", if i == 0 { " " } else { ", " }, Name(name))?;
+                write!(f, "{}{}", if i == 0 { " " } else { ", " }, Name(name))?;
             }
-            ty.write_decl(f, pretty, indent + 1)?;
+            // An enum variant without data is written bare, as in Rust.
+            if keyword == "struct" || *ty != Metadata::UNIT {
+                f.write_str(": ")?;
+                ty.write_decl(f, pretty, indent + 1)?;
+            }
             if pretty {
                 f.write_str(",")?;
             }
@@ -413,7 +743,7 @@ impl fmt::Debug for Metadata {
 
 impl fmt::Display for StructMetadata {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.write_decl(f, f.alternate(), 0)
+        self.0.write_decl(f, "struct", f.alternate(), 0)
     }
 }
 
@@ -423,14 +753,29 @@ impl fmt::Debug for StructMetadata {
     }
 }
 
+impl fmt::Display for EnumMetadata {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.write_decl(f, "enum", f.alternate(), 0)
+    }
+}
+
+impl fmt::Debug for EnumMetadata {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EnumMetadata({self})")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn discriminants_and_names() {
-        for (i, p) in PrimitiveType::ALL.into_iter().enumerate() {
+        for (i, p) in PrimitiveType::ALL.into_iter().take(17).enumerate() {
             assert_eq!(usize::from(p.discriminant()), i);
+            assert!(p.is_v1());
+        }
+        for p in PrimitiveType::ALL {
             assert_eq!(PrimitiveType::from_discriminant(p.discriminant()), Some(p));
             assert_eq!(PrimitiveType::from_name(p.name()), Some(p));
         }
@@ -440,8 +785,7 @@ mod tests {
 
     #[test]
     fn duplicate_fields_are_refused() {
-        let err = StructMetadata::new("S", [("a", PrimitiveType::U8), ("a", PrimitiveType::U16)])
-            .unwrap_err();
+        let err = StructMetadata::new("S", [("a", PrimitiveType::U8), ("a", PrimitiveType::U16)]).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::DuplicateField);
     }
 
@@ -478,11 +822,7 @@ mod tests {
         let v = Metadata::vec(Metadata::vec(PrimitiveType::U8.into()));
         assert_eq!(v.depth(), 2);
         assert_eq!(v.min_size_v1(), 8);
-        let s = StructMetadata::new(
-            "S",
-            [("a", PrimitiveType::U128), ("b", PrimitiveType::String)],
-        )
-        .unwrap();
+        let s = StructMetadata::new("S", [("a", PrimitiveType::U128), ("b", PrimitiveType::String)]).unwrap();
         assert_eq!(Metadata::from(s).min_size_v1(), 24);
     }
 }

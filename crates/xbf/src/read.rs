@@ -26,11 +26,7 @@ pub(crate) trait Input {
 }
 
 fn truncated(offset: u64, need: u64, have: u64) -> Error {
-    Error::at(
-        ErrorKind::Truncated,
-        offset,
-        format!("needs {need} bytes, {have} remain"),
-    )
+    Error::at(ErrorKind::Truncated, offset, format!("needs {need} bytes, {have} remain"))
 }
 
 pub(crate) struct SliceInput<'a> {
@@ -101,9 +97,7 @@ impl<R: io::Read> Input for IoInput<R> {
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
         let mut buf = [0u8; N];
-        self.reader
-            .read_exact(&mut buf)
-            .map_err(|e| Error::io(self.pos, e))?;
+        self.reader.read_exact(&mut buf).map_err(|e| Error::io(self.pos, e))?;
         self.pos += N as u64;
         Ok(buf)
     }
@@ -112,10 +106,7 @@ impl<R: io::Read> Input for IoInput<R> {
         // read_to_end grows the buffer as data arrives, so a huge claimed
         // length costs only what the stream really delivers.
         let mut buf = Vec::new();
-        let got = (&mut self.reader)
-            .take(len)
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::io(self.pos, e))? as u64;
+        let got = (&mut self.reader).take(len).read_to_end(&mut buf).map_err(|e| Error::io(self.pos, e))? as u64;
         if got < len {
             return Err(truncated(self.pos, len, got));
         }

@@ -1,138 +1,375 @@
-//! Encoding v1 metadata, values and messages.
+//! Encoding metadata, values and messages, in v1 or XBF 2.
 //!
 //! A [`Value`] is checked against its type when it is built, so encoding a
-//! value cannot fail; only metadata can be out of v1's reach (a struct of
-//! more than 65,535 fields), and writers can fail.
+//! value cannot fail; only a type can be out of a version's reach (v1 has no
+//! options, maps, ...; it counts at most 65,535 struct fields), and writers
+//! can fail.
 
 use std::io::{self, Write};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::metadata::{Metadata, StructMetadata};
+use crate::metadata::Metadata;
 use crate::value::Value;
+use crate::varint;
+
+/// The first byte of an XBF 2 message: 0xC0 | version.
+pub(crate) const V2_MARKER: u8 = 0xC2;
+/// Header flag: an 8-byte schema fingerprint replaces the metadata.
+pub(crate) const FLAG_SCHEMA_REF: u8 = 0x01;
+/// Header flag: columnar layout (a later chapter of SPEC.md).
+pub(crate) const FLAG_COLUMNAR: u8 = 0x02;
+/// Header flag: a record stream follows.
+pub(crate) const FLAG_STREAM: u8 = 0x04;
+/// Header flag: stream blocks carry a CRC-32C.
+pub(crate) const FLAG_CHECKSUM: u8 = 0x08;
+
+/// A version of the wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Version {
+    /// The XBF paper's format: fixed-width integers, u64 lengths.
+    V1,
+    /// XBF 2: varints, the types real data needs, schemas by reference.
+    V2,
+}
+
+/// How to encode: the version (XBF 2 by default) and, for XBF 2, whether
+/// to send the schema's fingerprint instead of the schema.
+///
+/// ```
+/// use xbf::{EncodeOptions, Value};
+///
+/// let v1 = EncodeOptions::v1().encode_message(&Value::U16(1024))?;
+/// assert_eq!(v1, [0x02, 0x00, 0x04]);
+/// let v2 = xbf::encode_message(&Value::U16(1024))?;
+/// assert_eq!(v2, [0xc2, 0x00, 0x02, 0x80, 0x08]);
+/// # Ok::<(), xbf::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodeOptions {
+    version: Version,
+    schema_by_reference: bool,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions::v2()
+    }
+}
+
+impl EncodeOptions {
+    /// XBF v1, the paper's format.
+    pub fn v1() -> Self {
+        EncodeOptions { version: Version::V1, schema_by_reference: false }
+    }
+
+    /// XBF 2 with the schema inline.
+    pub fn v2() -> Self {
+        EncodeOptions { version: Version::V2, schema_by_reference: false }
+    }
+
+    /// XBF 2 only: send the schema's 8-byte fingerprint instead of the
+    /// schema, for a reader that already holds it (see [`crate::SchemaRegistry`]).
+    pub fn schema_by_reference(mut self, yes: bool) -> Self {
+        self.schema_by_reference = yes;
+        self
+    }
+
+    /// The version these options write.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// Fails unless `ty` can be written in this version.
+    pub fn check_type(&self, ty: &Metadata) -> Result<()> {
+        match self.version {
+            Version::V1 => check_v1(ty),
+            Version::V2 => Ok(()),
+        }
+    }
+
+    /// Encodes a whole message: header (XBF 2), metadata, then the value.
+    pub fn encode_message(&self, value: &Value) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write_message(&mut out, value)?;
+        Ok(out)
+    }
+
+    /// Writes a whole message to `writer` (wrap files and sockets in an
+    /// [`io::BufWriter`]: values are written a field at a time).
+    pub fn write_message<W: Write>(&self, writer: W, value: &Value) -> Result<()> {
+        self.write_typed(writer, &value.metadata(), value)
+    }
+
+    fn write_typed<W: Write>(&self, writer: W, ty: &Metadata, value: &Value) -> Result<()> {
+        self.check_type(ty)?;
+        if self.schema_by_reference && self.version == Version::V1 {
+            return Err(Error::new(ErrorKind::Unsupported, "XBF v1 has no schema references"));
+        }
+        let mut enc = Encoder::new(writer, self.version);
+        enc.message_head(ty, self.schema_by_reference, 0).map_err(write_err)?;
+        enc.value(value, ty).map_err(write_err)
+    }
+
+    /// Encodes a whole message whose type is `ty`, which `value` must be of:
+    /// for writing a root integer fixed-width (`fixed-u64`), which the
+    /// value's own type, the varint form, does not say.
+    pub fn encode_typed_message(&self, ty: &Metadata, value: &Value) -> Result<Vec<u8>> {
+        if !value.conforms_to(ty) {
+            return Err(Error::new(ErrorKind::TypeMismatch, format!("expected {ty}, found {}", value.metadata())));
+        }
+        let mut out = Vec::new();
+        self.write_typed(&mut out, ty, value)?;
+        Ok(out)
+    }
+
+    /// Encodes metadata alone (no header).
+    pub fn encode_metadata(&self, ty: &Metadata) -> Result<Vec<u8>> {
+        self.check_type(ty)?;
+        let mut enc = Encoder::new(Vec::new(), self.version);
+        enc.metadata(ty).map_err(write_err)?;
+        Ok(enc.w)
+    }
+
+    /// Encodes a value alone, without header or metadata (the "data only"
+    /// form, for a reader that already holds the type; see
+    /// [`DecodeOptions::decode_value`](crate::DecodeOptions::decode_value)).
+    pub fn encode_value(&self, value: &Value) -> Result<Vec<u8>> {
+        let ty = value.metadata();
+        self.check_type(&ty)?;
+        let mut enc = Encoder::new(Vec::new(), self.version);
+        enc.value(value, &ty).map_err(write_err)?;
+        Ok(enc.w)
+    }
+}
 
 fn write_err(e: io::Error) -> Error {
     Error::new(ErrorKind::Io, e.to_string())
 }
 
-/// Writes a length or count: u64, little-endian.
-fn write_len<W: Write>(w: &mut W, len: usize) -> io::Result<()> {
-    w.write_all(&(len as u64).to_le_bytes())
-}
-
-fn write_str<W: Write>(w: &mut W, s: &str) -> io::Result<()> {
-    write_len(w, s.len())?;
-    w.write_all(s.as_bytes())
-}
-
-/// Checks that every struct in `ty` fits v1's 16-bit field count, so that a
-/// failure happens before any byte is written.
+/// Checks that every type in `ty` exists in v1 and every struct fits v1's
+/// 16-bit field count, so that a failure happens before any byte is written.
 fn check_v1(ty: &Metadata) -> Result<()> {
     match ty {
-        Metadata::Primitive(_) => Ok(()),
+        Metadata::Primitive(p) if p.is_v1() => Ok(()),
         Metadata::Vec(elem) => check_v1(elem),
         Metadata::Struct(s) => {
             if s.len() > usize::from(u16::MAX) {
                 return Err(Error::new(
                     ErrorKind::TooLarge,
-                    format!(
-                        "struct {} has {} fields; v1 counts at most 65535",
-                        s.name(),
-                        s.len()
-                    ),
+                    format!("struct {} has {} fields; v1 counts at most 65535", s.name(), s.len()),
                 ));
             }
             s.fields().try_for_each(|(_, m)| check_v1(m))
         }
+        other => Err(Error::new(ErrorKind::Unsupported, format!("XBF v1 has no type {other}"))),
     }
 }
 
-fn write_metadata<W: Write>(w: &mut W, ty: &Metadata) -> io::Result<()> {
-    w.write_all(&[ty.discriminant()])?;
-    match ty {
-        Metadata::Primitive(_) => Ok(()),
-        Metadata::Vec(elem) => write_metadata(w, elem),
-        Metadata::Struct(s) => write_struct_metadata(w, s),
-    }
+/// The canonical XBF 2 bytes of a value, used to tell map keys apart: equal
+/// values of one type have equal bytes (floats by their bits).
+pub(crate) fn key_bytes(value: &Value) -> Vec<u8> {
+    let mut enc = Encoder::new(Vec::new(), Version::V2);
+    enc.value(value, &value.metadata()).expect("writing to a Vec cannot fail");
+    enc.w
 }
 
-fn write_struct_metadata<W: Write>(w: &mut W, s: &StructMetadata) -> io::Result<()> {
-    write_str(w, s.name())?;
-    // check_v1 ran first, so the count fits.
-    w.write_all(&(s.len() as u16).to_le_bytes())?;
-    for (name, ty) in s.fields() {
-        write_str(w, name)?;
-        write_metadata(w, ty)?;
-    }
-    Ok(())
+/// The XBF 2 metadata bytes of a type (what its fingerprint is taken over).
+pub(crate) fn metadata_bytes_v2(ty: &Metadata) -> Vec<u8> {
+    let mut enc = Encoder::new(Vec::new(), Version::V2);
+    enc.metadata(ty).expect("writing to a Vec cannot fail");
+    enc.w
 }
 
-fn write_value<W: Write>(w: &mut W, v: &Value) -> io::Result<()> {
-    match v {
-        Value::Bool(x) => w.write_all(&[u8::from(*x)]),
-        Value::U8(x) => w.write_all(&[*x]),
-        Value::U16(x) => w.write_all(&x.to_le_bytes()),
-        Value::U32(x) => w.write_all(&x.to_le_bytes()),
-        Value::U64(x) => w.write_all(&x.to_le_bytes()),
-        Value::U128(x) => w.write_all(&x.to_le_bytes()),
-        Value::U256(x) => w.write_all(&x.to_le_bytes()),
-        Value::I8(x) => w.write_all(&x.to_le_bytes()),
-        Value::I16(x) => w.write_all(&x.to_le_bytes()),
-        Value::I32(x) => w.write_all(&x.to_le_bytes()),
-        Value::I64(x) => w.write_all(&x.to_le_bytes()),
-        Value::I128(x) => w.write_all(&x.to_le_bytes()),
-        Value::I256(x) => w.write_all(&x.to_le_bytes()),
-        Value::F32(x) => w.write_all(&x.to_le_bytes()),
-        Value::F64(x) => w.write_all(&x.to_le_bytes()),
-        Value::Bytes(b) => {
-            write_len(w, b.len())?;
-            w.write_all(b)
+pub(crate) struct Encoder<W> {
+    pub(crate) w: W,
+    v2: bool,
+}
+
+impl<W: Write> Encoder<W> {
+    pub(crate) fn new(w: W, version: Version) -> Self {
+        Encoder { w, v2: version == Version::V2 }
+    }
+
+    /// For XBF 2 the header (with `extra_flags`) and the metadata or its
+    /// fingerprint; for v1 the metadata alone.
+    pub(crate) fn message_head(&mut self, ty: &Metadata, by_reference: bool, extra_flags: u8) -> io::Result<()> {
+        if !self.v2 {
+            return self.metadata(ty);
         }
-        Value::String(s) => write_str(w, s),
-        Value::Vec(v) => {
-            write_len(w, v.len())?;
-            v.items().iter().try_for_each(|item| write_value(w, item))
+        let flags = extra_flags | if by_reference { FLAG_SCHEMA_REF } else { 0 };
+        self.w.write_all(&[V2_MARKER, flags])?;
+        if by_reference {
+            self.w.write_all(&crate::schema::fingerprint(ty))
+        } else {
+            self.metadata(ty)
         }
-        Value::Struct(s) => s.values().iter().try_for_each(|f| write_value(w, f)),
+    }
+
+    fn len(&mut self, n: usize) -> io::Result<()> {
+        if self.v2 {
+            self.uvarint(n as u128)
+        } else {
+            self.w.write_all(&(n as u64).to_le_bytes())
+        }
+    }
+
+    fn uvarint(&mut self, x: u128) -> io::Result<()> {
+        let mut buf = [0u8; varint::MAX_LEN];
+        let n = varint::encode(x, &mut buf);
+        self.w.write_all(&buf[..n])
+    }
+
+    fn str(&mut self, s: &str) -> io::Result<()> {
+        self.len(s.len())?;
+        self.w.write_all(s.as_bytes())
+    }
+
+    pub(crate) fn metadata(&mut self, ty: &Metadata) -> io::Result<()> {
+        self.w.write_all(&[ty.discriminant()])?;
+        match ty {
+            Metadata::Primitive(_) | Metadata::Any => Ok(()),
+            Metadata::Vec(t) | Metadata::Option(t) => self.metadata(t),
+            Metadata::Array(a) => {
+                self.uvarint(u128::from(a.len))?;
+                self.metadata(&a.element)
+            }
+            Metadata::Tuple(ts) => {
+                self.len(ts.len())?;
+                ts.iter().try_for_each(|t| self.metadata(t))
+            }
+            Metadata::Map(m) => {
+                self.metadata(&m.key)?;
+                self.metadata(&m.value)
+            }
+            Metadata::Struct(s) => {
+                self.str(s.name())?;
+                if self.v2 {
+                    self.len(s.len())?;
+                } else {
+                    // check_v1 ran first, so the count fits.
+                    self.w.write_all(&(s.len() as u16).to_le_bytes())?;
+                }
+                s.fields().try_for_each(|(name, t)| {
+                    self.str(name)?;
+                    self.metadata(t)
+                })
+            }
+            Metadata::Enum(e) => {
+                self.str(e.name())?;
+                self.len(e.len())?;
+                e.variants().try_for_each(|(name, t)| {
+                    self.str(name)?;
+                    self.metadata(t)
+                })
+            }
+        }
+    }
+
+    /// Whether an integer of type `ty` is written fixed-width.
+    fn fixed(&self, ty: &Metadata) -> bool {
+        !self.v2 || matches!(ty, Metadata::Primitive(p) if p.integer_type() != *p)
+    }
+
+    fn unsigned(&mut self, x: u128, le: &[u8], ty: &Metadata) -> io::Result<()> {
+        if self.fixed(ty) {
+            self.w.write_all(le)
+        } else {
+            self.uvarint(x)
+        }
+    }
+
+    fn signed(&mut self, x: i128, le: &[u8], ty: &Metadata) -> io::Result<()> {
+        if self.fixed(ty) {
+            self.w.write_all(le)
+        } else {
+            self.uvarint(varint::zigzag(x))
+        }
+    }
+
+    /// Writes `v`, of type `ty` (which only matters for how integers are
+    /// written; composite values carry their members' types).
+    pub(crate) fn value(&mut self, v: &Value, ty: &Metadata) -> io::Result<()> {
+        match v {
+            Value::Bool(x) => self.w.write_all(&[u8::from(*x)]),
+            Value::U8(x) => self.w.write_all(&[*x]),
+            Value::I8(x) => self.w.write_all(&x.to_le_bytes()),
+            Value::U16(x) => self.unsigned((*x).into(), &x.to_le_bytes(), ty),
+            Value::U32(x) => self.unsigned((*x).into(), &x.to_le_bytes(), ty),
+            Value::U64(x) => self.unsigned((*x).into(), &x.to_le_bytes(), ty),
+            Value::U128(x) => self.unsigned(*x, &x.to_le_bytes(), ty),
+            Value::I16(x) => self.signed((*x).into(), &x.to_le_bytes(), ty),
+            Value::I32(x) => self.signed((*x).into(), &x.to_le_bytes(), ty),
+            Value::I64(x) => self.signed((*x).into(), &x.to_le_bytes(), ty),
+            Value::I128(x) => self.signed(*x, &x.to_le_bytes(), ty),
+            Value::U256(x) => self.w.write_all(&x.to_le_bytes()),
+            Value::I256(x) => self.w.write_all(&x.to_le_bytes()),
+            Value::F32(x) => self.w.write_all(&x.to_le_bytes()),
+            Value::F64(x) => self.w.write_all(&x.to_le_bytes()),
+            Value::Bytes(b) => {
+                self.len(b.len())?;
+                self.w.write_all(b)
+            }
+            Value::String(s) => self.str(s),
+            Value::Unit => Ok(()),
+            Value::Date(d) => self.uvarint(varint::zigzag((*d).into())),
+            Value::Timestamp(t) => self.uvarint(varint::zigzag((*t).into())),
+            Value::Vec(v) => {
+                self.len(v.len())?;
+                let elem = v.element_type();
+                v.items().iter().try_for_each(|item| self.value(item, elem))
+            }
+            Value::Array(v) => {
+                let elem = v.element_type();
+                v.items().iter().try_for_each(|item| self.value(item, elem))
+            }
+            Value::Struct(s) => {
+                let types = s.metadata().fields().map(|(_, t)| t);
+                s.values().iter().zip(types).try_for_each(|(f, t)| self.value(f, t))
+            }
+            Value::Option(o) => match o.value() {
+                None => self.w.write_all(&[0]),
+                Some(inner) => {
+                    self.w.write_all(&[1])?;
+                    self.value(inner, o.inner_type())
+                }
+            },
+            Value::Tuple(t) => t.items().iter().zip(t.types()).try_for_each(|(v, ty)| self.value(v, ty)),
+            Value::Map(m) => {
+                self.len(m.len())?;
+                m.entries().iter().try_for_each(|(k, v)| {
+                    self.value(k, m.key_type())?;
+                    self.value(v, m.value_type())
+                })
+            }
+            Value::Enum(e) => {
+                self.len(e.index())?;
+                let (_, pty) = e.metadata().variant_at(e.index()).expect("the index was checked");
+                self.value(e.payload(), pty)
+            }
+            Value::Any(a) => {
+                self.metadata(a.metadata())?;
+                self.value(a.value(), a.metadata())
+            }
+        }
     }
 }
 
-/// Encodes a whole v1 message: the value's metadata, then the value.
+/// Encodes a whole XBF 2 message: header, the value's metadata, the value.
 ///
 /// ```
 /// use xbf::{StructValue, Value};
 ///
 /// let p = StructValue::from_fields("Point", [("first", Value::I8(42)), ("last", Value::I8(-5))]).unwrap();
 /// let bytes = xbf::encode_message(&p.into()).unwrap();
-/// assert_eq!(bytes.len(), 45);
-/// assert_eq!(&bytes[43..], &[0x2a, 0xfb]);
+/// assert_eq!(bytes.len(), 23);
+/// assert_eq!(&bytes[21..], &[0x2a, 0xfb]);
 /// ```
 pub fn encode_message(value: &Value) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    write_message(&mut out, value)?;
-    Ok(out)
+    EncodeOptions::default().encode_message(value)
 }
 
-/// Writes a whole v1 message to `writer` (wrap files and sockets in an
-/// [`io::BufWriter`]: values are written a field at a time).
-pub fn write_message<W: Write>(mut writer: W, value: &Value) -> Result<()> {
-    let ty = value.metadata();
-    check_v1(&ty)?;
-    write_metadata(&mut writer, &ty).map_err(write_err)?;
-    write_value(&mut writer, value).map_err(write_err)
-}
-
-/// Encodes metadata alone.
-pub fn encode_metadata(ty: &Metadata) -> Result<Vec<u8>> {
-    check_v1(ty)?;
-    let mut out = Vec::new();
-    write_metadata(&mut out, ty).map_err(write_err)?;
-    Ok(out)
-}
-
-/// Encodes a value alone, without its metadata (the "data only" form for a
-/// reader that already holds the type; see [`DecodeOptions::decode_value`](crate::DecodeOptions::decode_value)).
-pub fn encode_value(value: &Value) -> Vec<u8> {
-    let mut out = Vec::new();
-    write_value(&mut out, value).expect("writing to a Vec cannot fail");
-    out
+/// Writes a whole XBF 2 message to `writer`.
+pub fn write_message<W: Write>(writer: W, value: &Value) -> Result<()> {
+    EncodeOptions::default().write_message(writer, value)
 }
