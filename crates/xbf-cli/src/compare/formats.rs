@@ -1,0 +1,457 @@
+//! The formats that `xbf compare` measures, as a table of descriptors: a new
+//! format is one more entry in [`FORMATS`] with its encode and decode functions.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::io::Write as _;
+use std::rc::Rc;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::{Deserialize, Serialize};
+use xbf::{DecodeOptions, EncodeOptions, PrimitiveType, Version};
+
+use super::data::{cell_from_text, cell_text, is_signed, is_unsigned, Cell, Column, Dataset, Row};
+
+/// What a decoder gives back: the tool's records, or (for XBF, whose API is
+/// the dynamic [`xbf::Value`]) the value.
+pub enum Decoded {
+    Rows(Vec<Row>),
+    Xbf(xbf::Value),
+}
+
+/// One format: its name and how to go from the records to bytes and back.
+pub struct Format {
+    pub name: &'static str,
+    /// What the encoding is, for the legend.
+    pub note: &'static str,
+    pub encode: fn(&Dataset) -> Result<Vec<u8>, String>,
+    pub decode: fn(&Dataset, &[u8]) -> Result<Decoded, String>,
+}
+
+/// The format whose times the others are divided by.
+pub const BASELINE: &str = "JSON";
+
+pub const FORMATS: &[Format] = &[
+    Format {
+        name: "CSV",
+        note: "header line, then one line per record; floats in Rust's shortest round-trip form",
+        encode: csv_encode,
+        decode: csv_decode,
+    },
+    Format { name: "JSON", note: "an array of objects (serde_json)", encode: json_encode, decode: json_decode },
+    Format {
+        name: "MessagePack (names)",
+        note: "an array of maps, field names in every record (rmp-serde to_vec_named)",
+        encode: msgpack_named_encode,
+        decode: msgpack_decode,
+    },
+    Format {
+        name: "MessagePack (arrays)",
+        note: "an array of arrays, no field names (rmp-serde to_vec)",
+        encode: msgpack_arrays_encode,
+        decode: msgpack_decode,
+    },
+    Format {
+        name: "CBOR (names)",
+        note: "an array of maps, field names in every record (ciborium)",
+        encode: cbor_encode,
+        decode: cbor_decode,
+    },
+    Format {
+        name: "XBF v1",
+        note: "the paper's format: the metadata vec<struct Row {...}> once, then the values, fixed-width",
+        encode: |ds| xbf_encode(ds, EncodeOptions::v1()),
+        decode: xbf_message_decode,
+    },
+    Format {
+        name: "XBF v1 data-only",
+        note: "the v1 value without its metadata, for a reader that knows the type",
+        encode: |ds| xbf_value_encode(ds, EncodeOptions::v1()),
+        decode: |ds, bytes| xbf_value_decode(ds, bytes, Version::V1),
+    },
+    Format {
+        name: "XBF 2 rows",
+        note: "XBF 2: header, metadata once, then the rows with varint lengths and integers",
+        encode: |ds| xbf_encode(ds, EncodeOptions::v2()),
+        decode: xbf_message_decode,
+    },
+];
+
+// ---------------------------------------------------------------------- CSV
+
+fn csv_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(ds.columns.iter().map(|c| c.name.as_bytes())).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    for row in &ds.rows {
+        for cell in row {
+            cell_text(cell, &mut text);
+            w.write_field(text.as_bytes()).map_err(|e| e.to_string())?;
+        }
+        w.write_record(None::<&[u8]>).map_err(|e| e.to_string())?;
+    }
+    w.into_inner().map_err(|e| e.to_string())
+}
+
+fn csv_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(bytes);
+    let header = r.headers().map_err(|e| e.to_string())?;
+    if !header.iter().eq(ds.columns.iter().map(|c| c.name.as_str())) {
+        return Err("the header names other columns".into());
+    }
+    let mut rows = Vec::with_capacity(ds.rows.len());
+    let mut rec = csv::StringRecord::new();
+    while r.read_record(&mut rec).map_err(|e| e.to_string())? {
+        let row = ds
+            .columns
+            .iter()
+            .zip(rec.iter())
+            .map(|(c, s)| cell_from_text(c.ty, s).ok_or_else(|| format!("{s:?} is not a {}", c.ty)))
+            .collect::<Result<Row, String>>()?;
+        rows.push(row);
+    }
+    Ok(Decoded::Rows(rows))
+}
+
+// ------------------------------------------------- JSON, MessagePack, CBOR
+
+fn json_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(&NamedRows(ds)).map_err(|e| e.to_string())
+}
+
+fn json_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    with_columns(ds, || serde_json::from_slice::<TypedRows>(bytes).map_err(|e| e.to_string()))
+}
+
+fn msgpack_named_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
+    rmp_serde::to_vec_named(&NamedRows(ds)).map_err(|e| e.to_string())
+}
+
+fn msgpack_arrays_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
+    rmp_serde::to_vec(&ArrayRows(ds)).map_err(|e| e.to_string())
+}
+
+/// Reads either MessagePack form: the records decoder takes maps and arrays.
+fn msgpack_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    with_columns(ds, || rmp_serde::from_slice::<TypedRows>(bytes).map_err(|e| e.to_string()))
+}
+
+fn cbor_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    ciborium::into_writer(&NamedRows(ds), &mut out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn cbor_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    with_columns(ds, || ciborium::from_reader::<TypedRows, _>(bytes).map_err(|e| e.to_string()))
+}
+
+// ---------------------------------------------------------------------- XBF
+
+fn xbf_encode(ds: &Dataset, opts: EncodeOptions) -> Result<Vec<u8>, String> {
+    opts.encode_message(&ds.xbf_value).map_err(|e| e.to_string())
+}
+
+fn xbf_message_decode(_: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    xbf::decode_message(bytes).map(Decoded::Xbf).map_err(|e| e.to_string())
+}
+
+fn xbf_value_encode(ds: &Dataset, opts: EncodeOptions) -> Result<Vec<u8>, String> {
+    opts.encode_value(&ds.xbf_value).map_err(|e| e.to_string())
+}
+
+fn xbf_value_decode(ds: &Dataset, bytes: &[u8], version: Version) -> Result<Decoded, String> {
+    DecodeOptions::default().decode_value(version, &ds.xbf_type, bytes).map(Decoded::Xbf).map_err(|e| e.to_string())
+}
+
+/// Compresses with gzip at level 9.
+pub fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
+    enc.write_all(bytes).map_err(|e| e.to_string())?;
+    enc.finish().map_err(|e| e.to_string())
+}
+
+/// Compresses with zstd at level 19, in one frame that records the content
+/// size, as the `zstd -19` command does for a file.
+pub fn zstd(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    zstd::bulk::compress(bytes, 19).map_err(|e| e.to_string())
+}
+
+// ------------------------------------------------ serde views of the records
+
+impl Serialize for Cell {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Bool(b) => s.serialize_bool(*b),
+            Cell::U64(x) => s.serialize_u64(*x),
+            Cell::I64(x) => s.serialize_i64(*x),
+            Cell::F64(x) => s.serialize_f64(*x),
+            Cell::Str(x) => s.serialize_str(x),
+        }
+    }
+}
+
+/// The records as an array of objects keyed by column name.
+struct NamedRows<'a>(&'a Dataset);
+
+/// The records as an array of arrays.
+struct ArrayRows<'a>(&'a Dataset);
+
+struct NamedRow<'a>(&'a [Column], &'a Row);
+
+impl Serialize for NamedRows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
+        for row in &self.0.rows {
+            seq.serialize_element(&NamedRow(&self.0.columns, row))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for NamedRow<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (c, cell) in self.0.iter().zip(self.1) {
+            map.serialize_entry(&c.name, cell)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for ArrayRows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
+        for row in &self.0.rows {
+            seq.serialize_element(row)?;
+        }
+        seq.end()
+    }
+}
+
+// The decoders read straight into typed records, guided by the columns (the
+// `*Seed` types). ciborium has no entry point for a seed, only for a type
+// that implements `Deserialize`, so every serde format goes through
+// `TypedRows`, which takes its columns from a thread-local that
+// `with_columns` sets for the length of one decode: the same path for all.
+
+thread_local! {
+    static COLUMNS: RefCell<Option<Rc<[Column]>>> = const { RefCell::new(None) };
+}
+
+struct TypedRows(Vec<Row>);
+
+fn with_columns(ds: &Dataset, decode: impl FnOnce() -> Result<TypedRows, String>) -> Result<Decoded, String> {
+    let columns: Rc<[Column]> = ds.columns.clone().into();
+    COLUMNS.with(|c| *c.borrow_mut() = Some(columns));
+    let result = decode();
+    COLUMNS.with(|c| *c.borrow_mut() = None);
+    result.map(|rows| Decoded::Rows(rows.0))
+}
+
+impl<'de> Deserialize<'de> for TypedRows {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let columns = COLUMNS
+            .with(|c| c.borrow().clone())
+            .ok_or_else(|| de::Error::custom("records decoded without their columns"))?;
+        d.deserialize_seq(RowsSeed(&columns)).map(TypedRows)
+    }
+}
+
+struct RowsSeed<'c>(&'c [Column]);
+
+impl<'de> Visitor<'de> for RowsSeed<'_> {
+    type Value = Vec<Row>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of records")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Row>, A::Error> {
+        let mut rows = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+        while let Some(row) = seq.next_element_seed(RowSeed(self.0))? {
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+}
+
+struct RowSeed<'c>(&'c [Column]);
+
+impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
+    type Value = Row;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Row, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RowSeed<'_> {
+    type Value = Row;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a record (a map or an array)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Row, A::Error> {
+        let mut row = Vec::with_capacity(self.0.len());
+        for c in self.0 {
+            match seq.next_element_seed(CellSeed(c.ty))? {
+                Some(cell) => row.push(cell),
+                None => return Err(de::Error::invalid_length(row.len(), &self)),
+            }
+        }
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom("a record with too many fields"));
+        }
+        Ok(row)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Row, A::Error> {
+        let n = self.0.len();
+        // Fields in column order go straight in; others fill their slot.
+        let mut row: Row = Vec::with_capacity(n);
+        let mut slots: Option<Vec<Option<Cell>>> = None;
+        while let Some(i) = map.next_key_seed(KeySeed { columns: self.0, expected: row.len() })? {
+            let cell = map.next_value_seed(CellSeed(self.0[i].ty))?;
+            match &mut slots {
+                None if i == row.len() => row.push(cell),
+                None => {
+                    let mut s: Vec<Option<Cell>> = row.drain(..).map(Some).collect();
+                    s.resize(n, None);
+                    put(&mut s, i, cell, self.0)?;
+                    slots = Some(s);
+                }
+                Some(s) => put(s, i, cell, self.0)?,
+            }
+        }
+        if let Some(s) = slots {
+            for (c, slot) in self.0.iter().zip(s) {
+                row.push(slot.ok_or_else(|| missing(&c.name))?);
+            }
+        }
+        if row.len() != n {
+            return Err(missing(&self.0[row.len()].name));
+        }
+        Ok(row)
+    }
+}
+
+fn missing<E: de::Error>(name: &str) -> E {
+    E::custom(format_args!("missing field {name:?}"))
+}
+
+fn put<E: de::Error>(slots: &mut [Option<Cell>], i: usize, cell: Cell, columns: &[Column]) -> Result<(), E> {
+    if slots[i].replace(cell).is_some() {
+        return Err(E::custom(format_args!("duplicate field {:?}", columns[i].name)));
+    }
+    Ok(())
+}
+
+/// A map key: the index of the column it names; tries `expected` first.
+struct KeySeed<'c> {
+    columns: &'c [Column],
+    expected: usize,
+}
+
+impl KeySeed<'_> {
+    fn find<E: de::Error>(&self, key: &str) -> Result<usize, E> {
+        if self.columns.get(self.expected).is_some_and(|c| c.name == key) {
+            return Ok(self.expected);
+        }
+        self.columns.iter().position(|c| c.name == key).ok_or_else(|| E::custom(format_args!("unknown field {key:?}")))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
+        self.find(v)
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<usize, E> {
+        match std::str::from_utf8(v) {
+            Ok(s) => self.find(s),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
+        }
+    }
+}
+
+/// One field value, read as the column's type.
+struct CellSeed(PrimitiveType);
+
+impl<'de> DeserializeSeed<'de> for CellSeed {
+    type Value = Cell;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cell, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CellSeed {
+    type Value = Cell;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a value of type {}", self.0)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Cell, E> {
+        match self.0 {
+            PrimitiveType::Bool => Ok(Cell::Bool(v)),
+            _ => Err(E::invalid_type(de::Unexpected::Bool(v), &self)),
+        }
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cell, E> {
+        match self.0 {
+            t if is_unsigned(t) => Ok(Cell::U64(v)),
+            t if is_signed(t) && i64::try_from(v).is_ok() => Ok(Cell::I64(v as i64)),
+            PrimitiveType::F64 => Ok(Cell::F64(v as f64)),
+            _ => Err(E::invalid_type(de::Unexpected::Unsigned(v), &self)),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cell, E> {
+        match self.0 {
+            t if is_signed(t) => Ok(Cell::I64(v)),
+            t if is_unsigned(t) && v >= 0 => Ok(Cell::U64(v as u64)),
+            PrimitiveType::F64 => Ok(Cell::F64(v as f64)),
+            _ => Err(E::invalid_type(de::Unexpected::Signed(v), &self)),
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Cell, E> {
+        match self.0 {
+            PrimitiveType::F64 => Ok(Cell::F64(v)),
+            _ => Err(E::invalid_type(de::Unexpected::Float(v), &self)),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cell, E> {
+        match self.0 {
+            PrimitiveType::String => Ok(Cell::Str(v.to_owned())),
+            _ => Err(E::invalid_type(de::Unexpected::Str(v), &self)),
+        }
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Cell, E> {
+        match self.0 {
+            PrimitiveType::String => Ok(Cell::Str(v)),
+            _ => Err(E::invalid_type(de::Unexpected::Str(&v), &self)),
+        }
+    }
+}
