@@ -21,15 +21,15 @@
 //!
 //! let point = StructValue::from_fields("Point", [("first", Value::I8(42)), ("last", Value::I8(-5))])?;
 //! let bytes = xbf::encode_message(&point.clone().into())?;
-//! assert_eq!(bytes[0], 18); // the struct discriminant opens the metadata
+//! assert_eq!(bytes[0], 0xc2); // the XBF 2 header opens the message
 //!
 //! let back = xbf::decode_message(&bytes)?;
 //! assert_eq!(back.metadata().to_string(), "struct Point { first: i8, last: i8 }");
 //! assert_eq!(back.get("last"), Some(&Value::I8(-5)));
 //!
 //! // A damaged message fails with the kind, offset and path.
-//! let err = xbf::decode_message(&bytes[..44]).unwrap_err();
-//! assert_eq!(err.to_string(), "at byte 44, in Point.last: truncated: needs 1 bytes, 0 remain");
+//! let err = xbf::decode_message(&bytes[..24]).unwrap_err();
+//! assert_eq!(err.to_string(), "at byte 24, in Point.last: truncated: needs 1 bytes, 0 remain");
 //! # Ok::<(), xbf::Error>(())
 //! ```
 #![forbid(unsafe_code)]

@@ -362,8 +362,8 @@ impl<W: Write> Encoder<W> {
 ///
 /// let p = StructValue::from_fields("Point", [("first", Value::I8(42)), ("last", Value::I8(-5))]).unwrap();
 /// let bytes = xbf::encode_message(&p.into()).unwrap();
-/// assert_eq!(bytes.len(), 23);
-/// assert_eq!(&bytes[21..], &[0x2a, 0xfb]);
+/// assert_eq!(bytes.len(), 25);
+/// assert_eq!(&bytes[23..], &[0x2a, 0xfb]);
 /// ```
 pub fn encode_message(value: &Value) -> Result<Vec<u8>> {
     EncodeOptions::default().encode_message(value)
