@@ -133,6 +133,9 @@ pub(crate) struct Decoder<'o, I> {
     pub(crate) input: I,
     opts: &'o DecodeOptions,
     zero_size_budget: u64,
+    /// Above 0 while decoding values whose zero-size budget was already
+    /// charged (items counted at their count, members of a zero-size value).
+    prepaid: u32,
     v2: bool,
 }
 
@@ -143,7 +146,7 @@ pub(crate) struct Header {
 
 impl<'o, I: Input> Decoder<'o, I> {
     pub(crate) fn new(input: I, opts: &'o DecodeOptions, version: Version) -> Self {
-        Decoder { input, opts, zero_size_budget: opts.max_zero_size_elements, v2: version == Version::V2 }
+        Decoder { input, opts, zero_size_budget: opts.max_zero_size_elements, prepaid: 0, v2: version == Version::V2 }
     }
 
     fn message(&mut self) -> Result<Value> {
@@ -276,8 +279,12 @@ impl<'o, I: Input> Decoder<'o, I> {
                 Metadata::Tuple(types.into())
             }
             MAP_DISCRIMINANT => {
-                let key = self.metadata(child).map_err(within(PathSegment::Field("key".into())))?;
-                let value = self.metadata(child).map_err(within(PathSegment::Field("value".into())))?;
+                let in_entry = |part: &str| {
+                    let part: Box<str> = part.into();
+                    move |e: Error| e.within(PathSegment::Field(part)).within(PathSegment::Element)
+                };
+                let key = self.metadata(child).map_err(in_entry("key"))?;
+                let value = self.metadata(child).map_err(in_entry("value"))?;
                 Metadata::Map(Arc::new(MapMetadata { key, value }))
             }
             STRUCT_DISCRIMINANT | ENUM_DISCRIMINANT => {
@@ -346,28 +353,32 @@ impl<'o, I: Input> Decoder<'o, I> {
         Ok(())
     }
 
-    /// Checks a count of `elem`s against the input or, for elements that
-    /// take no bytes, against the zero-size budget, which counts every value
-    /// such elements hold (an empty struct is one, a struct of ten empty
-    /// structs eleven).
-    fn check_count(&mut self, at: u64, count: u64, elem: &Metadata) -> Result<()> {
-        let min_size = self.min_size(elem);
-        if min_size > 0 {
-            return self.check_fits(at, count, min_size);
-        }
-        let values = count.saturating_mul(zero_size_values(elem));
-        if values > self.zero_size_budget {
+    /// Adds `weight` zero-size values to the message's running total;
+    /// fails with `too-large` at `at` once it passes the budget.
+    fn charge(&mut self, at: u64, weight: u64) -> Result<()> {
+        if weight > self.zero_size_budget {
             return Err(Error::at(
                 ErrorKind::TooLarge,
                 at,
-                format!(
-                    "{count} zero-size elements pass the limit of {} per message",
-                    self.opts.max_zero_size_elements
-                ),
+                format!("more than {} zero-size values in one message", self.opts.max_zero_size_elements),
             ));
         }
-        self.zero_size_budget -= values;
+        self.zero_size_budget -= weight;
         Ok(())
+    }
+
+    /// Checks a count of items of type `item` against the input or, for
+    /// zero-size items, charges the budget for all of them at once (unless
+    /// it was already charged for the value around them). Returns whether
+    /// the items are zero-size, so that they are not charged again.
+    fn check_count(&mut self, at: u64, count: u64, item: &Metadata) -> Result<bool> {
+        if !item.is_zero_size() {
+            return self.check_fits(at, count, self.min_size(item)).map(|()| false);
+        }
+        if self.prepaid == 0 {
+            self.charge(at, count.saturating_mul(zero_size_values(item)))?;
+        }
+        Ok(true)
     }
 
     fn min_size(&self, ty: &Metadata) -> u64 {
@@ -440,6 +451,19 @@ impl<'o, I: Input> Decoder<'o, I> {
     /// A value of type `ty`, whose metadata sits `depth` levels deep (which
     /// matters only for `any`, whose metadata nests below it).
     fn value(&mut self, ty: &Metadata, depth: usize) -> Result<Value> {
+        if self.prepaid > 0 || !ty.is_zero_size() {
+            return self.value_of(ty, depth);
+        }
+        // A zero-size value not yet paid for: it takes no input, so only the
+        // budget bounds how many of them a message can hold.
+        self.charge(self.input.offset(), zero_size_values(ty))?;
+        self.prepaid += 1;
+        let value = self.value_of(ty, depth);
+        self.prepaid -= 1;
+        value
+    }
+
+    fn value_of(&mut self, ty: &Metadata, depth: usize) -> Result<Value> {
         let child = depth + 1;
         match ty {
             Metadata::Primitive(p) => self.primitive(*p),
@@ -516,39 +540,68 @@ impl<'o, I: Input> Decoder<'o, I> {
         if count == 0 {
             return Ok(Vec::new());
         }
-        self.check_count(at, count, elem)?;
+        let paid = self.check_count(at, count, elem)?;
         // The outermost vec of a slice may trust its count, which was just
         // checked against the input; nested ones all claim the same input.
         let cap = if child == 1 && self.input.remaining().is_some() { count as usize } else { reserve(count) };
         let mut items = Vec::with_capacity(cap);
+        self.prepaid += u32::from(paid);
+        let mut result = Ok(());
         for i in 0..count {
             match self.value(elem, child) {
                 Ok(v) => items.push(v),
-                Err(e) => return Err(e.within(PathSegment::Index(i))),
+                Err(e) => {
+                    result = Err(e.within(PathSegment::Index(i)));
+                    break;
+                }
             }
         }
-        Ok(items)
+        self.prepaid -= u32::from(paid);
+        result.map(|()| items)
     }
 
     fn map(&mut self, m: &Arc<MapMetadata>, child: usize) -> Result<Value> {
         let at = self.input.offset();
         let count = self.length()?;
-        let entry = Metadata::tuple([m.key.clone(), m.value.clone()]);
-        self.check_count(at, count, &entry)?;
+        // Entries are charged at the count only when both halves are
+        // zero-size; otherwise a zero-size key or value is charged where it
+        // stands.
+        let paid = if m.key.is_zero_size() && m.value.is_zero_size() {
+            let entry = Metadata::tuple([m.key.clone(), m.value.clone()]);
+            self.check_count(at, count, &entry)?;
+            true
+        } else {
+            self.check_fits(at, count, self.min_size(&m.key).saturating_add(self.min_size(&m.value)))?;
+            false
+        };
         let mut entries = Vec::with_capacity(reserve(count));
         let mut seen = HashSet::with_capacity(reserve(count));
+        self.prepaid += u32::from(paid);
+        let mut result = Ok(());
         for i in 0..count {
-            let at_key = self.input.offset();
-            let entry = self.value(&m.key, child).and_then(|k| {
+            let key_at = self.input.offset();
+            let key = self.value(&m.key, child).and_then(|k| {
                 // Encodings are canonical: equal keys have equal bytes.
-                if !seen.insert(crate::ser::key_bytes(&k)) {
-                    return Err(Error::at(ErrorKind::DuplicateKey, at_key, format!("key {k} appears twice")));
+                if seen.insert(crate::ser::key_bytes(&k)) {
+                    Ok(k)
+                } else {
+                    Err(Error::at(ErrorKind::DuplicateKey, key_at, format!("key {k} appears twice")))
                 }
-                let v = self.value(&m.value, child)?;
+            });
+            let entry = key.map_err(|e| e.within(PathSegment::Field("key".into()))).and_then(|k| {
+                let v = self.value(&m.value, child).map_err(|e| e.within(PathSegment::Field("value".into())))?;
                 Ok((k, v))
             });
-            entries.push(entry.map_err(|e| e.within(PathSegment::Index(i)))?);
+            match entry {
+                Ok(kv) => entries.push(kv),
+                Err(e) => {
+                    result = Err(e.within(PathSegment::Index(i)));
+                    break;
+                }
+            }
         }
+        self.prepaid -= u32::from(paid);
+        result?;
         Ok(Value::Map(MapValue::new_unchecked(m.clone(), entries)))
     }
 

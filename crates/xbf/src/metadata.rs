@@ -432,8 +432,20 @@ impl Metadata {
             Metadata::Array(a) => a.len.saturating_mul(a.element.min_size_v2()),
             Metadata::Struct(s) => s.fields().map(|(_, m)| m.min_size_v2()).fold(0u64, u64::saturating_add),
             Metadata::Tuple(ts) => ts.iter().map(Metadata::min_size_v2).fold(0u64, u64::saturating_add),
-            Metadata::Vec(_) | Metadata::Option(_) | Metadata::Map(_) | Metadata::Enum(_) => 1,
-            Metadata::Any => 2,
+            Metadata::Vec(_) | Metadata::Option(_) | Metadata::Map(_) | Metadata::Enum(_) | Metadata::Any => 1,
+        }
+    }
+
+    /// Whether values of this type take no bytes at all (unit, and structs,
+    /// tuples and arrays of only such members). Stops at the first member
+    /// that takes bytes, so it is cheap for ordinary types.
+    pub fn is_zero_size(&self) -> bool {
+        match self {
+            Metadata::Primitive(p) => *p == PrimitiveType::Unit,
+            Metadata::Struct(s) => s.fields().all(|(_, t)| t.is_zero_size()),
+            Metadata::Tuple(ts) => ts.iter().all(Metadata::is_zero_size),
+            Metadata::Array(a) => a.len == 0 || a.element.is_zero_size(),
+            _ => false,
         }
     }
 }

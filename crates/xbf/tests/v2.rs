@@ -116,7 +116,11 @@ fn xbf_2_error_kinds() {
     fails("c2 00 18 01 45 01 01 41 13 01", ErrorKind::UnknownVariant, 9);
     fails("c2 00 18 01 45 02 01 41 13 01 41 13", ErrorKind::DuplicateField, 9);
     let e = fails("c2 00 17 01 01 02 05 07 05 08", ErrorKind::DuplicateKey, 8);
-    assert_eq!(e.path_string(), "[1]");
+    assert_eq!(e.path_string(), "[1].key");
+    let e = fails("c2 00 17 01 00 01 05 02", ErrorKind::InvalidBool, 7);
+    assert_eq!(e.path_string(), "[0].value");
+    let e = fails("c2 00 17 01 24", ErrorKind::UnknownDiscriminant, 4);
+    assert_eq!(e.path_string(), "[].value");
     fails("c2 01 0011223344556677 00", ErrorKind::UnknownSchema, 2);
     fails("c2 00 0f 05 6162", ErrorKind::Truncated, 3);
     fails("c2 00 01 05 06", ErrorKind::TrailingBytes, 4);
@@ -152,6 +156,28 @@ fn depth_and_zero_size_limits_cover_xbf_2_types() {
     let ok = hex("c2 00 11 13 80 80 04");
     assert_eq!(xbf::decode_message(&ok).unwrap().as_vec().unwrap().len(), 65_536);
     fails("c2 00 11 13 81 80 04", ErrorKind::TooLarge, 4);
+
+    // Zero-size fields of a struct that takes bytes are charged where they
+    // stand: 256 structs of 256 unit fields and a u8 fit, 257 do not.
+    let unit_fields = |n: usize| {
+        let mut ty = vec![0x11, 0x12, 0x01, b'S', 0x81, 0x02];
+        for i in 0..256 {
+            let name = format!("f{i}");
+            ty.push(name.len() as u8);
+            ty.extend(name.as_bytes());
+            ty.push(0x13);
+        }
+        ty.extend([0x01, b'b', 0x01]);
+        let mut msg = vec![0xc2, 0x00];
+        msg.extend(ty);
+        msg.extend([(n & 0x7f) as u8 | 0x80, (n >> 7) as u8]);
+        msg.extend(std::iter::repeat(7u8).take(n));
+        msg
+    };
+    assert_eq!(xbf::decode_message(&unit_fields(256)).unwrap().as_vec().unwrap().len(), 256);
+    let err = xbf::decode_message(&unit_fields(257)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TooLarge);
+    assert_eq!(err.path_string(), "[256].f0");
 }
 
 #[test]
