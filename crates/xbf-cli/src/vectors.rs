@@ -12,7 +12,8 @@ use std::process::ExitCode;
 use serde_json::Value as Json;
 use xbf::{
     AnyValue, DecodeOptions, EncodeOptions, EnumMetadata, EnumValue, ErrorKind, MapValue, Metadata, OptionValue,
-    PrimitiveType, StructMetadata, StructValue, TupleValue, Value, VecValue, I256, U256,
+    PrimitiveType, StreamOptions, StreamReader, StreamWriter, StructMetadata, StructValue, TupleValue, Value, VecValue,
+    I256, U256,
 };
 
 /// Arguments of `xbf vectors check`.
@@ -34,7 +35,6 @@ struct Tally {
     passed: usize,
     failed: usize,
     skipped_versions: usize,
-    skipped_streams: usize,
 }
 
 pub fn check(args: &CheckArgs) -> ExitCode {
@@ -59,7 +59,6 @@ pub fn check(args: &CheckArgs) -> ExitCode {
                     }
                 }
                 Outcome::SkipVersion => tally.skipped_versions += 1,
-                Outcome::SkipStream => tally.skipped_streams += 1,
                 Outcome::Fail(why) => {
                     tally.failed += 1;
                     println!("FAIL {label}: {name}: {why}");
@@ -68,16 +67,8 @@ pub fn check(args: &CheckArgs) -> ExitCode {
         }
     }
     let mut line = format!("{} passed, {} failed", tally.passed, tally.failed);
-    let skipped = tally.skipped_versions + tally.skipped_streams;
-    if skipped > 0 {
-        let mut why = Vec::new();
-        if tally.skipped_versions > 0 {
-            why.push(format!("{} of versions other than {KNOWN_VERSIONS:?}", tally.skipped_versions));
-        }
-        if tally.skipped_streams > 0 {
-            why.push(format!("{} record-stream vectors, which need a stream reader", tally.skipped_streams));
-        }
-        line.push_str(&format!(", {skipped} skipped ({})", why.join("; ")));
+    if tally.skipped_versions > 0 {
+        line.push_str(&format!(", {} skipped (versions other than {KNOWN_VERSIONS:?})", tally.skipped_versions));
     }
     println!("{line}");
     if tally.failed == 0 {
@@ -103,7 +94,6 @@ fn load(path: &PathBuf) -> Result<Vec<Json>, String> {
 enum Outcome {
     Pass,
     SkipVersion,
-    SkipStream,
     Fail(String),
 }
 
@@ -118,12 +108,8 @@ fn run_vector(v: &Json) -> Outcome {
     if !KNOWN_VERSIONS.contains(&version) {
         return Outcome::SkipVersion;
     }
-    if v.get("stream").is_some() {
-        // Record streams are read by the stream reader, which the Rust core
-        // does not have yet: counted as skipped, never as passed.
-        return Outcome::SkipStream;
-    }
-    match check_vector(v, version) {
+    let checked = if v.get("stream").is_some() { check_stream_vector(v) } else { check_vector(v, version) };
+    match checked {
         Ok(()) => Outcome::Pass,
         Err(why) => Outcome::Fail(why),
     }
@@ -156,6 +142,79 @@ fn check_vector(v: &Json, version: u64) -> Result<(), String> {
     let encoded = opts.encode_typed_message(&ty, &expected).map_err(|e| format!("encode failed: {e}"))?;
     if encoded != bytes {
         return Err(format!("encoded {}, expected {hex}", to_hex(&encoded)));
+    }
+    Ok(())
+}
+
+/// A record-stream vector: the reader must yield exactly `records`, then
+/// fail with `error` if given; with `blocks`, writing the records in blocks
+/// of those sizes must give the same bytes.
+fn check_stream_vector(v: &Json) -> Result<(), String> {
+    let hex = v.get("hex").and_then(Json::as_str).ok_or("no \"hex\" string")?;
+    let bytes = from_hex(hex).ok_or("\"hex\" is not lowercase hex")?;
+    let ty = parse_type(v.get("type").ok_or("no \"type\"")?).map_err(|e| format!("bad type: {e}"))?;
+    let records = v.get("records").and_then(Json::as_array).ok_or("no \"records\" array")?;
+    let records = records
+        .iter()
+        .map(|r| parse_value(r, &ty))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("bad record: {e}"))?;
+    let want_error = match v.get("error") {
+        None => None,
+        Some(k) => {
+            let k = k.as_str().ok_or("\"error\" is not a string")?;
+            Some(ErrorKind::from_name(k).ok_or_else(|| format!("unknown error kind {k:?}"))?)
+        }
+    };
+
+    let mut got = Vec::new();
+    let mut failure = None;
+    match StreamReader::new(&bytes[..]) {
+        Err(e) => failure = Some(e),
+        Ok(reader) => {
+            if *reader.metadata() != ty {
+                return Err(format!("decoded type {}, expected {ty}", reader.metadata()));
+            }
+            for item in reader {
+                match item {
+                    Ok(r) => got.push(r),
+                    Err(e) => failure = Some(e),
+                }
+            }
+        }
+    }
+    if got.len() != records.len() || !got.iter().zip(&records).all(|(a, b)| same(a, b)) {
+        let show = |rs: &[Value]| rs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        return Err(format!("yielded [{}], expected [{}]", show(&got), show(&records)));
+    }
+    match (failure, want_error) {
+        (None, None) => {}
+        (Some(e), Some(k)) if e.kind() == k => {}
+        (Some(e), Some(k)) => return Err(format!("failed with {e}, expected {k}")),
+        (Some(e), None) => return Err(format!("failed with {e}, expected a clean end")),
+        (None, Some(k)) => return Err(format!("ended cleanly, expected {k}")),
+    }
+
+    if let Some(blocks) = v.get("blocks") {
+        let sizes = blocks.as_array().ok_or("\"blocks\" is not an array")?;
+        let flags = *bytes.get(1).ok_or("no flags byte")?;
+        let opts = StreamOptions::default()
+            .checksums(flags & 0x08 != 0)
+            .schema_by_reference(flags & 0x01 != 0)
+            .block_bytes(usize::MAX);
+        let mut w = StreamWriter::new(Vec::new(), ty, opts).map_err(|e| e.to_string())?;
+        let mut next = records.iter();
+        for size in sizes {
+            for _ in 0..size.as_u64().ok_or("a block size is not a number")? {
+                let r = next.next().ok_or("\"blocks\" add up to more than the records")?;
+                w.write(r).map_err(|e| e.to_string())?;
+            }
+            w.flush().map_err(|e| e.to_string())?;
+        }
+        let written = w.finish().map_err(|e| e.to_string())?;
+        if written != bytes {
+            return Err(format!("wrote {}, expected {hex}", to_hex(&written)));
+        }
     }
     Ok(())
 }

@@ -132,10 +132,10 @@ impl DecodeOptions {
 pub(crate) struct Decoder<'o, I> {
     pub(crate) input: I,
     opts: &'o DecodeOptions,
-    zero_size_budget: u64,
+    pub(crate) zero_size_budget: u64,
     /// Above 0 while decoding values whose zero-size budget was already
     /// charged (items counted at their count, members of a zero-size value).
-    prepaid: u32,
+    pub(crate) prepaid: u32,
     v2: bool,
 }
 
@@ -171,7 +171,7 @@ impl<'o, I: Input> Decoder<'o, I> {
             return Err(Error::at(
                 ErrorKind::Unsupported,
                 start + 1,
-                "a record stream is read with StreamReader, not as one message",
+                "this is a record stream: read it with StreamReader, not as one message",
             ));
         }
         let meta = self.schema(&header)?;
@@ -355,7 +355,7 @@ impl<'o, I: Input> Decoder<'o, I> {
 
     /// Adds `weight` zero-size values to the message's running total;
     /// fails with `too-large` at `at` once it passes the budget.
-    fn charge(&mut self, at: u64, weight: u64) -> Result<()> {
+    pub(crate) fn charge(&mut self, at: u64, weight: u64) -> Result<()> {
         if weight > self.zero_size_budget {
             return Err(Error::at(
                 ErrorKind::TooLarge,
@@ -381,7 +381,7 @@ impl<'o, I: Input> Decoder<'o, I> {
         Ok(true)
     }
 
-    fn min_size(&self, ty: &Metadata) -> u64 {
+    pub(crate) fn min_size(&self, ty: &Metadata) -> u64 {
         if self.v2 {
             ty.min_size_v2()
         } else {
@@ -390,12 +390,22 @@ impl<'o, I: Input> Decoder<'o, I> {
     }
 
     /// An unsigned varint of at most `bits` bits, canonical.
-    fn uvarint(&mut self, bits: u32) -> Result<u128> {
+    pub(crate) fn uvarint(&mut self, bits: u32) -> Result<u128> {
         let start = self.input.offset();
+        let first = self.input.u8()?;
+        self.uvarint_after(first, start, bits)
+    }
+
+    /// The rest of a varint whose first byte, at `start`, was just read.
+    pub(crate) fn uvarint_after(&mut self, first: u8, start: u64, bits: u32) -> Result<u128> {
         let mut x: u128 = 0;
         let mut shift = 0u32;
+        let mut next = Some(first);
         loop {
-            let b = self.input.u8().map_err(|e| relocate(e, start))?;
+            let b = match next.take() {
+                Some(b) => b,
+                None => self.input.u8().map_err(|e| relocate(e, start))?,
+            };
             let low = u128::from(b & 0x7f);
             if shift + 7 > bits && low >> (bits - shift) != 0 {
                 return Err(bad_varint(start, format!("does not fit in {bits} bits")));
@@ -450,7 +460,7 @@ impl<'o, I: Input> Decoder<'o, I> {
 
     /// A value of type `ty`, whose metadata sits `depth` levels deep (which
     /// matters only for `any`, whose metadata nests below it).
-    fn value(&mut self, ty: &Metadata, depth: usize) -> Result<Value> {
+    pub(crate) fn value(&mut self, ty: &Metadata, depth: usize) -> Result<Value> {
         if self.prepaid > 0 || !ty.is_zero_size() {
             return self.value_of(ty, depth);
         }
@@ -666,7 +676,7 @@ fn reserve(count: u64) -> usize {
 
 /// The number of values in one value of a zero-size type (the type itself
 /// and everything inside it), which the zero-size budget is charged.
-fn zero_size_values(ty: &Metadata) -> u64 {
+pub(crate) fn zero_size_values(ty: &Metadata) -> u64 {
     let inner: u64 = match ty {
         Metadata::Array(a) => a.len.saturating_mul(zero_size_values(&a.element)),
         other => other.children().into_iter().map(zero_size_values).fold(0, u64::saturating_add),
@@ -678,7 +688,7 @@ fn invalid_bool(at: u64, b: u8) -> Error {
     Error::at(ErrorKind::InvalidBool, at, format!("byte 0x{b:02x} is neither 0 nor 1"))
 }
 
-fn bad_varint(at: u64, why: String) -> Error {
+pub(crate) fn bad_varint(at: u64, why: String) -> Error {
     Error::at(ErrorKind::InvalidVarint, at, why)
 }
 
@@ -696,7 +706,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// A length that overruns the input is reported where the claim was made
 /// (the length prefix or varint), not after it.
-fn relocate(e: Error, start: u64) -> Error {
+pub(crate) fn relocate(e: Error, start: u64) -> Error {
     if e.kind() == ErrorKind::Truncated {
         Error::at(ErrorKind::Truncated, start, e.detail())
     } else {

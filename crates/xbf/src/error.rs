@@ -211,6 +211,15 @@ impl Error {
         s
     }
 
+    /// Moves the offset by `base`: for errors found in a part of the input
+    /// that was decoded on its own (a stream block's body).
+    pub(crate) fn shifted(mut self, base: u64) -> Error {
+        if let Some(off) = self.inner.offset.as_mut() {
+            *off += base;
+        }
+        self
+    }
+
     /// Adds the segment that encloses the current path (used while unwinding).
     pub(crate) fn within(mut self, seg: PathSegment) -> Error {
         self.inner.path_rev.push(seg);

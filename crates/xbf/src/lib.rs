@@ -41,6 +41,7 @@ mod metadata;
 mod read;
 mod schema;
 mod ser;
+mod stream;
 pub mod time;
 mod value;
 mod varint;
@@ -54,6 +55,7 @@ pub use metadata::{
 };
 pub use schema::{fingerprint, SchemaRegistry};
 pub use ser::{encode_message, write_message, EncodeOptions, Version};
+pub use stream::{StreamOptions, StreamReader, StreamWriter};
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 
 /// Decodes one whole message with the default [`DecodeOptions`].

@@ -19,6 +19,10 @@ pub(crate) trait Input {
     fn bytes(&mut self, len: u64) -> Result<Vec<u8>>;
     /// Whether the input is exhausted; reads at most one byte from a stream.
     fn at_end(&mut self) -> Result<bool>;
+    /// The next byte, or `None` at the end of the input.
+    fn next_byte(&mut self) -> Result<Option<u8>>;
+    /// Up to `len` bytes: fewer only where the input ends first.
+    fn bytes_up_to(&mut self, len: u64) -> Result<Vec<u8>>;
 
     fn u8(&mut self) -> Result<u8> {
         Ok(self.array::<1>()?[0])
@@ -37,6 +41,11 @@ pub(crate) struct SliceInput<'a> {
 impl<'a> SliceInput<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
         SliceInput { bytes, pos: 0 }
+    }
+
+    /// Moves past the first `n` bytes (offsets still count from the start).
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.pos = n.min(self.bytes.len());
     }
 
     fn take(&mut self, len: u64) -> Result<&'a [u8]> {
@@ -72,6 +81,17 @@ impl Input for SliceInput<'_> {
 
     fn at_end(&mut self) -> Result<bool> {
         Ok(self.pos == self.bytes.len())
+    }
+
+    fn next_byte(&mut self) -> Result<Option<u8>> {
+        let b = self.bytes.get(self.pos).copied();
+        self.pos += usize::from(b.is_some());
+        Ok(b)
+    }
+
+    fn bytes_up_to(&mut self, len: u64) -> Result<Vec<u8>> {
+        let n = self.remaining().unwrap_or(0).min(len);
+        self.bytes(n)
     }
 }
 
@@ -115,14 +135,60 @@ impl<R: io::Read> Input for IoInput<R> {
     }
 
     fn at_end(&mut self) -> Result<bool> {
+        Ok(self.next_byte()?.is_none())
+    }
+
+    fn next_byte(&mut self) -> Result<Option<u8>> {
         let mut byte = [0u8; 1];
         loop {
             match self.reader.read(&mut byte) {
-                Ok(0) => return Ok(true),
-                Ok(_) => return Ok(false),
+                Ok(0) => return Ok(None),
+                Ok(_) => {
+                    self.pos += 1;
+                    return Ok(Some(byte[0]));
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(Error::io(self.pos, e)),
             }
         }
+    }
+
+    fn bytes_up_to(&mut self, len: u64) -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        let got = (&mut self.reader).take(len).read_to_end(&mut buf).map_err(|e| Error::io(self.pos, e))?;
+        self.pos += got as u64;
+        Ok(buf)
+    }
+}
+
+/// A decoder can borrow an input for a while (a stream reads its framing
+/// with one and keeps the input).
+impl<T: Input> Input for &mut T {
+    fn offset(&self) -> u64 {
+        (**self).offset()
+    }
+
+    fn remaining(&self) -> Option<u64> {
+        (**self).remaining()
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        (**self).array()
+    }
+
+    fn bytes(&mut self, len: u64) -> Result<Vec<u8>> {
+        (**self).bytes(len)
+    }
+
+    fn at_end(&mut self) -> Result<bool> {
+        (**self).at_end()
+    }
+
+    fn next_byte(&mut self) -> Result<Option<u8>> {
+        (**self).next_byte()
+    }
+
+    fn bytes_up_to(&mut self, len: u64) -> Result<Vec<u8>> {
+        (**self).bytes_up_to(len)
     }
 }
