@@ -213,10 +213,12 @@ impl<'o, I: Input> Decoder<'o, I> {
     }
 
     pub(crate) fn finish(&mut self) -> Result<()> {
+        // Taken first: from a stream, looking for the end reads a byte.
+        let at = self.input.offset();
         if self.input.at_end()? {
             Ok(())
         } else {
-            Err(Error::at(ErrorKind::TrailingBytes, self.input.offset(), "bytes remain after the message"))
+            Err(Error::at(ErrorKind::TrailingBytes, at, "bytes remain after the message"))
         }
     }
 
