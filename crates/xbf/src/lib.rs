@@ -37,6 +37,8 @@
 
 mod de;
 mod error;
+#[cfg(feature = "json")]
+pub mod json;
 mod metadata;
 mod read;
 mod schema;
