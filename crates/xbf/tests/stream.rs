@@ -4,8 +4,8 @@
 use std::io::{self, Read};
 
 use xbf::{
-    DecodeOptions, ErrorKind, Metadata, OptionValue, PrimitiveType as P, SchemaRegistry, StreamOptions,
-    StreamReader, StreamWriter, StructMetadata, StructValue, Value,
+    DecodeOptions, ErrorKind, Metadata, OptionValue, PrimitiveType as P, SchemaRegistry, StreamOptions, StreamReader,
+    StreamWriter, StructMetadata, StructValue, Value,
 };
 
 struct OneByte<R>(R);
