@@ -40,6 +40,10 @@ use crate::varint;
 pub struct DecodeOptions {
     /// Levels of nesting allowed (each vec, struct, option, array, tuple,
     /// map and enum is one; the outermost is level 1). Default: 128.
+    ///
+    /// Decoding recurses once per level, so raise this with care: each
+    /// level takes a few hundred bytes of the thread's stack (some
+    /// thousands of levels fit in a main thread's 8 MiB; 100,000 do not).
     pub max_depth: usize,
     /// How many elements of zero-size type (such as the empty struct or
     /// unit) one message may hold in all. They consume no input, so only
@@ -120,7 +124,7 @@ impl DecodeOptions {
     /// Offsets in errors count from the start of `bytes`.
     pub fn decode_value(&self, version: Version, ty: &Metadata, bytes: &[u8]) -> Result<Value> {
         if ty.depth() > self.max_depth {
-            return Err(Error::new(ErrorKind::TooDeep, format!("the type nests {} levels", ty.depth())));
+            return Err(Error::at(ErrorKind::TooDeep, 0, format!("the type nests {} levels", ty.depth())));
         }
         let mut d = Decoder::new(SliceInput::new(bytes), self, version);
         let value = d.root_value(ty)?;
@@ -274,7 +278,7 @@ impl<'o, I: Input> Decoder<'o, I> {
                 let count_at = self.input.offset();
                 let n = self.length()?;
                 self.check_fits(count_at, n, 1)?;
-                let mut types = Vec::with_capacity(n as usize);
+                let mut types = Vec::with_capacity(reserve(n));
                 for i in 0..n {
                     types.push(self.metadata(child).map_err(within(PathSegment::Position(i)))?);
                 }

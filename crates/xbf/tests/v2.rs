@@ -153,6 +153,10 @@ fn depth_and_zero_size_limits_cover_xbf_2_types() {
     fails("c2 00 11 13 8080808080808080 40", ErrorKind::TooLarge, 4);
     fails("c2 00 15 8080808080808080 40 13", ErrorKind::TooLarge, 13);
     fails("c2 00 11 01 8080808080808080 40", ErrorKind::Truncated, 4);
+    // Counts read from a stream are unchecked: nothing may be reserved for
+    // them (found by the fuzzer: a tuple count near 2^43 aborted the process).
+    fails("c2 00 16 ff ff ff ff ff ff 01", ErrorKind::Truncated, 3);
+    fails("c2 00 18 00 de de de de de 01 00 00 ff ff ff ff", ErrorKind::Truncated, 4);
     let ok = hex("c2 00 11 13 80 80 04");
     assert_eq!(xbf::decode_message(&ok).unwrap().as_vec().unwrap().len(), 65_536);
     fails("c2 00 11 13 81 80 04", ErrorKind::TooLarge, 4);
