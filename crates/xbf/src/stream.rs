@@ -68,7 +68,7 @@ pub struct StreamWriter<W: Write> {
     out: W,
     ty: Metadata,
     opts: StreamOptions,
-    records: Encoder<Vec<u8>>,
+    records: Vec<u8>,
     count: u64,
 }
 
@@ -88,7 +88,7 @@ impl<W: Write> StreamWriter<W> {
     /// be those the stream was started with; readers check the checksums
     /// but cannot tell a wrong type from damage.
     pub fn resume(out: W, ty: Metadata, opts: StreamOptions) -> Self {
-        StreamWriter { out, ty, opts, records: Encoder::new(Vec::new(), Version::V2), count: 0 }
+        StreamWriter { out, ty, opts, records: Vec::new(), count: 0 }
     }
 
     /// Adds a record; fails with `type-mismatch` unless it is of the
@@ -100,9 +100,28 @@ impl<W: Write> StreamWriter<W> {
                 format!("a stream of {} given a {}", self.ty, record.metadata()),
             ));
         }
-        self.records.value(record, &self.ty).map_err(write_err)?;
+        let ty = self.ty.clone();
+        self.write_with(|out| {
+            let mut enc = Encoder::new(out, Version::V2);
+            enc.value(record, &ty).map_err(write_err)
+        })
+    }
+
+    /// The stream's record type.
+    pub fn metadata(&self) -> &Metadata {
+        &self.ty
+    }
+
+    /// Adds a record that `encode` appends to the block's bytes (for the
+    /// typed API); on failure nothing of it is kept.
+    pub(crate) fn write_with(&mut self, encode: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Result<()> {
+        let mark = self.records.len();
+        if let Err(e) = encode(&mut self.records) {
+            self.records.truncate(mark);
+            return Err(e);
+        }
         self.count += 1;
-        if self.records.w.len() >= self.opts.block_bytes {
+        if self.records.len() >= self.opts.block_bytes {
             self.write_block()?;
         }
         Ok(())
@@ -128,18 +147,18 @@ impl<W: Write> StreamWriter<W> {
         let mut buf = [0u8; varint::MAX_LEN];
         let n = varint::encode(u128::from(self.count), &mut buf);
         let count = &buf[..n];
-        let body_len = (count.len() + self.records.w.len()) as u128;
+        let body_len = (count.len() + self.records.len()) as u128;
         let mut len_buf = [0u8; varint::MAX_LEN];
         let len = varint::encode(body_len, &mut len_buf);
         let w = &mut self.out;
         w.write_all(&len_buf[..len]).map_err(write_err)?;
         w.write_all(count).map_err(write_err)?;
-        w.write_all(&self.records.w).map_err(write_err)?;
+        w.write_all(&self.records).map_err(write_err)?;
         if self.opts.checksums {
-            let crc = crc32c::crc32c_append(crc32c::crc32c(count), &self.records.w);
+            let crc = crc32c::crc32c_append(crc32c::crc32c(count), &self.records);
             w.write_all(&crc.to_le_bytes()).map_err(write_err)?;
         }
-        self.records.w.clear();
+        self.records.clear();
         self.count = 0;
         Ok(())
     }
@@ -283,6 +302,20 @@ impl<R: io::Read> StreamReader<R> {
     }
 
     fn next_record(&mut self) -> Result<Option<Value>> {
+        self.next_with(|mut d, ty| {
+            let record = d.value(ty, 0);
+            (record, d)
+        })
+    }
+
+    /// The next record, decoded by `decode` from a decoder set at its first
+    /// byte (which it hands back, moved past the record); `None` at a clean
+    /// end. Block framing, checksums, budgets and error offsets and paths
+    /// are handled here, for the dynamic and the typed readers alike.
+    pub(crate) fn next_with<T, F>(&mut self, mut decode: F) -> Result<Option<T>>
+    where
+        F: for<'a, 'o> FnMut(Decoder<'o, SliceInput<'a>>, &Metadata) -> (Result<T>, Decoder<'o, SliceInput<'a>>),
+    {
         loop {
             if let Some(block) = &mut self.block {
                 if block.left > 0 {
@@ -291,9 +324,8 @@ impl<R: io::Read> StreamReader<R> {
                     let mut d = Decoder::new(input, &self.opts, Version::V2);
                     d.zero_size_budget = block.budget;
                     d.prepaid = u32::from(self.ty.is_zero_size());
-                    let record = d
-                        .value(&self.ty, 0)
-                        .map_err(|e| e.within(PathSegment::Record(self.record)).shifted(block.base))?;
+                    let (record, d) = decode(d, &self.ty);
+                    let record = record.map_err(|e| e.within(PathSegment::Record(self.record)).shifted(block.base))?;
                     block.pos = d.input.offset() as usize;
                     block.budget = d.zero_size_budget;
                     block.left -= 1;
@@ -322,14 +354,11 @@ impl<R: io::Read> StreamReader<R> {
     }
 }
 
-impl<R: io::Read> Iterator for StreamReader<R> {
-    type Item = Result<Value>;
-
-    fn next(&mut self) -> Option<Result<Value>> {
-        if self.done {
-            return None;
-        }
-        match self.next_record() {
+impl<R: io::Read> StreamReader<R> {
+    /// Passes on `result`, marking the reader finished after the end or an
+    /// error, so that iteration stops there.
+    pub(crate) fn settle<T>(&mut self, result: Result<Option<T>>) -> Option<Result<T>> {
+        match result {
             Ok(Some(v)) => Some(Ok(v)),
             Ok(None) => {
                 self.done = true;
@@ -340,6 +369,22 @@ impl<R: io::Read> Iterator for StreamReader<R> {
                 Some(Err(e))
             }
         }
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.done
+    }
+}
+
+impl<R: io::Read> Iterator for StreamReader<R> {
+    type Item = Result<Value>;
+
+    fn next(&mut self) -> Option<Result<Value>> {
+        if self.done {
+            return None;
+        }
+        let r = self.next_record();
+        self.settle(r)
     }
 }
 

@@ -1,0 +1,272 @@
+//! The typed API: any type with serde's derives to and from XBF.
+//!
+//! The metadata of a message comes from the type (its `Deserialize` impl is
+//! traced once and cached), never from the value, so it is right for an
+//! empty `Vec` or a `None`. Reading goes by the message's own metadata and
+//! hands struct fields to the reader's type by name, so a reader's type may
+//! differ from the writer's (see SPEC.md, "Schema evolution").
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Point { first: i8, last: i8 }
+//!
+//! let bytes = xbf::to_vec(&Point { first: 42, last: -5 })?;
+//! assert_eq!(bytes, xbf::encode_message(&xbf::StructValue::from_fields(
+//!     "Point", [("first", xbf::Value::I8(42)), ("last", xbf::Value::I8(-5))])?.into())?);
+//! assert_eq!(xbf::from_slice::<Point>(&bytes)?, Point { first: 42, last: -5 });
+//!
+//! // v1, the paper's 45 bytes.
+//! assert_eq!(xbf::EncodeOptions::v1().to_vec(&Point { first: 42, last: -5 })?.len(), 45);
+//! # Ok::<(), xbf::Error>(())
+//! ```
+
+mod de;
+mod schema;
+mod ser;
+mod value_ser;
+
+use std::io::{self, Read, Write};
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::de::{DecodeOptions, Decoder};
+use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::metadata::Metadata;
+use crate::read::SliceInput;
+use crate::ser::{EncodeOptions, Encoder, Version};
+use crate::stream::{StreamOptions, StreamReader, StreamWriter};
+
+use self::schema::Traced;
+
+fn io_err(e: io::Error) -> Error {
+    Error::new(ErrorKind::Io, e.to_string())
+}
+
+/// The XBF metadata of the type `T`, as the typed API writes it: traced from
+/// `T`'s `Deserialize` impl once, then cached. Fails with `unsupported` for
+/// recursive types, and for types whose shape depends on the value
+/// (internally tagged or untagged enums, `#[serde(flatten)]`).
+///
+/// ```
+/// #[derive(serde::Deserialize)]
+/// struct Row { id: u32, tags: Vec<String>, note: Option<String> }
+/// assert_eq!(xbf::metadata_of::<Row>()?.to_string(),
+///            "struct Row { id: u32, tags: vec<string>, note: option<string> }");
+/// # Ok::<(), xbf::Error>(())
+/// ```
+pub fn metadata_of<'de, T: Deserialize<'de>>() -> Result<Metadata> {
+    schema::metadata_of::<T>()
+}
+
+/// Encodes `value` as an XBF 2 message whose metadata is that of `T`.
+pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(value: &T) -> Result<Vec<u8>> {
+    EncodeOptions::v2().to_vec(value)
+}
+
+/// Writes `value` as an XBF 2 message to `writer` (the message is built in
+/// memory, then written with one call).
+pub fn to_writer<'de, W: Write, T: Serialize + Deserialize<'de>>(writer: W, value: &T) -> Result<()> {
+    EncodeOptions::v2().to_writer(writer, value)
+}
+
+/// Decodes one whole message (either version) into `T`, borrowing strings
+/// and bytes from `bytes` where `T` asks to.
+pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    DecodeOptions::default().from_slice(bytes)
+}
+
+/// Reads one whole message from `reader` into `T`; the reader must end
+/// where the message does. The message is read into memory first.
+pub fn from_reader<T: DeserializeOwned, R: Read>(reader: R) -> Result<T> {
+    DecodeOptions::default().from_reader(reader)
+}
+
+impl EncodeOptions {
+    /// Encodes `value` as a message of these options' version, with the
+    /// metadata of `T`. In v1, fails with `unsupported` naming the path of
+    /// the first type that v1 cannot hold.
+    pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(&self, value: &T) -> Result<Vec<u8>> {
+        let mut out = ser::Out { buf: Vec::with_capacity(128), v2: self.version() == Version::V2 };
+        self.write_into(&mut out, value)?;
+        Ok(out.buf)
+    }
+
+    /// Writes `value` as a message to `writer`; see [`EncodeOptions::to_vec`].
+    pub fn to_writer<'de, W: Write, T: Serialize + Deserialize<'de>>(&self, mut writer: W, value: &T) -> Result<()> {
+        let bytes = self.to_vec(value)?;
+        writer.write_all(&bytes).map_err(io_err)
+    }
+
+    fn write_into<'de, T: Serialize + Deserialize<'de>>(&self, out: &mut ser::Out, value: &T) -> Result<()> {
+        let traced = schema::traced::<T>();
+        match &*traced {
+            Traced::Known(ty) => {
+                if self.version() == Version::V1 {
+                    ser::check_v1(ty)?;
+                }
+                let version = self.version();
+                Encoder::new(&mut out.buf, version).message_head(ty, self.by_reference(), 0).map_err(io_err)?;
+                let r = ser::write_value(out, ty, value);
+                match ty {
+                    Metadata::Struct(s) => r.map_err(|e| e.within(PathSegment::Root(s.name().into()))),
+                    _ => r,
+                }
+            }
+            Traced::Recursive(why) => Err(Error::new(ErrorKind::Unsupported, why.clone())),
+            // The type's shape depends on the value: describe the value.
+            Traced::Opaque(_) => {
+                let v = value.serialize(value_ser::ValueSer)?;
+                self.write_message(&mut out.buf, &v)
+            }
+        }
+    }
+}
+
+impl DecodeOptions {
+    /// Decodes one whole message into `T` with these options' limits; see
+    /// [`from_slice`].
+    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
+        let (ty, columnar) = d.message_head()?;
+        if columnar {
+            return Err(Error::at(
+                ErrorKind::Unsupported,
+                1,
+                "a columnar message cannot lend borrowed fields: read it with from_reader, which rebuilds rows",
+            ));
+        }
+        let mut de = de::De { d };
+        let value = root(&mut de, &ty)?;
+        de.d.finish()?;
+        Ok(value)
+    }
+
+    /// Reads one whole message from `reader` into `T`; see [`from_reader`].
+    pub fn from_reader<T: DeserializeOwned, R: Read>(&self, mut reader: R) -> Result<T> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(|e| Error::io(bytes.len() as u64, e))?;
+        if bytes.len() > 1 && bytes[0] == crate::ser::V2_MARKER && bytes[1] & crate::ser::FLAG_COLUMNAR != 0 {
+            // Columns are rebuilt into rows, which the typed decoder reads.
+            let (ty, value) = self.decode_typed_message(&bytes)?;
+            let rows = EncodeOptions::v2().layout(crate::Layout::Rows).encode_typed_message(&ty, &value)?;
+            return self.from_slice(&rows);
+        }
+        self.from_slice(&bytes)
+    }
+
+    /// Reads a record stream as an iterator of `T`; see [`TypedStreamReader`].
+    pub fn typed_stream<T: DeserializeOwned, R: Read>(&self, reader: R) -> Result<TypedStreamReader<T, R>> {
+        TypedStreamReader::with_options(reader, self.clone())
+    }
+}
+
+/// A stream record: paths start at `#r`, without the root's name.
+fn record<'de, T: Deserialize<'de>>(de: &mut de::De<'de, '_>, ty: &Metadata) -> Result<T> {
+    T::deserialize(de::ValDe { de, ty, depth: 0 })
+}
+
+fn root<'de, T: Deserialize<'de>>(de: &mut de::De<'de, '_>, ty: &Metadata) -> Result<T> {
+    let r = T::deserialize(de::ValDe { de, ty, depth: 0 });
+    r.map_err(|e| match ty {
+        Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
+        Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
+        _ => e,
+    })
+}
+
+/// Reads a record stream as an iterator of `T`, matching fields by name
+/// as [`from_slice`] does. Yields every record before an error, then the
+/// error, then nothing.
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct Tick { t: u32, price: f64 }
+///
+/// let mut w = xbf::TypedStreamWriter::new(Vec::new(), xbf::StreamOptions::default())?;
+/// w.write(&Tick { t: 1, price: 9.5 })?;
+/// w.write(&Tick { t: 2, price: 9.75 })?;
+/// let bytes = w.finish()?;
+/// let ticks: Vec<Tick> = xbf::typed_stream(&bytes[..])?.collect::<Result<_, _>>()?;
+/// assert_eq!(ticks[1], Tick { t: 2, price: 9.75 });
+/// // The dynamic reader reads the same stream.
+/// assert_eq!(xbf::StreamReader::new(&bytes[..])?.count(), 2);
+/// # Ok::<(), xbf::Error>(())
+/// ```
+pub fn typed_stream<T: DeserializeOwned, R: Read>(reader: R) -> Result<TypedStreamReader<T, R>> {
+    TypedStreamReader::with_options(reader, DecodeOptions::default())
+}
+
+/// A record stream read as values of `T`; made by [`typed_stream`].
+pub struct TypedStreamReader<T, R: Read> {
+    inner: StreamReader<R>,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: DeserializeOwned, R: Read> TypedStreamReader<T, R> {
+    /// Reads the stream's header and type; `opts` sets the limits.
+    pub fn with_options(reader: R, opts: DecodeOptions) -> Result<Self> {
+        Ok(TypedStreamReader { inner: StreamReader::with_options(reader, opts)?, _t: PhantomData })
+    }
+
+    /// The type of the records, as the stream declares it.
+    pub fn metadata(&self) -> &Metadata {
+        self.inner.metadata()
+    }
+}
+
+impl<T: DeserializeOwned, R: Read> Iterator for TypedStreamReader<T, R> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        if self.inner.is_done() {
+            return None;
+        }
+        let r = self.inner.next_with(|d, ty| {
+            let mut de = de::De { d };
+            let record = record::<T>(&mut de, ty);
+            (record, de.d)
+        });
+        self.inner.settle(r)
+    }
+}
+
+/// Writes a record stream of values of `T` (its metadata traced from the
+/// type), in the same layout as [`StreamWriter`].
+pub struct TypedStreamWriter<T, W: Write> {
+    inner: StreamWriter<W>,
+    _t: PhantomData<fn(&T)>,
+}
+
+impl<'de, T: Serialize + Deserialize<'de>, W: Write> TypedStreamWriter<T, W> {
+    /// Starts a stream: writes the header and `T`'s metadata. `T` must have
+    /// a fixed type (see [`metadata_of`]).
+    pub fn new(out: W, opts: StreamOptions) -> Result<Self> {
+        let ty = schema::metadata_of::<T>()?;
+        Ok(TypedStreamWriter { inner: StreamWriter::new(out, ty, opts)?, _t: PhantomData })
+    }
+
+    /// Adds a record; writes a block once enough records are buffered.
+    pub fn write(&mut self, record: &T) -> Result<()> {
+        let ty = self.inner.metadata().clone();
+        self.inner.write_with(|buf| {
+            let mut out = ser::Out { buf: std::mem::take(buf), v2: true };
+            let r = ser::write_value(&mut out, &ty, record);
+            *buf = out.buf;
+            r
+        })
+    }
+
+    /// Writes the buffered records as a block and flushes the writer.
+    pub fn flush(&mut self) -> Result<()> {
+        self.inner.flush()
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn finish(self) -> Result<W> {
+        self.inner.finish()
+    }
+}
