@@ -11,9 +11,9 @@ use std::process::ExitCode;
 
 use serde_json::Value as Json;
 use xbf::{
-    AnyValue, DecodeOptions, EncodeOptions, EnumMetadata, EnumValue, ErrorKind, MapValue, Metadata, OptionValue,
-    PrimitiveType, StreamOptions, StreamReader, StreamWriter, StructMetadata, StructValue, TupleValue, Value, VecValue,
-    I256, U256,
+    AnyValue, DecodeOptions, EncodeOptions, EnumMetadata, EnumValue, ErrorKind, Layout, MapValue, Metadata,
+    OptionValue, PrimitiveType, StreamOptions, StreamReader, StreamWriter, StructMetadata, StructValue, TupleValue,
+    Value, VecValue, I256, U256,
 };
 
 /// Arguments of `xbf vectors check`.
@@ -138,7 +138,10 @@ fn check_vector(v: &Json, version: u64) -> Result<(), String> {
     if !same(&decoded, &expected) {
         return Err(format!("decoded {decoded}, expected {expected}"));
     }
-    let opts = if version == 1 { EncodeOptions::v1() } else { EncodeOptions::v2() };
+    // The layout the bytes use is the one to write: v2 encoders pick by default.
+    let columnar = version == 2 && bytes.get(1).is_some_and(|f| f & 0x02 != 0);
+    let layout = if columnar { Layout::Columnar } else { Layout::Rows };
+    let opts = if version == 1 { EncodeOptions::v1() } else { EncodeOptions::v2().layout(layout) };
     let encoded = opts.encode_typed_message(&ty, &expected).map_err(|e| format!("encode failed: {e}"))?;
     if encoded != bytes {
         return Err(format!("encoded {}, expected {hex}", to_hex(&encoded)));

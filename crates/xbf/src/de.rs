@@ -53,11 +53,22 @@ pub struct DecodeOptions {
     /// The types known by fingerprint, for XBF 2 messages that send a
     /// schema by reference. Default: none.
     pub schemas: Arc<SchemaRegistry>,
+    /// For columnar messages: how much memory decoding may take, counting
+    /// each value as the size of a [`Value`] and the bytes of strings that
+    /// dictionaries and shared prefixes expand. Columns compress, so a few
+    /// bytes can stand for millions of values; `None` (the default) allows
+    /// 64 times the message's length plus 16 MiB.
+    pub max_decoded_bytes: Option<u64>,
 }
 
 impl Default for DecodeOptions {
     fn default() -> Self {
-        DecodeOptions { max_depth: 128, max_zero_size_elements: 1 << 16, schemas: Arc::new(SchemaRegistry::new()) }
+        DecodeOptions {
+            max_depth: 128,
+            max_zero_size_elements: 1 << 16,
+            schemas: Arc::new(SchemaRegistry::new()),
+            max_decoded_bytes: None,
+        }
     }
 }
 
@@ -72,6 +83,52 @@ impl DecodeOptions {
     pub fn max_zero_size_elements(mut self, count: u64) -> Self {
         self.max_zero_size_elements = count;
         self
+    }
+
+    /// Sets [`max_decoded_bytes`](Self::max_decoded_bytes).
+    pub fn max_decoded_bytes(mut self, bytes: u64) -> Self {
+        self.max_decoded_bytes = Some(bytes);
+        self
+    }
+
+    /// Decodes only the struct fields that `paths` name (dotted, through
+    /// vecs, arrays and options: `features.properties.mag`); the value's
+    /// type keeps just those fields. A columnar message's other columns are
+    /// skipped without being read; a row message is decoded whole first.
+    ///
+    /// ```
+    /// use xbf::{DecodeOptions, EncodeOptions, Layout};
+    ///
+    /// let rows = xbf::json::from_json_str(r#"[{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]"#)?;
+    /// let bytes = EncodeOptions::v2().layout(Layout::Columnar).encode_message(&rows)?;
+    /// let only_a = DecodeOptions::default().decode_projected(&bytes, &["a"])?;
+    /// assert_eq!(only_a.metadata().to_string(), "vec<struct Object { a: u64 }>");
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn decode_projected<S: AsRef<str>>(&self, bytes: &[u8], paths: &[S]) -> Result<Value> {
+        let sel = crate::columnar::Selection::from_paths(paths);
+        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
+        let (ty, value) = d.typed_message_with(Some(&sel))?;
+        d.finish()?;
+        crate::columnar::prune(&ty, value, &sel)
+            .ok_or_else(|| Error::new(ErrorKind::TypeMismatch, "the paths select no struct field of the message"))
+    }
+
+    /// The columns of a columnar message: path, encoding and size of each.
+    pub fn column_stats(&self, bytes: &[u8]) -> Result<Vec<crate::columnar::ColumnStats>> {
+        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
+        let first = d.input.u8()?;
+        if first != V2_MARKER {
+            return Err(Error::at(ErrorKind::Unsupported, 0, "only XBF 2 messages can be columnar"));
+        }
+        let header = d.header_after_marker()?;
+        if header.flags & FLAG_COLUMNAR == 0 {
+            return Err(Error::at(ErrorKind::Unsupported, 1, "this message is in rows, not columns"));
+        }
+        let ty = d.schema(&header)?;
+        let base = d.input.offset();
+        let rest = d.input.bytes_up_to(u64::MAX)?;
+        crate::columnar::column_stats(&ty, &rest, base, self)
     }
 
     /// Sets the [`schemas`](Self::schemas) known by fingerprint.
@@ -135,12 +192,12 @@ impl DecodeOptions {
 
 pub(crate) struct Decoder<'o, I> {
     pub(crate) input: I,
-    opts: &'o DecodeOptions,
+    pub(crate) opts: &'o DecodeOptions,
     pub(crate) zero_size_budget: u64,
     /// Above 0 while decoding values whose zero-size budget was already
     /// charged (items counted at their count, members of a zero-size value).
     pub(crate) prepaid: u32,
-    v2: bool,
+    pub(crate) v2: bool,
 }
 
 /// What an XBF 2 header announced.
@@ -158,6 +215,29 @@ impl<'o, I: Input> Decoder<'o, I> {
     }
 
     fn typed_message(&mut self) -> Result<(Metadata, Value)> {
+        self.typed_message_with(None)
+    }
+
+    /// The message, and for a columnar one only the fields `sel` picks.
+    fn typed_message_with(&mut self, sel: Option<&crate::columnar::Selection>) -> Result<(Metadata, Value)> {
+        let (meta, columnar) = self.message_head()?;
+        if columnar {
+            let base = self.input.offset();
+            let rest = self.input.bytes_up_to(u64::MAX)?;
+            let root = |e: Error| match &meta {
+                Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
+                _ => e,
+            };
+            return crate::columnar::decode_message(&meta, &rest, base, self.opts, sel).map_err(root);
+        }
+        let value = self.root_value(&meta)?;
+        Ok((meta, value))
+    }
+
+    /// The head of a whole message of either version (the header, then the
+    /// metadata inline or by fingerprint), leaving the input at the value:
+    /// its type, and whether the value is in columns.
+    pub(crate) fn message_head(&mut self) -> Result<(Metadata, bool)> {
         let start = self.input.offset();
         let first = self.input.u8()?;
         if first != V2_MARKER {
@@ -166,9 +246,7 @@ impl<'o, I: Input> Decoder<'o, I> {
             if first & 0xF0 == 0xC0 {
                 return Err(unsupported_version(start, first));
             }
-            let meta = self.metadata_after(first, start, 0)?;
-            let value = self.root_value(&meta)?;
-            return Ok((meta, value));
+            return Ok((self.metadata_after(first, start, 0)?, false));
         }
         let header = self.header_after_marker()?;
         if header.flags & FLAG_STREAM != 0 {
@@ -178,9 +256,7 @@ impl<'o, I: Input> Decoder<'o, I> {
                 "this is a record stream: read it with StreamReader, not as one message",
             ));
         }
-        let meta = self.schema(&header)?;
-        let value = self.root_value(&meta)?;
-        Ok((meta, value))
+        Ok((self.schema(&header)?, header.flags & FLAG_COLUMNAR != 0))
     }
 
     /// Reads the flags byte that follows the 0xC2 marker, switching to XBF 2.
@@ -188,13 +264,10 @@ impl<'o, I: Input> Decoder<'o, I> {
         self.v2 = true;
         let at = self.input.offset();
         let flags = self.input.u8()?;
-        let known = FLAG_SCHEMA_REF | FLAG_STREAM | FLAG_CHECKSUM;
-        if flags & !known != 0 || (flags & FLAG_CHECKSUM != 0 && flags & FLAG_STREAM == 0) {
-            let what = if flags & FLAG_COLUMNAR != 0 {
-                "the columnar layout is not supported by this decoder".to_owned()
-            } else {
-                format!("header flags 0x{flags:02x} are not supported")
-            };
+        let known = FLAG_SCHEMA_REF | FLAG_STREAM | FLAG_CHECKSUM | FLAG_COLUMNAR;
+        let stream = flags & FLAG_STREAM != 0;
+        if flags & !known != 0 || (flags & FLAG_CHECKSUM != 0 && !stream) || (flags & FLAG_COLUMNAR != 0 && stream) {
+            let what = format!("header flags 0x{flags:02x} are not supported");
             return Err(Error::at(ErrorKind::Unsupported, at, what));
         }
         Ok(Header { flags })
@@ -227,14 +300,14 @@ impl<'o, I: Input> Decoder<'o, I> {
     }
 
     /// Metadata nested `depth` levels below the root.
-    fn metadata(&mut self, depth: usize) -> Result<Metadata> {
+    pub(crate) fn metadata(&mut self, depth: usize) -> Result<Metadata> {
         let start = self.input.offset();
         let d = self.input.u8()?;
         self.metadata_after(d, start, depth)
     }
 
     /// Metadata whose discriminant `d`, at `start`, has just been read.
-    fn metadata_after(&mut self, d: u8, start: u64, depth: usize) -> Result<Metadata> {
+    pub(crate) fn metadata_after(&mut self, d: u8, start: u64, depth: usize) -> Result<Metadata> {
         if let Some(p) = PrimitiveType::from_discriminant(d) {
             if self.v2 || p.is_v1() {
                 return Ok(Metadata::Primitive(p));
@@ -344,7 +417,7 @@ impl<'o, I: Input> Decoder<'o, I> {
 
     /// Fails with `truncated` at `at` unless `count` items of at least
     /// `min_size` bytes each fit in what remains of the input.
-    fn check_fits(&self, at: u64, count: u64, min_size: u64) -> Result<()> {
+    pub(crate) fn check_fits(&self, at: u64, count: u64, min_size: u64) -> Result<()> {
         if let Some(rem) = self.input.remaining() {
             if count.saturating_mul(min_size) > rem {
                 return Err(Error::at(
@@ -377,7 +450,7 @@ impl<'o, I: Input> Decoder<'o, I> {
     /// zero-size items, charges the budget for all of them at once (unless
     /// it was already charged for the value around them). Returns whether
     /// the items are zero-size, so that they are not charged again.
-    fn check_count(&mut self, at: u64, count: u64, item: &Metadata) -> Result<bool> {
+    pub(crate) fn check_count(&mut self, at: u64, count: u64, item: &Metadata) -> Result<bool> {
         if !item.is_zero_size() {
             return self.check_fits(at, count, self.min_size(item)).map(|()| false);
         }
@@ -435,7 +508,7 @@ impl<'o, I: Input> Decoder<'o, I> {
     }
 
     /// A length or count: u64 LE in v1, a varint in XBF 2.
-    fn length(&mut self) -> Result<u64> {
+    pub(crate) fn length(&mut self) -> Result<u64> {
         if self.v2 {
             Ok(self.uvarint(64)? as u64)
         } else {
@@ -690,7 +763,7 @@ pub(crate) fn zero_size_values(ty: &Metadata) -> u64 {
     inner.saturating_add(1)
 }
 
-fn invalid_bool(at: u64, b: u8) -> Error {
+pub(crate) fn invalid_bool(at: u64, b: u8) -> Error {
     Error::at(ErrorKind::InvalidBool, at, format!("byte 0x{b:02x} is neither 0 nor 1"))
 }
 
@@ -698,7 +771,7 @@ pub(crate) fn bad_varint(at: u64, why: String) -> Error {
     Error::at(ErrorKind::InvalidVarint, at, why)
 }
 
-fn unsupported_version(at: u64, first: u8) -> Error {
+pub(crate) fn unsupported_version(at: u64, first: u8) -> Error {
     Error::at(
         ErrorKind::Unsupported,
         at,

@@ -40,6 +40,9 @@ pub enum ErrorKind {
     /// A version, header flag or type that this implementation or the
     /// requested version does not support.
     Unsupported,
+    /// A column of a columnar message whose lengths, counts or indices
+    /// contradict its data.
+    InvalidColumn,
     /// A value does not match the type it is declared with (never produced
     /// by decoding bytes: only by constructors and encoders).
     TypeMismatch,
@@ -65,13 +68,14 @@ impl ErrorKind {
             ErrorKind::UnknownSchema => "unknown-schema",
             ErrorKind::BadChecksum => "bad-checksum",
             ErrorKind::Unsupported => "unsupported",
+            ErrorKind::InvalidColumn => "invalid-column",
             ErrorKind::TypeMismatch => "type-mismatch",
             ErrorKind::Io => "io",
         }
     }
 
     /// Every kind, in the order SPEC.md lists them.
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 17] = [
         ErrorKind::Truncated,
         ErrorKind::TrailingBytes,
         ErrorKind::UnknownDiscriminant,
@@ -86,6 +90,7 @@ impl ErrorKind {
         ErrorKind::UnknownSchema,
         ErrorKind::BadChecksum,
         ErrorKind::Unsupported,
+        ErrorKind::InvalidColumn,
         ErrorKind::TypeMismatch,
         ErrorKind::Io,
     ];

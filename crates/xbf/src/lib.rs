@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod columnar;
 mod de;
 mod error;
 #[cfg(feature = "json")]
@@ -45,9 +46,12 @@ mod schema;
 mod ser;
 mod stream;
 pub mod time;
+#[cfg(feature = "serde")]
+mod typed;
 mod value;
 mod varint;
 
+pub use columnar::{ColumnStats, Selection};
 pub use de::DecodeOptions;
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use metadata::{
@@ -56,8 +60,12 @@ pub use metadata::{
     TUPLE_DISCRIMINANT, VEC_DISCRIMINANT,
 };
 pub use schema::{fingerprint, SchemaRegistry};
-pub use ser::{encode_message, write_message, EncodeOptions, Version};
+pub use ser::{encode_message, write_message, EncodeOptions, Layout, Version};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};
+#[cfg(feature = "serde")]
+pub use typed::{
+    from_reader, from_slice, metadata_of, to_vec, to_writer, typed_stream, TypedStreamReader, TypedStreamWriter,
+};
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 
 /// Decodes one whole message with the default [`DecodeOptions`].

@@ -48,7 +48,7 @@ impl<'a> SliceInput<'a> {
         self.pos = n.min(self.bytes.len());
     }
 
-    fn take(&mut self, len: u64) -> Result<&'a [u8]> {
+    pub(crate) fn take(&mut self, len: u64) -> Result<&'a [u8]> {
         let rest = &self.bytes[self.pos..];
         match usize::try_from(len) {
             Ok(n) if n <= rest.len() => {

@@ -33,8 +33,24 @@ pub enum Version {
     V2,
 }
 
+/// How an XBF 2 message lays out its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Layout {
+    /// Columns when the value holds enough repeated items to try them and
+    /// they come out smaller; rows otherwise.
+    #[default]
+    Auto,
+    /// The value as it is, field after field (section 13 of SPEC.md).
+    Rows,
+    /// One column per path of the type, each with its own encoding
+    /// (SPEC.md, "Columnar layout").
+    Columnar,
+}
+
 /// How to encode: the version (XBF 2 by default) and, for XBF 2, whether
-/// to send the schema's fingerprint instead of the schema.
+/// to send the schema's fingerprint instead of the schema and which layout
+/// to use (rows or columns, by default whichever is smaller).
 ///
 /// ```
 /// use xbf::{EncodeOptions, Value};
@@ -49,6 +65,8 @@ pub enum Version {
 pub struct EncodeOptions {
     version: Version,
     schema_by_reference: bool,
+    layout: Layout,
+    column_zstd: Option<i32>,
 }
 
 impl Default for EncodeOptions {
@@ -60,12 +78,12 @@ impl Default for EncodeOptions {
 impl EncodeOptions {
     /// XBF v1, the paper's format.
     pub fn v1() -> Self {
-        EncodeOptions { version: Version::V1, schema_by_reference: false }
+        EncodeOptions { version: Version::V1, schema_by_reference: false, layout: Layout::Rows, column_zstd: None }
     }
 
     /// XBF 2 with the schema inline.
     pub fn v2() -> Self {
-        EncodeOptions { version: Version::V2, schema_by_reference: false }
+        EncodeOptions { version: Version::V2, schema_by_reference: false, layout: Layout::Auto, column_zstd: None }
     }
 
     /// XBF 2 only: send the schema's 8-byte fingerprint instead of the
@@ -75,9 +93,28 @@ impl EncodeOptions {
         self
     }
 
+    /// XBF 2 only: the layout of the value (default [`Layout::Auto`]).
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// Columnar layout only: compress each column with zstd at `level`
+    /// where that makes it smaller (a reader then needs xbf's `zstd`
+    /// feature). `None`, the default, writes no compressed column.
+    pub fn compress_columns(mut self, level: Option<i32>) -> Self {
+        self.column_zstd = level;
+        self
+    }
+
     /// The version these options write.
     pub fn version(&self) -> Version {
         self.version
+    }
+
+    /// Whether these options send the schema's fingerprint.
+    pub(crate) fn by_reference(&self) -> bool {
+        self.schema_by_reference
     }
 
     /// Fails unless `ty` can be written in this version.
@@ -103,12 +140,39 @@ impl EncodeOptions {
 
     fn write_typed<W: Write>(&self, writer: W, ty: &Metadata, value: &Value) -> Result<()> {
         self.check_type(ty)?;
-        if self.schema_by_reference && self.version == Version::V1 {
-            return Err(Error::new(ErrorKind::Unsupported, "XBF v1 has no schema references"));
+        if self.version == Version::V1 && (self.schema_by_reference || self.layout == Layout::Columnar) {
+            return Err(Error::new(ErrorKind::Unsupported, "XBF v1 has neither schema references nor columns"));
+        }
+        let columnar = match self.layout {
+            Layout::Rows => None,
+            _ if self.version == Version::V1 => None,
+            Layout::Columnar => Some(self.columnar(ty, value)),
+            Layout::Auto => crate::columnar::worth_trying(value).then(|| self.columnar(ty, value)),
+        };
+        let mut writer = writer;
+        if let Some(columns) = columnar {
+            if self.layout == Layout::Columnar {
+                return writer.write_all(&columns).map_err(write_err);
+            }
+            let mut rows = Encoder::new(Vec::new(), self.version);
+            rows.message_head(ty, self.schema_by_reference, 0).map_err(write_err)?;
+            rows.value(value, ty).map_err(write_err)?;
+            let smaller = if columns.len() < rows.w.len() { &columns } else { &rows.w };
+            return writer.write_all(smaller).map_err(write_err);
         }
         let mut enc = Encoder::new(writer, self.version);
         enc.message_head(ty, self.schema_by_reference, 0).map_err(write_err)?;
         enc.value(value, ty).map_err(write_err)
+    }
+
+    /// The whole columnar message of `value`.
+    fn columnar(&self, ty: &Metadata, value: &Value) -> Vec<u8> {
+        let mut head = Encoder::new(Vec::new(), Version::V2);
+        head.message_head(ty, self.schema_by_reference, FLAG_COLUMNAR).expect("writing to a Vec cannot fail");
+        let mut out = head.w;
+        let cfg = crate::columnar::ColumnConfig { zstd_level: self.column_zstd };
+        crate::columnar::encode(ty, &[value], &mut out, &cfg);
+        out
     }
 
     /// Encodes a whole message whose type is `ty`, which `value` must be of:

@@ -109,7 +109,7 @@ fn xbf_2_error_kinds() {
     fails("c2 00 04 80", ErrorKind::Truncated, 3);
     fails("c2 00 24", ErrorKind::UnknownDiscriminant, 2);
     fails("c2 10 01 00", ErrorKind::Unsupported, 1);
-    fails("c2 02 01 00", ErrorKind::Unsupported, 1); // columnar: a later chapter
+    fails("c2 06 01 00", ErrorKind::Unsupported, 1); // columns and a stream at once
     fails("c2 08 01 00", ErrorKind::Unsupported, 1); // checksums without a stream
     fails("c3 00 01 00", ErrorKind::Unsupported, 0);
     fails("c2 00 14 01 02", ErrorKind::InvalidBool, 4);

@@ -1,0 +1,927 @@
+//! The columnar layout (SPEC.md, "Columnar layout"): a value is split along
+//! its type tree into columns, one per path, each written with the encoding
+//! that is smallest for its values and prefixed with its length, so that a
+//! reader can skip the columns it does not want without reading them.
+
+mod cursor;
+mod floats;
+mod ints;
+mod strings;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::metadata::{ArrayMetadata, Metadata, PrimitiveType as P, StructMetadata};
+use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
+use crate::varint;
+use crate::DecodeOptions;
+
+use cursor::Cursor;
+
+/// Encoding byte of a column of 256-bit integers: 32 bytes a value.
+const WIDE: u8 = 8;
+/// Encoding byte of the column of types of an `any` node.
+const TYPES: u8 = 48;
+
+/// What a decoded message may cost: every value is charged the size of a
+/// `Value`, and strings made from dictionaries or shared prefixes their
+/// bytes. Compression can make a few bytes stand for millions of values,
+/// so only this bounds a hostile message's memory.
+pub(crate) struct Budget {
+    left: u128,
+    limit: u128,
+}
+
+impl Budget {
+    pub(crate) fn new(limit: u64) -> Self {
+        Budget { left: u128::from(limit), limit: u128::from(limit) }
+    }
+
+    pub(crate) fn charge(&mut self, at: u64, bytes: u128) -> Result<()> {
+        if bytes > self.left {
+            return Err(Error::at(
+                ErrorKind::TooLarge,
+                at,
+                format!(
+                    "decoding would take more than the {} bytes allowed (DecodeOptions::max_decoded_bytes)",
+                    self.limit
+                ),
+            ));
+        }
+        self.left -= bytes;
+        Ok(())
+    }
+}
+
+const VALUE_COST: u128 = std::mem::size_of::<Value>() as u128;
+
+/// Encoding byte of a column whose body is compressed with zstd: the raw
+/// body's length, then a zstd frame of it.
+const ZSTD: u8 = 0x80;
+
+/// Writer settings for columns.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ColumnConfig {
+    /// Compress each column with zstd at this level where that is smaller.
+    pub(crate) zstd_level: Option<i32>,
+}
+
+/// Writes whichever candidate body ends up smallest once compressed.
+fn put_best(out: &mut Vec<u8>, candidates: Vec<Vec<u8>>, cfg: &ColumnConfig) {
+    let best = candidates
+        .into_iter()
+        .map(|body| {
+            let mut one = Vec::new();
+            put_column(&mut one, &body, cfg);
+            one
+        })
+        .min_by_key(Vec::len)
+        .expect("at least one candidate");
+    out.extend_from_slice(&best);
+}
+
+fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
+    #[cfg(feature = "zstd")]
+    if let Some(level) = cfg.zstd_level {
+        if body.len() > 32 {
+            if let Ok(packed) = zstd::bulk::compress(body, level) {
+                let mut wrapped = vec![ZSTD];
+                ints::put_varint(&mut wrapped, body.len() as u128);
+                wrapped.extend_from_slice(&packed);
+                if wrapped.len() < body.len() {
+                    ints::put_varint(out, wrapped.len() as u128);
+                    out.extend_from_slice(&wrapped);
+                    return;
+                }
+            }
+        }
+    }
+    #[cfg(not(feature = "zstd"))]
+    let _ = cfg;
+    ints::put_varint(out, body.len() as u128);
+    out.extend_from_slice(body);
+}
+
+/// A column's body: in the message, or decompressed.
+pub(crate) struct Column<'a> {
+    data: std::borrow::Cow<'a, [u8]>,
+    base: u64,
+    /// Offsets inside a decompressed body have no place in the message:
+    /// errors there report the column's own offset.
+    fixed: bool,
+}
+
+impl Column<'_> {
+    pub(crate) fn cursor(&self) -> Cursor<'_> {
+        let c = Cursor::new(&self.data, self.base);
+        if self.fixed {
+            c.fixed()
+        } else {
+            c
+        }
+    }
+}
+
+// ------------------------------------------------------------------ encode
+
+/// Appends the columns of `values`, all of type `ty`, to `out`.
+pub(crate) fn encode(ty: &Metadata, values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
+    match ty {
+        Metadata::Primitive(p) => encode_primitive(*p, values, out, cfg),
+        Metadata::Vec(elem) => {
+            let items: Vec<&[Value]> = values.iter().map(|v| seq_items(v)).collect();
+            put_column(out, &ints::encode(&items.iter().map(|i| i.len() as u128).collect::<Vec<_>>()), cfg);
+            let flat: Vec<&Value> = items.iter().flat_map(|i| i.iter()).collect();
+            encode(elem, &flat, out, cfg);
+        }
+        Metadata::Array(a) => {
+            let flat: Vec<&Value> = values.iter().flat_map(|v| seq_items(v).iter()).collect();
+            encode(&a.element, &flat, out, cfg);
+        }
+        Metadata::Struct(s) => {
+            for (i, (_, fty)) in s.fields().enumerate() {
+                let column: Vec<&Value> = values.iter().map(|v| &struct_values(v)[i]).collect();
+                encode(fty, &column, out, cfg);
+            }
+        }
+        Metadata::Tuple(types) => {
+            for (i, t) in types.iter().enumerate() {
+                let column: Vec<&Value> = values.iter().map(|v| &tuple_items(v)[i]).collect();
+                encode(t, &column, out, cfg);
+            }
+        }
+        Metadata::Option(inner) => {
+            let present: Vec<Option<&Value>> = values.iter().map(|v| option_value(v)).collect();
+            put_column(out, &ints::encode(&present.iter().map(|p| u128::from(p.is_some())).collect::<Vec<_>>()), cfg);
+            let inner_values: Vec<&Value> = present.into_iter().flatten().collect();
+            encode(inner, &inner_values, out, cfg);
+        }
+        Metadata::Map(m) => {
+            let entries: Vec<&[(Value, Value)]> = values.iter().map(|v| map_entries(v)).collect();
+            put_column(out, &ints::encode(&entries.iter().map(|e| e.len() as u128).collect::<Vec<_>>()), cfg);
+            let keys: Vec<&Value> = entries.iter().flat_map(|e| e.iter().map(|(k, _)| k)).collect();
+            let vals: Vec<&Value> = entries.iter().flat_map(|e| e.iter().map(|(_, v)| v)).collect();
+            encode(&m.key, &keys, out, cfg);
+            encode(&m.value, &vals, out, cfg);
+        }
+        Metadata::Enum(e) => {
+            let tagged: Vec<(usize, &Value)> = values.iter().map(|v| enum_parts(v)).collect();
+            put_column(out, &ints::encode(&tagged.iter().map(|(i, _)| *i as u128).collect::<Vec<_>>()), cfg);
+            for (i, (_, pty)) in e.variants().enumerate() {
+                let payloads: Vec<&Value> = tagged.iter().filter(|(t, _)| *t == i).map(|(_, p)| *p).collect();
+                encode(pty, &payloads, out, cfg);
+            }
+        }
+        Metadata::Any => {
+            let mut index: HashMap<&Metadata, usize> = HashMap::new();
+            let mut types: Vec<&Metadata> = Vec::new();
+            let mut tags = Vec::with_capacity(values.len());
+            for v in values {
+                let a = any_value(v);
+                let t = *index.entry(a.metadata()).or_insert_with(|| {
+                    types.push(a.metadata());
+                    types.len() - 1
+                });
+                tags.push(t as u128);
+            }
+            let mut body = vec![TYPES];
+            ints::put_varint(&mut body, types.len() as u128);
+            for t in &types {
+                body.extend_from_slice(&crate::ser::metadata_bytes_v2(t));
+            }
+            // The column of types is read before anything else of the node
+            // and is never compressed.
+            put_column(out, &body, &ColumnConfig::default());
+            put_column(out, &ints::encode(&tags), cfg);
+            for (i, t) in types.iter().enumerate() {
+                let of_type: Vec<&Value> = values
+                    .iter()
+                    .zip(&tags)
+                    .filter(|(_, &tag)| tag == i as u128)
+                    .map(|(v, _)| any_value(v).value())
+                    .collect();
+                encode(t, &of_type, out, cfg);
+            }
+        }
+    }
+}
+
+fn encode_primitive(p: P, values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
+    let body = match p.integer_type() {
+        P::Unit => return,
+        P::F64 => floats::encode(&values.iter().map(|v| v.as_f64().expect("an f64")).collect::<Vec<f64>>()),
+        P::F32 => floats::encode(
+            &values
+                .iter()
+                .map(|v| if let Value::F32(x) = v { *x } else { unreachable!("an f32") })
+                .collect::<Vec<f32>>(),
+        ),
+        P::String | P::Bytes => {
+            let bytes: Vec<&[u8]> = values
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => s.as_bytes(),
+                    Value::Bytes(b) => b.as_slice(),
+                    _ => unreachable!("a string or bytes"),
+                })
+                .collect();
+            if cfg.zstd_level.is_some() {
+                return put_best(out, strings::candidates(&bytes), cfg);
+            }
+            strings::encode(&bytes)
+        }
+        P::U256 | P::I256 => {
+            let mut body = vec![WIDE];
+            for v in values {
+                match v {
+                    Value::U256(x) => body.extend_from_slice(&x.to_le_bytes()),
+                    Value::I256(x) => body.extend_from_slice(&x.to_le_bytes()),
+                    _ => unreachable!("a 256-bit integer"),
+                }
+            }
+            body
+        }
+        _ => ints::encode(&values.iter().map(|v| int_of(v)).collect::<Vec<_>>()),
+    };
+    put_column(out, &body, cfg);
+}
+
+/// An integer-valued scalar as the unsigned value its column holds.
+fn int_of(v: &Value) -> u128 {
+    match *v {
+        Value::Bool(b) => u128::from(b),
+        Value::U8(x) => x.into(),
+        Value::U16(x) => x.into(),
+        Value::U32(x) => x.into(),
+        Value::U64(x) => x.into(),
+        Value::U128(x) => x,
+        Value::I8(x) => varint::zigzag(x.into()),
+        Value::I16(x) => varint::zigzag(x.into()),
+        Value::I32(x) => varint::zigzag(x.into()),
+        Value::I64(x) => varint::zigzag(x.into()),
+        Value::I128(x) => varint::zigzag(x),
+        Value::Date(x) => varint::zigzag(x.into()),
+        Value::Timestamp(x) => varint::zigzag(x.into()),
+        _ => unreachable!("an integer-valued scalar"),
+    }
+}
+
+fn seq_items(v: &Value) -> &[Value] {
+    match v {
+        Value::Vec(x) | Value::Array(x) => x.items(),
+        _ => unreachable!("a vec or array"),
+    }
+}
+
+fn struct_values(v: &Value) -> &[Value] {
+    v.as_struct().expect("a struct").values()
+}
+
+fn tuple_items(v: &Value) -> &[Value] {
+    match v {
+        Value::Tuple(t) => t.items(),
+        _ => unreachable!("a tuple"),
+    }
+}
+
+fn option_value(v: &Value) -> Option<&Value> {
+    match v {
+        Value::Option(o) => o.value(),
+        _ => unreachable!("an option"),
+    }
+}
+
+fn map_entries(v: &Value) -> &[(Value, Value)] {
+    match v {
+        Value::Map(m) => m.entries(),
+        _ => unreachable!("a map"),
+    }
+}
+
+fn enum_parts(v: &Value) -> (usize, &Value) {
+    match v {
+        Value::Enum(e) => (e.index(), e.payload()),
+        _ => unreachable!("an enum"),
+    }
+}
+
+fn any_value(v: &Value) -> &AnyValue {
+    match v {
+        Value::Any(a) => a,
+        _ => unreachable!("an any"),
+    }
+}
+
+// ------------------------------------------------------------------ decode
+
+/// Which fields of a struct to decode; `None` at a place means all of it.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    fields: HashMap<String, Option<Selection>>,
+}
+
+impl Selection {
+    /// From dotted paths such as `features.properties.mag`: struct fields by
+    /// name, through vecs, arrays and options transparently.
+    pub fn from_paths<S: AsRef<str>>(paths: &[S]) -> Selection {
+        let mut root = Selection::default();
+        for path in paths {
+            let mut at = &mut root;
+            let parts: Vec<&str> = path.as_ref().split('.').collect();
+            for (i, part) in parts.iter().enumerate() {
+                let last = i + 1 == parts.len();
+                let slot = at.fields.entry((*part).to_owned()).or_insert_with(|| Some(Selection::default()));
+                if last {
+                    *slot = None;
+                    break;
+                }
+                match slot {
+                    Some(next) => at = next,
+                    None => break, // a shorter path already selects all of it
+                }
+            }
+        }
+        root
+    }
+}
+
+pub(crate) struct Reader<'o> {
+    pub(crate) opts: &'o DecodeOptions,
+    pub(crate) budget: Budget,
+}
+
+fn within(seg: PathSegment) -> impl FnOnce(Error) -> Error {
+    move |e| e.within(seg)
+}
+
+impl Reader<'_> {
+    /// The next column's body, decompressed if it was compressed.
+    fn column<'a>(&mut self, c: &mut Cursor<'a>) -> Result<Column<'a>> {
+        let mut block = c.block()?;
+        let at = block.offset();
+        if block.clone_first_byte() != ZSTD {
+            let base = block.offset();
+            let rest = block.take(block.remaining() as usize)?;
+            return Ok(Column { data: std::borrow::Cow::Borrowed(rest), base, fixed: false });
+        }
+        block.u8()?;
+        let raw_len = block.varint(64)?;
+        self.budget.charge(at, raw_len)?;
+        let packed = block.take(block.remaining() as usize)?;
+        #[cfg(feature = "zstd")]
+        {
+            let raw = zstd::bulk::decompress(packed, raw_len as usize).map_err(|e| {
+                Error::at(ErrorKind::InvalidColumn, at, format!("the zstd frame does not decompress: {e}"))
+            })?;
+            if raw.len() as u128 != raw_len {
+                return Err(Error::at(
+                    ErrorKind::InvalidColumn,
+                    at,
+                    format!("the column decompresses to {} bytes, not the {raw_len} it declares", raw.len()),
+                ));
+            }
+            Ok(Column { data: std::borrow::Cow::Owned(raw), base: at, fixed: true })
+        }
+        #[cfg(not(feature = "zstd"))]
+        {
+            let _ = packed;
+            Err(Error::at(ErrorKind::Unsupported, at, "a zstd-compressed column: build xbf with the zstd feature"))
+        }
+    }
+
+    fn ints(&mut self, c: &mut Cursor<'_>, n: u64, bits: u32) -> Result<Vec<u128>> {
+        let col = self.column(c)?;
+        let mut cur = col.cursor();
+        let values = ints::decode(&mut cur, n, bits)?;
+        cur.finish("column")?;
+        Ok(values)
+    }
+
+    /// Counts that add up to how many values the child node holds.
+    fn lengths(&mut self, c: &mut Cursor<'_>, n: u64) -> Result<(Vec<u64>, u64)> {
+        let at = c.offset();
+        let lens = self.ints(c, n, 64)?;
+        let mut total: u64 = 0;
+        for &l in &lens {
+            total = total.checked_add(l as u64).ok_or_else(|| c.invalid(at, "the lengths add up past 2^64".into()))?;
+        }
+        Ok((lens.into_iter().map(|l| l as u64).collect(), total))
+    }
+
+    /// Decodes the `n` values of type `ty` whose columns start at `c`;
+    /// `sel` picks the struct fields to decode (the rest are skipped) and
+    /// `ty` is then the projected type.
+    pub(crate) fn node(
+        &mut self,
+        ty: &Metadata,
+        n: u64,
+        c: &mut Cursor<'_>,
+        depth: usize,
+        sel: Option<&Selection>,
+    ) -> Result<(Metadata, Vec<Value>)> {
+        let at = c.offset();
+        self.budget.charge(at, u128::from(n) * VALUE_COST)?;
+        let child = depth + 1;
+        Ok(match ty {
+            Metadata::Primitive(p) => (ty.clone(), self.primitive(*p, n, c)?),
+            Metadata::Vec(elem) => {
+                let (lens, total) = self.lengths(c, n)?;
+                let (ety, flat) = self.node(elem, total, c, child, sel).map_err(within(PathSegment::Element))?;
+                let ety = Arc::new(ety);
+                let mut flat = flat.into_iter();
+                let values = lens
+                    .iter()
+                    .map(|&l| {
+                        Value::Vec(VecValue::new_unchecked(ety.clone(), flat.by_ref().take(l as usize).collect()))
+                    })
+                    .collect();
+                (Metadata::Vec(ety), values)
+            }
+            Metadata::Array(a) => {
+                let total = n.checked_mul(a.len).ok_or_else(|| c.invalid(at, "the array elements pass 2^64".into()))?;
+                let (ety, flat) = self.node(&a.element, total, c, child, sel).map_err(within(PathSegment::Element))?;
+                let ety = Arc::new(ety);
+                let mut flat = flat.into_iter();
+                let values = (0..n)
+                    .map(|_| {
+                        Value::Array(VecValue::new_unchecked(ety.clone(), flat.by_ref().take(a.len as usize).collect()))
+                    })
+                    .collect();
+                (Metadata::Array(Arc::new(ArrayMetadata { len: a.len, element: (*ety).clone() })), values)
+            }
+            Metadata::Struct(s) => {
+                let mut fields = Vec::new();
+                let mut columns = Vec::new();
+                for (name, fty) in s.fields() {
+                    let pick = match sel {
+                        None => Some(None),
+                        Some(sel) => sel.fields.get(name).map(Option::as_ref),
+                    };
+                    match pick {
+                        Some(sub) => {
+                            let (fty, vals) =
+                                self.node(fty, n, c, child, sub).map_err(within(PathSegment::Field(name.into())))?;
+                            fields.push((name, fty));
+                            columns.push(vals.into_iter());
+                        }
+                        None => skip(fty, c, child, self.opts, &mut |_, _, _| {})
+                            .map_err(within(PathSegment::Field(name.into())))?,
+                    }
+                }
+                let sty = if sel.is_none() {
+                    s.clone()
+                } else {
+                    Arc::new(StructMetadata::new(s.name(), fields).expect("fields of a struct are unique"))
+                };
+                let values = (0..n)
+                    .map(|_| {
+                        let vals: Box<[Value]> = columns.iter_mut().map(|col| col.next().expect("n values")).collect();
+                        Value::Struct(StructValue::new_unchecked(sty.clone(), vals))
+                    })
+                    .collect();
+                (Metadata::Struct(sty), values)
+            }
+            Metadata::Tuple(types) => {
+                let mut columns = Vec::with_capacity(types.len());
+                for (i, t) in types.iter().enumerate() {
+                    columns.push(
+                        self.node(t, n, c, child, None).map_err(within(PathSegment::Position(i as u64)))?.1.into_iter(),
+                    );
+                }
+                let values = (0..n)
+                    .map(|_| {
+                        let items: Box<[Value]> = columns.iter_mut().map(|col| col.next().expect("n values")).collect();
+                        Value::Tuple(TupleValue::new_unchecked(types.clone(), items))
+                    })
+                    .collect();
+                (ty.clone(), values)
+            }
+            Metadata::Option(inner) => {
+                let present = self.ints(c, n, 1)?;
+                let count = present.iter().filter(|&&p| p == 1).count() as u64;
+                let (ity, vals) = self.node(inner, count, c, child, sel)?;
+                let ity = Arc::new(ity);
+                let mut vals = vals.into_iter();
+                let values = present
+                    .iter()
+                    .map(|&p| {
+                        Value::Option(OptionValue::new_unchecked(ity.clone(), if p == 1 { vals.next() } else { None }))
+                    })
+                    .collect();
+                (Metadata::Option(ity), values)
+            }
+            Metadata::Map(m) => {
+                let (lens, total) = self.lengths(c, n)?;
+                let keys =
+                    self.node(&m.key, total, c, child, None).map_err(within(PathSegment::Field("key".into())))?.1;
+                let vals =
+                    self.node(&m.value, total, c, child, None).map_err(within(PathSegment::Field("value".into())))?.1;
+                let mut pairs = keys.into_iter().zip(vals);
+                let mut values = Vec::with_capacity(n as usize);
+                for &l in &lens {
+                    let entries: Vec<(Value, Value)> = pairs.by_ref().take(l as usize).collect();
+                    let mut seen = std::collections::HashSet::with_capacity(entries.len());
+                    for (k, _) in &entries {
+                        if !seen.insert(crate::ser::key_bytes(k)) {
+                            return Err(Error::at(
+                                ErrorKind::DuplicateKey,
+                                at,
+                                format!("key {k} appears twice in one map"),
+                            ));
+                        }
+                    }
+                    values.push(Value::Map(MapValue::new_unchecked(m.clone(), entries)));
+                }
+                (ty.clone(), values)
+            }
+            Metadata::Enum(e) => {
+                let tags_at = c.offset();
+                let tags = self.ints(c, n, 64)?;
+                let mut counts = vec![0u64; e.len()];
+                for &t in &tags {
+                    let slot = usize::try_from(t).ok().and_then(|t| counts.get_mut(t)).ok_or_else(|| {
+                        Error::at(ErrorKind::UnknownVariant, tags_at, format!("enum {} has no variant {t}", e.name()))
+                    })?;
+                    *slot += 1;
+                }
+                let mut payloads = Vec::with_capacity(e.len());
+                for ((name, pty), &count) in e.variants().zip(&counts) {
+                    payloads.push(
+                        self.node(pty, count, c, child, None)
+                            .map_err(within(PathSegment::Field(name.into())))?
+                            .1
+                            .into_iter(),
+                    );
+                }
+                let values = tags
+                    .iter()
+                    .map(|&t| {
+                        let p = payloads[t as usize].next().expect("counted");
+                        Value::Enum(EnumValue::new_unchecked(e.clone(), t as usize, p))
+                    })
+                    .collect();
+                (ty.clone(), values)
+            }
+            Metadata::Any => {
+                let types = any_types(c, child, self.opts)?;
+                let tags_at = c.offset();
+                let tags = self.ints(c, n, 64)?;
+                let mut counts = vec![0u64; types.len()];
+                for &t in &tags {
+                    let slot = usize::try_from(t).ok().and_then(|t| counts.get_mut(t)).ok_or_else(|| {
+                        c.invalid(tags_at, format!("a type index {t} past the {} types of the column", types.len()))
+                    })?;
+                    *slot += 1;
+                }
+                let mut parts = Vec::with_capacity(types.len());
+                for (t, &count) in types.iter().zip(&counts) {
+                    parts.push(self.node(t, count, c, child, None)?.1.into_iter());
+                }
+                let values = tags
+                    .iter()
+                    .map(|&t| {
+                        let v = parts[t as usize].next().expect("counted");
+                        Value::Any(Box::new(AnyValue::new_unchecked(types[t as usize].clone(), v)))
+                    })
+                    .collect();
+                (ty.clone(), values)
+            }
+        })
+    }
+
+    fn primitive(&mut self, p: P, n: u64, c: &mut Cursor<'_>) -> Result<Vec<Value>> {
+        let int = |bits: u32, make: fn(u128) -> Value| {
+            move |this: &mut Self, c: &mut Cursor<'_>| -> Result<Vec<Value>> {
+                Ok(this.ints(c, n, bits)?.into_iter().map(make).collect())
+            }
+        };
+        let signed = |z: u128| varint::unzigzag(z);
+        match p.integer_type() {
+            P::Unit => Ok(vec![Value::Unit; n as usize]),
+            P::Bool => int(1, |v| Value::Bool(v == 1))(self, c),
+            P::U8 => int(8, |v| Value::U8(v as u8))(self, c),
+            P::U16 => int(16, |v| Value::U16(v as u16))(self, c),
+            P::U32 => int(32, |v| Value::U32(v as u32))(self, c),
+            P::U64 => int(64, |v| Value::U64(v as u64))(self, c),
+            P::U128 => int(128, Value::U128)(self, c),
+            P::I8 => Ok(self.ints(c, n, 8)?.into_iter().map(|z| Value::I8(signed(z) as i8)).collect()),
+            P::I16 => Ok(self.ints(c, n, 16)?.into_iter().map(|z| Value::I16(signed(z) as i16)).collect()),
+            P::I32 => Ok(self.ints(c, n, 32)?.into_iter().map(|z| Value::I32(signed(z) as i32)).collect()),
+            P::I64 => Ok(self.ints(c, n, 64)?.into_iter().map(|z| Value::I64(signed(z) as i64)).collect()),
+            P::I128 => Ok(self.ints(c, n, 128)?.into_iter().map(|z| Value::I128(signed(z))).collect()),
+            P::Date => Ok(self.ints(c, n, 32)?.into_iter().map(|z| Value::Date(signed(z) as i32)).collect()),
+            P::Timestamp => Ok(self.ints(c, n, 64)?.into_iter().map(|z| Value::Timestamp(signed(z) as i64)).collect()),
+            P::F64 => {
+                let col = self.column(c)?;
+                let mut col = col.cursor();
+                let v = floats::decode::<f64>(&mut col, n)?;
+                col.finish("column")?;
+                Ok(v.into_iter().map(Value::F64).collect())
+            }
+            P::F32 => {
+                let col = self.column(c)?;
+                let mut col = col.cursor();
+                let v = floats::decode::<f32>(&mut col, n)?;
+                col.finish("column")?;
+                Ok(v.into_iter().map(Value::F32).collect())
+            }
+            P::String | P::Bytes => {
+                let col = self.column(c)?;
+                let mut col = col.cursor();
+                let at = col.offset();
+                let v = strings::decode(&mut col, n, &mut self.budget)?;
+                col.finish("column")?;
+                if p == P::Bytes {
+                    return Ok(v.into_iter().map(Value::Bytes).collect());
+                }
+                v.into_iter()
+                    .map(|b| {
+                        String::from_utf8(b)
+                            .map(Value::String)
+                            .map_err(|_| Error::at(ErrorKind::InvalidUtf8, at, "a string of the column is not UTF-8"))
+                    })
+                    .collect()
+            }
+            P::U256 | P::I256 => {
+                let col = self.column(c)?;
+                let mut col = col.cursor();
+                let at = col.offset();
+                if col.u8()? != WIDE {
+                    return Err(Error::at(ErrorKind::UnknownDiscriminant, at, "not a 256-bit integer column encoding"));
+                }
+                let bytes = col.take_checked(u128::from(n) * 32)?;
+                col.finish("column")?;
+                Ok(bytes
+                    .chunks_exact(32)
+                    .map(|b| {
+                        let b: [u8; 32] = b.try_into().expect("32 bytes");
+                        if p == P::U256 {
+                            Value::U256(U256::from_le_bytes(b))
+                        } else {
+                            Value::I256(I256::from_le_bytes(b))
+                        }
+                    })
+                    .collect())
+            }
+            other => unreachable!("{other} is an integer type's fixed form"),
+        }
+    }
+}
+
+/// Reads the column of types of an `any` node.
+fn any_types(c: &mut Cursor<'_>, depth: usize, opts: &DecodeOptions) -> Result<Vec<Metadata>> {
+    if depth > opts.max_depth {
+        return Err(Error::at(
+            ErrorKind::TooDeep,
+            c.offset(),
+            format!("more than {} levels of nesting", opts.max_depth),
+        ));
+    }
+    let mut col = c.block()?;
+    let at = col.offset();
+    if col.u8()? != TYPES {
+        return Err(Error::at(ErrorKind::UnknownDiscriminant, at, "not a column of types"));
+    }
+    let d_at = col.offset();
+    let d = col.varint(64)? as u64;
+    col.check_fits(d_at, d, 1)?;
+    let inner = opts.clone().max_depth(opts.max_depth - depth);
+    let mut types = Vec::with_capacity(d as usize);
+    for _ in 0..d {
+        let rest_at = col.offset();
+        let rest = col.take(col.remaining() as usize)?;
+        let (ty, used) = inner.decode_metadata(crate::Version::V2, rest).map_err(|e| e.shifted(rest_at))?;
+        col = Cursor::new(&rest[used..], rest_at + used as u64);
+        types.push(ty);
+    }
+    col.finish("column of types")?;
+    Ok(types)
+}
+
+/// Walks the columns of a node without decoding them, calling `visit` with
+/// each column's path, encoding byte and length.
+pub(crate) fn skip(
+    ty: &Metadata,
+    c: &mut Cursor<'_>,
+    depth: usize,
+    opts: &DecodeOptions,
+    visit: &mut dyn FnMut(&[String], u8, u64),
+) -> Result<()> {
+    let mut path = Vec::new();
+    walk(ty, c, depth, opts, &mut path, visit)
+}
+
+type Visit<'v> = dyn FnMut(&[String], u8, u64) + 'v;
+
+/// Skips one column, telling `visit` its path (with `label`), encoding and size.
+fn column(c: &mut Cursor<'_>, path: &mut Vec<String>, label: Option<&str>, visit: &mut Visit<'_>) -> Result<()> {
+    let col = c.block()?;
+    if let Some(l) = label {
+        path.push(l.to_owned());
+    }
+    visit(path, col.clone_first_byte(), col.remaining());
+    if label.is_some() {
+        path.pop();
+    }
+    Ok(())
+}
+
+fn walk(
+    ty: &Metadata,
+    c: &mut Cursor<'_>,
+    depth: usize,
+    opts: &DecodeOptions,
+    path: &mut Vec<String>,
+    visit: &mut Visit<'_>,
+) -> Result<()> {
+    let child = depth + 1;
+    let nested = |name: String, t: &Metadata, c: &mut Cursor<'_>, path: &mut Vec<String>, visit: &mut Visit<'_>| {
+        path.push(name);
+        let r = walk(t, c, child, opts, path, visit);
+        path.pop();
+        r
+    };
+    match ty {
+        Metadata::Primitive(P::Unit) => Ok(()),
+        Metadata::Primitive(_) => column(c, path, None, visit),
+        Metadata::Vec(elem) => {
+            column(c, path, Some("(lengths)"), visit)?;
+            nested("[]".into(), elem, c, path, visit)
+        }
+        Metadata::Array(a) => nested("[]".into(), &a.element, c, path, visit),
+        Metadata::Struct(s) => s.fields().try_for_each(|(name, t)| nested(name.to_owned(), t, c, path, visit)),
+        Metadata::Tuple(ts) => ts.iter().enumerate().try_for_each(|(i, t)| nested(i.to_string(), t, c, path, visit)),
+        Metadata::Option(inner) => {
+            column(c, path, Some("(present)"), visit)?;
+            walk(inner, c, child, opts, path, visit)
+        }
+        Metadata::Map(m) => {
+            column(c, path, Some("(lengths)"), visit)?;
+            nested("key".into(), &m.key, c, path, visit)?;
+            nested("value".into(), &m.value, c, path, visit)
+        }
+        Metadata::Enum(e) => {
+            column(c, path, Some("(variant)"), visit)?;
+            e.variants().try_for_each(|(name, t)| nested(name.to_owned(), t, c, path, visit))
+        }
+        Metadata::Any => {
+            let at = c.offset();
+            let types = any_types(c, child, opts)?;
+            path.push("(types)".to_owned());
+            visit(path, TYPES, c.offset() - at);
+            path.pop();
+            column(c, path, Some("(type)"), visit)?;
+            types.iter().enumerate().try_for_each(|(i, t)| nested(format!("<{i}: {t}>"), t, c, path, visit))
+        }
+    }
+}
+
+/// The name of a column encoding byte.
+pub(crate) fn encoding_name(enc: u8) -> &'static str {
+    match enc {
+        ints::VARINT | ints::FOR | ints::DELTA_FOR | ints::RLE => ints::encoding_name(enc),
+        WIDE => "plain-256",
+        floats::PLAIN => "plain-float",
+        floats::DECIMAL => "decimal",
+        floats::DICT => "float-dictionary",
+        strings::PLAIN => "plain-strings",
+        strings::DICT => "dictionary",
+        strings::PREFIX => "prefix",
+        TYPES => "types",
+        ZSTD => "zstd",
+        _ => "?",
+    }
+}
+
+/// Decodes the columns that follow a columnar message's metadata: `bytes`
+/// starts at message offset `base` and must be used up.
+pub(crate) fn decode_message(
+    ty: &Metadata,
+    bytes: &[u8],
+    base: u64,
+    opts: &DecodeOptions,
+    sel: Option<&Selection>,
+) -> Result<(Metadata, Value)> {
+    let limit =
+        opts.max_decoded_bytes.unwrap_or_else(|| (bytes.len() as u64).saturating_mul(64).saturating_add(16 << 20));
+    let mut reader = Reader { opts, budget: Budget::new(limit) };
+    let mut c = Cursor::new(bytes, base);
+    let (pty, mut values) = reader.node(ty, 1, &mut c, 0, sel)?;
+    if !c.at_end() {
+        return Err(Error::at(ErrorKind::TrailingBytes, c.offset(), "bytes remain after the columns"));
+    }
+    Ok((pty, values.pop().expect("one root value")))
+}
+
+/// One column of a columnar message: where it is in the type tree, how it
+/// is encoded and how many bytes it takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnStats {
+    /// The path of the column, e.g. `features.[].properties.mag`, with
+    /// `(lengths)`, `(present)`, `(variant)`, `(type)` for structural columns.
+    pub path: String,
+    /// The encoding chosen for it, e.g. `decimal` or `dictionary`.
+    pub encoding: &'static str,
+    /// Its bytes, without its length prefix.
+    pub bytes: u64,
+}
+
+pub(crate) fn column_stats(ty: &Metadata, bytes: &[u8], base: u64, opts: &DecodeOptions) -> Result<Vec<ColumnStats>> {
+    let mut out = Vec::new();
+    let mut c = Cursor::new(bytes, base);
+    skip(ty, &mut c, 0, opts, &mut |path, enc, len| {
+        out.push(ColumnStats {
+            path: if path.is_empty() { "(root)".into() } else { path.join(".") },
+            encoding: encoding_name(enc),
+            bytes: len,
+        })
+    })?;
+    if !c.at_end() {
+        return Err(Error::at(ErrorKind::TrailingBytes, c.offset(), "bytes remain after the columns"));
+    }
+    Ok(out)
+}
+
+/// Whether `value` holds enough repeated items for columns to pay.
+pub(crate) fn worth_trying(value: &Value) -> bool {
+    fn items(v: &Value, depth: usize) -> usize {
+        if depth > 3 {
+            return 0;
+        }
+        match v {
+            Value::Vec(x) | Value::Array(x) => {
+                x.len() + x.items().iter().take(4).map(|i| items(i, depth + 1)).sum::<usize>()
+            }
+            Value::Map(m) => m.len(),
+            Value::Struct(s) => s.values().iter().map(|f| items(f, depth + 1)).sum(),
+            _ => 0,
+        }
+    }
+    items(value, 0) >= 16
+}
+
+// -------------------------------------------------------------- projection
+
+/// The type that `sel` leaves of `ty`; `None` if it selects nothing.
+fn prune_type(ty: &Metadata, sel: &Selection) -> Option<Metadata> {
+    Some(match ty {
+        Metadata::Struct(s) => {
+            let mut fields = Vec::new();
+            for (name, fty) in s.fields() {
+                match sel.fields.get(name) {
+                    Some(None) => fields.push((name, fty.clone())),
+                    Some(Some(sub)) => fields.extend(prune_type(fty, sub).map(|t| (name, t))),
+                    None => {}
+                }
+            }
+            if fields.is_empty() {
+                return None;
+            }
+            StructMetadata::new(s.name(), fields).expect("fields of a struct are unique").into()
+        }
+        Metadata::Vec(e) => Metadata::vec(prune_type(e, sel)?),
+        Metadata::Array(a) => Metadata::array(a.len, prune_type(&a.element, sel)?),
+        Metadata::Option(i) => Metadata::option(prune_type(i, sel)?),
+        other => other.clone(),
+    })
+}
+
+fn prune_value(v: &Value, pty: &Metadata, sel: &Selection) -> Value {
+    match (v, pty) {
+        (Value::Struct(s), Metadata::Struct(ps)) => {
+            let vals: Box<[Value]> = ps
+                .fields()
+                .map(|(name, fty)| {
+                    let fv = s.get(name).expect("a projected field is a field");
+                    match sel.fields.get(name) {
+                        Some(Some(sub)) => prune_value(fv, fty, sub),
+                        _ => fv.clone(),
+                    }
+                })
+                .collect();
+            Value::Struct(StructValue::new_unchecked(ps.clone(), vals))
+        }
+        (Value::Vec(x), Metadata::Vec(e)) => {
+            Value::Vec(VecValue::new_unchecked(e.clone(), x.items().iter().map(|i| prune_value(i, e, sel)).collect()))
+        }
+        (Value::Array(x), Metadata::Array(a)) => Value::Array(VecValue::new_unchecked(
+            Arc::new(a.element.clone()),
+            x.items().iter().map(|i| prune_value(i, &a.element, sel)).collect(),
+        )),
+        (Value::Option(o), Metadata::Option(i)) => {
+            Value::Option(OptionValue::new_unchecked(i.clone(), o.value().map(|x| prune_value(x, i, sel))))
+        }
+        (other, _) => other.clone(),
+    }
+}
+
+/// Keeps only what `sel` picks of a value of type `ty` (a no-op on what a
+/// columnar decoder already projected); `None` if it picks nothing.
+pub(crate) fn prune(ty: &Metadata, value: Value, sel: &Selection) -> Option<Value> {
+    let pty = prune_type(ty, sel)?;
+    if pty == *ty {
+        return Some(value);
+    }
+    Some(prune_value(&value, &pty, sel))
+}
