@@ -13,10 +13,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-mod data;
+mod chart;
+pub mod data;
 mod formats;
 mod timing;
 
+use crate::io::{write_output, Failure, Output};
 use data::{Dataset, InputKind};
 use formats::{Decoded, Format, BASELINE, FORMATS};
 
@@ -42,24 +44,28 @@ pub struct CompareArgs {
     /// Skip the timing: sizes and round-trip checks only.
     #[arg(long)]
     pub no_time: bool,
+    /// Also draw the bytes of each format (raw, gzip, zstd) as a bar chart
+    /// in this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
 }
 
 /// What was found for one format.
-struct Report {
-    name: &'static str,
-    bytes: u64,
-    gzip: u64,
-    zstd: u64,
+pub struct Report {
+    pub name: &'static str,
+    pub bytes: u64,
+    pub gzip: u64,
+    pub zstd: u64,
     encode_ratio: Option<f64>,
     decode_ratio: Option<f64>,
-    roundtrip_ok: bool,
+    pub roundtrip_ok: bool,
     /// Why the round trip failed, if it did.
     problem: Option<String>,
 }
 
-pub fn run(args: &CompareArgs) -> Result<ExitCode, String> {
+pub fn run(args: &CompareArgs) -> Result<ExitCode, Failure> {
     if !(args.sample_ms.is_finite() && (0.0..=10_000.0).contains(&args.sample_ms)) {
-        return Err(format!("--sample-ms must be between 0 and 10000, not {}", args.sample_ms));
+        return Err(Failure::Usage(format!("--sample-ms must be between 0 and 10000, not {}", args.sample_ms)));
     }
     let ds = load(args.input.as_ref())?;
     let native = ds.native_size();
@@ -96,11 +102,16 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode, String> {
         baseline_times = be.zip(bd);
     }
 
-    if args.json {
-        println!("{}", json_report(&reports, native));
-    } else {
-        print!("{}", table(&ds, native, &reports, args, baseline_times));
+    if let Some(path) = &args.chart {
+        write_output(Some(path), chart::svg(&ds.label, native, &reports).as_bytes())?;
     }
+    let mut out = Output::create(None)?;
+    if args.json {
+        out.line(&json_report(&reports, native))?;
+    } else {
+        out.str(&table(&ds, native, &reports, args, baseline_times))?;
+    }
+    out.finish()?;
     for r in &reports {
         if let Some(p) = &r.problem {
             eprintln!("xbf compare: {} does not round-trip: {p}", r.name);

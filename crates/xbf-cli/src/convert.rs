@@ -1,19 +1,46 @@
 //! `xbf from-json` and `xbf to-json`: lossless conversion between JSON and
 //! XBF 2, through files or standard input and output.
 
-use std::fs;
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::io::{read_all, write_output, xbf_error, CliResult, Output};
+use crate::view::{load, Source};
 
 /// Arguments of a conversion: where to read and where to write.
 #[derive(clap::Args, Debug)]
 pub struct ConvertArgs {
     /// The input file ("-" or nothing: standard input).
-    input: Option<PathBuf>,
+    pub input: Option<PathBuf>,
     /// The output file (default: standard output). It is written under a
     /// temporary name and renamed, so a failed run leaves no half file.
     #[arg(short, long)]
-    output: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+}
+
+/// How `from-json` lays out the value.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub enum LayoutArg {
+    /// Columns when they come out smaller, rows otherwise.
+    #[default]
+    Auto,
+    /// Rows: the value field after field.
+    Rows,
+    /// Columns: one per field, each with its own encoding.
+    Columns,
+}
+
+/// Arguments of `xbf from-json`.
+#[derive(clap::Args, Debug)]
+pub struct FromJsonArgs {
+    #[command(flatten)]
+    io: ConvertArgs,
+    /// The layout of the value.
+    #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
+    layout: LayoutArg,
+    /// Compress each column with zstd at this level (1 to 22) where that
+    /// is smaller; applies to columns only.
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22))]
+    zstd: Option<i32>,
 }
 
 /// Arguments of `xbf to-json`.
@@ -24,61 +51,51 @@ pub struct ToJsonArgs {
     /// Indent the JSON.
     #[arg(long)]
     pretty: bool,
+    /// Only these struct fields, as dotted paths through vecs, arrays and
+    /// options (e.g. `--fields delay,origin` or `features.properties.mag`);
+    /// a columnar message's other columns are not even read.
+    #[arg(long, value_delimiter = ',')]
+    fields: Vec<String>,
 }
 
 /// JSON in, an XBF 2 message out.
-pub fn from_json(args: &ConvertArgs) -> Result<(), String> {
-    let text = read_input(args.input.as_deref())?;
-    let value = xbf::json::from_json_reader(&text[..]).map_err(|e| at(args, e))?;
-    let bytes = xbf::encode_message(&value).map_err(|e| at(args, e))?;
-    write_output(args.output.as_deref(), &bytes)
-}
-
-/// Any XBF message in (v1 or XBF 2), JSON out.
-pub fn to_json(args: &ToJsonArgs) -> Result<(), String> {
-    let bytes = read_input(args.io.input.as_deref())?;
-    let value = xbf::decode_message(&bytes).map_err(|e| at(&args.io, e))?;
-    let mut text = xbf::json::to_json_string(&value, args.pretty).map_err(|e| at(&args.io, e))?;
-    text.push('\n');
-    write_output(args.io.output.as_deref(), text.as_bytes())
-}
-
-fn name(input: Option<&Path>) -> String {
-    match input {
-        Some(p) if p != Path::new("-") => p.display().to_string(),
-        _ => "<stdin>".to_owned(),
-    }
-}
-
-fn at(args: &ConvertArgs, e: xbf::Error) -> String {
-    format!("{}: {e}", name(args.input.as_deref()))
-}
-
-fn read_input(input: Option<&Path>) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    match input {
-        Some(p) if p != Path::new("-") => {
-            bytes = fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        }
-        _ => {
-            io::stdin().read_to_end(&mut bytes).map_err(|e| format!("<stdin>: {e}"))?;
-        }
-    }
-    Ok(bytes)
-}
-
-fn write_output(output: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
-    let Some(path) = output.filter(|p| *p != Path::new("-")) else {
-        let mut out = io::stdout().lock();
-        return out.write_all(bytes).and_then(|()| out.flush()).map_err(|e| format!("<stdout>: {e}"));
+pub fn from_json(args: &FromJsonArgs) -> CliResult {
+    let (name, text) = read_all(args.io.input.as_deref())?;
+    let value = xbf::json::from_json_reader(&text[..]).map_err(|e| xbf_error(&name, &e))?;
+    let layout = match args.layout {
+        LayoutArg::Auto => xbf::Layout::Auto,
+        LayoutArg::Rows => xbf::Layout::Rows,
+        LayoutArg::Columns => xbf::Layout::Columnar,
     };
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let file_name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let tmp = dir.join(format!(".{}.{}.tmp", file_name.to_string_lossy(), std::process::id()));
-    let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(format!("{}: {e}", path.display()));
+    let opts = xbf::EncodeOptions::v2().layout(layout).compress_columns(args.zstd);
+    let bytes = opts.encode_message(&value).map_err(|e| xbf_error(&name, &e))?;
+    write_output(args.io.output.as_deref(), &bytes)
+}
+
+/// Any XBF message in (v1 or XBF 2), JSON out; a record stream gives one
+/// JSON document a line.
+pub fn to_json(args: &ToJsonArgs) -> CliResult {
+    if !args.fields.is_empty() {
+        let (name, bytes) = read_all(args.io.input.as_deref())?;
+        let value =
+            xbf::DecodeOptions::default().decode_projected(&bytes, &args.fields).map_err(|e| xbf_error(&name, &e))?;
+        let mut out = Output::create(args.io.output.as_deref())?;
+        out.line(&xbf::json::to_json_string(&value, args.pretty).map_err(|e| xbf_error(&name, &e))?)?;
+        return out.finish();
     }
-    Ok(())
+    let (name, source) = load(args.io.input.as_deref())?;
+    let mut out = Output::create(args.io.output.as_deref())?;
+    match source {
+        Source::Message(_, value) => {
+            let text = xbf::json::to_json_string(&value, args.pretty).map_err(|e| xbf_error(&name, &e))?;
+            out.line(&text)?;
+        }
+        Source::Stream(stream) => {
+            for record in *stream {
+                let record = record.map_err(|e| xbf_error(&name, &e))?;
+                out.line(&xbf::json::to_json_string(&record, false).map_err(|e| xbf_error(&name, &e))?)?;
+            }
+        }
+    }
+    out.finish()
 }

@@ -7,7 +7,15 @@ use clap::{Parser, Subcommand};
 
 mod compare;
 mod convert;
+mod csvconv;
+mod infer;
+mod inspect;
+mod io;
+mod stats;
 mod vectors;
+mod view;
+
+use io::{CliResult, Failure};
 
 #[derive(Parser, Debug)]
 #[command(name = "xbf", version, about = "Check, convert, inspect and compare XBF data")]
@@ -23,17 +31,55 @@ enum Command {
     ///
     /// Example: xbf compare                (a year of daily S&P 500 rows, built in)
     /// Example: xbf compare flights.json --json
+    /// Example: xbf compare data.csv --chart sizes.svg
     Compare(compare::CompareArgs),
+    /// Print an XBF message or record stream as readable text: the type on
+    /// the first line, then the value (one line per record of a root vec
+    /// or stream).
+    ///
+    /// Example: xbf cat flights.xbf --head 5
+    /// Example: xbf from-json data.json | xbf cat
+    Cat(view::CatArgs),
+    /// Print the type of an XBF message or record stream as a declaration.
+    ///
+    /// Example: xbf schema flights.xbf
+    Schema(view::SchemaArgs),
+    /// Annotated hex: each line the byte offset, the bytes and what they
+    /// mean (header, discriminants, names, lengths and counts, each value
+    /// with its path).
+    ///
+    /// Example: xbf inspect point.xbf
+    /// Example: xbf inspect flights.xbf --limit-bytes 256
+    Inspect(inspect::InspectArgs),
+    /// Where the bytes go: the header and metadata, then each column's path,
+    /// encoding, size and share (a message in rows is shown as the columns
+    /// it would take).
+    ///
+    /// Example: xbf stats flights.xbf
+    Stats(stats::StatsArgs),
     /// Convert JSON to an XBF 2 message, losslessly: to-json gives the same
     /// JSON value back (key order, 1 vs 1.0, big integers, null vs missing).
     ///
     /// Example: xbf from-json flights.json -o flights.xbf
+    /// Example: xbf from-json flights.json --layout columns --zstd 19 -o flights.xbf
     /// Example: curl -s https://example.invalid/data.json | xbf from-json > data.xbf
-    FromJson(convert::ConvertArgs),
-    /// Convert any XBF message (v1 or XBF 2) to JSON.
+    FromJson(convert::FromJsonArgs),
+    /// Convert any XBF message (v1 or XBF 2) to JSON; a record stream gives
+    /// one JSON document per line.
     ///
     /// Example: xbf to-json flights.xbf --pretty
     ToJson(convert::ToJsonArgs),
+    /// Convert CSV with a header line to an XBF 2 message, vec<struct Row>,
+    /// inferring each column's type: the narrowest integer, f64, bool, date
+    /// (YYYY-MM-DD), timestamp (RFC 3339) or string; option<…> where cells
+    /// are empty.
+    ///
+    /// Example: xbf from-csv prices.csv -o prices.xbf --explain
+    FromCsv(csvconv::FromCsvArgs),
+    /// Convert a vec (or stream) of flat records to CSV with a header line.
+    ///
+    /// Example: xbf to-csv prices.xbf -o prices.csv
+    ToCsv(convert::ConvertArgs),
     /// Conformance vectors.
     #[command(subcommand)]
     Vectors(VectorsCommand),
@@ -51,25 +97,40 @@ enum VectorsCommand {
 }
 
 fn main() -> ExitCode {
+    // A bug must still give one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("xbf: internal error (please report it): {}", io::one_line(&info.to_string()));
+    }));
     let cli = Cli::parse();
     match cli.command {
-        Command::Compare(args) => compare::run(&args).unwrap_or_else(|msg| {
-            eprintln!("xbf compare: {msg}");
-            ExitCode::FAILURE
-        }),
+        Command::Compare(args) => match compare::run(&args) {
+            Ok(code) => code,
+            Err(f) => report("compare", Err(f)),
+        },
+        Command::Cat(args) => report("cat", view::cat(&args)),
+        Command::Schema(args) => report("schema", view::schema(&args)),
+        Command::Inspect(args) => report("inspect", inspect::run(&args)),
+        Command::Stats(args) => report("stats", stats::run(&args)),
         Command::FromJson(args) => report("from-json", convert::from_json(&args)),
         Command::ToJson(args) => report("to-json", convert::to_json(&args)),
+        Command::FromCsv(args) => report("from-csv", csvconv::from_csv(&args)),
+        Command::ToCsv(args) => report("to-csv", csvconv::to_csv(&args)),
         Command::Vectors(VectorsCommand::Check(args)) => vectors::check(&args),
     }
 }
 
-/// Prints a failed command's one-line error; exit code 1.
-fn report(command: &str, result: Result<(), String>) -> ExitCode {
+/// Prints a failed command's one-line error: exit code 1, or 2 for a usage
+/// error; a closed standard output ends the command quietly.
+fn report(command: &str, result: CliResult) -> ExitCode {
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
-            eprintln!("xbf {command}: {msg}");
+        Ok(()) | Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Failed(msg)) => {
+            eprintln!("xbf {command}: {}", io::one_line(&msg));
             ExitCode::FAILURE
+        }
+        Err(Failure::Usage(msg)) => {
+            eprintln!("xbf {command}: {}", io::one_line(&msg));
+            ExitCode::from(2)
         }
     }
 }

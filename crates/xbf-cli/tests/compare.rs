@@ -11,7 +11,7 @@ const XBF: &str = env!("CARGO_BIN_EXE_xbf");
 const DEFAULT_CSV: &str = include_str!("../data/sp500-2019.csv");
 
 /// The seven formats, in the order they are reported.
-const FORMATS: [&str; 8] = [
+const FORMATS: [&str; 10] = [
     "CSV",
     "JSON",
     "MessagePack (names)",
@@ -20,6 +20,8 @@ const FORMATS: [&str; 8] = [
     "XBF v1",
     "XBF v1 data-only",
     "XBF 2 rows",
+    "XBF 2 columnar",
+    "XBF 2 columnar+zstd",
 ];
 
 /// Quick mode: one round of single calls.

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
-use xbf::{DecodeOptions, EncodeOptions, PrimitiveType, Version};
+use xbf::{DecodeOptions, EncodeOptions, Layout, PrimitiveType, Version};
 
 use super::data::{cell_from_text, cell_text, is_signed, is_unsigned, Cell, Column, Dataset, Row};
 
@@ -73,7 +73,19 @@ pub const FORMATS: &[Format] = &[
     Format {
         name: "XBF 2 rows",
         note: "XBF 2: header, metadata once, then the rows with varint lengths and integers",
-        encode: |ds| xbf_encode(ds, EncodeOptions::v2()),
+        encode: |ds| xbf_encode(ds, EncodeOptions::v2().layout(Layout::Rows)),
+        decode: xbf_message_decode,
+    },
+    Format {
+        name: "XBF 2 columnar",
+        note: "XBF 2 columns: one per field, each with its smallest encoding (delta, decimal, dictionary, ...)",
+        encode: |ds| xbf_encode(ds, EncodeOptions::v2().layout(Layout::Columnar)),
+        decode: xbf_message_decode,
+    },
+    Format {
+        name: "XBF 2 columnar+zstd",
+        note: "the same columns, each compressed with zstd (level 19) where that is smaller",
+        encode: |ds| xbf_encode(ds, EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19))),
         decode: xbf_message_decode,
     },
 ];

@@ -1,0 +1,174 @@
+//! Column type inference shared by `xbf compare` and `xbf from-csv`: which
+//! texts are numbers, and the narrowest integer type that holds a column.
+
+use xbf::PrimitiveType;
+
+/// What a column's values have all been so far.
+#[derive(Clone, Copy)]
+pub struct Inference {
+    pub ints: bool,
+    pub numbers: bool,
+    pub bools: bool,
+    pub min: i128,
+    pub max: i128,
+}
+
+impl Inference {
+    pub fn new() -> Self {
+        Inference { ints: true, numbers: true, bools: true, min: 0, max: 0 }
+    }
+
+    pub fn not_number(&mut self) {
+        self.ints = false;
+        self.numbers = false;
+    }
+
+    pub fn int(&mut self, x: i128, first: bool) {
+        self.bools = false;
+        if first {
+            (self.min, self.max) = (x, x);
+        } else {
+            self.min = self.min.min(x);
+            self.max = self.max.max(x);
+        }
+    }
+
+    /// The column type: the narrowest integer that holds every value, then
+    /// f64, then bool, else string.
+    pub fn column_type(&self) -> PrimitiveType {
+        use PrimitiveType::*;
+        if self.ints {
+            let (lo, hi) = (self.min, self.max);
+            if lo >= 0 {
+                for (ty, max) in
+                    [(U8, u8::MAX as i128), (U16, u16::MAX as i128), (U32, u32::MAX as i128), (U64, u64::MAX as i128)]
+                {
+                    if hi <= max {
+                        return ty;
+                    }
+                }
+            } else {
+                for (ty, min, max) in [
+                    (I8, i8::MIN as i128, i8::MAX as i128),
+                    (I16, i16::MIN as i128, i16::MAX as i128),
+                    (I32, i32::MIN as i128, i32::MAX as i128),
+                    (I64, i64::MIN as i128, i64::MAX as i128),
+                ] {
+                    if lo >= min && hi <= max {
+                        return ty;
+                    }
+                }
+            }
+        }
+        if self.numbers {
+            F64
+        } else if self.bools {
+            Bool
+        } else {
+            String
+        }
+    }
+}
+
+/// Whether `s` is a number as JSON writes one: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+/// Returns `Some(true)` for an integer (no fraction, no exponent). Leading
+/// zeros (`007`), `+1`, `.5`, `inf` and `NaN` are not numbers, so codes such
+/// as ZIP codes stay strings.
+pub fn number_shape(s: &str) -> Option<bool> {
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    let int_start = i;
+    let n = digits(&mut i);
+    if n == 0 || (n > 1 && b[int_start] == b'0') {
+        return None;
+    }
+    let mut integer = true;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return None;
+        }
+        integer = false;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return None;
+        }
+        integer = false;
+    }
+    (i == b.len()).then_some(integer)
+}
+
+/// Infers a column's type from its CSV cells.
+pub fn infer_text<'a>(cells: impl Iterator<Item = &'a str>) -> PrimitiveType {
+    let mut inf = Inference::new();
+    for (i, s) in cells.enumerate() {
+        if s != "true" && s != "false" {
+            inf.bools = false;
+        }
+        match number_shape(s) {
+            Some(true) => match s.parse::<i128>() {
+                Ok(x) if x >= i64::MIN as i128 && x <= u64::MAX as i128 => inf.int(x, i == 0),
+                // Too wide for 64 bits: a float, if it is finite.
+                _ => {
+                    inf.ints = false;
+                    inf.bools = false;
+                    if !s.parse::<f64>().is_ok_and(f64::is_finite) {
+                        inf.numbers = false;
+                    }
+                }
+            },
+            Some(false) => {
+                inf.ints = false;
+                inf.bools = false;
+                if !s.parse::<f64>().is_ok_and(f64::is_finite) {
+                    inf.numbers = false;
+                }
+            }
+            None => inf.not_number(),
+        }
+        if !inf.ints && !inf.numbers && !inf.bools {
+            break;
+        }
+    }
+    inf.column_type()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_shapes() {
+        for (s, want) in [
+            ("0", Some(true)),
+            ("-12", Some(true)),
+            ("2476.959961", Some(false)),
+            ("1e5", Some(false)),
+            ("-0.5E-3", Some(false)),
+            ("007", None),
+            ("+1", None),
+            (".5", None),
+            ("5.", None),
+            ("", None),
+            ("-", None),
+            ("NaN", None),
+            ("inf", None),
+            ("1e", None),
+            ("1 ", None),
+        ] {
+            assert_eq!(number_shape(s), want, "{s:?}");
+        }
+    }
+}

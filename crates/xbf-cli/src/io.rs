@@ -1,0 +1,232 @@
+//! What every subcommand shares: reading the input (a file or standard
+//! input, with a progress bar on a terminal for big files), writing the
+//! output (standard output, or a file written under a temporary name and
+//! renamed), and the one-line errors with their exit codes.
+
+use std::fs;
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The input is damaged or not what the command takes, or a file could
+    /// not be read or written: one line, exit code 1.
+    Failed(String),
+    /// The command was used wrongly: exit code 2.
+    Usage(String),
+    /// Standard output was closed by its reader (`xbf cat big | head`):
+    /// stop quietly.
+    BrokenPipe,
+}
+
+pub type CliResult<T = ()> = Result<T, Failure>;
+
+impl From<String> for Failure {
+    fn from(msg: String) -> Failure {
+        Failure::Failed(msg)
+    }
+}
+
+/// An error while writing to standard output.
+pub fn stdout_error(e: io::Error) -> Failure {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Failure::BrokenPipe
+    } else {
+        Failure::Failed(format!("<stdout>: {e}"))
+    }
+}
+
+/// The name an input is reported by: its path, or `<stdin>`.
+pub fn input_name(input: Option<&Path>) -> String {
+    match input {
+        Some(p) if p != Path::new("-") => p.display().to_string(),
+        _ => "<stdin>".to_owned(),
+    }
+}
+
+/// An XBF decoding error on `name`, as one line: `FILE: at byte N, in PATH: kind: detail`.
+pub fn xbf_error(name: &str, e: &xbf::Error) -> Failure {
+    Failure::Failed(format!("{name}: {}", one_line(&e.to_string())))
+}
+
+/// Makes sure a message stays on one line.
+pub fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+/// Inputs at least this big get a progress bar (on a terminal).
+const PROGRESS_FROM: u64 = 4 << 20;
+
+/// A reader that draws its progress on standard error, when standard error
+/// is a terminal and the input is big; never otherwise.
+pub struct Progress<R> {
+    inner: R,
+    label: String,
+    total: u64,
+    done: u64,
+    last: Option<Instant>,
+    drawn: bool,
+}
+
+impl<R> Progress<R> {
+    fn new(inner: R, label: String, total: Option<u64>) -> Self {
+        let show = total.is_some_and(|t| t >= PROGRESS_FROM) && io::stderr().is_terminal();
+        Progress { inner, label, total: if show { total.unwrap_or(0) } else { 0 }, done: 0, last: None, drawn: false }
+    }
+
+    fn draw(&mut self) {
+        if self.total == 0 {
+            return;
+        }
+        let now = Instant::now();
+        if self.last.is_some_and(|t| now.duration_since(t) < Duration::from_millis(100)) && self.done < self.total {
+            return;
+        }
+        self.last = Some(now);
+        let frac = (self.done as f64 / self.total as f64).min(1.0);
+        let width = 30;
+        let filled = (frac * width as f64) as usize;
+        let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
+        let mb = |b: u64| b as f64 / (1 << 20) as f64;
+        let _ = write!(
+            io::stderr(),
+            "\r{} [{bar}] {:3.0}% {:.1}/{:.1} MiB",
+            self.label,
+            frac * 100.0,
+            mb(self.done),
+            mb(self.total)
+        );
+        self.drawn = true;
+    }
+}
+
+impl<R> Drop for Progress<R> {
+    fn drop(&mut self) {
+        if self.drawn {
+            // Erase the bar.
+            let _ = write!(io::stderr(), "\r\x1b[2K");
+        }
+    }
+}
+
+impl<R: Read> Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.done += n as u64;
+        self.draw();
+        Ok(n)
+    }
+}
+
+/// An open input: its name for messages and a buffered reader.
+pub struct Input {
+    pub name: String,
+    pub reader: Box<dyn BufRead>,
+}
+
+/// Opens a file, or standard input for `None` or `-`.
+pub fn open(input: Option<&Path>) -> CliResult<Input> {
+    let name = input_name(input);
+    let reader: Box<dyn BufRead> = match input {
+        Some(p) if p != Path::new("-") => {
+            let file = fs::File::open(p).map_err(|e| Failure::Failed(format!("{name}: {e}")))?;
+            let len = file.metadata().ok().map(|m| m.len());
+            Box::new(BufReader::with_capacity(1 << 16, Progress::new(file, name.clone(), len)))
+        }
+        _ => Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+    };
+    Ok(Input { name, reader })
+}
+
+/// Reads the whole input into memory.
+pub fn read_all(input: Option<&Path>) -> CliResult<(String, Vec<u8>)> {
+    let mut inp = open(input)?;
+    let mut bytes = Vec::new();
+    inp.reader.read_to_end(&mut bytes).map_err(|e| Failure::Failed(format!("{}: {e}", inp.name)))?;
+    Ok((inp.name, bytes))
+}
+
+/// Where the output goes: standard output, or a file that appears (by a
+/// rename) only once it is complete.
+pub struct Output {
+    target: Option<(PathBuf, PathBuf)>,
+    writer: Box<dyn Write>,
+}
+
+impl Output {
+    /// Standard output for `None` or `-`, else a temporary file beside `path`.
+    pub fn create(path: Option<&Path>) -> CliResult<Output> {
+        let Some(path) = path.filter(|p| *p != Path::new("-")) else {
+            return Ok(Output { target: None, writer: Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout())) });
+        };
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let file_name =
+            path.file_name().ok_or_else(|| Failure::Failed(format!("{}: not a file name", path.display())))?;
+        let tmp = dir.join(format!(".{}.{}.tmp", file_name.to_string_lossy(), std::process::id()));
+        let file = fs::File::create(&tmp).map_err(|e| Failure::Failed(format!("{}: {e}", path.display())))?;
+        Ok(Output {
+            target: Some((tmp, path.to_owned())),
+            writer: Box::new(io::BufWriter::with_capacity(1 << 16, file)),
+        })
+    }
+
+    /// Writes bytes; a closed standard output is [`Failure::BrokenPipe`].
+    pub fn write(&mut self, bytes: &[u8]) -> CliResult {
+        self.writer.write_all(bytes).map_err(|e| self.error(e))
+    }
+
+    /// Writes a string.
+    pub fn str(&mut self, s: &str) -> CliResult {
+        self.write(s.as_bytes())
+    }
+
+    /// Writes a line.
+    pub fn line(&mut self, s: &str) -> CliResult {
+        self.write(s.as_bytes())?;
+        self.write(b"\n")
+    }
+
+    fn error(&self, e: io::Error) -> Failure {
+        match &self.target {
+            None => stdout_error(e),
+            Some((_, path)) => Failure::Failed(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// Flushes, and for a file renames it into place. Without this call
+    /// (a failed run), the temporary file is removed and nothing replaces
+    /// the target.
+    pub fn finish(mut self) -> CliResult {
+        let flushed = self.writer.flush();
+        if let Err(e) = flushed {
+            return Err(self.error(e));
+        }
+        if let Some((tmp, path)) = self.target.take() {
+            // Close the file before renaming it.
+            self.writer = Box::new(io::sink());
+            if let Err(e) = fs::rename(&tmp, &path) {
+                let _ = fs::remove_file(&tmp);
+                return Err(Failure::Failed(format!("{}: {e}", path.display())));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Some((tmp, _)) = self.target.take() {
+            self.writer = Box::new(io::sink());
+            let _ = fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` (or standard output) as a whole.
+pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> CliResult {
+    let mut out = Output::create(path)?;
+    out.write(bytes)?;
+    out.finish()
+}
