@@ -11,9 +11,10 @@ const XBF: &str = env!("CARGO_BIN_EXE_xbf");
 const DEFAULT_CSV: &str = include_str!("../data/sp500-2019.csv");
 
 /// The seven formats, in the order they are reported.
-const FORMATS: [&str; 10] = [
+const FORMATS: [&str; 11] = [
     "CSV",
     "JSON",
+    "XML",
     "MessagePack (names)",
     "MessagePack (arrays)",
     "CBOR (names)",

@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::fmt;
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::rc::Rc;
 
@@ -40,6 +41,12 @@ pub const FORMATS: &[Format] = &[
         decode: csv_decode,
     },
     Format { name: "JSON", note: "an array of objects (serde_json)", encode: json_encode, decode: json_decode },
+    Format {
+        name: "XML",
+        note: "<rows><row><name>value</name>...</row>...</rows>, text escaped (quick-xml)",
+        encode: xml_encode,
+        decode: xml_decode,
+    },
     Format {
         name: "MessagePack (names)",
         note: "an array of maps, field names in every record (rmp-serde to_vec_named)",
@@ -122,6 +129,78 @@ fn csv_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
             .map(|(c, s)| cell_from_text(c.ty, s).ok_or_else(|| format!("{s:?} is not a {}", c.ty)))
             .collect::<Result<Row, String>>()?;
         rows.push(row);
+    }
+    Ok(Decoded::Rows(rows))
+}
+
+// ---------------------------------------------------------------------- XML
+
+/// Whether a column name can be an element name as it is; other names are
+/// written `<c n="name">`.
+fn xml_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && !name.to_ascii_lowercase().starts_with("xml")
+}
+
+fn xml_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
+    use quick_xml::escape::escape;
+    let mut out = String::from("<rows>");
+    let mut text = String::new();
+    for row in &ds.rows {
+        out.push_str("<row>");
+        for (col, cell) in ds.columns.iter().zip(row) {
+            cell_text(cell, &mut text);
+            if xml_name(&col.name) {
+                let _ = write!(out, "<{0}>{1}</{0}>", col.name, escape(text.as_str()));
+            } else {
+                let _ = write!(out, "<c n=\"{}\">{}</c>", escape(col.name.as_str()), escape(text.as_str()));
+            }
+        }
+        out.push_str("</row>");
+    }
+    out.push_str("</rows>");
+    Ok(out.into_bytes())
+}
+
+fn xml_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(bytes);
+    let mut rows = Vec::with_capacity(ds.rows.len());
+    let mut row: Row = Vec::with_capacity(ds.columns.len());
+    let mut text: Option<String> = None;
+    let mut depth = 0usize;
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf).map_err(|e| e.to_string())? {
+            Event::Start(_) => {
+                depth += 1;
+                if depth == 3 {
+                    text = Some(String::new());
+                }
+            }
+            Event::Text(t) if depth == 3 => {
+                let s = t.unescape().map_err(|e| e.to_string())?;
+                text.get_or_insert_with(String::new).push_str(&s);
+            }
+            Event::End(_) => {
+                if depth == 3 {
+                    let col = ds.columns.get(row.len()).ok_or("a row with more fields than columns")?;
+                    let s = text.take().unwrap_or_default();
+                    row.push(cell_from_text(col.ty, &s).ok_or_else(|| format!("{s:?} is not a {}", col.ty))?);
+                } else if depth == 2 {
+                    if row.len() != ds.columns.len() {
+                        return Err("a row with fewer fields than columns".into());
+                    }
+                    rows.push(std::mem::replace(&mut row, Vec::with_capacity(ds.columns.len())));
+                }
+                depth = depth.checked_sub(1).ok_or("an end tag with no start")?;
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
     }
     Ok(Decoded::Rows(rows))
 }
