@@ -50,6 +50,11 @@ pub struct DecodeOptions {
     /// this bounds the memory and time that a tiny message claiming 2^62 of
     /// them costs. Default: 65,536.
     pub max_zero_size_elements: u64,
+    /// How many more zero-size values each byte of input read so far allows
+    /// beyond [`max_zero_size_elements`](Self::max_zero_size_elements):
+    /// records that each hold a unit field (JSON's `null` columns) are then
+    /// bounded by their own bytes, however many there are. Default: 8.
+    pub zero_size_per_input_byte: u64,
     /// The types known by fingerprint, for XBF 2 messages that send a
     /// schema by reference. Default: none.
     pub schemas: Arc<SchemaRegistry>,
@@ -66,6 +71,7 @@ impl Default for DecodeOptions {
         DecodeOptions {
             max_depth: 128,
             max_zero_size_elements: 1 << 16,
+            zero_size_per_input_byte: 8,
             schemas: Arc::new(SchemaRegistry::new()),
             max_decoded_bytes: None,
         }
@@ -82,6 +88,12 @@ impl DecodeOptions {
     /// Sets [`max_zero_size_elements`](Self::max_zero_size_elements).
     pub fn max_zero_size_elements(mut self, count: u64) -> Self {
         self.max_zero_size_elements = count;
+        self
+    }
+
+    /// Sets [`zero_size_per_input_byte`](Self::zero_size_per_input_byte).
+    pub fn zero_size_per_input_byte(mut self, count: u64) -> Self {
+        self.zero_size_per_input_byte = count;
         self
     }
 
@@ -193,7 +205,8 @@ impl DecodeOptions {
 pub(crate) struct Decoder<'o, I> {
     pub(crate) input: I,
     pub(crate) opts: &'o DecodeOptions,
-    pub(crate) zero_size_budget: u64,
+    /// Zero-size values charged so far (see [`Decoder::charge`]).
+    pub(crate) zero_size_used: u64,
     /// Above 0 while decoding values whose zero-size budget was already
     /// charged (items counted at their count, members of a zero-size value).
     pub(crate) prepaid: u32,
@@ -207,7 +220,7 @@ pub(crate) struct Header {
 
 impl<'o, I: Input> Decoder<'o, I> {
     pub(crate) fn new(input: I, opts: &'o DecodeOptions, version: Version) -> Self {
-        Decoder { input, opts, zero_size_budget: opts.max_zero_size_elements, prepaid: 0, v2: version == Version::V2 }
+        Decoder { input, opts, zero_size_used: 0, prepaid: 0, v2: version == Version::V2 }
     }
 
     fn message(&mut self) -> Result<Value> {
@@ -435,14 +448,19 @@ impl<'o, I: Input> Decoder<'o, I> {
     /// Adds `weight` zero-size values to the message's running total;
     /// fails with `too-large` at `at` once it passes the budget.
     pub(crate) fn charge(&mut self, at: u64, weight: u64) -> Result<()> {
-        if weight > self.zero_size_budget {
+        // The budget grows with the input read so far (8 values a byte), so
+        // that records with unit fields are bounded by their own bytes,
+        // while a short message still holds at most the fixed budget.
+        let allowed = self.opts.max_zero_size_elements.max(at.saturating_mul(self.opts.zero_size_per_input_byte));
+        let used = self.zero_size_used.saturating_add(weight);
+        if used > allowed {
             return Err(Error::at(
                 ErrorKind::TooLarge,
                 at,
-                format!("more than {} zero-size values in one message", self.opts.max_zero_size_elements),
+                format!("more than {allowed} zero-size values at byte {at} of the message"),
             ));
         }
-        self.zero_size_budget -= weight;
+        self.zero_size_used = used;
         Ok(())
     }
 

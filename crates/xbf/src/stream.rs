@@ -180,8 +180,8 @@ struct Block {
     pos: usize,
     /// Records still to come in this block.
     left: u64,
-    /// The zero-size budget that remains for this block.
-    budget: u64,
+    /// The zero-size values charged in this block.
+    used: u64,
 }
 
 /// Reads a record stream record by record from any `io::Read`, without
@@ -275,7 +275,7 @@ impl<R: io::Read> StreamReader<R> {
         } else {
             self.input.bytes_up_to(declared)?
         };
-        let mut block = Block { body, declared, base, pos: 0, left: 0, budget: self.opts.max_zero_size_elements };
+        let mut block = Block { body, declared, base, pos: 0, left: 0, used: 0 };
         // The record count, checked against the body's declared length.
         let mut d = Decoder::new(SliceInput::new(&block.body), &self.opts, Version::V2);
         let count = d.uvarint(64).map_err(|e| e.shifted(base))? as u64;
@@ -295,7 +295,7 @@ impl<R: io::Read> StreamReader<R> {
         if min == 0 {
             d.charge(0, count.saturating_mul(zero_size_values(&self.ty))).map_err(|e| e.shifted(base))?;
         }
-        block.budget = d.zero_size_budget;
+        block.used = d.zero_size_used;
         block.pos = after_count as usize;
         block.left = count;
         Ok(Some(block))
@@ -322,12 +322,12 @@ impl<R: io::Read> StreamReader<R> {
                     let mut input = SliceInput::new(&block.body);
                     input.skip(block.pos);
                     let mut d = Decoder::new(input, &self.opts, Version::V2);
-                    d.zero_size_budget = block.budget;
+                    d.zero_size_used = block.used;
                     d.prepaid = u32::from(self.ty.is_zero_size());
                     let (record, d) = decode(d, &self.ty);
                     let record = record.map_err(|e| e.within(PathSegment::Record(self.record)).shifted(block.base))?;
                     block.pos = d.input.offset() as usize;
-                    block.budget = d.zero_size_budget;
+                    block.used = d.zero_size_used;
                     block.left -= 1;
                     self.record += 1;
                     return Ok(Some(record));

@@ -345,12 +345,19 @@ fn the_zero_size_budget_is_per_message() {
     assert_fails(decode_message(&msg(1, 65_536)), ErrorKind::TooLarge, b_at, "R.b");
 
     let roomy = DecodeOptions::default().max_zero_size_elements(80_000);
+    // The budget also grows with the input read: records with a unit field
+    // each are bounded by their own bytes.
+    let rows = 70_000u64;
+    let unit_field = struct_meta("Row", &[("a", vec![0x01]), ("b", struct_meta("", &[]))]);
+    let mut many = [&[0x11][..], &unit_field[..], &u64le(rows)].concat();
+    many.extend(std::iter::repeat(7u8).take(rows as usize));
+    assert_eq!(decode_message(&many).unwrap().as_vec().unwrap().len(), rows as usize);
     let v = roomy.decode_message(&msg(40_000, 40_000)).unwrap();
     assert_eq!(v.get("b").unwrap().as_vec().unwrap().len(), 40_000);
     assert!(roomy.read_message(&msg(40_000, 40_000)[..]).is_ok());
     assert_fails(roomy.decode_message(&msg(40_000, 40_001)), ErrorKind::TooLarge, b_at, "R.b");
 
-    let none = DecodeOptions::default().max_zero_size_elements(0);
+    let none = DecodeOptions::default().max_zero_size_elements(0).zero_size_per_input_byte(0);
     assert!(none.decode_message(&msg(0, 0)).is_ok());
     assert_fails(none.decode_message(&msg(0, 1)), ErrorKind::TooLarge, b_at, "R.b");
 
