@@ -1,0 +1,133 @@
+import { XbfError, mismatch } from "./errors.js";
+import { XbfType, Member, SchemaRegistry, writeMetadata, fingerprint, typeToString } from "./metadata.js";
+import { Reader, LimitOptions, FLAG_COLUMNAR, FLAG_REF } from "./decode_rows.js";
+import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTrying } from "./columnar.js";
+import { Writer } from "./varint.js";
+import { writeValue } from "./encode_rows.js";
+import { ValueOptions, toPublic, normalize, inferType } from "./values.js";
+
+export interface DecodeOptions extends ValueOptions, LimitOptions {
+  /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
+  fields?: string[];
+}
+
+export interface Decoded {
+  type: XbfType;
+  value: unknown;
+  /** 1 for v1, 2 for XBF 2. */
+  version: 1 | 2;
+  /** Whether the value was laid out in columns. */
+  columnar: boolean;
+}
+
+/** Decodes one message (v1 or XBF 2, rows or columns) into its internal value and type. */
+export function decodeInternal(bytes: Uint8Array, opts: DecodeOptions = {}): { type: XbfType; n: unknown; version: 1 | 2; columnar: boolean } {
+  if (!(bytes instanceof Uint8Array)) throw mismatch("decode takes a Uint8Array");
+  const r = new Reader(bytes, opts);
+  const [t, flags] = r.head(false);
+  const sel = opts.fields ? selectionFromPaths(opts.fields) : null;
+  if (flags & FLAG_COLUMNAR) {
+    const [pt, n] = decodeColumns(bytes, r.pos, t, opts, sel);
+    return { type: pt, n, version: 2, columnar: true };
+  }
+  const n = r.rootValue(t);
+  if (r.pos < bytes.length) throw new XbfError("trailing-bytes", r.pos, "bytes remain after the message");
+  const version = r.v2 ? 2 : 1;
+  if (!sel) return { type: t, n, version, columnar: false };
+  const pt = pruneType(t, sel);
+  if (!pt) throw mismatch("the selected fields are not in the message");
+  return { type: pt, n: pruneValue(t, n, pt, sel), version, columnar: false };
+}
+
+/** Decodes one message and gives its type along with the value. */
+export function decodeWithType(bytes: Uint8Array, opts: DecodeOptions = {}): Decoded {
+  const d = decodeInternal(bytes, opts);
+  return { type: d.type, value: toPublic(d.type, d.n, opts), version: d.version, columnar: d.columnar };
+}
+
+/** Decodes one XBF message (v1 or XBF 2, rows or columnar) into a JS value. */
+export function decode(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
+  const d = decodeInternal(bytes, opts);
+  return toPublic(d.type, d.n, opts);
+}
+
+function pruneType(t: XbfType, sel: Selection): XbfType | undefined {
+  switch (t.kind) {
+    case "struct": {
+      const fields: Member[] = [];
+      for (const f of t.fields) {
+        if (!sel.has(f.name)) continue;
+        const sub = sel.get(f.name);
+        if (sub === null || sub === undefined) fields.push(f);
+        else { const ft = pruneType(f.type, sub); if (ft) fields.push({ name: f.name, type: ft }); }
+      }
+      return fields.length ? { kind: "struct", name: t.name, fields } : undefined;
+    }
+    case "vec": { const e = pruneType(t.element, sel); return e && { kind: "vec", element: e }; }
+    case "array": { const e = pruneType(t.element, sel); return e && { kind: "array", len: t.len, element: e }; }
+    case "option": { const e = pruneType(t.inner, sel); return e && { kind: "option", inner: e }; }
+    default: return t;
+  }
+}
+function pruneValue(t: XbfType, n: any, pt: XbfType, sel: Selection): unknown {
+  if (t.kind === "struct" && pt.kind === "struct") {
+    return pt.fields.map((pf) => {
+      const i = t.fields.findIndex((f) => f.name === pf.name);
+      const sub = sel.get(pf.name);
+      return sub ? pruneValue(t.fields[i]!.type, n[i], pf.type, sub) : n[i];
+    });
+  }
+  if ((t.kind === "vec" || t.kind === "array") && (pt.kind === "vec" || pt.kind === "array")) return n.map((x: unknown) => pruneValue(t.element, x, pt.element, sel));
+  if (t.kind === "option" && pt.kind === "option") return n === null ? null : [pruneValue(t.inner, n[0], pt.inner, sel)];
+  return n;
+}
+
+export interface EncodeOptions {
+  /** The type to encode with; inferred from the value as SPEC 19.1 does when absent. */
+  type?: XbfType;
+  /** 2 (default) for XBF 2, 1 for the v1 layout (v1 types only). */
+  version?: 1 | 2;
+  /** `"rows"` (default), `"columns"`, or `"auto"`: columns when the value holds 16 or more repeated items and they come out smaller. */
+  layout?: "rows" | "columns" | "auto";
+  /** Write the type's 8-byte fingerprint instead of its metadata (flag 01); the reader needs it in its registry. */
+  schemaByReference?: boolean;
+}
+
+/** Encodes a JS value as one XBF message. */
+export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
+  const t = opts.type ?? inferType(value);
+  const n = normalize(t, value);
+  return encodeInternal(t, n, opts);
+}
+
+export function encodeInternal(t: XbfType, n: unknown, opts: EncodeOptions = {}): Uint8Array {
+  if (opts.version === 1) {
+    if (opts.schemaByReference || (opts.layout && opts.layout !== "rows")) throw new XbfError("unsupported", undefined, "XBF v1 has no header flags");
+    const w = new Writer();
+    try { writeMetadata(w, t, false); } catch (e) {
+      if (e instanceof XbfError && e.kind === "unsupported") throw new XbfError("unsupported", undefined, `XBF v1 has no type ${typeToString(t)}`);
+      throw e;
+    }
+    writeValue(w, t, n, false);
+    return w.finish();
+  }
+  const head = (columnar: boolean) => {
+    const w = new Writer();
+    w.u8(0xc2);
+    w.u8((opts.schemaByReference ? FLAG_REF : 0) | (columnar ? FLAG_COLUMNAR : 0));
+    if (opts.schemaByReference) w.bytes(fingerprint(t));
+    else writeMetadata(w, t, true);
+    return w;
+  };
+  const rows = () => { const w = head(false); writeValue(w, t, n, true); return w.finish(); };
+  const cols = () => { const w = head(true); encodeColumns(t, [n], w); return w.finish(); };
+  const layout = opts.layout ?? "rows";
+  if (layout === "rows") return rows();
+  if (layout === "columns") return cols();
+  const r = rows();
+  if (!worthTrying(t, n)) return r;
+  const c = cols();
+  return c.length < r.length ? c : r;
+}
+
+export { SchemaRegistry };

@@ -1,0 +1,764 @@
+import { XbfError, seg } from "./errors.js";
+import { INT_INFO, XbfType, Member, hex } from "./metadata.js";
+import { Reader, LimitOptions } from "./decode_rows.js";
+import { Writer, zigzag, unzigzag } from "./varint.js";
+import { writeValue } from "./encode_rows.js";
+import { writeMetadata } from "./metadata.js";
+import type { NAny, NEnum } from "./values.js";
+
+const VALUE_COST = 48;
+const utf8d = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const utf8e = new TextEncoder();
+
+class Cursor {
+  constructor(public b: Uint8Array, public pos: number, public end: number) {}
+  remaining(): number { return this.end - this.pos; }
+  u8(): number {
+    if (this.pos >= this.end) throw new XbfError("truncated", this.pos, "needs 1 bytes, 0 remain");
+    return this.b[this.pos++]!;
+  }
+  take(n: number): number {
+    if (n > this.end - this.pos) throw new XbfError("truncated", this.pos, `needs ${n} bytes, ${this.end - this.pos} remain`);
+    const p = this.pos;
+    this.pos += n;
+    return p;
+  }
+  checkFits(at: number, n: number, min: number): void {
+    if (n * min > this.remaining()) throw new XbfError("truncated", at, `${n} items of at least ${min} bytes do not fit in the ${this.remaining()} bytes that remain`);
+  }
+  varint(bits: number): bigint {
+    const r = new Reader(this.b, {}, this.pos, this.end);
+    const v = r.uvarBig(bits);
+    this.pos = r.pos;
+    return v;
+  }
+  varNum(bits: number): number {
+    const r = new Reader(this.b, {}, this.pos, this.end);
+    const v = r.uvarNum(bits);
+    this.pos = r.pos;
+    return v;
+  }
+  block(): Cursor {
+    const at = this.pos;
+    const len = this.varNum(64);
+    if (len > this.end - this.pos) throw new XbfError("truncated", at, `needs ${len} bytes, ${this.end - this.pos} remain`);
+    const c = new Cursor(this.b, this.pos, this.pos + len);
+    this.pos += len;
+    return c;
+  }
+  finish(what: string): void {
+    if (this.pos !== this.end) throw new XbfError("invalid-column", this.pos, `${this.end - this.pos} bytes of the ${what} are left over`);
+  }
+}
+const invalid = (at: number, d: string) => new XbfError("invalid-column", at, d);
+
+// ---------------------------------------------------------------- integer columns
+function readFor(c: Cursor, n: number, maxBits: number): bigint[] {
+  const base = c.varint(128);
+  const at = c.pos;
+  const width = c.u8();
+  if (width > maxBits) throw invalid(at, `a bit width of ${width} passes the ${maxBits} bits of the type`);
+  const bytes = Math.ceil((n * width) / 8);
+  const p = c.take(bytes);
+  const out: bigint[] = [];
+  let bit = 0;
+  for (let i = 0; i < n; i++) {
+    let v = 0n, got = 0;
+    while (got < width) {
+      const byte = c.b[p + (bit >> 3)]!;
+      const off = bit & 7;
+      const take = Math.min(8 - off, width - got);
+      v |= BigInt((byte >> off) & ((1 << take) - 1)) << BigInt(got);
+      got += take;
+      bit += take;
+    }
+    const value = base + v;
+    if (value >> 128n) throw invalid(at, "base + value overflows");
+    out.push(value);
+  }
+  return out;
+}
+
+export function decodeInts(c: Cursor, n: number, maxBits: number): bigint[] {
+  const at = c.pos;
+  const enc = c.u8();
+  let values: bigint[];
+  switch (enc) {
+    case 0:
+      c.checkFits(at, n, 1);
+      values = [];
+      for (let i = 0; i < n; i++) values.push(c.varint(maxBits));
+      break;
+    case 1: values = readFor(c, n, maxBits); break;
+    case 2: {
+      if (n === 0) throw invalid(at, "a delta column of no values");
+      const first = c.varint(128);
+      const deltas = readFor(c, n - 1, 128);
+      values = [first];
+      let v = first;
+      for (const d of deltas) { v = BigInt.asUintN(128, v + unzigzag(d)); values.push(v); }
+      break;
+    }
+    case 3: {
+      values = [];
+      while (values.length < n) {
+        const runAt = c.pos;
+        const run = c.varNum(64);
+        const value = c.varint(128);
+        if (run === 0 || values.length + run > n) throw invalid(runAt, `a run of ${run} values where ${n - values.length} remain`);
+        for (let i = 0; i < run; i++) values.push(value);
+      }
+      break;
+    }
+    default: throw new XbfError("unknown-discriminant", at, `0x${enc.toString(16).padStart(2, "0")} is not an integer column encoding`);
+  }
+  if (maxBits < 128) {
+    for (const v of values) if (v >> BigInt(maxBits)) throw invalid(at, `the value ${v} passes the ${maxBits} bits of the column's type`);
+  }
+  return values;
+}
+
+function putVar(out: number[], x: bigint | number): void {
+  let v = BigInt(x);
+  while (v >= 128n) { out.push(Number(v & 127n) | 128); v >>= 7n; }
+  out.push(Number(v));
+}
+const bitsFor = (x: bigint) => x.toString(2).length - (x === 0n ? 1 : 0);
+function pack(out: number[], values: bigint[], width: number): void {
+  if (width === 0) return;
+  let acc = 0n, filled = 0n;
+  const w = BigInt(width);
+  for (const v of values) {
+    acc |= v << filled;
+    filled += w;
+    while (filled >= 8n) { out.push(Number(acc & 255n)); acc >>= 8n; filled -= 8n; }
+  }
+  if (filled > 0n) out.push(Number(acc & 255n));
+}
+function writeFor(out: number[], values: bigint[]): void {
+  let min = values.length ? values[0]! : 0n;
+  for (const v of values) if (v < min) min = v;
+  let width = 0;
+  for (const v of values) width = Math.max(width, bitsFor(v - min));
+  putVar(out, min);
+  out.push(width);
+  pack(out, values.map((v) => v - min), width);
+}
+/** The smallest encoding of unsigned values, as the Rust writer picks it. */
+export function encodeInts(values: bigint[]): number[] {
+  let best: number[] = [0];
+  for (const v of values) putVar(best, v);
+  const f = [1];
+  writeFor(f, values);
+  if (f.length < best.length) best = f;
+  if (values.length > 1) {
+    const d = [2];
+    putVar(d, values[0]!);
+    const deltas: bigint[] = [];
+    for (let i = 1; i < values.length; i++) deltas.push(zigzag(BigInt.asIntN(128, values[i]! - values[i - 1]!), 128));
+    writeFor(d, deltas);
+    if (d.length < best.length) best = d;
+  }
+  const r = [3];
+  for (let i = 0; i < values.length;) {
+    let j = i;
+    while (j < values.length && values[j] === values[i]) j++;
+    putVar(r, j - i);
+    putVar(r, values[i]!);
+    i = j;
+  }
+  if (r.length < best.length) best = r;
+  return best;
+}
+
+// ---------------------------------------------------------------- floats
+const f64Bits = (x: number) => { const dv = new DataView(new ArrayBuffer(8)); dv.setFloat64(0, x, true); return dv.getBigUint64(0, true); };
+const f32Round = Math.fround;
+function fromDecimal(n: bigint, e: number, f32: boolean): number {
+  const x = Number(n) / 10 ** e;
+  return f32 ? f32Round(x) : x;
+}
+function scaled(v: number, e: number, f32: boolean): bigint | undefined {
+  const x = v * 10 ** e;
+  const r = Math.sign(x) * Math.round(Math.abs(x));
+  if (!Number.isFinite(r) || !(Math.abs(r) < (f32 ? 1.6e7 : 9.0e15))) return undefined;
+  return BigInt(r);
+}
+function sameBits(a: number, b: number, f32: boolean): boolean {
+  if (f32) { const x = new Float32Array([a, b]); const u = new Uint32Array(x.buffer); return u[0] === u[1]; }
+  return f64Bits(a) === f64Bits(b);
+}
+function rawFloats(out: number[], values: number[], f32: boolean): void {
+  const buf = new DataView(new ArrayBuffer(8));
+  for (const v of values) {
+    if (f32) { buf.setFloat32(0, v, true); for (let i = 0; i < 4; i++) out.push(buf.getUint8(i)); }
+    else { buf.setFloat64(0, v, true); for (let i = 0; i < 8; i++) out.push(buf.getUint8(i)); }
+  }
+}
+function decimal(values: number[], e: number, f32: boolean): number[] {
+  const ints: bigint[] = [], exc: number[] = [];
+  values.forEach((v, i) => {
+    const n = scaled(v, e, f32);
+    if (n !== undefined && sameBits(fromDecimal(n, e, f32), v, f32)) ints.push(zigzag(n, 128));
+    else { ints.push(0n); exc.push(i); }
+  });
+  const out = [0x11, e];
+  const body = encodeInts(ints);
+  putVar(out, body.length); out.push(...body);
+  putVar(out, exc.length);
+  if (exc.length) {
+    const pos = encodeInts(exc.map(BigInt));
+    putVar(out, pos.length); out.push(...pos);
+    rawFloats(out, exc.map((i) => values[i]!), f32);
+  }
+  return out;
+}
+function encodeFloatsDirect(values: number[], f32: boolean): number[] {
+  let best = [0x10];
+  rawFloats(best, values, f32);
+  if (!values.length) return best;
+  const step = Math.max(1, Math.floor(values.length / 256));
+  const sample = values.filter((_, i) => i % step === 0);
+  const byMisses: [number, number][] = [];
+  for (let e = 0; e <= (f32 ? 10 : 18); e++) {
+    const misses = sample.filter((v) => { const n = scaled(v, e, f32); return !(n !== undefined && sameBits(fromDecimal(n, e, f32), v, f32)); }).length;
+    byMisses.push([misses, e]);
+  }
+  byMisses.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  for (const [misses, e] of byMisses.slice(0, 3)) {
+    if (misses * 2 > sample.length) break;
+    const cand = decimal(values, e, f32);
+    if (cand.length < best.length) best = cand;
+  }
+  return best;
+}
+function encodeFloats(values: number[], f32: boolean): number[] {
+  let best = encodeFloatsDirect(values, f32);
+  const index = new Map<string, number>(), distinct: number[] = [], ids: bigint[] = [];
+  for (const v of values) {
+    const k = f32 ? String(new Uint32Array(new Float32Array([v]).buffer)[0]) : f64Bits(v).toString();
+    let id = index.get(k);
+    if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
+    ids.push(BigInt(id));
+    if (distinct.length > Math.floor(values.length / 2) + 16) return best;
+  }
+  const d = [0x12];
+  putVar(d, distinct.length);
+  const inner = encodeFloatsDirect(distinct, f32);
+  putVar(d, inner.length); d.push(...inner);
+  d.push(...encodeInts(ids));
+  if (d.length < best.length) best = d;
+  return best;
+}
+function readFloats(c: Cursor, n: number, f32: boolean, p: number, count: number): number[] {
+  const dv = new DataView(c.b.buffer, c.b.byteOffset, c.b.byteLength);
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) out.push(f32 ? dv.getFloat32(p + 4 * i, true) : dv.getFloat64(p + 8 * i, true));
+  void n;
+  return out;
+}
+function decodeFloats(c: Cursor, n: number, f32: boolean): number[] {
+  const at = c.pos;
+  const w = f32 ? 4 : 8;
+  const enc = c.u8();
+  switch (enc) {
+    case 0x10: { const p = c.take(n * w); return readFloats(c, n, f32, p, n); }
+    case 0x11: {
+      const eAt = c.pos;
+      const e = c.u8();
+      if (e > (f32 ? 10 : 18)) throw invalid(eAt, `the exponent ${e} passes ${f32 ? 10 : 18}`);
+      const body = c.block();
+      const ints = decodeInts(body, n, 64);
+      body.finish("integer block");
+      const out = ints.map((z) => {
+        const v = unzigzag(z);
+        if (v > 9223372036854775807n || v < -9223372036854775808n) throw invalid(at, `${v} passes the 64 bits of a scaled float`);
+        return fromDecimal(v, e, f32);
+      });
+      const countAt = c.pos;
+      const k = c.varNum(64);
+      if (k > n) throw invalid(countAt, `${k} exceptions in a column of ${n} values`);
+      if (k > 0) {
+        const pc = c.block();
+        const positions = decodeInts(pc, k, 64);
+        pc.finish("exception positions");
+        const p = c.take(k * w);
+        const raw = readFloats(c, k, f32, p, k);
+        positions.forEach((pos, i) => {
+          if (pos >= BigInt(n)) throw invalid(countAt, `an exception at position ${pos} of a column of ${n}`);
+          out[Number(pos)] = raw[i]!;
+        });
+      }
+      return out;
+    }
+    case 0x12: {
+      const dAt = c.pos;
+      const d = c.varNum(64);
+      c.checkFits(dAt, d, 1);
+      const inner = c.block();
+      if (inner.pos < inner.end && inner.b[inner.pos] === 0x12) throw invalid(dAt, "a dictionary of a dictionary");
+      const distinct = decodeFloats(inner, d, f32);
+      inner.finish("dictionary");
+      const ids = decodeInts(c, n, 64);
+      return ids.map((i) => {
+        if (i >= BigInt(distinct.length)) throw invalid(dAt, `a dictionary index ${i} past its ${d} values`);
+        return distinct[Number(i)]!;
+      });
+    }
+    default: throw new XbfError("unknown-discriminant", at, `0x${enc.toString(16).padStart(2, "0")} is not a float column encoding`);
+  }
+}
+
+// ---------------------------------------------------------------- strings
+function putBlock(out: number[], block: number[] | Uint8Array): void {
+  putVar(out, block.length);
+  for (const b of block) out.push(b);
+}
+function encodeStrings(values: Uint8Array[]): number[] {
+  const lens = (vs: Uint8Array[]) => vs.map((v) => BigInt(v.length));
+  const plain = [0x20];
+  putBlock(plain, encodeInts(lens(values)));
+  for (const v of values) for (const b of v) plain.push(b);
+  const cands = [plain];
+  // dictionary
+  const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: bigint[] = [];
+  let ok = true;
+  for (const v of values) {
+    const k = hex(v);
+    let id = index.get(k);
+    if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
+    ids.push(BigInt(id));
+    if (distinct.length > Math.floor(values.length / 2) + 16) { ok = false; break; }
+  }
+  if (ok) {
+    const d = [0x21];
+    putVar(d, distinct.length);
+    putBlock(d, encodeInts(lens(distinct)));
+    const all: number[] = [];
+    for (const v of distinct) for (const b of v) all.push(b);
+    putBlock(d, all);
+    d.push(...encodeInts(ids));
+    cands.push(d);
+  }
+  // shared prefixes
+  const shared: bigint[] = [], restLens: bigint[] = [], rest: number[] = [];
+  let prev: Uint8Array = new Uint8Array(0);
+  for (const v of values) {
+    let p = 0;
+    while (p < prev.length && p < v.length && prev[p] === v[p]) p++;
+    shared.push(BigInt(p)); restLens.push(BigInt(v.length - p));
+    for (let i = p; i < v.length; i++) rest.push(v[i]!);
+    prev = v as Uint8Array;
+  }
+  const pr = [0x22];
+  putBlock(pr, encodeInts(shared));
+  putBlock(pr, encodeInts(restLens));
+  pr.push(...rest);
+  cands.push(pr);
+  let best = cands[0]!;
+  for (const c of cands) if (c.length < best.length) best = c;
+  return best;
+}
+function readLenBlock(c: Cursor, n: number): bigint[] {
+  const block = c.block();
+  const at = block.pos;
+  const values = decodeInts(block, n, 64);
+  block.finish("integer block");
+  const limit = BigInt(c.remaining()) + (1n << 32n);
+  for (const v of values) if (v > limit) throw new XbfError("truncated", at, `a length of ${v} passes the column`);
+  return values;
+}
+const total = (ls: bigint[]) => ls.reduce((a, b) => a + b, 0n);
+function decodeStrings(c: Cursor, n: number, r: ColReader): Uint8Array[] {
+  const at = c.pos;
+  const enc = c.u8();
+  const split = (p: number, lens: bigint[]) => {
+    let q = p;
+    return lens.map((l) => { const s = c.b.slice(q, q + Number(l)); q += Number(l); return s; });
+  };
+  switch (enc) {
+    case 0x20: {
+      const lens = readLenBlock(c, n);
+      const t = total(lens);
+      if (t > BigInt(c.remaining())) throw new XbfError("truncated", c.pos, `needs ${t} bytes, ${c.remaining()} remain`);
+      return split(c.take(Number(t)), lens);
+    }
+    case 0x21: {
+      const dAt = c.pos;
+      const d = c.varNum(64);
+      c.checkFits(dAt, d, 1);
+      const lens = readLenBlock(c, d);
+      const block = c.block();
+      const t = total(lens);
+      if (t > BigInt(block.remaining())) throw new XbfError("truncated", block.pos, `needs ${t} bytes, ${block.remaining()} remain`);
+      const p = block.take(Number(t));
+      block.finish("dictionary");
+      let q = p;
+      const distinct = lens.map((l) => { const s = c.b.subarray(q, q + Number(l)); q += Number(l); return s; });
+      const ids = decodeInts(c, n, 64);
+      let size = 0n;
+      for (const i of ids) size += i < BigInt(lens.length) ? lens[Number(i)]! : 0n;
+      r.charge(at, size);
+      return ids.map((i) => {
+        if (i >= BigInt(d)) throw invalid(at, `a dictionary index ${i} past its ${d} values`);
+        return distinct[Number(i)]!.slice();
+      });
+    }
+    case 0x22: {
+      const shared = readLenBlock(c, n);
+      const restLens = readLenBlock(c, n);
+      const t = total(restLens);
+      if (t > BigInt(c.remaining())) throw new XbfError("truncated", c.pos, `needs ${t} bytes, ${c.remaining()} remain`);
+      const p = c.take(Number(t));
+      r.charge(at, total(shared) + t);
+      const out: Uint8Array[] = [];
+      let q = p;
+      for (let i = 0; i < shared.length; i++) {
+        const prev = i === 0 ? new Uint8Array(0) : out[i - 1]!;
+        const sp = Number(shared[i]!), rl = Number(restLens[i]!);
+        if (sp > prev.length) throw invalid(at, `value ${i} shares ${sp} bytes with a value of ${prev.length}`);
+        const v = new Uint8Array(sp + rl);
+        v.set(prev.subarray(0, sp));
+        v.set(c.b.subarray(q, q + rl), sp);
+        q += rl;
+        out.push(v);
+      }
+      return out;
+    }
+    default: throw new XbfError("unknown-discriminant", at, `0x${enc.toString(16).padStart(2, "0")} is not a string column encoding`);
+  }
+}
+
+// ---------------------------------------------------------------- reader
+/** Which struct fields to decode: a name maps to null (all of it) or a sub-selection. */
+export type Selection = Map<string, Selection | null>;
+export function selectionFromPaths(paths: string[]): Selection {
+  const root: Selection = new Map();
+  for (const path of paths) {
+    let at = root;
+    const parts = path.split(".");
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!;
+      if (!at.has(p)) at.set(p, new Map());
+      if (i + 1 === parts.length) { at.set(p, null); break; }
+      const next = at.get(p);
+      if (next === null || next === undefined) break;
+      at = next;
+    }
+  }
+  return root;
+}
+
+class ColReader {
+  left: number;
+  constructor(public limit: number, public opts: LimitOptions) { this.left = limit; }
+  charge(at: number, bytes: bigint | number): void {
+    if (Number(bytes) > this.left) throw new XbfError("too-large", at, `decoding would take more than the ${this.limit} bytes allowed (maxDecodedBytes)`);
+    this.left -= Number(bytes);
+  }
+  column(c: Cursor): Cursor {
+    const block = c.block();
+    if (block.pos < block.end && block.b[block.pos] === 0x80) {
+      const at = block.pos;
+      block.u8();
+      const raw = block.varNum(64);
+      this.charge(at, raw);
+      throw new XbfError("unsupported", at, "a zstd-compressed column: this decoder has no zstd");
+    }
+    return block;
+  }
+  ints(c: Cursor, n: number, bits: number): bigint[] {
+    const col = this.column(c);
+    const v = decodeInts(col, n, bits);
+    col.finish("column");
+    return v;
+  }
+  lengths(c: Cursor, n: number): [number[], number] {
+    const at = c.pos;
+    const lens = this.ints(c, n, 64);
+    let t = 0n;
+    for (const l of lens) t += l;
+    if (t >> 64n) throw invalid(at, "the lengths add up past 2^64");
+    return [lens.map(Number), Number(t)];
+  }
+  node(t: XbfType, n: number, c: Cursor, depth: number, sel: Selection | null): [XbfType, unknown[]] {
+    this.charge(c.pos, n * VALUE_COST);
+    const child = depth + 1;
+    const wrap = <T>(s: string, f: () => T): T => { try { return f(); } catch (e) { if (e instanceof XbfError) e.within(s); throw e; } };
+    switch (t.kind) {
+      case "vec": {
+        const [lens, tot] = this.lengths(c, n);
+        const [et, flat] = wrap(seg.element, () => this.node(t.element, tot, c, child, sel));
+        let q = 0;
+        return [{ kind: "vec", element: et }, lens.map((l) => flat.slice(q, (q += l)))];
+      }
+      case "array": {
+        const len = Number(t.len);
+        const tot = n * len;
+        const [et, flat] = wrap(seg.element, () => this.node(t.element, tot, c, child, sel));
+        const out: unknown[] = [];
+        for (let i = 0; i < n; i++) out.push(flat.slice(i * len, (i + 1) * len));
+        return [{ kind: "array", len: t.len, element: et }, out];
+      }
+      case "struct": {
+        const fields: Member[] = [];
+        const cols: unknown[][] = [];
+        for (const f of t.fields) {
+          const pick = sel === null ? null : sel.has(f.name) ? sel.get(f.name)! : undefined;
+          if (pick === undefined) { wrap(seg.field(f.name), () => skip(f.type, c, child, this.opts)); continue; }
+          const [ft, vals] = wrap(seg.field(f.name), () => this.node(f.type, n, c, child, pick));
+          fields.push({ name: f.name, type: ft });
+          cols.push(vals);
+        }
+        const out: unknown[] = [];
+        for (let i = 0; i < n; i++) out.push(cols.map((col) => col[i]));
+        return [sel === null ? t : { kind: "struct", name: t.name, fields }, out];
+      }
+      case "tuple": {
+        const cols = t.elements.map((et, i) => wrap(seg.position(i), () => this.node(et, n, c, child, null))[1]);
+        const out: unknown[] = [];
+        for (let i = 0; i < n; i++) out.push(cols.map((col) => col[i]));
+        return [t, out];
+      }
+      case "option": {
+        const present = this.ints(c, n, 1);
+        const count = present.filter((p) => p === 1n).length;
+        const [it, vals] = this.node(t.inner, count, c, child, sel);
+        let q = 0;
+        return [{ kind: "option", inner: it }, present.map((p) => (p === 1n ? [vals[q++]] : null))];
+      }
+      case "map": {
+        const at = c.pos;
+        const [lens, tot] = this.lengths(c, n);
+        const keys = wrap(seg.field("key"), () => this.node(t.key, tot, c, child, null))[1];
+        const vals = wrap(seg.field("value"), () => this.node(t.value, tot, c, child, null))[1];
+        let q = 0;
+        const out = lens.map((l) => {
+          const entries: [unknown, unknown][] = [];
+          const seenKeys = new Set<string>();
+          for (let i = 0; i < l; i++, q++) {
+            const w = new Writer();
+            writeValue(w, t.key, keys[q], true);
+            const kb = hex(w.finish());
+            if (seenKeys.has(kb)) throw new XbfError("duplicate-key", at, "a key appears twice in one map");
+            seenKeys.add(kb);
+            entries.push([keys[q], vals[q]]);
+          }
+          return entries;
+        });
+        return [t, out];
+      }
+      case "enum": {
+        const tagsAt = c.pos;
+        const tags = this.ints(c, n, 64);
+        const counts = t.variants.map(() => 0);
+        for (const g of tags) {
+          if (g >= BigInt(counts.length)) throw new XbfError("unknown-variant", tagsAt, `enum ${t.name} has no variant ${g}`);
+          counts[Number(g)] = counts[Number(g)]! + 1;
+        }
+        const payloads = t.variants.map((v, i) => wrap(seg.field(v.name), () => this.node(v.type, counts[i]!, c, child, null))[1]);
+        const pos = counts.map(() => 0);
+        return [t, tags.map((g) => { const i = Number(g); return { i, v: payloads[i]![pos[i]!++] } as NEnum; })];
+      }
+      case "any": {
+        const types = anyTypes(c, child, this.opts);
+        const tagsAt = c.pos;
+        const tags = this.ints(c, n, 64);
+        const counts = types.map(() => 0);
+        for (const g of tags) {
+          if (g >= BigInt(counts.length)) throw invalid(tagsAt, `a type index ${g} past the ${types.length} types of the column`);
+          counts[Number(g)] = counts[Number(g)]! + 1;
+        }
+        const parts = types.map((ty, i) => this.node(ty, counts[i]!, c, child, null)[1]);
+        const pos = counts.map(() => 0);
+        return [t, tags.map((g) => { const i = Number(g); return { t: types[i]!, v: parts[i]![pos[i]!++] } as NAny; })];
+      }
+      default: return [t, this.primitive(t.kind, n, c)];
+    }
+  }
+  primitive(kind: string, n: number, c: Cursor): unknown[] {
+    switch (kind) {
+      case "unit": return new Array(n).fill(null);
+      case "bool": return this.ints(c, n, 1).map((v) => v === 1n);
+      case "f32": case "f64": {
+        const col = this.column(c);
+        const v = decodeFloats(col, n, kind === "f32");
+        col.finish("column");
+        return v;
+      }
+      case "string": case "bytes": {
+        const col = this.column(c);
+        const at = col.pos;
+        const v = decodeStrings(col, n, this);
+        col.finish("column");
+        if (kind === "bytes") return v;
+        return v.map((b) => { try { return utf8d.decode(b); } catch { throw new XbfError("invalid-utf8", at, "a string of the column is not UTF-8"); } });
+      }
+      case "u256": case "i256": {
+        const col = this.column(c);
+        const at = col.pos;
+        if (col.u8() !== 0x08) throw new XbfError("unknown-discriminant", at, "not a 256-bit integer column encoding");
+        if (n * 32 > col.remaining()) throw new XbfError("truncated", col.pos, `needs ${n * 32} bytes, ${col.remaining()} remain`);
+        const p = col.take(n * 32);
+        col.finish("column");
+        const out: bigint[] = [];
+        for (let i = 0; i < n; i++) {
+          let x = 0n;
+          for (let j = 31; j >= 0; j--) x = (x << 8n) | BigInt(col.b[p + 32 * i + j]!);
+          out.push(kind === "i256" ? BigInt.asIntN(256, x) : x);
+        }
+        return out;
+      }
+      default: {
+        const [bits, signed] = INT_INFO[kind]!;
+        const vals = this.ints(c, n, bits);
+        return vals.map((z) => {
+          const v = signed ? unzigzag(z) : z;
+          return bits <= 32 ? Number(v) : v;
+        });
+      }
+    }
+  }
+}
+
+function anyTypes(c: Cursor, depth: number, opts: LimitOptions): XbfType[] {
+  const maxDepth = opts.maxDepth ?? 128;
+  if (depth > maxDepth) throw new XbfError("too-deep", c.pos, `more than ${maxDepth} levels of nesting`);
+  const col = c.block();
+  const at = col.pos;
+  if (col.u8() !== 0x30) throw new XbfError("unknown-discriminant", at, "not a column of types");
+  const dAt = col.pos;
+  const d = col.varNum(64);
+  col.checkFits(dAt, d, 1);
+  const types: XbfType[] = [];
+  for (let i = 0; i < d; i++) {
+    const r = new Reader(col.b, { ...opts, maxDepth: maxDepth - depth }, col.pos, col.end);
+    r.v2 = true;
+    types.push(r.metadata(0));
+    col.pos = r.pos;
+  }
+  col.finish("column of types");
+  return types;
+}
+
+/** Skips the columns of a node by their lengths (projection). */
+function skip(t: XbfType, c: Cursor, depth: number, opts: LimitOptions): void {
+  const child = depth + 1;
+  switch (t.kind) {
+    case "unit": return;
+    case "vec": c.block(); return skip(t.element, c, child, opts);
+    case "array": return skip(t.element, c, child, opts);
+    case "struct": for (const f of t.fields) skip(f.type, c, child, opts); return;
+    case "tuple": for (const e of t.elements) skip(e, c, child, opts); return;
+    case "option": c.block(); return skip(t.inner, c, depth + 1, opts);
+    case "map": c.block(); skip(t.key, c, child, opts); return skip(t.value, c, child, opts);
+    case "enum": c.block(); for (const v of t.variants) skip(v.type, c, child, opts); return;
+    case "any": {
+      const types = anyTypes(c, child, opts);
+      c.block();
+      for (const ty of types) skip(ty, c, child, opts);
+      return;
+    }
+    default: c.block();
+  }
+}
+
+/** Decodes the columns after a columnar message's metadata (SPEC 22), from `pos` to the end of `b`. */
+export function decodeColumns(b: Uint8Array, pos: number, t: XbfType, opts: LimitOptions, sel: Selection | null): [XbfType, unknown] {
+  const limit = opts.maxDecodedBytes ?? (b.length - pos) * 64 + (16 << 20);
+  const r = new ColReader(limit, opts);
+  const c = new Cursor(b, pos, b.length);
+  try {
+    const [pt, vals] = r.node(t, 1, c, 0, sel);
+    if (c.pos !== c.end) throw new XbfError("trailing-bytes", c.pos, "bytes remain after the columns");
+    return [pt, vals[0]];
+  } catch (e) {
+    if (e instanceof XbfError && t.kind === "struct") e.within(seg.root(t.name));
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------- writer
+function putColumn(out: Writer, body: number[]): void {
+  out.uvar(body.length);
+  out.bytes(Uint8Array.from(body));
+}
+const intOf = (kind: string, v: any): bigint => {
+  if (kind === "bool") return v ? 1n : 0n;
+  const [bits, signed] = INT_INFO[kind]!;
+  return signed ? zigzag(BigInt(v), Math.max(bits, 8)) : BigInt(v);
+};
+
+/** Appends the columns of internal values `values`, all of type `t`. */
+export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
+  switch (t.kind) {
+    case "unit": return;
+    case "vec": {
+      putColumn(out, encodeInts(values.map((v) => BigInt(v.length))));
+      encodeColumns(t.element, values.flat(1), out);
+      return;
+    }
+    case "array": encodeColumns(t.element, values.flat(1), out); return;
+    case "struct": t.fields.forEach((f, i) => encodeColumns(f.type, values.map((v) => v[i]), out)); return;
+    case "tuple": t.elements.forEach((e, i) => encodeColumns(e, values.map((v) => v[i]), out)); return;
+    case "option":
+      putColumn(out, encodeInts(values.map((v) => (v === null ? 0n : 1n))));
+      encodeColumns(t.inner, values.filter((v) => v !== null).map((v) => v[0]), out);
+      return;
+    case "map": {
+      putColumn(out, encodeInts(values.map((v) => BigInt(v.length))));
+      const entries = values.flat(1) as [unknown, unknown][];
+      encodeColumns(t.key, entries.map((e) => e[0]), out);
+      encodeColumns(t.value, entries.map((e) => e[1]), out);
+      return;
+    }
+    case "enum":
+      putColumn(out, encodeInts(values.map((v: NEnum) => BigInt(v.i))));
+      t.variants.forEach((vt, i) => encodeColumns(vt.type, values.filter((v: NEnum) => v.i === i).map((v: NEnum) => v.v), out));
+      return;
+    case "any": {
+      const index = new Map<string, number>();
+      const types: XbfType[] = [], metas: Uint8Array[] = [];
+      const tags = values.map((v: NAny) => {
+        const w = new Writer();
+        writeMetadata(w, v.t, true);
+        const m = w.finish();
+        const k = hex(m);
+        let i = index.get(k);
+        if (i === undefined) { i = types.length; index.set(k, i); types.push(v.t); metas.push(m); }
+        return i;
+      });
+      const body = [0x30];
+      putVar(body, types.length);
+      for (const m of metas) body.push(...m);
+      putColumn(out, body);
+      putColumn(out, encodeInts(tags.map(BigInt)));
+      types.forEach((ty, i) => encodeColumns(ty, values.filter((_, j) => tags[j] === i).map((v: NAny) => v.v), out));
+      return;
+    }
+    case "f32": case "f64": putColumn(out, encodeFloats(values, t.kind === "f32")); return;
+    case "string": putColumn(out, encodeStrings(values.map((s: string) => utf8e.encode(s)))); return;
+    case "bytes": putColumn(out, encodeStrings(values)); return;
+    case "u256": case "i256": {
+      const body = [0x08];
+      for (const v of values) { let x = BigInt.asUintN(256, v); for (let i = 0; i < 32; i++) { body.push(Number(x & 255n)); x >>= 8n; } }
+      putColumn(out, body);
+      return;
+    }
+    default: putColumn(out, encodeInts(values.map((v) => intOf(t.kind, v))));
+  }
+}
+
+/** Whether a value holds enough repeated items for columns to pay (Rust's `worth_trying`). */
+export function worthTrying(t: XbfType, n: any): boolean {
+  const items = (t: XbfType, v: any, depth: number): number => {
+    if (depth > 3) return 0;
+    switch (t.kind) {
+      case "vec": case "array": return v.length + v.slice(0, 4).reduce((a: number, x: any) => a + items(t.element, x, depth + 1), 0);
+      case "map": return v.length;
+      case "struct": return t.fields.reduce((a, f, i) => a + items(f.type, v[i], depth + 1), 0);
+      default: return 0;
+    }
+  };
+  return items(t, n, 0) >= 16;
+}

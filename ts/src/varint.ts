@@ -1,0 +1,87 @@
+/** Byte writer with LEB128 varints (SPEC 11). */
+export class Writer {
+  buf = new Uint8Array(256);
+  len = 0;
+  private dv = new DataView(this.buf.buffer);
+
+  ensure(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < this.len + n) cap *= 2;
+    const nb = new Uint8Array(cap);
+    nb.set(this.buf.subarray(0, this.len));
+    this.buf = nb;
+    this.dv = new DataView(nb.buffer);
+  }
+  u8(b: number): void {
+    this.ensure(1);
+    this.buf[this.len++] = b;
+  }
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
+  }
+  /** Unsigned varint of a non-negative number or bigint. */
+  uvar(x: number | bigint): void {
+    if (typeof x === "number" && x <= 0xffffffff) {
+      this.ensure(5);
+      while (x >= 128) {
+        this.buf[this.len++] = (x % 128) | 128;
+        x = Math.floor(x / 128);
+      }
+      this.buf[this.len++] = x;
+      return;
+    }
+    let v = BigInt(x);
+    this.ensure(37);
+    while (v >= 128n) {
+      this.buf[this.len++] = Number(v & 127n) | 128;
+      v >>= 7n;
+    }
+    this.buf[this.len++] = Number(v);
+  }
+  /** Little-endian fixed-width integer of `n` bytes (two's complement for negatives). */
+  fixed(x: number | bigint, n: number): void {
+    this.ensure(n);
+    if (typeof x === "number" && n <= 4) {
+      let v = x < 0 ? x + 2 ** (8 * n) : x;
+      for (let i = 0; i < n; i++) {
+        this.buf[this.len++] = v & 255;
+        v = Math.floor(v / 256);
+      }
+      return;
+    }
+    let v = BigInt.asUintN(8 * n, BigInt(x));
+    for (let i = 0; i < n; i++) {
+      this.buf[this.len++] = Number(v & 255n);
+      v >>= 8n;
+    }
+  }
+  f32(x: number): void {
+    this.ensure(4);
+    this.dv.setFloat32(this.len, x, true);
+    this.len += 4;
+  }
+  f64(x: number): void {
+    this.ensure(8);
+    this.dv.setFloat64(this.len, x, true);
+    this.len += 8;
+  }
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+}
+
+export function zigzag(n: bigint, bits: number): bigint {
+  return BigInt.asUintN(bits, (n << 1n) ^ (n >> BigInt(bits - 1)));
+}
+export function unzigzag(u: bigint): bigint {
+  return (u >> 1n) ^ -(u & 1n);
+}
+export function zigzagNum(n: number): number {
+  return n >= 0 ? 2 * n : -2 * n - 1;
+}
+export function unzigzagNum(u: number): number {
+  return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+}

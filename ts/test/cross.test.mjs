@@ -1,0 +1,62 @@
+// Cross-language check: TS encodes, the Rust `xbf` CLI decodes (to-json), and the reverse (from-json, TS decodes).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { encode, decode } from "../dist/index.js";
+import { jsonish } from "./arbitraries.mjs";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+function findXbf() {
+  if (process.env.XBF_CLI && existsSync(process.env.XBF_CLI)) return process.env.XBF_CLI;
+  for (const p of ["target/debug/xbf", "target/release/xbf"]) if (existsSync(join(root, p))) return join(root, p);
+  if (spawnSync("cargo", ["--version"]).status !== 0) return null;
+  execFileSync("cargo", ["build", "-q", "-p", "xbf-cli"], { cwd: root, stdio: "inherit" });
+  return join(root, "target/debug/xbf");
+}
+const xbf = findXbf();
+const skip = xbf ? false : "neither target/debug/xbf nor cargo is available: cross-language check skipped";
+const dir = mkdtempSync(join(tmpdir(), "xbf-ts-"));
+const json = (v) => JSON.parse(JSON.stringify(v));
+// Integers past 2^53 decode as bigint (never a rounded number); JSON.parse rounds them, so compare as numbers.
+const asNumbers = (v) => JSON.parse(JSON.stringify(v, (_, x) => (typeof x === "bigint" ? Number(x) : x)));
+
+test("TypeScript encodes, Rust decodes (rows and columns)", { skip }, () => {
+  let i = 0;
+  fc.assert(fc.property(jsonish, fc.constantFrom("rows", "columns"), (v, layout) => {
+    const file = join(dir, `ts-${i++}.xbf`);
+    writeFileSync(file, encode(v, { layout }));
+    const out = execFileSync(xbf, ["to-json", file], { encoding: "utf8" });
+    assert.deepStrictEqual(JSON.parse(out), json(v));
+  }), { numRuns: 120 });
+});
+
+test("Rust encodes (from-json, rows and columns), TypeScript decodes", { skip }, () => {
+  let i = 0;
+  fc.assert(fc.property(jsonish, fc.constantFrom("rows", "columns", "auto"), (v, layout) => {
+    const inFile = join(dir, `rs-${i}.json`), outFile = join(dir, `rs-${i++}.xbf`);
+    writeFileSync(inFile, JSON.stringify(v));
+    execFileSync(xbf, ["from-json", inFile, "--layout", layout, "-o", outFile]);
+    const bytes = new Uint8Array(readFileSync(outFile));
+    assert.deepStrictEqual(asNumbers(decode(bytes)), json(v));
+  }), { numRuns: 120 });
+});
+
+test("the same JSON gives the same bytes in rows from both implementations", { skip }, () => {
+  let i = 0, same = 0, total = 0;
+  fc.assert(fc.property(jsonish, (v) => {
+    const inFile = join(dir, `eq-${i}.json`), outFile = join(dir, `eq-${i++}.xbf`);
+    writeFileSync(inFile, JSON.stringify(v));
+    execFileSync(xbf, ["from-json", inFile, "--layout", "rows", "-o", outFile]);
+    const rust = new Uint8Array(readFileSync(outFile));
+    total++;
+    if (Buffer.compare(Buffer.from(rust), Buffer.from(encode(v))) === 0) same++;
+    // Whatever type each side inferred, both decode to the same value.
+    assert.deepStrictEqual(asNumbers(decode(rust)), asNumbers(decode(encode(v))));
+  }), { numRuns: 100 });
+  console.log(`identical bytes for ${same} of ${total} inferred documents`);
+});
