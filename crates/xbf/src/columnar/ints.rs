@@ -38,14 +38,31 @@ fn pack(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
     if width == 0 {
         return;
     }
+    if width <= 56 {
+        // The common case: a u64 holds the pending bits and one value.
+        let mut acc: u64 = 0;
+        let mut filled: u32 = 0;
+        for v in values {
+            acc |= (v as u64) << filled;
+            filled += u32::from(width);
+            while filled >= 8 {
+                out.push(acc as u8);
+                acc >>= 8;
+                filled -= 8;
+            }
+        }
+        if filled > 0 {
+            out.push(acc as u8);
+        }
+        return;
+    }
     let mut acc: u128 = 0;
     let mut filled: u32 = 0;
     for v in values {
         let mut v = v;
         let mut left = u32::from(width);
         while left > 0 {
-            let room = 128 - filled;
-            let take = left.min(room);
+            let take = left.min(128 - filled);
             let part = if take == 128 { v } else { v & ((1u128 << take) - 1) };
             acc |= part << filled;
             filled += take;
@@ -63,46 +80,79 @@ fn pack(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
     }
 }
 
-fn write_for(out: &mut Vec<u8>, values: &[u128]) {
-    let min = values.iter().copied().min().unwrap_or(0);
-    let width = values.iter().map(|v| bits_for(v - min)).max().unwrap_or(0);
+fn varint_len(x: u128) -> usize {
+    (bits_for(x).max(1) as usize).div_ceil(7)
+}
+
+/// The base and bit width of a frame of reference over `values`, and the
+/// bytes its block takes.
+fn for_plan(values: impl Iterator<Item = u128> + Clone) -> (u128, u8, usize, usize) {
+    let (mut min, mut max, mut n) = (u128::MAX, 0u128, 0usize);
+    for v in values {
+        min = min.min(v);
+        max = max.max(v);
+        n += 1;
+    }
+    if n == 0 {
+        min = 0;
+    }
+    let width = bits_for(max.saturating_sub(min));
+    let size = varint_len(min) + 1 + (n * usize::from(width)).div_ceil(8);
+    (min, width, size, n)
+}
+
+fn write_for(out: &mut Vec<u8>, values: impl Iterator<Item = u128> + Clone, min: u128, width: u8) {
     put_varint(out, min);
     out.push(width);
-    pack(out, values.iter().map(|v| v - min), width);
+    pack(out, values.map(|v| v - min), width);
 }
 
 /// The shortest encoding of `values`: the encoding byte, then its payload.
+/// The sizes are worked out first and only the winner is written.
 pub(crate) fn encode(values: &[u128]) -> Vec<u8> {
-    let mut best = Vec::with_capacity(values.len() + 1);
-    best.push(VARINT);
-    for &v in values {
-        put_varint(&mut best, v);
-    }
-    let mut try_one = |candidate: Vec<u8>| {
-        if candidate.len() < best.len() {
-            best = candidate;
-        }
-    };
-    let mut f = vec![FOR];
-    write_for(&mut f, values);
-    try_one(f);
-    if values.len() > 1 {
-        let mut d = vec![DELTA_FOR];
-        put_varint(&mut d, values[0]);
-        let deltas: Vec<u128> = values.windows(2).map(|w| varint::zigzag(w[1].wrapping_sub(w[0]) as i128)).collect();
-        write_for(&mut d, &deltas);
-        try_one(d);
-    }
-    let mut r = vec![RLE];
+    let deltas = || values.windows(2).map(|w| varint::zigzag(w[1].wrapping_sub(w[0]) as i128));
+    let varint_size: usize = values.iter().map(|&v| varint_len(v)).sum();
+    let (for_min, for_width, for_size, _) = for_plan(values.iter().copied());
+    let delta = (values.len() > 1).then(|| {
+        let (min, width, size, _) = for_plan(deltas());
+        (min, width, varint_len(values[0]) + size)
+    });
+    let mut rle_size = 0usize;
     let mut i = 0;
     while i < values.len() {
         let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
-        put_varint(&mut r, run as u128);
-        put_varint(&mut r, values[i]);
+        rle_size += varint_len(run as u128) + varint_len(values[i]);
         i += run;
     }
-    try_one(r);
-    best
+    let mut sizes = vec![(varint_size, VARINT), (for_size, FOR), (rle_size, RLE)];
+    if let Some((_, _, size)) = delta {
+        sizes.push((size, DELTA_FOR));
+    }
+    // Ties go to the earlier encoding, as when each was written and compared.
+    let order = |e: u8| [VARINT, FOR, DELTA_FOR, RLE].iter().position(|&x| x == e);
+    let (size, enc) = sizes.into_iter().min_by_key(|&(size, e)| (size, order(e))).expect("candidates");
+    let mut out = Vec::with_capacity(size + 1);
+    out.push(enc);
+    match enc {
+        VARINT => values.iter().for_each(|&v| put_varint(&mut out, v)),
+        FOR => write_for(&mut out, values.iter().copied(), for_min, for_width),
+        DELTA_FOR => {
+            let (min, width, _) = delta.expect("delta was a candidate");
+            put_varint(&mut out, values[0]);
+            write_for(&mut out, deltas(), min, width);
+        }
+        _ => {
+            let mut i = 0;
+            while i < values.len() {
+                let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
+                put_varint(&mut out, run as u128);
+                put_varint(&mut out, values[i]);
+                i += run;
+            }
+        }
+    }
+    debug_assert_eq!(out.len(), size + 1);
+    out
 }
 
 /// Reads the FOR block of `n` values, each no wider than `max_bits`.
