@@ -49,7 +49,13 @@ pub fn svg(label: &str, native: u64, reports: &[Report]) -> String {
     }
     for (i, r) in reports.iter().enumerate() {
         let y = TOP + ROW * i as f64;
-        let name = if r.roundtrip_ok { r.name.to_owned() } else { format!("{} (✗ round-trip)", r.name) };
+        let name = if r.cannot.is_some() {
+            format!("{} (cannot hold)", r.name)
+        } else if r.roundtrip_ok {
+            r.name.to_owned()
+        } else {
+            format!("{} (✗ round-trip)", r.name)
+        };
         let _ = writeln!(
             s,
             r##"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="#222">{}</text>"##,
@@ -57,6 +63,9 @@ pub fn svg(label: &str, native: u64, reports: &[Report]) -> String {
             y + 17.0,
             escape(&name)
         );
+        if r.cannot.is_some() {
+            continue;
+        }
         for (j, (b, (color, _))) in [r.bytes, r.gzip, r.zstd].into_iter().zip(legend).enumerate() {
             let by = y + 4.0 + j as f64 * 12.0;
             let w = scale(b).max(1.0);

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 use xbf::{Metadata, PrimitiveType, StructMetadata, StructValue, Value, VecValue};
 
+use super::nested::{not_flat_reason, Nested};
 use crate::infer::{infer_text, Inference};
 
 /// The name of the struct type that holds one record in the XBF encodings.
@@ -68,6 +69,10 @@ pub struct Dataset {
     pub xbf_type: Metadata,
     /// The records as one XBF value of type `xbf_type`.
     pub xbf_value: Value,
+    /// For JSON that is not flat records: the document (and then `columns`
+    /// and `rows` are empty, and `xbf_value` is the document as XBF 2's JSON
+    /// mapping infers it, `Value::Unit` if the mapping refused it).
+    pub nested: Option<Nested>,
 }
 
 impl Dataset {
@@ -83,13 +88,32 @@ impl Dataset {
         }
         let xbf_type = Metadata::vec(row_ty.into());
         let vec = VecValue::new(xbf_type.as_vec().expect("a vec type").clone(), items).map_err(|e| e.to_string())?;
-        Ok(Dataset { label, columns, rows, xbf_type, xbf_value: vec.into() })
+        Ok(Dataset { label, columns, rows, xbf_type, xbf_value: vec.into(), nested: None })
+    }
+
+    /// A JSON document that is not flat records (`why` says how).
+    fn nested(label: String, text: &str, doc: xbf::json::Json, why: String) -> Dataset {
+        let (xbf_value, xbf_error) = match super::nested::xbf_value(text) {
+            Ok(v) => (v, None),
+            Err(e) => (Value::Unit, Some(e)),
+        };
+        Dataset {
+            label,
+            columns: Vec::new(),
+            rows: Vec::new(),
+            xbf_type: xbf_value.metadata(),
+            xbf_value,
+            nested: Some(Nested::new(doc, why, xbf_error)),
+        }
     }
 
     /// The in-memory size of the field values alone: integers at their XBF
     /// width, f64 8 bytes, bool 1, strings their UTF-8 length; no lengths,
     /// names, separators or padding.
     pub fn native_size(&self) -> u64 {
+        if let Some(n) = &self.nested {
+            return n.native_size();
+        }
         let mut total = 0u64;
         for row in &self.rows {
             for (c, cell) in self.columns.iter().zip(row) {
@@ -175,7 +199,7 @@ pub enum InputKind {
 
 /// Guesses the input kind: by the file's extension, else JSON if the text
 /// opens with `[` or `{` or is one whole JSON value (such as `42`, which is
-/// then refused as not record-like), else CSV.
+/// then measured as a document), else CSV.
 pub fn guess_kind(extension: Option<&str>, text: &str) -> InputKind {
     match extension.map(str::to_ascii_lowercase).as_deref() {
         Some("json") => InputKind::Json,
@@ -297,6 +321,12 @@ fn json_kind(v: &Json) -> &'static str {
 pub fn parse_json(text: &str, label: String) -> Result<Dataset, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let doc: Json = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+    // Anything but flat records goes to the generic encodings, read again
+    // with every number's digits kept.
+    let tree = xbf::json::Json::parse(text).map_err(|e| e.to_string())?;
+    if let Some(why) = not_flat_reason(&tree) {
+        return Ok(Dataset::nested(label, text, tree, why));
+    }
     let not_records = "compare takes a JSON array of flat objects, one per record";
     let items = match doc {
         Json::Array(items) => items,

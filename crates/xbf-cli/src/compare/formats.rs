@@ -12,13 +12,18 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 use xbf::{DecodeOptions, EncodeOptions, Layout, PrimitiveType, Version};
 
+use xbf::json::Json;
+
 use super::data::{cell_from_text, cell_text, is_signed, is_unsigned, Cell, Column, Dataset, Row};
+use super::nested::{self, Nested, RecordArrays, Tree, Typed};
 
 /// What a decoder gives back: the tool's records, or (for XBF, whose API is
 /// the dynamic [`xbf::Value`]) the value.
 pub enum Decoded {
     Rows(Vec<Row>),
     Xbf(xbf::Value),
+    /// A nested document, read back by a generic decoder.
+    Json(Json),
 }
 
 /// One format: its name and how to go from the records to bytes and back.
@@ -26,6 +31,8 @@ pub struct Format {
     pub name: &'static str,
     /// What the encoding is, for the legend.
     pub note: &'static str,
+    /// The same for a nested document (JSON that is not flat records).
+    pub nested_note: &'static str,
     pub encode: fn(&Dataset) -> Result<Vec<u8>, String>,
     pub decode: fn(&Dataset, &[u8]) -> Result<Decoded, String>,
 }
@@ -37,61 +44,72 @@ pub const FORMATS: &[Format] = &[
     Format {
         name: "CSV",
         note: "header line, then one line per record; floats in Rust's shortest round-trip form",
+        nested_note: "cannot hold nested data, nulls or records with different fields",
         encode: csv_encode,
         decode: csv_decode,
     },
-    Format { name: "JSON", note: "an array of objects (serde_json)", encode: json_encode, decode: json_decode },
+    Format { name: "JSON", note: "an array of objects (serde_json)", nested_note: "the document, numbers as written; read back by serde_json into the same tree as MessagePack and CBOR\n                         (number by number as text where an integer is wider than 64 bits)",
+        encode: json_encode, decode: json_decode },
     Format {
         name: "XML",
         note: "<rows><row><name>value</name>...</row>...</rows>, text escaped (quick-xml)",
+        nested_note: "W3C XPath 3.1 json-to-xml elements: <map>, <array>, <string>, <number>, <boolean>, <null/>, members with key=\"...\" (quick-xml)",
         encode: xml_encode,
         decode: xml_decode,
     },
     Format {
         name: "MessagePack (names)",
         note: "an array of maps, field names in every record (rmp-serde to_vec_named)",
+        nested_note: "the document: objects as maps with their keys, integers as integers, other numbers float64 (rmp-serde)",
         encode: msgpack_named_encode,
         decode: msgpack_decode,
     },
     Format {
         name: "MessagePack (arrays)",
         note: "an array of arrays, no field names (rmp-serde to_vec)",
+        nested_note: "where the document is an array of records with the same keys in the same order: each record an array of its values, nested objects as maps (rmp-serde)",
         encode: msgpack_arrays_encode,
         decode: msgpack_decode,
     },
     Format {
         name: "CBOR (names)",
         note: "an array of maps, field names in every record (ciborium)",
+        nested_note: "the document: objects as maps with their keys, integers as integers, other numbers floats (ciborium)",
         encode: cbor_encode,
         decode: cbor_decode,
     },
     Format {
         name: "XBF v1",
         note: "the paper's format: the metadata vec<struct Row {...}> once, then the values, fixed-width",
+        nested_note: "the XBF 2 type above, where v1 has all its types (no nulls, missing keys, mixed types)",
         encode: |ds| xbf_encode(ds, EncodeOptions::v1()),
         decode: xbf_message_decode,
     },
     Format {
         name: "XBF v1 data-only",
         note: "the v1 value without its metadata, for a reader that knows the type",
+        nested_note: "the v1 value without its metadata, where v1 can hold it",
         encode: |ds| xbf_value_encode(ds, EncodeOptions::v1()),
         decode: |ds, bytes| xbf_value_decode(ds, bytes, Version::V1),
     },
     Format {
         name: "XBF 2 rows",
         note: "XBF 2: header, metadata once, then the rows with varint lengths and integers",
+        nested_note: "XBF 2's JSON mapping (xbf::json::from_json_str): the type inferred from the whole document, then the rows",
         encode: |ds| xbf_encode(ds, EncodeOptions::v2().layout(Layout::Rows)),
         decode: xbf_message_decode,
     },
     Format {
         name: "XBF 2 columnar",
         note: "XBF 2 columns: one per field, each with its smallest encoding (delta, decimal, dictionary, ...)",
+        nested_note: "the same value, vecs of structs as columns, each with its smallest encoding",
         encode: |ds| xbf_encode(ds, EncodeOptions::v2().layout(Layout::Columnar)),
         decode: xbf_message_decode,
     },
     Format {
         name: "XBF 2 columnar+zstd",
         note: "the same columns, each compressed with zstd (level 19) where that is smaller",
+        nested_note: "the same columns, each compressed with zstd (level 19) where that is smaller",
         encode: |ds| xbf_encode(ds, EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19))),
         decode: xbf_message_decode,
     },
@@ -100,6 +118,9 @@ pub const FORMATS: &[Format] = &[
 // ---------------------------------------------------------------------- CSV
 
 fn csv_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
+    if let Some(n) = &ds.nested {
+        return Err(format!("cannot hold {}", n.why));
+    }
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(ds.columns.iter().map(|c| c.name.as_bytes())).map_err(|e| e.to_string())?;
     let mut text = String::new();
@@ -146,6 +167,9 @@ fn xml_name(name: &str) -> bool {
 
 fn xml_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
     use quick_xml::escape::escape;
+    if let Some(n) = &ds.nested {
+        return nested::xml_encode(&n.doc);
+    }
     let mut out = String::from("<rows>");
     let mut text = String::new();
     for row in &ds.rows {
@@ -166,6 +190,9 @@ fn xml_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
 
 fn xml_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
     use quick_xml::events::Event;
+    if ds.nested.is_some() {
+        return nested::xml_decode(bytes).map(Decoded::Json);
+    }
     let mut reader = quick_xml::Reader::from_reader(bytes);
     let mut rows = Vec::with_capacity(ds.rows.len());
     let mut row: Row = Vec::with_capacity(ds.columns.len());
@@ -208,39 +235,111 @@ fn xml_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
 // ------------------------------------------------- JSON, MessagePack, CBOR
 
 fn json_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
-    serde_json::to_vec(&NamedRows(ds)).map_err(|e| e.to_string())
+    match &ds.nested {
+        Some(n) => serde_json::to_vec(&n.doc),
+        None => serde_json::to_vec(&NamedRows(ds)),
+    }
+    .map_err(|e| e.to_string())
 }
 
 fn json_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    if let Some(n) = &ds.nested {
+        // Into the same tree as the other generic decoders; integers wider
+        // than 64 bits need each number's text, which takes a slower parse.
+        if n.wide_ints {
+            let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+            return Json::parse(text).map(Decoded::Json).map_err(|e| e.to_string());
+        }
+        let Tree(doc) = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        return Ok(Decoded::Json(doc));
+    }
     with_columns(ds, || serde_json::from_slice::<TypedRows>(bytes).map_err(|e| e.to_string()))
 }
 
 fn msgpack_named_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
-    rmp_serde::to_vec_named(&NamedRows(ds)).map_err(|e| e.to_string())
+    match &ds.nested {
+        Some(n) => rmp_serde::to_vec_named(&Typed(&n.doc)),
+        None => rmp_serde::to_vec_named(&NamedRows(ds)),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// Why records cannot be written as arrays without their keys.
+fn no_arrays(n: &Nested) -> String {
+    match &n.doc {
+        Json::Array(items) if items.iter().all(|i| matches!(i, Json::Object(_))) => {
+            "cannot hold these records without field names: they do not all have the same fields in the same order"
+                .into()
+        }
+        _ => "cannot hold this data without field names: it is not an array of records".into(),
+    }
 }
 
 fn msgpack_arrays_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
-    rmp_serde::to_vec(&ArrayRows(ds)).map_err(|e| e.to_string())
+    match &ds.nested {
+        Some(n) => match (&n.record_keys, &n.doc) {
+            (Some(_), Json::Array(items)) => rmp_serde::to_vec(&RecordArrays(items)).map_err(|e| e.to_string()),
+            _ => Err(no_arrays(n)),
+        },
+        None => rmp_serde::to_vec(&ArrayRows(ds)).map_err(|e| e.to_string()),
+    }
 }
 
 /// Reads either MessagePack form: the records decoder takes maps and arrays.
 fn msgpack_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    if let Some(n) = &ds.nested {
+        let Tree(doc) = rmp_serde::from_slice(bytes).map_err(|e| e.to_string())?;
+        return match (&n.record_keys, &doc) {
+            // Records as arrays: an array of arrays, where the document is
+            // an array of objects.
+            (Some(keys), Json::Array(items)) if matches!(items.first(), Some(Json::Array(_))) => {
+                nested::name_records(doc, keys).map(Decoded::Json)
+            }
+            _ => Ok(Decoded::Json(doc)),
+        };
+    }
     with_columns(ds, || rmp_serde::from_slice::<TypedRows>(bytes).map_err(|e| e.to_string()))
 }
 
 fn cbor_encode(ds: &Dataset) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    ciborium::into_writer(&NamedRows(ds), &mut out).map_err(|e| e.to_string())?;
+    match &ds.nested {
+        Some(n) => ciborium::into_writer(&Typed(&n.doc), &mut out),
+        None => ciborium::into_writer(&NamedRows(ds), &mut out),
+    }
+    .map_err(|e| match e {
+        ciborium::ser::Error::Value(e) => e,
+        e => e.to_string(),
+    })?;
     Ok(out)
 }
 
 fn cbor_decode(ds: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
+    if ds.nested.is_some() {
+        let Tree(doc) = ciborium::from_reader(bytes).map_err(|e| e.to_string())?;
+        return Ok(Decoded::Json(doc));
+    }
     with_columns(ds, || ciborium::from_reader::<TypedRows, _>(bytes).map_err(|e| e.to_string()))
 }
 
 // ---------------------------------------------------------------------- XBF
 
+/// For a nested document: why these options cannot encode it, if they
+/// cannot (XBF 2's JSON mapping refused it, or v1 lacks some of its types).
+fn xbf_cannot(ds: &Dataset, opts: &EncodeOptions) -> Result<(), String> {
+    let Some(n) = &ds.nested else { return Ok(()) };
+    if let Some(e) = &n.xbf_error {
+        return Err(format!("cannot hold it: {e}"));
+    }
+    if let Err(e) = opts.check_type(&ds.xbf_type) {
+        let what = nested::v1_lacks(&ds.xbf_type).unwrap_or_else(|| "its types".into());
+        return Err(format!("cannot hold {what} ({})", nested::shorten(&e.to_string(), 60)));
+    }
+    Ok(())
+}
+
 fn xbf_encode(ds: &Dataset, opts: EncodeOptions) -> Result<Vec<u8>, String> {
+    xbf_cannot(ds, &opts)?;
     opts.encode_message(&ds.xbf_value).map_err(|e| e.to_string())
 }
 
@@ -249,6 +348,7 @@ fn xbf_message_decode(_: &Dataset, bytes: &[u8]) -> Result<Decoded, String> {
 }
 
 fn xbf_value_encode(ds: &Dataset, opts: EncodeOptions) -> Result<Vec<u8>, String> {
+    xbf_cannot(ds, &opts)?;
     opts.encode_value(&ds.xbf_value).map_err(|e| e.to_string())
 }
 
