@@ -1,0 +1,73 @@
+"""A/B timing of two (or more) builds of the xbf extension: dumps/loads of the bench datasets, rows layout.
+
+Used to decide which raw `pyo3::ffi` calls in python/src pay for their `unsafe` (see python/UNSAFE.md).
+Each variant is `name=DIR[,VAR=VALUE...]`: a directory holding an unpacked `xbf` package (e.g. an
+unzipped wheel from `maturin build --release`), and environment variables for its processes. Rounds are interleaved: every round runs each variant once, in its own
+process, and each process times every (dataset, operation) pair; the table shows per-variant medians
+over the rounds and the change against the first variant.
+
+    python python/bench/ab.py --rounds 12 unsafe=/tmp/xbfab/base safe=/tmp/xbfab/safe
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def child(vega, reps):
+    sys.path.insert(0, str(HERE))
+    import bench  # noqa: E402  (datasets())
+    import xbf
+
+    out = {}
+    for dname, data in bench.datasets(vega).items():
+        enc = xbf.dumps(data, columnar=False)
+        assert xbf.loads(enc) == data
+        ops = {"dumps": (lambda o: xbf.dumps(o, columnar=False), data), "loads": (xbf.loads, enc)}
+        for op, (fn, arg) in ops.items():
+            fn(arg)
+            ts = [bench.timeit(fn, arg, 0.03) for _ in range(reps)]
+            out[f"{dname} {op}"] = min(ts)
+    print(json.dumps(out))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--vega", default="/tmp/vega/package/data")
+    ap.add_argument("--child", action="store_true")
+    ap.add_argument("variants", nargs="*")
+    args = ap.parse_args()
+    if args.child:
+        return child(args.vega, args.reps)
+    variants = dict(v.split("=", 1) for v in args.variants)
+    results = {v: {} for v in variants}
+    for r in range(args.rounds):
+        order = list(variants) if r % 2 == 0 else list(reversed(variants))
+        for v in order:
+            path, *envs = variants[v].split(",")
+            env = dict(os.environ, PYTHONPATH=path, **dict(e.split("=", 1) for e in envs))
+            res = subprocess.run([sys.executable, __file__, "--child", "--vega", args.vega, "--reps", str(args.reps)],
+                                 env=env, check=True, capture_output=True, text=True, cwd="/")
+            for k, t in json.loads(res.stdout.strip().splitlines()[-1]).items():
+                results[v].setdefault(k, []).append(t)
+    names = list(variants)
+    print("| benchmark | " + " | ".join(f"{n} ms" for n in names) + " | " +
+          " | ".join(f"{n} vs {names[0]}" for n in names[1:]) + " |")
+    print("|---" * (1 + 2 * len(names) - 1) + "|")
+    for k in results[names[0]]:
+        meds = [statistics.median(results[n][k]) for n in names]
+        print(f"| {k} | " + " | ".join(f"{m * 1e3:.2f}" for m in meds) + " | " +
+              " | ".join(f"{(m / meds[0] - 1) * 100:+.1f}%" for m in meds[1:]) + " |")
+    print(f"\n({args.rounds} interleaved rounds, each the best of {args.reps} timings; {time.strftime('%Y-%m-%d %H:%M')})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,2103 @@
+//! The native half of the `xbf` Python package: Python objects straight to
+//! XBF bytes (type inferred in one pass, then encoded) and XBF bytes straight
+//! to Python objects, over the Rust core in `crates/xbf`.
+//!
+//! Decoding takes a fast path that builds Python objects directly from the
+//! bytes. Whenever that path meets anything unusual (damage, `any`, values
+//! that take no bytes, ...), the message is decoded by the core instead, so
+//! every error is the core's own: same kind, offset, path and message.
+//!
+//! # Unsafe code
+//!
+//! The crate is safe PyO3 except for two raw `pyo3::ffi` calls that measured
+//! faster than their safe equivalents by 5% or more (`dict_next`:
+//! `PyDict_Next`, and `dict_set`: `PyDict_SetItem`); each block states why it is
+//! sound, and python/UNSAFE.md has the measurements. Miri cannot run this
+//! crate, as every path goes through CPython's C API; it is checked instead
+//! by the pytest suite run on a debug-checked interpreter
+//! (`PYTHONMALLOC=debug python -X dev -m pytest python/tests`), which catches
+//! reference count and memory misuse on the C side.
+
+#![warn(clippy::undocumented_unsafe_blocks)]
+// PyO3 0.22's #[pyfunction]/#[pymethods] expansions convert PyResult into itself (fixed in 0.23).
+#![allow(clippy::useless_conversion)]
+
+use std::collections::HashSet;
+use std::io;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyMemoryView,
+    PyString, PyTimeAccess, PyTuple, PyType,
+};
+
+use xbf::{DecodeOptions, EncodeOptions, EnumMetadata, Layout, Metadata, PrimitiveType as P, StructMetadata, Version};
+
+const MAX_DEPTH: usize = 128;
+const OPTIONAL_KEY_ENUM: &str = "json.optional";
+const OBJECT_STRUCT: &str = "Object";
+/// Days from 0001-01-01 (Python's ordinal 1) to 1970-01-01.
+const EPOCH_ORDINAL: i64 = 719_163;
+
+// ------------------------------------------------------- raw FFI (unsafe)
+
+/// The only unsafe code of the crate: raw `pyo3::ffi` calls kept because
+/// they measured >= 5% faster than the safe PyO3 API (python/UNSAFE.md).
+/// (`unsafe_op_in_unsafe_fn` is denied here rather than crate-wide because
+/// PyO3 0.22's `#[pymethods]`/`#[pyfunction]` expansions trip it.)
+mod raw {
+    #![deny(unsafe_op_in_unsafe_fn)]
+    #![deny(clippy::undocumented_unsafe_blocks)]
+
+    use pyo3::ffi;
+    use pyo3::prelude::*;
+    use pyo3::types::{PyDict, PyString};
+
+    /// One step of `PyDict_Next`: the entry of `d` at or after `*pos`, as new
+    /// references, and `*pos` moved past it. Measured: about 10% of `dumps` on
+    /// lists of records against `PyDict::iter` (python/UNSAFE.md).
+    #[inline]
+    pub(crate) fn dict_next<'py>(d: &Bound<'py, PyDict>, pos: &mut ffi::Py_ssize_t) -> Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let py = d.py();
+        let (mut k, mut v) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: the GIL is held (`py` is a `Python<'py>` token). `d` is a live
+        // dict (a `Bound<PyDict>`, so type-checked, and it holds a reference), and
+        // `k`, `v`, `pos` are valid for writes. `*pos` is 0 or what the previous
+        // call on this dict left there; CPython's PyDict_Next checks it against
+        // the dict's current entry table on every call, so even if Python code
+        // changed the dict between two calls, it reads only live entries (the
+        // keys themselves are then checked again by the caller). When it returns
+        // non-zero, `k` and `v` are non-null borrowed references owned by the
+        // dict; they become owned references (`from_borrowed_ptr` increments
+        // their counts) at once, before any Python code can run and mutate the
+        // dict, so they stay valid after that.
+        unsafe {
+            if ffi::PyDict_Next(d.as_ptr(), pos, &mut k, &mut v) == 0 {
+                return None;
+            }
+            Some((Bound::from_borrowed_ptr(py, k), Bound::from_borrowed_ptr(py, v)))
+        }
+    }
+
+    /// `d[k] = v` for a struct field of a decoded record. Measured: 2-13% of
+    /// `loads` against `PyDict::set_item` (python/UNSAFE.md), which takes each
+    /// key and value through `ToPyObject` (an extra reference count round trip).
+    #[inline]
+    pub(crate) fn dict_set(d: &Bound<'_, PyDict>, k: &Bound<'_, PyString>, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        // SAFETY: the GIL is held (the `Bound`s carry the `'py` token). `d` is a
+        // live dict (a `Bound<PyDict>`, type-checked), `k` and `v` are live
+        // objects, each kept alive by its `Bound` for the whole call; PyDict_SetItem
+        // takes its own references to `k` and `v` (it steals nothing), so no
+        // count is lost or doubled. The key is an exact str whose hash and
+        // comparison run no Python code, and `d` is a fresh dict no Python code
+        // has seen. On failure it returns -1 with an exception set, which is
+        // fetched below.
+        if unsafe { ffi::PyDict_SetItem(d.as_ptr(), k.as_ptr(), v.as_ptr()) } < 0 {
+            return Err(PyErr::fetch(d.py()));
+        }
+        Ok(())
+    }
+}
+
+use raw::{dict_next, dict_set};
+
+// ------------------------------------------------------------ Python refs
+
+struct Refs {
+    variant: Py<PyType>,
+    typed: Py<PyType>,
+    some: Py<PyType>,
+    decode_error: Py<PyType>,
+    dc_fields: PyObject,
+    utc: PyObject,
+}
+
+static REFS: GILOnceCell<Refs> = GILOnceCell::new();
+
+fn refs(py: Python<'_>) -> PyResult<&Refs> {
+    REFS.get(py).ok_or_else(|| PyRuntimeError::new_err("xbf._native is not initialised; import xbf"))
+}
+
+#[pyfunction]
+fn _init(
+    py: Python<'_>,
+    variant: Py<PyType>,
+    typed: Py<PyType>,
+    some: Py<PyType>,
+    decode_error: Py<PyType>,
+) -> PyResult<()> {
+    let dc_fields = py.import_bound("dataclasses")?.getattr("fields")?.unbind();
+    let utc = py.import_bound("datetime")?.getattr("timezone")?.getattr("utc")?.unbind();
+    let _ = REFS.set(py, Refs { variant, typed, some, decode_error, dc_fields, utc });
+    Ok(())
+}
+
+fn short_repr(obj: &Bound<'_, PyAny>) -> String {
+    let r = obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "<unprintable>".into());
+    if r.chars().count() > 80 {
+        format!("{}...", r.chars().take(77).collect::<String>())
+    } else {
+        r
+    }
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().qualname().map(|s| s.to_string()).unwrap_or_else(|_| "?".into())
+}
+
+fn cannot(obj: &Bound<'_, PyAny>, what: &str) -> PyErr {
+    PyTypeError::new_err(format!("cannot encode {} (of type {}) as {what}", short_repr(obj), type_name(obj)))
+}
+
+fn core_err(py: Python<'_>, e: xbf::Error) -> PyErr {
+    match refs(py) {
+        Ok(r) => {
+            let path = e.path_string();
+            let args = (e.to_string(), e.kind().name(), e.offset(), if path.is_empty() { None } else { Some(path) });
+            match r.decode_error.bind(py).call1(args) {
+                Ok(inst) => PyErr::from_value_bound(inst),
+                Err(err) => err,
+            }
+        }
+        Err(err) => err,
+    }
+}
+
+fn encode_err(e: xbf::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+// ------------------------------------------------------------- Schema
+
+/// An XBF type. Build one from the vector form (`"u16"`, `{"vec": T}`,
+/// `{"struct": "Name", "fields": [["f", T], ...]}`, `{"option": T}`,
+/// `{"array": T, "len": n}`, `{"tuple": [T, ...]}`, `{"map": [K, V]}`,
+/// `{"enum": "Name", "variants": [["v", T], ...]}`, `"any"`), or infer one
+/// from data with `Schema.infer(obj)`.
+#[pyclass(module = "xbf", frozen, name = "Schema")]
+#[derive(Clone)]
+struct Schema {
+    ty: Metadata,
+}
+
+fn parse_type(t: &Bound<'_, PyAny>, depth: usize) -> PyResult<Metadata> {
+    if depth > MAX_DEPTH {
+        return Err(PyValueError::new_err("the type nests more than 128 levels"));
+    }
+    if let Ok(s) = t.downcast::<Schema>() {
+        return Ok(s.get().ty.clone());
+    }
+    if let Ok(word) = t.downcast::<PyString>() {
+        let word = word.to_str()?;
+        if word == "any" {
+            return Ok(Metadata::Any);
+        }
+        return P::from_name(word)
+            .map(Metadata::from)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown type word {word:?}")));
+    }
+    let d = t.downcast::<PyDict>().map_err(|_| PyTypeError::new_err(format!("{} is not a type", short_repr(t))))?;
+    let get = |k: &str| -> PyResult<Bound<'_, PyAny>> {
+        d.get_item(k)?.ok_or_else(|| PyValueError::new_err(format!("type {} lacks {k:?}", short_repr(t))))
+    };
+    let named = |list: Bound<'_, PyAny>| -> PyResult<Vec<(String, Metadata)>> {
+        let mut out = Vec::new();
+        for item in list.iter()? {
+            let item = item?;
+            let (n, ty) = pair(&item)?;
+            let n: String = n.extract()?;
+            out.push((n, parse_type(&ty, depth + 1)?));
+        }
+        Ok(out)
+    };
+    let has = |k: &str| d.contains(k).unwrap_or(false);
+    if has("vec") {
+        Ok(Metadata::vec(parse_type(&get("vec")?, depth + 1)?))
+    } else if has("option") {
+        Ok(Metadata::option(parse_type(&get("option")?, depth + 1)?))
+    } else if has("array") {
+        Ok(Metadata::array(get("len")?.extract()?, parse_type(&get("array")?, depth + 1)?))
+    } else if has("tuple") {
+        let ts: PyResult<Vec<Metadata>> = get("tuple")?.iter()?.map(|t| parse_type(&t?, depth + 1)).collect();
+        Ok(Metadata::tuple(ts?))
+    } else if has("map") {
+        let (k, v) = pair(&get("map")?)?;
+        Ok(Metadata::map(parse_type(&k, depth + 1)?, parse_type(&v, depth + 1)?))
+    } else if has("struct") {
+        let name: String = get("struct")?.extract()?;
+        Ok(StructMetadata::new(name, named(get("fields")?)?).map_err(encode_err)?.into())
+    } else if has("enum") {
+        let name: String = get("enum")?.extract()?;
+        Ok(EnumMetadata::new(name, named(get("variants")?)?).map_err(encode_err)?.into())
+    } else {
+        Err(PyValueError::new_err(format!("{} is not a type", short_repr(t))))
+    }
+}
+
+fn pair<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    match seq_items(obj) {
+        Some(items) if items.len() == 2 => Ok((items[0].clone(), items[1].clone())),
+        _ => Err(PyTypeError::new_err(format!("{} is not a pair", short_repr(obj)))),
+    }
+}
+
+fn pair_of<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    pair(obj)
+}
+
+fn type_to_py(py: Python<'_>, ty: &Metadata) -> PyResult<PyObject> {
+    let named = |items: Vec<(&str, &Metadata)>| -> PyResult<PyObject> {
+        let l = PyList::empty_bound(py);
+        for (n, t) in items {
+            l.append(PyList::new_bound(py, [n.into_py(py), type_to_py(py, t)?]))?;
+        }
+        Ok(l.into_any().unbind())
+    };
+    let d = PyDict::new_bound(py);
+    match ty {
+        Metadata::Primitive(p) => return Ok(p.name().into_py(py)),
+        Metadata::Any => return Ok("any".into_py(py)),
+        Metadata::Vec(e) => d.set_item("vec", type_to_py(py, e)?)?,
+        Metadata::Option(e) => d.set_item("option", type_to_py(py, e)?)?,
+        Metadata::Array(a) => {
+            d.set_item("array", type_to_py(py, &a.element)?)?;
+            d.set_item("len", a.len)?;
+        }
+        Metadata::Tuple(ts) => {
+            let l: PyResult<Vec<PyObject>> = ts.iter().map(|t| type_to_py(py, t)).collect();
+            d.set_item("tuple", l?)?
+        }
+        Metadata::Map(m) => d.set_item("map", vec![type_to_py(py, &m.key)?, type_to_py(py, &m.value)?])?,
+        Metadata::Struct(s) => {
+            d.set_item("struct", s.name())?;
+            d.set_item("fields", named(s.fields().collect())?)?;
+        }
+        Metadata::Enum(e) => {
+            d.set_item("enum", e.name())?;
+            d.set_item("variants", named(e.variants().collect())?)?;
+        }
+        _ => return Err(PyValueError::new_err(format!("type {ty} has no Python form"))),
+    }
+    Ok(d.into_any().unbind())
+}
+
+#[pymethods]
+impl Schema {
+    #[new]
+    fn new(t: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(Schema { ty: parse_type(t, 0)? })
+    }
+
+    /// The type `dumps` would infer for `obj`.
+    #[staticmethod]
+    fn infer(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(Schema { ty: Shape::of(obj, 0)?.metadata() })
+    }
+
+    /// The type `xbf.dumps` would infer for the records of `records` (an
+    /// iterable), e.g. for a `StreamWriter`.
+    #[staticmethod]
+    fn infer_records(records: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut s = Shape::Never;
+        for r in records.iter()? {
+            s.absorb(&r?, 1)?;
+        }
+        Ok(Schema { ty: s.metadata() })
+    }
+
+    /// The vector form of the type (strings, dicts and lists).
+    fn to_python(&self, py: Python<'_>) -> PyResult<PyObject> {
+        type_to_py(py, &self.ty)
+    }
+
+    /// The XBF 2 metadata bytes.
+    fn metadata_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = EncodeOptions::v2().encode_metadata(&self.ty).map_err(encode_err)?;
+        Ok(PyBytes::new_bound(py, &b))
+    }
+
+    /// The schema's 8-byte fingerprint (SPEC.md, schema by reference).
+    fn fingerprint<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new_bound(py, &xbf::fingerprint(&self.ty))
+    }
+
+    fn __str__(&self) -> String {
+        self.ty.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("xbf.Schema({:?})", self.ty.to_string())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<Schema>().map(|o| o.get().ty == self.ty).unwrap_or(false)
+    }
+
+    fn __hash__(&self) -> u64 {
+        u64::from_le_bytes(xbf::fingerprint(&self.ty))
+    }
+}
+
+// ------------------------------------------------------------- inference
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Ints {
+    ubits: u32,
+    sbits: u32,
+}
+
+impl Ints {
+    fn join(self, o: Ints) -> Ints {
+        Ints { ubits: self.ubits.max(o.ubits), sbits: self.sbits.max(o.sbits) }
+    }
+    fn primitive(self) -> Option<P> {
+        if self.sbits == 0 {
+            return Some(match self.ubits {
+                0..=64 => P::U64,
+                65..=128 => P::U128,
+                _ => P::U256,
+            });
+        }
+        match self.sbits.max(self.ubits + 1) {
+            0..=64 => Some(P::I64),
+            65..=128 => Some(P::I128),
+            129..=256 => Some(P::I256),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone)]
+enum Shape<'py> {
+    Never,
+    Null,
+    Bool,
+    Int(Ints),
+    Float,
+    Str,
+    Bytes,
+    Date,
+    Ts,
+    Arr(Box<Shape<'py>>),
+    Tup(Vec<Shape<'py>>),
+    Obj(Obj<'py>),
+    Map(Box<Shape<'py>>, Box<Shape<'py>>),
+    Nullable(Box<Shape<'py>>),
+    Any,
+    Fixed(Metadata),
+}
+
+#[derive(Clone)]
+struct Obj<'py> {
+    name: String,
+    fields: Vec<Field<'py>>,
+    count: u64,
+}
+
+#[derive(Clone)]
+struct Field<'py> {
+    key: Bound<'py, PyString>,
+    name: String,
+    shape: Shape<'py>,
+    n: u64,
+}
+
+fn int_bits(obj: &Bound<'_, PyAny>) -> PyResult<Ints> {
+    let small = obj.extract::<i64>();
+    let ints = if let Ok(v) = small {
+        if v >= 0 {
+            Ints { ubits: 64 - v.leading_zeros(), sbits: 0 }
+        } else {
+            Ints { ubits: 0, sbits: 65 - (!v).leading_zeros() }
+        }
+    } else if obj.gt(0i32)? {
+        Ints { ubits: obj.call_method0("bit_length")?.extract()?, sbits: 0 }
+    } else {
+        let b: u32 = obj.call_method0("__invert__")?.call_method0("bit_length")?.extract()?;
+        Ints { ubits: 0, sbits: b + 1 }
+    };
+    if ints.ubits > 256 || ints.sbits > 256 {
+        return Err(PyOverflowError::new_err(format!(
+            "the int {} is wider than XBF's widest integer type (256 bits)",
+            short_repr(obj)
+        )));
+    }
+    Ok(ints)
+}
+
+fn is_dataclass(obj: &Bound<'_, PyAny>) -> bool {
+    obj.get_type().hasattr("__dataclass_fields__").unwrap_or(false) && !obj.is_instance_of::<PyType>()
+}
+
+/// The fields of a dataclass instance: (name, value) in declaration order.
+fn dataclass_items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<(Bound<'py, PyString>, Bound<'py, PyAny>)>> {
+    let py = obj.py();
+    let fields = refs(py)?.dc_fields.bind(py).call1((obj,))?;
+    let mut out = Vec::new();
+    for f in fields.iter()? {
+        let name = f?.getattr("name")?.downcast_into::<PyString>()?;
+        let v = obj.getattr(&name)?;
+        out.push((name, v));
+    }
+    Ok(out)
+}
+
+impl<'py> Shape<'py> {
+    fn of(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Shape<'py>> {
+        let mut s = Shape::Never;
+        s.absorb(obj, depth)?;
+        Ok(s)
+    }
+
+    fn fresh(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Shape<'py>> {
+        if depth > MAX_DEPTH {
+            return Err(PyValueError::new_err(format!(
+                "the data nests more than {MAX_DEPTH} levels (or holds a reference cycle)"
+            )));
+        }
+        let py = obj.py();
+        {
+            if obj.is_none() {
+                return Ok(Shape::Null);
+            }
+            if obj.is_instance_of::<PyBool>() {
+                return Ok(Shape::Bool);
+            }
+            if obj.is_instance_of::<PyLong>() {
+                return Ok(Shape::Int(int_bits(obj)?));
+            }
+            if obj.is_instance_of::<PyFloat>() {
+                return Ok(Shape::Float);
+            }
+            if obj.is_instance_of::<PyString>() {
+                return Ok(Shape::Str);
+            }
+            if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() || obj.is_instance_of::<PyMemoryView>() {
+                return Ok(Shape::Bytes);
+            }
+            if obj.is_instance_of::<PyList>() {
+                let mut e = Shape::Never;
+                for item in obj.downcast::<PyList>()?.iter() {
+                    e.absorb(&item, depth + 1)?;
+                }
+                return Ok(Shape::Arr(Box::new(e)));
+            }
+            if obj.is_instance_of::<PyTuple>() {
+                let mut ts = Vec::new();
+                for item in obj.downcast::<PyTuple>()?.iter() {
+                    ts.push(Shape::of(&item, depth + 1)?);
+                }
+                return Ok(Shape::Tup(ts));
+            }
+            if obj.is_instance_of::<PyDict>() {
+                let d = obj.downcast::<PyDict>()?;
+                let all_str = d.keys().iter().all(|k| k.is_instance_of::<PyString>());
+                if all_str {
+                    let mut fields = Vec::with_capacity(d.len());
+                    for (k, v) in d.iter() {
+                        let key = k.downcast_into::<PyString>()?;
+                        let name = key.to_str()?.to_owned();
+                        fields.push(Field { key, name, shape: Shape::of(&v, depth + 1)?, n: 1 });
+                    }
+                    return Ok(Shape::Obj(Obj { name: OBJECT_STRUCT.into(), fields, count: 1 }));
+                }
+                let (mut ks, mut vs) = (Shape::Never, Shape::Never);
+                for (k, v) in d.iter() {
+                    ks.absorb(&k, depth + 1)?;
+                    vs.absorb(&v, depth + 1)?;
+                }
+                return Ok(Shape::Map(Box::new(ks), Box::new(vs)));
+            }
+        }
+        if obj.is_instance_of::<PyDateTime>() {
+            return Ok(Shape::Ts);
+        }
+        if obj.is_instance_of::<PyDate>() {
+            return Ok(Shape::Date);
+        }
+        let r = refs(py)?;
+        if obj.is_instance(r.typed.bind(py))? {
+            let s = obj.getattr("schema")?;
+            let s = s.downcast::<Schema>().map_err(|_| cannot(obj, "a value: its schema is not an xbf.Schema"))?;
+            return Ok(Shape::Fixed(s.get().ty.clone()));
+        }
+        if is_dataclass(obj) {
+            let name = obj.get_type().name()?.to_string();
+            let mut fields = Vec::new();
+            for (key, v) in dataclass_items(obj)? {
+                let fname = key.to_str()?.to_owned();
+                fields.push(Field { key, name: fname, shape: Shape::of(&v, depth + 1)?, n: 1 });
+            }
+            return Ok(Shape::Obj(Obj { name, fields, count: 1 }));
+        }
+        if obj.is_instance(r.variant.bind(py))? || obj.is_instance(r.some.bind(py))? {
+            return Err(cannot(obj, "a value without an explicit xbf.Schema (enums and Some need one)"));
+        }
+        Err(cannot(obj, "any XBF type"))
+    }
+
+    /// Widens this shape to also describe `obj`. Records (dicts of the same
+    /// keys in the same order), numbers and strings take fast paths.
+    fn absorb(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
+        match self {
+            Shape::Never => {
+                *self = Shape::fresh(obj, depth)?;
+                return Ok(());
+            }
+            Shape::Float if obj.is_exact_instance_of::<PyFloat>() => return Ok(()),
+            Shape::Str if obj.is_exact_instance_of::<PyString>() => return Ok(()),
+            Shape::Bool if obj.is_exact_instance_of::<PyBool>() => return Ok(()),
+            Shape::Null if obj.is_none() => return Ok(()),
+            Shape::Int(a) if obj.is_exact_instance_of::<PyLong>() => {
+                let b = int_bits(obj)?;
+                let j = a.join(b);
+                if j.primitive().is_some() {
+                    *a = j;
+                    return Ok(());
+                }
+            }
+            Shape::Nullable(inner) => {
+                if obj.is_none() {
+                    return Ok(());
+                }
+                inner.absorb(obj, depth)?;
+                if matches!(**inner, Shape::Any) {
+                    *self = Shape::Any;
+                } else if matches!(**inner, Shape::Null | Shape::Nullable(_)) {
+                    let s = std::mem::replace(&mut **inner, Shape::Never);
+                    *self = s;
+                }
+                return Ok(());
+            }
+            Shape::Arr(e) if obj.is_exact_instance_of::<PyList>() => {
+                if depth > MAX_DEPTH {
+                    return Err(PyValueError::new_err("the data nests more than 128 levels"));
+                }
+                for item in obj.downcast::<PyList>()?.iter() {
+                    e.absorb(&item, depth + 1)?;
+                }
+                return Ok(());
+            }
+            Shape::Obj(o) if o.name == OBJECT_STRUCT && obj.is_exact_instance_of::<PyDict>() => {
+                let d = obj.downcast::<PyDict>()?;
+                if d.len() == o.fields.len() && depth <= MAX_DEPTH {
+                    // Walk the dict in place (no lists of keys or items): a first
+                    // pass checks the keys, a second absorbs the values.
+                    let same_key = |k: &Bound<'_, PyAny>, f: &Field<'_>| {
+                        k.is(&f.key)
+                            || k.downcast::<PyString>().ok().and_then(|k| k.to_str().ok()).is_some_and(|k| k == f.name)
+                    };
+                    let mut pos = 0;
+                    let same = o.fields.iter().all(|f| dict_next(d, &mut pos).is_some_and(|(k, _)| same_key(&k, f)));
+                    if same {
+                        let mut pos = 0;
+                        for f in o.fields.iter_mut() {
+                            // Absorbing a value can run Python code (a dataclass's
+                            // properties, an int subclass's bit_length), which could
+                            // change this dict: check each key again.
+                            match dict_next(d, &mut pos) {
+                                Some((k, v)) if same_key(&k, f) => {
+                                    f.shape.absorb(&v, depth + 1)?;
+                                    f.n += 1;
+                                }
+                                _ => return Err(PyRuntimeError::new_err("a dict changed while dumps read it")),
+                            }
+                        }
+                        o.count += 1;
+                        return Ok(());
+                    }
+                }
+            }
+            Shape::Any => {
+                // Still refuse what cannot be encoded at all.
+                Shape::fresh(obj, depth)?;
+                return Ok(());
+            }
+            _ => {}
+        }
+        let other = Shape::fresh(obj, depth)?;
+        let s = std::mem::replace(self, Shape::Never);
+        *self = s.join(other);
+        Ok(())
+    }
+
+    fn join(self, other: Shape<'py>) -> Shape<'py> {
+        use Shape::*;
+        match (self, other) {
+            (Never, s) | (s, Never) => s,
+            (Any, _) | (_, Any) => Any,
+            (Null, Null) => Null,
+            (Null, Nullable(s)) | (Nullable(s), Null) => Nullable(s),
+            (Null, s) | (s, Null) => Nullable(Box::new(s)),
+            (Nullable(a), Nullable(b)) => nullable(a.join(*b)),
+            (Nullable(a), b) | (b, Nullable(a)) => nullable(a.join(b)),
+            (Bool, Bool) => Bool,
+            (Int(a), Int(b)) => {
+                let both = a.join(b);
+                if both.primitive().is_some() {
+                    Int(both)
+                } else {
+                    Any
+                }
+            }
+            (Float, Float) => Float,
+            (Str, Str) => Str,
+            (Bytes, Bytes) => Bytes,
+            (Date, Date) => Date,
+            (Ts, Ts) => Ts,
+            (Arr(a), Arr(b)) => Arr(Box::new(a.join(*b))),
+            (Tup(a), Tup(b)) if a.len() == b.len() => {
+                let ts: Vec<Shape> = a.into_iter().zip(b).map(|(x, y)| x.join(y)).collect();
+                Tup(ts)
+            }
+            (Map(ka, va), Map(kb, vb)) => Map(Box::new(ka.join(*kb)), Box::new(va.join(*vb))),
+            (Obj(a), Obj(b)) if a.name == b.name => a.join(b).map_or(Any, Obj),
+            (Fixed(a), Fixed(b)) if a == b => Fixed(a),
+            _ => Any,
+        }
+    }
+
+    fn metadata(&self) -> Metadata {
+        match self {
+            Shape::Never | Shape::Null => Metadata::UNIT,
+            Shape::Bool => P::Bool.into(),
+            Shape::Int(c) => c.primitive().expect("joins keep a type").into(),
+            Shape::Float => P::F64.into(),
+            Shape::Str => P::String.into(),
+            Shape::Bytes => P::Bytes.into(),
+            Shape::Date => P::Date.into(),
+            Shape::Ts => P::Timestamp.into(),
+            Shape::Arr(e) => Metadata::vec(e.metadata()),
+            Shape::Tup(ts) => Metadata::tuple(ts.iter().map(Shape::metadata)),
+            Shape::Map(k, v) => Metadata::map(k.metadata(), v.metadata()),
+            Shape::Nullable(s) => Metadata::option(s.metadata()),
+            Shape::Any => Metadata::Any,
+            Shape::Fixed(m) => m.clone(),
+            Shape::Obj(o) => {
+                let fields = o.fields.iter().map(|f| {
+                    let ty = f.shape.metadata();
+                    (f.name.as_str(), if f.n < o.count { optional_key(ty) } else { ty })
+                });
+                StructMetadata::new(o.name.as_str(), fields).expect("keys are unique").into()
+            }
+        }
+    }
+}
+
+fn nullable(s: Shape<'_>) -> Shape<'_> {
+    match s {
+        Shape::Null | Shape::Nullable(_) | Shape::Any => s,
+        s => Shape::Nullable(Box::new(s)),
+    }
+}
+
+impl<'py> Obj<'py> {
+    fn join(mut self, other: Obj<'py>) -> Option<Obj<'py>> {
+        let mut last: Option<usize> = None;
+        for f in other.fields {
+            match self.fields.iter().position(|g| g.name == f.name) {
+                Some(i) => {
+                    if last.is_some_and(|l| i <= l) {
+                        return None;
+                    }
+                    let g = &mut self.fields[i];
+                    g.shape = std::mem::replace(&mut g.shape, Shape::Never).join(f.shape);
+                    g.n += f.n;
+                    last = Some(i);
+                }
+                None => {
+                    let at = last.map_or(0, |l| l + 1);
+                    self.fields.insert(at, f);
+                    last = Some(at);
+                }
+            }
+        }
+        self.count += other.count;
+        Some(self)
+    }
+}
+
+fn optional_key(ty: Metadata) -> Metadata {
+    let e = EnumMetadata::new(OPTIONAL_KEY_ENUM, [("absent", Metadata::UNIT), ("present", ty)]).expect("distinct");
+    Metadata::Enum(Arc::new(e))
+}
+
+// ------------------------------------------------------------------ plans
+
+/// A type prepared for one encode or decode: struct keys as Python strings.
+enum Plan<'py> {
+    Prim(P),
+    /// Elements, and their zero-size weight (0 unless they take no bytes).
+    Vec(Box<Plan<'py>>, u64),
+    Array(u64, Box<Plan<'py>>, u64),
+    /// A struct, tuple or array that takes no bytes, with its weight for
+    /// the zero-size budget (SPEC.md 7.2 / 16.2).
+    ZeroSize(u64, Box<Plan<'py>>),
+    Option(Box<Plan<'py>>),
+    Tuple(Vec<Plan<'py>>),
+    Map(Box<Plan<'py>>, Box<Plan<'py>>),
+    Struct { name: String, keys: Vec<Bound<'py, PyString>>, fields: Vec<Plan<'py>>, optional: Vec<bool> },
+    Enum { names: Vec<Bound<'py, PyString>>, payloads: Vec<Plan<'py>>, name: String },
+    Any,
+}
+
+fn is_optional_key(ty: &Metadata) -> bool {
+    match ty {
+        Metadata::Enum(e) => {
+            e.name() == OPTIONAL_KEY_ENUM
+                && e.len() == 2
+                && e.variant_at(0).is_some_and(|(n, t)| n == "absent" && *t == Metadata::UNIT)
+                && e.variant_at(1).is_some_and(|(n, _)| n == "present")
+        }
+        _ => false,
+    }
+}
+
+/// The core's weight of a zero-size type: the value and every value inside it.
+fn zero_size_values(ty: &Metadata) -> u64 {
+    let inner: u64 = match ty {
+        Metadata::Array(a) => a.len.saturating_mul(zero_size_values(&a.element)),
+        other => other.children().into_iter().map(zero_size_values).fold(0, u64::saturating_add),
+    };
+    inner.saturating_add(1)
+}
+
+fn zs_weight(ty: &Metadata) -> u64 {
+    if ty.is_zero_size() {
+        zero_size_values(ty)
+    } else {
+        0
+    }
+}
+
+fn make_plan<'py>(py: Python<'py>, ty: &Metadata) -> Plan<'py> {
+    let p = make_plan_of(py, ty);
+    if ty.is_zero_size() && !matches!(ty, Metadata::Primitive(_)) {
+        Plan::ZeroSize(zero_size_values(ty), Box::new(p))
+    } else {
+        p
+    }
+}
+
+fn make_plan_of<'py>(py: Python<'py>, ty: &Metadata) -> Plan<'py> {
+    match ty {
+        Metadata::Primitive(p) => Plan::Prim(*p),
+        Metadata::Vec(e) => Plan::Vec(Box::new(make_plan(py, e)), zs_weight(e)),
+        Metadata::Array(a) => Plan::Array(a.len, Box::new(make_plan(py, &a.element)), zs_weight(&a.element)),
+        Metadata::Option(e) => Plan::Option(Box::new(make_plan(py, e))),
+        Metadata::Tuple(ts) => Plan::Tuple(ts.iter().map(|t| make_plan(py, t)).collect()),
+        Metadata::Map(m) => Plan::Map(Box::new(make_plan(py, &m.key)), Box::new(make_plan(py, &m.value))),
+        Metadata::Struct(s) => Plan::Struct {
+            name: s.name().to_owned(),
+            keys: s.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect(),
+            fields: s.fields().map(|(_, t)| make_plan(py, t)).collect(),
+            optional: s.fields().map(|(_, t)| is_optional_key(t)).collect(),
+        },
+        Metadata::Enum(e) => Plan::Enum {
+            names: e.variants().map(|(n, _)| PyString::new_bound(py, n)).collect(),
+            payloads: e.variants().map(|(_, t)| make_plan(py, t)).collect(),
+            name: e.name().to_owned(),
+        },
+        _ => Plan::Any,
+    }
+}
+
+impl Plan<'_> {
+    fn describe(&self) -> String {
+        match self {
+            Plan::Prim(p) => p.name().to_owned(),
+            Plan::Vec(..) => "vec".into(),
+            Plan::Array(n, ..) => format!("array of {n}"),
+            Plan::Option(_) => "option".into(),
+            Plan::Tuple(t) => format!("tuple of {}", t.len()),
+            Plan::Map(..) => "map".into(),
+            Plan::Struct { name, .. } => format!("struct {name}"),
+            Plan::Enum { name, .. } => format!("enum {name}"),
+            Plan::Any => "any".into(),
+            Plan::ZeroSize(_, p) => p.describe(),
+        }
+    }
+
+    fn is_zero_size(&self) -> bool {
+        matches!(self, Plan::Prim(P::Unit) | Plan::ZeroSize(..))
+    }
+
+    /// Whether decoding this type can meet what the fast path leaves to the
+    /// core: maps with keys or values that take no bytes.
+    fn needs_core(&self) -> bool {
+        match self {
+            Plan::Prim(_) | Plan::Any => false,
+            Plan::Vec(e, _) | Plan::Array(_, e, _) | Plan::ZeroSize(_, e) => e.needs_core(),
+            Plan::Option(e) => e.needs_core(),
+            Plan::Tuple(ts) => ts.iter().any(Plan::needs_core),
+            Plan::Map(k, v) => k.is_zero_size() || v.is_zero_size() || k.needs_core() || v.needs_core(),
+            Plan::Struct { fields, .. } => fields.iter().any(Plan::needs_core),
+            Plan::Enum { payloads, .. } => payloads.iter().any(Plan::needs_core),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- encoder
+
+struct Enc {
+    out: Vec<u8>,
+    v2: bool,
+    /// XBF 2 metadata of the primitive types met in `any`, made once.
+    any_codes: Vec<(P, Vec<u8>)>,
+}
+
+impl Enc {
+    fn new(out: Vec<u8>, v2: bool) -> Self {
+        Enc { out, v2, any_codes: Vec::new() }
+    }
+
+    fn any_code(&mut self, p: P) -> PyResult<()> {
+        if let Some((_, code)) = self.any_codes.iter().find(|(q, _)| *q == p) {
+            self.out.extend_from_slice(code);
+            return Ok(());
+        }
+        let code = EncodeOptions::v2().encode_metadata(&Metadata::from(p)).map_err(encode_err)?;
+        self.out.extend_from_slice(&code);
+        self.any_codes.push((p, code));
+        Ok(())
+    }
+}
+
+#[inline]
+fn uvarint(out: &mut Vec<u8>, mut x: u128) {
+    while x >= 0x80 {
+        out.push((x as u8) | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+#[inline]
+fn uvarint64(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push((x as u8) | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+fn is_fixed(p: P) -> bool {
+    p.integer_type() != p
+}
+
+fn ordinal_days(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let d = obj.downcast::<PyDate>()?;
+    xbf::time::days_from_civil(i64::from(d.get_year()), u32::from(d.get_month()), u32::from(d.get_day()))
+        .ok_or_else(|| cannot(obj, "date"))
+}
+
+fn timestamp_micros(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let py = obj.py();
+    let dt0 = obj.downcast::<PyDateTime>()?;
+    let owned;
+    let dt = if dt0.getattr("tzinfo")?.is_none() {
+        dt0
+    } else {
+        owned = obj.call_method1("astimezone", (refs(py)?.utc.bind(py),))?.downcast_into::<PyDateTime>()?;
+        &owned
+    };
+    let days = xbf::time::days_from_civil(i64::from(dt.get_year()), u32::from(dt.get_month()), u32::from(dt.get_day()))
+        .ok_or_else(|| cannot(obj, "timestamp"))?;
+    let secs = days * 86_400
+        + i64::from(dt.get_hour()) * 3600
+        + i64::from(dt.get_minute()) * 60
+        + i64::from(dt.get_second());
+    Ok(secs * 1_000_000 + i64::from(dt.get_microsecond()))
+}
+
+fn int_256(obj: &Bound<'_, PyAny>, signed: bool, what: &str) -> PyResult<[u8; 32]> {
+    let kwargs = PyDict::new_bound(obj.py());
+    kwargs.set_item("signed", signed)?;
+    let bytes = obj
+        .call_method("to_bytes", (32, "little"), Some(&kwargs))
+        .map_err(|_| PyOverflowError::new_err(format!("{} does not fit {what}", short_repr(obj))))?;
+    let bytes = bytes.downcast::<PyBytes>()?.as_bytes();
+    let mut out = [0u8; 32];
+    out.copy_from_slice(bytes);
+    Ok(out)
+}
+
+impl Enc {
+    fn len(&mut self, n: usize) {
+        if self.v2 {
+            uvarint64(&mut self.out, n as u64)
+        } else {
+            self.out.extend_from_slice(&(n as u64).to_le_bytes())
+        }
+    }
+
+    fn int(&mut self, obj: &Bound<'_, PyAny>, p: P) -> PyResult<()> {
+        let ip = p.integer_type();
+        let varint = self.v2 && !is_fixed(p) && ip != P::U8 && ip != P::I8;
+        if !obj.is_instance_of::<PyLong>() || obj.is_instance_of::<PyBool>() {
+            return Err(cannot(obj, p.name()));
+        }
+        let range = || PyOverflowError::new_err(format!("{} does not fit {}", short_repr(obj), p.name()));
+        macro_rules! fixed_int {
+            ($t:ty, $signed:expr) => {{
+                let v: $t = obj.extract().map_err(|_| range())?;
+                if varint {
+                    if $signed {
+                        let x = v as i128;
+                        uvarint(&mut self.out, ((x << 1) ^ (x >> 127)) as u128)
+                    } else {
+                        uvarint(&mut self.out, v as u128)
+                    }
+                } else {
+                    self.out.extend_from_slice(&v.to_le_bytes())
+                }
+            }};
+        }
+        match ip {
+            P::U8 => fixed_int!(u8, false),
+            P::U16 => fixed_int!(u16, false),
+            P::U32 => fixed_int!(u32, false),
+            P::U64 => {
+                let v: u64 = obj.extract().map_err(|_| range())?;
+                if varint {
+                    uvarint64(&mut self.out, v)
+                } else {
+                    self.out.extend_from_slice(&v.to_le_bytes())
+                }
+            }
+            P::U128 => fixed_int!(u128, false),
+            P::I8 => fixed_int!(i8, true),
+            P::I16 => fixed_int!(i16, true),
+            P::I32 => fixed_int!(i32, true),
+            P::I64 => {
+                let v: i64 = obj.extract().map_err(|_| range())?;
+                if varint {
+                    uvarint64(&mut self.out, ((v << 1) ^ (v >> 63)) as u64)
+                } else {
+                    self.out.extend_from_slice(&v.to_le_bytes())
+                }
+            }
+            P::I128 => fixed_int!(i128, true),
+            P::U256 => {
+                let b = int_256(obj, false, "u256")?;
+                self.out.extend_from_slice(&b)
+            }
+            P::I256 => {
+                let b = int_256(obj, true, "i256")?;
+                self.out.extend_from_slice(&b)
+            }
+            _ => return Err(cannot(obj, p.name())),
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, obj: &Bound<'_, PyAny>, plan: &Plan<'_>, depth: usize) -> PyResult<()> {
+        let py = obj.py();
+        if depth > MAX_DEPTH + 2 {
+            return Err(PyValueError::new_err("the data nests too deep"));
+        }
+        match plan {
+            Plan::Prim(p) => {
+                let is_int = || obj.is_instance_of::<PyLong>() && !obj.is_instance_of::<PyBool>();
+                match p {
+                    P::Bool => match obj.downcast::<PyBool>() {
+                        Ok(b) => self.out.push(u8::from(b.is_true())),
+                        Err(_) => return Err(cannot(obj, "bool")),
+                    },
+                    P::F64 | P::F32 => {
+                        let x = if let Ok(f) = obj.downcast_exact::<PyFloat>() {
+                            f.value()
+                        } else if obj.is_instance_of::<PyFloat>() || is_int() {
+                            obj.extract::<f64>()?
+                        } else {
+                            return Err(cannot(obj, p.name()));
+                        };
+                        if *p == P::F64 {
+                            self.out.extend_from_slice(&x.to_le_bytes())
+                        } else {
+                            let y = x as f32;
+                            let y = if y.is_nan() { f32::NAN } else { y };
+                            self.out.extend_from_slice(&y.to_le_bytes())
+                        }
+                    }
+                    P::String => {
+                        let s = obj.downcast::<PyString>().map_err(|_| cannot(obj, "string"))?.to_str()?;
+                        self.len(s.len());
+                        self.out.extend_from_slice(s.as_bytes());
+                    }
+                    P::Bytes => {
+                        if let Ok(b) = obj.downcast::<PyBytes>() {
+                            let b = b.as_bytes();
+                            self.len(b.len());
+                            self.out.extend_from_slice(b);
+                        } else if obj.is_instance_of::<PyByteArray>() || obj.is_instance_of::<PyMemoryView>() {
+                            let b = py.get_type_bound::<PyBytes>().call1((obj,))?;
+                            let b = b.downcast::<PyBytes>()?.as_bytes();
+                            self.len(b.len());
+                            self.out.extend_from_slice(b);
+                        } else {
+                            return Err(cannot(obj, "bytes"));
+                        }
+                    }
+                    P::Unit => {
+                        if !obj.is_none() {
+                            return Err(cannot(obj, "unit (None)"));
+                        }
+                    }
+                    P::Date => {
+                        let d = if obj.is_instance_of::<PyDate>() && !obj.is_instance_of::<PyDateTime>() {
+                            ordinal_days(obj)?
+                        } else if is_int() {
+                            i64::from(obj.extract::<i32>().map_err(|_| cannot(obj, "date"))?)
+                        } else {
+                            return Err(cannot(obj, "date"));
+                        };
+                        let d = i32::try_from(d).map_err(|_| cannot(obj, "date"))?;
+                        let x = i64::from(d);
+                        uvarint64(&mut self.out, ((x << 1) ^ (x >> 63)) as u64);
+                    }
+                    P::Timestamp => {
+                        let t = if obj.is_instance_of::<PyDateTime>() {
+                            timestamp_micros(obj)?
+                        } else if is_int() {
+                            obj.extract::<i64>().map_err(|_| cannot(obj, "timestamp"))?
+                        } else {
+                            return Err(cannot(obj, "timestamp"));
+                        };
+                        uvarint64(&mut self.out, ((t << 1) ^ (t >> 63)) as u64);
+                    }
+                    _ => self.int(obj, *p)?,
+                }
+            }
+            Plan::Vec(e, _) => {
+                if let Ok(l) = obj.downcast::<PyList>() {
+                    self.len(l.len());
+                    for item in l.iter() {
+                        self.value(&item, e, depth + 1)?;
+                    }
+                } else if let Ok(t) = obj.downcast::<PyTuple>() {
+                    self.len(t.len());
+                    for item in t.iter() {
+                        self.value(&item, e, depth + 1)?;
+                    }
+                } else {
+                    return Err(cannot(obj, "vec (a list)"));
+                }
+            }
+            Plan::Array(n, e, _) => {
+                let items = seq_items(obj).ok_or_else(|| cannot(obj, &plan.describe()))?;
+                if items.len() as u64 != *n {
+                    return Err(cannot(obj, &plan.describe()));
+                }
+                for item in items {
+                    self.value(&item, e, depth + 1)?;
+                }
+            }
+            Plan::Tuple(ts) => {
+                let items = seq_items(obj).ok_or_else(|| cannot(obj, &plan.describe()))?;
+                if items.len() != ts.len() {
+                    return Err(cannot(obj, &plan.describe()));
+                }
+                for (item, t) in items.iter().zip(ts) {
+                    self.value(item, t, depth + 1)?;
+                }
+            }
+            Plan::Option(inner) => {
+                if obj.is_none() {
+                    self.out.push(0);
+                } else {
+                    self.out.push(1);
+                    // xbf.Some is a tuple: skip the isinstance call for the rest.
+                    if obj.is_instance_of::<PyTuple>() && obj.is_instance(refs(py)?.some.bind(py))? {
+                        self.value(&obj.getattr("value")?, inner, depth + 1)?;
+                    } else {
+                        self.value(obj, inner, depth + 1)?;
+                    }
+                }
+            }
+            Plan::Struct { keys, fields, optional, .. } => {
+                if let Ok(d) = obj.downcast::<PyDict>() {
+                    let mut present = 0usize;
+                    for ((k, f), opt) in keys.iter().zip(fields).zip(optional) {
+                        let Some(item) = d.get_item(k)? else {
+                            if *opt {
+                                self.out.push(0);
+                                continue;
+                            }
+                            return Err(PyTypeError::new_err(format!(
+                                "cannot encode {} as {}: it has no key {:?}",
+                                short_repr(obj),
+                                plan.describe(),
+                                k.to_string()
+                            )));
+                        };
+                        present += 1;
+                        if *opt {
+                            self.out.push(1);
+                            let Plan::Enum { payloads, .. } = f else { unreachable!() };
+                            self.value(&item, &payloads[1], depth + 1)
+                        } else {
+                            self.value(&item, f, depth + 1)
+                        }
+                        .map_err(|e| within_key(py, e, k))?;
+                    }
+                    if present != d.len() {
+                        return Err(PyTypeError::new_err(format!(
+                            "cannot encode {} as {}: it has keys the struct lacks",
+                            short_repr(obj),
+                            plan.describe()
+                        )));
+                    }
+                } else if is_dataclass(obj) {
+                    for ((k, f), opt) in keys.iter().zip(fields).zip(optional) {
+                        let item = obj.getattr(k)?;
+                        if *opt {
+                            self.out.push(1);
+                            let Plan::Enum { payloads, .. } = f else { unreachable!() };
+                            self.value(&item, &payloads[1], depth + 1)?
+                        } else {
+                            self.value(&item, f, depth + 1)?
+                        }
+                    }
+                } else {
+                    return Err(cannot(obj, &plan.describe()));
+                }
+            }
+            Plan::Map(k, v) => {
+                if let Ok(d) = obj.downcast::<PyDict>() {
+                    self.len(d.len());
+                    for (key, val) in d.iter() {
+                        self.value(&key, k, depth + 1)?;
+                        self.value(&val, v, depth + 1)?;
+                    }
+                } else if let Some(items) = seq_items(obj) {
+                    self.len(items.len());
+                    for pair in items {
+                        let (key, val) = pair_of(&pair).map_err(|_| cannot(&pair, "a map entry (key, value)"))?;
+                        self.value(&key, k, depth + 1)?;
+                        self.value(&val, v, depth + 1)?;
+                    }
+                } else {
+                    return Err(cannot(obj, "map (a dict)"));
+                }
+            }
+            Plan::Enum { names, payloads, .. } => {
+                let r = refs(py)?;
+                let (name, payload) = if obj.is_instance(r.variant.bind(py))? {
+                    (obj.getattr("name")?, obj.getattr("value")?)
+                } else if obj.is_instance_of::<PyString>() {
+                    (obj.clone(), py.None().into_bound(py))
+                } else {
+                    return Err(cannot(obj, &format!("{} (an xbf.Variant)", plan.describe())));
+                };
+                let i = names
+                    .iter()
+                    .position(|n| n.as_any().eq(&name).unwrap_or(false))
+                    .ok_or_else(|| cannot(obj, &format!("{}: no such variant", plan.describe())))?;
+                self.len(i);
+                self.value(&payload, &payloads[i], depth + 1)?;
+            }
+            Plan::ZeroSize(_, inner) => self.value(obj, inner, depth)?,
+            Plan::Any => {
+                // Scalars, the usual content of `any` columns: the type's
+                // code, then the value, with no type tree built.
+                let scalar = {
+                    if obj.is_exact_instance_of::<PyString>() {
+                        Some(P::String)
+                    } else if obj.is_exact_instance_of::<PyFloat>() {
+                        Some(P::F64)
+                    } else if obj.is_none() {
+                        Some(P::Unit)
+                    } else if obj.is_instance_of::<PyBool>() {
+                        Some(P::Bool)
+                    } else if obj.is_exact_instance_of::<PyLong>() {
+                        Some(int_bits(obj)?.primitive().ok_or_else(|| cannot(obj, "an integer of at most 256 bits"))?)
+                    } else if obj.is_exact_instance_of::<PyBytes>() {
+                        Some(P::Bytes)
+                    } else {
+                        None
+                    }
+                };
+                if let Some(p) = scalar {
+                    self.any_code(p)?;
+                    return self.value(obj, &Plan::Prim(p), depth + 1);
+                }
+                let r = refs(py)?;
+                let (ty, inner) = if obj.is_instance(r.typed.bind(py))? {
+                    let s = obj.getattr("schema")?;
+                    let s = s.downcast::<Schema>().map_err(|_| cannot(obj, "any"))?;
+                    (s.get().ty.clone(), obj.getattr("value")?)
+                } else {
+                    (Shape::of(obj, depth)?.metadata(), obj.clone())
+                };
+                let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
+                self.out.extend_from_slice(&meta);
+                let p = make_plan(py, &ty);
+                self.value(&inner, &p, depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn within_key(py: Python<'_>, e: PyErr, _k: &Bound<'_, PyString>) -> PyErr {
+    let _ = py;
+    e
+}
+
+fn seq_items<'py>(obj: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
+    if let Ok(l) = obj.downcast::<PyList>() {
+        Some(l.iter().collect())
+    } else if let Ok(t) = obj.downcast::<PyTuple>() {
+        Some(t.iter().collect())
+    } else {
+        None
+    }
+}
+
+/// Header + metadata + value of `obj` as type `ty` (rows), and where the value starts.
+fn encode_rows(py: Python<'_>, obj: &Bound<'_, PyAny>, ty: &Metadata, version: u8) -> PyResult<(Vec<u8>, usize)> {
+    let v2 = match version {
+        1 => false,
+        2 => true,
+        _ => return Err(PyValueError::new_err(format!("XBF has versions 1 and 2, not {version}"))),
+    };
+    let opts = if v2 { EncodeOptions::v2() } else { EncodeOptions::v1() };
+    let meta = opts.encode_metadata(ty).map_err(encode_err)?;
+    let mut enc = Enc::new(Vec::with_capacity(meta.len() + 64), v2);
+    if v2 {
+        enc.out.extend_from_slice(&[0xc2, 0x00]);
+    }
+    enc.out.extend_from_slice(&meta);
+    let head = enc.out.len();
+    let p = make_plan(py, ty);
+    enc.value(obj, &p, 0)?;
+    Ok((enc.out, head))
+}
+
+/// The same value in the columnar layout: the rows (checked against the
+/// type by the native encoder) read back by the core, whose columnar
+/// writer then lays them out.
+fn rows_to_columns(ty: &Metadata, value_bytes: &[u8], zstd: Option<i32>) -> PyResult<Vec<u8>> {
+    let value = DecodeOptions::default()
+        .max_zero_size_elements(u64::MAX)
+        .decode_value(Version::V2, ty, value_bytes)
+        .map_err(|e| PyRuntimeError::new_err(format!("xbf: the native encoder wrote bytes the core rejects: {e}")))?;
+    EncodeOptions::v2()
+        .layout(Layout::Columnar)
+        .compress_columns(zstd)
+        .encode_typed_message(ty, &value)
+        .map_err(encode_err)
+}
+
+/// The core's `Layout::Auto` test (at least 16 repeated items near the
+/// root), on the Python objects, before anything is converted.
+fn worth_columns(obj: &Bound<'_, PyAny>) -> bool {
+    fn items(obj: &Bound<'_, PyAny>, depth: usize) -> usize {
+        if depth > 3 {
+            return 0;
+        }
+        if let Ok(l) = obj.downcast::<PyList>() {
+            l.len() + l.iter().take(4).map(|i| items(&i, depth + 1)).sum::<usize>()
+        } else if let Ok(d) = obj.downcast::<PyDict>() {
+            if d.keys().iter().all(|k| k.is_instance_of::<PyString>()) {
+                d.values().iter().map(|v| items(&v, depth + 1)).sum()
+            } else {
+                d.len()
+            }
+        } else {
+            0
+        }
+    }
+    items(obj, 0) >= 16
+}
+
+/// `columnar`: None = columns when there are enough repeated items and
+/// they come out smaller (the core's `Layout::Auto`), True = columns,
+/// False = rows. `compress`: a zstd level for the columns.
+#[pyfunction]
+#[pyo3(signature = (obj, version=2, schema=None, columnar=None, compress=None))]
+fn dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    version: u8,
+    schema: Option<&Bound<'py, Schema>>,
+    columnar: Option<bool>,
+    compress: Option<i32>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    if version == 1 && (columnar == Some(true) || compress.is_some()) {
+        return Err(PyValueError::new_err("XBF v1 has no columnar layout (use version=2)"));
+    }
+    if compress.is_some() && columnar == Some(false) {
+        return Err(PyValueError::new_err("compress applies to columns: it needs columnar=True or None"));
+    }
+    if compress.is_some() && !cfg!(feature = "zstd") {
+        return Err(PyValueError::new_err("this build of xbf has no zstd (build with the `zstd` feature)"));
+    }
+    let ty = match schema {
+        Some(s) => s.get().ty.clone(),
+        None => Shape::of(obj, 0)?.metadata(),
+    };
+    let (rows, head) = encode_rows(py, obj, &ty, version)?;
+    let out = match columnar {
+        _ if version == 1 => rows,
+        Some(false) => rows,
+        Some(true) => rows_to_columns(&ty, &rows[head..], compress)?,
+        None if worth_columns(obj) => {
+            let cols = rows_to_columns(&ty, &rows[head..], compress)?;
+            if cols.len() < rows.len() {
+                cols
+            } else {
+                rows
+            }
+        }
+        None => rows,
+    };
+    Ok(PyBytes::new_bound(py, &out))
+}
+
+// ---------------------------------------------------------------- decoder
+
+/// The fast path gave up: the core decides.
+enum DErr {
+    Bad,
+    Py(PyErr),
+}
+
+impl From<PyErr> for DErr {
+    fn from(e: PyErr) -> Self {
+        DErr::Py(e)
+    }
+}
+
+type DResult<T> = Result<T, DErr>;
+
+struct Dec<'a> {
+    b: &'a [u8],
+    pos: usize,
+    v2: bool,
+    typed_any: bool,
+    trusted: bool,
+    /// Zero-size values charged so far, against the core's allowance
+    /// (SPEC.md 7.2): the larger of its budget and 8 per byte read. A
+    /// message past it goes to the core, which then gives its error.
+    zs_used: u64,
+    /// Above 0 inside values whose zero-size weight is already charged.
+    prepaid: u32,
+    /// Metadata levels so far: the root type's, plus those of enclosing `any`s.
+    depth: usize,
+    /// Primitive types met in `any`, by their one-byte metadata.
+    any_prims: [Option<P>; 256],
+}
+
+/// The fast path leaves deeper nesting (through `any`) to the core, whose
+/// limit is 128 levels.
+const FAST_DEPTH: usize = 96;
+
+impl<'a> Dec<'a> {
+    #[inline]
+    fn take(&mut self, n: usize) -> DResult<&'a [u8]> {
+        if self.b.len() - self.pos < n {
+            return Err(DErr::Bad);
+        }
+        let s = &self.b[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    #[inline]
+    fn u8(&mut self) -> DResult<u8> {
+        let b = *self.b.get(self.pos).ok_or(DErr::Bad)?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    fn arr<const N: usize>(&mut self) -> DResult<[u8; N]> {
+        Ok(self.take(N)?.try_into().expect("N bytes"))
+    }
+
+    /// The core's canonical varint rules.
+    #[inline]
+    fn uvarint(&mut self, bits: u32) -> DResult<u128> {
+        let first = self.u8()?;
+        if first < 0x80 {
+            return Ok(u128::from(first));
+        }
+        let mut x: u128 = 0;
+        let mut shift = 0u32;
+        let mut b = first;
+        loop {
+            let low = u128::from(b & 0x7f);
+            if shift + 7 > bits && low >> (bits - shift) != 0 {
+                return Err(DErr::Bad);
+            }
+            x |= low << shift;
+            if b & 0x80 == 0 {
+                if b == 0 && shift > 0 {
+                    return Err(DErr::Bad);
+                }
+                return Ok(x);
+            }
+            shift += 7;
+            if shift >= bits {
+                return Err(DErr::Bad);
+            }
+            b = self.u8()?;
+        }
+    }
+
+    fn svarint(&mut self, bits: u32) -> DResult<i128> {
+        let u = self.uvarint(bits)?;
+        Ok(((u >> 1) as i128) ^ -((u & 1) as i128))
+    }
+
+    fn length(&mut self) -> DResult<u64> {
+        if self.v2 {
+            Ok(self.uvarint(64)? as u64)
+        } else {
+            Ok(u64::from_le_bytes(self.arr()?))
+        }
+    }
+
+    fn count(&mut self, min_size: u64) -> DResult<usize> {
+        let n = self.length()?;
+        if !self.trusted && n.saturating_mul(min_size.max(1)) > (self.b.len() - self.pos) as u64 {
+            return Err(DErr::Bad);
+        }
+        Ok(n as usize)
+    }
+
+    #[inline]
+    fn charge(&mut self, weight: u64) -> DResult<()> {
+        if self.prepaid == 0 {
+            let opts = DecodeOptions::default();
+            let allowed = opts.max_zero_size_elements.max((self.pos as u64).saturating_mul(opts.zero_size_per_input_byte));
+            let used = self.zs_used.saturating_add(weight);
+            if used > allowed {
+                return Err(DErr::Bad);
+            }
+            self.zs_used = used;
+        }
+        Ok(())
+    }
+
+    /// `n` elements of zero-size weight `w`, charged at once.
+    fn zero_size_list<'py>(&mut self, py: Python<'py>, e: &Plan<'py>, n: u64, w: u64) -> DResult<Bound<'py, PyAny>> {
+        self.charge(n.saturating_mul(w))?;
+        self.prepaid += 1;
+        let l = self.list(py, e, n as usize);
+        self.prepaid -= 1;
+        l
+    }
+
+    fn value<'py>(&mut self, py: Python<'py>, plan: &Plan<'py>) -> DResult<Bound<'py, PyAny>> {
+        match plan {
+            Plan::Prim(p) => {
+                if *p == P::Unit {
+                    self.charge(1)?;
+                }
+                self.prim(py, *p)
+            }
+            Plan::Vec(e, w) => {
+                if *w > 0 {
+                    let n = self.length()?;
+                    return self.zero_size_list(py, e, n, *w);
+                }
+                let n = self.count(1)?;
+                self.list(py, e, n)
+            }
+            Plan::Array(n, e, w) => {
+                if *w > 0 {
+                    return self.zero_size_list(py, e, *n, *w);
+                }
+                if !self.trusted && *n > (self.b.len() - self.pos) as u64 {
+                    return Err(DErr::Bad);
+                }
+                self.list(py, e, *n as usize)
+            }
+            Plan::ZeroSize(w, inner) => {
+                self.charge(*w)?;
+                self.prepaid += 1;
+                let v = self.value(py, inner);
+                self.prepaid -= 1;
+                v
+            }
+            Plan::Option(inner) => match self.u8()? {
+                0 => Ok(py.None().into_bound(py)),
+                1 => {
+                    let v = self.value(py, inner)?;
+                    if v.is_none() {
+                        Ok(refs(py)?.some.bind(py).call1((v,))?)
+                    } else {
+                        Ok(v)
+                    }
+                }
+                _ => Err(DErr::Bad),
+            },
+            Plan::Tuple(ts) => {
+                let mut items = Vec::with_capacity(ts.len());
+                for t in ts {
+                    items.push(self.value(py, t)?);
+                }
+                Ok(PyTuple::new_bound(py, items).into_any())
+            }
+            Plan::Struct { keys, fields, optional, .. } => {
+                let d = PyDict::new_bound(py);
+                for ((k, f), opt) in keys.iter().zip(fields).zip(optional) {
+                    let v = if *opt {
+                        match self.length()? {
+                            0 => continue,
+                            1 => {
+                                let Plan::Enum { payloads, .. } = f else { unreachable!() };
+                                self.value(py, &payloads[1])?
+                            }
+                            _ => return Err(DErr::Bad),
+                        }
+                    } else {
+                        self.value(py, f)?
+                    };
+                    dict_set(&d, k, &v)?;
+                }
+                Ok(d.into_any())
+            }
+            Plan::Map(k, v) => {
+                let n = self.count(1)?;
+                let d = PyDict::new_bound(py);
+                let mut seen: HashSet<&[u8]> = HashSet::with_capacity(n.min(4096));
+                let mut pairs: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = Vec::with_capacity(n.min(4096));
+                let mut dict_ok = true;
+                for _ in 0..n {
+                    let start = self.pos;
+                    let key = self.value(py, k)?;
+                    if !seen.insert(&self.b[start..self.pos]) {
+                        return Err(DErr::Bad);
+                    }
+                    let val = self.value(py, v)?;
+                    if dict_ok {
+                        match d.set_item(&key, &val) {
+                            Ok(()) => {}
+                            Err(_) => dict_ok = false,
+                        }
+                    }
+                    pairs.push((key, val));
+                }
+                if dict_ok && d.len() == n {
+                    Ok(d.into_any())
+                } else {
+                    // Keys Python cannot tell apart or hash: a list of pairs.
+                    let l = PyList::empty_bound(py);
+                    for (key, val) in pairs {
+                        l.append(PyTuple::new_bound(py, [key, val]))?;
+                    }
+                    Ok(l.into_any())
+                }
+            }
+            Plan::Enum { names, payloads, .. } => {
+                let i = self.length()?;
+                let i = usize::try_from(i).ok().filter(|i| *i < names.len()).ok_or(DErr::Bad)?;
+                let payload = self.value(py, &payloads[i])?;
+                Ok(refs(py)?.variant.bind(py).call1((&names[i], payload))?)
+            }
+            Plan::Any => {
+                let code = *self.b.get(self.pos).ok_or(DErr::Bad)?;
+                if let Some(p) = self.any_prims[code as usize] {
+                    self.pos += 1;
+                    let v = self.value(py, &Plan::Prim(p))?;
+                    return if self.typed_any {
+                        Ok(refs(py)?.typed.bind(py).call1((Schema { ty: p.into() }, v))?)
+                    } else {
+                        Ok(v)
+                    };
+                }
+                let (ty, used) =
+                    DecodeOptions::default().decode_metadata(Version::V2, &self.b[self.pos..]).map_err(|_| DErr::Bad)?;
+                let levels = ty.depth() + 1;
+                if self.depth + levels > FAST_DEPTH {
+                    return Err(DErr::Bad);
+                }
+                if let (Metadata::Primitive(p), 1) = (&ty, used) {
+                    self.any_prims[code as usize] = Some(*p);
+                }
+                self.pos += used;
+                let p = make_plan(py, &ty);
+                if p.needs_core() {
+                    return Err(DErr::Bad);
+                }
+                self.depth += levels;
+                let v = self.value(py, &p);
+                self.depth -= levels;
+                let v = v?;
+                if self.typed_any {
+                    Ok(refs(py)?.typed.bind(py).call1((Schema { ty }, v))?)
+                } else {
+                    Ok(v)
+                }
+            }
+        }
+    }
+
+    fn list<'py>(&mut self, py: Python<'py>, e: &Plan<'py>, n: usize) -> DResult<Bound<'py, PyAny>> {
+        let mut items = Vec::with_capacity(n);
+        for _ in 0..n {
+            items.push(self.value(py, e)?);
+        }
+        Ok(PyList::new_bound(py, items).into_any())
+    }
+
+    fn prim<'py>(&mut self, py: Python<'py>, p: P) -> DResult<Bound<'py, PyAny>> {
+        if self.v2 {
+            match p {
+                P::U16 => return Ok(int_u128(py, self.uvarint(16)?)),
+                P::U32 => return Ok(int_u128(py, self.uvarint(32)?)),
+                P::U64 => {
+                    // The common case inline.
+                    if let Some(&b) = self.b.get(self.pos) {
+                        if b < 0x80 {
+                            self.pos += 1;
+                            return Ok(b.into_py(py).into_bound(py));
+                        }
+                    }
+                    return Ok(int_u128(py, self.uvarint(64)?));
+                }
+                P::U128 => return Ok(int_u128(py, self.uvarint(128)?)),
+                P::I16 => return Ok(int_i128(py, self.svarint(16)?)),
+                P::I32 => return Ok(int_i128(py, self.svarint(32)?)),
+                P::I64 => return Ok(int_i128(py, self.svarint(64)?)),
+                P::I128 => return Ok(int_i128(py, self.svarint(128)?)),
+                P::Date => return Ok(date_py(py, self.svarint(32)? as i64)?),
+                P::Timestamp => return Ok(timestamp_py(py, self.svarint(64)? as i64)?),
+                _ => {}
+            }
+        }
+        Ok(match p.integer_type() {
+            P::Bool => match self.u8()? {
+                0 => PyBool::new_bound(py, false).to_owned().into_any(),
+                1 => PyBool::new_bound(py, true).to_owned().into_any(),
+                _ => return Err(DErr::Bad),
+            },
+            P::U8 => int_u128(py, u128::from(self.u8()?)),
+            P::U16 => int_u128(py, u128::from(u16::from_le_bytes(self.arr()?))),
+            P::U32 => int_u128(py, u128::from(u32::from_le_bytes(self.arr()?))),
+            P::U64 => int_u128(py, u128::from(u64::from_le_bytes(self.arr()?))),
+            P::U128 => int_u128(py, u128::from_le_bytes(self.arr()?)),
+            P::I8 => int_i128(py, i128::from(i8::from_le_bytes(self.arr()?))),
+            P::I16 => int_i128(py, i128::from(i16::from_le_bytes(self.arr()?))),
+            P::I32 => int_i128(py, i128::from(i32::from_le_bytes(self.arr()?))),
+            P::I64 => int_i128(py, i128::from(i64::from_le_bytes(self.arr()?))),
+            P::I128 => int_i128(py, i128::from_le_bytes(self.arr()?)),
+            P::U256 | P::I256 => {
+                let b = self.take(32)?;
+                let kwargs = PyDict::new_bound(py);
+                kwargs.set_item("signed", p.integer_type() == P::I256)?;
+                py.get_type_bound::<pyo3::types::PyLong>().call_method(
+                    "from_bytes",
+                    (PyBytes::new_bound(py, b), "little"),
+                    Some(&kwargs),
+                )?
+            }
+            P::F32 => (f64::from(f32::from_le_bytes(self.arr()?))).into_py(py).into_bound(py),
+            P::F64 => PyFloat::new_bound(py, f64::from_le_bytes(self.arr()?)).into_any(),
+            P::String => {
+                let n = self.length()?;
+                let n = usize::try_from(n).map_err(|_| DErr::Bad)?;
+                let s = self.take(n)?;
+                let s = std::str::from_utf8(s).map_err(|_| DErr::Bad)?;
+                PyString::new_bound(py, s).into_any()
+            }
+            P::Bytes => {
+                let n = self.length()?;
+                let n = usize::try_from(n).map_err(|_| DErr::Bad)?;
+                PyBytes::new_bound(py, self.take(n)?).into_any()
+            }
+            P::Unit => py.None().into_bound(py),
+            P::Date => date_py(py, i64::from(i32::from_le_bytes(self.arr()?)))?,
+            P::Timestamp => timestamp_py(py, i64::from_le_bytes(self.arr()?))?,
+            _ => return Err(DErr::Bad),
+        })
+    }
+}
+
+fn int_u128(py: Python<'_>, x: u128) -> Bound<'_, PyAny> {
+    if let Ok(x) = u64::try_from(x) {
+        x.into_py(py).into_bound(py)
+    } else {
+        x.into_py(py).into_bound(py)
+    }
+}
+
+fn int_i128(py: Python<'_>, x: i128) -> Bound<'_, PyAny> {
+    if let Ok(x) = i64::try_from(x) {
+        x.into_py(py).into_bound(py)
+    } else {
+        x.into_py(py).into_bound(py)
+    }
+}
+
+/// A date, or the day count as an int when Python's date cannot hold it.
+fn date_py(py: Python<'_>, days: i64) -> PyResult<Bound<'_, PyAny>> {
+    let ord = days + EPOCH_ORDINAL;
+    if (1..=3_652_059).contains(&ord) {
+        let (y, m, d) = xbf::time::civil_from_days(days);
+        Ok(PyDate::new_bound(py, y as i32, m as u8, d as u8)?.into_any())
+    } else {
+        Ok(days.into_py(py).into_bound(py))
+    }
+}
+
+/// A UTC datetime, or the microsecond count as an int when Python's
+/// datetime cannot hold it.
+fn timestamp_py(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
+    let days = micros.div_euclid(86_400_000_000);
+    let rem = micros.rem_euclid(86_400_000_000);
+    let ord = days + EPOCH_ORDINAL;
+    if !(1..=3_652_059).contains(&ord) {
+        return Ok(micros.into_py(py).into_bound(py));
+    }
+    let (y, m, d) = xbf::time::civil_from_days(days);
+    let secs = rem / 1_000_000;
+    let utc = refs(py)?.utc.bind(py).downcast::<pyo3::types::PyTzInfo>()?.clone();
+    Ok(PyDateTime::new_bound(
+        py,
+        y as i32,
+        m as u8,
+        d as u8,
+        (secs / 3600) as u8,
+        ((secs / 60) % 60) as u8,
+        (secs % 60) as u8,
+        (rem % 1_000_000) as u32,
+        Some(&utc),
+    )?
+    .into_any())
+}
+
+fn meta_has_any(ty: &Metadata) -> bool {
+    matches!(ty, Metadata::Any) || ty.children().into_iter().any(meta_has_any)
+}
+
+/// Decodes a whole message on the fast path; `Bad` means "ask the core".
+fn fast_decode<'py>(py: Python<'py>, data: &[u8], typed_any: bool, trusted: bool) -> DResult<(Metadata, Bound<'py, PyAny>)> {
+    let first = *data.first().ok_or(DErr::Bad)?;
+    let (v2, start) = if first == 0xc2 {
+        if data.get(1) != Some(&0) {
+            return Err(DErr::Bad);
+        }
+        (true, 2)
+    } else if first & 0xf0 == 0xc0 {
+        return Err(DErr::Bad);
+    } else {
+        (false, 0)
+    };
+    let version = if v2 { Version::V2 } else { Version::V1 };
+    let (ty, used) = DecodeOptions::default().decode_metadata(version, &data[start..]).map_err(|_| DErr::Bad)?;
+    if ty.depth() > FAST_DEPTH || (!v2 && meta_has_any(&ty)) {
+        return Err(DErr::Bad);
+    }
+    let p = make_plan(py, &ty);
+    if !trusted && p.needs_core() {
+        return Err(DErr::Bad);
+    }
+    let mut d = Dec {
+        b: data,
+        pos: start + used,
+        v2,
+        typed_any,
+        trusted,
+        zs_used: 0,
+        prepaid: 0,
+        depth: ty.depth(),
+        any_prims: [None; 256],
+    };
+    let v = d.value(py, &p)?;
+    if d.pos != data.len() {
+        return Err(DErr::Bad);
+    }
+    Ok((ty, v))
+}
+
+fn decode<'py>(py: Python<'py>, data: &[u8], typed_any: bool) -> PyResult<(Metadata, Bound<'py, PyAny>)> {
+    match fast_decode(py, data, typed_any, false) {
+        Ok(r) => return Ok(r),
+        Err(DErr::Py(e)) => return Err(e),
+        Err(DErr::Bad) => {}
+    }
+    let (ty, value) = DecodeOptions::default().decode_typed_message(data).map_err(|e| core_err(py, e))?;
+    Ok((ty, value_to_py(py, &value, typed_any)?))
+}
+
+/// A value the core decoded, as Python objects (the same forms as the fast path).
+fn value_to_py<'py>(py: Python<'py>, value: &xbf::Value, typed_any: bool) -> PyResult<Bound<'py, PyAny>> {
+    ToPy { typed_any, structs: std::collections::HashMap::new() }.value(py, value)
+}
+
+/// Struct keys made once per struct type: (the type, kept alive so that its
+/// address stays its own; the keys; which fields are optional keys).
+type StructKeys = (Arc<StructMetadata>, Vec<Py<PyString>>, Vec<bool>);
+
+/// Core values to Python objects, with the keys of each struct type made once.
+struct ToPy {
+    typed_any: bool,
+    structs: std::collections::HashMap<usize, StructKeys>,
+}
+
+impl ToPy {
+    fn value<'py>(&mut self, py: Python<'py>, value: &xbf::Value) -> PyResult<Bound<'py, PyAny>> {
+    use xbf::Value as V;
+    let typed_any = self.typed_any;
+    let r = refs(py)?;
+    Ok(match value {
+        V::Bool(b) => b.into_py(py).into_bound(py),
+        V::U8(x) => int_u128(py, u128::from(*x)),
+        V::U16(x) => int_u128(py, u128::from(*x)),
+        V::U32(x) => int_u128(py, u128::from(*x)),
+        V::U64(x) => int_u128(py, u128::from(*x)),
+        V::U128(x) => int_u128(py, *x),
+        V::I8(x) => int_i128(py, i128::from(*x)),
+        V::I16(x) => int_i128(py, i128::from(*x)),
+        V::I32(x) => int_i128(py, i128::from(*x)),
+        V::I64(x) => int_i128(py, i128::from(*x)),
+        V::I128(x) => int_i128(py, *x),
+        V::U256(x) => int_from_le(py, &x.to_le_bytes(), false)?,
+        V::I256(x) => int_from_le(py, &x.to_le_bytes(), true)?,
+        V::F32(x) => f64::from(*x).into_py(py).into_bound(py),
+        V::F64(x) => x.into_py(py).into_bound(py),
+        V::Bytes(b) => PyBytes::new_bound(py, b).into_any(),
+        V::String(s) => PyString::new_bound(py, s).into_any(),
+        V::Unit => py.None().into_bound(py),
+        V::Date(d) => date_py(py, i64::from(*d))?,
+        V::Timestamp(t) => timestamp_py(py, *t)?,
+        V::Vec(items) | V::Array(items) => {
+            let items = items.items();
+            let items: PyResult<Vec<_>> = items.iter().map(|i| self.value(py, i)).collect();
+            PyList::new_bound(py, items?).into_any()
+        }
+        V::Tuple(t) => {
+            let items: PyResult<Vec<_>> = t.items().iter().map(|i| self.value(py, i)).collect();
+            PyTuple::new_bound(py, items?).into_any()
+        }
+        V::Struct(st) => {
+            let meta = st.metadata();
+            let id = Arc::as_ptr(meta) as usize;
+            self.structs.entry(id).or_insert_with(|| {
+                let keys = meta.fields().map(|(n, _)| PyString::intern_bound(py, n).unbind()).collect();
+                let opt = meta.fields().map(|(_, t)| is_optional_key(t)).collect();
+                (meta.clone(), keys, opt)
+            });
+            let keys: Vec<Bound<'py, PyString>> = self.structs[&id].1.iter().map(|k| k.bind(py).clone()).collect();
+            let opt = self.structs[&id].2.clone();
+            let d = PyDict::new_bound(py);
+            for ((fv, k), o) in st.values().iter().zip(keys).zip(opt) {
+                let fv = match fv {
+                    V::Enum(e) if o => {
+                        if e.index() == 0 {
+                            continue;
+                        }
+                        e.payload()
+                    }
+                    other => other,
+                };
+                let v = self.value(py, fv)?;
+                dict_set(&d, &k, &v)?;
+            }
+            d.into_any()
+        }
+        V::Option(o) => match o.value() {
+            None => py.None().into_bound(py),
+            Some(inner) => {
+                let v = self.value(py, inner)?;
+                if v.is_none() {
+                    r.some.bind(py).call1((v,))?
+                } else {
+                    v
+                }
+            }
+        },
+        V::Map(m) => {
+            let d = PyDict::new_bound(py);
+            let mut pairs = Vec::with_capacity(m.len());
+            let mut dict_ok = true;
+            for (k, v) in m.entries() {
+                let (k, v) = (self.value(py, k)?, self.value(py, v)?);
+                if dict_ok && d.set_item(&k, &v).is_err() {
+                    dict_ok = false;
+                }
+                pairs.push(PyTuple::new_bound(py, [k, v]));
+            }
+            if dict_ok && d.len() == m.len() {
+                d.into_any()
+            } else {
+                PyList::new_bound(py, pairs).into_any()
+            }
+        }
+        V::Enum(e) => r.variant.bind(py).call1((e.variant(), self.value(py, e.payload())?))?,
+        V::Any(a) => {
+            let v = self.value(py, a.value())?;
+            if typed_any {
+                r.typed.bind(py).call1((Schema { ty: a.metadata().clone() }, v))?
+            } else {
+                v
+            }
+        }
+        _ => return Err(PyValueError::new_err(format!("xbf: no Python form for {}", value.metadata()))),
+    })
+    }
+}
+
+fn int_from_le<'py>(py: Python<'py>, b: &[u8], signed: bool) -> PyResult<Bound<'py, PyAny>> {
+    let kwargs = PyDict::new_bound(py);
+    kwargs.set_item("signed", signed)?;
+    py.get_type_bound::<pyo3::types::PyLong>().call_method("from_bytes", (PyBytes::new_bound(py, b), "little"), Some(&kwargs))
+}
+
+#[pyfunction]
+#[pyo3(signature = (data, with_schema=false, typed_any=false))]
+fn loads<'py>(py: Python<'py>, data: &[u8], with_schema: bool, typed_any: bool) -> PyResult<PyObject> {
+    let (ty, v) = decode(py, data, typed_any)?;
+    if with_schema {
+        Ok((Schema { ty }, v).into_py(py))
+    } else {
+        Ok(v.unbind())
+    }
+}
+
+// ---------------------------------------------------------------- streams
+
+struct PyReader(PyObject);
+
+impl io::Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Python::with_gil(|py| {
+            let chunk = self.0.bind(py).call_method1("read", (buf.len(),)).map_err(io::Error::other)?;
+            if chunk.is_none() {
+                return Ok(0);
+            }
+            let b: &[u8] = chunk.extract().map_err(io::Error::other)?;
+            let n = b.len().min(buf.len());
+            buf[..n].copy_from_slice(&b[..n]);
+            Ok(n)
+        })
+    }
+}
+
+struct PyWriter(PyObject);
+
+impl io::Write for PyWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Python::with_gil(|py| {
+            self.0.bind(py).call_method1("write", (PyBytes::new_bound(py, buf),)).map_err(io::Error::other)?;
+            Ok(buf.len())
+        })
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Python::with_gil(|py| {
+            let f = self.0.bind(py);
+            if f.hasattr("flush").unwrap_or(false) {
+                f.call_method0("flush").map_err(io::Error::other)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Reads a record stream lazily: iterate to get the records one by one.
+#[pyclass(module = "xbf._native", unsendable)]
+struct StreamReader {
+    inner: Option<xbf::StreamReader<io::BufReader<PyReader>>>,
+    typed_any: bool,
+}
+
+#[pymethods]
+impl StreamReader {
+    #[new]
+    #[pyo3(signature = (file, typed_any=false))]
+    fn new(py: Python<'_>, file: PyObject, typed_any: bool) -> PyResult<Self> {
+        let r = xbf::StreamReader::new(io::BufReader::with_capacity(1 << 16, PyReader(file))).map_err(|e| core_err(py, e))?;
+        Ok(StreamReader { inner: Some(r), typed_any })
+    }
+
+    /// The record type.
+    #[getter]
+    fn schema(&self) -> PyResult<Schema> {
+        let r = self.inner.as_ref().ok_or_else(|| PyValueError::new_err("the stream is closed"))?;
+        Ok(Schema { ty: r.metadata().clone() })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let Some(r) = self.inner.as_mut() else { return Ok(None) };
+        match r.next() {
+            None => Ok(None),
+            Some(Ok(v)) => Ok(Some(value_to_py(py, &v, self.typed_any)?.unbind())),
+            Some(Err(e)) => Err(core_err(py, e)),
+        }
+    }
+}
+
+/// Writes a record stream of one record type.
+#[pyclass(module = "xbf._native", unsendable)]
+struct StreamWriter {
+    inner: Option<xbf::StreamWriter<PyWriter>>,
+    ty: Metadata,
+}
+
+#[pymethods]
+impl StreamWriter {
+    #[new]
+    #[pyo3(signature = (file, schema, checksums=false, block_bytes=None))]
+    fn new(file: PyObject, schema: &Bound<'_, Schema>, checksums: bool, block_bytes: Option<usize>) -> PyResult<Self> {
+        let ty = schema.get().ty.clone();
+        let mut opts = xbf::StreamOptions::default().checksums(checksums);
+        if let Some(b) = block_bytes {
+            opts = opts.block_bytes(b);
+        }
+        let w = xbf::StreamWriter::new(PyWriter(file), ty.clone(), opts).map_err(encode_err)?;
+        Ok(StreamWriter { inner: Some(w), ty })
+    }
+
+    /// Adds one record (of the stream's type).
+    fn write(&mut self, py: Python<'_>, record: &Bound<'_, PyAny>) -> PyResult<()> {
+        let w = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("the stream writer is closed"))?;
+        let p = make_plan(py, &self.ty);
+        let mut enc = Enc::new(Vec::new(), true);
+        enc.value(record, &p, 0)?;
+        let value = DecodeOptions::default()
+            .decode_value(Version::V2, &self.ty, &enc.out)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        w.write(&value).map_err(encode_err)
+    }
+
+    /// Writes the buffered records as a block and flushes the file.
+    fn flush(&mut self) -> PyResult<()> {
+        let w = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("the stream writer is closed"))?;
+        w.flush().map_err(encode_err)
+    }
+
+    /// Flushes; the file stays open (it is the caller's).
+    fn close(&mut self) -> PyResult<()> {
+        if let Some(w) = self.inner.take() {
+            w.finish().map_err(encode_err)?;
+        }
+        Ok(())
+    }
+
+    #[getter]
+    fn schema(&self) -> Schema {
+        Schema { ty: self.ty.clone() }
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Schema>()?;
+    m.add_class::<StreamReader>()?;
+    m.add_class::<StreamWriter>()?;
+    m.add_function(wrap_pyfunction!(_init, m)?)?;
+    m.add_function(wrap_pyfunction!(dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    Ok(())
+}

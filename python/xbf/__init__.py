@@ -1,0 +1,226 @@
+"""XBF, the Xtensible Binary Format, for Python: type metadata once, values bare.
+
+``dumps`` infers one XBF type for the whole object (as the Rust core's JSON
+mapping does) and writes a self-describing message; ``loads`` reads any XBF
+message, v1 or XBF 2. Both run in native code over the Rust core.
+
+Type mapping (Python -> XBF, and what ``loads`` gives back):
+
+=============================  =====================================  ==========================
+Python                         XBF                                    loads gives
+=============================  =====================================  ==========================
+None                           unit, or the absent value of option    None
+bool                           bool                                   bool
+int                            u64/u128/u256 if none is negative,     int (every integer type,
+                               else i64/i128/i256 (narrowest that     fixed or varint, any width)
+                               holds every value at that place);
+                               wider than 256 bits: OverflowError
+float                          f64                                    float (f32 too)
+str                            string                                 str
+bytes, bytearray, memoryview   bytes                                  bytes
+list                           vec (mixed element kinds: vec<any>)    list (arrays too)
+tuple                          tuple (positions typed one by one)     tuple
+dict with str keys             struct "Object" (fields in key order)  dict
+dict with other keys           map<K, V>                              dict (or a list of
+                                                                      (key, value) pairs when
+                                                                      Python cannot tell the
+                                                                      keys apart or hash them)
+dataclass instance             struct named after the class           dict
+datetime.date                  date                                   datetime.date (int days
+                                                                      when out of Python's range)
+datetime.datetime              timestamp (naive = UTC; aware is       datetime in UTC, aware
+                               converted to UTC); microseconds        (int micros when out of
+                                                                      Python's range)
+xbf.Variant(name, value)       enum variant (needs an xbf.Schema)     xbf.Variant
+xbf.Typed(schema, value)       a value of an explicit type (in any)   with typed_any=True
+xbf.Some(value)                present option holding None/unit       xbf.Some(None) only then
+=============================  =====================================  ==========================
+
+In a list of dicts with str keys, the rows become one ``vec<struct Object>``:
+a key some rows lack becomes ``enum "json.optional" { absent, present: T }``
+(the row comes back without the key), None next to values becomes
+``option<T>``, keys in a different order or values of different kinds
+become ``any``. A list of dicts round-trips exactly, key order included.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any, BinaryIO, Iterator, NamedTuple, Optional
+
+__all__ = [
+    "dumps", "loads", "dump", "load", "Schema", "DecodeError", "Variant", "Typed", "Some",
+    "StreamWriter", "StreamReader", "iter_stream",
+]
+
+
+class DecodeError(ValueError):
+    """A message that cannot be decoded.
+
+    ``str(err)`` is the Rust core's message (``at byte 44, in Point.last:
+    truncated: ...``); ``kind`` the stable kind name (``"truncated"``,
+    ``"invalid-utf8"``, ...), ``offset`` the byte offset (or None) and
+    ``path`` the fields and elements where it happened (or None).
+    """
+
+    def __init__(self, message: str, kind: str, offset: Optional[int] = None, path: Optional[str] = None):
+        super().__init__(message)
+        self.kind = kind
+        self.offset = offset
+        self.path = path
+
+
+class Variant(NamedTuple):
+    """A value of an XBF enum: the variant's name and its payload (None for unit)."""
+    name: str
+    value: Any = None
+
+
+class Some(NamedTuple):
+    """A present option whose value is None (``option<unit>``, ``option<option<T>>``)."""
+    value: Any
+
+
+class Typed:
+    """A value with its own explicit XBF type: what an ``any`` holds."""
+
+    __slots__ = ("schema", "value")
+
+    def __init__(self, schema: "Schema", value: Any):
+        if not isinstance(schema, Schema):
+            schema = Schema(schema)
+        self.schema = schema
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Typed) and self.schema == other.schema and self.value == other.value
+
+    def __hash__(self) -> int:
+        try:
+            return hash((self.schema, self.value))
+        except TypeError:
+            return hash(self.schema)
+
+    def __repr__(self) -> str:
+        return f"xbf.Typed({str(self.schema)!r}, {self.value!r})"
+
+
+from . import _native  # noqa: E402
+
+Schema = _native.Schema
+_native._init(Variant, Typed, Some, DecodeError)
+
+
+def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, columnar: Optional[bool] = None,
+          compress: Optional[int] = None) -> bytes:
+    """Encodes ``obj`` as one XBF message (XBF 2 unless ``version=1``).
+
+    The type is inferred from the whole object (see the module docs) unless
+    ``schema`` gives it. ``columnar`` picks the layout of an XBF 2 message
+    (SPEC.md section 22): ``None`` (the default) writes columns when the value
+    holds at least 16 repeated items (list elements near the root) and the
+    columns come out smaller than the rows, ``True`` always writes columns,
+    ``False`` always rows. ``compress=level`` also compresses each column
+    with zstd where that makes it smaller. ``loads`` reads either layout.
+
+    Raises TypeError naming an object that has no XBF form, OverflowError
+    for an int that does not fit, ValueError for a type that ``version``
+    lacks (v1 has no option, enum, any, columns, ...).
+    """
+    if schema is not None and not isinstance(schema, Schema):
+        schema = Schema(schema)
+    if columnar is not None:
+        columnar = bool(columnar)
+    return _native.dumps(obj, version, schema, columnar, compress)
+
+
+def loads(data: Any, *, with_schema: bool = False, typed_any: bool = False) -> Any:
+    """Decodes one whole XBF message (v1 or XBF 2) from bytes-like ``data``.
+
+    With ``with_schema=True`` returns ``(Schema, value)``. With
+    ``typed_any=True`` the values of ``any`` come back as ``xbf.Typed``.
+    Raises ``xbf.DecodeError`` on any damage.
+    """
+    if not isinstance(data, bytes):
+        data = bytes(data)
+    return _native.loads(data, with_schema, typed_any)
+
+
+def dump(obj: Any, file: BinaryIO, **kwargs: Any) -> None:
+    """Writes ``dumps(obj, **kwargs)`` to a binary file."""
+    file.write(dumps(obj, **kwargs))
+
+
+def load(file: BinaryIO, **kwargs: Any) -> Any:
+    """Reads a whole binary file as one message (see ``loads``)."""
+    return loads(file.read(), **kwargs)
+
+
+class StreamWriter:
+    """Writes a record stream: the header and the record type once, then
+    records in blocks (with a CRC-32C each if ``checksums``).
+
+    ``schema`` is an ``xbf.Schema`` (or its vector form) or ``None`` to infer
+    the type from the first record written (later records must fit it; use
+    ``Schema.infer_records(sample)`` for rows whose keys or nulls vary).
+    Use as a context manager, or call ``close()``; the file stays open.
+    """
+
+    def __init__(self, file: BinaryIO, schema: Any = None, *, checksums: bool = False,
+                 block_bytes: Optional[int] = None):
+        self._file = file
+        self._checksums = checksums
+        self._block_bytes = block_bytes
+        self._w = None
+        if schema is not None:
+            self._start(schema if isinstance(schema, Schema) else Schema(schema))
+
+    def _start(self, schema: Schema) -> None:
+        self._w = _native.StreamWriter(self._file, schema, self._checksums, self._block_bytes)
+
+    @property
+    def schema(self) -> Optional[Schema]:
+        return None if self._w is None else self._w.schema
+
+    def write(self, record: Any) -> None:
+        if self._w is None:
+            self._start(Schema.infer(record))
+        self._w.write(record)
+
+    def write_all(self, records: Any) -> None:
+        for r in records:
+            self.write(r)
+
+    def flush(self) -> None:
+        if self._w is not None:
+            self._w.flush()
+
+    def close(self) -> None:
+        if self._w is not None:
+            self._w.close()
+
+    def __enter__(self) -> "StreamWriter":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+StreamReader = _native.StreamReader
+StreamReader.__doc__ = (
+    "Reads a record stream lazily from a binary file: iterate for the records; "
+    "damage raises xbf.DecodeError after every record before it. `.schema` is the record type."
+)
+
+
+def iter_stream(file: Any, *, typed_any: bool = False) -> Iterator[Any]:
+    """Yields the records of a record stream one by one, holding one block in
+    memory. ``file`` is a binary file object, a path, or bytes."""
+    if isinstance(file, (bytes, bytearray, memoryview)):
+        file = io.BytesIO(bytes(file))
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "rb") as f:
+            yield from StreamReader(f, typed_any)
+        return
+    yield from StreamReader(file, typed_any)
