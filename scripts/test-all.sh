@@ -9,3 +9,19 @@ cargo test --workspace --locked
 
 echo "== Conformance vectors, through the Rust implementation"
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/*.json
+
+echo "== Python: the xbf package (build with maturin, pytest + hypothesis, every vector file)"
+PY="${PYTHON:-python3}"
+"$PY" -m venv target/python-venv
+target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
+target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check ./python
+target/python-venv/bin/python -m pytest python/tests -q -p no:cacheprovider
+
+echo "== Benchmarks: smoke run on tiny inputs (bench/, its own workspace); every format's round trip checked"
+cargo run --quiet --locked --manifest-path bench/Cargo.toml -- smoke
+
+echo "== TypeScript: the ts/ package (npm ci, tsc build, node --test: vectors, properties, cross-language)"
+cargo build --quiet --locked -p xbf-cli
+npm ci --prefix ts --no-audit --no-fund
+npm run --prefix ts build
+(cd ts && XBF_CLI="$PWD/../target/debug/xbf" node --test test/*.test.mjs)

@@ -1,0 +1,380 @@
+//! BENCHMARKS.md and the SVG charts, from bench/results/*.json only.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::formats::median;
+use crate::http::HttpRun;
+use crate::{DatasetResult, BASELINE, DATASETS};
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn p99(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    s.get(((s.len() as f64) * 0.99) as usize).or(s.last()).copied().unwrap_or(f64::NAN)
+}
+
+fn opt<T: ToString>(x: Option<T>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_else(|| "—".into())
+}
+
+pub fn http_tables(run: &HttpRun) -> String {
+    let mut o = String::new();
+    let native = run.results.first().map(|r| r.native).unwrap_or(0);
+    let _ = writeln!(o, "Table III (time per request, ms; {} requests per format and connection kind, formats interleaved)\n", run.requests);
+    let _ = writeln!(o, "| format | paper | new conn. mean | median | p99 | kept-alive mean | median | p99 | client decode median (ms) | round-trip |");
+    let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|");
+    for r in &run.results {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} |",
+            r.name,
+            r.paper_ms.map(|x| format!("{x:.2}")).unwrap_or("—".into()),
+            mean(&r.new_conn_ms),
+            median(&r.new_conn_ms).unwrap_or(f64::NAN),
+            p99(&r.new_conn_ms),
+            mean(&r.keepalive_ms),
+            median(&r.keepalive_ms).unwrap_or(f64::NAN),
+            p99(&r.keepalive_ms),
+            median(&r.decode_ms).unwrap_or(f64::NAN),
+            if r.roundtrip { "yes" } else { "NO" }
+        );
+    }
+    let _ = writeln!(o, "\nTable IV (bytes; native = {native} B, the field values alone as `xbf compare` defines it)\n");
+    let _ = writeln!(o, "| format | paper bytes | paper overhead | body bytes | over native | on the wire (with HTTP headers) |");
+    let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|");
+    for r in &run.results {
+        let paper_over = match r.path.as_str() {
+            "csv" => Some(1823),
+            "msgpack-arrays" => Some(977),
+            "cbor" => Some(10919),
+            "json" => Some(16592),
+            "xml" => Some(29111),
+            "xbf-v1" => Some(98),
+            _ => None,
+        };
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {:+} | {} |",
+            r.name,
+            opt(r.paper_bytes),
+            opt(paper_over),
+            r.body_bytes,
+            r.body_bytes as i64 - r.native as i64,
+            r.wire_bytes
+        );
+    }
+    o
+}
+
+fn load(dir: &Path) -> Vec<DatasetResult> {
+    DATASETS
+        .iter()
+        .filter_map(|(n, _)| std::fs::read_to_string(dir.join(format!("{n}.json"))).ok())
+        .map(|t| serde_json::from_str(&t).expect("a result file"))
+        .collect()
+}
+
+fn cmd(c: &str, args: &[&str]) -> String {
+    std::process::Command::new(c)
+        .args(args)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+fn color(name: &str) -> &'static str {
+    if name.starts_with("XBF") {
+        "#2b6cb0"
+    } else if name.starts_with("JSON") {
+        "#c05621"
+    } else {
+        "#718096"
+    }
+}
+
+/// Horizontal bars: one row per (label, value), log or linear scale.
+fn bars(title: &str, unit: &str, rows: &[(String, f64)], log: bool) -> String {
+    let (left, width, h) = (330.0, 420.0, 16.0);
+    let height = 40.0 + rows.len() as f64 * h + 10.0;
+    let max = rows.iter().map(|r| r.1).fold(0.0f64, f64::max).max(1e-9);
+    let min = rows.iter().map(|r| r.1).filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min).min(max);
+    let scale = |v: f64| {
+        if log {
+            let lo = (min / 2.0).log10();
+            ((v.max(min / 2.0).log10() - lo) / (max.log10() - lo)) * width
+        } else {
+            v / max * width
+        }
+    };
+    let mut s = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="11"><text x="8" y="18" font-size="13" font-weight="bold">{}</text>"#,
+        left + width + 110.0,
+        esc(title)
+    );
+    for (i, (label, v)) in rows.iter().enumerate() {
+        let y = 30.0 + i as f64 * h;
+        let w = scale(*v).max(1.0);
+        let _ = write!(
+            s,
+            r#"<text x="{:.0}" y="{:.1}" text-anchor="end">{}</text><rect x="{left}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            left - 6.0,
+            y + 11.0,
+            esc(label),
+            y + 2.0,
+            h - 4.0,
+            color(label),
+            left + w + 4.0,
+            y + 11.0,
+            esc(&format!("{} {unit}", short(*v)))
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn short(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// A log-log line chart: x = records or structures, y = bytes, per format.
+fn loglog(title: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
+    let (l, t, w, h) = (70.0, 30.0, 520.0, 300.0);
+    let pts: Vec<(f64, f64)> = series.iter().flat_map(|s| s.1.clone()).filter(|p| p.0 > 0.0 && p.1 > 0.0).collect();
+    if pts.is_empty() {
+        return String::new();
+    }
+    let (x0, x1) = (pts.iter().map(|p| p.0.log10()).fold(f64::INFINITY, f64::min), pts.iter().map(|p| p.0.log10()).fold(f64::NEG_INFINITY, f64::max));
+    let (y0, y1) = (pts.iter().map(|p| p.1.log10()).fold(f64::INFINITY, f64::min), pts.iter().map(|p| p.1.log10()).fold(f64::NEG_INFINITY, f64::max));
+    let sx = |x: f64| l + (x.log10() - x0) / (x1 - x0).max(1e-9) * w;
+    let sy = |y: f64| t + h - (y.log10() - y0) / (y1 - y0).max(1e-9) * h;
+    let mut s = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="11"><text x="8" y="18" font-size="13" font-weight="bold">{}</text><rect x="{l}" y="{t}" width="{w}" height="{h}" fill="none" stroke="#ccc"/>"##,
+        l + w + 300.0,
+        t + h + 40.0,
+        esc(title)
+    );
+    for d in (x0.floor() as i32)..=(x1.ceil() as i32) {
+        let x = 10f64.powi(d);
+        if x.log10() >= x0 - 1e-9 && x.log10() <= x1 + 1e-9 {
+            let _ = write!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">1e{d}</text>"#, sx(x), t + h + 14.0);
+        }
+    }
+    for d in (y0.floor() as i32)..=(y1.ceil() as i32) {
+        let y = 10f64.powi(d);
+        if y.log10() >= y0 - 1e-9 && y.log10() <= y1 + 1e-9 {
+            let _ = write!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">1e{d} B</text>"#, l - 4.0, sy(y) + 4.0);
+        }
+    }
+    let palette = ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f", "#718096", "#c53030", "#319795", "#d53f8c", "#1a202c"];
+    for (i, (name, p)) in series.iter().enumerate() {
+        let c = palette[i % palette.len()];
+        let path: Vec<String> = p.iter().map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y))).collect();
+        let _ = write!(s, r#"<polyline fill="none" stroke="{c}" stroke-width="2" points="{}"/>"#, path.join(" "));
+        let _ = write!(s, r#"<text x="{:.1}" y="{:.1}" fill="{c}">{}</text>"#, l + w + 10.0, t + 12.0 + i as f64 * 14.0, esc(name));
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+pub fn write_all(root: &Path) -> std::io::Result<()> {
+    let dir = root.join("bench/results");
+    let charts = root.join("bench/charts");
+    std::fs::create_dir_all(&charts)?;
+    let sets = load(&dir);
+    let http: Option<HttpRun> = std::fs::read_to_string(dir.join("http.json")).ok().and_then(|t| serde_json::from_str(&t).ok());
+    let meta: serde_json::Value = std::fs::read_to_string(dir.join("machine.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| machine(root));
+    let mut o = String::new();
+    let _ = writeln!(o, "# Benchmarks\n");
+    let _ = writeln!(
+        o,
+        "Generated by `cargo run --release --manifest-path bench/Cargo.toml -- all` (which runs `scripts/fetch-data.sh`, the HTTP evaluation, \
+         one process per dataset, then this report from `bench/results/*.json`). Do not edit by hand.\n"
+    );
+    let _ = writeln!(o, "- commit: `{}`", meta["commit"].as_str().unwrap_or("?"));
+    let _ = writeln!(o, "- machine: {} cores (`nproc`), {}", meta["nproc"].as_str().unwrap_or("?"), meta["cpu"].as_str().unwrap_or("?"));
+    let _ = writeln!(o, "- date: {}", meta["date"].as_str().unwrap_or("?"));
+    let _ = writeln!(o, "- rustc: {}\n", meta["rustc"].as_str().unwrap_or("?"));
+    o.push_str(include_str!("../METHOD.md"));
+    if let Some(h) = &http {
+        let _ = writeln!(o, "\n## The paper's evaluation, over HTTP on 127.0.0.1 (S&P 500, 2019)\n");
+        o.push_str(PAPER_NOTE);
+        o.push_str(&http_tables(h));
+        let rows: Vec<(String, f64)> = h.results.iter().map(|r| (r.name.clone(), r.body_bytes as f64)).collect();
+        std::fs::write(charts.join("http-bytes.svg"), bars("HTTP body bytes, S&P 500 2019", "B", &rows, false))?;
+        let rows: Vec<(String, f64)> = h.results.iter().map(|r| (r.name.clone(), median(&r.keepalive_ms).unwrap_or(0.0))).collect();
+        std::fs::write(charts.join("http-keepalive-ms.svg"), bars("HTTP request, kept-alive connection, median", "ms", &rows, false))?;
+        let _ = writeln!(o, "\n![bytes](bench/charts/http-bytes.svg)\n\n![time](bench/charts/http-keepalive-ms.svg)\n");
+    }
+    let _ = writeln!(o, "\n## The suite\n");
+    let _ = writeln!(
+        o,
+        "Times are medians over interleaved rounds; ×JSON is the format's median divided by the baseline's ({BASELINE}) in the same run \
+         (below 1 is faster). Sizes: raw, gzip -9 (flate2), zstd -19. A format that cannot represent a dataset says why.\n"
+    );
+    for d in &sets {
+        let _ = writeln!(o, "### {}\n\n{}; {} records; {} interleaved rounds.{}\n", d.name, d.description, d.records, d.rounds,
+            d.native.map(|n| format!(" Native size (field values alone): {n} B.")).unwrap_or_default());
+        let base = d.measures.iter().find(|m| m.format == BASELINE);
+        let (be, bd) = (base.and_then(|b| b.encode_median_ns), base.and_then(|b| b.decode_median_ns));
+        let _ = writeln!(o, "| format | bytes | gzip | zstd | encode | ×JSON | decode | ×JSON | round-trip |");
+        let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---:|:---|");
+        for m in &d.measures {
+            let rt = match (m.roundtrip, &m.error) {
+                (Some(true), _) => "yes".to_string(),
+                (Some(false), Some(e)) => format!("NO: {}", trunc(e)),
+                (Some(false), None) => "NO: decoded value differs".to_string(),
+                (None, Some(e)) => format!("n/a: {}", trunc(e)),
+                _ => "?".into(),
+            };
+            let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+                _ => "—".into(),
+            };
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                m.format,
+                opt(m.bytes),
+                opt(m.gzip),
+                opt(m.zstd),
+                m.encode_median_ns.map(fmt_ns).unwrap_or("—".into()),
+                ratio(m.encode_median_ns, be),
+                m.decode_median_ns.map(fmt_ns).unwrap_or("—".into()),
+                ratio(m.decode_median_ns, bd),
+                rt
+            );
+        }
+        if !d.latency.is_empty() {
+            let _ = writeln!(o, "\nPer message (each message encoded and decoded alone, timed with `Instant`, which adds ~20-30 ns to each figure):\n");
+            let _ = writeln!(o, "| format | mean bytes | ser p50 | p99 | p99.9 | de p50 | p99 | p99.9 | round-trip |");
+            let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---:|:---:|");
+            for l in &d.latency {
+                let _ = writeln!(
+                    o,
+                    "| {} | {:.1} | {} | {} | {} | {} | {} | {} | {} |",
+                    l.format,
+                    l.mean_bytes,
+                    fmt_ns(l.ser_p50),
+                    fmt_ns(l.ser_p99),
+                    fmt_ns(l.ser_p999),
+                    fmt_ns(l.de_p50),
+                    fmt_ns(l.de_p99),
+                    fmt_ns(l.de_p999),
+                    if l.roundtrip { "yes" } else { "NO" }
+                );
+            }
+        }
+        let rows: Vec<(String, f64)> = d.measures.iter().filter_map(|m| m.bytes.map(|b| (m.format.clone(), b as f64))).collect();
+        std::fs::write(charts.join(format!("size-{}.svg", d.name)), bars(&format!("{}: bytes (log scale)", d.name), "B", &rows, true))?;
+        let rows: Vec<(String, f64)> = d
+            .measures
+            .iter()
+            .filter_map(|m| Some((m.format.clone(), m.decode_median_ns? / bd?)))
+            .collect();
+        std::fs::write(charts.join(format!("decode-{}.svg", d.name)), bars(&format!("{}: decode time ×JSON (log scale)", d.name), "×", &rows, true))?;
+        let rows: Vec<(String, f64)> = d
+            .measures
+            .iter()
+            .filter_map(|m| Some((m.format.clone(), m.encode_median_ns? / be?)))
+            .collect();
+        std::fs::write(charts.join(format!("encode-{}.svg", d.name)), bars(&format!("{}: encode time ×JSON (log scale)", d.name), "×", &rows, true))?;
+        let _ = writeln!(
+            o,
+            "\n<details><summary>charts</summary>\n\n![size](bench/charts/size-{n}.svg)\n![encode](bench/charts/encode-{n}.svg)\n![decode](bench/charts/decode-{n}.svg)\n\n</details>\n",
+            n = d.name
+        );
+    }
+    // Scaling.
+    let scaling = |prefix: &[&str], xs: &[f64]| -> Vec<(String, Vec<(f64, f64)>)> {
+        let picks = ["JSON (serde_json)", "MessagePack names (rmp-serde)", "CBOR (ciborium)", "XML (quick-xml)", "Protocol Buffers (prost)", "bincode 1", "XBF v1 typed", "XBF 2 rows typed", "XBF 2 columnar", "XBF 2 columnar+zstd"];
+        picks
+            .iter()
+            .map(|f| {
+                let pts = prefix
+                    .iter()
+                    .zip(xs)
+                    .filter_map(|(n, x)| {
+                        let d = sets.iter().find(|d| d.name == *n)?;
+                        let m = d.measures.iter().find(|m| m.format == *f)?;
+                        Some((*x, m.bytes? as f64))
+                    })
+                    .collect();
+                (f.to_string(), pts)
+            })
+            .filter(|s: &(String, Vec<(f64, f64)>)| !s.1.is_empty())
+            .collect()
+    };
+    let fl = scaling(&["flights-2k", "flights-20k", "flights-200k"], &[2e3, 2e4, 2e5]);
+    std::fs::write(charts.join("scaling-flights.svg"), loglog("flights: bytes vs records (log-log)", &fl))?;
+    let ps = scaling(&["ps-random-110", "ps-random-1100", "ps-random-11000"], &[110.0, 1100.0, 11000.0]);
+    std::fs::write(charts.join("scaling-ps-random.svg"), loglog("Professor/Student, random text: bytes vs structures (log-log)", &ps))?;
+    let ps2 = scaling(&["ps-same-110", "ps-same-1100", "ps-same-11000"], &[110.0, 1100.0, 11000.0]);
+    std::fs::write(charts.join("scaling-ps-same.svg"), loglog("Professor/Student, repeated text: bytes vs structures (log-log)", &ps2))?;
+    let _ = writeln!(o, "## Scaling\n\n![flights](bench/charts/scaling-flights.svg)\n\n![ps random](bench/charts/scaling-ps-random.svg)\n\n![ps same](bench/charts/scaling-ps-same.svg)\n");
+    if let Ok(reading) = std::fs::read_to_string(root.join("bench/READING.md")) {
+        o.push_str(&reading);
+    }
+    std::fs::write(root.join("BENCHMARKS.md"), o)?;
+    println!("wrote BENCHMARKS.md and bench/charts/*.svg");
+    Ok(())
+}
+
+fn trunc(e: &str) -> String {
+    let e = e.replace('|', "/").replace('\n', " ");
+    if e.chars().count() > 90 {
+        format!("{}…", e.chars().take(90).collect::<String>())
+    } else {
+        e
+    }
+}
+
+/// Commit, cores, CPU, date, rustc: recorded once by `all` in machine.json.
+pub fn machine(root: &Path) -> serde_json::Value {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .unwrap_or_default();
+    let dirty = !cmd("git", &["-C", root.to_str().unwrap(), "status", "--porcelain", "--", "crates"]).is_empty();
+    serde_json::json!({
+        "commit": format!("{}{}", cmd("git", &["-C", root.to_str().unwrap(), "rev-parse", "--short", "HEAD"]), if dirty { " (crates/ modified)" } else { "" }),
+        "nproc": cmd("nproc", &[]),
+        "cpu": cpu,
+        "date": cmd("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        "rustc": cmd("rustc", &["--version"]),
+    })
+}
+
+const PAPER_NOTE: &str = "The paper's figures are not reproducible as printed, and this table does not try to match them: \
+(1) the paper's benchmark code drops the Volume column, so its XBF figure (14,686 B) is for six columns; with Volume, XBF v1 is \
+16,694 B for the paper's data; (2) the paper measured Sony stock rows, this is one year (2019) of S&P 500 rows, so every size differs; \
+(3) the paper's MessagePack figure is the array form (no field names), shown here as \"MessagePack (arrays)\" beside the named form; \
+(4) its overhead column is off by 30 bytes. Times are on loopback on this machine, not the paper's network; \
+the client's decode time (decode and compare with the rows) was not measured by the paper.\n\n";
