@@ -20,8 +20,14 @@ target/python-venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 echo "== Benchmarks: smoke run on tiny inputs (bench/, its own workspace); every format's round trip checked"
 cargo run --quiet --locked --manifest-path bench/Cargo.toml -- smoke
 
-echo "== TypeScript: the ts/ package (npm ci, tsc build, node --test: vectors, properties, cross-language)"
+echo "== TypeScript: the ts/ package (npm ci, tsc build, node --test: vectors, properties, cross-language, inspector in headless Chromium)"
 cargo build --quiet --locked -p xbf-cli
 npm ci --prefix ts --no-audit --no-fund
 npm run --prefix ts build
 (cd ts && XBF_CLI="$PWD/../target/debug/xbf" node --test test/*.test.mjs)
+# The browser test uses Debian's chromium (playwright-core never downloads a browser).
+if ! command -v chromium >/dev/null; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update && $SUDO apt-get install -y chromium
+fi
+(cd ts && CHROMIUM="$(command -v chromium)" node --test test/e2e/*.test.mjs)

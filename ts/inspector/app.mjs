@@ -1,6 +1,6 @@
 // The inspector page: opening files and drawing what model.mjs finds. No framework.
 import { encode, fromHex, StreamWriter, XbfDate, XbfTimestamp } from "../dist/index.js";
-import { inspect, schemaText, tableModel, treeNode, annotationLines } from "./model.mjs";
+import { inspect, schemaText, tableModel, treeNode, annotationLines, sizeComparison } from "./model.mjs";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 1000;
@@ -53,9 +53,20 @@ function cities() {
 // ------------------------------------------------------------------ opening
 let current = null;
 
-function open(name, bytes) {
-  current = { name, bytes, limit: 4096 };
+function open(name, bytes, json = null) {
+  current = { name, bytes, limit: 4096, json };
   render();
+}
+
+/** The pasted JSON, converted with the package's `encode` (type inferred) and opened like a file. */
+function convertJson() {
+  const status = $("json-error");
+  status.textContent = "";
+  const text = $("json").value;
+  let value, bytes;
+  try { value = JSON.parse(text); } catch (e) { status.textContent = `Not JSON: ${e.message}`; return; }
+  try { bytes = encode(value, { layout: $("layout").value }); } catch (e) { status.textContent = `Cannot convert: ${e.message}`; return; }
+  open(`pasted JSON (${$("layout").value})`, bytes, text);
 }
 
 async function openFile(file) {
@@ -78,7 +89,27 @@ function render() {
   renderError(r, bytes);
   $("schema").textContent = r.type ? schemaText(r.type) : "(no type: the header or metadata is damaged)";
   renderRecords(r);
+  renderSizes(r, bytes);
   renderBytes(r, bytes);
+}
+
+function renderSizes(r, bytes) {
+  const sec = $("sizes-section");
+  if (r.error || !r.type || (r.value === undefined && !r.records)) { sec.hidden = true; $("sizes").replaceChildren(); return; }
+  const rows = sizeComparison(r.type, r.value, { records: r.records, original: { label: r.label, bytes: bytes.length } });
+  if (current.json !== null) rows.push({ format: "JSON as pasted", bytes: new TextEncoder().encode(current.json).length, note: "" });
+  const json = rows.find((x) => x.format.startsWith("JSON (compact)"))?.bytes;
+  const max = Math.max(1, ...rows.map((x) => x.bytes ?? 0));
+  const body = h("tbody", {}, rows.map((x) => h("tr", {},
+    h("th", { scope: "row" }, x.format),
+    h("td", { class: "num" }, x.bytes === null ? "—" : x.bytes.toLocaleString("en")),
+    h("td", { class: "num" }, x.bytes === null || !json ? "" : `${(100 * x.bytes / json).toFixed(1)}%`),
+    h("td", { class: "bar", "aria-hidden": "true" }, x.bytes === null ? "" : h("span", { style: `width: ${(100 * x.bytes / max).toFixed(1)}%` })),
+    h("td", { class: "note" }, x.note))));
+  $("sizes").replaceChildren(h("table", { class: "data sizes" },
+    h("thead", {}, h("tr", {}, ["Format", "Bytes", "of JSON", "", ""].map((t) => h("th", { scope: "col" }, t)))), body),
+    h("p", { class: "meta" }, "The same data re-encoded in this page: XBF by this package, JSON as compact text (bigints as digits, bytes as base64), MessagePack with field names as @msgpack/msgpack writes it (counted, not encoded)."));
+  sec.hidden = false;
 }
 
 function renderError(r, bytes) {
@@ -183,6 +214,8 @@ function init() {
     const f = e.dataTransfer?.files?.[0];
     if (f) openFile(f);
   });
+  $("convert").addEventListener("click", convertJson);
+  $("json").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) convertJson(); });
   const samples = $("samples");
   for (const [name, make] of Object.entries(SAMPLES)) samples.append(h("button", { type: "button", onclick: () => open(`sample: ${name}`, make()) }, name));
   const want = new URLSearchParams(location.search).get("sample") ?? location.hash.slice(1);

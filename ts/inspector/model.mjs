@@ -1,6 +1,6 @@
 // The inspector's logic, without the DOM: schema text, the table model, byte annotations and the
 // column list. Importable from Node (test/inspector.test.mjs) and from the page (app.mjs).
-import { decodeWithType, readStream, XbfError, XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { decodeWithType, encode, readStream, XbfError, XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp } from "../dist/index.js";
 
 // ------------------------------------------------------------------ schema text
 
@@ -542,3 +542,124 @@ export function treeNode(v, name = "") {
   };
 }
 const leaf = (label, text) => ({ label, text, count: 0, children: () => [] });
+
+// ------------------------------------------------------------------ sizes: XBF against JSON and MessagePack
+
+/**
+ * The decoded value as a JSON or MessagePack program would hold it: enums as their variant name (unit
+ * payload) or `{ variant: payload }` (the forms `encode` accepts), `XbfSome`/`XbfAny` as their inner value.
+ * Dates stay `Date`s (JSON writes them as text, MessagePack as its timestamp extension).
+ */
+export function portable(v) {
+  if (v instanceof XbfEnum) return v.value === null ? v.variant : { [v.variant]: portable(v.value) };
+  if (v instanceof XbfSome || v instanceof XbfAny) return portable(v.value);
+  if (Array.isArray(v)) return v.map(portable);
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [portable(k), portable(x)]));
+  if (v && typeof v === "object" && !(v instanceof Date) && !ArrayBuffer.isView(v)) {
+    const o = {};
+    for (const k of Object.keys(v)) o[k] = portable(v[k]);
+    return o;
+  }
+  return v;
+}
+
+const base64 = (b) => { let s = ""; for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000)); return btoa(s); };
+
+/**
+ * A value as compact JSON text: bigints as their digits (JSON numbers have no size limit), bytes as base64,
+ * `XbfDate` as "YYYY-MM-DD", other dates as JSON.stringify writes them, maps whose keys are all strings as
+ * objects, other maps as `[key, value]` pairs, non-finite numbers as null (as JSON.stringify).
+ */
+export function jsonText(v) {
+  if (v === null || v === undefined) return "null";
+  switch (typeof v) {
+    case "boolean": return String(v);
+    case "number": return Number.isFinite(v) ? JSON.stringify(v) : "null";
+    case "bigint": return v.toString();
+    case "string": return JSON.stringify(v);
+  }
+  if (v instanceof XbfDate) return `"${dayText(v.days)}"`;
+  if (v instanceof Date) return JSON.stringify(v);
+  if (v instanceof Uint8Array) return `"${base64(v)}"`;
+  if (ArrayBuffer.isView(v)) return jsonText(Array.from(v));
+  if (v instanceof XbfEnum || v instanceof XbfSome || v instanceof XbfAny) return jsonText(portable(v));
+  if (Array.isArray(v)) return `[${v.map(jsonText).join(",")}]`;
+  if (v instanceof Map) {
+    const es = [...v];
+    return es.every(([k]) => typeof k === "string")
+      ? `{${es.map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x)}`).join(",")}}`
+      : jsonText(es);
+  }
+  return `{${Object.keys(v).filter((k) => v[k] !== undefined).map((k) => `${JSON.stringify(k)}:${jsonText(v[k])}`).join(",")}}`;
+}
+
+const strBytes = (s) => {
+  // UTF-8 length without allocating: 1 byte to U+007F, 2 to U+07FF, 3 to U+FFFF, 4 for a surrogate pair.
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+    else n += 3; // includes lone surrogates, which TextEncoder writes as U+FFFD (3 bytes)
+  }
+  return n;
+};
+const lenHeader = (n, fix) => (n < fix ? 1 : n < 0x10000 ? 3 : 5);
+
+/**
+ * The size in bytes of a value in MessagePack with field names, as @msgpack/msgpack's `encode(v,
+ * { useBigInt64: true })` writes it: the smallest int format, floats as float64, strings/bin/arrays/maps with
+ * the smallest header, plain objects as maps of their keys, `Date` as the timestamp extension (6, 10 or 15
+ * bytes), bigints as int64/uint64. No MessagePack library is needed to count.
+ */
+export function msgpackSize(v) {
+  if (v === null || v === undefined || typeof v === "boolean") return 1;
+  if (typeof v === "number") {
+    if (!Number.isSafeInteger(v)) return 9;
+    if (v >= 0) return v < 0x80 ? 1 : v < 0x100 ? 2 : v < 0x10000 ? 3 : v < 0x100000000 ? 5 : 9;
+    return v >= -0x20 ? 1 : v >= -0x80 ? 2 : v >= -0x8000 ? 3 : v >= -0x80000000 ? 5 : 9;
+  }
+  if (typeof v === "bigint") {
+    if (v < -(1n << 63n) || v >= (1n << 64n)) throw new RangeError(`${v} does not fit MessagePack's 64-bit integers`);
+    return 9;
+  }
+  if (typeof v === "string") { const n = strBytes(v); return n + (n < 32 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5); }
+  if (v instanceof Date) {
+    const ms = v.getTime(), sec = Math.floor(ms / 1000), nsec = (ms - sec * 1000) * 1e6;
+    if (sec >= 0 && sec < 2 ** 34) return nsec === 0 && sec < 2 ** 32 ? 6 : 10;
+    return 15;
+  }
+  if (v instanceof Uint8Array) return v.length + (v.length < 0x100 ? 2 : v.length < 0x10000 ? 3 : 5);
+  if (ArrayBuffer.isView(v)) { const n = v.byteLength; return n + (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5); } // as bin
+  if (Array.isArray(v)) { let n = lenHeader(v.length, 16); for (const x of v) n += msgpackSize(x); return n; }
+  if (v instanceof Map) { let n = lenHeader(v.size, 16); for (const [k, x] of v) n += msgpackSize(k) + msgpackSize(x); return n; }
+  const ks = Object.keys(v);
+  let n = lenHeader(ks.length, 16);
+  for (const k of ks) n += msgpackSize(k) + msgpackSize(v[k]);
+  return n;
+}
+
+/**
+ * The same data's size as XBF rows, XBF columns, JSON and MessagePack: `[{ format, bytes, note }]`, `bytes`
+ * null (and `note` why) where a format cannot hold it. `type` and `value` as `inspect` gives them (for a
+ * stream, `records` and the record type); `original`: the input's own size and format label, listed first.
+ */
+export function sizeComparison(type, value, { records = null, original = null } = {}) {
+  const data = records ?? value;
+  const t = records ? { kind: "vec", element: type } : type;
+  const out = [];
+  if (original) out.push({ format: `this input (${original.label})`, bytes: original.bytes, note: "" });
+  const attempt = (format, f, note = "") => {
+    try { out.push({ format, bytes: f(), note }); } catch (e) { out.push({ format, bytes: null, note: e instanceof Error ? e.message : String(e) }); }
+  };
+  attempt("XBF 2, rows", () => encode(data, { type: t }).length);
+  attempt("XBF 2, columns", () => {
+    if (!(t.kind === "vec" || t.kind === "array")) throw new Error("columns hold a list; this value is not one");
+    return encode(data, { type: t, layout: "columns" }).length;
+  });
+  const p = portable(data);
+  attempt("JSON (compact)", () => strBytes(jsonText(p)));
+  attempt("MessagePack (field names)", () => msgpackSize(p));
+  return out;
+}

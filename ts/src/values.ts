@@ -75,14 +75,15 @@ export function toPublic(t: XbfType, n: any, o: ValueOptions): unknown {
     case "tuple": return (n as unknown[]).map((x, i) => toPublic(t.elements[i]!, x, o));
     case "struct": {
       const out: Record<string, unknown> = {};
-      t.fields.forEach((f, i) => {
-        const v = n[i];
+      const fs = t.fields;
+      for (let i = 0; i < fs.length; i++) {
+        const f = fs[i]!, v = n[i];
         if (!o.exact && isOptionalEnum(f.type)) {
           if ((v as NEnum).i === 1) setKey(out, f.name, toPublic(f.type.kind === "enum" ? f.type.variants[1]!.type : f.type, (v as NEnum).v, o));
-          return;
+          continue;
         }
         setKey(out, f.name, toPublic(f.type, v, o));
-      });
+      }
       return out;
     }
     case "option": {

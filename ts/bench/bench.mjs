@@ -1,0 +1,93 @@
+// Encode and decode of record lists: XBF (this package, rows and columns) against JSON.stringify/JSON.parse,
+// @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians reported.
+//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE]
+// Data: the stock rows (crates/xbf-cli/data/sp500-2019.csv) and, from scripts/fetch-data.sh
+// (target/data/vega-datasets/, or $VEGA_DATA), flights-20k, movies and earthquakes (its GeoJSON features).
+// Timing is not asserted anywhere; this prints a table.
+import { readFileSync, existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
+import { encode, decode } from "../dist/index.js";
+import * as msgpack from "@msgpack/msgpack";
+import { Packr } from "msgpackr";
+import { Encoder as CborEncoder } from "cbor-x";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "../..");
+const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
+const ROUNDS = arg("--rounds", 9);
+const TARGET_MS = arg("--ms", 25);
+
+// ------------------------------------------------------------------ data
+function csvRecords(text) {
+  const [head, ...lines] = text.trim().split(/\r?\n/);
+  const keys = head.split(",");
+  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
+}
+const vega = process.env.VEGA_DATA ?? [join(repo, "target/data/vega-datasets"), "/tmp/vega/package/data"].find((d) => existsSync(join(d, "movies.json")));
+const datasets = [["stock rows (sp500-2019)", () => csvRecords(readFileSync(join(repo, "crates/xbf-cli/data/sp500-2019.csv"), "utf8"))]];
+if (vega) {
+  const j = (f) => JSON.parse(readFileSync(join(vega, f), "utf8"));
+  datasets.push(["flights-20k", () => j("flights-20k.json")], ["movies", () => j("movies.json")], ["earthquakes (features)", () => j("earthquakes.json").features]);
+} else console.error("vega-datasets not found: run scripts/fetch-data.sh (or set VEGA_DATA); benchmarking the stock rows only");
+
+// ------------------------------------------------------------------ codecs
+const packr = new Packr(); // records extension on (structures sent once), msgpackr's default
+const cbor = new CborEncoder();
+const codecs = [
+  { name: "XBF rows", enc: (v) => encode(v), dec: (b) => decode(b) },
+  { name: "XBF columns", enc: (v) => encode(v, { layout: "columns" }), dec: (b) => decode(b) },
+  { name: "JSON", enc: (v) => JSON.stringify(v), dec: (s) => JSON.parse(s), size: (s) => Buffer.byteLength(s) },
+  { name: "@msgpack/msgpack", enc: (v) => msgpack.encode(v), dec: (b) => msgpack.decode(b) },
+  { name: "msgpackr", enc: (v) => packr.pack(v), dec: (b) => packr.unpack(b) },
+  { name: "cbor-x", enc: (v) => cbor.encode(v), dec: (b) => cbor.decode(b) },
+];
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+let sink = 0;
+function time(f, x, n) {
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) { const r = f(x); sink ^= typeof r === "string" ? r.length : (r.length ?? 1); }
+  return Number(process.hrtime.bigint() - t) / 1e6 / n; // ms per call
+}
+
+const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
+const rows = [];
+for (const [label, load] of datasets) {
+  const value = load();
+  const jsonBytes = Buffer.byteLength(JSON.stringify(value));
+  const st = codecs.map((c) => {
+    const out = c.enc(value);
+    const back = c.dec(out);
+    const ok = isDeepStrictEqual(JSON.parse(JSON.stringify(back)), JSON.parse(JSON.stringify(value)));
+    // Calls per sample so that a sample takes about TARGET_MS.
+    const t0 = time(c.enc, value, 1) + time(c.dec, out, 1);
+    const n = Math.max(1, Math.round(TARGET_MS / Math.max(t0 / 2, 0.001)));
+    return { c, out, ok, n, enc: [], dec: [], bytes: c.size ? c.size(out) : out.length };
+  });
+  for (let r = 0; r < ROUNDS; r++) {
+    // Interleaved: every codec once per round, in a rotated order, encode then decode.
+    for (let k = 0; k < st.length; k++) {
+      const s = st[(k + r) % st.length];
+      s.enc.push(time(s.c.enc, value, s.n));
+      s.dec.push(time(s.c.dec, s.out, s.n));
+    }
+  }
+  const jsonDec = median(st.find((s) => s.c.name === "JSON").dec);
+  const mpBytes = st.find((s) => s.c.name === "@msgpack/msgpack").bytes;
+  for (const s of st) rows.push({ label, records: value.length, codec: s.c.name, bytes: s.bytes, ofJson: s.bytes / jsonBytes, ofMp: s.bytes / mpBytes,
+    enc: median(s.enc), dec: median(s.dec), decVsJson: median(s.dec) / jsonDec, ok: s.ok });
+}
+
+console.log(`node ${process.version}, ${ROUNDS} interleaved rounds, medians; ms per call; "dec/JSON" = decode time / JSON.parse time (< 1: faster)`);
+console.log(`msgpackr: Packr defaults (record structures); JSON: JSON.stringify to a string and JSON.parse of it, bytes as UTF-8\n`);
+const head = ["data", "records", "codec", "bytes", "of JSON", "of msgpack", "encode ms", "decode ms", "dec/JSON", "round trip"];
+const table = rows.map((r) => [r.label, String(r.records), r.codec, r.bytes.toLocaleString("en"), `${(100 * r.ofJson).toFixed(1)}%`, `${(100 * r.ofMp).toFixed(1)}%`,
+  fmt(r.enc), fmt(r.dec), r.decVsJson.toFixed(2), r.ok ? "ok" : "DIFFERS"]);
+const w = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
+const line = (cells) => "| " + cells.map((c, i) => (i >= 3 && i <= 8 ? c.padStart(w[i]) : c.padEnd(w[i]))).join(" | ") + " |";
+console.log(line(head));
+console.log("| " + w.map((n, i) => (i >= 3 && i <= 8 ? "-".repeat(n - 1) + ":" : "-".repeat(n))).join(" | ") + " |");
+for (const t of table) console.log(line(t));
+if (sink === 0.5) console.log(sink);

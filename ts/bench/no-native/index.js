@@ -1,0 +1,1 @@
+throw new Error("no native extension (ts/bench/no-native)");
