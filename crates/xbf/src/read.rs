@@ -24,11 +24,14 @@ pub(crate) trait Input {
     /// Up to `len` bytes: fewer only where the input ends first.
     fn bytes_up_to(&mut self, len: u64) -> Result<Vec<u8>>;
 
+    #[inline]
     fn u8(&mut self) -> Result<u8> {
         Ok(self.array::<1>()?[0])
     }
 }
 
+#[cold]
+#[inline(never)]
 fn truncated(offset: u64, need: u64, have: u64) -> Error {
     Error::at(ErrorKind::Truncated, offset, format!("needs {need} bytes, {have} remain"))
 }
@@ -48,6 +51,20 @@ impl<'a> SliceInput<'a> {
         self.pos = n.min(self.bytes.len());
     }
 
+    /// The bytes not yet consumed.
+    #[inline]
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        &self.bytes[self.pos..]
+    }
+
+    /// Consumes `n` bytes of [`rest`](Self::rest) (`n` at most its length).
+    #[inline]
+    pub(crate) fn advance(&mut self, n: usize) {
+        debug_assert!(n <= self.bytes.len() - self.pos);
+        self.pos += n;
+    }
+
+    #[inline]
     pub(crate) fn take(&mut self, len: u64) -> Result<&'a [u8]> {
         let rest = &self.bytes[self.pos..];
         match usize::try_from(len) {
@@ -61,10 +78,12 @@ impl<'a> SliceInput<'a> {
 }
 
 impl Input for SliceInput<'_> {
+    #[inline]
     fn offset(&self) -> u64 {
         self.pos as u64
     }
 
+    #[inline]
     fn remaining(&self) -> Option<u64> {
         Some((self.bytes.len() - self.pos) as u64)
     }

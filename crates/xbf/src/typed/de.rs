@@ -11,12 +11,77 @@ use serde::de::{
 
 use crate::de::{invalid_bool, relocate, zero_size_values, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::metadata::{Metadata, PrimitiveType};
+use crate::metadata::{Metadata, PrimitiveType, StructMetadata};
 use crate::read::{Input, SliceInput};
 use crate::varint;
 
 pub(crate) struct De<'de, 'o> {
     pub(crate) d: Decoder<'o, SliceInput<'de>>,
+    /// Whether the reader's struct visitors take their fields as a sequence
+    /// (see `schema::structs_as_seq`).
+    seq_ok: bool,
+    /// Above 0 while reading inside an `any`, whose metadata is decoded per
+    /// value and freed after it (so its addresses must not be remembered).
+    in_any: u32,
+    /// Struct types met so far: the message struct's address, the address
+    /// of the reader's field list, whether the two name the same fields in
+    /// the same order, and whether the struct is zero-size.
+    structs: [(usize, usize, bool, bool); STRUCT_CACHE],
+    slot: usize,
+}
+
+const STRUCT_CACHE: usize = 8;
+
+/// Whether the message's struct `s` has exactly the fields `fields`, in order.
+fn same_fields(s: &StructMetadata, fields: &[&str]) -> bool {
+    s.len() == fields.len() && s.fields().zip(fields).all(|((a, _), b)| a == *b)
+}
+
+/// The size of a primitive read as plain little-endian bytes (no varint,
+/// no validation), or `None`.
+#[inline]
+fn plain_size(p: PrimitiveType, v2: bool) -> Option<usize> {
+    use PrimitiveType as P;
+    match p {
+        P::U8 | P::I8 => Some(1),
+        P::F32 => Some(4),
+        P::F64 => Some(8),
+        P::FixedU16 | P::FixedI16 => Some(2),
+        P::FixedU32 | P::FixedI32 => Some(4),
+        P::FixedU64 | P::FixedI64 => Some(8),
+        P::FixedU128 | P::FixedI128 => Some(16),
+        P::U16 | P::I16 if !v2 => Some(2),
+        P::U32 | P::I32 if !v2 => Some(4),
+        P::U64 | P::I64 if !v2 => Some(8),
+        P::U128 | P::I128 if !v2 => Some(16),
+        _ => None,
+    }
+}
+
+/// Visits a plain primitive (see [`plain_size`]) held in `b`.
+#[inline]
+fn visit_plain<'de, V: Visitor<'de>>(p: PrimitiveType, b: &[u8], v: V) -> Result<V::Value> {
+    use PrimitiveType as P;
+    macro_rules! le {
+        ($t:ty) => {
+            <$t>::from_le_bytes(b.try_into().expect("sized by plain_size"))
+        };
+    }
+    match p.integer_type() {
+        P::U8 => v.visit_u8(b[0]),
+        P::I8 => v.visit_i8(b[0] as i8),
+        P::U16 => v.visit_u16(le!(u16)),
+        P::U32 => v.visit_u32(le!(u32)),
+        P::U64 => v.visit_u64(le!(u64)),
+        P::U128 => v.visit_u128(le!(u128)),
+        P::I16 => v.visit_i16(le!(i16)),
+        P::I32 => v.visit_i32(le!(i32)),
+        P::I64 => v.visit_i64(le!(i64)),
+        P::I128 => v.visit_i128(le!(i128)),
+        P::F32 => v.visit_f32(le!(f32)),
+        P::F64 => v.visit_f64(le!(f64)),
+        other => unreachable!("{other} is not plain"),
+    }
 }
 
 /// Whether a value takes no bytes (checked cheaply for the common types).
@@ -52,9 +117,85 @@ fn place(e: Error, at: u64) -> Error {
 }
 
 impl<'de, 'o> De<'de, 'o> {
+    pub(crate) fn new(d: Decoder<'o, SliceInput<'de>>, seq_ok: bool) -> Self {
+        De { d, seq_ok, in_any: 0, structs: [(0, 0, false, false); STRUCT_CACHE], slot: 0 }
+    }
+
     #[inline]
     fn offset(&self) -> u64 {
         self.d.input.offset()
+    }
+
+    /// Whether the message struct `s` has exactly the fields `fields` (in
+    /// order), and whether it is zero-size; remembered per struct type.
+    #[inline]
+    fn struct_info(&mut self, s: &StructMetadata, fields: &'static [&'static str]) -> (bool, bool) {
+        let key = (s as *const StructMetadata as usize, fields.as_ptr() as usize);
+        if self.in_any == 0 {
+            for &(a, b, same, zero) in &self.structs {
+                if (a, b) == key {
+                    return (same, zero);
+                }
+            }
+        }
+        let same = same_fields(s, fields);
+        let zero = s.fields().all(|(_, t)| t.is_zero_size());
+        if self.in_any == 0 {
+            self.structs[self.slot] = (key.0, key.1, same, zero);
+            self.slot = (self.slot + 1) % STRUCT_CACHE;
+        }
+        (same, zero)
+    }
+
+    /// An unsigned varint of at most `bits` (<= 64) bits, read straight from
+    /// the slice; anything unusual (an error, the input's end) is left to
+    /// the general routine, which reports it.
+    #[inline]
+    fn uvar(&mut self, bits: u32) -> Result<u64> {
+        let rest = self.d.input.rest();
+        if let Some(&b) = rest.first() {
+            if b < 0x80 {
+                self.d.input.advance(1);
+                return Ok(u64::from(b));
+            }
+        }
+        let mut x = 0u64;
+        let mut shift = 0u32;
+        for (i, &b) in rest.iter().enumerate().take(10) {
+            let low = u64::from(b & 0x7f);
+            if shift + 7 > bits && low >> (bits - shift) != 0 {
+                break;
+            }
+            x |= low << shift;
+            if b & 0x80 == 0 {
+                if b == 0 && shift > 0 {
+                    break;
+                }
+                self.d.input.advance(i + 1);
+                return Ok(x);
+            }
+            shift += 7;
+            if shift >= bits {
+                break;
+            }
+        }
+        self.uvar_slow(bits)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn uvar_slow(&mut self, bits: u32) -> Result<u64> {
+        self.d.uvarint(bits).map(|x| x as u64)
+    }
+
+    /// A length or count, as `Decoder::length` reads it.
+    #[inline]
+    fn length(&mut self) -> Result<u64> {
+        if self.d.v2 {
+            self.uvar(64)
+        } else {
+            self.d.length()
+        }
     }
 
     #[inline]
@@ -64,6 +205,9 @@ impl<'de, 'o> De<'de, 'o> {
 
     #[inline]
     fn uvarint(&mut self, bits: u32) -> Result<u128> {
+        if bits <= 64 {
+            return self.uvar(bits).map(u128::from);
+        }
         // One-byte varints, the commonest, without the general loop.
         let at = self.offset();
         let b = self.byte()?;
@@ -73,13 +217,15 @@ impl<'de, 'o> De<'de, 'o> {
         self.d.uvarint_after(b, at, bits)
     }
 
+    #[inline]
     fn take(&mut self, at: u64, len: u64) -> Result<&'de [u8]> {
         self.d.input.take(len).map_err(|e| relocate(e, at))
     }
 
+    #[inline]
     fn str(&mut self) -> Result<&'de str> {
         let at = self.offset();
-        let len = self.d.length()?;
+        let len = self.length()?;
         let bytes = self.take(at, len)?;
         std::str::from_utf8(bytes).map_err(|e| {
             Error::at(ErrorKind::InvalidUtf8, at, format!("invalid UTF-8 at byte {} of the string", e.valid_up_to()))
@@ -88,7 +234,7 @@ impl<'de, 'o> De<'de, 'o> {
 
     fn bytes(&mut self) -> Result<&'de [u8]> {
         let at = self.offset();
-        let len = self.d.length()?;
+        let len = self.length()?;
         self.take(at, len)
     }
 
@@ -130,7 +276,7 @@ impl<'de, 'o> De<'de, 'o> {
             Metadata::Primitive(p) => self.primitive(*p, v, hint),
             Metadata::Vec(elem) => {
                 let at = self.offset();
-                let count = self.d.length()?;
+                let count = self.length()?;
                 let paid = count > 0 && self.d.check_count(at, count, elem)?;
                 self.seq(Elems::Same(elem), count, paid, child, false, v)
             }
@@ -160,7 +306,7 @@ impl<'de, 'o> De<'de, 'o> {
             }
             Metadata::Map(m) => {
                 let at = self.offset();
-                let count = self.d.length()?;
+                let count = self.length()?;
                 let paid = if m.key.is_zero_size() && m.value.is_zero_size() {
                     let entry = Metadata::tuple([m.key.clone(), m.value.clone()]);
                     self.d.check_count(at, count, &entry)?;
@@ -192,7 +338,7 @@ impl<'de, 'o> De<'de, 'o> {
             }
             Metadata::Enum(e) => {
                 let at = self.offset();
-                let index = self.d.length()?;
+                let index = self.length()?;
                 let Some((name, pty)) = usize::try_from(index).ok().and_then(|i| e.variant_at(i)) else {
                     return Err(Error::at(
                         ErrorKind::UnknownVariant,
@@ -213,7 +359,10 @@ impl<'de, 'o> De<'de, 'o> {
                 let at = self.offset();
                 self.any_depth(at, depth)?;
                 let own = self.d.metadata(child)?;
-                self.visit(&own, child, v, hint)
+                self.in_any += 1;
+                let r = self.visit(&own, child, v, hint);
+                self.in_any -= 1;
+                r
             }
         }
     }
@@ -356,7 +505,7 @@ impl<'de, 'o> De<'de, 'o> {
             }
             Metadata::Vec(elem) => {
                 let at = self.offset();
-                let count = self.d.length()?;
+                let count = self.length()?;
                 self.skip_items(elem, count, at, child)
             }
             Metadata::Array(a) => {
@@ -385,7 +534,7 @@ impl<'de, 'o> De<'de, 'o> {
             }
             Metadata::Map(m) => {
                 let at = self.offset();
-                let count = self.d.length()?;
+                let count = self.length()?;
                 if m.key.is_zero_size() && m.value.is_zero_size() {
                     let entry = Metadata::tuple([m.key.clone(), m.value.clone()]);
                     self.d.check_count(at, count, &entry)?;
@@ -406,7 +555,7 @@ impl<'de, 'o> De<'de, 'o> {
             }
             Metadata::Enum(e) => {
                 let at = self.offset();
-                let index = self.d.length()?;
+                let index = self.length()?;
                 let Some((name, pty)) = usize::try_from(index).ok().and_then(|i| e.variant_at(i)) else {
                     return Err(Error::at(
                         ErrorKind::UnknownVariant,
@@ -509,10 +658,304 @@ impl<'de> Deserializer<'de> for ValDe<'_, 'de, '_, '_> {
         false
     }
 
+    // Fast paths: when the message holds exactly the type asked for, read
+    // it here; anything else goes the general way (`deserialize_any`), which
+    // converts or refuses.
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        if let Metadata::Primitive(PrimitiveType::Bool) = self.ty {
+            let at = self.de.offset();
+            return match self.de.byte()? {
+                0 => v.visit_bool(false),
+                1 => v.visit_bool(true),
+                b => Err(invalid_bool(at, b)),
+            }
+            .map_err(|e| place(e, at));
+        }
+        self.deserialize_any(v)
+    }
+
+    #[inline]
+    fn deserialize_u8<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.plain(v)
+    }
+    #[inline]
+    fn deserialize_i8<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.plain(v)
+    }
+    #[inline]
+    fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.plain(v)
+    }
+    #[inline]
+    fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.plain(v)
+    }
+    #[inline]
+    fn deserialize_u16<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.unsigned(PrimitiveType::U16, 16, v)
+    }
+    #[inline]
+    fn deserialize_u32<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.unsigned(PrimitiveType::U32, 32, v)
+    }
+    #[inline]
+    fn deserialize_u64<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.unsigned(PrimitiveType::U64, 64, v)
+    }
+    #[inline]
+    fn deserialize_i16<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.signed(PrimitiveType::I16, 16, v)
+    }
+    #[inline]
+    fn deserialize_i32<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.signed(PrimitiveType::I32, 32, v)
+    }
+    #[inline]
+    fn deserialize_i64<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.signed(PrimitiveType::I64, 64, v)
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        if let Metadata::Primitive(PrimitiveType::String) = self.ty {
+            let at = self.de.offset();
+            let s = self.de.str()?;
+            return v.visit_borrowed_str(s).map_err(|e| place(e, at));
+        }
+        self.deserialize_any(v)
+    }
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.deserialize_str(v)
+    }
+
+    #[inline]
+    fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        if let Metadata::Vec(elem) = self.ty {
+            if let Metadata::Primitive(p) = **elem {
+                if let Some(size) = plain_size(p, self.de.d.v2) {
+                    let at = self.de.offset();
+                    let count = self.de.length()?;
+                    return self.de.plain_run(p, size, count, at, v);
+                }
+            }
+        }
+        self.deserialize_any(v)
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value> {
+        if let Metadata::Array(a) = self.ty {
+            if let Metadata::Primitive(p) = a.element {
+                if let Some(size) = plain_size(p, self.de.d.v2) {
+                    if a.len > 0 {
+                        let at = self.de.offset();
+                        return self.de.plain_run(p, size, a.len, at, v);
+                    }
+                }
+            }
+        }
+        self.deserialize_any(v)
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value> {
+        if let Metadata::Struct(s) = self.ty {
+            if self.de.seq_ok {
+                let (same, zero) = self.de.struct_info(s, fields);
+                if same && !zero {
+                    // The message's fields are the reader's, in its order:
+                    // hand them over as a sequence, comparing no names.
+                    let at = self.de.offset();
+                    let mut acc = FieldSeq { de: &mut *self.de, fields: s.fields(), depth: self.depth + 1 };
+                    let r = v.visit_seq(&mut acc).and_then(|r| {
+                        // Fields the visitor left (a derived one takes all).
+                        for (name, fty) in acc.fields.by_ref() {
+                            acc.de.skip(fty, acc.depth).map_err(|e| e.within(PathSegment::Field(name.into())))?;
+                        }
+                        Ok(r)
+                    });
+                    return r.map_err(|e| place(e, at));
+                }
+            }
+        }
+        self.deserialize_any(v)
+    }
+
+    serde::forward_to_deserialize_any! {
+        i128 u128 char
+        bytes byte_buf unit unit_struct
+        tuple_struct map identifier
+    }
+}
+
+impl<'de> ValDe<'_, 'de, '_, '_> {
+    #[inline]
+    fn plain<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        if let Metadata::Primitive(p) = *self.ty {
+            if let Some(size) = plain_size(p, self.de.d.v2) {
+                let at = self.de.offset();
+                let b = self.de.take(at, size as u64)?;
+                return visit_plain(p, b, v).map_err(|e| place(e, at));
+            }
+        }
+        self.deserialize_any(v)
+    }
+
+    #[inline]
+    fn unsigned<V: Visitor<'de>>(self, want: PrimitiveType, bits: u32, v: V) -> Result<V::Value> {
+        if *self.ty == Metadata::Primitive(want) && self.de.d.v2 {
+            let at = self.de.offset();
+            let x = self.de.uvar(bits)?;
+            let r = match want {
+                PrimitiveType::U16 => v.visit_u16(x as u16),
+                PrimitiveType::U32 => v.visit_u32(x as u32),
+                _ => v.visit_u64(x),
+            };
+            return r.map_err(|e| place(e, at));
+        }
+        self.plain(v)
+    }
+
+    #[inline]
+    fn signed<V: Visitor<'de>>(self, want: PrimitiveType, bits: u32, v: V) -> Result<V::Value> {
+        if *self.ty == Metadata::Primitive(want) && self.de.d.v2 {
+            let at = self.de.offset();
+            let x = varint::unzigzag(u128::from(self.de.uvar(bits)?));
+            let r = match want {
+                PrimitiveType::I16 => v.visit_i16(x as i16),
+                PrimitiveType::I32 => v.visit_i32(x as i32),
+                _ => v.visit_i64(x as i64),
+            };
+            return r.map_err(|e| place(e, at));
+        }
+        self.plain(v)
+    }
+}
+
+impl<'de, 'o> De<'de, 'o> {
+    /// `count` plain primitives of `size` bytes each, at `at` (where their
+    /// count was, for a vec), checked and taken at once and handed over one
+    /// by one without further bounds checks.
+    #[inline]
+    fn plain_run<V: Visitor<'de>>(
+        &mut self,
+        p: PrimitiveType,
+        size: usize,
+        count: u64,
+        at: u64,
+        v: V,
+    ) -> Result<V::Value> {
+        let r = (|| {
+            if count > 0 {
+                // Plain items are never zero-size: this only checks the fit.
+                self.d.check_count(at, count, &Metadata::Primitive(p))?;
+            }
+            let start = self.offset();
+            let bytes = self.take(at, count * size as u64)?;
+            v.visit_seq(PlainSeq { p, size, bytes, start, i: 0 })
+        })();
+        r.map_err(|e| place(e, at))
+    }
+}
+
+/// A run of plain primitives as a serde sequence.
+struct PlainSeq<'de> {
+    p: PrimitiveType,
+    size: usize,
+    bytes: &'de [u8],
+    start: u64,
+    i: u64,
+}
+
+impl<'de> SeqAccess<'de> for PlainSeq<'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.bytes.len() < self.size {
+            return Ok(None);
+        }
+        let (b, rest) = self.bytes.split_at(self.size);
+        self.bytes = rest;
+        let i = self.i;
+        self.i += 1;
+        let at = self.start + i * self.size as u64;
+        match seed.deserialize(PlainDe { p: self.p, b }) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(place(e, at).within(PathSegment::Index(i))),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.bytes.len() / self.size)
+    }
+}
+
+/// One plain primitive of a [`PlainSeq`].
+struct PlainDe<'b> {
+    p: PrimitiveType,
+    b: &'b [u8],
+}
+
+impl<'de> Deserializer<'de> for PlainDe<'_> {
+    type Error = Error;
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        visit_plain(self.p, self.b, v)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        v.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value> {
+        v.visit_newtype_struct(self)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        v.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple
-        tuple_struct map struct identifier
+        tuple_struct map struct identifier enum
+    }
+}
+
+/// A struct's fields, exactly the reader's, as a serde sequence.
+struct FieldSeq<'a, 'de, 'o, F> {
+    de: &'a mut De<'de, 'o>,
+    fields: F,
+    depth: usize,
+}
+
+impl<'de, 'm, F: ExactSizeIterator<Item = (&'m str, &'m Metadata)>> SeqAccess<'de> for FieldSeq<'_, 'de, '_, F> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some((name, ty)) = self.fields.next() else { return Ok(None) };
+        match seed.deserialize(ValDe { de: self.de, ty, depth: self.depth }) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(e.within(PathSegment::Field(name.into()))),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.fields.len())
     }
 }
 

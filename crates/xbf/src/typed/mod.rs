@@ -139,7 +139,7 @@ impl DecodeOptions {
                 "a columnar message cannot lend borrowed fields: read it with from_reader, which rebuilds rows",
             ));
         }
-        let mut de = de::De { d };
+        let mut de = de::De::new(d, schema::structs_as_seq::<T>());
         let value = root(&mut de, &ty)?;
         de.d.finish()?;
         Ok(value)
@@ -203,13 +203,18 @@ pub fn typed_stream<T: DeserializeOwned, R: Read>(reader: R) -> Result<TypedStre
 /// A record stream read as values of `T`; made by [`typed_stream`].
 pub struct TypedStreamReader<T, R: Read> {
     inner: StreamReader<R>,
+    seq_ok: bool,
     _t: PhantomData<fn() -> T>,
 }
 
 impl<T: DeserializeOwned, R: Read> TypedStreamReader<T, R> {
     /// Reads the stream's header and type; `opts` sets the limits.
     pub fn with_options(reader: R, opts: DecodeOptions) -> Result<Self> {
-        Ok(TypedStreamReader { inner: StreamReader::with_options(reader, opts)?, _t: PhantomData })
+        Ok(TypedStreamReader {
+            inner: StreamReader::with_options(reader, opts)?,
+            seq_ok: schema::structs_as_seq::<T>(),
+            _t: PhantomData,
+        })
     }
 
     /// The type of the records, as the stream declares it.
@@ -225,8 +230,9 @@ impl<T: DeserializeOwned, R: Read> Iterator for TypedStreamReader<T, R> {
         if self.inner.is_done() {
             return None;
         }
+        let seq_ok = self.seq_ok;
         let r = self.inner.next_with(|d, ty| {
-            let mut de = de::De { d };
+            let mut de = de::De::new(d, seq_ok);
             let record = record::<T>(&mut de, ty);
             (record, de.d)
         });

@@ -45,6 +45,12 @@ struct State {
     incomplete: bool,
     /// Set when the type asks for `deserialize_any` (content buffering).
     saw_any: bool,
+    /// Probing whether every struct visitor reads its fields from a
+    /// sequence (see [`structs_as_seq`]): structs are then driven by
+    /// `visit_seq`, and any refusal (or a visitor that leaves elements, as
+    /// one with aliases does) is recorded here.
+    seq_probe: bool,
+    seq_refused: bool,
 }
 
 /// The error the tracer raises; carried through serde as a custom error.
@@ -165,6 +171,40 @@ pub(crate) fn traced<'de, T: Deserialize<'de>>() -> Arc<Traced> {
     let t = Arc::new(trace::<T>());
     cache.write().unwrap_or_else(|e| e.into_inner()).insert(key, t.clone());
     t
+}
+
+/// Whether every struct that `T`'s `Deserialize` impl reads (as far as
+/// tracing reaches) accepts its fields as a sequence in the order of the
+/// `fields` it names, as serde's derived impls do: the decoder may then hand
+/// a message struct whose fields are exactly those as a sequence, without
+/// comparing names. Computed once per type and cached.
+pub(crate) fn structs_as_seq<'de, T: Deserialize<'de>>() -> bool {
+    static CACHE: OnceLock<RwLock<HashMap<&'static str, bool>>> = OnceLock::new();
+    let key = std::any::type_name::<T>();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(t) = cache.read().unwrap_or_else(|e| e.into_inner()).get(key) {
+        return *t;
+    }
+    let ok = matches!(&*traced::<T>(), Traced::Known(_)) && probe_seq::<T>();
+    cache.write().unwrap_or_else(|e| e.into_inner()).insert(key, ok);
+    ok
+}
+
+fn probe_seq<'de, T: Deserialize<'de>>() -> bool {
+    let mut st = State { seq_probe: true, ..State::default() };
+    let mut root = Format::Unknown;
+    for _ in 0..MAX_PASSES {
+        st.incomplete = false;
+        st.stack.clear();
+        let r = T::deserialize(Tracer { st: &mut st, out: &mut root });
+        if r.is_err() || st.seq_refused {
+            return false;
+        }
+        if !st.incomplete {
+            return true;
+        }
+    }
+    false
 }
 
 /// The metadata of `T`, or an error if it has none (recursive or opaque).
@@ -326,7 +366,16 @@ impl<'de> Deserializer<'de> for Tracer<'_> {
     ) -> std::result::Result<V::Value, TraceError> {
         self.enter(name, std::any::type_name::<V>())?;
         let mut outs = vec![Format::Unknown; fields.len()];
-        let r = visitor.visit_map(StructMap { st: self.st, fields, outs: &mut outs, next: 0 });
+        let r = if self.st.seq_probe {
+            let mut seq = TupleSeq { st: self.st, outs: &mut outs, next: 0 };
+            let r = visitor.visit_seq(&mut seq);
+            if r.is_err() || seq.next != fields.len() {
+                self.st.seq_refused = true;
+            }
+            r
+        } else {
+            visitor.visit_map(StructMap { st: self.st, fields, outs: &mut outs, next: 0 })
+        };
         *self.out = Format::Struct(name, fields.iter().copied().zip(outs).collect());
         self.st.stack.pop();
         r

@@ -493,6 +493,7 @@ pub(crate) struct SeqSer<'a, 'm> {
 }
 
 impl SeqSer<'_, '_> {
+    #[inline]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         let i = self.count;
         let ty = match &self.elems {
@@ -502,8 +503,23 @@ impl SeqSer<'_, '_> {
             })?,
         };
         self.count += 1;
-        let seg = if self.tuple { PathSegment::Position(i as u64) } else { PathSegment::Index(i as u64) };
-        write_value(self.out, ty, value).map_err(|e| e.within(seg))
+        let before = self.out.buf.len();
+        let r = write_value(self.out, ty, value);
+        if let Err(e) = r {
+            let seg = if self.tuple { PathSegment::Position(i as u64) } else { PathSegment::Index(i as u64) };
+            return Err(e.within(seg));
+        }
+        if i == 0 {
+            // Room for the rest, guessed from the first element's size.
+            if let Some(n) = self.expect {
+                if n >= 16 {
+                    let each = self.out.buf.len() - before;
+                    let want = each.saturating_mul(n - 1).min(1 << 30);
+                    self.out.buf.reserve(want);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn finish(self) -> Result<()> {
@@ -526,6 +542,7 @@ macro_rules! seq_impl {
         impl ser::$tr for SeqSer<'_, '_> {
             type Ok = ();
             type Error = Error;
+            #[inline]
             fn $m<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
                 self.element(value)
             }
@@ -578,6 +595,30 @@ impl ser::SerializeMap for MapSer<'_, '_> {
     }
 }
 
+#[inline(always)]
+fn rd<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    b[at..at + N].try_into().expect("N bytes")
+}
+
+/// Whether two field names are equal: short names are compared with a few
+/// overlapping loads rather than a call to `memcmp`.
+#[inline(always)]
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        1 => a[0] == b[0],
+        2..=3 => rd::<2>(a, 0) == rd::<2>(b, 0) && a[n - 1] == b[n - 1],
+        4..=7 => rd::<4>(a, 0) == rd::<4>(b, 0) && rd::<4>(a, n - 4) == rd::<4>(b, n - 4),
+        8..=16 => rd::<8>(a, 0) == rd::<8>(b, 0) && rd::<8>(a, n - 8) == rd::<8>(b, n - 8),
+        _ => a == b,
+    }
+}
+
 pub(crate) struct StructSer<'a, 'm> {
     out: &'a mut Out,
     s: &'m StructMetadata,
@@ -591,7 +632,7 @@ impl<'m> StructSer<'_, 'm> {
         let s: &'m StructMetadata = self.s;
         loop {
             match s.field_at(self.next) {
-                Some((name, ty)) if name == key => {
+                Some((name, ty)) if same_name(name, key) => {
                     self.next += 1;
                     return Ok(ty);
                 }
@@ -623,6 +664,7 @@ macro_rules! struct_impl {
         impl ser::$tr for StructSer<'_, '_> {
             type Ok = ();
             type Error = Error;
+            #[inline]
             fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
                 let ty = self.seek(key)?;
                 write_value(self.out, ty, value).map_err(|e| e.within(PathSegment::Field(key.into())))
