@@ -428,6 +428,21 @@ impl<'o, I: Input> Decoder<'o, I> {
         })
     }
 
+    /// An enum value's variant: its index, name and payload type; fails
+    /// with `unknown-variant` at the index for one the enum does not have.
+    pub(crate) fn variant<'e>(&mut self, e: &'e EnumMetadata) -> Result<(usize, &'e str, &'e Metadata)> {
+        let at = self.input.offset();
+        let index = self.length()?;
+        match usize::try_from(index).ok().and_then(|i| Some((i, e.variant_at(i)?))) {
+            Some((i, (name, pty))) => Ok((i, name, pty)),
+            None => Err(Error::at(
+                ErrorKind::UnknownVariant,
+                at,
+                format!("enum {} has {} variants; there is no variant {index}", e.name(), e.len()),
+            )),
+        }
+    }
+
     /// Fails with `truncated` at `at` unless `count` items of at least
     /// `min_size` bytes each fit in what remains of the input.
     pub(crate) fn check_fits(&self, at: u64, count: u64, min_size: u64) -> Result<()> {
@@ -613,17 +628,9 @@ impl<'o, I: Input> Decoder<'o, I> {
             }
             Metadata::Map(m) => self.map(m, child),
             Metadata::Enum(e) => {
-                let at = self.input.offset();
-                let index = self.length()?;
-                let Some((name, pty)) = usize::try_from(index).ok().and_then(|i| e.variant_at(i)) else {
-                    return Err(Error::at(
-                        ErrorKind::UnknownVariant,
-                        at,
-                        format!("enum {} has {} variants; there is no variant {index}", e.name(), e.len()),
-                    ));
-                };
+                let (index, name, pty) = self.variant(e)?;
                 let payload = self.value(pty, child).map_err(|err| err.within(PathSegment::Field(name.into())))?;
-                Ok(Value::Enum(EnumValue::new_unchecked(e.clone(), index as usize, payload)))
+                Ok(Value::Enum(EnumValue::new_unchecked(e.clone(), index, payload)))
             }
             Metadata::Any => {
                 // Each `any` is a level of its own: otherwise `any` holding

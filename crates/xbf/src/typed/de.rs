@@ -337,15 +337,7 @@ impl<'de, 'o> De<'de, 'o> {
                 r
             }
             Metadata::Enum(e) => {
-                let at = self.offset();
-                let index = self.length()?;
-                let Some((name, pty)) = usize::try_from(index).ok().and_then(|i| e.variant_at(i)) else {
-                    return Err(Error::at(
-                        ErrorKind::UnknownVariant,
-                        at,
-                        format!("enum {} has {} variants; there is no variant {index}", e.name(), e.len()),
-                    ));
-                };
+                let (_, name, pty) = self.d.variant(e)?;
                 let acc = EnumAcc { de: self, name, ty: pty, depth: child };
                 if hint == Hint::Enum {
                     v.visit_enum(acc)
@@ -554,15 +546,7 @@ impl<'de, 'o> De<'de, 'o> {
                 Ok(())
             }
             Metadata::Enum(e) => {
-                let at = self.offset();
-                let index = self.length()?;
-                let Some((name, pty)) = usize::try_from(index).ok().and_then(|i| e.variant_at(i)) else {
-                    return Err(Error::at(
-                        ErrorKind::UnknownVariant,
-                        at,
-                        format!("enum {} has {} variants; there is no variant {index}", e.name(), e.len()),
-                    ));
-                };
+                let (_, name, pty) = self.d.variant(e)?;
                 self.skip(pty, child).map_err(|err| err.within(PathSegment::Field(name.into())))
             }
             Metadata::Any => {
