@@ -2,7 +2,9 @@
 //! (prices, coordinates), so the writer tries storing each as an integer
 //! count of 10^-e (the idea of ALP, SIGMOD 2023) with the integer column
 //! encodings, keeping the values that do not come back bit for bit as
-//! exceptions; otherwise the plain IEEE bytes.
+//! exceptions. Floats that are not short decimals (measurements, random
+//! coordinates) are XORed with the value before them, keeping only the bits
+//! that changed (the Gorilla method); otherwise the plain IEEE bytes.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::varint;
@@ -13,11 +15,14 @@ use super::ints;
 pub(crate) const PLAIN: u8 = 16;
 pub(crate) const DECIMAL: u8 = 17;
 pub(crate) const DICT: u8 = 18;
+pub(crate) const XOR: u8 = 19;
 
 /// A float type's width and the largest exponent whose power of ten the
 /// type holds exactly (so that the division below is exact in every language).
 pub(crate) trait Float: Copy {
     const BYTES: usize;
+    /// Bits of the XOR encoding's leading-zero and length fields.
+    const FIELD: u32;
     const MAX_EXP: u8;
     fn to_bits64(self) -> u64;
     fn from_bits64(b: u64) -> Self;
@@ -28,6 +33,7 @@ pub(crate) trait Float: Copy {
 
 impl Float for f64 {
     const BYTES: usize = 8;
+    const FIELD: u32 = 6;
     const MAX_EXP: u8 = 18;
     fn to_bits64(self) -> u64 {
         self.to_bits()
@@ -46,6 +52,7 @@ impl Float for f64 {
 
 impl Float for f32 {
     const BYTES: usize = 4;
+    const FIELD: u32 = 5;
     const MAX_EXP: u8 = 10;
     fn to_bits64(self) -> u64 {
         u64::from(self.to_bits())
@@ -119,9 +126,167 @@ fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u128>)> {
     Some((distinct, ids))
 }
 
+/// Calls `emit(bits, width)` for each field of the XOR encoding's bit
+/// stream over `values` (all but the first value): a 0 bit for a value equal
+/// to the one before; otherwise a 1 bit, then either a 0 bit and the XOR's
+/// bits inside the window of the last value that opened one, or a 1 bit, the
+/// XOR's leading zeros and its length less one (`F::FIELD` bits each) and
+/// its bits from the first to the last 1, which opens a new window.
+fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
+    let width = 8 * F::BYTES as u32;
+    let mut window: Option<(u32, u32)> = None;
+    let mut prev = match values.first() {
+        Some(v) => v.to_bits64(),
+        None => return,
+    };
+    for v in &values[1..] {
+        let bits = v.to_bits64();
+        let x = bits ^ prev;
+        prev = bits;
+        if x == 0 {
+            emit(0, 1);
+            continue;
+        }
+        let lead = x.leading_zeros() - (64 - width);
+        let trail = x.trailing_zeros();
+        let len = width - lead - trail;
+        match window {
+            // The window holds the XOR and costs fewer bits than a new one.
+            Some((wl, wlen)) if lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * F::FIELD => {
+                emit(0b01, 2);
+                emit(x >> (width - wl - wlen), wlen);
+            }
+            _ => {
+                emit(0b11, 2);
+                emit(u64::from(lead), F::FIELD);
+                emit(u64::from(len - 1), F::FIELD);
+                emit(x >> trail, len);
+                window = Some((lead, len));
+            }
+        }
+    }
+}
+
+/// The bytes of the XOR encoding of `values` (at least one), without writing it.
+fn xor_size<F: Float>(values: &[F]) -> usize {
+    let mut bits = 0u64;
+    xor_fields(values, |_, w| bits += u64::from(w));
+    1 + F::BYTES + bits.div_ceil(8) as usize
+}
+
+fn xor<F: Float>(values: &[F]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(xor_size(values));
+    out.push(XOR);
+    out.extend_from_slice(&values[0].to_bits64().to_le_bytes()[..F::BYTES]);
+    let mut acc: u128 = 0;
+    let mut filled = 0u32;
+    xor_fields(values, |v, w| {
+        acc |= u128::from(v) << filled;
+        filled += w;
+        while filled >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            filled -= 8;
+        }
+    });
+    if filled > 0 {
+        out.push(acc as u8);
+    }
+    out
+}
+
+/// Reads bits least significant first, as the frame of reference packs them.
+struct Bits<'a> {
+    bytes: &'a [u8],
+    bit: usize,
+}
+
+impl Bits<'_> {
+    /// The next `w` bits (at most 64), or `None` past the end.
+    fn read(&mut self, w: u32) -> Option<u64> {
+        let end = self.bit + w as usize;
+        if end > self.bytes.len() * 8 {
+            return None;
+        }
+        let mut v: u64 = 0;
+        let mut got = 0u32;
+        while got < w {
+            let byte = self.bytes[self.bit / 8];
+            let off = (self.bit % 8) as u32;
+            let take = (8 - off).min(w - got);
+            let part = (u64::from(byte) >> off) & ((1u64 << take) - 1);
+            v |= part << got;
+            got += take;
+            self.bit += take as usize;
+        }
+        Some(v)
+    }
+}
+
+/// Reads the payload of an XOR column of `n` values: the rest of `c`.
+fn decode_xor<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
+    let at = c.offset();
+    if n == 0 {
+        return Err(c.invalid(at, "an XOR column of no values".into()));
+    }
+    let first = c.take(F::BYTES)?;
+    let stream_at = c.offset();
+    let stream = c.take(c.remaining() as usize)?;
+    // Every value after the first takes at least one bit.
+    if (n - 1).div_ceil(8) > stream.len() as u64 {
+        return Err(Error::at(
+            ErrorKind::Truncated,
+            stream_at,
+            format!("{} values cannot fit in {} bytes of bits", n - 1, stream.len()),
+        ));
+    }
+    let width = 8 * F::BYTES as u32;
+    let short =
+        || Error::at(ErrorKind::Truncated, stream_at, format!("the bits end before the {n} values of the column"));
+    let mut bits = Bits { bytes: stream, bit: 0 };
+    let mut out = Vec::with_capacity(n as usize);
+    let mut prev = raw::<F>(first).to_bits64();
+    out.push(F::from_bits64(prev));
+    let mut window: Option<(u32, u32)> = None;
+    for i in 1..n {
+        if bits.read(1).ok_or_else(short)? == 1 {
+            let (lead, len) = if bits.read(1).ok_or_else(short)? == 1 {
+                let lead = bits.read(F::FIELD).ok_or_else(short)? as u32;
+                let len = bits.read(F::FIELD).ok_or_else(short)? as u32 + 1;
+                if lead + len > width {
+                    return Err(c.invalid(
+                        stream_at,
+                        format!("value {i}: {lead} leading zeros and {len} bits pass the {width} bits of the float"),
+                    ));
+                }
+                window = Some((lead, len));
+                (lead, len)
+            } else {
+                window
+                    .ok_or_else(|| c.invalid(stream_at, format!("value {i} reuses a window before any was opened")))?
+            };
+            prev ^= bits.read(len).ok_or_else(short)? << (width - lead - len);
+        }
+        out.push(F::from_bits64(prev));
+    }
+    if bits.bit.div_ceil(8) != stream.len() {
+        return Err(c.invalid(
+            stream_at,
+            format!("{} bytes of the XOR bits are left over", stream.len() - bits.bit.div_ceil(8)),
+        ));
+    }
+    if bits.bit % 8 != 0 && stream[bits.bit / 8] >> (bits.bit % 8) != 0 {
+        return Err(c.invalid(stream_at, "the padding bits of the XOR column are not 0".into()));
+    }
+    Ok(out)
+}
+
 /// The smallest lossless encoding of `values`.
 pub(crate) fn encode<F: Float>(values: &[F]) -> Vec<u8> {
     let mut best = encode_direct(values);
+    if !values.is_empty() && xor_size(values) < best.len() {
+        best = xor(values);
+    }
     if let Some((distinct, ids)) = dictionary(values) {
         let mut d = vec![DICT];
         ints::put_varint(&mut d, distinct.len() as u128);
@@ -222,8 +387,8 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
             // Each distinct value takes at least a byte of the inner column.
             c.check_fits(d_at, d, 1)?;
             let mut inner = c.block()?;
-            if inner.clone_first_byte() == DICT {
-                return Err(c.invalid(d_at, "a dictionary of a dictionary".into()));
+            if matches!(inner.clone_first_byte(), DICT | XOR) {
+                return Err(c.invalid(d_at, "a dictionary's values are neither plain nor decimal".into()));
             }
             let distinct: Vec<F> = decode(&mut inner, d)?;
             inner.finish("dictionary")?;
@@ -237,6 +402,7 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
                 })
                 .collect()
         }
+        XOR => decode_xor(c, n),
         other => {
             Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{other:02x} is not a float column encoding")))
         }
@@ -270,10 +436,87 @@ mod tests {
     fn exceptions_and_odd_values_survive() {
         round_trip(&[0.1, 0.2, f64::NAN, -0.0, 1e300, f64::INFINITY, 3.25, 5e-324]);
         round_trip(&[1.5f32, 0.1, f32::NAN, -0.0]);
-        let noise: Vec<f64> = (1..500).map(|i| (f64::from(i)).sqrt()).collect();
+        // Square roots move slowly: their XORs with the one before are short.
+        let roots: Vec<f64> = (1..500).map(|i| (f64::from(i)).sqrt()).collect();
+        assert_eq!(round_trip(&roots)[0], XOR);
+        // Random bits share nothing with their neighbours.
+        let mut seed = 99u64;
+        let noise: Vec<f64> = (0..500)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                f64::from_bits(seed >> 2 | 0x3ff0_0000_0000_0000 ^ seed << 62)
+            })
+            .collect();
         assert_eq!(round_trip(&noise)[0], PLAIN);
         let few: Vec<f64> = (0..1000).map(|i| f64::from(i % 7).sqrt()).collect();
         assert_eq!(round_trip(&few)[0], DICT);
         round_trip::<f64>(&[]);
+    }
+
+    #[test]
+    fn xor_takes_slowly_moving_measurements() {
+        // A random walk with full-precision steps: no short decimals, but
+        // neighbours share sign, exponent and the top of the mantissa.
+        let mut x = 20.0f64;
+        let mut seed = 12345u64;
+        let walk: Vec<f64> = (0..1000)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x += ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e-3;
+                x
+            })
+            .collect();
+        let bytes = round_trip(&walk);
+        assert_eq!(bytes[0], XOR);
+        assert!(bytes.len() < 1000 * 8, "{} bytes", bytes.len());
+        let walk32: Vec<f32> = walk.iter().map(|&v| v as f32).collect();
+        assert_eq!(round_trip(&walk32)[0], XOR);
+        // Repeats, odd values and one value.
+        for v in [
+            vec![1.0, 1.0, 1.0, f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 1.0],
+            vec![std::f64::consts::PI],
+        ] {
+            let bytes = xor(&v);
+            let mut c = Cursor::new(&bytes, 0);
+            let back: Vec<f64> = decode(&mut c, v.len() as u64).unwrap();
+            assert_eq!(
+                back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+            assert_eq!(xor_size(&v), bytes.len());
+        }
+        let v32 = [f32::MIN_POSITIVE, -f32::MAX, f32::NAN, 1e-45, 1.0];
+        let bytes = xor(&v32);
+        let mut c = Cursor::new(&bytes, 0);
+        let back: Vec<f32> = decode(&mut c, 5).unwrap();
+        assert_eq!(
+            back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            v32.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn xor_garbage_fails() {
+        let kind = |bytes: &[u8], n: u64| {
+            let mut c = Cursor::new(bytes, 0);
+            decode::<f64>(&mut c, n).map(|_| ()).unwrap_err().kind()
+        };
+        let one = [XOR, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
+        // Too few bits for the values that follow the first.
+        assert_eq!(kind(&one, 2), ErrorKind::Truncated);
+        // No values at all.
+        assert_eq!(kind(&one, 0), ErrorKind::InvalidColumn);
+        // A reuse of a window before any: bits 1, 0.
+        assert_eq!(kind(&[&one[..], &[0b01]].concat(), 2), ErrorKind::InvalidColumn);
+        // A new window of 63 leading zeros and 64 bits.
+        let mut bad = one.to_vec();
+        bad.extend_from_slice(&[0b1111_1111, 0b1111_1111, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(kind(&bad, 2), ErrorKind::InvalidColumn);
+        // Bits 0 (equal), then nonzero padding.
+        assert_eq!(kind(&[&one[..], &[0b10]].concat(), 2), ErrorKind::InvalidColumn);
+        // A byte too many.
+        assert_eq!(kind(&[&one[..], &[0, 0]].concat(), 2), ErrorKind::InvalidColumn);
+        // A window whose bits end early.
+        assert_eq!(kind(&[&one[..], &[0b0000_0011, 0b1111_1100]].concat(), 2), ErrorKind::Truncated);
     }
 }

@@ -785,6 +785,7 @@ pub(crate) fn encoding_name(enc: u8) -> &'static str {
         floats::PLAIN => "plain-float",
         floats::DECIMAL => "decimal",
         floats::DICT => "float-dictionary",
+        floats::XOR => "xor-float",
         strings::PLAIN => "plain-strings",
         strings::DICT => "dictionary",
         strings::PREFIX => "prefix",
