@@ -5,6 +5,7 @@ import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTryin
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType } from "./values.js";
+import { BAIL, columnsDirect, rowsDirect } from "./fast.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -47,8 +48,26 @@ export function decodeWithType(bytes: Uint8Array, opts: DecodeOptions = {}): Dec
 
 /** Decodes one XBF message (v1 or XBF 2, rows or columnar) into a JS value. */
 export function decode(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
+  if (!opts.exact && !opts.fields && bytes instanceof Uint8Array) {
+    try {
+      return decodeDirect(bytes, opts);
+    } catch {
+      // Damaged input, or a part the direct path does not hold: the reference decoder below decodes it
+      // or reports the error with its offset and path.
+    }
+  }
   const d = decodeInternal(bytes, opts);
   return toPublic(d.type, d.n, opts);
+}
+
+/** XBF 2 bytes straight to public values (fast.ts); throws (BAIL or an error) where the reference decoder
+ * has to take over. Exported for the tests that compare both paths. */
+export function decodeDirect(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
+  const r = new Reader(bytes, opts);
+  const [t, flags] = r.head(false);
+  if (flags & FLAG_COLUMNAR) return columnsDirect(bytes, r.pos, t, opts);
+  if (!r.v2) throw BAIL;
+  return rowsDirect(r, t, opts);
 }
 
 function pruneType(t: XbfType, sel: Selection): XbfType | undefined {

@@ -6,11 +6,11 @@ import { writeValue } from "./encode_rows.js";
 import { writeMetadata } from "./metadata.js";
 import type { NAny, NEnum } from "./values.js";
 
-const VALUE_COST = 48;
+export const VALUE_COST = 48;
 const utf8d = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8e = new TextEncoder();
 
-class Cursor {
+export class Cursor {
   constructor(public b: Uint8Array, public pos: number, public end: number) {}
   remaining(): number { return this.end - this.pos; }
   u8(): number {
@@ -257,7 +257,7 @@ function readFloats(c: Cursor, n: number, f32: boolean, p: number, count: number
   void n;
   return out;
 }
-function decodeFloats(c: Cursor, n: number, f32: boolean): number[] {
+export function decodeFloats(c: Cursor, n: number, f32: boolean): number[] {
   const at = c.pos;
   const w = f32 ? 4 : 8;
   const enc = c.u8();
@@ -369,7 +369,7 @@ function readLenBlock(c: Cursor, n: number): bigint[] {
   return values;
 }
 const total = (ls: bigint[]) => ls.reduce((a, b) => a + b, 0n);
-function decodeStrings(c: Cursor, n: number, r: ColReader): Uint8Array[] {
+export function decodeStrings(c: Cursor, n: number, r: ColReader): Uint8Array[] {
   const at = c.pos;
   const enc = c.u8();
   const split = (p: number, lens: bigint[]) => {
@@ -449,7 +449,7 @@ export function selectionFromPaths(paths: string[]): Selection {
   return root;
 }
 
-class ColReader {
+export class ColReader {
   left: number;
   constructor(public limit: number, public opts: LimitOptions) { this.left = limit; }
   charge(at: number, bytes: bigint | number): void {
@@ -621,7 +621,7 @@ class ColReader {
   }
 }
 
-function anyTypes(c: Cursor, depth: number, opts: LimitOptions): XbfType[] {
+export function anyTypes(c: Cursor, depth: number, opts: LimitOptions): XbfType[] {
   const maxDepth = opts.maxDepth ?? 128;
   if (depth > maxDepth) throw new XbfError("too-deep", c.pos, `more than ${maxDepth} levels of nesting`);
   const col = c.block();

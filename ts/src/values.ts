@@ -44,11 +44,11 @@ export interface ValueOptions {
 }
 
 export const OPTIONAL_ENUM = "json.optional";
-const isOptionalEnum = (t: XbfType) =>
+export const isOptionalEnum = (t: XbfType) =>
   t.kind === "enum" && t.name === OPTIONAL_ENUM && t.variants.length === 2 && t.variants[0]!.name === "absent" &&
   t.variants[0]!.type.kind === "unit" && t.variants[1]!.name === "present";
 
-function setKey(o: Record<string, unknown>, k: string, v: unknown): void {
+export function setKey(o: Record<string, unknown>, k: string, v: unknown): void {
   if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
 }

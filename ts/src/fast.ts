@@ -1,0 +1,773 @@
+// Direct decoding: bytes to the public JS values (the default mapping of values.ts's toPublic), with no
+// intermediate tree. Rows: a reader closure compiled once per message from its metadata. Columns: each
+// column decoded straight into an array of public values (numbers while they are exact, one TextDecoder
+// call per string column), struct rows built from those arrays with one fixed key order.
+//
+// This path only has to be right on valid input. Anything unusual (a damaged byte, a value this path does not
+// hold as a number, a type it does not specialise) either takes the reference decoder for that part
+// (decode_rows.ts / columnar.ts, charging the same budgets) or throws BAIL, and codec.ts then decodes the
+// whole message with the reference decoder, whose errors (kind, offset, path) are the ones reported. The
+// checks here are at least as strict as the reference decoder's, so a message it rejects never comes back
+// as a value; every allocation is bounded by the same budgets (counts against the bytes that remain, the
+// columnar decoding budget, the zero-size budget) before it is made.
+import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
+import { Reader, LimitOptions } from "./decode_rows.js";
+import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
+import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
+import { unzigzag } from "./varint.js";
+
+/** Thrown when the direct path gives up; the caller then runs the reference decoder. */
+export const BAIL: unique symbol = Symbol("xbf.bail");
+function bail(): never {
+  throw BAIL;
+}
+/** A key left out of its object (an absent `json.optional` field). */
+const ABSENT: unique symbol = Symbol("xbf.absent");
+
+export type FastOptions = ValueOptions & LimitOptions;
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const MAX_SAFE = 9007199254740991;
+
+const unzz = (u: number) => (u % 2 === 0 ? u / 2 : -(u + 1) / 2);
+
+/** Public value of an integer of `kind` (zigzag already undone) held exactly in a number. */
+function intConv(kind: string, o: FastOptions): ((x: number) => unknown) | null {
+  if (kind === "date") return (x) => new XbfDate(x);
+  if (kind === "timestamp") return (x) => new XbfTimestamp(BigInt(x));
+  const bits = INT_INFO[kind]![0];
+  if (bits > 32 && o.int64 === "bigint") return (x) => BigInt(x);
+  return null; // the number itself
+}
+/** Public value of an integer given as a bigint (zigzag already undone). */
+function bigConv(kind: string, o: FastOptions): (x: bigint) => unknown {
+  if (kind === "date") return (x) => new XbfDate(Number(x));
+  if (kind === "timestamp") return (x) => new XbfTimestamp(x);
+  const bits = INT_INFO[kind]![0];
+  if (bits <= 32) return Number;
+  if (o.int64 === "bigint") return (x) => x;
+  return (x) => (x <= 9007199254740991n && x >= -9007199254740991n ? Number(x) : x);
+}
+
+/** Could the public value of `t` be null (so that a present option around it needs XbfSome)? */
+function nullable(t: XbfType): boolean {
+  return t.kind === "option" || t.kind === "unit" || t.kind === "any";
+}
+
+// ------------------------------------------------------------------ object building
+type Builder = (cols: unknown[][], n: number) => unknown[];
+let codegen: boolean | undefined;
+/** Whether `new Function` is allowed here (a page's CSP may forbid it); checked once. */
+function canGenerate(): boolean {
+  if (codegen === undefined) {
+    try { codegen = new Function("return 1")() === 1; } catch { codegen = false; }
+  }
+  return codegen;
+}
+/** Builds n objects with keys `keys` (in this order) from columns of values. */
+const generated = new Map<string, unknown>();
+/** Generated code for a key list, made once (at most 512 kept). */
+function generate<T>(tag: string, keys: string[], make: () => T): T {
+  const id = tag + "\u0000" + keys.join("\u0000");
+  let f = generated.get(id) as T | undefined;
+  if (f === undefined) {
+    if (generated.size >= 512) generated.clear();
+    f = make();
+    generated.set(id, f);
+  }
+  return f;
+}
+function builder(keys: string[], optional: boolean[]): Builder {
+  const simple = !optional.some((x) => x) && !keys.includes("__proto__");
+  if (simple && keys.length > 0 && canGenerate()) {
+    // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
+    return generate("columns", keys, () => {
+      const cs = keys.map((_, j) => `c${j} = cols[${j}]`).join(", ");
+      const lit = keys.map((k, j) => `${JSON.stringify(k)}: c${j}[i]`).join(", ");
+      return new Function("cols", "n", `const ${cs}; const out = []; for (let i = 0; i < n; i++) out.push({ ${lit} }); return out;`) as Builder;
+    });
+  }
+  return (cols, n) => {
+    const out: unknown[] = [];
+    const m = keys.length;
+    for (let i = 0; i < n; i++) {
+      const o: Record<string, unknown> = {};
+      for (let j = 0; j < m; j++) {
+        const v = cols[j]![i];
+        if (v === ABSENT) continue;
+        const k = keys[j]!;
+        if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+        else o[k] = v;
+      }
+      out.push(o);
+    }
+    return out;
+  };
+}
+
+// ------------------------------------------------------------------ columns
+class Columns {
+  b: Uint8Array;
+  dv: DataView;
+  pos: number;
+  left: number;
+  constructor(b: Uint8Array, pos: number, public o: FastOptions) {
+    this.b = b;
+    this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    this.pos = pos;
+    this.left = o.maxDecodedBytes ?? (b.length - pos) * 64 + (16 << 20);
+  }
+  charge(x: number): void {
+    if (!(x <= this.left)) bail();
+    this.left -= x;
+  }
+  /** A varint of at most 7 bytes (49 bits) ending before `end`, canonical; -1 if it is longer or damaged. */
+  small(end: number): number {
+    const b = this.b;
+    let p = this.pos, x = 0, mul = 1;
+    for (let i = 0; i < 7; i++) {
+      if (p >= end) return -1;
+      const c = b[p++]!;
+      x += (c & 127) * mul;
+      if (c < 128) {
+        if (c === 0 && i > 0) return -1;
+        this.pos = p;
+        return x;
+      }
+      mul *= 128;
+    }
+    return -1;
+  }
+  /** A column's start: returns the end of its payload, leaves pos at its encoding byte. */
+  column(): number {
+    const end = this.b.length;
+    const len = this.small(end);
+    if (len < 0 || len > end - this.pos) bail();
+    if (len > 0 && this.b[this.pos] === 0x80) bail(); // zstd: the reference decoder reports it
+    return this.pos + len;
+  }
+  /** A length-prefixed block inside [pos, end): returns its end. */
+  block(end: number): number {
+    const len = this.small(end);
+    if (len < 0 || len > end - this.pos) return -1;
+    return this.pos + len;
+  }
+
+  /** An integer payload (encoding byte and payload) of n values below 2^maxBits, as exact numbers; null if
+   * any value is not an exact number or anything is unusual (the caller then reads it as bigints). */
+  ints(n: number, maxBits: number, end: number): number[] | null {
+    const b = this.b;
+    if (this.pos >= end) return null;
+    const enc = b[this.pos++]!;
+    const lim = maxBits >= 53 ? MAX_SAFE : 2 ** maxBits - 1;
+    const out: number[] = [];
+    switch (enc) {
+      case 0: {
+        if (n > end - this.pos) return null;
+        for (let i = 0; i < n; i++) {
+          const x = this.small(end);
+          if (x < 0 || x > lim) return null;
+          out.push(x);
+        }
+        return out;
+      }
+      case 1: {
+        const base = this.small(end);
+        if (base < 0 || this.pos >= end) return null;
+        const width = b[this.pos++]!;
+        if (width > maxBits || width > 44 || base + 2 ** width - 1 > lim) return null;
+        const bytes = Math.ceil((n * width) / 8);
+        if (bytes > end - this.pos) return null;
+        this.unpack(out, n, width, base, this.pos);
+        this.pos += bytes;
+        return out;
+      }
+      case 2: {
+        if (n === 0) return null;
+        let v = this.small(end);
+        if (v < 0 || v > lim) return null;
+        out.push(v);
+        const base = this.small(end);
+        if (base < 0 || this.pos >= end) return null;
+        const width = b[this.pos++]!;
+        if (width > 44 || base + 2 ** width > MAX_SAFE) return null;
+        const bytes = Math.ceil(((n - 1) * width) / 8);
+        if (bytes > end - this.pos) return null;
+        if (width === 0) {
+          const d = unzz(base);
+          for (let i = 1; i < n; i++) { v += d; out.push(v); }
+        } else {
+          this.unpack(out, n - 1, width, base, this.pos);
+          for (let i = 1; i < n; i++) { v += unzz(out[i]!); out[i] = v; }
+        }
+        this.pos += bytes;
+        // A sum that left [0, lim] wraps in 128 bits or passes the type: the bigint reader decides.
+        for (let i = 1; i < n; i++) { const x = out[i]!; if (!(x >= 0 && x <= lim)) return null; }
+        return out;
+      }
+      case 3: {
+        let count = 0;
+        while (count < n) {
+          const run = this.small(end);
+          if (run <= 0 || run > n - count) return null;
+          const x = this.small(end);
+          if (x < 0 || x > lim) return null;
+          for (let i = 0; i < run; i++) out.push(x);
+          count += run;
+        }
+        return out;
+      }
+      default: return null;
+    }
+  }
+  /** Appends n values base + (width bits each, LSB first from byte p); width 0..44 (exact in a double). */
+  private unpack(out: number[], n: number, width: number, base: number, p: number): void {
+    const b = this.b;
+    if (width === 0) { for (let i = 0; i < n; i++) out.push(base); return; }
+    if (width <= 24) {
+      const mask = (1 << width) - 1;
+      let acc = 0, bits = 0;
+      for (let i = 0; i < n; i++) {
+        while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
+        out.push(base + (acc & mask));
+        acc >>>= width;
+        bits -= width;
+      }
+      return;
+    }
+    const scale = 2 ** width;
+    let acc = 0, mul = 1;
+    for (let i = 0; i < n; i++) {
+      while (mul < scale) { acc += b[p++]! * mul; mul *= 256; }
+      const x = acc % scale;
+      out.push(base + x);
+      acc = (acc - x) / scale;
+      mul /= scale;
+    }
+  }
+
+  /** A column of n integers of `kind` (integer kinds, date, timestamp; bool as 0/1 numbers when raw). */
+  intColumn(kind: string, n: number): unknown[] {
+    const end = this.column();
+    const start = this.pos;
+    const [bits, signed] = kind === "bool" ? [1, false] : INT_INFO[kind]!;
+    const xs = this.ints(n, bits, end);
+    if (xs !== null && this.pos === end) {
+      if (kind === "bool") { const out: boolean[] = []; for (let i = 0; i < n; i++) out.push(xs[i] === 1); return out; }
+      if (signed) for (let i = 0; i < n; i++) xs[i] = unzz(xs[i]!);
+      const conv = intConv(kind, this.o);
+      if (conv === null) return xs;
+      const out: unknown[] = [];
+      for (let i = 0; i < n; i++) out.push(conv(xs[i]!));
+      return out;
+    }
+    const c = new Cursor(this.b, start, end);
+    const big = decodeInts(c, n, bits);
+    c.finish("column");
+    this.pos = end;
+    if (kind === "bool") return big.map((x) => x === 1n);
+    const conv = bigConv(kind, this.o);
+    return big.map((z) => conv(signed ? unzigzag(z) : z));
+  }
+  /** n counts (lengths, presence, tags) as numbers, each at most `lim`; bails otherwise. */
+  counts(n: number, bits: number): number[] {
+    const end = this.column();
+    const xs = this.ints(n, bits, end);
+    if (xs === null || this.pos !== end) bail();
+    return xs;
+  }
+
+  floatColumn(n: number, f32: boolean): number[] {
+    const end = this.column();
+    const start = this.pos;
+    const xs = this.floats(n, f32, end);
+    if (xs !== null && this.pos === end) return xs;
+    const c = new Cursor(this.b, start, end);
+    const v = decodeFloats(c, n, f32);
+    c.finish("column");
+    this.pos = end;
+    return v;
+  }
+  floats(n: number, f32: boolean, end: number): number[] | null {
+    const b = this.b, dv = this.dv;
+    if (this.pos >= end) return null;
+    const w = f32 ? 4 : 8;
+    const enc = b[this.pos++]!;
+    switch (enc) {
+      case 0x10: {
+        if (n * w > end - this.pos) return null;
+        const out: number[] = [];
+        let p = this.pos;
+        if (f32) for (let i = 0; i < n; i++, p += 4) out.push(dv.getFloat32(p, true));
+        else for (let i = 0; i < n; i++, p += 8) out.push(dv.getFloat64(p, true));
+        this.pos = p;
+        return out;
+      }
+      case 0x11: {
+        if (this.pos >= end) return null;
+        const e = b[this.pos++]!;
+        if (e > (f32 ? 10 : 18)) return null;
+        const bend = this.block(end);
+        if (bend < 0) return null;
+        const out = this.ints(n, 64, bend);
+        if (out === null || this.pos !== bend) return null;
+        const scale = 10 ** e;
+        if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzz(out[i]!) / scale);
+        else for (let i = 0; i < n; i++) out[i] = unzz(out[i]!) / scale;
+        const k = this.small(end);
+        if (k < 0 || k > n) return null;
+        if (k > 0) {
+          const pend = this.block(end);
+          if (pend < 0) return null;
+          const positions = this.ints(k, 64, pend);
+          if (positions === null || this.pos !== pend || k * w > end - this.pos) return null;
+          let p = this.pos;
+          for (let i = 0; i < k; i++, p += w) {
+            const at = positions[i]!;
+            if (at >= n) return null;
+            out[at] = f32 ? dv.getFloat32(p, true) : dv.getFloat64(p, true);
+          }
+          this.pos = p;
+        }
+        return out;
+      }
+      case 0x12: {
+        const d = this.small(end);
+        if (d < 0 || d > end - this.pos) return null;
+        const iend = this.block(end);
+        if (iend < 0 || (this.pos < iend && b[this.pos] === 0x12)) return null;
+        const distinct = this.floats(d, f32, iend);
+        if (distinct === null || this.pos !== iend) return null;
+        const ids = this.ints(n, 64, end);
+        if (ids === null) return null;
+        for (let i = 0; i < n; i++) {
+          const id = ids[i]!;
+          if (id >= d) return null;
+          ids[i] = distinct[id]!;
+        }
+        return ids;
+      }
+      default: return null;
+    }
+  }
+
+  stringColumn(n: number): string[] {
+    const end = this.column();
+    const start = this.pos, left = this.left;
+    const xs = this.strings(n, end);
+    if (xs !== null && this.pos === end) return xs;
+    this.left = left;
+    const c = new Cursor(this.b, start, end);
+    const r = new ColReader(this.left, this.o);
+    const raw = decodeStrings(c, n, r);
+    c.finish("column");
+    this.left = r.left;
+    this.pos = end;
+    return raw.map((s) => utf8.decode(s));
+  }
+  /** n byte lengths in a length-prefixed block, as numbers; null if unusual. */
+  private lengths(n: number, end: number): number[] | null {
+    const bend = this.block(end);
+    if (bend < 0) return null;
+    const xs = this.ints(n, 64, bend);
+    return xs !== null && this.pos === bend ? xs : null;
+  }
+  /** The strings of consecutive byte lengths `lens` from byte p (their total `total`): one TextDecoder call. */
+  private split(p: number, lens: number[], total: number): string[] | null {
+    const out: string[] = [];
+    if (total === 0) { for (let i = 0; i < lens.length; i++) out.push(""); return out; }
+    const b = this.b;
+    let s: string;
+    try { s = utf8.decode(b.subarray(p, p + total)); } catch { return null; }
+    if (s.length === total) {
+      // All ASCII: characters are bytes.
+      let q = 0;
+      for (let i = 0; i < lens.length; i++) { const l = lens[i]!; out.push(s.slice(q, q + l)); q += l; }
+      return out;
+    }
+    // Valid as a whole; each string is valid by itself when none starts inside a character.
+    let q = p, cq = 0;
+    for (let i = 0; i < lens.length; i++) {
+      const l = lens[i]!, e = q + l;
+      if (l > 0 && (b[q]! & 0xc0) === 0x80) return null;
+      let u = 0;
+      for (; q < e; q++) { const c = b[q]!; if ((c & 0xc0) !== 0x80) u += c >= 0xf0 ? 2 : 1; }
+      out.push(s.slice(cq, cq + u));
+      cq += u;
+    }
+    return out;
+  }
+  private strings(n: number, end: number): string[] | null {
+    const b = this.b;
+    if (this.pos >= end) return null;
+    const enc = b[this.pos++]!;
+    switch (enc) {
+      case 0x20: {
+        const lens = this.lengths(n, end);
+        if (lens === null) return null;
+        let total = 0;
+        for (let i = 0; i < n; i++) total += lens[i]!;
+        if (total > end - this.pos) return null;
+        const out = this.split(this.pos, lens, total);
+        this.pos += total;
+        return out;
+      }
+      case 0x21: {
+        const d = this.small(end);
+        if (d < 0 || d > end - this.pos) return null;
+        const lens = this.lengths(d, end);
+        if (lens === null) return null;
+        const bend = this.block(end);
+        if (bend < 0) return null;
+        let total = 0;
+        for (let i = 0; i < d; i++) total += lens[i]!;
+        if (total !== bend - this.pos) return null;
+        const distinct = this.split(this.pos, lens, total);
+        if (distinct === null) return null;
+        this.pos = bend;
+        const ids = this.ints(n, 64, end);
+        if (ids === null) return null;
+        let size = 0;
+        const out: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const id = ids[i]!;
+          if (id >= d) return null;
+          size += lens[id]!;
+          out.push(distinct[id]!);
+        }
+        if (!(size <= this.left)) return null;
+        this.left -= size;
+        return out;
+      }
+      case 0x22: {
+        const shared = this.lengths(n, end);
+        if (shared === null) return null;
+        const rest = this.lengths(n, end);
+        if (rest === null) return null;
+        let t = 0, sh = 0;
+        for (let i = 0; i < n; i++) { t += rest[i]!; sh += shared[i]!; }
+        if (t > end - this.pos) return null;
+        if (!(sh + t <= this.left)) return null;
+        let s: string;
+        try { s = utf8.decode(b.subarray(this.pos, this.pos + t)); } catch { s = ""; }
+        this.left -= sh + t;
+        const out: string[] = [];
+        if (s.length !== t) {
+          // Not all ASCII (or a character split between a prefix and its suffix): rebuild each value's bytes
+          // in a scratch buffer, as the reference decoder does, and decode each.
+          let prevB = new Uint8Array(64), curB = new Uint8Array(64), prevLen = 0, q = this.pos;
+          for (let i = 0; i < n; i++) {
+            const p = shared[i]!, l = rest[i]!;
+            if (p > prevLen) return null;
+            if (p + l > curB.length) { const nb = new Uint8Array(Math.max(2 * curB.length, p + l)); curB = nb; }
+            curB.set(prevB.subarray(0, p));
+            curB.set(b.subarray(q, q + l), p);
+            q += l;
+            out.push(text(curB, 0, p + l));
+            const tmp = prevB; prevB = curB; curB = tmp; prevLen = p + l;
+            if (curB.length < prevB.length) curB = new Uint8Array(prevB.length);
+          }
+          this.pos += t;
+          return out;
+        }
+        let prev = "", q = 0;
+        for (let i = 0; i < n; i++) {
+          const p = shared[i]!, l = rest[i]!;
+          if (p > prev.length) return null;
+          const v = p === 0 ? s.slice(q, q + l) : prev.slice(0, p) + s.slice(q, q + l);
+          q += l;
+          out.push(v);
+          prev = v;
+        }
+        this.pos += t;
+        return out;
+      }
+      default: return null;
+    }
+  }
+
+  /** The reference column reader for one node (types this path does not specialise). */
+  reference(t: XbfType, n: number, depth: number): unknown[] {
+    const r = new ColReader(this.left, this.o);
+    const c = new Cursor(this.b, this.pos, this.b.length);
+    const [, vals] = r.node(t, n, c, depth, null);
+    this.left = r.left;
+    this.pos = c.pos;
+    const o = this.o;
+    return vals.map((v) => toPublic(t, v, o));
+  }
+
+  /** The n public values of node `t` (SPEC 22.1). */
+  node(t: XbfType, n: number, depth: number): unknown[] {
+    switch (t.kind) {
+      case "map": case "tuple": case "bytes": case "u256": case "i256":
+        return this.reference(t, n, depth);
+      default:
+    }
+    this.charge(n * VALUE_COST);
+    const child = depth + 1;
+    switch (t.kind) {
+      case "unit": { const out: null[] = []; for (let i = 0; i < n; i++) out.push(null); return out; }
+      case "bool": return this.intColumn("bool", n);
+      case "f32": case "f64": return this.floatColumn(n, t.kind === "f32");
+      case "string": return this.stringColumn(n);
+      case "vec": {
+        const lens = this.counts(n, 64);
+        let tot = 0;
+        for (let i = 0; i < n; i++) tot += lens[i]!;
+        if (tot > MAX_SAFE) bail();
+        const flat = this.node(t.element, tot, child);
+        if (n === 1) return [flat];
+        const out: unknown[][] = [];
+        let q = 0;
+        for (let i = 0; i < n; i++) { const l = lens[i]!; out.push(flat.slice(q, q + l)); q += l; }
+        return out;
+      }
+      case "array": {
+        const len = Number(t.len);
+        const tot = n * len;
+        if (!(tot <= MAX_SAFE)) bail();
+        const flat = this.node(t.element, tot, child);
+        const out: unknown[][] = [];
+        for (let i = 0; i < n; i++) out.push(flat.slice(i * len, (i + 1) * len));
+        return out;
+      }
+      case "struct": {
+        const fs = t.fields;
+        const cols: unknown[][] = [];
+        const optional: boolean[] = [];
+        for (let j = 0; j < fs.length; j++) {
+          const ft = fs[j]!.type;
+          if (isOptionalEnum(ft)) { optional.push(true); cols.push(this.optionalField(ft as Extract<XbfType, { kind: "enum" }>, n, child)); }
+          else { optional.push(false); cols.push(this.node(ft, n, child)); }
+        }
+        return builder(fs.map((f) => f.name), optional)(cols, n);
+      }
+      case "option": {
+        const present = this.counts(n, 1);
+        let count = 0;
+        for (let i = 0; i < n; i++) count += present[i]!;
+        const vals = this.node(t.inner, count, child);
+        const wrap = nullable(t.inner);
+        const out: unknown[] = [];
+        let q = 0;
+        for (let i = 0; i < n; i++) {
+          if (present[i] === 0) out.push(null);
+          else { const v = vals[q++]; out.push(wrap && v === null ? new XbfSome(v) : v); }
+        }
+        return out;
+      }
+      case "enum": {
+        const tags = this.counts(n, 64);
+        const k = t.variants.length;
+        const counts = new Array<number>(k).fill(0);
+        for (let i = 0; i < n; i++) { const g = tags[i]!; if (g >= k) bail(); counts[g]!++; }
+        const payloads = t.variants.map((v, i) => this.node(v.type, counts[i]!, child));
+        const at = new Array<number>(k).fill(0);
+        const out: unknown[] = [];
+        for (let i = 0; i < n; i++) { const g = tags[i]!; out.push(new XbfEnum(t.variants[g]!.name, payloads[g]![at[g]!++])); }
+        return out;
+      }
+      case "any": {
+        const c = new Cursor(this.b, this.pos, this.b.length);
+        const types = anyTypes(c, child, this.o);
+        this.pos = c.pos;
+        const tags = this.counts(n, 64);
+        const k = types.length;
+        const counts = new Array<number>(k).fill(0);
+        for (let i = 0; i < n; i++) { const g = tags[i]!; if (g >= k) bail(); counts[g]!++; }
+        const parts = types.map((ty, i) => this.node(ty, counts[i]!, child));
+        const at = new Array<number>(k).fill(0);
+        const out: unknown[] = [];
+        for (let i = 0; i < n; i++) { const g = tags[i]!; out.push(parts[g]![at[g]!++]); }
+        return out;
+      }
+      default: return this.intColumn(t.kind, n);
+    }
+  }
+  /** A `json.optional` field: the payload, or ABSENT where the key is left out. */
+  private optionalField(t: Extract<XbfType, { kind: "enum" }>, n: number, depth: number): unknown[] {
+    this.charge(n * VALUE_COST);
+    const tags = this.counts(n, 64);
+    let count = 0;
+    for (let i = 0; i < n; i++) { const g = tags[i]!; if (g > 1) bail(); count += g; }
+    this.charge((n - count) * VALUE_COST); // the absent variant's unit node
+    const vals = this.node(t.variants[1]!.type, count, depth + 1);
+    const out: unknown[] = [];
+    let q = 0;
+    for (let i = 0; i < n; i++) out.push(tags[i] === 1 ? vals[q++] : ABSENT);
+    return out;
+  }
+}
+
+/** The value of a columnar message whose metadata ends at `pos`. */
+export function columnsDirect(b: Uint8Array, pos: number, t: XbfType, o: FastOptions): unknown {
+  const c = new Columns(b, pos, o);
+  const vals = c.node(t, 1, 0);
+  if (c.pos !== b.length) bail();
+  return vals[0];
+}
+
+// ------------------------------------------------------------------ rows (XBF 2)
+type RowFn = (r: Reader) => unknown;
+
+/** A canonical varint of at most 7 bytes at r.pos as a number, or -1 (pos unchanged) when longer or damaged. */
+function small(r: Reader): number {
+  const b = r.b, end = r.end;
+  let p = r.pos, x = 0, mul = 1;
+  for (let i = 0; i < 7; i++) {
+    if (p >= end) return -1;
+    const c = b[p++]!;
+    x += (c & 127) * mul;
+    if (c < 128) {
+      if (c === 0 && i > 0) return -1;
+      r.pos = p;
+      return x;
+    }
+    mul *= 128;
+  }
+  return -1;
+}
+const fromCharCode = String.fromCharCode;
+/** A string of `len` bytes at p: by hand when short and ASCII, else one TextDecoder call. */
+function text(b: Uint8Array, p: number, len: number): string {
+  if (len <= 32) {
+    let ascii = true;
+    for (let i = 0; i < len; i++) if (b[p + i]! >= 0x80) { ascii = false; break; }
+    if (ascii) {
+      switch (len) {
+        case 0: return "";
+        case 1: return fromCharCode(b[p]!);
+        case 2: return fromCharCode(b[p]!, b[p + 1]!);
+        case 3: return fromCharCode(b[p]!, b[p + 1]!, b[p + 2]!);
+        case 4: return fromCharCode(b[p]!, b[p + 1]!, b[p + 2]!, b[p + 3]!);
+        default: return fromCharCode.apply(null, b.subarray(p, p + len) as unknown as number[]);
+      }
+    }
+  }
+  try { return utf8.decode(b.subarray(p, p + len)); } catch { bail(); }
+}
+
+function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
+  const child = depth + 1;
+  const reference: RowFn = (r) => toPublic(t, r.value(t, depth), o);
+  if (isZeroSize(t)) return reference; // charges the zero-size budget as the reference decoder does
+  switch (t.kind) {
+    case "bool": return (r) => {
+      const p = r.pos;
+      if (p >= r.end) bail();
+      const x = r.b[p]!;
+      if (x > 1) bail();
+      r.pos = p + 1;
+      return x === 1;
+    };
+    case "f64": return (r) => { const p = r.pos; if (p + 8 > r.end) bail(); r.pos = p + 8; return r.dv.getFloat64(p, true); };
+    case "f32": return (r) => { const p = r.pos; if (p + 4 > r.end) bail(); r.pos = p + 4; return r.dv.getFloat32(p, true); };
+    case "string": return (r) => {
+      const len = small(r);
+      if (len < 0 || len > r.end - r.pos) bail();
+      const p = r.pos;
+      r.pos = p + len;
+      return text(r.b, p, len);
+    };
+    case "vec": {
+      const e = t.element;
+      if (isZeroSize(e)) return reference;
+      const m = minSize(e, true), f = compileRow(e, child, o);
+      return (r) => {
+        const count = small(r);
+        if (count < 0 || count * m > r.end - r.pos) bail();
+        const out: unknown[] = [];
+        for (let i = 0; i < count; i++) out.push(f(r));
+        return out;
+      };
+    }
+    case "array": {
+      const len = Number(t.len), m = minSize(t.element, true), f = compileRow(t.element, child, o);
+      return (r) => {
+        if (len * m > r.end - r.pos) bail();
+        const out: unknown[] = [];
+        for (let i = 0; i < len; i++) out.push(f(r));
+        return out;
+      };
+    }
+    case "option": {
+      const f = compileRow(t.inner, child, o), wrap = nullable(t.inner);
+      return (r) => {
+        const p = r.pos;
+        if (p >= r.end) bail();
+        const x = r.b[p]!;
+        r.pos = p + 1;
+        if (x === 0) return null;
+        if (x !== 1) bail();
+        const v = f(r);
+        return wrap && v === null ? new XbfSome(v) : v;
+      };
+    }
+    case "struct": {
+      const keys = t.fields.map((f) => f.name);
+      const fns = t.fields.map((f) => {
+        if (!isOptionalEnum(f.type)) return compileRow(f.type, child, o);
+        const pt = (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type;
+        const pf = compileRow(pt, child + 1, o), absentWeight = weight({ kind: "unit" });
+        return (r: Reader) => {
+          const p = r.pos;
+          const g = small(r);
+          if (g === 0) { r.charge(r.pos, absentWeight); return ABSENT; }
+          if (g !== 1) bail();
+          void p;
+          return pf(r);
+        };
+      });
+      const optional = t.fields.map((f) => isOptionalEnum(f.type));
+      if (!optional.some((x) => x) && !keys.includes("__proto__") && keys.length > 0 && canGenerate()) {
+        const make = generate("rows", keys, () => {
+          const lit = keys.map((k, j) => `${JSON.stringify(k)}: f${j}(r)`).join(", ");
+          return new Function(...keys.map((_, j) => `f${j}`), `return function (r) { return { ${lit} }; };`) as (...f: RowFn[]) => RowFn;
+        });
+        return make(...fns);
+      }
+      const m = keys.length;
+      return (r) => {
+        const out: Record<string, unknown> = {};
+        for (let j = 0; j < m; j++) {
+          const v = fns[j]!(r);
+          if (v === ABSENT) continue;
+          const k = keys[j]!;
+          if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+          else out[k] = v;
+        }
+        return out;
+      };
+    }
+    case "map": case "enum": case "any": case "tuple": case "bytes": case "unit":
+      return reference;
+    default: {
+      const [bits, signed, fixed] = INT_INFO[t.kind]!;
+      if (fixed === 1) return signed ? (r) => { const x = r.u8(); return x > 127 ? x - 256 : x; } : (r) => r.u8();
+      if (fixed === 2) return (r) => { const p = r.need(2); return signed ? r.dv.getInt16(p, true) : r.dv.getUint16(p, true); };
+      if (fixed === 4) return (r) => { const p = r.need(4); return signed ? r.dv.getInt32(p, true) : r.dv.getUint32(p, true); };
+      if (fixed !== 0) return reference;
+      const lim = bits >= 53 ? MAX_SAFE : 2 ** bits - 1;
+      const conv = intConv(t.kind, o), big = bigConv(t.kind, o);
+      return (r) => {
+        const start = r.pos;
+        const u = small(r);
+        if (u >= 0 && u <= lim) {
+          const x = signed ? unzz(u) : u;
+          return conv === null ? x : conv(x);
+        }
+        if (bits <= 32) bail();
+        r.pos = start;
+        const z = r.uvarBig(bits);
+        return big(signed ? unzigzag(z) : z);
+      };
+    }
+  }
+}
+
+/** The value of an XBF 2 message in rows whose metadata ends at r.pos. */
+export function rowsDirect(r: Reader, t: XbfType, o: FastOptions): unknown {
+  const v = compileRow(t, 0, o)(r);
+  if (r.pos !== r.b.length) bail();
+  return v;
+}
