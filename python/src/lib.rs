@@ -22,6 +22,7 @@
 // PyO3 0.22's #[pyfunction]/#[pymethods] expansions convert PyResult into itself (fixed in 0.23).
 #![allow(clippy::useless_conversion)]
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io;
 use std::sync::Arc;
@@ -584,28 +585,29 @@ impl<'py> Shape<'py> {
             Shape::Obj(o) if o.name == OBJECT_STRUCT && obj.is_exact_instance_of::<PyDict>() => {
                 let d = obj.downcast::<PyDict>()?;
                 if d.len() == o.fields.len() && depth <= MAX_DEPTH {
-                    // Walk the dict in place (no lists of keys or items): a first
-                    // pass checks the keys, a second absorbs the values.
+                    // Walk the dict in place (no lists of keys or items), in one
+                    // pass: each key is checked, then its value absorbed. If a key
+                    // differs (or the dict changed: absorbing a value can run
+                    // Python code), the record is joined as a whole below; the
+                    // values absorbed so far belong to the fields they widened,
+                    // and joins only widen, so absorbing them twice changes nothing.
                     let same_key = |k: &Bound<'_, PyAny>, f: &Field<'_>| {
                         k.is(&f.key)
                             || k.downcast::<PyString>().ok().and_then(|k| k.to_str().ok()).is_some_and(|k| k == f.name)
                     };
                     let mut pos = 0;
-                    let same = o.fields.iter().all(|f| dict_next(d, &mut pos).is_some_and(|(k, _)| same_key(&k, f)));
-                    if same {
-                        let mut pos = 0;
-                        for f in o.fields.iter_mut() {
-                            // Absorbing a value can run Python code (a dataclass's
-                            // properties, an int subclass's bit_length), which could
-                            // change this dict: check each key again.
-                            match dict_next(d, &mut pos) {
-                                Some((k, v)) if same_key(&k, f) => {
-                                    f.shape.absorb(&v, depth + 1)?;
-                                    f.n += 1;
-                                }
-                                _ => return Err(PyRuntimeError::new_err("a dict changed while dumps read it")),
+                    let mut same = true;
+                    for f in o.fields.iter_mut() {
+                        match dict_next(d, &mut pos) {
+                            Some((k, v)) if same_key(&k, f) => f.shape.absorb(&v, depth + 1)?,
+                            _ => {
+                                same = false;
+                                break;
                             }
                         }
+                    }
+                    if same {
+                        o.fields.iter_mut().for_each(|f| f.n += 1);
                         o.count += 1;
                         return Ok(());
                     }
@@ -739,7 +741,16 @@ enum Plan<'py> {
     Option(Box<Plan<'py>>),
     Tuple(Vec<Plan<'py>>),
     Map(Box<Plan<'py>>, Box<Plan<'py>>),
-    Struct { name: String, keys: Vec<Bound<'py, PyString>>, fields: Vec<Plan<'py>>, optional: Vec<bool> },
+    /// `seen`: per field, the key object of the data last matched by
+    /// content (JSON parsers and `csv` share one key object across rows), so
+    /// that the next rows match by identity.
+    Struct {
+        name: String,
+        keys: Vec<Bound<'py, PyString>>,
+        fields: Vec<Plan<'py>>,
+        optional: Vec<bool>,
+        seen: Vec<RefCell<Option<Bound<'py, PyAny>>>>,
+    },
     Enum { names: Vec<Bound<'py, PyString>>, payloads: Vec<Plan<'py>>, name: String },
     Any,
 }
@@ -795,6 +806,7 @@ fn make_plan_of<'py>(py: Python<'py>, ty: &Metadata) -> Plan<'py> {
             keys: s.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect(),
             fields: s.fields().map(|(_, t)| make_plan(py, t)).collect(),
             optional: s.fields().map(|(_, t)| is_optional_key(t)).collect(),
+            seen: s.fields().map(|_| RefCell::new(None)).collect(),
         },
         Metadata::Enum(e) => Plan::Enum {
             names: e.variants().map(|(n, _)| PyString::new_bound(py, n)).collect(),
@@ -994,7 +1006,7 @@ impl Enc {
         Ok(())
     }
 
-    fn value(&mut self, obj: &Bound<'_, PyAny>, plan: &Plan<'_>, depth: usize) -> PyResult<()> {
+    fn value<'py>(&mut self, obj: &Bound<'py, PyAny>, plan: &Plan<'py>, depth: usize) -> PyResult<()> {
         let py = obj.py();
         if depth > MAX_DEPTH + 2 {
             return Err(PyValueError::new_err("the data nests too deep"));
@@ -1118,7 +1130,12 @@ impl Enc {
                     }
                 }
             }
-            Plan::Struct { keys, fields, optional, .. } => {
+            Plan::Struct { keys, fields, optional, seen, .. } => {
+                if let Ok(d) = obj.downcast_exact::<PyDict>() {
+                    if d.len() == keys.len() && self.dict_in_order(d, keys, fields, optional, seen, depth)? {
+                        return Ok(());
+                    }
+                }
                 if let Ok(d) = obj.downcast::<PyDict>() {
                     let mut present = 0usize;
                     for ((k, f), opt) in keys.iter().zip(fields).zip(optional) {
@@ -1243,6 +1260,61 @@ impl Enc {
     }
 }
 
+/// Whether `k`, a key of the data, is the struct key `key`: by identity
+/// (with the data's own key object remembered in `seen`), else by content.
+#[inline]
+fn key_matches<'py>(k: &Bound<'py, PyAny>, key: &Bound<'py, PyString>, seen: &RefCell<Option<Bound<'py, PyAny>>>) -> bool {
+    if k.is(key) || seen.borrow().as_ref().is_some_and(|s| s.is(k)) {
+        return true;
+    }
+    let same = k.downcast_exact::<PyString>().is_ok_and(|ks| match (ks.to_str(), key.to_str()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    });
+    if same {
+        *seen.borrow_mut() = Some(k.clone());
+    }
+    same
+}
+
+impl Enc {
+    /// A record whose keys are the struct's, in its order: written walking
+    /// the dict in place, with no key lookups. `false` (and nothing written)
+    /// when a key differs; the caller then looks each key up.
+    fn dict_in_order<'py>(
+        &mut self,
+        d: &Bound<'py, PyDict>,
+        keys: &[Bound<'py, PyString>],
+        fields: &[Plan<'py>],
+        optional: &[bool],
+        seen: &[RefCell<Option<Bound<'py, PyAny>>>],
+        depth: usize,
+    ) -> PyResult<bool> {
+        let mark = self.out.len();
+        let mut pos = 0;
+        for (i, (f, opt)) in fields.iter().zip(optional).enumerate() {
+            // Writing a value can run Python code (a dataclass's properties)
+            // that changes this dict: each key is checked as it comes.
+            match dict_next(d, &mut pos) {
+                Some((k, v)) if key_matches(&k, &keys[i], &seen[i]) => {
+                    if *opt {
+                        self.out.push(1);
+                        let Plan::Enum { payloads, .. } = f else { unreachable!() };
+                        self.value(&v, &payloads[1], depth + 1)?
+                    } else {
+                        self.value(&v, f, depth + 1)?
+                    }
+                }
+                _ => {
+                    self.out.truncate(mark);
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+}
+
 fn within_key(py: Python<'_>, e: PyErr, _k: &Bound<'_, PyString>) -> PyErr {
     let _ = py;
     e
@@ -1276,6 +1348,214 @@ fn encode_rows(py: Python<'_>, obj: &Bound<'_, PyAny>, ty: &Metadata, version: u
     let p = make_plan(py, ty);
     enc.value(obj, &p, 0)?;
     Ok((enc.out, head))
+}
+
+// ------------------------------------------------- straight to core values
+
+/// A type prepared for [`to_value`]: the record shapes that JSON-like data
+/// has (structs of numbers, strings, options and optional keys, lists).
+/// Anything else makes the caller go through rows.
+enum VPlan<'py> {
+    Bool,
+    U64,
+    I64,
+    F64,
+    Str,
+    Unit,
+    Vec(Metadata, Box<VPlan<'py>>),
+    Option(Metadata, Box<VPlan<'py>>),
+    Struct {
+        ty: Arc<StructMetadata>,
+        keys: Vec<Bound<'py, PyString>>,
+        seen: Vec<RefCell<Option<Bound<'py, PyAny>>>>,
+        fields: Vec<VPlan<'py>>,
+        /// The `json.optional` enum of a key that some records lack.
+        optional: Vec<Option<Arc<EnumMetadata>>>,
+    },
+}
+
+fn vplan<'py>(py: Python<'py>, ty: &Metadata) -> Option<VPlan<'py>> {
+    Some(match ty {
+        Metadata::Primitive(p) => match p {
+            P::Bool => VPlan::Bool,
+            P::U64 => VPlan::U64,
+            P::I64 => VPlan::I64,
+            P::F64 => VPlan::F64,
+            P::String => VPlan::Str,
+            P::Unit => VPlan::Unit,
+            _ => return None,
+        },
+        Metadata::Vec(e) if !e.is_zero_size() => VPlan::Vec((**e).clone(), Box::new(vplan(py, e)?)),
+        Metadata::Option(e) => VPlan::Option((**e).clone(), Box::new(vplan(py, e)?)),
+        Metadata::Struct(s) if !ty.is_zero_size() => {
+            let mut fields = Vec::with_capacity(s.len());
+            let mut optional = Vec::with_capacity(s.len());
+            for (_, t) in s.fields() {
+                match t {
+                    Metadata::Enum(e) if is_optional_key(t) => {
+                        fields.push(vplan(py, e.variant_at(1)?.1)?);
+                        optional.push(Some(e.clone()));
+                    }
+                    _ => {
+                        fields.push(vplan(py, t)?);
+                        optional.push(None);
+                    }
+                }
+            }
+            VPlan::Struct {
+                ty: s.clone(),
+                keys: s.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect(),
+                seen: s.fields().map(|_| RefCell::new(None)).collect(),
+                fields,
+                optional,
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn uvarint_len(x: u64) -> usize {
+    (64 - (x | 1).leading_zeros() as usize).div_ceil(7)
+}
+
+/// Python objects straight to a core value of the type `plan` was made
+/// from, adding to `rows` the bytes the value takes in the rows layout.
+/// `Ok(None)`: an object this path does not take as it is (a subclass, a
+/// missing key, a value of another type, ...); the caller then encodes rows,
+/// whose encoder gives the error if there is one.
+fn to_value<'py>(obj: &Bound<'py, PyAny>, plan: &VPlan<'py>, rows: &mut usize, depth: usize) -> PyResult<Option<xbf::Value>> {
+    use xbf::Value as V;
+    if depth > MAX_DEPTH {
+        return Ok(None);
+    }
+    Ok(Some(match plan {
+        VPlan::F64 => match obj.downcast_exact::<PyFloat>() {
+            Ok(f) => {
+                *rows += 8;
+                V::F64(f.value())
+            }
+            Err(_) => return Ok(None),
+        },
+        VPlan::Str => match obj.downcast_exact::<PyString>() {
+            Ok(s) => {
+                let s = s.to_str()?;
+                *rows += uvarint_len(s.len() as u64) + s.len();
+                V::String(s.to_owned())
+            }
+            Err(_) => return Ok(None),
+        },
+        VPlan::I64 | VPlan::U64 => {
+            if !obj.is_exact_instance_of::<PyLong>() {
+                return Ok(None);
+            }
+            if matches!(plan, VPlan::I64) {
+                let Ok(v) = obj.extract::<i64>() else { return Ok(None) };
+                *rows += uvarint_len(((v << 1) ^ (v >> 63)) as u64);
+                V::I64(v)
+            } else {
+                let Ok(v) = obj.extract::<u64>() else { return Ok(None) };
+                *rows += uvarint_len(v);
+                V::U64(v)
+            }
+        }
+        VPlan::Bool => match obj.downcast_exact::<PyBool>() {
+            Ok(b) => {
+                *rows += 1;
+                V::Bool(b.is_true())
+            }
+            Err(_) => return Ok(None),
+        },
+        VPlan::Unit => {
+            if !obj.is_none() {
+                return Ok(None);
+            }
+            V::Unit
+        }
+        VPlan::Option(inner_ty, inner) => {
+            *rows += 1;
+            if obj.is_none() {
+                V::Option(xbf::OptionValue::none(inner_ty.clone()))
+            } else {
+                // `xbf.Some` (a tuple) and the like: rows.
+                let Some(v) = to_value(obj, inner, rows, depth + 1)? else { return Ok(None) };
+                V::Option(xbf::OptionValue::some(inner_ty.clone(), v).map_err(encode_err)?)
+            }
+        }
+        VPlan::Vec(elem, e) => {
+            let Ok(l) = obj.downcast_exact::<PyList>() else { return Ok(None) };
+            *rows += uvarint_len(l.len() as u64);
+            let mut items = Vec::with_capacity(l.len());
+            for item in l.iter() {
+                let Some(v) = to_value(&item, e, rows, depth + 1)? else { return Ok(None) };
+                items.push(v);
+            }
+            V::Vec(xbf::VecValue::new(elem.clone(), items).map_err(encode_err)?)
+        }
+        VPlan::Struct { ty, keys, seen, fields, optional } => {
+            let Ok(d) = obj.downcast_exact::<PyDict>() else { return Ok(None) };
+            let mut values = Vec::with_capacity(fields.len());
+            let mut in_order = d.len() == keys.len();
+            let mut pos = 0;
+            for (i, (f, opt)) in fields.iter().zip(optional).enumerate() {
+                // The dict walked in place while its keys come in the struct's
+                // order (checked one by one: converting a value can run no
+                // Python code here, but the check is cheap), looked up after.
+                let item = match in_order.then(|| dict_next(d, &mut pos)).flatten() {
+                    Some((k, v)) if key_matches(&k, &keys[i], &seen[i]) => Some(v),
+                    _ => {
+                        in_order = false;
+                        d.get_item(&keys[i])?
+                    }
+                };
+                let v = match (item, opt) {
+                    (Some(item), None) => {
+                        let Some(v) = to_value(&item, f, rows, depth + 1)? else { return Ok(None) };
+                        v
+                    }
+                    (Some(item), Some(e)) => {
+                        *rows += 1;
+                        let Some(v) = to_value(&item, f, rows, depth + 1)? else { return Ok(None) };
+                        V::Enum(xbf::EnumValue::new(e.clone(), "present", v).map_err(encode_err)?)
+                    }
+                    (None, Some(e)) => {
+                        *rows += 1;
+                        V::Enum(xbf::EnumValue::new(e.clone(), "absent", V::Unit).map_err(encode_err)?)
+                    }
+                    (None, None) => return Ok(None),
+                };
+                values.push(v);
+            }
+            if !in_order {
+                // Keys the struct lacks: rows give the error.
+                let present = keys.iter().filter(|k| d.contains(k).unwrap_or(false)).count();
+                if present != d.len() {
+                    return Ok(None);
+                }
+            }
+            V::Struct(xbf::StructValue::new(ty.clone(), values).map_err(encode_err)?)
+        }
+    }))
+}
+
+/// The columnar message of `obj` (of type `ty`) built from core values made
+/// straight from the Python objects, and the size of the rows message of
+/// the same value; `None` if `obj` is not for this path.
+fn columns_direct<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    ty: &Metadata,
+    zstd: Option<i32>,
+) -> PyResult<Option<(Vec<u8>, usize)>> {
+    let Some(plan) = vplan(py, ty) else { return Ok(None) };
+    let mut rows = 0usize;
+    let Some(value) = to_value(obj, &plan, &mut rows, 0)? else { return Ok(None) };
+    let cols = EncodeOptions::v2()
+        .layout(Layout::Columnar)
+        .compress_columns(zstd)
+        .encode_typed_message(ty, &value)
+        .map_err(encode_err)?;
+    let meta = EncodeOptions::v2().encode_metadata(ty).map_err(encode_err)?;
+    Ok(Some((cols, 2 + meta.len() + rows)))
 }
 
 /// The same value in the columnar layout: the rows (checked against the
@@ -1341,6 +1621,19 @@ fn dumps<'py>(
         Some(s) => s.get().ty.clone(),
         None => Shape::of(obj, 0)?.metadata(),
     };
+    let try_columns = version == 2 && (columnar == Some(true) || (columnar.is_none() && worth_columns(obj)));
+    if try_columns {
+        // Straight to core values when the data allows; the rows are then
+        // encoded only if they may be the smaller.
+        if let Some((cols, rows_len)) = columns_direct(py, obj, &ty, compress)? {
+            if columnar == Some(true) || cols.len() < rows_len {
+                return Ok(PyBytes::new_bound(py, &cols));
+            }
+            let (rows, _) = encode_rows(py, obj, &ty, version)?;
+            debug_assert_eq!(rows.len(), rows_len);
+            return Ok(PyBytes::new_bound(py, &rows));
+        }
+    }
     let (rows, head) = encode_rows(py, obj, &ty, version)?;
     let out = match columnar {
         _ if version == 1 => rows,
