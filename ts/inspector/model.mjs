@@ -101,7 +101,7 @@ const END = Symbol("end"), LIMIT = Symbol("limit");
 const PRIM = ["bool", "u8", "u16", "u32", "u64", "u128", "u256", "i8", "i16", "i32", "i64", "i128", "i256", "f32", "f64", "bytes", "string"];
 const PRIM2 = { 0x13: "unit", 0x1a: "date", 0x1b: "timestamp", 0x1c: "fixed-u16", 0x1d: "fixed-u32", 0x1e: "fixed-u64", 0x1f: "fixed-u128", 0x20: "fixed-i16", 0x21: "fixed-i32", 0x22: "fixed-i64", 0x23: "fixed-i128" };
 const FIXED = { u16: [2, false], u32: [4, false], u64: [8, false], u128: [16, false], i16: [2, true], i32: [4, true], i64: [8, true], i128: [16, true] };
-const ENCODINGS = { 0x00: "varint", 0x01: "frame of reference", 0x02: "delta", 0x03: "run-length", 0x08: "plain 256", 0x10: "plain float", 0x11: "decimal float", 0x12: "float dictionary", 0x20: "plain strings", 0x21: "string dictionary", 0x22: "shared prefixes", 0x30: "types", 0x80: "zstd" };
+const ENCODINGS = { 0x00: "varint", 0x01: "frame of reference", 0x02: "delta", 0x03: "run-length", 0x08: "plain 256", 0x10: "plain float", 0x11: "decimal float", 0x12: "float dictionary", 0x13: "XOR float", 0x20: "plain strings", 0x21: "string dictionary", 0x22: "shared prefixes", 0x30: "types", 0x80: "zstd" };
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 const label = (path) => path || "the value";
 const ESC = { "\0": "\\0", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", '"': '\\"' };

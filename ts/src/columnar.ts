@@ -232,8 +232,109 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] {
   }
   return best;
 }
+const floatBits = (v: number, f32: boolean): bigint => (f32 ? BigInt(new Uint32Array(new Float32Array([v]).buffer)[0]!) : f64Bits(v));
+const bitLength = (x: bigint) => (x === 0n ? 0 : x.toString(2).length);
+/** The fields of the XOR encoding's bit stream (SPEC 22.2.1), as the Rust writer chooses them: emit(bits, width). */
+function xorFields(values: number[], f32: boolean, emit: (v: bigint, w: number) => void): void {
+  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
+  let window: [number, number] | null = null;
+  if (!values.length) return;
+  let prev = floatBits(values[0]!, f32);
+  for (let i = 1; i < values.length; i++) {
+    const bits = floatBits(values[i]!, f32);
+    const x = bits ^ prev;
+    prev = bits;
+    if (x === 0n) { emit(0n, 1); continue; }
+    const lead = width - bitLength(x);
+    const trail = bitLength(x & -x) - 1;
+    const len = width - lead - trail;
+    if (window && lead >= window[0] && trail >= width - window[0] - window[1] && window[1] <= len + 2 * field) {
+      emit(0b01n, 2);
+      emit(x >> BigInt(width - window[0] - window[1]), window[1]);
+    } else {
+      emit(0b11n, 2);
+      emit(BigInt(lead), field);
+      emit(BigInt(len - 1), field);
+      emit(x >> BigInt(trail), len);
+      window = [lead, len];
+    }
+  }
+}
+function xorSize(values: number[], f32: boolean): number {
+  let bits = 0;
+  xorFields(values, f32, (_, w) => { bits += w; });
+  return 1 + (f32 ? 4 : 8) + Math.ceil(bits / 8);
+}
+function xorEncode(values: number[], f32: boolean): number[] {
+  const out = [0x13];
+  rawFloats(out, [values[0]!], f32);
+  let acc = 0n, filled = 0;
+  xorFields(values, f32, (v, w) => {
+    acc |= v << BigInt(filled);
+    filled += w;
+    while (filled >= 8) { out.push(Number(acc & 255n)); acc >>= 8n; filled -= 8; }
+  });
+  if (filled > 0) out.push(Number(acc & 255n));
+  return out;
+}
+/** Decodes the XOR encoding's payload (after its byte) of n values: the rest of `c` (SPEC 22.2.1). */
+function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
+  const at = c.pos;
+  if (n === 0) throw invalid(at, "an XOR column of no values");
+  const w = f32 ? 4 : 8, width = 8 * w, field = f32 ? 5 : 6;
+  const first = c.take(w);
+  const streamAt = c.pos;
+  const len = c.remaining();
+  const sp = c.take(len);
+  if (Math.ceil((n - 1) / 8) > len) throw new XbfError("truncated", streamAt, `${n - 1} values cannot fit in ${len} bytes of bits`);
+  const b = c.b, total = 8 * len;
+  let bit = 0;
+  const short = () => new XbfError("truncated", streamAt, `the bits end before the ${n} values of the column`);
+  const read = (k: number): bigint => {
+    if (bit + k > total) throw short();
+    let v = 0n, got = 0;
+    while (got < k) {
+      const byte = b[sp + (bit >> 3)]!, off = bit & 7, take = Math.min(8 - off, k - got);
+      v |= BigInt((byte >> off) & ((1 << take) - 1)) << BigInt(got);
+      got += take;
+      bit += take;
+    }
+    return v;
+  };
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const scratch = new DataView(new ArrayBuffer(8));
+  let prev = f32 ? BigInt(dv.getUint32(first, true)) : dv.getBigUint64(first, true);
+  const value = (bits: bigint) => {
+    if (f32) { scratch.setUint32(0, Number(bits), true); return scratch.getFloat32(0, true); }
+    scratch.setBigUint64(0, bits, true);
+    return scratch.getFloat64(0, true);
+  };
+  const out = [f32 ? dv.getFloat32(first, true) : dv.getFloat64(first, true)];
+  let window: [number, number] | null = null;
+  for (let i = 1; i < n; i++) {
+    if (read(1) === 1n) {
+      let lead: number, wlen: number;
+      if (read(1) === 1n) {
+        lead = Number(read(field));
+        wlen = Number(read(field)) + 1;
+        if (lead + wlen > width) throw invalid(streamAt, `value ${i}: ${lead} leading zeros and ${wlen} bits pass the ${width} bits of the float`);
+        window = [lead, wlen];
+      } else {
+        if (!window) throw invalid(streamAt, `value ${i} reuses a window before any was opened`);
+        [lead, wlen] = window;
+      }
+      prev ^= read(wlen) << BigInt(width - lead - wlen);
+      out.push(value(prev));
+    } else out.push(out[i - 1]!);
+  }
+  const used = Math.ceil(bit / 8);
+  if (used !== len) throw invalid(streamAt, `${len - used} bytes of the XOR bits are left over`);
+  if (bit % 8 !== 0 && b[sp + (bit >> 3)]! >> (bit % 8) !== 0) throw invalid(streamAt, "the padding bits of the XOR column are not 0");
+  return out;
+}
 function encodeFloats(values: number[], f32: boolean): number[] {
   let best = encodeFloatsDirect(values, f32);
+  if (values.length && xorSize(values, f32) < best.length) best = xorEncode(values, f32);
   const index = new Map<string, number>(), distinct: number[] = [], ids: bigint[] = [];
   for (const v of values) {
     const k = f32 ? String(new Uint32Array(new Float32Array([v]).buffer)[0]) : f64Bits(v).toString();
@@ -296,7 +397,7 @@ export function decodeFloats(c: Cursor, n: number, f32: boolean): number[] {
       const d = c.varNum(64);
       c.checkFits(dAt, d, 1);
       const inner = c.block();
-      if (inner.pos < inner.end && inner.b[inner.pos] === 0x12) throw invalid(dAt, "a dictionary of a dictionary");
+      if (inner.pos < inner.end && (inner.b[inner.pos] === 0x12 || inner.b[inner.pos] === 0x13)) throw invalid(dAt, "a dictionary's values are neither plain nor decimal");
       const distinct = decodeFloats(inner, d, f32);
       inner.finish("dictionary");
       const ids = decodeInts(c, n, 64);
@@ -305,6 +406,7 @@ export function decodeFloats(c: Cursor, n: number, f32: boolean): number[] {
         return distinct[Number(i)]!;
       });
     }
+    case 0x13: return decodeXor(c, n, f32);
     default: throw new XbfError("unknown-discriminant", at, `0x${enc.toString(16).padStart(2, "0")} is not a float column encoding`);
   }
 }

@@ -334,7 +334,7 @@ class Columns {
         const d = this.small(end);
         if (d < 0 || d > end - this.pos) return null;
         const iend = this.block(end);
-        if (iend < 0 || (this.pos < iend && b[this.pos] === 0x12)) return null;
+        if (iend < 0 || (this.pos < iend && (b[this.pos] === 0x12 || b[this.pos] === 0x13))) return null;
         const distinct = this.floats(d, f32, iend);
         if (distinct === null || this.pos !== iend) return null;
         const ids = this.ints(n, 64, end);
