@@ -1,0 +1,89 @@
+// The direct decoder (src/fast.ts) against the reference decoder (decode_rows.ts, columnar.ts + toPublic):
+// the same values on valid input, and on damaged input either the same value or the reference's error.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { encode, decode, decodeWithType, fromHex, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { decodeDirect } from "../dist/codec.js";
+import { jsonish } from "./arbitraries.mjs";
+import { load } from "./helpers.mjs";
+
+// Dates compare by their exact day or microsecond (an out-of-range one is an Invalid Date, which
+// deepStrictEqual never finds equal to another).
+function canon(v) {
+  if (v instanceof XbfDate) return { date: v.days };
+  if (v instanceof XbfTimestamp) return { timestamp: v.micros };
+  if (Array.isArray(v)) return v.map(canon);
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [canon(k), canon(x)]));
+  if (v && typeof v === "object" && !ArrayBuffer.isView(v)) {
+    const o = Object.create(Object.getPrototypeOf(v));
+    for (const k of Object.keys(v)) Object.defineProperty(o, k, { value: canon(v[k]), enumerable: true, writable: true, configurable: true });
+    return o;
+  }
+  return v;
+}
+const reference = (bytes, opts = {}) => canon(decodeWithType(bytes, opts).value);
+const direct = (bytes, opts = {}) => canon(decodeDirect(bytes, opts));
+function sameOutcome(bytes, opts = {}) {
+  let want, wantErr;
+  try { want = reference(bytes, opts); } catch (e) { wantErr = e; }
+  let got, gotErr;
+  try { got = decode(bytes, opts); } catch (e) { gotErr = e; }
+  if (wantErr) {
+    assert.ok(gotErr, `decode gave a value where the reference fails with ${wantErr.message}`);
+    assert.equal(gotErr.message, wantErr.message);
+    assert.equal(gotErr.kind, wantErr.kind);
+    assert.equal(gotErr.offset, wantErr.offset);
+    assert.equal(gotErr.path, wantErr.path);
+  } else {
+    assert.ok(!gotErr, `decode fails (${gotErr?.message}) where the reference does not`);
+    assert.deepStrictEqual(canon(got), want);
+  }
+}
+
+test("JSON-like values: the direct path gives the reference's values, rows and columns, without falling back", () => {
+  fc.assert(fc.property(jsonish, (v) => {
+    for (const layout of ["rows", "columns"]) {
+      const bytes = encode(v, { layout });
+      assert.deepStrictEqual(direct(bytes), reference(bytes), layout);
+      assert.deepStrictEqual(direct(bytes, { int64: "bigint" }), reference(bytes, { int64: "bigint" }), layout);
+    }
+  }), { numRuns: 400 });
+});
+
+test("records of every column type: direct equals reference", () => {
+  const rec = fc.record({
+    i: fc.integer(), u: fc.nat(), big: fc.bigInt({ min: -(1n << 70n), max: 1n << 70n }), w: fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }),
+    f: fc.double(), g: fc.constantFrom(0.5, 1.25, 3.0, 2.75), s: fc.string({ unit: "binary", maxLength: 20 }),
+    tag: fc.constantFrom("a", "bb", "é", "日本", "😀x"), id: fc.constantFrom("2001/01/14 21:55", "2001/01/14 22:10", "2001/02/01 06:00"),
+    b: fc.boolean(), opt: fc.option(fc.integer({ min: -5, max: 5 })), xs: fc.array(fc.double(), { maxLength: 4 }),
+    bytes: fc.uint8Array({ maxLength: 6 }), day: fc.integer({ min: -1e5, max: 1e5 }), at: fc.bigInt({ min: -(1n << 55n), max: 1n << 55n }),
+  }, { requiredKeys: ["i", "u", "big", "w", "f", "g", "s", "tag", "id", "b", "xs", "bytes", "day", "at"] });
+  fc.assert(fc.property(fc.array(rec, { maxLength: 40 }), (rows) => {
+    const value = rows.map((r) => ({ ...r, day: new XbfDate(r.day), at: new XbfTimestamp(r.at) }));
+    for (const layout of ["rows", "columns"]) {
+      const bytes = encode(value, { layout });
+      for (const opts of [{}, { int64: "bigint" }]) assert.deepStrictEqual(direct(bytes, opts), reference(bytes, opts), layout);
+    }
+  }), { numRuns: 200 });
+});
+
+const seeds = [];
+for (const f of ["v1.json", "v2.json", "columnar.json"]) for (const v of load(f)) seeds.push(fromHex(v.hex));
+
+test("every vector: decode gives the reference's value or its exact error", () => {
+  for (const b of seeds) sameOutcome(b);
+});
+
+test("damaged vectors and encodings: decode gives the reference's value or its exact error", () => {
+  const more = [];
+  fc.assert(fc.property(jsonish, fc.constantFrom("rows", "columns"), (v, layout) => { more.push(encode(v, { layout })); }), { numRuns: 60 });
+  const all = [...seeds, ...more];
+  const arb = fc.tuple(fc.nat(all.length - 1), fc.array(fc.tuple(fc.nat(), fc.nat(255)), { minLength: 1, maxLength: 3 }), fc.nat());
+  fc.assert(fc.property(arb, ([i, edits, cut]) => {
+    const b = all[i].slice();
+    for (const [at, byte] of edits) if (b.length) b[at % b.length] = byte;
+    sameOutcome(b);
+    sameOutcome(b.subarray(0, cut % (b.length + 1)));
+  }), { numRuns: 3000 });
+});
