@@ -41,7 +41,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--vega", default="/tmp/vega/package/data")
+    ap.add_argument("--vega", default=str(HERE.parents[1] / "target/data/vega-datasets"))
     ap.add_argument("--child", action="store_true")
     ap.add_argument("variants", nargs="*")
     args = ap.parse_args()

@@ -2122,21 +2122,43 @@ fn decode<'py>(py: Python<'py>, data: &[u8], typed_any: bool) -> PyResult<(Metad
 
 /// A value the core decoded, as Python objects (the same forms as the fast path).
 fn value_to_py<'py>(py: Python<'py>, value: &xbf::Value, typed_any: bool) -> PyResult<Bound<'py, PyAny>> {
-    ToPy { typed_any, structs: std::collections::HashMap::new() }.value(py, value)
+    ToPy { typed_any, structs: std::collections::HashMap::new(), last: None }.value(py, value)
 }
 
 /// Struct keys made once per struct type: (the type, kept alive so that its
 /// address stays its own; the keys; which fields are optional keys).
-type StructKeys = (Arc<StructMetadata>, Vec<Py<PyString>>, Vec<bool>);
+type StructKeys<'py> = std::rc::Rc<(Arc<StructMetadata>, Vec<Bound<'py, PyString>>, Vec<bool>)>;
 
 /// Core values to Python objects, with the keys of each struct type made once.
-struct ToPy {
+struct ToPy<'py> {
     typed_any: bool,
-    structs: std::collections::HashMap<usize, StructKeys>,
+    structs: std::collections::HashMap<usize, StructKeys<'py>>,
+    /// The struct type met last (records of a list are all of one type).
+    last: Option<StructKeys<'py>>,
 }
 
-impl ToPy {
-    fn value<'py>(&mut self, py: Python<'py>, value: &xbf::Value) -> PyResult<Bound<'py, PyAny>> {
+impl<'py> ToPy<'py> {
+    fn keys_of(&mut self, py: Python<'py>, meta: &Arc<StructMetadata>) -> StructKeys<'py> {
+        if let Some(last) = &self.last {
+            if Arc::ptr_eq(&last.0, meta) {
+                return last.clone();
+            }
+        }
+        let id = Arc::as_ptr(meta) as usize;
+        let keys = self
+            .structs
+            .entry(id)
+            .or_insert_with(|| {
+                let keys = meta.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect();
+                let opt = meta.fields().map(|(_, t)| is_optional_key(t)).collect();
+                std::rc::Rc::new((meta.clone(), keys, opt))
+            })
+            .clone();
+        self.last = Some(keys.clone());
+        keys
+    }
+
+    fn value(&mut self, py: Python<'py>, value: &xbf::Value) -> PyResult<Bound<'py, PyAny>> {
     use xbf::Value as V;
     let typed_any = self.typed_any;
     let r = refs(py)?;
@@ -2163,25 +2185,20 @@ impl ToPy {
         V::Timestamp(t) => timestamp_py(py, *t)?,
         V::Vec(items) | V::Array(items) => {
             let items = items.items();
-            let items: PyResult<Vec<_>> = items.iter().map(|i| self.value(py, i)).collect();
-            PyList::new_bound(py, items?).into_any()
+            let mut out = Vec::with_capacity(items.len());
+            for i in items {
+                out.push(self.value(py, i)?);
+            }
+            PyList::new_bound(py, out).into_any()
         }
         V::Tuple(t) => {
             let items: PyResult<Vec<_>> = t.items().iter().map(|i| self.value(py, i)).collect();
             PyTuple::new_bound(py, items?).into_any()
         }
         V::Struct(st) => {
-            let meta = st.metadata();
-            let id = Arc::as_ptr(meta) as usize;
-            self.structs.entry(id).or_insert_with(|| {
-                let keys = meta.fields().map(|(n, _)| PyString::intern_bound(py, n).unbind()).collect();
-                let opt = meta.fields().map(|(_, t)| is_optional_key(t)).collect();
-                (meta.clone(), keys, opt)
-            });
-            let keys: Vec<Bound<'py, PyString>> = self.structs[&id].1.iter().map(|k| k.bind(py).clone()).collect();
-            let opt = self.structs[&id].2.clone();
+            let ks = self.keys_of(py, st.metadata());
             let d = PyDict::new_bound(py);
-            for ((fv, k), o) in st.values().iter().zip(keys).zip(opt) {
+            for ((fv, k), &o) in st.values().iter().zip(&ks.1).zip(&ks.2) {
                 let fv = match fv {
                     V::Enum(e) if o => {
                         if e.index() == 0 {
@@ -2192,7 +2209,7 @@ impl ToPy {
                     other => other,
                 };
                 let v = self.value(py, fv)?;
-                dict_set(&d, &k, &v)?;
+                dict_set(&d, k, &v)?;
             }
             d.into_any()
         }
