@@ -19,7 +19,7 @@ const h = (tag, attrs = {}, ...kids) => {
 // ------------------------------------------------------------------ samples
 const SAMPLES = {
   "Point (v1)": () => fromHex("120500000000000000506f696e740200050000000000000066697273740704000000000000006c617374072afb"),
-  "Cities (rows)": () => encode(cities(), { type: CITY }),
+  "Cities (rows)": () => encode(cities(), { type: CITY, layout: "rows" }),
   "Cities (columns)": () => encode(cities(), { type: CITY, layout: "columns" }),
   "Log (stream)": () => {
     const w = new StreamWriter({ type: LOG, checksums: true, blockBytes: 64 });

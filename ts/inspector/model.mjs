@@ -653,7 +653,7 @@ export function sizeComparison(type, value, { records = null, original = null } 
   const attempt = (format, f, note = "") => {
     try { out.push({ format, bytes: f(), note }); } catch (e) { out.push({ format, bytes: null, note: e instanceof Error ? e.message : String(e) }); }
   };
-  attempt("XBF 2, rows", () => encode(data, { type: t }).length);
+  attempt("XBF 2, rows", () => encode(data, { type: t, layout: "rows" }).length);
   attempt("XBF 2, columns", () => {
     if (!(t.kind === "vec" || t.kind === "array")) throw new Error("columns hold a list; this value is not one");
     return encode(data, { type: t, layout: "columns" }).length;

@@ -106,7 +106,8 @@ export interface EncodeOptions {
   type?: XbfType;
   /** 2 (default) for XBF 2, 1 for the v1 layout (v1 types only). */
   version?: 1 | 2;
-  /** `"rows"` (default), `"columns"`, or `"auto"`: columns when the value holds 16 or more repeated items and they come out smaller. */
+  /** `"auto"` (default, as the Rust writer's `Layout::Auto`): columns when the value holds 16 or more repeated
+   * items and they come out smaller than rows, rows otherwise; `"rows"` or `"columns"` force either. */
   layout?: "rows" | "columns" | "auto";
   /** Write the type's 8-byte fingerprint instead of its metadata (flag 01); the reader needs it in its registry. */
   schemaByReference?: boolean;
@@ -140,7 +141,7 @@ export function encodeInternal(t: XbfType, n: unknown, opts: EncodeOptions = {})
   };
   const rows = () => { const w = head(false); writeValue(w, t, n, true); return w.finish(); };
   const cols = () => { const w = head(true); encodeColumns(t, [n], w); return w.finish(); };
-  const layout = opts.layout ?? "rows";
+  const layout = opts.layout ?? "auto";
   if (layout === "rows") return rows();
   if (layout === "columns") return cols();
   const r = rows();

@@ -46,7 +46,7 @@ test("jsonText is JSON.stringify's text for JSON values, and the comparison list
   assert.equal(jsonText(rows), JSON.stringify(rows));
   assert.equal(jsonText({ a: 1n << 70n, d: new XbfDate(0), e: new XbfEnum("red", null), b: new Uint8Array([1, 2, 255]) }),
     '{"a":1180591620717411303424,"d":"1970-01-01","e":"red","b":"AQL/"}');
-  const bytes = encode(rows);
+  const bytes = encode(rows, { layout: "rows" });
   const { type, value } = decodeWithType(bytes);
   const sizes = sizeComparison(type, value, { original: { label: "XBF 2 message", bytes: bytes.length } });
   const by = Object.fromEntries(sizes.map((s) => [s.format.replace(/ \(.*/, ""), s.bytes]));
