@@ -1,13 +1,16 @@
-// Encode and decode of record lists: XBF (this package, rows and columns) against JSON.stringify/JSON.parse,
-// @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians reported.
-//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE]
+// Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
+// JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
+//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--json PATH] [--markdown PATH]
+// --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
+// dataset (bytes, bytes / MessagePack, encode and decode median relative to JSON in the same run).
 // Data: the stock rows (crates/xbf-cli/data/sp500-2019.csv) and, from scripts/fetch-data.sh
 // (target/data/vega-datasets/, or $VEGA_DATA), flights-20k, movies and earthquakes (its GeoJSON features).
 // Timing is not asserted anywhere; this prints a table.
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
+import { execFileSync } from "node:child_process";
 import { encode, decode } from "../dist/index.js";
 import * as msgpack from "@msgpack/msgpack";
 import { Packr } from "msgpackr";
@@ -15,9 +18,12 @@ import { Encoder as CborEncoder } from "cbor-x";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
-const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
+const argAt = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
+const arg = (name, dflt) => { const v = argAt(name); return v === undefined ? dflt : Number(v); };
 const ROUNDS = arg("--rounds", 9);
 const TARGET_MS = arg("--ms", 25);
+const JSON_OUT = argAt("--json");
+const MD_OUT = argAt("--markdown");
 
 // ------------------------------------------------------------------ data
 function csvRecords(text) {
@@ -36,7 +42,8 @@ if (vega) {
 const packr = new Packr(); // records extension on (structures sent once), msgpackr's default
 const cbor = new CborEncoder();
 const codecs = [
-  { name: "XBF rows", enc: (v) => encode(v), dec: (b) => decode(b) },
+  { name: "XBF (default: auto)", enc: (v) => encode(v), dec: (b) => decode(b) },
+  { name: "XBF rows", enc: (v) => encode(v, { layout: "rows" }), dec: (b) => decode(b) },
   { name: "XBF columns", enc: (v) => encode(v, { layout: "columns" }), dec: (b) => decode(b) },
   { name: "JSON", enc: (v) => JSON.stringify(v), dec: (s) => JSON.parse(s), size: (s) => Buffer.byteLength(s) },
   { name: "@msgpack/msgpack", enc: (v) => msgpack.encode(v), dec: (b) => msgpack.decode(b) },
@@ -51,6 +58,10 @@ function time(f, x, n) {
   for (let i = 0; i < n; i++) { const r = f(x); sink ^= typeof r === "string" ? r.length : (r.length ?? 1); }
   return Number(process.hrtime.bigint() - t) / 1e6 / n; // ms per call
 }
+let commit = null;
+try { commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { /* not a checkout */ }
+const results = { node: process.version, date: new Date().toISOString(), commit, rounds: ROUNDS, targetMsPerSample: TARGET_MS,
+  note: "ms per call; each sample times n calls (n chosen so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order", datasets: [] };
 
 const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 const rows = [];
@@ -75,9 +86,14 @@ for (const [label, load] of datasets) {
     }
   }
   const jsonDec = median(st.find((s) => s.c.name === "JSON").dec);
+  const jsonEnc = median(st.find((s) => s.c.name === "JSON").enc);
   const mpBytes = st.find((s) => s.c.name === "@msgpack/msgpack").bytes;
   for (const s of st) rows.push({ label, records: value.length, codec: s.c.name, bytes: s.bytes, ofJson: s.bytes / jsonBytes, ofMp: s.bytes / mpBytes,
-    enc: median(s.enc), dec: median(s.dec), decVsJson: median(s.dec) / jsonDec, ok: s.ok });
+    enc: median(s.enc), dec: median(s.dec), encVsJson: median(s.enc) / jsonEnc, decVsJson: median(s.dec) / jsonDec, ok: s.ok });
+  results.datasets.push({ name: label, records: value.length, jsonBytes, msgpackBytes: mpBytes, codecs: st.map((s) => ({
+    name: s.c.name, bytes: s.bytes, bytesOfMsgpack: s.bytes / mpBytes, bytesOfJson: s.bytes / jsonBytes, callsPerSample: s.n, roundTrip: s.ok,
+    encodeMs: s.enc, decodeMs: s.dec, encodeMedianMs: median(s.enc), decodeMedianMs: median(s.dec),
+    encodeVsJson: median(s.enc) / jsonEnc, decodeVsJson: median(s.dec) / jsonDec })) });
 }
 
 console.log(`node ${process.version}, ${ROUNDS} interleaved rounds, medians; ms per call; "dec/JSON" = decode time / JSON.parse time (< 1: faster)`);
@@ -91,3 +107,19 @@ console.log(line(head));
 console.log("| " + w.map((n, i) => (i >= 3 && i <= 8 ? "-".repeat(n - 1) + ":" : "-".repeat(n))).join(" | ") + " |");
 for (const t of table) console.log(line(t));
 if (sink === 0.5) console.log(sink);
+
+if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(results, null, 1) + "\n");
+if (MD_OUT) {
+  const pct = (x) => `${(100 * x).toFixed(1)}%`, ratio = (x) => `${x.toFixed(2)}×`;
+  let md = `# TypeScript benchmark: XBF against JSON, MessagePack and CBOR in JavaScript\n\n`;
+  md += `Node ${results.node}, ${results.date.slice(0, 10)}, commit ${commit ? commit.slice(0, 12) : "unknown"}; \`node bench/bench.mjs\` (ts/), `;
+  md += `${ROUNDS} interleaved rounds, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
+  md += `data in the same run (below 1× is faster than JSON). XBF's default is \`encode(value)\` (layout auto: columns when smaller) `;
+  md += `and \`decode(bytes)\`; msgpackr runs with its defaults (record structures); JSON bytes are the UTF-8 length of the compact text.\n`;
+  for (const d of results.datasets) {
+    md += `\n## ${d.name} (${d.records.toLocaleString("en")} records)\n\n`;
+    md += `| codec | bytes | bytes ÷ MessagePack | encode vs JSON | decode vs JSON | round trip |\n| --- | ---: | ---: | ---: | ---: | --- |\n`;
+    for (const c of d.codecs) md += `| ${c.name} | ${c.bytes.toLocaleString("en")} | ${pct(c.bytesOfMsgpack)} | ${ratio(c.encodeVsJson)} | ${ratio(c.decodeVsJson)} | ${c.roundTrip ? "ok" : "DIFFERS"} |\n`;
+  }
+  writeFileSync(MD_OUT, md);
+}
