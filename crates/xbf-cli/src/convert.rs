@@ -41,6 +41,18 @@ pub struct FromJsonArgs {
     /// is smaller; applies to columns only.
     #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22))]
     zstd: Option<i32>,
+    /// Lossy: round the floats of columns to short decimals within this
+    /// absolute error (e.g. 0.005 for cents), so that they take fewer
+    /// bytes; NaN, infinities and zeros stay exact. Floats in rows stay exact.
+    #[arg(long, value_parser = positive_float)]
+    float_tolerance: Option<f64>,
+}
+
+fn positive_float(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a positive finite number")),
+    }
 }
 
 /// Arguments of `xbf to-json`.
@@ -67,7 +79,8 @@ pub fn from_json(args: &FromJsonArgs) -> CliResult {
         LayoutArg::Rows => xbf::Layout::Rows,
         LayoutArg::Columns => xbf::Layout::Columnar,
     };
-    let opts = xbf::EncodeOptions::v2().layout(layout).compress_columns(args.zstd);
+    let opts =
+        xbf::EncodeOptions::v2().layout(layout).compress_columns(args.zstd).float_tolerance(args.float_tolerance);
     let bytes = opts.encode_message(&value).map_err(|e| xbf_error(&name, &e))?;
     write_output(args.io.output.as_deref(), &bytes)
 }

@@ -67,6 +67,9 @@ pub struct EncodeOptions {
     schema_by_reference: bool,
     layout: Layout,
     column_zstd: Option<i32>,
+    /// The bits of the absolute error bound for float columns (bits, so
+    /// that the options stay `Eq`); `None`: floats exactly.
+    float_tolerance: Option<u64>,
 }
 
 impl Default for EncodeOptions {
@@ -78,12 +81,24 @@ impl Default for EncodeOptions {
 impl EncodeOptions {
     /// XBF v1, the paper's format.
     pub fn v1() -> Self {
-        EncodeOptions { version: Version::V1, schema_by_reference: false, layout: Layout::Rows, column_zstd: None }
+        EncodeOptions {
+            version: Version::V1,
+            schema_by_reference: false,
+            layout: Layout::Rows,
+            column_zstd: None,
+            float_tolerance: None,
+        }
     }
 
     /// XBF 2 with the schema inline.
     pub fn v2() -> Self {
-        EncodeOptions { version: Version::V2, schema_by_reference: false, layout: Layout::Auto, column_zstd: None }
+        EncodeOptions {
+            version: Version::V2,
+            schema_by_reference: false,
+            layout: Layout::Auto,
+            column_zstd: None,
+            float_tolerance: None,
+        }
     }
 
     /// XBF 2 only: send the schema's 8-byte fingerprint instead of the
@@ -104,6 +119,37 @@ impl EncodeOptions {
     /// feature). `None`, the default, writes no compressed column.
     pub fn compress_columns(mut self, level: Option<i32>) -> Self {
         self.column_zstd = level;
+        self
+    }
+
+    /// Columnar layout only, lossy: lets the writer round each value of a
+    /// float column (f32 and f64) to a short decimal within `tolerance` of
+    /// it, an absolute error bound, so that the column takes the decimal
+    /// encoding. Every decoded float is then within `tolerance` of the
+    /// original; NaN, infinities, zeros and values that no decimal of at
+    /// most 18 digits after the point (10 for f32) brings within the bound
+    /// stay exactly as they are. Floats written in rows stay exact. `None`,
+    /// the default, writes every float exactly. A tolerance that is not a
+    /// positive finite number fails the encode with `unsupported`.
+    ///
+    /// ```
+    /// use xbf::{EncodeOptions, Layout, Metadata, PrimitiveType, Value, VecValue};
+    ///
+    /// let walk: Vec<f64> = (0..100).map(|i| 20.0 + (f64::from(i) * 0.7).sin()).collect();
+    /// let items = walk.iter().map(|&x| Value::F64(x)).collect();
+    /// let v = Value::Vec(VecValue::new(Metadata::Primitive(PrimitiveType::F64), items)?);
+    /// let cols = EncodeOptions::v2().layout(Layout::Columnar);
+    /// let exact = cols.clone().encode_message(&v)?;
+    /// let lossy = cols.float_tolerance(Some(0.005)).encode_message(&v)?;
+    /// assert!(lossy.len() < exact.len() / 3);
+    /// let back = xbf::decode_message(&lossy)?;
+    /// for (b, w) in back.as_vec().unwrap().items().iter().zip(&walk) {
+    ///     assert!((b.as_f64().unwrap() - w).abs() <= 0.005);
+    /// }
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn float_tolerance(mut self, tolerance: Option<f64>) -> Self {
+        self.float_tolerance = tolerance.map(f64::to_bits);
         self
     }
 
@@ -143,6 +189,14 @@ impl EncodeOptions {
         if self.version == Version::V1 && (self.schema_by_reference || self.layout == Layout::Columnar) {
             return Err(Error::new(ErrorKind::Unsupported, "XBF v1 has neither schema references nor columns"));
         }
+        if let Some(t) = self.float_tolerance.map(f64::from_bits) {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    format!("a float tolerance must be a positive finite number, not {t}"),
+                ));
+            }
+        }
         let columnar = match self.layout {
             Layout::Rows => None,
             _ if self.version == Version::V1 => None,
@@ -170,7 +224,10 @@ impl EncodeOptions {
         let mut head = Encoder::new(Vec::new(), Version::V2);
         head.message_head(ty, self.schema_by_reference, FLAG_COLUMNAR).expect("writing to a Vec cannot fail");
         let mut out = head.w;
-        let cfg = crate::columnar::ColumnConfig { zstd_level: self.column_zstd };
+        let cfg = crate::columnar::ColumnConfig {
+            zstd_level: self.column_zstd,
+            float_tolerance: self.float_tolerance.map(f64::from_bits),
+        };
         crate::columnar::encode(ty, &[value], &mut out, &cfg);
         out
     }

@@ -25,6 +25,7 @@ pub(crate) trait Float: Copy {
     const FIELD: u32;
     const MAX_EXP: u8;
     fn to_bits64(self) -> u64;
+    fn to_f64(self) -> f64;
     fn from_bits64(b: u64) -> Self;
     /// `n / 10^e`, the decoder's one formula.
     fn from_decimal(n: i64, e: u8) -> Self;
@@ -37,6 +38,9 @@ impl Float for f64 {
     const MAX_EXP: u8 = 18;
     fn to_bits64(self) -> u64 {
         self.to_bits()
+    }
+    fn to_f64(self) -> f64 {
+        self
     }
     fn from_bits64(b: u64) -> Self {
         f64::from_bits(b)
@@ -56,6 +60,9 @@ impl Float for f32 {
     const MAX_EXP: u8 = 10;
     fn to_bits64(self) -> u64 {
         u64::from(self.to_bits())
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
     }
     fn from_bits64(b: u64) -> Self {
         f32::from_bits(b as u32)
@@ -281,9 +288,70 @@ fn decode_xor<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
     Ok(out)
 }
 
+/// Lossy, on request: the smallest encoding of `values` rounded to short
+/// decimals, each within `tolerance` (an absolute bound, positive and
+/// finite) of its value. The exponent is the smallest whose half unit,
+/// 10^-e / 2, is within the bound, or the next one: at the first, values
+/// halfway between two decimals may be a rounding error too far from both
+/// and stay exact, so both are tried and the smaller kept.
+pub(crate) fn encode_lossy<F: Float>(values: &[F], tolerance: f64) -> Vec<u8> {
+    let Some(e) = (0..=F::MAX_EXP).find(|&e| 0.5 / 10f64.powi(i32::from(e)) <= tolerance) else {
+        return encode(values);
+    };
+    let at = |e: u8| {
+        let mut rounded = values.to_vec();
+        quantize(&mut rounded, tolerance, e);
+        encode_hinted(&rounded, Some(e))
+    };
+    let mut best = at(e);
+    if e < F::MAX_EXP {
+        let next = at(e + 1);
+        if next.len() < best.len() {
+            best = next;
+        }
+    }
+    best
+}
+
+/// Rounds each value to `e` decimals, as the decimal encoding's formula
+/// gives them back, where that is within `tolerance` of it. NaN, the
+/// infinities, both zeros, values too large for 64-bit integers and those
+/// whose rounded forms are all a rounding error too far stay as they are.
+fn quantize<F: Float>(values: &mut [F], tolerance: f64, e: u8) {
+    for v in values.iter_mut() {
+        let x = v.to_f64();
+        if !x.is_finite() || x == 0.0 {
+            continue;
+        }
+        if let Some(n) = v.scaled(e) {
+            // The nearest, else the other neighbour of a midpoint.
+            let other = if F::from_decimal(n, e).to_f64() > x { n - 1 } else { n + 1 };
+            for m in [n, other] {
+                let q = F::from_decimal(m, e);
+                if (q.to_f64() - x).abs() <= tolerance {
+                    *v = q;
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /// The smallest lossless encoding of `values`.
 pub(crate) fn encode<F: Float>(values: &[F]) -> Vec<u8> {
+    encode_hinted(values, None)
+}
+
+/// The smallest lossless encoding of `values`, trying the decimal encoding
+/// with exponent `hint` too (the one that [`quantize`] rounded them to).
+fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
     let mut best = encode_direct(values);
+    if let Some(e) = hint.filter(|_| !values.is_empty()) {
+        let candidate = decimal(values, e);
+        if candidate.len() < best.len() {
+            best = candidate;
+        }
+    }
     if !values.is_empty() && xor_size(values) < best.len() {
         best = xor(values);
     }

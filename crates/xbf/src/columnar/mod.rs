@@ -65,6 +65,8 @@ const ZSTD: u8 = 0x80;
 pub(crate) struct ColumnConfig {
     /// Compress each column with zstd at this level where that is smaller.
     pub(crate) zstd_level: Option<i32>,
+    /// Round floats to short decimals within this absolute error.
+    pub(crate) float_tolerance: Option<f64>,
 }
 
 /// Writes whichever candidate body ends up smallest once compressed.
@@ -210,13 +212,21 @@ pub(crate) fn encode(ty: &Metadata, values: &[&Value], out: &mut Vec<u8>, cfg: &
 fn encode_primitive(p: P, values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
     let body = match p.integer_type() {
         P::Unit => return,
-        P::F64 => floats::encode(&values.iter().map(|v| v.as_f64().expect("an f64")).collect::<Vec<f64>>()),
-        P::F32 => floats::encode(
-            &values
-                .iter()
-                .map(|v| if let Value::F32(x) = v { *x } else { unreachable!("an f32") })
-                .collect::<Vec<f32>>(),
-        ),
+        P::F64 => {
+            let floats: Vec<f64> = values.iter().map(|v| v.as_f64().expect("an f64")).collect();
+            match cfg.float_tolerance {
+                Some(t) => floats::encode_lossy(&floats, t),
+                None => floats::encode(&floats),
+            }
+        }
+        P::F32 => {
+            let floats: Vec<f32> =
+                values.iter().map(|v| if let Value::F32(x) = v { *x } else { unreachable!("an f32") }).collect();
+            match cfg.float_tolerance {
+                Some(t) => floats::encode_lossy(&floats, t),
+                None => floats::encode(&floats),
+            }
+        }
         P::String | P::Bytes => {
             let bytes: Vec<&[u8]> = values
                 .iter()
