@@ -750,6 +750,9 @@ enum Plan<'py> {
         fields: Vec<Plan<'py>>,
         optional: Vec<bool>,
         seen: Vec<RefCell<Option<Bound<'py, PyAny>>>>,
+        /// A dict of the keys, each to None, made on first use: decoded
+        /// records start as copies of it (see [`struct_dict`]).
+        template: RefCell<Option<Bound<'py, PyDict>>>,
     },
     Enum { names: Vec<Bound<'py, PyString>>, payloads: Vec<Plan<'py>>, name: String },
     Any,
@@ -807,6 +810,7 @@ fn make_plan_of<'py>(py: Python<'py>, ty: &Metadata) -> Plan<'py> {
             fields: s.fields().map(|(_, t)| make_plan(py, t)).collect(),
             optional: s.fields().map(|(_, t)| is_optional_key(t)).collect(),
             seen: s.fields().map(|_| RefCell::new(None)).collect(),
+            template: RefCell::new(None),
         },
         Metadata::Enum(e) => Plan::Enum {
             names: e.variants().map(|(n, _)| PyString::new_bound(py, n)).collect(),
@@ -1837,12 +1841,15 @@ impl<'a> Dec<'a> {
                 }
                 Ok(PyTuple::new_bound(py, items).into_any())
             }
-            Plan::Struct { keys, fields, optional, .. } => {
-                let d = PyDict::new_bound(py);
+            Plan::Struct { keys, fields, optional, template, .. } => {
+                let d = struct_dict(py, keys, template)?;
                 for ((k, f), opt) in keys.iter().zip(fields).zip(optional) {
                     let v = if *opt {
                         match self.length()? {
-                            0 => continue,
+                            0 => {
+                                d.del_item(k)?;
+                                continue;
+                            }
                             1 => {
                                 let Plan::Enum { payloads, .. } = f else { unreachable!() };
                                 self.value(py, &payloads[1])?
@@ -2013,6 +2020,28 @@ impl<'a> Dec<'a> {
     }
 }
 
+/// A dict of `keys` (each to None) for a record of their struct, whose
+/// fields are then set in place. A copy of a dict of the same keys costs one
+/// block copy (CPython clones the key table of a compact dict), where a new
+/// dict grows and rehashes twice on the way to 16 keys; it also puts the
+/// keys in the struct's order from the start.
+fn struct_dict<'py>(
+    py: Python<'py>,
+    keys: &[Bound<'py, PyString>],
+    template: &RefCell<Option<Bound<'py, PyDict>>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    if let Some(t) = template.borrow().as_ref() {
+        return t.copy();
+    }
+    let t = PyDict::new_bound(py);
+    for k in keys {
+        dict_set(&t, k, &py.None().into_bound(py))?;
+    }
+    let d = t.copy()?;
+    *template.borrow_mut() = Some(t);
+    Ok(d)
+}
+
 fn int_u128(py: Python<'_>, x: u128) -> Bound<'_, PyAny> {
     if let Ok(x) = u64::try_from(x) {
         x.into_py(py).into_bound(py)
@@ -2127,7 +2156,8 @@ fn value_to_py<'py>(py: Python<'py>, value: &xbf::Value, typed_any: bool) -> PyR
 
 /// Struct keys made once per struct type: (the type, kept alive so that its
 /// address stays its own; the keys; which fields are optional keys).
-type StructKeys<'py> = std::rc::Rc<(Arc<StructMetadata>, Vec<Bound<'py, PyString>>, Vec<bool>)>;
+type StructKeys<'py> =
+    std::rc::Rc<(Arc<StructMetadata>, Vec<Bound<'py, PyString>>, Vec<bool>, RefCell<Option<Bound<'py, PyDict>>>)>;
 
 /// Core values to Python objects, with the keys of each struct type made once.
 struct ToPy<'py> {
@@ -2151,7 +2181,7 @@ impl<'py> ToPy<'py> {
             .or_insert_with(|| {
                 let keys = meta.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect();
                 let opt = meta.fields().map(|(_, t)| is_optional_key(t)).collect();
-                std::rc::Rc::new((meta.clone(), keys, opt))
+                std::rc::Rc::new((meta.clone(), keys, opt, RefCell::new(None)))
             })
             .clone();
         self.last = Some(keys.clone());
@@ -2197,11 +2227,12 @@ impl<'py> ToPy<'py> {
         }
         V::Struct(st) => {
             let ks = self.keys_of(py, st.metadata());
-            let d = PyDict::new_bound(py);
+            let d = struct_dict(py, &ks.1, &ks.3)?;
             for ((fv, k), &o) in st.values().iter().zip(&ks.1).zip(&ks.2) {
                 let fv = match fv {
                     V::Enum(e) if o => {
                         if e.index() == 0 {
+                            d.del_item(k)?;
                             continue;
                         }
                         e.payload()
