@@ -144,8 +144,91 @@ function writeFor(out: number[], values: bigint[]): void {
   out.push(width);
   pack(out, values.map((v) => v - min), width);
 }
+// Number versions of the integer encodings, for values below 2^51 (so that zigzag-mapped differences stay
+// exact in a double): the same bytes as the bigint ones, sized first, only the winner written.
+const TWO51 = 2 ** 51;
+const varLen = (x: number) => { let n = 1; while (x >= 128) { x = Math.floor(x / 128); n++; } return n; };
+function putVarN(out: number[], x: number): void {
+  while (x >= 128) { out.push((x % 128) | 128); x = Math.floor(x / 128); }
+  out.push(x);
+}
+const bitsN = (x: number) => (x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296)));
+/** Appends (v - base) in `width` bits each, least significant bit first. */
+function packN(out: number[], values: number[], width: number, base: number): void {
+  if (width === 0) return;
+  let acc = 0, filled = 0;
+  for (let i = 0; i < values.length; i++) {
+    let v = values[i]! - base, w = width;
+    while (w > 0) {
+      const take = w < 24 ? w : 24;
+      const chunk = take === w ? v : v % 16777216;
+      v = (v - chunk) / 16777216;
+      acc |= chunk << filled;
+      filled += take;
+      w -= take;
+      while (filled >= 8) { out.push(acc & 255); acc >>>= 8; filled -= 8; }
+    }
+  }
+  if (filled > 0) out.push(acc & 255);
+}
+function encodeIntsN(values: number[]): number[] {
+  const n = values.length;
+  let vsize = 1, min = n ? values[0]! : 0, max = min;
+  for (let i = 0; i < n; i++) { const v = values[i]!; vsize += varLen(v); if (v < min) min = v; if (v > max) max = v; }
+  const width = bitsN(max - min);
+  const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
+  let zs: number[] | null = null, zmin = 0, zwidth = 0, dsize = Infinity;
+  if (n > 1) {
+    zs = [];
+    let zmax = 0;
+    for (let i = 1; i < n; i++) {
+      const d = values[i]! - values[i - 1]!;
+      const z = d >= 0 ? 2 * d : -2 * d - 1;
+      zs.push(z);
+      if (i === 1 || z < zmin) zmin = z;
+      if (i === 1 || z > zmax) zmax = z;
+    }
+    zwidth = bitsN(zmax - zmin);
+    dsize = 1 + varLen(values[0]!) + varLen(zmin) + 1 + Math.ceil(((n - 1) * zwidth) / 8);
+  }
+  let rsize = 1;
+  for (let i = 0; i < n;) {
+    let j = i;
+    while (j < n && values[j] === values[i]) j++;
+    rsize += varLen(j - i) + varLen(values[i]!);
+    i = j;
+  }
+  let best = 0, size = vsize;
+  if (fsize < size) { best = 1; size = fsize; }
+  if (dsize < size) { best = 2; size = dsize; }
+  if (rsize < size) { best = 3; size = rsize; }
+  const out: number[] = [best];
+  switch (best) {
+    case 0: for (let i = 0; i < n; i++) putVarN(out, values[i]!); break;
+    case 1: putVarN(out, min); out.push(width); packN(out, values, width, min); break;
+    case 2: putVarN(out, values[0]!); putVarN(out, zmin); out.push(zwidth); packN(out, zs!, zwidth, zmin); break;
+    default:
+      for (let i = 0; i < n;) {
+        let j = i;
+        while (j < n && values[j] === values[i]) j++;
+        putVarN(out, j - i);
+        putVarN(out, values[i]!);
+        i = j;
+      }
+  }
+  return out;
+}
 /** The smallest encoding of unsigned values, as the Rust writer picks it. */
-export function encodeInts(values: bigint[]): number[] {
+export function encodeInts(values: readonly (bigint | number)[]): number[] {
+  let small = true;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) { small = false; break; }
+  }
+  if (small) return encodeIntsN(values as number[]);
+  return encodeIntsBig(values.map((v) => BigInt(v)));
+}
+function encodeIntsBig(values: bigint[]): number[] {
   let best: number[] = [0];
   for (const v of values) putVar(best, v);
   const f = [1];
@@ -172,46 +255,59 @@ export function encodeInts(values: bigint[]): number[] {
 }
 
 // ---------------------------------------------------------------- floats
-const f64Bits = (x: number) => { const dv = new DataView(new ArrayBuffer(8)); dv.setFloat64(0, x, true); return dv.getBigUint64(0, true); };
+const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
+const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
+const f64Bits = (x: number) => { scratchF[0] = x; return scratchBig[0]!; };
 const f32Round = Math.fround;
-function fromDecimal(n: bigint, e: number, f32: boolean): number {
+function fromDecimal(n: bigint | number, e: number, f32: boolean): number {
   const x = Number(n) / 10 ** e;
   return f32 ? f32Round(x) : x;
 }
-function scaled(v: number, e: number, f32: boolean): bigint | undefined {
+/** v × 10^e rounded half away from zero, when it is a safe integer within the decimal encoding's range. */
+function scaled(v: number, e: number, f32: boolean): number | undefined {
   const x = v * 10 ** e;
   const r = Math.sign(x) * Math.round(Math.abs(x));
   if (!Number.isFinite(r) || !(Math.abs(r) < (f32 ? 1.6e7 : 9.0e15))) return undefined;
-  return BigInt(r);
+  return r === 0 ? 0 : r;
 }
 function sameBits(a: number, b: number, f32: boolean): boolean {
-  if (f32) { const x = new Float32Array([a, b]); const u = new Uint32Array(x.buffer); return u[0] === u[1]; }
-  return f64Bits(a) === f64Bits(b);
+  if (a === a) return Object.is(a, b); // not NaN: equal and the same zero
+  if (b === b) return false;
+  if (f32) { scratchF32[0] = a; const x = scratchU[0]; scratchF32[0] = b; return x === scratchU[0]; }
+  scratchF[0] = a; const lo = scratchU[0], hi = scratchU[1]; scratchF[0] = b;
+  return lo === scratchU[0] && hi === scratchU[1];
 }
 function rawFloats(out: number[], values: number[], f32: boolean): void {
-  const buf = new DataView(new ArrayBuffer(8));
-  for (const v of values) {
-    if (f32) { buf.setFloat32(0, v, true); for (let i = 0; i < 4; i++) out.push(buf.getUint8(i)); }
-    else { buf.setFloat64(0, v, true); for (let i = 0; i < 8; i++) out.push(buf.getUint8(i)); }
+  for (let i = 0; i < values.length; i++) {
+    if (f32) { scratchF32[0] = values[i]!; for (let k = 0; k < 4; k++) out.push(scratchB[k]!); }
+    else { scratchF[0] = values[i]!; for (let k = 0; k < 8; k++) out.push(scratchB[k]!); }
   }
 }
 function decimal(values: number[], e: number, f32: boolean): number[] {
-  const ints: bigint[] = [], exc: number[] = [];
-  values.forEach((v, i) => {
+  const ints: number[] = [], exc: number[] = [];
+  let big = false;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
     const n = scaled(v, e, f32);
-    if (n !== undefined && sameBits(fromDecimal(n, e, f32), v, f32)) ints.push(zigzag(n, 128));
-    else { ints.push(0n); exc.push(i); }
-  });
+    if (n !== undefined && sameBits(fromDecimal(n, e, f32), v, f32)) {
+      ints.push(n);
+      if (Math.abs(n) >= 2 ** 49) big = true;
+    } else { ints.push(0); exc.push(i); }
+  }
   const out = [0x11, e];
-  const body = encodeInts(ints);
-  putVar(out, body.length); out.push(...body);
+  const zz = big ? ints.map((n) => zigzag(BigInt(n), 128)) : ints.map((n) => (n >= 0 ? 2 * n : -2 * n - 1));
+  const body = encodeInts(zz);
+  putVar(out, body.length); pushAll(out, body);
   putVar(out, exc.length);
   if (exc.length) {
-    const pos = encodeInts(exc.map(BigInt));
-    putVar(out, pos.length); out.push(...pos);
+    const pos = encodeInts(exc);
+    putVar(out, pos.length); pushAll(out, pos);
     rawFloats(out, exc.map((i) => values[i]!), f32);
   }
   return out;
+}
+function pushAll(out: number[], xs: number[]): void {
+  for (let i = 0; i < xs.length; i++) out.push(xs[i]!);
 }
 function encodeFloatsDirect(values: number[], f32: boolean): number[] {
   let best = [0x10];
@@ -260,12 +356,27 @@ function xorFields(values: number[], f32: boolean, emit: (v: bigint, w: number) 
     }
   }
 }
-function xorSize(values: number[], f32: boolean): number {
-  let bits = 0;
-  xorFields(values, f32, (_, w) => { bits += w; });
+/** The bytes of the XOR encoding of `values` (at least one), without writing it: xorFields on 32-bit words. */
+export function xorSize(values: number[], f32: boolean): number {
+  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
+  let bits = 0, wl = -1, wlen = 0;
+  const word = (v: number) => { if (f32) { scratchF32[0] = v; return 0; } scratchF[0] = v; return scratchU[1]!; };
+  let ph = word(values[0]!), pl = scratchU[0]!;
+  for (let i = 1; i < values.length; i++) {
+    const h = word(values[i]!), l = scratchU[0]!;
+    const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
+    ph = h; pl = l;
+    if (xh === 0 && xl === 0) { bits += 1; continue; }
+    // Leading and trailing zeros of the width-bit XOR (for f32 the high word is 0).
+    const lead = (xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl)) - (64 - width);
+    const trail = xl !== 0 ? 31 - Math.clz32(xl & -xl) : 32 + 31 - Math.clz32(xh & -xh);
+    const len = width - lead - trail;
+    if (wl >= 0 && lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * field) bits += 2 + wlen;
+    else { bits += 2 + 2 * field + len; wl = lead; wlen = len; }
+  }
   return 1 + (f32 ? 4 : 8) + Math.ceil(bits / 8);
 }
-function xorEncode(values: number[], f32: boolean): number[] {
+export function xorEncode(values: number[], f32: boolean): number[] {
   const out = [0x13];
   rawFloats(out, [values[0]!], f32);
   let acc = 0n, filled = 0;
@@ -335,19 +446,20 @@ function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
 function encodeFloats(values: number[], f32: boolean): number[] {
   let best = encodeFloatsDirect(values, f32);
   if (values.length && xorSize(values, f32) < best.length) best = xorEncode(values, f32);
-  const index = new Map<string, number>(), distinct: number[] = [], ids: bigint[] = [];
+  // Distinct by bits: numbers are their own keys, but for the two zeros and NaNs (whose payloads differ).
+  const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
   for (const v of values) {
-    const k = f32 ? String(new Uint32Array(new Float32Array([v]).buffer)[0]) : f64Bits(v).toString();
+    const k = v !== 0 && v === v ? v : Object.is(v, 0) ? "+0" : Object.is(v, -0) ? "-0" : f32 ? (scratchF32[0] = v, "n" + scratchU[0]) : "n" + f64Bits(v);
     let id = index.get(k);
     if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
-    ids.push(BigInt(id));
+    ids.push(id);
     if (distinct.length > Math.floor(values.length / 2) + 16) return best;
   }
   const d = [0x12];
   putVar(d, distinct.length);
   const inner = encodeFloatsDirect(distinct, f32);
-  putVar(d, inner.length); d.push(...inner);
-  d.push(...encodeInts(ids));
+  putVar(d, inner.length); pushAll(d, inner);
+  pushAll(d, encodeInts(ids));
   if (d.length < best.length) best = d;
   return best;
 }
@@ -416,50 +528,96 @@ function putBlock(out: number[], block: number[] | Uint8Array): void {
   putVar(out, block.length);
   for (const b of block) out.push(b);
 }
-function encodeStrings(values: Uint8Array[]): number[] {
-  const lens = (vs: Uint8Array[]) => vs.map((v) => BigInt(v.length));
-  const plain = [0x20];
-  putBlock(plain, encodeInts(lens(values)));
-  for (const v of values) for (const b of v) plain.push(b);
-  const cands = [plain];
+const wellFormed = (s: string): boolean => {
+  const f = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+  return f ? f.call(s) : !/[\uD800-\uDFFF]/.test(s);
+};
+/** Writes the column of byte strings `values` (length and payload) in the smallest of the three string
+ * encodings, sized first; `keys`, when given, are the strings themselves (one key per distinct byte string). */
+function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
+  const n = values.length;
+  const lens: number[] = [];
+  let total = 0;
+  for (let i = 0; i < n; i++) { const l = values[i]!.length; lens.push(l); total += l; }
+  const blockSize = (b: number[]) => varLen(b.length) + b.length;
+  const plainLens = encodeInts(lens);
+  const plainSize = 1 + blockSize(plainLens) + total;
   // dictionary
-  const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: bigint[] = [];
-  let ok = true;
-  for (const v of values) {
-    const k = hex(v);
-    let id = index.get(k);
-    if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
-    ids.push(BigInt(id));
-    if (distinct.length > Math.floor(values.length / 2) + 16) { ok = false; break; }
-  }
-  if (ok) {
-    const d = [0x21];
-    putVar(d, distinct.length);
-    putBlock(d, encodeInts(lens(distinct)));
-    const all: number[] = [];
-    for (const v of distinct) for (const b of v) all.push(b);
-    putBlock(d, all);
-    d.push(...encodeInts(ids));
-    cands.push(d);
+  let dict: { distinct: Uint8Array[]; dlens: number[]; dtotal: number; ids: number[]; idsBody: number[]; dlensBody: number[] } | null = null;
+  let dictSize = Infinity;
+  {
+    const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: number[] = [];
+    let ok = true;
+    const limit = Math.floor(n / 2) + 16;
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!;
+      const k = keys ? keys[i]! : latin1(v);
+      let id = index.get(k);
+      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
+      ids.push(id);
+      if (distinct.length > limit) { ok = false; break; }
+    }
+    if (ok) {
+      const dlens = distinct.map((v) => v.length);
+      let dtotal = 0;
+      for (const l of dlens) dtotal += l;
+      const dlensBody = encodeInts(dlens), idsBody = encodeInts(ids);
+      dictSize = 1 + varLen(distinct.length) + blockSize(dlensBody) + varLen(dtotal) + dtotal + idsBody.length;
+      dict = { distinct, dlens, dtotal, ids, idsBody, dlensBody };
+    }
   }
   // shared prefixes
-  const shared: bigint[] = [], restLens: bigint[] = [], rest: number[] = [];
-  let prev: Uint8Array = new Uint8Array(0);
-  for (const v of values) {
+  const shared: number[] = [], restLens: number[] = [];
+  let prev: Uint8Array = new Uint8Array(0), restTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
     let p = 0;
-    while (p < prev.length && p < v.length && prev[p] === v[p]) p++;
-    shared.push(BigInt(p)); restLens.push(BigInt(v.length - p));
-    for (let i = p; i < v.length; i++) rest.push(v[i]!);
-    prev = v as Uint8Array;
+    const m = Math.min(prev.length, v.length);
+    while (p < m && prev[p] === v[p]) p++;
+    shared.push(p); restLens.push(v.length - p);
+    restTotal += v.length - p;
+    prev = v;
   }
-  const pr = [0x22];
-  putBlock(pr, encodeInts(shared));
-  putBlock(pr, encodeInts(restLens));
-  pr.push(...rest);
-  cands.push(pr);
-  let best = cands[0]!;
-  for (const c of cands) if (c.length < best.length) best = c;
-  return best;
+  const sharedBody = encodeInts(shared), restBody = encodeInts(restLens);
+  const prefixSize = 1 + blockSize(sharedBody) + blockSize(restBody) + restTotal;
+  const block = (b: number[]) => { out.uvar(b.length); out.bytes(Uint8Array.from(b)); };
+  if (dict && dictSize < plainSize && dictSize <= prefixSize) {
+    out.uvar(dictSize);
+    out.u8(0x21);
+    out.uvar(dict.distinct.length);
+    block(dict.dlensBody);
+    out.uvar(dict.dtotal);
+    for (const v of dict.distinct) out.bytes(v);
+    out.bytes(Uint8Array.from(dict.idsBody));
+  } else if (prefixSize < plainSize && prefixSize < dictSize) {
+    out.uvar(prefixSize);
+    out.u8(0x22);
+    block(sharedBody);
+    block(restBody);
+    for (let i = 0; i < n; i++) out.bytes(values[i]!.subarray(shared[i]!));
+  } else {
+    out.uvar(plainSize);
+    out.u8(0x20);
+    block(plainLens);
+    for (let i = 0; i < n; i++) out.bytes(values[i]!);
+  }
+}
+/** The UTF-8 bytes of each string: one TextEncoder call for a column of ASCII strings (views into it). */
+function utf8Each(values: string[]): Uint8Array[] {
+  let chars = 0;
+  for (let i = 0; i < values.length; i++) chars += values[i]!.length;
+  const all = chars <= 1 << 26 ? utf8e.encode(values.join("")) : null;
+  if (all === null || all.length !== chars) return values.map((s) => utf8e.encode(s));
+  const out: Uint8Array[] = [];
+  let p = 0;
+  for (let i = 0; i < values.length; i++) { const l = values[i]!.length; out.push(all.subarray(p, p + l)); p += l; }
+  return out;
+}
+/** A Map key for a byte string (one UTF-16 unit per byte). */
+function latin1(v: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < v.length; i += 4096) s += String.fromCharCode.apply(null, v.subarray(i, i + 4096) as unknown as number[]);
+  return s;
 }
 function readLenBlock(c: Cursor, n: number): bigint[] {
   const block = c.block();
@@ -785,6 +943,19 @@ function putColumn(out: Writer, body: number[]): void {
   out.uvar(body.length);
   out.bytes(Uint8Array.from(body));
 }
+/** The unsigned column values of integers of `kind` (zigzag for signed): numbers while they are small. */
+function columnInts(kind: string, values: any[]): (number | bigint)[] {
+  if (kind === "bool") return values.map((v) => (v ? 1 : 0));
+  const signed = INT_INFO[kind]![1];
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    const x = typeof v === "number" ? v : v >= -1125899906842624n && v <= 1125899906842624n ? Number(v) : NaN; // 2^50
+    if (!(x >= -1125899906842624 && x <= 1125899906842624)) return values.map((v) => intOf(kind, v));
+    out.push(signed ? (x >= 0 ? 2 * x : -2 * x - 1) : x);
+  }
+  return out;
+}
 const intOf = (kind: string, v: any): bigint => {
   if (kind === "bool") return v ? 1n : 0n;
   const [bits, signed] = INT_INFO[kind]!;
@@ -796,7 +967,7 @@ export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
   switch (t.kind) {
     case "unit": return;
     case "vec": {
-      putColumn(out, encodeInts(values.map((v) => BigInt(v.length))));
+      putColumn(out, encodeInts(values.map((v) => v.length)));
       encodeColumns(t.element, values.flat(1), out);
       return;
     }
@@ -804,18 +975,18 @@ export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
     case "struct": t.fields.forEach((f, i) => encodeColumns(f.type, values.map((v) => v[i]), out)); return;
     case "tuple": t.elements.forEach((e, i) => encodeColumns(e, values.map((v) => v[i]), out)); return;
     case "option":
-      putColumn(out, encodeInts(values.map((v) => (v === null ? 0n : 1n))));
+      putColumn(out, encodeInts(values.map((v) => (v === null ? 0 : 1))));
       encodeColumns(t.inner, values.filter((v) => v !== null).map((v) => v[0]), out);
       return;
     case "map": {
-      putColumn(out, encodeInts(values.map((v) => BigInt(v.length))));
+      putColumn(out, encodeInts(values.map((v) => v.length)));
       const entries = values.flat(1) as [unknown, unknown][];
       encodeColumns(t.key, entries.map((e) => e[0]), out);
       encodeColumns(t.value, entries.map((e) => e[1]), out);
       return;
     }
     case "enum":
-      putColumn(out, encodeInts(values.map((v: NEnum) => BigInt(v.i))));
+      putColumn(out, encodeInts(values.map((v: NEnum) => v.i)));
       t.variants.forEach((vt, i) => encodeColumns(vt.type, values.filter((v: NEnum) => v.i === i).map((v: NEnum) => v.v), out));
       return;
     case "any": {
@@ -834,20 +1005,26 @@ export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
       putVar(body, types.length);
       for (const m of metas) body.push(...m);
       putColumn(out, body);
-      putColumn(out, encodeInts(tags.map(BigInt)));
+      putColumn(out, encodeInts(tags));
       types.forEach((ty, i) => encodeColumns(ty, values.filter((_, j) => tags[j] === i).map((v: NAny) => v.v), out));
       return;
     }
     case "f32": case "f64": putColumn(out, encodeFloats(values, t.kind === "f32")); return;
-    case "string": putColumn(out, encodeStrings(values.map((s: string) => utf8e.encode(s)))); return;
-    case "bytes": putColumn(out, encodeStrings(values)); return;
+    case "string": {
+      const bytes = utf8Each(values);
+      // Equal strings have equal bytes and, when well formed, the other way round too (lone surrogates all
+      // become EF BF BD): the strings themselves can key the dictionary then.
+      putStrings(out, bytes, values.every(wellFormed) ? values : undefined);
+      return;
+    }
+    case "bytes": putStrings(out, values); return;
     case "u256": case "i256": {
       const body = [0x08];
       for (const v of values) { let x = BigInt.asUintN(256, v); for (let i = 0; i < 32; i++) { body.push(Number(x & 255n)); x >>= 8n; } }
       putColumn(out, body);
       return;
     }
-    default: putColumn(out, encodeInts(values.map((v) => intOf(t.kind, v))));
+    default: putColumn(out, encodeInts(columnInts(t.kind, values)));
   }
 }
 

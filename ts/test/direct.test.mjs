@@ -87,3 +87,21 @@ test("damaged vectors and encodings: decode gives the reference's value or its e
     sameOutcome(b.subarray(0, cut % (b.length + 1)));
   }), { numRuns: 3000 });
 });
+
+test("the number integer encoder writes the bigint encoder's bytes", async () => {
+  const { encodeInts } = await import("../dist/columnar.js");
+  const small = fc.oneof(fc.nat(3), fc.nat(300), fc.integer({ min: 0, max: 2 ** 40 }), fc.constant(2 ** 51 - 1));
+  fc.assert(fc.property(fc.array(small, { maxLength: 60 }), fc.boolean(), (xs, sorted) => {
+    if (sorted) xs.sort((a, b) => a - b);
+    assert.deepStrictEqual(encodeInts(xs), encodeInts(xs.map(BigInt)));
+  }), { numRuns: 500 });
+});
+
+test("the XOR size that picks the encoding is the length it writes", async () => {
+  const { xorSize, xorEncode } = await import("../dist/columnar.js");
+  const drift = fc.array(fc.double({ min: -1e6, max: 1e6 }), { minLength: 1, maxLength: 40 });
+  fc.assert(fc.property(drift, fc.boolean(), (xs, f32) => {
+    const v = f32 ? xs.map(Math.fround) : xs.map((x, i) => (i % 3 ? x : (xs[i - 1] ?? x)));
+    assert.equal(xorSize(v, f32), xorEncode(v, f32).length);
+  }), { numRuns: 500 });
+});
