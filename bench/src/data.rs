@@ -6,21 +6,31 @@ use serde::{Deserialize, Serialize};
 pub const SP500_2019: &str = include_str!("../../crates/xbf-cli/data/sp500-2019.csv");
 
 /// One daily S&P 500 row, as `xbf compare` reads it.
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
 pub struct Quote {
     #[prost(string, tag = "1")]
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub date: String,
     #[prost(double, tag = "2")]
+    #[cfg_attr(feature = "lbs", lbs(id(1)))]
     pub open: f64,
     #[prost(double, tag = "3")]
+    #[cfg_attr(feature = "lbs", lbs(id(2)))]
     pub high: f64,
     #[prost(double, tag = "4")]
+    #[cfg_attr(feature = "lbs", lbs(id(3)))]
     pub low: f64,
     #[prost(double, tag = "5")]
+    #[cfg_attr(feature = "lbs", lbs(id(4)))]
     pub close: f64,
     #[prost(double, tag = "6")]
+    #[cfg_attr(feature = "lbs", lbs(id(5)))]
     pub adjclose: f64,
     #[prost(uint64, tag = "7")]
+    #[cfg_attr(feature = "lbs", lbs(id(6)))]
     pub volume: u64,
 }
 
@@ -41,17 +51,24 @@ pub fn quotes_native(rows: &[Quote]) -> u64 {
     rows.iter().map(|q| q.date.len() as u64 + 6 * 8).sum()
 }
 
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
 pub struct Flight {
     #[prost(string, tag = "1")]
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub date: String,
     #[prost(sint32, tag = "2")]
+    #[cfg_attr(feature = "lbs", lbs(id(1)))]
     pub delay: i32,
     #[prost(sint32, tag = "3")]
+    #[cfg_attr(feature = "lbs", lbs(id(2)))]
     pub distance: i32,
     #[prost(string, tag = "4")]
+    #[cfg_attr(feature = "lbs", lbs(id(3)))]
     pub origin: String,
     #[prost(string, tag = "5")]
+    #[cfg_attr(feature = "lbs", lbs(id(4)))]
     pub destination: String,
 }
 
@@ -62,6 +79,7 @@ pub struct FlightList {
 }
 
 /// The GeoJSON feature collection of `earthquakes.json`, typed.
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 pub struct FeatureCollection {
     #[serde(rename = "type")]
@@ -71,6 +89,8 @@ pub struct FeatureCollection {
     pub bbox: Vec<f64>,
 }
 
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 pub struct QuakeMeta {
     pub generated: u64,
@@ -81,6 +101,7 @@ pub struct QuakeMeta {
     pub count: u32,
 }
 
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 pub struct Feature {
     #[serde(rename = "type")]
@@ -90,6 +111,7 @@ pub struct Feature {
     pub id: String,
 }
 
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 #[allow(non_snake_case)]
 pub struct QuakeProps {
@@ -122,6 +144,8 @@ pub struct QuakeProps {
     pub title: String,
 }
 
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 pub struct Geometry {
     #[serde(rename = "type")]
@@ -132,23 +156,42 @@ pub struct Geometry {
 /// A movie of `movies.json`: every field optional (nulls and missing keys
 /// both become `None`). Field names are Rust identifiers; JSON's keys with
 /// spaces are renamed on the JSON side only by reading through `MovieJson`.
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
 pub struct Movie {
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub title: Option<String>,
+    #[cfg_attr(feature = "lbs", lbs(id(1)))]
     pub us_gross: Option<f64>,
+    #[cfg_attr(feature = "lbs", lbs(id(2)))]
     pub worldwide_gross: Option<f64>,
+    #[cfg_attr(feature = "lbs", lbs(id(3)))]
     pub us_dvd_sales: Option<f64>,
+    #[cfg_attr(feature = "lbs", lbs(id(4)))]
     pub production_budget: Option<f64>,
+    #[cfg_attr(feature = "lbs", lbs(id(5)))]
     pub release_date: Option<String>,
+    #[cfg_attr(feature = "lbs", lbs(id(6)))]
     pub mpaa_rating: Option<String>,
+    #[cfg_attr(feature = "lbs", lbs(id(7)))]
     pub running_time_min: Option<f64>,
+    #[cfg_attr(feature = "lbs", lbs(id(8)))]
     pub distributor: Option<String>,
+    #[cfg_attr(feature = "lbs", lbs(id(9)))]
     pub source: Option<String>,
+    #[cfg_attr(feature = "lbs", lbs(id(10)))]
     pub major_genre: Option<String>,
+    #[cfg_attr(feature = "lbs", lbs(id(11)))]
     pub creative_type: Option<String>,
+    #[cfg_attr(feature = "lbs", lbs(id(12)))]
     pub director: Option<String>,
+    #[cfg_attr(feature = "lbs", lbs(id(13)))]
     pub rotten_tomatoes_rating: Option<f64>,
+    #[cfg_attr(feature = "lbs", lbs(id(14)))]
     pub imdb_rating: Option<f64>,
+    #[cfg_attr(feature = "lbs", lbs(id(15)))]
     pub imdb_votes: Option<f64>,
 }
 
@@ -222,43 +265,63 @@ pub fn movies_from_json(text: &str) -> Vec<Movie> {
 
 // ------------------------------------------------ Professor / Student holder
 
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
 pub struct Student {
     #[prost(int32, tag = "1")]
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub id: i32,
     #[prost(string, tag = "2")]
+    #[cfg_attr(feature = "lbs", lbs(id(1)))]
     pub name: String,
     #[prost(int64, tag = "3")]
+    #[cfg_attr(feature = "lbs", lbs(id(2)))]
     pub telephone: i64,
     #[prost(string, tag = "4")]
+    #[cfg_attr(feature = "lbs", lbs(id(3)))]
     pub gender: String,
     #[prost(string, tag = "5")]
+    #[cfg_attr(feature = "lbs", lbs(id(4)))]
     pub birth_date: String,
     #[prost(string, tag = "6")]
+    #[cfg_attr(feature = "lbs", lbs(id(5)))]
     pub registration_date: String,
     #[prost(string, tag = "7")]
+    #[cfg_attr(feature = "lbs", lbs(id(6)))]
     pub address: String,
 }
 
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
 pub struct Professor {
     #[prost(int32, tag = "1")]
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub id: i32,
     #[prost(string, tag = "2")]
+    #[cfg_attr(feature = "lbs", lbs(id(1)))]
     pub name: String,
     #[prost(int64, tag = "3")]
+    #[cfg_attr(feature = "lbs", lbs(id(2)))]
     pub telephone: i64,
     #[prost(string, tag = "4")]
+    #[cfg_attr(feature = "lbs", lbs(id(3)))]
     pub birth_date: String,
     #[prost(string, tag = "5")]
+    #[cfg_attr(feature = "lbs", lbs(id(4)))]
     pub address: String,
     #[prost(message, repeated, tag = "6")]
+    #[cfg_attr(feature = "lbs", lbs(id(5)))]
     pub students: Vec<Student>,
 }
 
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
 pub struct Holder {
     #[prost(message, repeated, tag = "1")]
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub professors: Vec<Professor>,
 }
 
@@ -322,6 +385,7 @@ pub fn holder(structures: usize, random: bool, seed: u64) -> Holder {
 
 /// One market-data message shaped like the shootout's: a trade report
 /// (kind 0) or a price-level update (kind 1), fixed-point prices.
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
 pub struct MarketMsg {
     #[prost(uint32, tag = "1")]
@@ -368,6 +432,8 @@ pub fn market(n: usize, seed: u64) -> Vec<MarketMsg> {
 }
 
 /// The mesh-like record of the issue: four `[f32; 3]` per record.
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
 pub struct Tri {
     pub v0: [f32; 3],
@@ -380,16 +446,12 @@ pub fn tris(n: usize, seed: u64) -> Vec<Tri> {
     let mut rng = Rng(seed);
     let mut f = || (rng.below(2_000_000) as f32 - 1_000_000.0) / 1000.0;
     (0..n)
-        .map(|_| Tri {
-            v0: [f(), f(), f()],
-            v1: [f(), f(), f()],
-            v2: [f(), f(), f()],
-            normal: [f(), f(), f()],
-        })
+        .map(|_| Tri { v0: [f(), f(), f()], v1: [f(), f(), f()], v2: [f(), f(), f()], normal: [f(), f(), f()] })
         .collect()
 }
 
 /// Ten fields per record, for projection.
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
 pub struct Ten {
     pub id: u64,
@@ -430,13 +492,18 @@ pub struct MarketList {
 
 /// `flights-200k.json` has another shape than 2k/20k: delay, distance and a
 /// time of day (hours, f64), no date or airports.
+#[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
 pub struct FlightTime {
     #[prost(sint32, tag = "1")]
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub delay: i32,
     #[prost(sint32, tag = "2")]
+    #[cfg_attr(feature = "lbs", lbs(id(1)))]
     pub distance: i32,
     #[prost(double, tag = "3")]
+    #[cfg_attr(feature = "lbs", lbs(id(2)))]
     pub time: f64,
 }
 

@@ -28,16 +28,22 @@ pub struct Fmt<T> {
     pub proj: Option<String>,
 }
 
-fn e<E: std::fmt::Display>(x: E) -> String {
+pub fn e<E: std::fmt::Display>(x: E) -> String {
     x.to_string()
 }
 
-fn typed<T: 'static>(
+pub fn typed<T: 'static>(
     name: &str,
     enc: impl Fn(&T) -> R<Vec<u8>> + 'static,
     dec: impl Fn(&[u8]) -> R<T> + 'static,
 ) -> Fmt<T> {
-    Fmt { name: name.into(), enc: Box::new(enc), dec: Box::new(move |b| dec(b).map(Out::Typed)), value: None, proj: None }
+    Fmt {
+        name: name.into(),
+        enc: Box::new(enc),
+        dec: Box::new(move |b| dec(b).map(Out::Typed)),
+        value: None,
+        proj: None,
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -70,8 +76,18 @@ where
 {
     let mut f: Vec<Fmt<T>> = vec![
         typed("JSON (serde_json)", |t: &T| serde_json::to_vec(t).map_err(e), |b| serde_json::from_slice(b).map_err(e)),
-        typed("MessagePack names (rmp-serde)", |t: &T| rmp_serde::to_vec_named(t).map_err(e), |b| rmp_serde::from_slice(b).map_err(e)),
-        typed("MessagePack arrays (rmp-serde)", |t: &T| rmp_serde::to_vec(t).map_err(e), |b| rmp_serde::from_slice(b).map_err(e)),
+        #[cfg(feature = "simd-json")]
+        crate::peers::simd_json::<T>(),
+        typed(
+            "MessagePack names (rmp-serde)",
+            |t: &T| rmp_serde::to_vec_named(t).map_err(e),
+            |b| rmp_serde::from_slice(b).map_err(e),
+        ),
+        typed(
+            "MessagePack arrays (rmp-serde)",
+            |t: &T| rmp_serde::to_vec(t).map_err(e),
+            |b| rmp_serde::from_slice(b).map_err(e),
+        ),
         typed(
             "CBOR (ciborium)",
             |t: &T| {
@@ -115,6 +131,18 @@ where
     ] {
         f.push(dyn_fmt(name, opts, value.as_ref().ok().cloned(), value.as_ref().err().map(|x| x.to_string())));
     }
+    // Columnar bytes read into the typed records: `from_reader` rebuilds the
+    // rows from the columns, then decodes them as `from_slice` does.
+    let col_value = dyn_value.as_ref().ok().cloned();
+    let col_why = dyn_value.as_ref().err().map(|x| x.to_string());
+    f.push(typed(
+        "XBF 2 columnar → typed (from_reader)",
+        move |_t: &T| match &col_value {
+            Some(v) => EncodeOptions::v2().layout(Layout::Columnar).encode_message(v).map_err(e),
+            None => Err(col_why.clone().unwrap_or_default()),
+        },
+        |b| DecodeOptions::default().from_reader::<T, _>(b).map_err(e),
+    ));
     if let (Some(path), Ok(v)) = (projection, &dyn_value) {
         let p = path.to_string();
         let opts = EncodeOptions::v2().layout(Layout::Columnar);
@@ -122,7 +150,9 @@ where
         f.push(Fmt {
             name: format!("XBF 2 columnar, project `{path}`"),
             enc: Box::new(move |_| opts.encode_message(&v2).map_err(e)),
-            dec: Box::new(move |b| DecodeOptions::default().decode_projected(b, &[p.as_str()]).map(Out::Projected).map_err(e)),
+            dec: Box::new(move |b| {
+                DecodeOptions::default().decode_projected(b, &[p.as_str()]).map(Out::Projected).map_err(e)
+            }),
             value: Some(v.clone()),
             proj: Some(path.to_string()),
         });
@@ -196,6 +226,10 @@ pub struct Measure {
     pub decode_ns: Vec<f64>,
     pub encode_median_ns: Option<f64>,
     pub decode_median_ns: Option<f64>,
+    /// Peak live heap bytes during one decode (allocations made by the
+    /// decoder, its output included), from a pass of its own after timing.
+    #[serde(default)]
+    pub decode_peak_bytes: Option<u64>,
 }
 
 pub fn median(v: &[f64]) -> Option<f64> {
@@ -216,7 +250,11 @@ fn check<T: PartialEq>(f: &Fmt<T>, data: &T, out: &Out<T>) -> bool {
             let (Some(full), Some(field)) = (&f.value, &f.proj) else { return false };
             match (full.as_vec(), v.as_vec()) {
                 (Some(a), Some(b)) => {
-                    a.len() == b.len() && a.items().iter().zip(b.items()).all(|(x, y)| x.get(field).is_some() && x.get(field) == y.get(field))
+                    a.len() == b.len()
+                        && a.items()
+                            .iter()
+                            .zip(b.items())
+                            .all(|(x, y)| x.get(field).is_some() && x.get(field) == y.get(field))
                 }
                 _ => false,
             }
@@ -251,6 +289,14 @@ pub fn measure<T: PartialEq>(data: &T, fmts: &[Fmt<T>], rounds: usize, min_sampl
             }
         }
         ms.push(m);
+    }
+    // Peak memory of one decode each, in a pass of its own (the counting
+    // allocator counts only while this pass runs).
+    for (i, f) in fmts.iter().enumerate() {
+        let Some(b) = &enc_bytes[i] else { continue };
+        let (out, peak) = crate::mem::peak_during(|| (f.dec)(b));
+        drop(out);
+        ms[i].decode_peak_bytes = Some(peak);
     }
     if rounds == 0 {
         return ms;

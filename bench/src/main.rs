@@ -6,9 +6,14 @@
 //!   report         BENCHMARKS.md and bench/charts/*.svg from bench/results
 //!   smoke          tiny inputs, every format's round trip checked; fails on a mismatch
 
+// Tree-Buf's derive nests one rayon join per field: the 160-field struct needs more.
+#![recursion_limit = "512"]
+
 mod data;
 mod formats;
 mod http;
+mod mem;
+mod peers;
 mod report;
 mod wide;
 
@@ -19,6 +24,9 @@ use serde::{Deserialize, Serialize};
 
 use data::*;
 use formats::*;
+
+#[global_allocator]
+static ALLOC: mem::Counting = mem::Counting;
 
 pub const BASELINE: &str = "JSON (serde_json)";
 
@@ -135,7 +143,8 @@ fn tri_memcpy() -> Fmt<Vec<Tri>> {
         name: "memcpy of the in-memory bytes".into(),
         enc: Box::new(|t: &Vec<Tri>| {
             // SAFETY: Tri is 12 f32s, no padding; reading its bytes is sound.
-            let b = unsafe { std::slice::from_raw_parts(t.as_ptr() as *const u8, t.len() * std::mem::size_of::<Tri>()) };
+            let b =
+                unsafe { std::slice::from_raw_parts(t.as_ptr() as *const u8, t.len() * std::mem::size_of::<Tri>()) };
             Ok(b.to_vec())
         }),
         dec: Box::new(|b: &[u8]| {
@@ -154,15 +163,28 @@ fn tri_memcpy() -> Fmt<Vec<Tri>> {
 }
 
 fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
-    let smoke_json = |file: &str| std::fs::read_to_string(root().join("bench/data").join(file)).expect("bench/data sample");
+    let smoke_json =
+        |file: &str| std::fs::read_to_string(root().join("bench/data").join(file)).expect("bench/data sample");
     match name {
         "sp500-2019" | "sp500-2000-2020" => {
-            let mut rows =
-                if name == "sp500-2019" || m.smoke { quotes_from_csv(SP500_2019) } else { quotes_from_csv(&vega("sp500-2000.csv")) };
+            let mut rows = if name == "sp500-2019" || m.smoke {
+                quotes_from_csv(SP500_2019)
+            } else {
+                quotes_from_csv(&vega("sp500-2000.csv"))
+            };
             if m.smoke {
                 rows.truncate(20);
             }
-            let extra = vec![csv_format::<Quote>(), prost_format::<Quote, QuoteList>(|l| l.rows)];
+            #[allow(unused_mut)]
+            let mut extra = vec![csv_format::<Quote>(), prost_format::<Quote, QuoteList>(|l| l.rows)];
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::records());
+            #[cfg(feature = "arrow")]
+            extra.push(peers::arrow_ipc::stream());
+            #[cfg(feature = "tree-buf")]
+            extra.push(peers::tb::direct());
+            #[cfg(feature = "lbs")]
+            extra.push(peers::lbs());
             let native = quotes_native(&rows);
             run_set(name, &rows, rows.len(), Some(native), extra, Some("close"), m, 15)
         }
@@ -170,7 +192,16 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             let text = if m.smoke { smoke_json("flights-200k-sample.json") } else { vega("flights-200k.json") };
             let rows: Vec<FlightTime> = serde_json::from_str(&text).expect("flights-200k json");
             let native = rows.len() as u64 * 16;
-            let extra = vec![csv_format::<FlightTime>(), prost_format::<FlightTime, FlightTimeList>(|l| l.rows)];
+            #[allow(unused_mut)]
+            let mut extra = vec![csv_format::<FlightTime>(), prost_format::<FlightTime, FlightTimeList>(|l| l.rows)];
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::records());
+            #[cfg(feature = "arrow")]
+            extra.push(peers::arrow_ipc::stream());
+            #[cfg(feature = "tree-buf")]
+            extra.push(peers::tb::mirrored());
+            #[cfg(feature = "lbs")]
+            extra.push(peers::lbs());
             run_set(name, &rows, rows.len(), Some(native), extra, Some("delay"), m, 5)
         }
         "flights-2k" | "flights-20k" => {
@@ -180,7 +211,16 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
                 flights(&vega(&format!("{name}.json")), None)
             };
             let native = rows.iter().map(|f| (f.date.len() + f.origin.len() + f.destination.len() + 8) as u64).sum();
-            let extra = vec![csv_format::<Flight>(), prost_format::<Flight, FlightList>(|l| l.rows)];
+            #[allow(unused_mut)]
+            let mut extra = vec![csv_format::<Flight>(), prost_format::<Flight, FlightList>(|l| l.rows)];
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::records());
+            #[cfg(feature = "arrow")]
+            extra.push(peers::arrow_ipc::stream());
+            #[cfg(feature = "tree-buf")]
+            extra.push(peers::tb::mirrored());
+            #[cfg(feature = "lbs")]
+            extra.push(peers::lbs());
             let rounds = if name == "flights-200k" { 5 } else { 11 };
             run_set(name, &rows, rows.len(), Some(native), extra, Some("delay"), m, rounds)
         }
@@ -188,33 +228,79 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             let text = if m.smoke { smoke_json("earthquakes-sample.json") } else { vega("earthquakes.json") };
             let fc: FeatureCollection = serde_json::from_str(&text).expect("earthquakes");
             let n = fc.features.len();
-            run_set(name, &fc, n, None, vec![], None, m, 11)
+            #[allow(unused_mut)]
+            let mut extra = vec![];
+            #[cfg(feature = "tree-buf")]
+            extra.push(peers::tb::mirrored());
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::single());
+            run_set(name, &fc, n, None, extra, None, m, 11)
         }
         "movies" => {
             let text = if m.smoke { smoke_json("movies-shaped-sample.json") } else { vega("movies.json") };
             let rows = movies_from_json(&text);
             let n = rows.len();
-            run_set(name, &rows, n, None, vec![csv_format::<Movie>()], Some("imdb_rating"), m, 11)
+            #[allow(unused_mut)]
+            let mut extra = vec![csv_format::<Movie>()];
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::records());
+            #[cfg(feature = "arrow")]
+            extra.push(peers::arrow_ipc::stream());
+            #[cfg(feature = "tree-buf")]
+            extra.push(peers::tb::direct());
+            #[cfg(feature = "lbs")]
+            extra.push(peers::lbs());
+            run_set(name, &rows, n, None, extra, Some("imdb_rating"), m, 11)
         }
         _ if name.starts_with("ps-") => {
             let random = name.starts_with("ps-random");
             let n: usize = name.rsplit('-').next().unwrap().parse().unwrap();
             let h = holder(if m.smoke { 22 } else { n }, random, 42);
             let rounds = if n >= 11000 { 7 } else { 11 };
-            run_set(name, &h, n, None, vec![prost_single::<Holder>()], None, m, rounds)
+            #[allow(unused_mut)]
+            let mut extra = vec![prost_single::<Holder>()];
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::single());
+            #[cfg(feature = "tree-buf")]
+            extra.push(peers::tb::mirrored());
+            #[cfg(feature = "lbs")]
+            extra.push(peers::lbs());
+            run_set(name, &h, n, None, extra, None, m, rounds)
         }
         "lbs-wide" => {
             let w = wide::wide_sample();
-            run_set(name, &w, 1, None, vec![], None, m, 15)
+            #[allow(unused_mut)]
+            let mut extra = vec![];
+            #[cfg(feature = "tree-buf-wide")]
+            extra.push(peers::tb::direct());
+            #[cfg(feature = "lbs")]
+            extra.push(peers::lbs());
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::single());
+            run_set(name, &w, 1, None, extra, None, m, 15)
         }
         "tris-125k" => {
             let t = tris(m.n(100, 125_000), 7);
             let native = (t.len() * 48) as u64;
-            run_set(name, &t, t.len(), Some(native), vec![tri_memcpy()], Some("normal"), m, 11)
+            #[allow(unused_mut)]
+            let mut extra = vec![tri_memcpy()];
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::records());
+            #[cfg(feature = "tree-buf")]
+            extra.push(peers::tb::direct());
+            run_set(name, &t, t.len(), Some(native), extra, Some("normal"), m, 11)
         }
         "ten-fields-100k" => {
             let t = tens(m.n(100, 100_000), 9);
-            run_set(name, &t, t.len(), None, vec![], Some("price"), m, 7)
+            #[allow(unused_mut)]
+            let mut extra = vec![];
+            #[cfg(feature = "tree-buf")]
+            extra.push(peers::tb::mirrored());
+            #[cfg(feature = "apache-avro")]
+            extra.push(peers::avro::records());
+            #[cfg(feature = "arrow")]
+            extra.push(peers::arrow_ipc::stream());
+            run_set(name, &t, t.len(), None, extra, Some("price"), m, 7)
         }
         "market" => market_run(m),
         _ => panic!("no dataset {name}"),
@@ -225,7 +311,8 @@ type MsgFmt = (&'static str, fn(&MarketMsg) -> Vec<u8>, fn(&[u8]) -> Option<Mark
 
 fn market_formats() -> Vec<MsgFmt> {
     use prost::Message;
-    vec![
+    #[allow(unused_mut)]
+    let mut v: Vec<MsgFmt> = vec![
         ("JSON (serde_json)", |m| serde_json::to_vec(m).unwrap(), |b| serde_json::from_slice(b).ok()),
         ("MessagePack names (rmp-serde)", |m| rmp_serde::to_vec_named(m).unwrap(), |b| rmp_serde::from_slice(b).ok()),
         ("MessagePack arrays (rmp-serde)", |m| rmp_serde::to_vec(m).unwrap(), |b| rmp_serde::from_slice(b).ok()),
@@ -242,9 +329,25 @@ fn market_formats() -> Vec<MsgFmt> {
         ("postcard", |m| postcard::to_allocvec(m).unwrap(), |b| postcard::from_bytes(b).ok()),
         ("bitcode (serde)", |m| bitcode::serialize(m).unwrap(), |b| bitcode::deserialize(b).ok()),
         ("Protocol Buffers (prost)", |m| m.encode_to_vec(), |b| MarketMsg::decode(b).ok()),
-        ("XBF v1 typed (metadata in each message)", |m| xbf::EncodeOptions::v1().to_vec(m).unwrap(), |b| xbf::from_slice(b).ok()),
+        (
+            "XBF v1 typed (metadata in each message)",
+            |m| xbf::EncodeOptions::v1().to_vec(m).unwrap(),
+            |b| xbf::from_slice(b).ok(),
+        ),
         ("XBF 2 typed (metadata in each message)", |m| xbf::to_vec(m).unwrap(), |b| xbf::from_slice(b).ok()),
-    ]
+    ];
+    #[cfg(feature = "simd-json")]
+    v.insert(
+        1,
+        (
+            "JSON (simd-json)",
+            |m| simd_json::serde::to_vec(m).unwrap(),
+            |b| simd_json::serde::from_slice(&mut b.to_vec()).ok(),
+        ),
+    );
+    #[cfg(feature = "tree-buf")]
+    v.push((peers::tb::MIRRORED, |m| peers::tb::encode_mirrored(m), |b| peers::tb::decode_mirrored(b).ok()));
+    v
 }
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
@@ -297,7 +400,15 @@ fn market_run(m: &Mode) -> DatasetResult {
         })
         .collect();
     // The same messages as one batch too (a vec), through the suite's formats.
-    let mut r = run_set("market", &msgs, msgs.len(), None, vec![prost_format::<MarketMsg, MarketList>(|l| l.rows)], Some("price"), m, 7);
+    #[allow(unused_mut)]
+    let mut extra = vec![prost_format::<MarketMsg, MarketList>(|l| l.rows)];
+    #[cfg(feature = "apache-avro")]
+    extra.push(peers::avro::records());
+    #[cfg(feature = "arrow")]
+    extra.push(peers::arrow_ipc::stream());
+    #[cfg(feature = "tree-buf")]
+    extra.push(peers::tb::mirrored());
+    let mut r = run_set("market", &msgs, msgs.len(), None, extra, Some("price"), m, 7);
     r.latency = latency;
     r
 }
@@ -338,6 +449,9 @@ pub fn known_loss(dataset: &str, format: &str) -> Option<&'static str> {
     if format.starts_with("XML") && options_or_empty_vecs {
         return Some("quick-xml's serde mapping does not round-trip Option::None / empty strings and vecs");
     }
+    if format.starts_with("Avro") && ["earthquakes", "tris-125k"].contains(&dataset) {
+        return Some("apache-avro writes a [f64; 3] / [f32; 3] through serde as a record (field_0..2) that its from_value cannot read back into the array");
+    }
     None
 }
 
@@ -355,7 +469,8 @@ fn main() {
         "http" => {
             let n = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
             let run = http::run(quotes_from_csv(SP500_2019), n).expect("http run");
-            std::fs::write(root().join("bench/results/http.json"), serde_json::to_string_pretty(&run).unwrap()).unwrap();
+            std::fs::write(root().join("bench/results/http.json"), serde_json::to_string_pretty(&run).unwrap())
+                .unwrap();
             print!("{}", report::http_tables(&run));
         }
         "report" => report::write_all(&root()).expect("report"),
@@ -373,7 +488,11 @@ fn main() {
                         }
                     }
                     if !fine && known_loss(name, &x.format).is_none() {
-                        bad.push(format!("{name}: {} ({})", x.format, x.error.as_deref().unwrap_or("decoded value differs")));
+                        bad.push(format!(
+                            "{name}: {} ({})",
+                            x.format,
+                            x.error.as_deref().unwrap_or("decoded value differs")
+                        ));
                     }
                     if x.roundtrip.is_none() {
                         println!("  note: {name}: {} cannot encode: {}", x.format, x.error.as_deref().unwrap_or(""));
@@ -400,10 +519,17 @@ fn main() {
             println!("smoke: every format round-trips ({:.1} s)", t.elapsed().as_secs_f64());
         }
         "all" => {
-            let st = std::process::Command::new("bash").arg(root().join("scripts/fetch-data.sh")).status().expect("fetch-data");
+            let st = std::process::Command::new("bash")
+                .arg(root().join("scripts/fetch-data.sh"))
+                .status()
+                .expect("fetch-data");
             assert!(st.success(), "fetch-data failed");
             std::fs::create_dir_all(root().join("bench/results")).unwrap();
-            std::fs::write(root().join("bench/results/machine.json"), serde_json::to_string_pretty(&report::machine(&root())).unwrap()).unwrap();
+            std::fs::write(
+                root().join("bench/results/machine.json"),
+                serde_json::to_string_pretty(&report::machine(&root())).unwrap(),
+            )
+            .unwrap();
             let exe = std::env::current_exe().unwrap();
             let n = std::process::Command::new(&exe).args(["http", "100"]).status().unwrap();
             assert!(n.success());
