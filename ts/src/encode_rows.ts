@@ -12,6 +12,7 @@ export function writeValue(w: Writer, t: XbfType, n: any, v2: boolean): void {
     case "f32": w.f32(n); return;
     case "f64": w.f64(n); return;
     case "string": case "bytes": {
+      if (v2 && typeof n === "string") { w.string(n); return; }
       const b = typeof n === "string" ? utf8.encode(n) : (n as Uint8Array);
       if (v2) w.uvar(b.length); else w.fixed(b.length, 8);
       w.bytes(b);
@@ -20,12 +21,13 @@ export function writeValue(w: Writer, t: XbfType, n: any, v2: boolean): void {
     case "vec": {
       const a = n as unknown[];
       if (v2) w.uvar(a.length); else w.fixed(a.length, 8);
-      for (const x of a) writeValue(w, t.element, x, v2);
+      const e = t.element;
+      for (let i = 0; i < a.length; i++) writeValue(w, e, a[i], v2);
       return;
     }
     case "array": for (const x of n as unknown[]) writeValue(w, t.element, x, v2); return;
     case "tuple": t.elements.forEach((et, i) => writeValue(w, et, n[i], v2)); return;
-    case "struct": t.fields.forEach((f, i) => writeValue(w, f.type, n[i], v2)); return;
+    case "struct": { const fs = t.fields; for (let i = 0; i < fs.length; i++) writeValue(w, fs[i]!.type, n[i], v2); return; }
     case "option":
       if (n === null) w.u8(0);
       else { w.u8(1); writeValue(w, t.inner, n[0], v2); }
@@ -52,6 +54,7 @@ export function writeValue(w: Writer, t: XbfType, n: any, v2: boolean): void {
       if (fixed) { w.fixed(n, fixed); return; }
       if (!signed) { w.uvar(n); return; }
       if (typeof n === "number") w.uvar(zigzagNum(n));
+      else if (n >= -1125899906842624n && n <= 1125899906842624n) w.uvar(zigzagNum(Number(n))); // |n| <= 2^50: exact
       else w.uvar(zigzag(n, bits));
     }
   }

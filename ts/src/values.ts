@@ -134,6 +134,16 @@ function describe(v: unknown): string {
   return `${typeof v} ${String(v).slice(0, 40)}`;
 }
 
+const BOUNDS = new Map<number, [bigint, bigint]>();
+function bounds(bits: number, signed: boolean): [bigint, bigint] {
+  const k = signed ? -bits : bits;
+  let r = BOUNDS.get(k);
+  if (!r) {
+    r = signed ? [-(1n << BigInt(bits - 1)), (1n << BigInt(bits - 1)) - 1n] : [0n, (1n << BigInt(bits)) - 1n];
+    BOUNDS.set(k, r);
+  }
+  return r;
+}
 function intOf(t: XbfType, v: unknown): number | bigint {
   const [bits, signed] = INT_INFO[t.kind]!;
   let b: bigint;
@@ -145,9 +155,12 @@ function intOf(t: XbfType, v: unknown): number | bigint {
       return v;
     }
     b = BigInt(v);
+    // A safe integer fits every type of 64 bits and more (a negative one the signed ones).
+    if (bits >= 64 && Number.isSafeInteger(v) && (signed || v >= 0)) return BigInt(v);
+    b = BigInt(v);
   } else if (typeof v === "bigint") b = v;
   else throw mismatch(`expected ${t.kind}, got ${describe(v)}`);
-  const lo = signed ? -(1n << BigInt(bits - 1)) : 0n, hi = signed ? (1n << BigInt(bits - 1)) - 1n : (1n << BigInt(bits)) - 1n;
+  const [lo, hi] = bounds(bits, signed);
   if (b < lo || b > hi) throw mismatch(`integer ${b} is out of range for ${t.kind}`);
   return bits <= 32 ? Number(b) : b;
 }
@@ -196,7 +209,14 @@ export function normalize(t: XbfType, v: unknown): unknown {
     case "vec": {
       const s = seqOf(t, v);
       const out = new Array(s.length);
-      for (let i = 0; i < s.length; i++) out[i] = within(seg.index(i), () => normalize(t.element, s[i]));
+      const e = t.element;
+      let i = 0;
+      try {
+        for (; i < s.length; i++) out[i] = normalize(e, s[i]);
+      } catch (err) {
+        if (err instanceof XbfError) err.within(seg.index(i));
+        throw err;
+      }
       return out;
     }
     case "array": {
@@ -214,31 +234,52 @@ export function normalize(t: XbfType, v: unknown): unknown {
     case "struct": {
       if (v === null || typeof v !== "object" || Array.isArray(v) || v instanceof Map) throw mismatch(`expected struct ${t.name} (an object), got ${describe(v)}`);
       const o = v as Record<string, unknown>;
-      const names = new Set(t.fields.map((f) => f.name));
-      for (const k of Object.keys(o)) {
-        if (!names.has(k) && o[k] !== undefined) throw mismatch(`struct ${t.name} has no field ${JSON.stringify(k)}`);
+      const names = fieldNames(t);
+      for (const k in o) {
+        if (!names.has(k) && Object.prototype.hasOwnProperty.call(o, k) && o[k] !== undefined) throw mismatch(`struct ${t.name} has no field ${JSON.stringify(k)}`);
       }
-      return t.fields.map((f) => within(seg.field(f.name), () => {
-        const has = Object.prototype.hasOwnProperty.call(o, f.name) && o[f.name] !== undefined;
-        if (isOptionalEnum(f.type)) {
-          const et = f.type as Extract<XbfType, { kind: "enum" }>;
-          if (!has) return { i: 0, v: null };
-          const fv = o[f.name];
-          if (fv instanceof XbfEnum) return normalize(f.type, fv);
-          return { i: 1, v: within(seg.field("present"), () => normalize(et.variants[1]!.type, fv)) };
-        }
-        if (!has) {
-          if (f.type.kind === "option" || f.type.kind === "unit") return null;
-          throw mismatch(`missing field ${JSON.stringify(f.name)}`);
-        }
-        return normalize(f.type, o[f.name]);
-      }));
+      const fs = t.fields, out = new Array(fs.length);
+      let j = 0;
+      try {
+        for (; j < fs.length; j++) out[j] = normalizeField(fs[j]!, o);
+      } catch (err) {
+        if (err instanceof XbfError) err.within(seg.field(fs[j]!.name));
+        throw err;
+      }
+      return out;
     }
     case "option": {
       if (v === null || v === undefined) return null;
       if (v instanceof XbfSome) return [normalize(t.inner, v.value)];
       return [normalize(t.inner, v)];
     }
+    default:
+      return normalizeRest(t, v);
+  }
+}
+const NAMES = new WeakMap<XbfType, Set<string>>();
+function fieldNames(t: Extract<XbfType, { kind: "struct" }>): Set<string> {
+  let s = NAMES.get(t);
+  if (!s) { s = new Set(t.fields.map((f) => f.name)); NAMES.set(t, s); }
+  return s;
+}
+function normalizeField(f: Member, o: Record<string, unknown>): unknown {
+  const has = Object.prototype.hasOwnProperty.call(o, f.name) && o[f.name] !== undefined;
+  if (isOptionalEnum(f.type)) {
+    const et = f.type as Extract<XbfType, { kind: "enum" }>;
+    if (!has) return { i: 0, v: null };
+    const fv = o[f.name];
+    if (fv instanceof XbfEnum) return normalize(f.type, fv);
+    return { i: 1, v: within(seg.field("present"), () => normalize(et.variants[1]!.type, fv)) };
+  }
+  if (!has) {
+    if (f.type.kind === "option" || f.type.kind === "unit") return null;
+    throw mismatch(`missing field ${JSON.stringify(f.name)}`);
+  }
+  return normalize(f.type, o[f.name]);
+}
+function normalizeRest(t: XbfType, v: unknown): unknown {
+  switch (t.kind) {
     case "map": {
       let entries: [unknown, unknown][];
       if (v instanceof Map) entries = [...v.entries()];
@@ -289,12 +330,26 @@ interface Shape {
   values: number;
   kinds: Set<string>;
   min: bigint; max: bigint; allSafe: boolean;
+  /** Integers given as numbers: their count, least and greatest (kept apart from bigints, combined in resolve). */
+  nints: number; nmin: number; nmax: number; nbigs: number; firstInt: boolean;
   elems?: Shape;
   keys?: string[]; keyShapes?: Map<string, Shape>; keyCounts?: Map<string, number>; objects: number; conflict: boolean;
   mapKeys?: Shape; mapValues?: Shape;
 }
-const newShape = (): Shape => ({ nulls: 0, values: 0, kinds: new Set(), min: 0n, max: 0n, allSafe: true, objects: 0, conflict: false });
-
+const newShape = (): Shape => ({ nulls: 0, values: 0, kinds: new Set(), min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false, objects: 0, conflict: false });
+/** The least and greatest integer seen, as SPEC 19.1 needs them: counted from 0 when the place's first value was
+ * not an integer (as the single running range did before numbers and bigints were kept apart). */
+function intRange(s: Shape): [bigint, bigint] {
+  let min: bigint | undefined, max: bigint | undefined;
+  if (s.nints > 0) { min = BigInt(s.nmin); max = BigInt(s.nmax); }
+  if (s.nbigs > 0) {
+    if (min === undefined || s.min < min) min = s.min;
+    if (max === undefined || s.max > max) max = s.max;
+  }
+  min ??= 0n; max ??= 0n;
+  if (!s.firstInt) { if (min > 0n) min = 0n; if (max < 0n) max = 0n; }
+  return [min, max];
+}
 function kindOf(v: unknown): string {
   if (typeof v === "boolean") return "bool";
   if (typeof v === "number") return Number.isSafeInteger(v) && !Object.is(v, -0) ? "int" : "float";
@@ -318,10 +373,18 @@ function add(s: Shape, v: unknown, depth: number): void {
   const k = kindOf(v);
   s.kinds.add(k);
   if (k === "int") {
-    const b = BigInt(v as number | bigint);
-    if (s.values === 1 || b < s.min) s.min = b;
-    if (s.values === 1 || b > s.max) s.max = b;
-    if (typeof v === "bigint") s.allSafe = false;
+    if (s.values === 1) s.firstInt = true;
+    if (typeof v === "number") {
+      if (s.nints === 0 || v < s.nmin) s.nmin = v;
+      if (s.nints === 0 || v > s.nmax) s.nmax = v;
+      s.nints++;
+    } else {
+      const b = v as bigint;
+      if (s.nbigs === 0 || b < s.min) s.min = b;
+      if (s.nbigs === 0 || b > s.max) s.max = b;
+      s.nbigs++;
+      s.allSafe = false;
+    }
   } else if (k === "array") {
     s.elems ??= newShape();
     const a = v as ArrayLike<unknown>;
@@ -332,11 +395,13 @@ function add(s: Shape, v: unknown, depth: number): void {
   } else if (k === "object") {
     s.objects++;
     s.keys ??= []; s.keyShapes ??= new Map(); s.keyCounts ??= new Map();
-    const entries = Object.entries(v as object).filter(([, x]) => x !== undefined);
+    const o = v as Record<string, unknown>;
+    const own = Object.keys(o);
     if (!s.conflict) {
       let last = -1;
-      for (const [key] of entries) {
-        const at = s.keys.indexOf(key);
+      for (const key of own) {
+        if (o[key] === undefined) continue;
+        const at = s.keys[last + 1] === key ? last + 1 : s.keys.indexOf(key);
         if (at >= 0) {
           if (at < last) { s.conflict = true; break; }
           last = at;
@@ -346,7 +411,9 @@ function add(s: Shape, v: unknown, depth: number): void {
         }
       }
     }
-    for (const [key, x] of entries) {
+    for (const key of own) {
+      const x = o[key];
+      if (x === undefined) continue;
       let ks = s.keyShapes.get(key);
       if (!ks) s.keyShapes.set(key, (ks = newShape()));
       s.keyCounts.set(key, (s.keyCounts.get(key) ?? 0) + 1);
@@ -374,7 +441,7 @@ function resolve(s: Shape): XbfType {
   else {
     switch (kinds[0]) {
       case "bool": t = { kind: "bool" }; break;
-      case "int": t = intType(s.min, s.max) ?? { kind: "any" }; break;
+      case "int": { const [min, max] = intRange(s); t = intType(min, max) ?? { kind: "any" }; break; }
       case "float": t = { kind: "f64" }; break;
       case "string": t = { kind: "string" }; break;
       case "bytes": t = { kind: "bytes" }; break;

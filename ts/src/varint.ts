@@ -1,3 +1,5 @@
+const utf8 = new TextEncoder();
+
 /** Byte writer with LEB128 varints (SPEC 11). */
 export class Writer {
   buf = new Uint8Array(256);
@@ -24,8 +26,9 @@ export class Writer {
   }
   /** Unsigned varint of a non-negative number or bigint. */
   uvar(x: number | bigint): void {
-    if (typeof x === "number" && x <= 0xffffffff) {
-      this.ensure(5);
+    if (typeof x === "bigint" && x <= 9007199254740991n) x = Number(x);
+    if (typeof x === "number" && x <= 9007199254740991) {
+      this.ensure(8);
       while (x >= 128) {
         this.buf[this.len++] = (x % 128) | 128;
         x = Math.floor(x / 128);
@@ -57,6 +60,24 @@ export class Writer {
       this.buf[this.len++] = Number(v & 255n);
       v >>= 8n;
     }
+  }
+  /** A string's UTF-8 length as a varint, then its bytes: short ASCII strings copied by hand. */
+  string(s: string): void {
+    const n = s.length;
+    if (n < 128) {
+      this.ensure(n + 1);
+      const buf = this.buf;
+      let p = this.len + 1, i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[p++] = c;
+      }
+      if (i === n) { buf[this.len] = n; this.len = p; return; }
+    }
+    const b = utf8.encode(s);
+    this.uvar(b.length);
+    this.bytes(b);
   }
   f32(x: number): void {
     this.ensure(4);
