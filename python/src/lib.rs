@@ -1599,6 +1599,25 @@ fn worth_columns(obj: &Bound<'_, PyAny>) -> bool {
     items(obj, 0) >= 16
 }
 
+/// The columnar message of `obj` the long way (rows written by the native
+/// encoder, read back by the core, laid out by its columnar writer), for
+/// the tests: `dumps` must give the same bytes on its direct path.
+#[pyfunction]
+#[pyo3(signature = (obj, schema=None, compress=None))]
+fn _columns_via_rows<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    schema: Option<&Bound<'py, Schema>>,
+    compress: Option<i32>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let ty = match schema {
+        Some(s) => s.get().ty.clone(),
+        None => Shape::of(obj, 0)?.metadata(),
+    };
+    let (rows, head) = encode_rows(py, obj, &ty, 2)?;
+    Ok(PyBytes::new_bound(py, &rows_to_columns(&ty, &rows[head..], compress)?))
+}
+
 /// `columnar`: None = columns when there are enough repeated items and
 /// they come out smaller (the core's `Layout::Auto`), True = columns,
 /// False = rows. `compress`: a zstd level for the columns.
@@ -2439,6 +2458,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<StreamWriter>()?;
     m.add_function(wrap_pyfunction!(_init, m)?)?;
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(_columns_via_rows, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     Ok(())
 }
