@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== Rust: unit, property, hostile-input and CLI tests"
-cargo test --workspace --locked
+cargo test --workspace --all-features --locked
 
 echo "== Conformance vectors, through the Rust implementation"
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/*.json

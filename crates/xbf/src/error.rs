@@ -225,8 +225,10 @@ impl Error {
         self
     }
 
-    /// Adds the segment that encloses the current path (used while unwinding).
-    pub(crate) fn within(mut self, seg: PathSegment) -> Error {
+    /// Adds the segment that encloses the current path: decoders call it
+    /// while an error unwinds, so that a successful decode never pays for
+    /// path bookkeeping (`#[derive(Xbf)]`'s code calls it too).
+    pub fn within(mut self, seg: PathSegment) -> Error {
         self.inner.path_rev.push(seg);
         self
     }

@@ -35,9 +35,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// Lets the derive's `::xbf::` paths resolve inside this crate's own tests.
+extern crate self as xbf;
+
 mod columnar;
 mod de;
 mod error;
+#[cfg(feature = "serde")]
+pub mod fast;
 #[cfg(feature = "json")]
 pub mod json;
 mod metadata;
@@ -53,6 +58,8 @@ mod varint;
 
 pub use columnar::{ColumnStats, Selection};
 pub use de::DecodeOptions;
+#[cfg(feature = "derive")]
+pub use xbf_derive::Xbf;
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use metadata::{
     ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,

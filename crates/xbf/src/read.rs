@@ -57,6 +57,12 @@ impl<'a> SliceInput<'a> {
         &self.bytes[self.pos..]
     }
 
+    /// The bytes from offset `from` to the current one.
+    #[inline]
+    pub(crate) fn since(&self, from: usize) -> &'a [u8] {
+        &self.bytes[from.min(self.pos)..self.pos]
+    }
+
     /// Consumes `n` bytes of [`rest`](Self::rest) (`n` at most its length).
     #[inline]
     pub(crate) fn advance(&mut self, n: usize) {

@@ -317,7 +317,15 @@ impl<'de, 'o> De<'de, 'o> {
                     false
                 };
                 self.d.prepaid += u32::from(paid);
-                let mut acc = MapAcc { de: self, key: &m.key, value: &m.value, left: count, i: 0, depth: child };
+                let mut acc = MapAcc {
+                    de: self,
+                    key: &m.key,
+                    value: &m.value,
+                    left: count,
+                    i: 0,
+                    depth: child,
+                    seen: Default::default(),
+                };
                 let r = v.visit_map(&mut acc).and_then(|r| {
                     while acc.left > 0 {
                         let i = acc.i;
@@ -1026,6 +1034,9 @@ struct MapAcc<'a, 'de, 'o, 'm> {
     left: u64,
     i: u64,
     depth: usize,
+    /// The bytes of the keys read so far: equal bytes are equal keys
+    /// (SPEC.md §13.2), which the reader's map type may not notice.
+    seen: std::collections::HashSet<&'de [u8]>,
 }
 
 impl<'de> MapAccess<'de> for MapAcc<'_, 'de, '_, '_> {
@@ -1036,9 +1047,17 @@ impl<'de> MapAccess<'de> for MapAcc<'_, 'de, '_, '_> {
             return Ok(None);
         }
         let i = self.i;
-        seed.deserialize(ValDe { de: self.de, ty: self.key, depth: self.depth })
-            .map(Some)
-            .map_err(|e| e.within(PathSegment::Field("key".into())).within(PathSegment::Index(i)))
+        let at = self.de.offset();
+        let key = seed
+            .deserialize(ValDe { de: self.de, ty: self.key, depth: self.depth })
+            .map_err(|e| e.within(PathSegment::Field("key".into())).within(PathSegment::Index(i)))?;
+        let bytes = self.de.d.input.since(at as usize);
+        if !self.seen.insert(bytes) {
+            return Err(crate::fast::Reader::duplicate_key(at)
+                .within(PathSegment::Field("key".into()))
+                .within(PathSegment::Index(i)));
+        }
+        Ok(Some(key))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {

@@ -40,6 +40,7 @@ use crate::read::SliceInput;
 use crate::ser::{EncodeOptions, Encoder, Version};
 use crate::stream::{StreamOptions, StreamReader, StreamWriter};
 
+pub(crate) use self::ser::check_v1;
 use self::schema::Traced;
 
 fn io_err(e: io::Error) -> Error {

@@ -1,0 +1,492 @@
+//! The derive path for the standard types, in the metadata serde's impls
+//! trace to (see `typed::schema`): `Box<T>` is `T`, `[T; N]` an array,
+//! tuples tuples, maps maps.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hash};
+
+use super::{Decode, Describe, Describer, Encode, Reader, Writer};
+use crate::error::{PathSegment, Result};
+use crate::metadata::{Metadata, PrimitiveType};
+
+macro_rules! unsigned {
+    ($($t:ty => $p:ident, $bytes:expr;)*) => {$(
+        impl Describe for $t {
+            const MIN_V2: u64 = 1;
+            const MIN_V1: u64 = $bytes;
+            fn describe(_: &mut Describer) -> Result<Metadata> {
+                Ok(Metadata::Primitive(PrimitiveType::$p))
+            }
+        }
+        impl Encode for $t {
+            #[inline]
+            fn encode(&self, w: &mut Writer) {
+                w.unsigned(u64::from(*self), $bytes)
+            }
+        }
+        impl<'de> Decode<'de> for $t {
+            #[inline]
+            fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+                // The reader checked the width: the value fits.
+                r.unsigned($bytes).map(|x| x as $t)
+            }
+        }
+    )*};
+}
+
+macro_rules! signed {
+    ($($t:ty => $p:ident, $bytes:expr;)*) => {$(
+        impl Describe for $t {
+            const MIN_V2: u64 = 1;
+            const MIN_V1: u64 = $bytes;
+            fn describe(_: &mut Describer) -> Result<Metadata> {
+                Ok(Metadata::Primitive(PrimitiveType::$p))
+            }
+        }
+        impl Encode for $t {
+            #[inline]
+            fn encode(&self, w: &mut Writer) {
+                w.signed(i64::from(*self), $bytes)
+            }
+        }
+        impl<'de> Decode<'de> for $t {
+            #[inline]
+            fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+                r.signed($bytes).map(|x| x as $t)
+            }
+        }
+    )*};
+}
+
+unsigned! { u16 => U16, 2; u32 => U32, 4; u64 => U64, 8; }
+signed! { i16 => I16, 2; i32 => I32, 4; i64 => I64, 8; }
+
+macro_rules! simple {
+    ($t:ty, $p:ident, $min:expr, |$s:ident, $w:ident| $enc:expr, |$r:ident| $dec:expr $(, plain $from:expr)?) => {
+        impl Describe for $t {
+            const MIN_V2: u64 = $min;
+            const MIN_V1: u64 = $min;
+            fn describe(_: &mut Describer) -> Result<Metadata> {
+                Ok(Metadata::Primitive(PrimitiveType::$p))
+            }
+        }
+        impl Encode for $t {
+            #[inline]
+            fn encode(&self, $w: &mut Writer) {
+                let $s = self;
+                $enc
+            }
+        }
+        impl<'de> Decode<'de> for $t {
+            #[inline]
+            fn decode($r: &mut Reader<'de, '_>) -> Result<Self> {
+                $dec
+            }
+            $(
+            /// The array's bytes are all there (its fit was checked) and
+            /// every bit pattern is a value: one run, no per-item checks.
+            #[inline]
+            fn decode_array<const N: usize>(r: &mut Reader<'de, '_>) -> Result<[Self; N]> {
+                const W: usize = std::mem::size_of::<$t>();
+                let b = r.plain(N * W)?;
+                Ok(std::array::from_fn(|i| $from(b[i * W..i * W + W].try_into().unwrap_or([0; W]))))
+            }
+            )?
+        }
+    };
+}
+
+simple!(u8, U8, 1, |s, w| w.byte(*s), |r| r.byte(), plain u8::from_le_bytes);
+simple!(i8, I8, 1, |s, w| w.byte(*s as u8), |r| r.byte().map(|b| b as i8), plain i8::from_le_bytes);
+simple!(bool, Bool, 1, |s, w| w.bool(*s), |r| r.bool());
+simple!(f32, F32, 4, |s, w| w.f32(*s), |r| r.f32(), plain f32::from_le_bytes);
+simple!(f64, F64, 8, |s, w| w.f64(*s), |r| r.f64(), plain f64::from_le_bytes);
+
+impl Describe for u128 {
+    const MIN_V2: u64 = 1;
+    const MIN_V1: u64 = 16;
+    fn describe(_: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::Primitive(PrimitiveType::U128))
+    }
+}
+impl Encode for u128 {
+    fn encode(&self, w: &mut Writer) {
+        w.u128(*self)
+    }
+}
+impl<'de> Decode<'de> for u128 {
+    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        r.u128()
+    }
+}
+impl Describe for i128 {
+    const MIN_V2: u64 = 1;
+    const MIN_V1: u64 = 16;
+    fn describe(_: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::Primitive(PrimitiveType::I128))
+    }
+}
+impl Encode for i128 {
+    fn encode(&self, w: &mut Writer) {
+        w.i128(*self)
+    }
+}
+impl<'de> Decode<'de> for i128 {
+    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        r.i128()
+    }
+}
+
+impl Describe for () {
+    const MIN_V2: u64 = 0;
+    const MIN_V1: u64 = 0;
+    fn describe(_: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::UNIT)
+    }
+}
+impl Encode for () {
+    #[inline]
+    fn encode(&self, _: &mut Writer) {}
+}
+impl<'de> Decode<'de> for () {
+    #[inline]
+    fn decode(_: &mut Reader<'de, '_>) -> Result<Self> {
+        Ok(())
+    }
+}
+
+impl Describe for String {
+    const MIN_V2: u64 = 1;
+    const MIN_V1: u64 = 8;
+    fn describe(_: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::Primitive(PrimitiveType::String))
+    }
+}
+impl Encode for String {
+    #[inline]
+    fn encode(&self, w: &mut Writer) {
+        w.str(self)
+    }
+}
+impl<'de> Decode<'de> for String {
+    #[inline]
+    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        r.str().map(str::to_owned)
+    }
+}
+
+impl Describe for &str {
+    const MIN_V2: u64 = 1;
+    const MIN_V1: u64 = 8;
+    fn describe(_: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::Primitive(PrimitiveType::String))
+    }
+}
+impl Encode for &str {
+    #[inline]
+    fn encode(&self, w: &mut Writer) {
+        w.str(self)
+    }
+}
+impl<'de: 'a, 'a> Decode<'de> for &'a str {
+    #[inline]
+    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        r.str()
+    }
+}
+
+impl<T: Describe + ?Sized> Describe for Box<T> {
+    const MIN_V2: u64 = T::MIN_V2;
+    const MIN_V1: u64 = T::MIN_V1;
+    fn describe(cx: &mut Describer) -> Result<Metadata> {
+        T::describe(cx)
+    }
+}
+impl<T: Encode + ?Sized> Encode for Box<T> {
+    #[inline]
+    fn encode(&self, w: &mut Writer) {
+        (**self).encode(w)
+    }
+}
+impl<'de, T: Decode<'de>> Decode<'de> for Box<T> {
+    #[inline]
+    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        T::decode(r).map(Box::new)
+    }
+}
+
+impl<T: Describe> Describe for Option<T> {
+    const MIN_V2: u64 = 1;
+    const MIN_V1: u64 = 1;
+    fn describe(cx: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::option(T::describe(cx)?))
+    }
+}
+impl<T: Encode> Encode for Option<T> {
+    #[inline]
+    fn encode(&self, w: &mut Writer) {
+        w.tag(self.is_some());
+        if let Some(v) = self {
+            v.encode(w)
+        }
+    }
+}
+impl<'de, T: Decode<'de>> Decode<'de> for Option<T> {
+    #[inline]
+    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        if r.tag()? {
+            T::decode(r).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+impl<T: Describe> Describe for Vec<T> {
+    const MIN_V2: u64 = 1;
+    const MIN_V1: u64 = 8;
+    fn describe(cx: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::vec(T::describe(cx)?))
+    }
+}
+impl<T: Encode> Encode for Vec<T> {
+    #[inline]
+    fn encode(&self, w: &mut Writer) {
+        self.as_slice().encode(w)
+    }
+}
+impl<T: Describe> Describe for [T] {
+    const MIN_V2: u64 = 1;
+    const MIN_V1: u64 = 8;
+    fn describe(cx: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::vec(T::describe(cx)?))
+    }
+}
+impl<T: Encode> Encode for [T] {
+    #[inline]
+    fn encode(&self, w: &mut Writer) {
+        w.len(self.len());
+        // Room for the rest once a few items show their average size, so
+        // that a long vec is not copied on every doubling of the buffer.
+        const SAMPLE: usize = 16;
+        let (head, tail) = self.split_at(self.len().min(SAMPLE));
+        let start = w.buf.len();
+        for v in head {
+            v.encode(w)
+        }
+        if !tail.is_empty() {
+            let avg = (w.buf.len() - start) / head.len();
+            w.reserve(tail.len().saturating_mul(avg + avg / 8 + 1));
+        }
+        for v in tail {
+            v.encode(w)
+        }
+    }
+}
+impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
+    #[inline]
+    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        let min = if r.is_v2() { T::MIN_V2 } else { T::MIN_V1 };
+        // The count fits in the input (elements are never zero-size here:
+        // such types take the serde path), so the allocation is bounded by it.
+        let n = r.count(min)?;
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            match T::decode(r) {
+                Ok(v) => out.push(v),
+                Err(e) => return Err(e.within(PathSegment::Index(i as u64))),
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl<T: Describe, const N: usize> Describe for [T; N] {
+    const MIN_V2: u64 = T::MIN_V2.saturating_mul(N as u64);
+    const MIN_V1: u64 = T::MIN_V1.saturating_mul(N as u64);
+    fn describe(cx: &mut Describer) -> Result<Metadata> {
+        Ok(Metadata::array(N as u64, T::describe(cx)?))
+    }
+}
+impl<T: Encode, const N: usize> Encode for [T; N] {
+    #[inline]
+    fn encode(&self, w: &mut Writer) {
+        for v in self {
+            v.encode(w)
+        }
+    }
+}
+// serde implements Deserialize for arrays up to 32 elements.
+impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N]
+where
+    [T; N]: serde::Deserialize<'de>,
+{
+    #[inline]
+    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        r.array_fits(N as u64, if r.is_v2() { T::MIN_V2 } else { T::MIN_V1 })?;
+        T::decode_array(r)
+    }
+}
+
+macro_rules! tuple {
+    ($($name:ident $i:tt),+) => {
+        impl<$($name: Describe),+> Describe for ($($name,)+) {
+            const MIN_V2: u64 = 0u64 $(.saturating_add($name::MIN_V2))+;
+            const MIN_V1: u64 = 0u64 $(.saturating_add($name::MIN_V1))+;
+            fn describe(cx: &mut Describer) -> Result<Metadata> {
+                Ok(Metadata::tuple([$($name::describe(cx)?),+]))
+            }
+        }
+        impl<$($name: Encode),+> Encode for ($($name,)+) {
+            #[inline]
+            fn encode(&self, w: &mut Writer) {
+                $(self.$i.encode(w);)+
+            }
+        }
+        impl<'de, $($name: Decode<'de>),+> Decode<'de> for ($($name,)+) {
+            #[inline]
+            fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+                Ok(($(
+                    match $name::decode(r) {
+                        Ok(v) => v,
+                        Err(e) => return Err(e.within(PathSegment::Position($i))),
+                    },
+                )+))
+            }
+        }
+    };
+}
+
+tuple!(A 0);
+tuple!(A 0, B 1);
+tuple!(A 0, B 1, C 2);
+tuple!(A 0, B 1, C 2, D 3);
+tuple!(A 0, B 1, C 2, D 3, E 4);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+/// The maps the derive path reads.
+trait MapLike<K, V> {
+    fn has(&self, k: &K) -> bool;
+    fn put(&mut self, k: K, v: V);
+}
+
+impl<K: Eq + Hash, V, S: BuildHasher> MapLike<K, V> for HashMap<K, V, S> {
+    #[inline]
+    fn has(&self, k: &K) -> bool {
+        self.contains_key(k)
+    }
+    #[inline]
+    fn put(&mut self, k: K, v: V) {
+        self.insert(k, v);
+    }
+}
+
+impl<K: Ord, V> MapLike<K, V> for BTreeMap<K, V> {
+    #[inline]
+    fn has(&self, k: &K) -> bool {
+        self.contains_key(k)
+    }
+    #[inline]
+    fn put(&mut self, k: K, v: V) {
+        self.insert(k, v);
+    }
+}
+
+/// Reads a map's entries into `m`. Keys decode to equal values exactly
+/// when their bytes are equal (the encodings are canonical, and float keys
+/// have no `Eq`), so a repeated key is found by value.
+#[inline]
+fn map_entries<'de, K: Decode<'de>, V: Decode<'de>>(r: &mut Reader<'de, '_>, m: &mut impl MapLike<K, V>) -> Result<()> {
+    let (kmin, vmin) = if r.is_v2() { (K::MIN_V2, V::MIN_V2) } else { (K::MIN_V1, V::MIN_V1) };
+    let n = r.count(kmin.saturating_add(vmin))?;
+    for i in 0..n as u64 {
+        let at = r.offset();
+        let within = |e: crate::Error, f: &str| e.within(PathSegment::Field(f.into())).within(PathSegment::Index(i));
+        let k = K::decode(r).map_err(|e| within(e, "key"))?;
+        if m.has(&k) {
+            return Err(within(Reader::duplicate_key(at), "key"));
+        }
+        let v = V::decode(r).map_err(|e| within(e, "value"))?;
+        m.put(k, v);
+    }
+    Ok(())
+}
+
+macro_rules! map {
+    ($map:ident, [$($bound:tt)*], [$($extra:tt)*], $new:expr) => {
+        impl<K: Describe, V: Describe $(, $extra)*> Describe for $map<K, V $(, $extra)*> {
+            const MIN_V2: u64 = 1;
+            const MIN_V1: u64 = 8;
+            fn describe(cx: &mut Describer) -> Result<Metadata> {
+                Ok(Metadata::map(K::describe(cx)?, V::describe(cx)?))
+            }
+        }
+        impl<K: Encode, V: Encode $(, $extra)*> Encode for $map<K, V $(, $extra)*> {
+            #[inline]
+            fn encode(&self, w: &mut Writer) {
+                w.len(self.len());
+                for (k, v) in self {
+                    k.encode(w);
+                    v.encode(w);
+                }
+            }
+        }
+        impl<'de, K: Decode<'de> + $($bound)*, V: Decode<'de> $(, $extra: BuildHasher + Default)*> Decode<'de>
+            for $map<K, V $(, $extra)*>
+        where
+            Self: serde::Deserialize<'de>,
+        {
+            fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+                let mut m: Self = $new;
+                map_entries(r, &mut m)?;
+                Ok(m)
+            }
+        }
+    };
+}
+
+map!(HashMap, [Eq + Hash], [S], HashMap::default());
+map!(BTreeMap, [Ord], [], BTreeMap::new());
+
+/// A field written as XBF bytes (`#[serde(with = "serde_bytes")]`): the
+/// derive encodes it with [`Writer::bytes`] and decodes it with
+/// [`BytesField::from_bytes`].
+pub trait BytesField<'de>: Sized {
+    /// The field from the bytes of the message.
+    fn from_bytes(b: &'de [u8]) -> Self;
+    /// The field's bytes.
+    fn as_bytes(&self) -> &[u8];
+}
+
+impl<'de> BytesField<'de> for Vec<u8> {
+    fn from_bytes(b: &'de [u8]) -> Self {
+        b.to_vec()
+    }
+    fn as_bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+impl<'de: 'a, 'a> BytesField<'de> for &'a [u8] {
+    fn from_bytes(b: &'de [u8]) -> Self {
+        b
+    }
+    fn as_bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+impl<'de> BytesField<'de> for Box<[u8]> {
+    fn from_bytes(b: &'de [u8]) -> Self {
+        b.into()
+    }
+    fn as_bytes(&self) -> &[u8] {
+        self
+    }
+}

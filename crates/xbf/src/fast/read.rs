@@ -1,0 +1,252 @@
+//! The input side of the derive path: values read straight from the
+//! message's bytes, with the dynamic decoder's checks, error kinds and
+//! offsets (its slow paths are the dynamic decoder's own routines).
+
+use crate::de::{invalid_bool, relocate, Decoder};
+use crate::error::{Error, ErrorKind, Result};
+use crate::read::{Input, SliceInput};
+
+/// Where [`Decode`](super::Decode) impls read a value; made by
+/// [`from_slice`](super::from_slice).
+pub struct Reader<'de, 'o> {
+    pub(crate) d: Decoder<'o, SliceInput<'de>>,
+}
+
+impl<'de> Reader<'de, '_> {
+    /// The offset of the next byte, from the start of the message.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        self.d.input.offset()
+    }
+
+    /// Whether the message is XBF 2 (varints) rather than v1.
+    #[inline]
+    pub fn is_v2(&self) -> bool {
+        self.d.v2
+    }
+
+    /// An unsigned varint of at most `bits` (<= 64) bits; the common
+    /// one-byte case inline, the rest (and every error) by the dynamic
+    /// decoder's routine.
+    #[inline]
+    fn varint(&mut self, bits: u32) -> Result<u64> {
+        let rest = self.d.input.rest();
+        if let Some(&b) = rest.first() {
+            if b < 0x80 {
+                self.d.input.advance(1);
+                return Ok(u64::from(b));
+            }
+        }
+        // Eight bytes at hand: find the last byte of the varint in one
+        // step, and gather its 7-bit groups with shifts and masks. Anything
+        // unusual (longer than 8 bytes, not canonical, too wide) goes the
+        // slow way, which reports it.
+        if let Some(head) = rest.get(..8) {
+            let w = u64::from_le_bytes(head.try_into().unwrap_or([0xff; 8]));
+            let stops = !w & 0x8080_8080_8080_8080;
+            if stops != 0 {
+                let len = (stops.trailing_zeros() as usize + 1) / 8;
+                let w = if len == 8 { w } else { w & ((1u64 << (8 * len)) - 1) };
+                let last = (w >> (8 * (len - 1))) as u8;
+                let w = w & 0x7f7f_7f7f_7f7f_7f7f;
+                let w = (w & 0x007f_007f_007f_007f) | ((w & 0x7f00_7f00_7f00_7f00) >> 1);
+                let w = (w & 0x0000_3fff_0000_3fff) | ((w & 0x3fff_0000_3fff_0000) >> 2);
+                let x = (w & 0x0000_0000_0fff_ffff) | ((w & 0x0fff_ffff_0000_0000) >> 4);
+                let fits = bits >= 64 || (7 * (len - 1) < bits as usize && x >> bits == 0);
+                if last != 0 && fits {
+                    self.d.input.advance(len);
+                    return Ok(x);
+                }
+            }
+        }
+        self.varint_slow(bits)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn varint_slow(&mut self, bits: u32) -> Result<u64> {
+        self.d.uvarint(bits).map(|x| x as u64)
+    }
+
+    #[inline]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let rest = self.d.input.rest();
+        match rest.get(..N) {
+            Some(b) => {
+                let a: [u8; N] = b.try_into().unwrap_or([0; N]);
+                self.d.input.advance(N);
+                Ok(a)
+            }
+            None => self.d.input.array(),
+        }
+    }
+
+    /// One byte (a `u8`, or an `i8` in two's complement).
+    #[inline]
+    pub fn byte(&mut self) -> Result<u8> {
+        self.array::<1>().map(|b| b[0])
+    }
+
+    /// A bool; a byte other than `00` and `01` is `invalid-bool`.
+    #[inline]
+    pub fn bool(&mut self) -> Result<bool> {
+        let at = self.offset();
+        match self.byte()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(invalid_bool(at, b)),
+        }
+    }
+
+    /// An unsigned integer of a type `bytes` (2, 4 or 8) wide.
+    #[inline]
+    pub fn unsigned(&mut self, bytes: usize) -> Result<u64> {
+        if self.d.v2 {
+            return self.varint(bytes as u32 * 8);
+        }
+        Ok(match bytes {
+            2 => u64::from(u16::from_le_bytes(self.array()?)),
+            4 => u64::from(u32::from_le_bytes(self.array()?)),
+            _ => u64::from_le_bytes(self.array()?),
+        })
+    }
+
+    /// A signed integer of a type `bytes` (2, 4 or 8) wide.
+    #[inline]
+    pub fn signed(&mut self, bytes: usize) -> Result<i64> {
+        if self.d.v2 {
+            let u = self.varint(bytes as u32 * 8)?;
+            return Ok(((u >> 1) as i64) ^ -((u & 1) as i64));
+        }
+        Ok(match bytes {
+            2 => i64::from(i16::from_le_bytes(self.array()?)),
+            4 => i64::from(i32::from_le_bytes(self.array()?)),
+            _ => i64::from_le_bytes(self.array()?),
+        })
+    }
+
+    /// A `u128`.
+    pub fn u128(&mut self) -> Result<u128> {
+        if self.d.v2 {
+            self.d.uvarint(128)
+        } else {
+            self.array().map(u128::from_le_bytes)
+        }
+    }
+
+    /// An `i128`.
+    pub fn i128(&mut self) -> Result<i128> {
+        if self.d.v2 {
+            self.d.uvarint(128).map(crate::varint::unzigzag)
+        } else {
+            self.array().map(i128::from_le_bytes)
+        }
+    }
+
+    /// An `f32`.
+    #[inline]
+    pub fn f32(&mut self) -> Result<f32> {
+        self.array().map(f32::from_le_bytes)
+    }
+
+    /// An `f64`.
+    #[inline]
+    pub fn f64(&mut self) -> Result<f64> {
+        self.array().map(f64::from_le_bytes)
+    }
+
+    /// A length or count as written (no check against the input).
+    #[inline]
+    fn length(&mut self) -> Result<u64> {
+        if self.d.v2 {
+            self.varint(64)
+        } else {
+            self.d.length()
+        }
+    }
+
+    /// A count of items of at least `min_size` bytes each, checked against
+    /// the input that remains (`truncated` at the count otherwise), so
+    /// that it can size an allocation. Zero-size items never reach here.
+    #[inline]
+    pub fn count(&mut self, min_size: u64) -> Result<usize> {
+        let at = self.offset();
+        let n = self.length()?;
+        if n.saturating_mul(min_size) > self.d.input.rest().len() as u64 {
+            self.d.check_fits(at, n, min_size)?;
+        }
+        // Fits in the input, so in usize.
+        Ok(n as usize)
+    }
+
+    /// Checks, at the first byte of an array value, that `len` items of at
+    /// least `min_size` bytes fit in the input.
+    #[inline]
+    pub fn array_fits(&self, len: u64, min_size: u64) -> Result<()> {
+        if len.saturating_mul(min_size) > self.d.input.rest().len() as u64 {
+            self.d.check_fits(self.offset(), len, min_size)?;
+        }
+        Ok(())
+    }
+
+    /// The next `n` bytes, which [`array_fits`](Self::array_fits) or
+    /// [`count`](Self::count) found to be there.
+    #[inline]
+    pub(crate) fn plain(&mut self, n: usize) -> Result<&'de [u8]> {
+        let at = self.offset();
+        self.take(at, n as u64)
+    }
+
+    #[inline]
+    fn take(&mut self, at: u64, len: u64) -> Result<&'de [u8]> {
+        self.d.input.take(len).map_err(|e| relocate(e, at))
+    }
+
+    /// A string, borrowed from the input.
+    #[inline]
+    pub fn str(&mut self) -> Result<&'de str> {
+        let at = self.offset();
+        let len = self.length()?;
+        let bytes = self.take(at, len)?;
+        std::str::from_utf8(bytes).map_err(|e| {
+            Error::at(ErrorKind::InvalidUtf8, at, format!("invalid UTF-8 at byte {} of the string", e.valid_up_to()))
+        })
+    }
+
+    /// A bytes value, borrowed from the input.
+    #[inline]
+    pub fn bytes(&mut self) -> Result<&'de [u8]> {
+        let at = self.offset();
+        let len = self.length()?;
+        self.take(at, len)
+    }
+
+    /// An option's tag: whether a value follows (`invalid-bool` unless the
+    /// byte is `00` or `01`).
+    #[inline]
+    pub fn tag(&mut self) -> Result<bool> {
+        self.bool()
+    }
+
+    /// An enum's variant index, below `count` (`unknown-variant` at the
+    /// index otherwise); `name` is the enum's, for the message.
+    #[inline]
+    pub fn variant(&mut self, count: usize, name: &str) -> Result<usize> {
+        let at = self.offset();
+        let index = self.length()?;
+        match usize::try_from(index) {
+            Ok(i) if i < count => Ok(i),
+            _ => Err(Error::at(
+                ErrorKind::UnknownVariant,
+                at,
+                format!("enum {name} has {count} variants; there is no variant {index}"),
+            )),
+        }
+    }
+
+    /// The error for a map key equal to an earlier one, which starts at `at`.
+    #[cold]
+    pub fn duplicate_key(at: u64) -> Error {
+        Error::at(ErrorKind::DuplicateKey, at, format!("the key at byte {at} appears twice in the map"))
+    }
+}
