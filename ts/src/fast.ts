@@ -372,10 +372,9 @@ class Columns {
     return xs !== null && this.pos === bend ? xs : null;
   }
   /** The strings of consecutive byte lengths `lens` from byte p (their total `total`): one TextDecoder call. */
-  private split(p: number, lens: number[], total: number): string[] | null {
+  private split(p: number, lens: number[], total: number, b: Uint8Array = this.b): string[] | null {
     const out: string[] = [];
     if (total === 0) { for (let i = 0; i < lens.length; i++) out.push(""); return out; }
-    const b = this.b;
     let s: string;
     try { s = utf8.decode(b.subarray(p, p + total)); } catch { return null; }
     if (s.length === total) {
@@ -447,37 +446,26 @@ class Columns {
         for (let i = 0; i < n; i++) { t += rest[i]!; sh += shared[i]!; }
         if (t > end - this.pos) return null;
         if (!(sh + t <= this.left)) return null;
-        let s: string;
-        try { s = utf8.decode(b.subarray(this.pos, this.pos + t)); } catch { s = ""; }
         this.left -= sh + t;
-        const out: string[] = [];
-        if (s.length !== t) {
-          // Not all ASCII (or a character split between a prefix and its suffix): rebuild each value's bytes
-          // in a scratch buffer, as the reference decoder does, and decode each.
-          let prevB = new Uint8Array(64), curB = new Uint8Array(64), prevLen = 0, q = this.pos;
-          for (let i = 0; i < n; i++) {
-            const p = shared[i]!, l = rest[i]!;
-            if (p > prevLen) return null;
-            if (p + l > curB.length) { const nb = new Uint8Array(Math.max(2 * curB.length, p + l)); curB = nb; }
-            curB.set(prevB.subarray(0, p));
-            curB.set(b.subarray(q, q + l), p);
-            q += l;
-            out.push(text(curB, 0, p + l));
-            const tmp = prevB; prevB = curB; curB = tmp; prevLen = p + l;
-            if (curB.length < prevB.length) curB = new Uint8Array(prevB.length);
-          }
-          this.pos += t;
-          return out;
-        }
-        let prev = "", q = 0;
+        // Rebuild every value's bytes one after the other (each the first p bytes of the one before, then its
+        // suffix), then decode them all with one TextDecoder call and cut the strings out.
+        const all = new Uint8Array(sh + t), lens: number[] = [];
+        let q = this.pos, at = 0, prevAt = 0, prevLen = 0;
         for (let i = 0; i < n; i++) {
           const p = shared[i]!, l = rest[i]!;
-          if (p > prev.length) return null;
-          const v = p === 0 ? s.slice(q, q + l) : prev.slice(0, p) + s.slice(q, q + l);
+          if (p > prevLen) return null;
+          // Short copies by hand (a call and a view per value cost more), long ones natively.
+          if (p < 32) for (let k = 0; k < p; k++) all[at + k] = all[prevAt + k]!;
+          else all.copyWithin(at, prevAt, prevAt + p);
+          const to = at + p;
+          if (l < 32) for (let k = 0; k < l; k++) all[to + k] = b[q + k]!;
+          else all.set(b.subarray(q, q + l), to);
           q += l;
-          out.push(v);
-          prev = v;
+          prevAt = at; prevLen = p + l;
+          lens.push(prevLen);
+          at += prevLen;
         }
+        const out = this.split(0, lens, at, all);
         this.pos += t;
         return out;
       }
