@@ -75,6 +75,11 @@ pub use typed::{
 };
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 
+/// The README's Rust examples, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "derive"))]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
+
 /// Decodes one whole message with the default [`DecodeOptions`].
 pub fn decode_message(bytes: &[u8]) -> Result<Value> {
     DecodeOptions::default().decode_message(bytes)
