@@ -1,6 +1,6 @@
 // Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
 // JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
-//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--json PATH] [--markdown PATH]
+//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH]
 // --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
 // dataset (bytes, bytes / MessagePack, encode and decode median relative to JSON in the same run).
 // Data: the stock rows (crates/xbf-cli/data/sp500-2019.csv) and, from scripts/fetch-data.sh
@@ -58,10 +58,17 @@ function time(f, x, n) {
   for (let i = 0; i < n; i++) { const r = f(x); sink ^= typeof r === "string" ? r.length : (r.length ?? 1); }
   return Number(process.hrtime.bigint() - t) / 1e6 / n; // ms per call
 }
+const WARM_MS = arg("--warm-ms", 300);
+/** Calls f(x) for about WARM_MS (at least 10 times). */
+function warm(f, x) {
+  const end = performance.now() + WARM_MS;
+  for (let i = 0; i < 10 || performance.now() < end; i++) f(x);
+}
 let commit = null;
 try { commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { /* not a checkout */ }
 const results = { node: process.version, date: new Date().toISOString(), commit, rounds: ROUNDS, targetMsPerSample: TARGET_MS,
-  note: "ms per call; each sample times n calls (n chosen so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order", datasets: [] };
+  warmMs: WARM_MS,
+  note: "ms per call; every codec warmed up for warmMs per operation first; each sample times n calls (n chosen apart for encode and decode so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order", datasets: [] };
 
 const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 const rows = [];
@@ -73,16 +80,18 @@ for (const [label, load] of datasets) {
     const back = c.dec(out);
     const ok = isDeepStrictEqual(JSON.parse(JSON.stringify(back)), JSON.parse(JSON.stringify(value)));
     // Calls per sample so that a sample takes about TARGET_MS.
-    const t0 = time(c.enc, value, 1) + time(c.dec, out, 1);
-    const n = Math.max(1, Math.round(TARGET_MS / Math.max(t0 / 2, 0.001)));
-    return { c, out, ok, n, enc: [], dec: [], bytes: c.size ? c.size(out) : out.length };
+    // Warm-up (every codec, so that the JavaScript ones run optimised code, as in a long-running program),
+    // then calls per sample, for encode and decode apart, so that a sample takes about TARGET_MS.
+    warm(c.enc, value); warm(c.dec, out);
+    const calls = (f, x) => Math.max(1, Math.round(TARGET_MS / Math.max(time(f, x, 3), 0.001)));
+    return { c, out, ok, nEnc: calls(c.enc, value), nDec: calls(c.dec, out), enc: [], dec: [], bytes: c.size ? c.size(out) : out.length };
   });
   for (let r = 0; r < ROUNDS; r++) {
     // Interleaved: every codec once per round, in a rotated order, encode then decode.
     for (let k = 0; k < st.length; k++) {
       const s = st[(k + r) % st.length];
-      s.enc.push(time(s.c.enc, value, s.n));
-      s.dec.push(time(s.c.dec, s.out, s.n));
+      s.enc.push(time(s.c.enc, value, s.nEnc));
+      s.dec.push(time(s.c.dec, s.out, s.nDec));
     }
   }
   const jsonDec = median(st.find((s) => s.c.name === "JSON").dec);
@@ -91,7 +100,7 @@ for (const [label, load] of datasets) {
   for (const s of st) rows.push({ label, records: value.length, codec: s.c.name, bytes: s.bytes, ofJson: s.bytes / jsonBytes, ofMp: s.bytes / mpBytes,
     enc: median(s.enc), dec: median(s.dec), encVsJson: median(s.enc) / jsonEnc, decVsJson: median(s.dec) / jsonDec, ok: s.ok });
   results.datasets.push({ name: label, records: value.length, jsonBytes, msgpackBytes: mpBytes, codecs: st.map((s) => ({
-    name: s.c.name, bytes: s.bytes, bytesOfMsgpack: s.bytes / mpBytes, bytesOfJson: s.bytes / jsonBytes, callsPerSample: s.n, roundTrip: s.ok,
+    name: s.c.name, bytes: s.bytes, bytesOfMsgpack: s.bytes / mpBytes, bytesOfJson: s.bytes / jsonBytes, encodeCallsPerSample: s.nEnc, decodeCallsPerSample: s.nDec, roundTrip: s.ok,
     encodeMs: s.enc, decodeMs: s.dec, encodeMedianMs: median(s.enc), decodeMedianMs: median(s.dec),
     encodeVsJson: median(s.enc) / jsonEnc, decodeVsJson: median(s.dec) / jsonDec })) });
 }
@@ -113,7 +122,7 @@ if (MD_OUT) {
   const pct = (x) => `${(100 * x).toFixed(1)}%`, ratio = (x) => `${x.toFixed(2)}×`;
   let md = `# TypeScript benchmark: XBF against JSON, MessagePack and CBOR in JavaScript\n\n`;
   md += `Node ${results.node}, ${results.date.slice(0, 10)}, commit ${commit ? commit.slice(0, 12) : "unknown"}; \`node bench/bench.mjs\` (ts/), `;
-  md += `${ROUNDS} interleaved rounds, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
+  md += `${ROUNDS} interleaved rounds after a warm-up of ${WARM_MS} ms per codec and operation, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
   md += `data in the same run (below 1× is faster than JSON). XBF's default is \`encode(value)\` (layout auto: columns when smaller) `;
   md += `and \`decode(bytes)\`; msgpackr runs with its defaults (record structures); JSON bytes are the UTF-8 length of the compact text.\n`;
   for (const d of results.datasets) {
