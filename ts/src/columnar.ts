@@ -147,7 +147,15 @@ function writeFor(out: number[], values: bigint[]): void {
 // Number versions of the integer encodings, for values below 2^51 (so that zigzag-mapped differences stay
 // exact in a double): the same bytes as the bigint ones, sized first, only the winner written.
 const TWO51 = 2 ** 51;
-const varLen = (x: number) => { let n = 1; while (x >= 128) { x = Math.floor(x / 128); n++; } return n; };
+const varLen = (x: number): number => {
+  if (x < 128) return 1;
+  if (x < 16384) return 2;
+  if (x < 2097152) return 3;
+  if (x < 268435456) return 4;
+  let n = 5;
+  for (x = Math.floor(x / 34359738368); x >= 1; x = Math.floor(x / 128)) n++;
+  return n;
+};
 function putVarN(out: number[], x: number): void {
   while (x >= 128) { out.push((x % 128) | 128); x = Math.floor(x / 128); }
   out.push(x);
@@ -542,30 +550,6 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
   const blockSize = (b: number[]) => varLen(b.length) + b.length;
   const plainLens = encodeInts(lens);
   const plainSize = 1 + blockSize(plainLens) + total;
-  // dictionary
-  let dict: { distinct: Uint8Array[]; dlens: number[]; dtotal: number; ids: number[]; idsBody: number[]; dlensBody: number[] } | null = null;
-  let dictSize = Infinity;
-  {
-    const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: number[] = [];
-    let ok = true;
-    const limit = Math.floor(n / 2) + 16;
-    for (let i = 0; i < n; i++) {
-      const v = values[i]!;
-      const k = keys ? keys[i]! : latin1(v);
-      let id = index.get(k);
-      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
-      ids.push(id);
-      if (distinct.length > limit) { ok = false; break; }
-    }
-    if (ok) {
-      const dlens = distinct.map((v) => v.length);
-      let dtotal = 0;
-      for (const l of dlens) dtotal += l;
-      const dlensBody = encodeInts(dlens), idsBody = encodeInts(ids);
-      dictSize = 1 + varLen(distinct.length) + blockSize(dlensBody) + varLen(dtotal) + dtotal + idsBody.length;
-      dict = { distinct, dlens, dtotal, ids, idsBody, dlensBody };
-    }
-  }
   // shared prefixes
   const shared: number[] = [], restLens: number[] = [];
   let prev: Uint8Array = new Uint8Array(0), restTotal = 0;
@@ -580,6 +564,34 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
   }
   const sharedBody = encodeInts(shared), restBody = encodeInts(restLens);
   const prefixSize = 1 + blockSize(sharedBody) + blockSize(restBody) + restTotal;
+  // dictionary
+  let dict: { distinct: Uint8Array[]; dlens: number[]; dtotal: number; ids: number[]; idsBody: number[]; dlensBody: number[] } | null = null;
+  let dictSize = Infinity;
+  {
+    const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: number[] = [];
+    let ok = true;
+    const limit = Math.floor(n / 2) + 16;
+    // The dictionary holds at least the bytes of its distinct values: once they reach the size of the
+    // plain or the prefix column it cannot be the smallest, and the search stops (same choice, less work).
+    const bound = Math.min(plainSize, prefixSize);
+    let dbytes = 0;
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!;
+      const k = keys ? keys[i]! : latin1(v);
+      let id = index.get(k);
+      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); dbytes += v.length; }
+      ids.push(id);
+      if (distinct.length > limit || dbytes >= bound) { ok = false; break; }
+    }
+    if (ok) {
+      const dlens = distinct.map((v) => v.length);
+      let dtotal = 0;
+      for (const l of dlens) dtotal += l;
+      const dlensBody = encodeInts(dlens), idsBody = encodeInts(ids);
+      dictSize = 1 + varLen(distinct.length) + blockSize(dlensBody) + varLen(dtotal) + dtotal + idsBody.length;
+      dict = { distinct, dlens, dtotal, ids, idsBody, dlensBody };
+    }
+  }
   const block = (b: number[]) => { out.uvar(b.length); out.bytes(Uint8Array.from(b)); };
   if (dict && dictSize < plainSize && dictSize <= prefixSize) {
     out.uvar(dictSize);
