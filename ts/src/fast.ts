@@ -616,21 +616,21 @@ function small(r: Reader): number {
   return -1;
 }
 const fromCharCode = String.fromCharCode;
+/** Reused arrays of character codes, one per length up to 32 (fromCharCode.apply over a plain array is
+ * several times faster than over a typed-array view). */
+const CODES: number[][] = Array.from({ length: 33 }, (_, n) => new Array<number>(n).fill(0));
 /** A string of `len` bytes at p: by hand when short and ASCII, else one TextDecoder call. */
 function text(b: Uint8Array, p: number, len: number): string {
   if (len <= 32) {
-    let ascii = true;
-    for (let i = 0; i < len; i++) if (b[p + i]! >= 0x80) { ascii = false; break; }
-    if (ascii) {
-      switch (len) {
-        case 0: return "";
-        case 1: return fromCharCode(b[p]!);
-        case 2: return fromCharCode(b[p]!, b[p + 1]!);
-        case 3: return fromCharCode(b[p]!, b[p + 1]!, b[p + 2]!);
-        case 4: return fromCharCode(b[p]!, b[p + 1]!, b[p + 2]!, b[p + 3]!);
-        default: return fromCharCode.apply(null, b.subarray(p, p + len) as unknown as number[]);
-      }
+    if (len === 0) return "";
+    const codes = CODES[len]!;
+    let k = 0;
+    for (; k < len; k++) {
+      const c = b[p + k]!;
+      if (c >= 0x80) break;
+      codes[k] = c;
     }
+    if (k === len) return len === 1 ? fromCharCode(codes[0]!) : fromCharCode.apply(null, codes);
   }
   try { return utf8.decode(b.subarray(p, p + len)); } catch { bail(); }
 }
@@ -727,7 +727,21 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
         return out;
       };
     }
-    case "map": case "enum": case "any": case "tuple": case "bytes": case "unit":
+    case "any": {
+      // The value's own metadata, then the value: primitives through readers compiled once per kind and depth.
+      const max = o.maxDepth ?? 128;
+      const byKind = new Map<string, RowFn>();
+      return (r) => {
+        if (child > max) bail();
+        const own = r.metadata(child);
+        if (own.kind === "vec" || own.kind === "struct" || own.kind === "option" || own.kind === "array" || own.kind === "tuple" ||
+          own.kind === "map" || own.kind === "enum" || own.kind === "any") return toPublic(own, r.value(own, child), o);
+        let f = byKind.get(own.kind);
+        if (f === undefined) { f = compileRow(own, child, o); byKind.set(own.kind, f); }
+        return f(r);
+      };
+    }
+    case "map": case "enum": case "tuple": case "bytes": case "unit":
       return reference;
     default: {
       const [bits, signed, fixed] = INT_INFO[t.kind]!;
