@@ -334,6 +334,7 @@ interface Shape {
   nints: number; nmin: number; nmax: number; nbigs: number; firstInt: boolean;
   elems?: Shape;
   keys?: string[]; keyShapes?: Map<string, Shape>; keyCounts?: Map<string, number>; objects: number; conflict: boolean;
+  fastShapes?: Shape[]; fastObjects?: number;
   mapKeys?: Shape; mapValues?: Shape;
 }
 const newShape = (): Shape => ({ nulls: 0, values: 0, kinds: new Set(), min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false, objects: 0, conflict: false });
@@ -397,6 +398,21 @@ function add(s: Shape, v: unknown, depth: number): void {
     s.keys ??= []; s.keyShapes ??= new Map(); s.keyCounts ??= new Map();
     const o = v as Record<string, unknown>;
     const own = Object.keys(o);
+    // The usual case: exactly the keys seen so far, in their order, none undefined. Each key's shape then
+    // comes from an array kept in step with s.keys (no Map lookups), and its count is its shape's
+    // nulls + values (one add per present key), settled into keyCounts when the slow path next runs.
+    const fast = s.fastShapes;
+    if (fast !== undefined && !s.conflict && own.length === fast.length) {
+      let same = true;
+      const keys = s.keys;
+      for (let i = 0; i < own.length; i++) if (own[i] !== keys[i] || o[own[i]!] === undefined) { same = false; break; }
+      if (same) {
+        for (let i = 0; i < own.length; i++) add(fast[i]!, o[own[i]!], depth + 1);
+        s.fastObjects = (s.fastObjects ?? 0) + 1;
+        return;
+      }
+    }
+    settle(s);
     if (!s.conflict) {
       let last = -1;
       for (const key of own) {
@@ -419,7 +435,17 @@ function add(s: Shape, v: unknown, depth: number): void {
       s.keyCounts.set(key, (s.keyCounts.get(key) ?? 0) + 1);
       add(ks, x, depth + 1);
     }
+    // Arm the fast path when this object had every key seen so far, in order.
+    s.fastShapes = !s.conflict && own.length === s.keys.length && own.every((key, i) => key === s.keys![i] && o[key] !== undefined)
+      ? s.keys.map((key) => s.keyShapes!.get(key)!) : undefined;
   }
+}
+/** Adds the objects counted on the fast path to keyCounts (each had every key of fastShapes). */
+function settle(s: Shape): void {
+  const n = s.fastObjects ?? 0;
+  if (n === 0 || !s.fastShapes) return;
+  for (const key of s.keys!) s.keyCounts!.set(key, (s.keyCounts!.get(key) ?? 0) + n);
+  s.fastObjects = 0;
 }
 
 function intType(min: bigint, max: bigint): XbfType | undefined {
@@ -432,6 +458,7 @@ function intType(min: bigint, max: bigint): XbfType | undefined {
 }
 
 function resolve(s: Shape): XbfType {
+  settle(s);
   let kinds = [...s.kinds];
   // JavaScript has one number type: integers and fractions at one place share f64.
   if (kinds.includes("int") && kinds.includes("float") && s.allSafe) kinds = kinds.filter((k) => k !== "int");
