@@ -5,7 +5,7 @@ import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTryin
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType } from "./values.js";
-import { BAIL, columnsDirect, rowsDirect } from "./fast.js";
+import { BAIL, columnsDirect, rowsCached, rowsDirect } from "./fast.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -63,6 +63,8 @@ export function decode(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
 /** XBF 2 bytes straight to public values (fast.ts); throws (BAIL or an error) where the reference decoder
  * has to take over. Exported for the tests that compare both paths. */
 export function decodeDirect(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
+  const cached = rowsCached(bytes, opts);
+  if (cached) return cached.value;
   const r = new Reader(bytes, opts);
   const [t, flags] = r.head(false);
   if (flags & FLAG_COLUMNAR) return columnsDirect(bytes, r.pos, t, opts);

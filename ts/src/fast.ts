@@ -769,7 +769,87 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
 
 /** The value of an XBF 2 message in rows whose metadata ends at r.pos. */
 export function rowsDirect(r: Reader, t: XbfType, o: FastOptions): unknown {
-  const v = compileRow(t, 0, o)(r);
+  return rowsWith(r, compileRow(t, 0, o));
+}
+function rowsWith(r: Reader, f: RowFn): unknown {
+  const v = f(r);
   if (r.pos !== r.b.length) bail();
   return v;
+}
+
+// Readers compiled for metadata seen before, by its bytes and the options the readers depend on: a program
+// that decodes many small messages of one schema parses and compiles it once.
+interface Compiled { opts: string; meta: Uint8Array; f: RowFn }
+const compiled = new Map<number, Compiled>();
+/** Where metadata starting at p ends (a structural skip, nothing allocated), or -1 if it is not plain. */
+function skipMeta(b: Uint8Array, p: number, depth: number, max: number): number {
+  if (p >= b.length) return -1;
+  const d = b[p++]!;
+  if (d <= 0x10 || d === 0x13 || (d >= 0x19 && d <= 0x23)) return p;
+  if (depth >= max) return -1;
+  const count = (): number => {
+    let x = 0, mul = 1;
+    for (let i = 0; i < 4; i++) {
+      if (p >= b.length) return -1;
+      const c = b[p++]!;
+      x += (c & 127) * mul;
+      if (c < 128) return x;
+      mul *= 128;
+    }
+    return -1;
+  };
+  switch (d) {
+    case 0x11: case 0x14: return skipMeta(b, p, depth + 1, max);
+    case 0x15: return count() < 0 ? -1 : skipMeta(b, p, depth + 1, max);
+    case 0x16: {
+      const n = count();
+      for (let i = 0; i < n && p >= 0; i++) p = skipMeta(b, p, depth + 1, max);
+      return n < 0 ? -1 : p;
+    }
+    case 0x17: p = skipMeta(b, p, depth + 1, max); return p < 0 ? -1 : skipMeta(b, p, depth + 1, max);
+    case 0x12: case 0x18: {
+      const skipName = () => { const l = count(); if (l < 0 || l > b.length - p) return false; p += l; return true; };
+      if (!skipName()) return -1;
+      const n = count();
+      if (n < 0) return -1;
+      for (let i = 0; i < n; i++) {
+        if (!skipName()) return -1;
+        p = skipMeta(b, p, depth + 1, max);
+        if (p < 0) return -1;
+      }
+      return p;
+    }
+    default: return -1;
+  }
+}
+/** A message in rows with inline metadata (flags 00), its reader cached by its metadata; undefined when not
+ * such a message or when its metadata is large. */
+export function rowsCached(bytes: Uint8Array, o: FastOptions): { value: unknown } | undefined {
+  if (bytes.length < 3 || bytes[0] !== 0xc2 || bytes[1] !== 0) return undefined;
+  const end = skipMeta(bytes, 2, 0, o.maxDepth ?? 128);
+  if (end < 0 || end - 2 > 512) return undefined;
+  const opts = `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}`;
+  let h = 0x811c9dc5; // FNV-1a over the metadata bytes; a hit is confirmed byte for byte
+  for (let i = 2; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  h = (h ^ opts.length) >>> 0;
+  const hit = compiled.get(h);
+  let f: RowFn | undefined;
+  if (hit !== undefined && hit.opts === opts && hit.meta.length === end - 2) {
+    const m = hit.meta;
+    let same = true;
+    for (let i = 0; i < m.length; i++) if (m[i] !== bytes[i + 2]) { same = false; break; }
+    if (same) f = hit.f;
+  }
+  if (f === undefined) {
+    const r0 = new Reader(bytes, o);
+    const [t] = r0.head(false);
+    if (r0.pos !== end) bail();
+    f = compileRow(t, 0, o);
+    if (compiled.size >= 256) compiled.clear();
+    compiled.set(h, { opts, meta: bytes.slice(2, end), f });
+  }
+  const r = new Reader(bytes, o, end);
+  r.v2 = true;
+  r.zsBase = 0; // the zero-size allowance counts from the message's first byte, as when the header is read
+  return { value: rowsWith(r, f) };
 }

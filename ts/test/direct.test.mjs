@@ -105,3 +105,18 @@ test("the XOR size that picks the encoding is the length it writes", async () =>
     assert.equal(xorSize(v, f32), xorEncode(v, f32).length);
   }), { numRuns: 500 });
 });
+
+test("readers cached by metadata: options and damaged values still give the reference's answer", () => {
+  const bytes = encode({ id: 12345678901234, name: "x", when: new XbfDate(3) }, { layout: "rows" });
+  for (let i = 0; i < 3; i++) {
+    assert.equal(decode(bytes).id, 12345678901234);
+    assert.equal(decode(bytes, { int64: "bigint" }).id, 12345678901234n);
+    assert.equal(decode(bytes).id, 12345678901234);
+  }
+  const cut = bytes.subarray(0, bytes.length - 1);
+  sameOutcome(cut);
+  const deep = encode([[[[1]]]], { layout: "rows" });
+  assert.deepEqual(decode(deep), [[[[1]]]]);
+  sameOutcome(deep, { maxDepth: 2 });
+  assert.deepEqual(decode(deep), [[[[1]]]]);
+});
