@@ -276,6 +276,19 @@ struct Parts {
     describe: TokenStream,
     min_v2: TokenStream,
     min_v1: TokenStream,
+    plain: TokenStream,
+}
+
+/// The plain size (see `Describe::PLAIN`) of these fields together.
+fn plain_of(fields: &[Field]) -> TokenStream {
+    if fields.iter().any(|f| f.bytes) {
+        return quote!(::core::option::Option::None);
+    }
+    let ps = fields.iter().map(|f| {
+        let ty = &f.ty;
+        quote!(<#ty as ::xbf::fast::Describe>::PLAIN)
+    });
+    quote!(::xbf::fast::plain_sum(&[#(#ps),*]))
 }
 
 fn parts(name: &str, shape: &Shape, fields: &[Field]) -> Parts {
@@ -284,14 +297,29 @@ fn parts(name: &str, shape: &Shape, fields: &[Field]) -> Parts {
         quote!(0u64 #(.saturating_add(#mins))*)
     };
     match shape {
-        Shape::Unit => Parts { describe: quote!(::xbf::Metadata::UNIT), min_v2: quote!(0u64), min_v1: quote!(0u64) },
+        Shape::Unit => Parts {
+            describe: quote!(::xbf::Metadata::UNIT),
+            min_v2: quote!(0u64),
+            min_v1: quote!(0u64),
+            plain: quote!(::core::option::Option::None),
+        },
         Shape::Newtype => {
             let f = &fields[0];
-            Parts { describe: describe_of(f), min_v2: min_of(f, true), min_v1: min_of(f, false) }
+            Parts {
+                describe: describe_of(f),
+                min_v2: min_of(f, true),
+                min_v1: min_of(f, false),
+                plain: plain_of(fields),
+            }
         }
         Shape::Tuple => {
             let ds = fields.iter().map(describe_of);
-            Parts { describe: quote!(::xbf::Metadata::tuple([#(#ds),*])), min_v2: sum(true), min_v1: sum(false) }
+            Parts {
+                describe: quote!(::xbf::Metadata::tuple([#(#ds),*])),
+                min_v2: sum(true),
+                min_v1: sum(false),
+                plain: plain_of(fields),
+            }
         }
         Shape::Struct => {
             let ds = fields.iter().map(|f| {
@@ -305,7 +333,7 @@ fn parts(name: &str, shape: &Shape, fields: &[Field]) -> Parts {
             } else {
                 quote!(::xbf::Metadata::from(::xbf::StructMetadata::new(#name, [#(#tuples),*])?))
             };
-            Parts { describe, min_v2: sum(true), min_v1: sum(false) }
+            Parts { describe, min_v2: sum(true), min_v1: sum(false), plain: plain_of(fields) }
         }
     }
 }
@@ -315,6 +343,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let ident = &input.ident;
     let type_name = cattrs.rename.clone().unwrap_or_else(|| ident.unraw().to_string());
 
+    let mut plain = quote!(::core::option::Option::None);
+    let mut decode_plain = quote!();
     let (describe, min_v2, min_v1, encode, decode) = match &input.data {
         Data::Struct(s) => {
             let fields = fields_of(&s.fields, cattrs.rename_all)?;
@@ -354,6 +384,28 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 }
                 _ => quote!(::core::result::Result::Ok(Self { #(#decs),* })),
             };
+            if !matches!(shape, Shape::Unit) && !fields.iter().any(|f| f.bytes) {
+                plain = p.plain.clone();
+                let parts = fields.iter().map(|f| {
+                    let (m, ty) = (&f.member, &f.ty);
+                    quote! {
+                        #m: {
+                            let n = <#ty as ::xbf::fast::Describe>::PLAIN?;
+                            let v = <#ty as ::xbf::fast::Decode<'de>>::decode_plain(b.get(at..at + n)?)?;
+                            at += n;
+                            v
+                        }
+                    }
+                });
+                decode_plain = quote! {
+                    #[inline]
+                    #[allow(unused_assignments)]
+                    fn decode_plain(b: &'de [u8]) -> ::core::option::Option<Self> {
+                        let mut at = 0usize;
+                        ::core::option::Option::Some(Self { #(#parts),* })
+                    }
+                };
+            }
             (p.describe, p.min_v2, p.min_v1, encode, decode)
         }
         Data::Enum(e) => {
@@ -465,6 +517,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             impl #i_desc ::xbf::fast::Describe for #ident #ty_generics #w_desc {
                 const MIN_V2: u64 = #min_v2;
                 const MIN_V1: u64 = #min_v1;
+                const PLAIN: ::core::option::Option<usize> = #plain;
                 #[allow(clippy::needless_question_mark)]
                 fn describe(cx: &mut ::xbf::fast::Describer) -> ::xbf::Result<::xbf::Metadata> {
                     cx.enter(::core::any::type_name::<Self>())?;
@@ -486,6 +539,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 fn decode(r: &mut ::xbf::fast::Reader<'de, '_>) -> ::xbf::Result<Self> {
                     #decode
                 }
+                #decode_plain
             }
         };
     })

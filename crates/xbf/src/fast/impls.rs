@@ -66,6 +66,7 @@ macro_rules! simple {
         impl Describe for $t {
             const MIN_V2: u64 = $min;
             const MIN_V1: u64 = $min;
+            $(const PLAIN: Option<usize> = { let _ = $from; Some(std::mem::size_of::<$t>()) };)?
             fn describe(_: &mut Describer) -> Result<Metadata> {
                 Ok(Metadata::Primitive(PrimitiveType::$p))
             }
@@ -90,6 +91,20 @@ macro_rules! simple {
                 const W: usize = std::mem::size_of::<$t>();
                 let b = r.plain(N * W)?;
                 Ok(std::array::from_fn(|i| $from(b[i * W..i * W + W].try_into().unwrap_or([0; W]))))
+            }
+
+            #[inline]
+            fn decode_plain(b: &'de [u8]) -> Option<Self> {
+                b.try_into().ok().map($from)
+            }
+
+            #[inline]
+            fn decode_plain_array<const N: usize>(b: &'de [u8]) -> Option<[Self; N]> {
+                const W: usize = std::mem::size_of::<$t>();
+                if b.len() != N * W {
+                    return None;
+                }
+                Some(std::array::from_fn(|i| $from(b[i * W..i * W + W].try_into().unwrap_or([0; W]))))
             }
             )?
         }
@@ -286,6 +301,19 @@ impl<T: Encode> Encode for [T] {
 impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
     #[inline]
     fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+        if let Some(size) = T::PLAIN.filter(|n| *n > 0) {
+            // One check for the whole run, then values straight from it.
+            let n = r.count(size as u64)?;
+            let run = r.plain(n * size)?;
+            let mut out = Vec::with_capacity(n);
+            for item in run.chunks_exact(size) {
+                match T::decode_plain(item) {
+                    Some(v) => out.push(v),
+                    None => return Err(crate::Error::new(crate::ErrorKind::Unsupported, "a plain type read no value")),
+                }
+            }
+            return Ok(out);
+        }
         let min = if r.is_v2() { T::MIN_V2 } else { T::MIN_V1 };
         // The count fits in the input (elements are never zero-size here:
         // such types take the serde path), so the allocation is bounded by it.
@@ -304,6 +332,10 @@ impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
 impl<T: Describe, const N: usize> Describe for [T; N] {
     const MIN_V2: u64 = T::MIN_V2.saturating_mul(N as u64);
     const MIN_V1: u64 = T::MIN_V1.saturating_mul(N as u64);
+    const PLAIN: Option<usize> = match T::PLAIN {
+        Some(n) => n.checked_mul(N),
+        None => None,
+    };
     fn describe(cx: &mut Describer) -> Result<Metadata> {
         Ok(Metadata::array(N as u64, T::describe(cx)?))
     }
@@ -326,6 +358,11 @@ where
         r.array_fits(N as u64, if r.is_v2() { T::MIN_V2 } else { T::MIN_V1 })?;
         T::decode_array(r)
     }
+
+    #[inline]
+    fn decode_plain(b: &'de [u8]) -> Option<Self> {
+        T::decode_plain_array(b)
+    }
 }
 
 macro_rules! tuple {
@@ -333,6 +370,7 @@ macro_rules! tuple {
         impl<$($name: Describe),+> Describe for ($($name,)+) {
             const MIN_V2: u64 = 0u64 $(.saturating_add($name::MIN_V2))+;
             const MIN_V1: u64 = 0u64 $(.saturating_add($name::MIN_V1))+;
+            const PLAIN: Option<usize> = super::plain_sum(&[$($name::PLAIN),+]);
             fn describe(cx: &mut Describer) -> Result<Metadata> {
                 Ok(Metadata::tuple([$($name::describe(cx)?),+]))
             }
@@ -352,6 +390,18 @@ macro_rules! tuple {
                         Err(e) => return Err(e.within(PathSegment::Position($i))),
                     },
                 )+))
+            }
+
+            #[inline]
+            #[allow(unused_assignments)]
+            fn decode_plain(b: &'de [u8]) -> Option<Self> {
+                let mut at = 0usize;
+                Some(($({
+                    let n = $name::PLAIN?;
+                    let v = $name::decode_plain(b.get(at..at + n)?)?;
+                    at += n;
+                    v
+                },)+))
             }
         }
     };

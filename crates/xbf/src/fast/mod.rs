@@ -54,6 +54,11 @@ pub trait Describe {
     const MIN_V2: u64;
     /// The fewest bytes a value takes in v1.
     const MIN_V1: u64;
+    /// `Some(n)` when every value takes exactly `n` bytes in both
+    /// versions and every bit pattern is a value (floats, `u8`, `i8`, and
+    /// arrays, tuples and structs of them): a run of such values is read
+    /// by [`Decode::decode_plain`] without per-value checks.
+    const PLAIN: Option<usize> = None;
     /// The type's metadata: what [`crate::metadata_of`] traces from its
     /// `Deserialize` impl. `cx` refuses recursive types.
     fn describe(cx: &mut Describer) -> Result<Metadata>;
@@ -70,6 +75,25 @@ pub trait Encode: Describe {
 pub trait Decode<'de>: Describe + Deserialize<'de> + Sized {
     /// Reads one value (no header, no metadata).
     fn decode(r: &mut Reader<'de, '_>) -> Result<Self>;
+
+    /// A value of a [`Describe::PLAIN`] type from exactly its bytes (`None`
+    /// for other types, or a slice of another length).
+    #[inline]
+    fn decode_plain(b: &'de [u8]) -> Option<Self> {
+        let _ = b;
+        None
+    }
+
+    /// `N` values of a [`Describe::PLAIN`] type from exactly their bytes.
+    #[inline]
+    fn decode_plain_array<const N: usize>(b: &'de [u8]) -> Option<[Self; N]> {
+        let size = Self::PLAIN?;
+        let items: [Option<Self>; N] = std::array::from_fn(|i| Self::decode_plain(b.get(i * size..i * size + size)?));
+        if items.iter().any(Option::is_none) {
+            return None;
+        }
+        Some(items.map(|x| x.expect("checked above")))
+    }
 
     /// Reads the `N` values of an array of `Self`, after the array's fit
     /// was checked. Types of a fixed width override it to read the run of
@@ -96,6 +120,22 @@ pub trait Decode<'de>: Describe + Deserialize<'de> + Sized {
         // returned above: here every item is Some.
         Ok(items.map(|x| x.expect("every item decoded")))
     }
+}
+
+/// The plain size of a struct or tuple of members of plain sizes
+/// `sizes` (for `#[derive(Xbf)]`): their sum, or `None` if one is `None`.
+#[doc(hidden)]
+pub const fn plain_sum(sizes: &[Option<usize>]) -> Option<usize> {
+    let mut total = 0usize;
+    let mut i = 0;
+    while i < sizes.len() {
+        match sizes[i] {
+            Some(n) => total += n,
+            None => return None,
+        }
+        i += 1;
+    }
+    Some(total)
 }
 
 /// Builds metadata for [`Describe::describe`], refusing recursive types
