@@ -35,6 +35,10 @@ use pyo3::types::{
     PyString, PyTimeAccess, PyTuple, PyType,
 };
 
+/// Rust-side allocations of the extension (see python/Cargo.toml).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use xbf::{DecodeOptions, EncodeOptions, EnumMetadata, Layout, Metadata, PrimitiveType as P, StructMetadata, Version};
 
 const MAX_DEPTH: usize = 128;
@@ -1366,8 +1370,13 @@ enum VPlan<'py> {
     F64,
     Str,
     Unit,
+    /// `any` holding a scalar (a str, float, None, bool or an int of at most
+    /// 64 bits), as the rows encoder writes it: its one-byte type, the value.
+    Any,
     Vec(Metadata, Box<VPlan<'py>>),
-    Option(Metadata, Box<VPlan<'py>>),
+    /// The payload type, its plan, and an absent value whose clones share
+    /// its type (no allocation per None).
+    Option(Metadata, Box<VPlan<'py>>, xbf::Value),
     Struct {
         ty: Arc<StructMetadata>,
         keys: Vec<Bound<'py, PyString>>,
@@ -1389,8 +1398,13 @@ fn vplan<'py>(py: Python<'py>, ty: &Metadata) -> Option<VPlan<'py>> {
             P::Unit => VPlan::Unit,
             _ => return None,
         },
+        Metadata::Any => VPlan::Any,
         Metadata::Vec(e) if !e.is_zero_size() => VPlan::Vec((**e).clone(), Box::new(vplan(py, e)?)),
-        Metadata::Option(e) => VPlan::Option((**e).clone(), Box::new(vplan(py, e)?)),
+        Metadata::Option(e) => VPlan::Option(
+            (**e).clone(),
+            Box::new(vplan(py, e)?),
+            xbf::Value::Option(xbf::OptionValue::none((**e).clone())),
+        ),
         Metadata::Struct(s) if !ty.is_zero_size() => {
             let mut fields = Vec::with_capacity(s.len());
             let mut optional = Vec::with_capacity(s.len());
@@ -1475,10 +1489,40 @@ fn to_value<'py>(obj: &Bound<'py, PyAny>, plan: &VPlan<'py>, rows: &mut usize, d
             }
             V::Unit
         }
-        VPlan::Option(inner_ty, inner) => {
+        VPlan::Any => {
+            // The same choices as `Enc::value` for `Plan::Any`; the type code
+            // of a primitive is one byte (SPEC.md 12.2).
+            let v = if obj.is_exact_instance_of::<PyString>() {
+                let Some(v) = to_value(obj, &VPlan::Str, rows, depth + 1)? else { return Ok(None) };
+                v
+            } else if let Ok(f) = obj.downcast_exact::<PyFloat>() {
+                *rows += 8;
+                V::F64(f.value())
+            } else if obj.is_none() {
+                V::Unit
+            } else if let Ok(b) = obj.downcast_exact::<PyBool>() {
+                *rows += 1;
+                V::Bool(b.is_true())
+            } else if obj.is_exact_instance_of::<PyLong>() {
+                if let Ok(v) = obj.extract::<u64>() {
+                    *rows += uvarint_len(v);
+                    V::U64(v)
+                } else if let Ok(v) = obj.extract::<i64>() {
+                    *rows += uvarint_len(((v << 1) ^ (v >> 63)) as u64);
+                    V::I64(v)
+                } else {
+                    return Ok(None);
+                }
+            } else {
+                return Ok(None);
+            };
+            *rows += 1;
+            V::any(v)
+        }
+        VPlan::Option(inner_ty, inner, none) => {
             *rows += 1;
             if obj.is_none() {
-                V::Option(xbf::OptionValue::none(inner_ty.clone()))
+                none.clone()
             } else {
                 // `xbf.Some` (a tuple) and the like: rows.
                 let Some(v) = to_value(obj, inner, rows, depth + 1)? else { return Ok(None) };
