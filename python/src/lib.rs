@@ -97,8 +97,10 @@ mod raw {
         // objects, each kept alive by its `Bound` for the whole call; PyDict_SetItem
         // takes its own references to `k` and `v` (it steals nothing), so no
         // count is lost or doubled. The key is an exact str whose hash and
-        // comparison run no Python code, and `d` is a fresh dict no Python code
-        // has seen. On failure it returns -1 with an exception set, which is
+        // comparison run no Python code, and `d` is a fresh dict (new, or a copy
+        // of the template of keys) no Python code has seen. Where the key is
+        // already there, the old value (None) is released, which runs no Python
+        // code either. On failure it returns -1 with an exception set, which is
         // fetched below.
         if unsafe { ffi::PyDict_SetItem(d.as_ptr(), k.as_ptr(), v.as_ptr()) } < 0 {
             return Err(PyErr::fetch(d.py()));
