@@ -6,6 +6,7 @@ import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType } from "./values.js";
 import { BAIL, columnsDirect, rowsCached, rowsDirect } from "./fast.js";
+import { columnValues, handles, rowValue, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -118,8 +119,37 @@ export interface EncodeOptions {
 /** Encodes a JS value as one XBF message. */
 export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
   const t = opts.type ?? inferType(value);
+  if (opts.version !== 1 && handles(t)) {
+    try {
+      return encodeDirect(t, value, opts);
+    } catch {
+      // A value the direct writer does not take (or a wrong one): normalize below checks it and reports.
+    }
+  }
   const n = normalize(t, value);
   return encodeInternal(t, n, opts);
+}
+
+/** XBF 2 straight from the public values (fast_encode.ts), for the types `handles` accepts; throws where the
+ * reference path (normalize, then encodeInternal) has to take over. Exported for the tests. */
+export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {}): Uint8Array {
+  const head = (columnar: boolean) => {
+    const w = new Writer();
+    w.u8(0xc2);
+    w.u8((opts.schemaByReference ? FLAG_REF : 0) | (columnar ? FLAG_COLUMNAR : 0));
+    if (opts.schemaByReference) w.bytes(fingerprint(t));
+    else writeMetadata(w, t, true);
+    return w;
+  };
+  const rows = () => { const w = head(false); rowValue(w, t, value); return w.finish(); };
+  const cols = () => { const w = head(true); columnValues(t, [value], w); return w.finish(); };
+  const layout = opts.layout ?? "auto";
+  if (layout === "rows") return rows();
+  if (layout === "columns") return cols();
+  const r = rows();
+  if (!worthTryingPublic(t, value)) return r;
+  const c = cols();
+  return c.length < r.length ? c : r;
 }
 
 export function encodeInternal(t: XbfType, n: unknown, opts: EncodeOptions = {}): Uint8Array {

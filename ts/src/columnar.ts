@@ -974,6 +974,23 @@ const intOf = (kind: string, v: any): bigint => {
   return signed ? zigzag(BigInt(v), Math.max(bits, 8)) : BigInt(v);
 };
 
+/** One primitive column: "lengths" (counts, presence, tags as numbers), "bool", an integer kind, f32, f64 or
+ * string, of values in the internal form (numbers for integers up to 32 bits; numbers or bigints above). */
+export function columnsOf(kind: string, values: any[], out: Writer): void {
+  switch (kind) {
+    case "lengths": putColumn(out, encodeInts(values)); return;
+    case "f32": case "f64": putColumn(out, encodeFloats(values, kind === "f32")); return;
+    case "string": {
+      const bytes = utf8Each(values);
+      // Equal strings have equal bytes and, when well formed, the other way round too (lone surrogates all
+      // become EF BF BD): the strings themselves can key the dictionary then.
+      putStrings(out, bytes, values.every(wellFormed) ? values : undefined);
+      return;
+    }
+    default: putColumn(out, encodeInts(columnInts(kind, values)));
+  }
+}
+
 /** Appends the columns of internal values `values`, all of type `t`. */
 export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
   switch (t.kind) {
@@ -1022,13 +1039,7 @@ export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
       return;
     }
     case "f32": case "f64": putColumn(out, encodeFloats(values, t.kind === "f32")); return;
-    case "string": {
-      const bytes = utf8Each(values);
-      // Equal strings have equal bytes and, when well formed, the other way round too (lone surrogates all
-      // become EF BF BD): the strings themselves can key the dictionary then.
-      putStrings(out, bytes, values.every(wellFormed) ? values : undefined);
-      return;
-    }
+    case "string": columnsOf("string", values, out); return;
     case "bytes": putStrings(out, values); return;
     case "u256": case "i256": {
       const body = [0x08];

@@ -120,3 +120,35 @@ test("readers cached by metadata: options and damaged values still give the refe
   sameOutcome(deep, { maxDepth: 2 });
   assert.deepEqual(decode(deep), [[[[1]]]]);
 });
+
+test("the direct encoder writes the reference encoder's bytes, or leaves the value to it", async () => {
+  const { encodeDirect, encodeInternal } = await import("../dist/codec.js");
+  const { inferType, normalize } = await import("../dist/index.js");
+  const check = (v, t, layout) => {
+    let want, wantErr;
+    try { want = encodeInternal(t, normalize(t, v), { layout }); } catch (e) { wantErr = e; }
+    let got;
+    try { got = encodeDirect(t, v, { layout }); } catch { got = undefined; }
+    if (wantErr) assert.equal(got, undefined, `the direct encoder wrote a value the reference rejects: ${wantErr.message}`);
+    else if (got !== undefined) assert.deepStrictEqual(got, want, layout);
+    // encode itself: the reference's bytes or its error.
+    let e2, b2;
+    try { b2 = encode(v, { type: t, layout }); } catch (e) { e2 = e; }
+    if (wantErr) assert.equal(e2?.message, wantErr.message);
+    else assert.deepStrictEqual(b2, want);
+  };
+  fc.assert(fc.property(jsonish, fc.constantFrom("rows", "columns", "auto"), (v, layout) => check(v, inferType(v), layout)), { numRuns: 400 });
+  // Records of the type with one defect (a wrong kind, a missing or extra key, an integer out of range), and
+  // values the reference takes but the direct writer leaves to it (bigints, integers past 2^50).
+  const t = inferType([{ a: 1, b: "x", c: [1.5], d: null, e: true, f: -3 }, { a: 2, b: "y", c: [], d: 4, e: false, f: 5 }]);
+  const good = fc.record({ a: fc.nat(), b: fc.string(), c: fc.array(fc.double()), d: fc.option(fc.nat()), e: fc.boolean(), f: fc.integer() });
+  const defects = [["a", -1], ["a", 2 ** 60], ["a", 1.5], ["a", "1"], ["a", 5n], ["a", 2 ** 53 - 1], ["b", 3], ["c", "no"], ["c", [1n]], ["d", -2],
+    ["e", 0], ["f", 2 ** 52], ["f", -(2 ** 51)], ["f", 7n], ["f", 2 ** 64], ["g", 1], ["b", undefined], ["d", undefined]];
+  fc.assert(fc.property(fc.array(good, { minLength: 1, maxLength: 20 }), fc.nat(), fc.nat(defects.length - 1), fc.constantFrom("rows", "columns", "auto"), (v, at, k, layout) => {
+    const [key, value] = defects[k];
+    const rows = v.map((r) => ({ ...r }));
+    const r = rows[at % rows.length];
+    if (value === undefined) delete r[key]; else r[key] = value;
+    check(rows, t, layout);
+  }), { numRuns: 600 });
+});

@@ -1,0 +1,179 @@
+// Direct encoding of the common record shapes (vecs, structs, options, absent-able fields, bools, integers
+// that are numbers, floats, strings) from the public JS values, in rows and in columns, without normalize's
+// intermediate tree. Its checks are at least as strict as normalize's: anything else (a bigint, a Date, a
+// Map, an XbfEnum, a type it does not handle, a value of the wrong kind) throws BAIL, and codec.ts then
+// encodes through normalize, which reports the error or writes the value. The bytes are the reference
+// writer's: the same column encoders get the same values (tests compare both).
+import { INT_INFO, XbfType } from "./metadata.js";
+import { Writer } from "./varint.js";
+import { BAIL } from "./fast.js";
+import { isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
+import { columnsOf } from "./columnar.js";
+
+function bail(): never {
+  throw BAIL;
+}
+const hasOwn = Object.prototype.hasOwnProperty;
+type Struct = Extract<XbfType, { kind: "struct" }>;
+const NAMES = new WeakMap<Struct, Set<string>>();
+function names(t: Struct): Set<string> {
+  let s = NAMES.get(t);
+  if (!s) { s = new Set(t.fields.map((f) => f.name)); NAMES.set(t, s); }
+  return s;
+}
+/** The object as a struct of type t: checks what normalize checks (a plain-enough object, no unknown keys). */
+function struct(t: Struct, v: unknown): Record<string, unknown> {
+  if (v === null || typeof v !== "object" || Array.isArray(v) || v instanceof Map || ArrayBuffer.isView(v)) bail();
+  const o = v as Record<string, unknown>;
+  const ns = names(t);
+  for (const k in o) if (!ns.has(k) && hasOwn.call(o, k) && o[k] !== undefined) bail();
+  return o;
+}
+/** A field's value, or undefined when absent (missing, or undefined). */
+const field = (o: Record<string, unknown>, k: string): unknown => (hasOwn.call(o, k) ? o[k] : undefined);
+
+/** Whether this writer handles t (and everything inside it). */
+export function handles(t: XbfType): boolean {
+  switch (t.kind) {
+    case "bool": case "f32": case "f64": case "string": return true;
+    case "vec": return handles(t.element);
+    case "option": return t.inner.kind !== "option" && t.inner.kind !== "unit" && handles(t.inner);
+    case "struct": return t.fields.every((f) => handles(isOptionalEnum(f.type) ? (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type : f.type));
+    default: {
+      const info = INT_INFO[t.kind];
+      return info !== undefined && info[0] <= 64 && t.kind !== "date" && t.kind !== "timestamp";
+    }
+  }
+}
+
+/** An integer of `kind` given as a number: checked as normalize checks it (bigints and unsafe numbers bail). */
+function int(kind: string, v: unknown): number {
+  if (typeof v !== "number" || !Number.isInteger(v)) bail();
+  const [bits, signed] = INT_INFO[kind]!;
+  if (bits <= 32) {
+    const lo = signed ? -(2 ** (bits - 1)) : 0, hi = signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1;
+    if (v < lo || v > hi) bail();
+    return v;
+  }
+  // Signed ones within ±2^50, so that their zigzag form (twice as large) stays exact in a double.
+  if (!Number.isSafeInteger(v) || (signed ? Math.abs(v) > 2 ** 50 : v < 0)) bail();
+  return v;
+}
+
+// ------------------------------------------------------------------ rows
+const zz = (n: number) => (n >= 0 ? 2 * n : -2 * n - 1);
+/** Writes v of type t in XBF 2 rows. */
+export function rowValue(w: Writer, t: XbfType, v: unknown): void {
+  switch (t.kind) {
+    case "bool": if (typeof v !== "boolean") bail(); w.u8(v ? 1 : 0); return;
+    case "f64": if (typeof v !== "number") bail(); w.f64(v); return;
+    case "f32": if (typeof v !== "number") bail(); w.f32(v); return;
+    case "string": if (typeof v !== "string") bail(); w.string(v); return;
+    case "vec": {
+      if (!Array.isArray(v)) bail();
+      w.uvar(v.length);
+      const e = t.element;
+      for (let i = 0; i < v.length; i++) rowValue(w, e, v[i]);
+      return;
+    }
+    case "option":
+      if (v === null || v === undefined) { w.u8(0); return; }
+      w.u8(1);
+      rowValue(w, t.inner, v instanceof XbfSome ? v.value : v);
+      return;
+    case "struct": {
+      const o = struct(t, v);
+      const fs = t.fields;
+      for (let i = 0; i < fs.length; i++) {
+        const f = fs[i]!, x = field(o, f.name);
+        if (isOptionalEnum(f.type)) {
+          if (x === undefined) { w.u8(0); continue; }
+          if (x instanceof XbfEnum) bail();
+          w.u8(1);
+          rowValue(w, (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, x);
+        } else if (x === undefined) {
+          if (f.type.kind !== "option") bail();
+          w.u8(0);
+        } else rowValue(w, f.type, x);
+      }
+      return;
+    }
+    default: {
+      const n = int(t.kind, v);
+      const [, signed, fixed] = INT_INFO[t.kind]!;
+      if (fixed) { w.fixed(n, fixed); return; }
+      w.uvar(signed ? zz(n) : n);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ columns
+/** The columns of the values `vs`, all of type t, as SPEC 22.1 lays them out. */
+export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
+  switch (t.kind) {
+    case "bool": for (const v of vs) if (typeof v !== "boolean") bail(); columnsOf("bool", vs, out); return;
+    case "f32": case "f64": for (const v of vs) if (typeof v !== "number") bail(); columnsOf(t.kind, vs, out); return;
+    case "string": for (const v of vs) if (typeof v !== "string") bail(); columnsOf("string", vs, out); return;
+    case "vec": {
+      const lens: number[] = [], flat: unknown[] = [];
+      for (const v of vs) {
+        if (!Array.isArray(v)) bail();
+        lens.push(v.length);
+        for (let i = 0; i < v.length; i++) flat.push(v[i]);
+      }
+      columnsOf("lengths", lens, out);
+      columnValues(t.element, flat, out);
+      return;
+    }
+    case "option": {
+      const present: number[] = [], inner: unknown[] = [];
+      for (const v of vs) {
+        if (v === null || v === undefined) { present.push(0); continue; }
+        present.push(1);
+        inner.push(v instanceof XbfSome ? v.value : v);
+      }
+      columnsOf("lengths", present, out);
+      columnValues(t.inner, inner, out);
+      return;
+    }
+    case "struct": {
+      const os = vs.map((v) => struct(t, v));
+      for (const f of t.fields) {
+        const xs = os.map((o) => field(o, f.name));
+        if (isOptionalEnum(f.type)) {
+          const tags: number[] = [], present: unknown[] = [];
+          for (const x of xs) {
+            if (x === undefined) { tags.push(0); continue; }
+            if (x instanceof XbfEnum) bail();
+            tags.push(1);
+            present.push(x);
+          }
+          columnsOf("lengths", tags, out);
+          columnValues((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, present, out);
+        } else {
+          if (f.type.kind !== "option") for (const x of xs) if (x === undefined) bail();
+          columnValues(f.type, xs, out);
+        }
+      }
+      return;
+    }
+    default: {
+      const ns: number[] = [];
+      for (const v of vs) ns.push(int(t.kind, v));
+      columnsOf(t.kind, ns, out);
+    }
+  }
+}
+
+/** Rust's worth_trying on public values: 16 or more repeated items near the root. */
+export function worthTryingPublic(t: XbfType, v: unknown): boolean {
+  const items = (t: XbfType, v: any, depth: number): number => {
+    if (depth > 3 || v === null || v === undefined) return 0;
+    switch (t.kind) {
+      case "vec": return v.length + v.slice(0, 4).reduce((a: number, x: any) => a + items(t.element, x, depth + 1), 0);
+      case "struct": return t.fields.reduce((a, f) => a + (isOptionalEnum(f.type) ? 0 : items(f.type, v[f.name], depth + 1)), 0);
+      default: return 0;
+    }
+  };
+  return items(t, v, 0) >= 16;
+}
