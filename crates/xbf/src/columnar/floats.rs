@@ -117,16 +117,16 @@ fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
 /// The distinct values (by bits, in first-seen order) and each value's
 /// index among them; `None` when most values are distinct.
 fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u128>)> {
-    let mut index = std::collections::HashMap::new();
+    let mut index: std::collections::HashMap<u64, u128, super::FastHash> = Default::default();
     let mut distinct = Vec::new();
     let mut ids = Vec::with_capacity(values.len());
-    for v in values {
+    for (i, v) in values.iter().enumerate() {
         let id = *index.entry(v.to_bits64()).or_insert_with(|| {
             distinct.push(*v);
             distinct.len() as u128 - 1
         });
         ids.push(id);
-        if distinct.len() > values.len() / 2 + 16 {
+        if distinct.len() > values.len() / 2 + 16 || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
             return None;
         }
     }
@@ -388,7 +388,9 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
         })
         .collect();
     by_misses.sort();
-    for &(misses, e) in by_misses.iter().take(3) {
+    // With no misses, the fewest decimals win: more only widen the integers.
+    let tries = if by_misses[0].0 == 0 { 1 } else { 3 };
+    for &(misses, e) in by_misses.iter().take(tries) {
         if misses * 2 > sample.len() {
             break;
         }

@@ -84,24 +84,118 @@ fn varint_len(x: u128) -> usize {
     (bits_for(x).max(1) as usize).div_ceil(7)
 }
 
-/// The base and bit width of a frame of reference over `values`, and the
-/// bytes its block takes.
-fn for_plan(values: impl Iterator<Item = u128> + Clone) -> (u128, u8, usize, usize) {
-    let (mut min, mut max, mut n) = (u128::MAX, 0u128, 0usize);
-    for v in values {
-        min = min.min(v);
-        max = max.max(v);
-        n += 1;
-    }
-    if n == 0 {
-        min = 0;
-    }
-    let width = bits_for(max.saturating_sub(min));
-    let size = varint_len(min) + 1 + (n * usize::from(width)).div_ceil(8);
-    (min, width, size, n)
+/// The bytes of `x` as a varint.
+pub(crate) fn varint_size(x: u128) -> usize {
+    varint_len(x)
 }
 
-fn write_for(out: &mut Vec<u8>, values: impl Iterator<Item = u128> + Clone, min: u128, width: u8) {
+fn zigzag_delta(v: u128, prev: u128) -> u128 {
+    let d = v.wrapping_sub(prev) as i128;
+    ((d << 1) ^ (d >> 127)) as u128
+}
+
+/// The sizes of the four encodings of a column, worked out in one pass,
+/// and what the frames of reference need to be written.
+struct Plan {
+    size: usize,
+    enc: u8,
+    min: u128,
+    width: u8,
+    delta_min: u128,
+    delta_width: u8,
+}
+
+fn plan(values: &[u128]) -> Plan {
+    let Some(&first) = values.first() else {
+        // No values: a frame of reference of base 0, width 0 ties with the
+        // empty varint column, which comes first.
+        return Plan { size: 0, enc: VARINT, min: 0, width: 0, delta_min: 0, delta_width: 0 };
+    };
+    let n = values.len();
+    let (mut varint_size, mut rle_size) = (0usize, 0usize);
+    let (min, max, dmin, dmax);
+    if values.iter().fold(0, |a, &v| a | v) >> 64 == 0 {
+        // The common case, in 64-bit arithmetic: every value fits a u64, and
+        // the zigzag of a difference of two of them a u128 of 65 bits.
+        let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+        let mut prev = first as u64;
+        let (mut lo, mut hi) = (prev, prev);
+        let (mut dlo, mut dhi) = (if n > 1 { u128::MAX } else { 0 }, 0u128);
+        varint_size += vlen(prev);
+        let mut run = 1usize;
+        for &v in &values[1..] {
+            let v = v as u64;
+            varint_size += vlen(v);
+            lo = lo.min(v);
+            hi = hi.max(v);
+            let d = i128::from(v) - i128::from(prev);
+            let z = ((d << 1) ^ (d >> 127)) as u128;
+            dlo = dlo.min(z);
+            dhi = dhi.max(z);
+            if v != prev {
+                rle_size += varint_len(run as u128) + vlen(prev);
+                run = 0;
+                prev = v;
+            }
+            run += 1;
+        }
+        rle_size += varint_len(run as u128) + vlen(prev);
+        (min, max, dmin, dmax) = (u128::from(lo), u128::from(hi), dlo, dhi);
+    } else {
+        let (mut lo, mut hi) = (first, first);
+        let (mut prev, mut run) = (first, 0usize);
+        for &v in values {
+            varint_size += varint_len(v);
+            lo = lo.min(v);
+            hi = hi.max(v);
+            if v != prev {
+                rle_size += varint_len(run as u128) + varint_len(prev);
+                prev = v;
+                run = 0;
+            }
+            run += 1;
+        }
+        rle_size += varint_len(run as u128) + varint_len(prev);
+        (min, max) = (lo, hi);
+        (dmin, dmax) = if n > 1 { diff_range(values) } else { (0, 0) };
+    }
+    let width = bits_for(max - min);
+    let for_size = varint_len(min) + 1 + (n * usize::from(width)).div_ceil(8);
+    let mut sizes = [(varint_size, VARINT), (for_size, FOR), (usize::MAX, DELTA_FOR), (rle_size, RLE)];
+    let mut delta_width = 0;
+    if n > 1 {
+        delta_width = bits_for(dmax - dmin);
+        sizes[2].0 = varint_len(first) + varint_len(dmin) + 1 + ((n - 1) * usize::from(delta_width)).div_ceil(8);
+    }
+    // Ties go to the earlier encoding, as when each was written and compared.
+    let (size, enc) =
+        sizes.into_iter().enumerate().min_by_key(|&(i, (size, _))| (size, i)).map(|(_, s)| s).expect("four");
+    Plan { size, enc, min, width, delta_min: dmin, delta_width }
+}
+
+/// The smallest and largest zigzag-mapped difference of neighbours.
+fn diff_range(values: &[u128]) -> (u128, u128) {
+    let (mut lo, mut hi) = (u128::MAX, 0u128);
+    for w in values.windows(2) {
+        let d = zigzag_delta(w[1], w[0]);
+        lo = lo.min(d);
+        hi = hi.max(d);
+    }
+    (lo, hi)
+}
+
+/// The bytes of a varint of a value of `i` significant bits.
+const VARINT_LEN: [u8; 65] = {
+    let mut t = [0u8; 65];
+    let mut i = 0;
+    while i <= 64 {
+        t[i] = if i == 0 { 1 } else { i.div_ceil(7) as u8 };
+        i += 1;
+    }
+    t
+};
+
+fn write_for(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, min: u128, width: u8) {
     put_varint(out, min);
     out.push(width);
     pack(out, values.map(|v| v - min), width);
@@ -110,49 +204,67 @@ fn write_for(out: &mut Vec<u8>, values: impl Iterator<Item = u128> + Clone, min:
 /// The shortest encoding of `values`: the encoding byte, then its payload.
 /// The sizes are worked out first and only the winner is written.
 pub(crate) fn encode(values: &[u128]) -> Vec<u8> {
-    let deltas = || values.windows(2).map(|w| varint::zigzag(w[1].wrapping_sub(w[0]) as i128));
-    let varint_size: usize = values.iter().map(|&v| varint_len(v)).sum();
-    let (for_min, for_width, for_size, _) = for_plan(values.iter().copied());
-    let delta = (values.len() > 1).then(|| {
-        let (min, width, size, _) = for_plan(deltas());
-        (min, width, varint_len(values[0]) + size)
-    });
-    let mut rle_size = 0usize;
-    let mut i = 0;
-    while i < values.len() {
-        let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
-        rle_size += varint_len(run as u128) + varint_len(values[i]);
-        i += run;
+    let mut out = Vec::new();
+    encode_into(&mut out, values);
+    out
+}
+
+/// [`encode`], appended to `out`.
+pub(crate) fn encode_into(out: &mut Vec<u8>, values: &[u128]) {
+    Planned::new(values).write(out);
+}
+
+/// A column whose encoding was chosen, and the bytes it takes.
+pub(crate) struct Planned<'a> {
+    values: &'a [u128],
+    plan: Plan,
+}
+
+impl<'a> Planned<'a> {
+    pub(crate) fn new(values: &'a [u128]) -> Self {
+        Planned { values, plan: plan(values) }
     }
-    let mut sizes = vec![(varint_size, VARINT), (for_size, FOR), (rle_size, RLE)];
-    if let Some((_, _, size)) = delta {
-        sizes.push((size, DELTA_FOR));
+
+    /// The encoding byte and the payload.
+    pub(crate) fn size(&self) -> usize {
+        self.plan.size + 1
     }
-    // Ties go to the earlier encoding, as when each was written and compared.
-    let order = |e: u8| [VARINT, FOR, DELTA_FOR, RLE].iter().position(|&x| x == e);
-    let (size, enc) = sizes.into_iter().min_by_key(|&(size, e)| (size, order(e))).expect("candidates");
-    let mut out = Vec::with_capacity(size + 1);
-    out.push(enc);
-    match enc {
-        VARINT => values.iter().for_each(|&v| put_varint(&mut out, v)),
-        FOR => write_for(&mut out, values.iter().copied(), for_min, for_width),
-        DELTA_FOR => {
-            let (min, width, _) = delta.expect("delta was a candidate");
-            put_varint(&mut out, values[0]);
-            write_for(&mut out, deltas(), min, width);
-        }
-        _ => {
-            let mut i = 0;
-            while i < values.len() {
-                let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
-                put_varint(&mut out, run as u128);
-                put_varint(&mut out, values[i]);
-                i += run;
+
+    /// As a length-prefixed block.
+    pub(crate) fn block_size(&self) -> usize {
+        varint_len(self.size() as u128) + self.size()
+    }
+
+    pub(crate) fn write_block(&self, out: &mut Vec<u8>) {
+        put_varint(out, self.size() as u128);
+        self.write(out);
+    }
+
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        let (p, values) = (&self.plan, self.values);
+        out.reserve(p.size + 1);
+        let start = out.len();
+        out.push(p.enc);
+        match p.enc {
+            VARINT => values.iter().for_each(|&v| put_varint(out, v)),
+            FOR => write_for(out, values.iter().copied(), p.min, p.width),
+            DELTA_FOR => {
+                put_varint(out, values[0]);
+                let deltas = values.windows(2).map(|w| zigzag_delta(w[1], w[0]));
+                write_for(out, deltas, p.delta_min, p.delta_width);
+            }
+            _ => {
+                let mut i = 0;
+                while i < values.len() {
+                    let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
+                    put_varint(out, run as u128);
+                    put_varint(out, values[i]);
+                    i += run;
+                }
             }
         }
+        debug_assert_eq!(out.len() - start, p.size + 1);
     }
-    debug_assert_eq!(out.len(), size + 1);
-    out
 }
 
 /// Reads the FOR block of `n` values, each no wider than `max_bits`.
@@ -166,6 +278,27 @@ fn read_for(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<u128>> {
     let bytes = (n as u128 * u128::from(width)).div_ceil(8);
     let packed = c.take_checked(bytes)?;
     let mut out = Vec::with_capacity(n as usize);
+    // The common case: eight bytes from a value's first hold all of it, and
+    // no value can overflow.
+    if width <= 56 && base.checked_add((1u128 << width) - 1).is_some() {
+        let mask = (1u64 << width) - 1;
+        let w = usize::from(width);
+        let window = |bit: usize| -> u64 {
+            let i = bit / 8;
+            let word = match packed.get(i..i + 8) {
+                Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+                None => {
+                    let mut b = [0u8; 8];
+                    let rest = &packed[i.min(packed.len())..];
+                    b[..rest.len()].copy_from_slice(rest);
+                    u64::from_le_bytes(b)
+                }
+            };
+            (word >> (bit % 8)) & mask
+        };
+        out.extend((0..n as usize).map(|k| base + u128::from(window(k * w))));
+        return Ok(out);
+    }
     let mut bit = 0usize;
     for _ in 0..n {
         let mut v: u128 = 0;
@@ -273,6 +406,9 @@ mod tests {
         round_trip(&[]);
         round_trip(&[0]);
         round_trip(&[u128::MAX, 0, u128::MAX]);
+        // Frames of reference whose base + mask passes 128 bits.
+        assert_eq!(round_trip(&[u128::MAX - 2, u128::MAX, u128::MAX - 1, u128::MAX - 2]), FOR);
+        round_trip(&[u128::MAX - 5, u128::MAX - 4, u128::MAX - 3, u128::MAX - 2, u128::MAX - 1, u128::MAX]);
     }
 
     #[test]

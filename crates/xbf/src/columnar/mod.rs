@@ -19,6 +19,71 @@ use crate::DecodeOptions;
 
 use cursor::Cursor;
 
+/// A fast hash for the writer's dictionaries (multiply and rotate over
+/// 8-byte words), keyed once per process so that chosen inputs cannot
+/// collide on purpose.
+#[derive(Clone, Copy)]
+pub(crate) struct FastHash(u64);
+
+impl Default for FastHash {
+    fn default() -> Self {
+        static KEY: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        FastHash(*KEY.get_or_init(|| {
+            use std::hash::{BuildHasher, Hasher};
+            std::collections::hash_map::RandomState::new().build_hasher().finish()
+        }))
+    }
+}
+
+impl std::hash::BuildHasher for FastHash {
+    type Hasher = FastHasher;
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(self.0)
+    }
+}
+
+pub(crate) struct FastHasher(u64);
+
+impl FastHasher {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.add(x);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+    fn finish(&self) -> u64 {
+        // Every bit mixed into the low ones, which pick the bucket, and the
+        // high ones, which the table compares first.
+        let h = (self.0 ^ (self.0 >> 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^ (h >> 29)
+    }
+}
+
+/// Whether, after `seen` of a column's `n` values of which `distinct` were
+/// new, a dictionary is not worth finishing: in a long column, three of the
+/// first four thousand values new.
+pub(crate) fn mostly_distinct(seen: usize, distinct: usize, n: usize) -> bool {
+    n > 8192 && seen == 4096 && distinct > 3072
+}
+
 /// Encoding byte of a column of 256-bit integers: 32 bytes a value.
 const WIDE: u8 = 8;
 /// Encoding byte of the column of types of an `any` node.
@@ -128,133 +193,239 @@ impl Column<'_> {
 // ------------------------------------------------------------------ encode
 
 /// Appends the columns of `values`, all of type `ty`, to `out`.
+///
+/// The values are walked once, each scalar going straight into the column
+/// of its place in the type (shredding), then each column is encoded.
 pub(crate) fn encode(ty: &Metadata, values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
-    match ty {
-        Metadata::Primitive(p) => encode_primitive(*p, values, out, cfg),
-        Metadata::Vec(elem) => {
-            let items: Vec<&[Value]> = values.iter().map(|v| seq_items(v)).collect();
-            put_column(out, &ints::encode(&items.iter().map(|i| i.len() as u128).collect::<Vec<_>>()), cfg);
-            let flat: Vec<&Value> = items.iter().flat_map(|i| i.iter()).collect();
-            encode(elem, &flat, out, cfg);
+    if let Metadata::Any = ty {
+        return encode_any(values, out, cfg);
+    }
+    let mut shred = Shred::new(ty);
+    for v in values {
+        shred.push(v);
+    }
+    shred.write(ty, out, cfg);
+}
+
+/// The columns of a node being gathered from its values, in the shape of
+/// its type.
+enum Shred<'v> {
+    Unit,
+    /// Integer-valued scalars as the unsigned values their column holds.
+    Ints(Vec<u128>),
+    F64(Vec<f64>),
+    F32(Vec<f32>),
+    Bytes(Vec<&'v [u8]>),
+    /// 256-bit integers, 32 bytes each.
+    Wide(Vec<u8>),
+    /// A vec (with its lengths) or an array (without).
+    Seq(Option<Vec<u128>>, Box<Shred<'v>>),
+    /// A struct's fields or a tuple's elements.
+    Fields(Vec<Shred<'v>>),
+    Option(Vec<u128>, Box<Shred<'v>>),
+    Map(Vec<u128>, Box<Shred<'v>>, Box<Shred<'v>>),
+    Enum(Vec<u128>, Vec<Shred<'v>>),
+    Any(Vec<&'v Value>),
+}
+
+impl<'v> Shred<'v> {
+    fn new(ty: &Metadata) -> Self {
+        match ty {
+            Metadata::Primitive(p) => match p.integer_type() {
+                P::Unit => Shred::Unit,
+                P::F64 => Shred::F64(Vec::new()),
+                P::F32 => Shred::F32(Vec::new()),
+                P::String | P::Bytes => Shred::Bytes(Vec::new()),
+                P::U256 | P::I256 => Shred::Wide(Vec::new()),
+                _ => Shred::Ints(Vec::new()),
+            },
+            Metadata::Vec(elem) => Shred::Seq(Some(Vec::new()), Box::new(Shred::new(elem))),
+            Metadata::Array(a) => Shred::Seq(None, Box::new(Shred::new(&a.element))),
+            Metadata::Struct(s) => Shred::Fields(s.fields().map(|(_, t)| Shred::new(t)).collect()),
+            Metadata::Tuple(types) => Shred::Fields(types.iter().map(Shred::new).collect()),
+            Metadata::Option(inner) => Shred::Option(Vec::new(), Box::new(Shred::new(inner))),
+            Metadata::Map(m) => Shred::Map(Vec::new(), Box::new(Shred::new(&m.key)), Box::new(Shred::new(&m.value))),
+            Metadata::Enum(e) => Shred::Enum(Vec::new(), e.variants().map(|(_, t)| Shred::new(t)).collect()),
+            Metadata::Any => Shred::Any(Vec::new()),
         }
-        Metadata::Array(a) => {
-            let flat: Vec<&Value> = values.iter().flat_map(|v| seq_items(v).iter()).collect();
-            encode(&a.element, &flat, out, cfg);
-        }
-        Metadata::Struct(s) => {
-            for (i, (_, fty)) in s.fields().enumerate() {
-                let column: Vec<&Value> = values.iter().map(|v| &struct_values(v)[i]).collect();
-                encode(fty, &column, out, cfg);
+    }
+
+    /// Room for `n` more values in the columns that will take one each.
+    fn reserve(&mut self, n: usize) {
+        match self {
+            Shred::Ints(col) => col.reserve(n),
+            Shred::F64(col) => col.reserve(n),
+            Shred::F32(col) => col.reserve(n),
+            Shred::Bytes(col) => col.reserve(n),
+            Shred::Wide(col) => col.reserve(n.saturating_mul(32)),
+            Shred::Seq(Some(lens), _) | Shred::Option(lens, _) | Shred::Map(lens, _, _) | Shred::Enum(lens, _) => {
+                lens.reserve(n)
             }
+            Shred::Seq(None, elem) => elem.reserve(n),
+            Shred::Fields(fields) => fields.iter_mut().for_each(|f| f.reserve(n)),
+            Shred::Unit | Shred::Any(_) => {}
         }
-        Metadata::Tuple(types) => {
-            for (i, t) in types.iter().enumerate() {
-                let column: Vec<&Value> = values.iter().map(|v| &tuple_items(v)[i]).collect();
-                encode(t, &column, out, cfg);
+    }
+
+    fn push(&mut self, v: &'v Value) {
+        match self {
+            Shred::Unit => {}
+            Shred::Ints(col) => col.push(int_of(v)),
+            Shred::F64(col) => col.push(v.as_f64().expect("an f64")),
+            Shred::F32(col) => col.push(if let Value::F32(x) = v { *x } else { unreachable!("an f32") }),
+            Shred::Bytes(col) => col.push(match v {
+                Value::String(s) => s.as_bytes(),
+                Value::Bytes(b) => b.as_slice(),
+                _ => unreachable!("a string or bytes"),
+            }),
+            Shred::Wide(col) => match v {
+                Value::U256(x) => col.extend_from_slice(&x.to_le_bytes()),
+                Value::I256(x) => col.extend_from_slice(&x.to_le_bytes()),
+                _ => unreachable!("a 256-bit integer"),
+            },
+            Shred::Seq(lens, elem) => {
+                let items = seq_items(v);
+                if let Some(lens) = lens {
+                    lens.push(items.len() as u128);
+                }
+                if items.len() > 64 {
+                    elem.reserve(items.len());
+                }
+                for i in items {
+                    elem.push(i);
+                }
             }
+            Shred::Fields(fields) => {
+                let items = match v {
+                    Value::Tuple(t) => t.items(),
+                    _ => struct_values(v),
+                };
+                for (f, i) in fields.iter_mut().zip(items) {
+                    f.push(i);
+                }
+            }
+            Shred::Option(present, inner) => {
+                let o = option_value(v);
+                present.push(u128::from(o.is_some()));
+                if let Some(x) = o {
+                    inner.push(x);
+                }
+            }
+            Shred::Map(lens, keys, vals) => {
+                let entries = map_entries(v);
+                lens.push(entries.len() as u128);
+                for (k, x) in entries {
+                    keys.push(k);
+                    vals.push(x);
+                }
+            }
+            Shred::Enum(tags, variants) => {
+                let (i, payload) = enum_parts(v);
+                tags.push(i as u128);
+                variants[i].push(payload);
+            }
+            Shred::Any(values) => values.push(v),
         }
-        Metadata::Option(inner) => {
-            let present: Vec<Option<&Value>> = values.iter().map(|v| option_value(v)).collect();
-            put_column(out, &ints::encode(&present.iter().map(|p| u128::from(p.is_some())).collect::<Vec<_>>()), cfg);
-            let inner_values: Vec<&Value> = present.into_iter().flatten().collect();
-            encode(inner, &inner_values, out, cfg);
-        }
-        Metadata::Map(m) => {
-            let entries: Vec<&[(Value, Value)]> = values.iter().map(|v| map_entries(v)).collect();
-            put_column(out, &ints::encode(&entries.iter().map(|e| e.len() as u128).collect::<Vec<_>>()), cfg);
-            let keys: Vec<&Value> = entries.iter().flat_map(|e| e.iter().map(|(k, _)| k)).collect();
-            let vals: Vec<&Value> = entries.iter().flat_map(|e| e.iter().map(|(_, v)| v)).collect();
-            encode(&m.key, &keys, out, cfg);
-            encode(&m.value, &vals, out, cfg);
-        }
-        Metadata::Enum(e) => {
-            let tagged: Vec<(usize, &Value)> = values.iter().map(|v| enum_parts(v)).collect();
-            put_column(out, &ints::encode(&tagged.iter().map(|(i, _)| *i as u128).collect::<Vec<_>>()), cfg);
-            for (i, (_, pty)) in e.variants().enumerate() {
-                let payloads: Vec<&Value> = tagged.iter().filter(|(t, _)| *t == i).map(|(_, p)| *p).collect();
-                encode(pty, &payloads, out, cfg);
+    }
+
+    /// Writes the node's columns, then its children's (SPEC.md 22.1).
+    fn write(self, ty: &Metadata, out: &mut Vec<u8>, cfg: &ColumnConfig) {
+        match (self, ty) {
+            (Shred::Unit, _) => {}
+            (Shred::Ints(col), _) => put_column(out, &ints::encode(&col), cfg),
+            (Shred::F64(col), _) => put_column(
+                out,
+                &match cfg.float_tolerance {
+                    Some(t) => floats::encode_lossy(&col, t),
+                    None => floats::encode(&col),
+                },
+                cfg,
+            ),
+            (Shred::F32(col), _) => put_column(
+                out,
+                &match cfg.float_tolerance {
+                    Some(t) => floats::encode_lossy(&col, t),
+                    None => floats::encode(&col),
+                },
+                cfg,
+            ),
+            (Shred::Bytes(col), _) => {
+                if cfg.zstd_level.is_some() {
+                    put_best(out, strings::candidates(&col), cfg)
+                } else {
+                    put_column(out, &strings::encode(&col), cfg)
+                }
             }
-        }
-        Metadata::Any => {
-            let mut index: HashMap<&Metadata, usize> = HashMap::new();
-            let mut types: Vec<&Metadata> = Vec::new();
-            let mut tags = Vec::with_capacity(values.len());
-            for v in values {
-                let a = any_value(v);
-                let t = *index.entry(a.metadata()).or_insert_with(|| {
-                    types.push(a.metadata());
-                    types.len() - 1
-                });
-                tags.push(t as u128);
+            (Shred::Wide(col), _) => {
+                let mut body = Vec::with_capacity(1 + col.len());
+                body.push(WIDE);
+                body.extend_from_slice(&col);
+                put_column(out, &body, cfg);
             }
-            let mut body = vec![TYPES];
-            ints::put_varint(&mut body, types.len() as u128);
-            for t in &types {
-                body.extend_from_slice(&crate::ser::metadata_bytes_v2(t));
+            (Shred::Seq(lens, elem), Metadata::Vec(ety)) => {
+                put_column(out, &ints::encode(&lens.expect("a vec's lengths")), cfg);
+                elem.write(ety, out, cfg);
             }
-            // The column of types is read before anything else of the node
-            // and is never compressed.
-            put_column(out, &body, &ColumnConfig::default());
-            put_column(out, &ints::encode(&tags), cfg);
-            for (i, t) in types.iter().enumerate() {
-                let of_type: Vec<&Value> = values
-                    .iter()
-                    .zip(&tags)
-                    .filter(|(_, &tag)| tag == i as u128)
-                    .map(|(v, _)| any_value(v).value())
-                    .collect();
-                encode(t, &of_type, out, cfg);
+            (Shred::Seq(_, elem), Metadata::Array(a)) => elem.write(&a.element, out, cfg),
+            (Shred::Fields(fields), Metadata::Struct(s)) => {
+                for (f, (_, fty)) in fields.into_iter().zip(s.fields()) {
+                    f.write(fty, out, cfg);
+                }
             }
+            (Shred::Fields(fields), Metadata::Tuple(types)) => {
+                for (f, t) in fields.into_iter().zip(types.iter()) {
+                    f.write(t, out, cfg);
+                }
+            }
+            (Shred::Option(present, inner), Metadata::Option(ity)) => {
+                put_column(out, &ints::encode(&present), cfg);
+                inner.write(ity, out, cfg);
+            }
+            (Shred::Map(lens, keys, vals), Metadata::Map(m)) => {
+                put_column(out, &ints::encode(&lens), cfg);
+                keys.write(&m.key, out, cfg);
+                vals.write(&m.value, out, cfg);
+            }
+            (Shred::Enum(tags, variants), Metadata::Enum(e)) => {
+                put_column(out, &ints::encode(&tags), cfg);
+                for (v, (_, pty)) in variants.into_iter().zip(e.variants()) {
+                    v.write(pty, out, cfg);
+                }
+            }
+            (Shred::Any(values), _) => encode_any(&values, out, cfg),
+            _ => unreachable!("a shred has the shape of its type"),
         }
     }
 }
 
-fn encode_primitive(p: P, values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
-    let body = match p.integer_type() {
-        P::Unit => return,
-        P::F64 => {
-            let floats: Vec<f64> = values.iter().map(|v| v.as_f64().expect("an f64")).collect();
-            match cfg.float_tolerance {
-                Some(t) => floats::encode_lossy(&floats, t),
-                None => floats::encode(&floats),
-            }
-        }
-        P::F32 => {
-            let floats: Vec<f32> =
-                values.iter().map(|v| if let Value::F32(x) = v { *x } else { unreachable!("an f32") }).collect();
-            match cfg.float_tolerance {
-                Some(t) => floats::encode_lossy(&floats, t),
-                None => floats::encode(&floats),
-            }
-        }
-        P::String | P::Bytes => {
-            let bytes: Vec<&[u8]> = values
-                .iter()
-                .map(|v| match v {
-                    Value::String(s) => s.as_bytes(),
-                    Value::Bytes(b) => b.as_slice(),
-                    _ => unreachable!("a string or bytes"),
-                })
-                .collect();
-            if cfg.zstd_level.is_some() {
-                return put_best(out, strings::candidates(&bytes), cfg);
-            }
-            strings::encode(&bytes)
-        }
-        P::U256 | P::I256 => {
-            let mut body = vec![WIDE];
-            for v in values {
-                match v {
-                    Value::U256(x) => body.extend_from_slice(&x.to_le_bytes()),
-                    Value::I256(x) => body.extend_from_slice(&x.to_le_bytes()),
-                    _ => unreachable!("a 256-bit integer"),
-                }
-            }
-            body
-        }
-        _ => ints::encode(&values.iter().map(|v| int_of(v)).collect::<Vec<_>>()),
-    };
-    put_column(out, &body, cfg);
+/// The columns of an `any` node: its types, each value's type, then the
+/// values of each type as a node of that type.
+fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
+    let mut index: HashMap<&Metadata, usize> = HashMap::new();
+    let mut types: Vec<&Metadata> = Vec::new();
+    let mut tags = Vec::with_capacity(values.len());
+    for v in values {
+        let a = any_value(v);
+        let t = *index.entry(a.metadata()).or_insert_with(|| {
+            types.push(a.metadata());
+            types.len() - 1
+        });
+        tags.push(t as u128);
+    }
+    let mut body = vec![TYPES];
+    ints::put_varint(&mut body, types.len() as u128);
+    for t in &types {
+        body.extend_from_slice(&crate::ser::metadata_bytes_v2(t));
+    }
+    // The column of types is read before anything else of the node
+    // and is never compressed.
+    put_column(out, &body, &ColumnConfig::default());
+    put_column(out, &ints::encode(&tags), cfg);
+    for (i, t) in types.iter().enumerate() {
+        let of_type: Vec<&Value> =
+            values.iter().zip(&tags).filter(|(_, &tag)| tag == i as u128).map(|(v, _)| any_value(v).value()).collect();
+        encode(t, &of_type, out, cfg);
+    }
 }
 
 /// An integer-valued scalar as the unsigned value its column holds.
@@ -286,13 +457,6 @@ fn seq_items(v: &Value) -> &[Value] {
 
 fn struct_values(v: &Value) -> &[Value] {
     v.as_struct().expect("a struct").values()
-}
-
-fn tuple_items(v: &Value) -> &[Value] {
-    match v {
-        Value::Tuple(t) => t.items(),
-        _ => unreachable!("a tuple"),
-    }
 }
 
 fn option_value(v: &Value) -> Option<&Value> {

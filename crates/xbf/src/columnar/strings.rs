@@ -7,83 +7,169 @@ use std::collections::HashMap;
 use crate::error::{Error, ErrorKind, Result};
 
 use super::cursor::Cursor;
-use super::ints;
+use super::ints::{self, Planned};
 use super::Budget;
 
 pub(crate) const PLAIN: u8 = 32;
 pub(crate) const DICT: u8 = 33;
 pub(crate) const PREFIX: u8 = 34;
 
-fn put_block(out: &mut Vec<u8>, block: &[u8]) {
-    ints::put_varint(out, block.len() as u128);
-    out.extend_from_slice(block);
+/// The three encodings, planned: what each needs and the bytes it takes.
+struct Plain<'a> {
+    lens: Planned<'a>,
+    bytes: usize,
 }
 
-fn lengths<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<u128> {
-    values.map(|v| v.len() as u128).collect()
-}
-
-fn plain(values: &[&[u8]]) -> Vec<u8> {
-    let mut out = vec![PLAIN];
-    put_block(&mut out, &ints::encode(&lengths(values.iter().copied())));
-    for v in values {
-        out.extend_from_slice(v);
+impl<'a> Plain<'a> {
+    fn new(values: &[&[u8]], lens: &'a mut Vec<u128>) -> Plain<'a> {
+        lens.extend(values.iter().map(|v| v.len() as u128));
+        let bytes = values.iter().map(|v| v.len()).sum();
+        Plain { lens: Planned::new(lens), bytes }
     }
-    out
+    fn size(&self) -> usize {
+        1 + self.lens.block_size() + self.bytes
+    }
+    fn write(&self, values: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size());
+        out.push(PLAIN);
+        self.lens.write_block(&mut out);
+        for v in values {
+            out.extend_from_slice(v);
+        }
+        out
+    }
 }
 
-fn dict(values: &[&[u8]]) -> Option<Vec<u8>> {
-    let mut index: HashMap<&[u8], u128> = HashMap::new();
+/// A dictionary's distinct values, their lengths and each value's index.
+type DictParts<'a> = (Vec<&'a [u8]>, Vec<u128>, Vec<u128>);
+
+/// The distinct values, their lengths and each value's index among them;
+/// `None` when the values are mostly distinct, which a dictionary cannot win.
+fn dictionary<'a>(values: &[&'a [u8]]) -> Option<DictParts<'a>> {
+    let mut index: HashMap<&[u8], u128, super::FastHash> = HashMap::default();
     let mut distinct: Vec<&[u8]> = Vec::new();
     let mut ids = Vec::with_capacity(values.len());
-    for v in values {
+    for (i, &v) in values.iter().enumerate() {
         let id = *index.entry(v).or_insert_with(|| {
             distinct.push(v);
             distinct.len() as u128 - 1
         });
         ids.push(id);
-        // A dictionary of nearly all distinct values cannot win.
-        if distinct.len() > values.len() / 2 + 16 {
+        if distinct.len() > values.len() / 2 + 16 || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
             return None;
         }
     }
-    let mut out = vec![DICT];
-    ints::put_varint(&mut out, distinct.len() as u128);
-    put_block(&mut out, &ints::encode(&lengths(distinct.iter().copied())));
-    let bytes: Vec<u8> = distinct.concat();
-    put_block(&mut out, &bytes);
-    out.extend_from_slice(&ints::encode(&ids));
-    Some(out)
+    let lens = distinct.iter().map(|v| v.len() as u128).collect();
+    Some((distinct, lens, ids))
 }
 
-fn prefix(values: &[&[u8]]) -> Vec<u8> {
-    let mut shared = Vec::with_capacity(values.len());
-    let mut rest_lens = Vec::with_capacity(values.len());
-    let mut rest = Vec::new();
-    let mut prev: &[u8] = &[];
-    for v in values {
-        let p = prev.iter().zip(v.iter()).take_while(|(a, b)| a == b).count();
-        shared.push(p as u128);
-        rest_lens.push((v.len() - p) as u128);
-        rest.extend_from_slice(&v[p..]);
-        prev = v;
+struct Dict<'a, 'v> {
+    distinct: &'a [&'v [u8]],
+    lens: Planned<'a>,
+    ids: Planned<'a>,
+    bytes: usize,
+}
+
+impl<'a, 'v> Dict<'a, 'v> {
+    fn new(parts: &'a DictParts<'v>) -> Self {
+        let bytes = parts.0.iter().map(|v| v.len()).sum();
+        Dict { distinct: &parts.0, lens: Planned::new(&parts.1), ids: Planned::new(&parts.2), bytes }
     }
-    let mut out = vec![PREFIX];
-    put_block(&mut out, &ints::encode(&shared));
-    put_block(&mut out, &ints::encode(&rest_lens));
-    out.extend_from_slice(&rest);
-    out
+    fn size(&self) -> usize {
+        1 + ints::varint_size(self.distinct.len() as u128)
+            + self.lens.block_size()
+            + ints::varint_size(self.bytes as u128)
+            + self.bytes
+            + self.ids.size()
+    }
+    fn write(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size());
+        out.push(DICT);
+        ints::put_varint(&mut out, self.distinct.len() as u128);
+        self.lens.write_block(&mut out);
+        ints::put_varint(&mut out, self.bytes as u128);
+        for v in self.distinct {
+            out.extend_from_slice(v);
+        }
+        self.ids.write(&mut out);
+        out
+    }
+}
+
+struct Prefix<'a> {
+    shared: Planned<'a>,
+    rest_lens: Planned<'a>,
+    rest: usize,
+}
+
+impl<'a> Prefix<'a> {
+    fn new(values: &[&[u8]], shared: &'a mut Vec<u128>, rest_lens: &'a mut Vec<u128>) -> Prefix<'a> {
+        let mut rest = 0;
+        let mut prev: &[u8] = &[];
+        for v in values {
+            let p = prev.iter().zip(v.iter()).take_while(|(a, b)| a == b).count();
+            shared.push(p as u128);
+            rest_lens.push((v.len() - p) as u128);
+            rest += v.len() - p;
+            prev = v;
+        }
+        Prefix { shared: Planned::new(shared), rest_lens: Planned::new(rest_lens), rest }
+    }
+    fn size(&self) -> usize {
+        1 + self.shared.block_size() + self.rest_lens.block_size() + self.rest
+    }
+    fn write(&self, values: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size());
+        out.push(PREFIX);
+        self.shared.write_block(&mut out);
+        self.rest_lens.write_block(&mut out);
+        let mut prev: &[u8] = &[];
+        for v in values {
+            let p = prev.iter().zip(v.iter()).take_while(|(a, b)| a == b).count();
+            out.extend_from_slice(&v[p..]);
+            prev = v;
+        }
+        out
+    }
 }
 
 /// Every encoding worth trying for `values` (a general compressor after
 /// them may favour another one than the smallest).
 pub(crate) fn candidates(values: &[&[u8]]) -> Vec<Vec<u8>> {
-    [Some(plain(values)), dict(values), Some(prefix(values))].into_iter().flatten().collect()
+    let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
+    let mut out = vec![Plain::new(values, &mut lens).write(values)];
+    let dict = dictionary(values);
+    out.extend(dict.as_ref().map(|d| Dict::new(d).write()));
+    out.push(Prefix::new(values, &mut shared, &mut rest_lens).write(values));
+    out
 }
 
-/// The smallest of the three encodings of `values`.
+/// The smallest of the three encodings of `values` (the first of equals,
+/// in the order plain, dictionary, shared prefixes); only it is written.
 pub(crate) fn encode(values: &[&[u8]]) -> Vec<u8> {
-    candidates(values).into_iter().min_by_key(Vec::len).expect("plain is always a candidate")
+    let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
+    let plain = Plain::new(values, &mut lens);
+    let parts = dictionary(values);
+    let dict = parts.as_ref().map(Dict::new);
+    let prefix = shares_prefixes(values).then(|| Prefix::new(values, &mut shared, &mut rest_lens));
+    let sizes = [Some(plain.size()), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
+    let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain");
+    match best {
+        0 => plain.write(values),
+        1 => dict.expect("a dictionary").write(),
+        _ => prefix.expect("shared prefixes").write(values),
+    }
+}
+
+/// Whether shared prefixes may win: in a long column, the first thousand
+/// values share half a byte each at least with the one before.
+fn shares_prefixes(values: &[&[u8]]) -> bool {
+    if values.len() <= 8192 {
+        return true;
+    }
+    let shared: usize =
+        values[..1024].windows(2).map(|w| w[0].iter().zip(w[1]).take_while(|(a, b)| a == b).count()).sum();
+    shared >= 512
 }
 
 /// Sums lengths that were each checked to be at most the column's size.
@@ -181,6 +267,11 @@ fn read_ints(c: &mut Cursor<'_>, n: u64) -> Result<Vec<u128>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn put_block(out: &mut Vec<u8>, block: &[u8]) {
+        ints::put_varint(out, block.len() as u128);
+        out.extend_from_slice(block);
+    }
 
     fn round_trip(values: &[&str]) -> u8 {
         let bytes: Vec<&[u8]> = values.iter().map(|s| s.as_bytes()).collect();
