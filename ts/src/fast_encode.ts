@@ -4,10 +4,10 @@
 // Map, an XbfEnum, a type it does not handle, a value of the wrong kind) throws BAIL, and codec.ts then
 // encodes through normalize, which reports the error or writes the value. The bytes are the reference
 // writer's: the same column encoders get the same values (tests compare both).
-import { INT_INFO, XbfType } from "./metadata.js";
+import { INT_INFO, XbfType, writeMetadata } from "./metadata.js";
 import { Writer } from "./varint.js";
 import { BAIL } from "./fast.js";
-import { isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
+import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
 
 function bail(): never {
@@ -36,6 +36,7 @@ const field = (o: Record<string, unknown>, k: string): unknown => (hasOwn.call(o
 export function handles(t: XbfType): boolean {
   switch (t.kind) {
     case "bool": case "f32": case "f64": case "string": return true;
+    case "any": return true;
     case "vec": return handles(t.element);
     case "option": return t.inner.kind !== "option" && t.inner.kind !== "unit" && handles(t.inner);
     case "struct": return t.fields.every((f) => handles(isOptionalEnum(f.type) ? (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type : f.type));
@@ -60,11 +61,21 @@ function int(kind: string, v: unknown): number {
   return v;
 }
 
+/** The type inferred for a value of an `any` place, when it is a bool, a number or a string (its kind then
+ * names it); others bail. */
+function anyType(v: unknown): XbfType {
+  if (typeof v !== "boolean" && typeof v !== "number" && typeof v !== "string") bail();
+  const it = inferType(v);
+  if (!handles(it) || it.kind === "any") bail();
+  return it;
+}
+
 // ------------------------------------------------------------------ rows
 const zz = (n: number) => (n >= 0 ? 2 * n : -2 * n - 1);
 /** Writes v of type t in XBF 2 rows. */
 export function rowValue(w: Writer, t: XbfType, v: unknown): void {
   switch (t.kind) {
+    case "any": { const it = anyType(v); writeMetadata(w, it, true); rowValue(w, it, v); return; }
     case "bool": if (typeof v !== "boolean") bail(); w.u8(v ? 1 : 0); return;
     case "f64": if (typeof v !== "number") bail(); w.f64(v); return;
     case "f32": if (typeof v !== "number") bail(); w.f32(v); return;
@@ -111,6 +122,27 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
 /** The columns of the values `vs`, all of type t, as SPEC 22.1 lays them out. */
 export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
   switch (t.kind) {
+    case "any": {
+      // Types in the order they first appear, a type index per value, then each type's values (SPEC 22.1).
+      const index = new Map<string, number>(), types: XbfType[] = [], tags: number[] = [], groups: unknown[][] = [];
+      for (const v of vs) {
+        const it = anyType(v);
+        let i = index.get(it.kind);
+        if (i === undefined) { i = types.length; index.set(it.kind, i); types.push(it); groups.push([]); }
+        tags.push(i);
+        groups[i]!.push(v);
+      }
+      const body = new Writer();
+      body.u8(0x30);
+      body.uvar(types.length);
+      for (const ty of types) writeMetadata(body, ty, true);
+      const b = body.finish();
+      out.uvar(b.length);
+      out.bytes(b);
+      columnsOf("lengths", tags, out);
+      types.forEach((ty, i) => columnValues(ty, groups[i]!, out));
+      return;
+    }
     case "bool": for (const v of vs) if (typeof v !== "boolean") bail(); columnsOf("bool", vs, out); return;
     case "f32": case "f64": for (const v of vs) if (typeof v !== "number") bail(); columnsOf(t.kind, vs, out); return;
     case "string": for (const v of vs) if (typeof v !== "string") bail(); columnsOf("string", vs, out); return;
