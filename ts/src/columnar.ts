@@ -267,16 +267,20 @@ const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buf
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
 const f64Bits = (x: number) => { scratchF[0] = x; return scratchBig[0]!; };
 const f32Round = Math.fround;
+/** 10^e for the exponents a decimal column may have, computed as `10 ** e` at run time (the same doubles the
+ * expression gives inline). */
+const P10: number[] = [];
+for (let e = 0; e <= 18; e++) P10.push(10 ** e);
 function fromDecimal(n: bigint | number, e: number, f32: boolean): number {
-  const x = Number(n) / 10 ** e;
+  const x = Number(n) / P10[e]!;
   return f32 ? f32Round(x) : x;
 }
 /** v × 10^e rounded half away from zero, when it is a safe integer within the decimal encoding's range. */
 function scaled(v: number, e: number, f32: boolean): number | undefined {
-  const x = v * 10 ** e;
-  const r = Math.sign(x) * Math.round(Math.abs(x));
-  if (!Number.isFinite(r) || !(Math.abs(r) < (f32 ? 1.6e7 : 9.0e15))) return undefined;
-  return r === 0 ? 0 : r;
+  const x = v * P10[e]!;
+  const a = Math.round(x < 0 ? -x : x);
+  if (!(a < (f32 ? 1.6e7 : 9.0e15))) return undefined; // also NaN and the infinities
+  return a === 0 ? 0 : x < 0 ? -a : a;
 }
 function sameBits(a: number, b: number, f32: boolean): boolean {
   if (a === a) return Object.is(a, b); // not NaN: equal and the same zero
