@@ -105,6 +105,30 @@ function builder(keys: string[], optional: boolean[]): Builder {
 }
 
 // ------------------------------------------------------------------ columns
+/** Shared-prefix values rebuilt one after the other into `all` (each the first shared[i] bytes of the one
+ * before, then rest[i] bytes from b at q): pushes each value's length, returns the bytes written, or -1 when
+ * a prefix is longer than the value before it. */
+function rebuild(b: Uint8Array, q: number, shared: number[], rest: number[], all: Uint8Array, lens: number[]): number {
+  let at = 0, prevAt = 0, prevLen = 0;
+  const n = shared.length;
+  for (let i = 0; i < n; i++) {
+    const p = shared[i]!, l = rest[i]!;
+    if (p > prevLen) return -1;
+    // Short copies by hand (a call and a view per value cost more), long ones natively.
+    if (p < 32) for (let k = 0; k < p; k++) all[at + k] = all[prevAt + k]!;
+    else all.copyWithin(at, prevAt, prevAt + p);
+    const to = at + p;
+    if (l < 32) for (let k = 0; k < l; k++) all[to + k] = b[q + k]!;
+    else all.set(b.subarray(q, q + l), to);
+    q += l;
+    prevAt = at;
+    prevLen = p + l;
+    lens.push(prevLen);
+    at += prevLen;
+  }
+  return at;
+}
+
 class Columns {
   b: Uint8Array;
   dv: DataView;
@@ -450,21 +474,8 @@ class Columns {
         // Rebuild every value's bytes one after the other (each the first p bytes of the one before, then its
         // suffix), then decode them all with one TextDecoder call and cut the strings out.
         const all = new Uint8Array(sh + t), lens: number[] = [];
-        let q = this.pos, at = 0, prevAt = 0, prevLen = 0;
-        for (let i = 0; i < n; i++) {
-          const p = shared[i]!, l = rest[i]!;
-          if (p > prevLen) return null;
-          // Short copies by hand (a call and a view per value cost more), long ones natively.
-          if (p < 32) for (let k = 0; k < p; k++) all[at + k] = all[prevAt + k]!;
-          else all.copyWithin(at, prevAt, prevAt + p);
-          const to = at + p;
-          if (l < 32) for (let k = 0; k < l; k++) all[to + k] = b[q + k]!;
-          else all.set(b.subarray(q, q + l), to);
-          q += l;
-          prevAt = at; prevLen = p + l;
-          lens.push(prevLen);
-          at += prevLen;
-        }
+        const at = rebuild(b, this.pos, shared, rest, all, lens);
+        if (at < 0) return null;
         const out = this.split(0, lens, at, all);
         this.pos += t;
         return out;
