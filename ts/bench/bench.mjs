@@ -21,7 +21,7 @@ const repo = resolve(here, "../..");
 const argAt = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const arg = (name, dflt) => { const v = argAt(name); return v === undefined ? dflt : Number(v); };
 const ROUNDS = arg("--rounds", 9);
-const TARGET_MS = arg("--ms", 25);
+const TARGET_MS = arg("--ms", 40);
 const JSON_OUT = argAt("--json");
 const MD_OUT = argAt("--markdown");
 
@@ -83,7 +83,13 @@ for (const [label, load] of datasets) {
     // Warm-up (every codec, so that the JavaScript ones run optimised code, as in a long-running program),
     // then calls per sample, for encode and decode apart, so that a sample takes about TARGET_MS.
     warm(c.enc, value); warm(c.dec, out);
-    const calls = (f, x) => Math.max(1, Math.round(TARGET_MS / Math.max(time(f, x, 3), 0.001)));
+    const calls = (f, x) => {
+      // Per-call time from at least 20 ms of calls (a few calls alone may catch a collection and mislead).
+      const t0 = performance.now();
+      let k = 0;
+      do { f(x); k++; } while (performance.now() - t0 < 20);
+      return Math.max(1, Math.round(TARGET_MS / ((performance.now() - t0) / k)));
+    };
     return { c, out, ok, nEnc: calls(c.enc, value), nDec: calls(c.dec, out), enc: [], dec: [], bytes: c.size ? c.size(out) : out.length };
   });
   for (let r = 0; r < ROUNDS; r++) {
