@@ -65,6 +65,8 @@ function canGenerate(): boolean {
 }
 /** Builds n objects with keys `keys` (in this order) from columns of values. */
 const generated = new Map<string, unknown>();
+/** Structs with more fields than this are built by closures (generated code stays small whatever the input). */
+const MAX_GENERATED = 256;
 /** Generated code for a key list, made once (at most 512 kept). */
 function generate<T>(tag: string, keys: string[], make: () => T): T {
   const id = tag + "\u0000" + keys.join("\u0000");
@@ -78,7 +80,7 @@ function generate<T>(tag: string, keys: string[], make: () => T): T {
 }
 function builder(keys: string[], optional: boolean[]): Builder {
   const simple = !optional.some((x) => x) && !keys.includes("__proto__");
-  if (simple && keys.length > 0 && canGenerate()) {
+  if (simple && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
     // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
     return generate("columns", keys, () => {
       const cs = keys.map((_, j) => `c${j} = cols[${j}]`).join(", ");
@@ -718,7 +720,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
         };
       });
       const optional = t.fields.map((f) => isOptionalEnum(f.type));
-      if (!optional.some((x) => x) && !keys.includes("__proto__") && keys.length > 0 && canGenerate()) {
+      if (!optional.some((x) => x) && !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
         const make = generate("rows", keys, () => {
           const lit = keys.map((k, j) => `${JSON.stringify(k)}: f${j}(r)`).join(", ");
           return new Function(...keys.map((_, j) => `f${j}`), `return function (r) { return { ${lit} }; };`) as (...f: RowFn[]) => RowFn;

@@ -152,3 +152,20 @@ test("the direct encoder writes the reference encoder's bytes, or leaves the val
     check(rows, t, layout);
   }), { numRuns: 600 });
 });
+
+test("row objects built by closures: many fields, absent keys, a __proto__ key", () => {
+  const wide = Array.from({ length: 20 }, (_, i) => Object.fromEntries(Array.from({ length: 300 }, (_, k) => [`f${k}`, i * k])));
+  const odd = Array.from({ length: 20 }, (_, i) => {
+    const o = { a: i };
+    if (i % 3) o.b = `s${i}`;
+    Object.defineProperty(o, "__proto__", { value: i, enumerable: true, writable: true, configurable: true });
+    return o;
+  });
+  for (const v of [wide, odd]) for (const layout of ["rows", "columns"]) {
+    const bytes = encode(v, { layout });
+    assert.deepStrictEqual(direct(bytes), reference(bytes), layout);
+    const back = decodeDirect(bytes);
+    assert.equal(Object.getPrototypeOf(back[1]), Object.prototype);
+    assert.deepStrictEqual(Object.keys(back[1]), Object.keys(v[1]));
+  }
+});
