@@ -181,31 +181,30 @@ function packN(out: number[], values: number[], width: number, base: number): vo
 }
 function encodeIntsN(values: number[]): number[] {
   const n = values.length;
-  let vsize = 1, min = n ? values[0]! : 0, max = min;
-  for (let i = 0; i < n; i++) { const v = values[i]!; vsize += varLen(v); if (v < min) min = v; if (v > max) max = v; }
-  const width = bitsN(max - min);
-  const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
-  let zs: number[] | null = null, zmin = 0, zwidth = 0, dsize = Infinity;
-  if (n > 1) {
-    zs = [];
-    let zmax = 0;
-    for (let i = 1; i < n; i++) {
-      const d = values[i]! - values[i - 1]!;
+  // One pass for the four sizes: varint, frame of reference (min, max), delta (the zigzag differences' min
+  // and max), run-length (runs and their values).
+  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = 0, zmax = 0, rsize = 1, run = 0;
+  let prev = min;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    vsize += varLen(v);
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (i > 0) {
+      const d = v - prev;
       const z = d >= 0 ? 2 * d : -2 * d - 1;
-      zs.push(z);
       if (i === 1 || z < zmin) zmin = z;
       if (i === 1 || z > zmax) zmax = z;
-    }
-    zwidth = bitsN(zmax - zmin);
-    dsize = 1 + varLen(values[0]!) + varLen(zmin) + 1 + Math.ceil(((n - 1) * zwidth) / 8);
+      if (v === prev) run++;
+      else { rsize += varLen(run) + varLen(prev); run = 1; }
+    } else run = 1;
+    prev = v;
   }
-  let rsize = 1;
-  for (let i = 0; i < n;) {
-    let j = i;
-    while (j < n && values[j] === values[i]) j++;
-    rsize += varLen(j - i) + varLen(values[i]!);
-    i = j;
-  }
+  if (n > 0) rsize += varLen(run) + varLen(prev);
+  const width = bitsN(max - min);
+  const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
+  const zwidth = bitsN(zmax - zmin);
+  const dsize = n > 1 ? 1 + varLen(values[0]!) + varLen(zmin) + 1 + Math.ceil(((n - 1) * zwidth) / 8) : Infinity;
   let best = 0, size = vsize;
   if (fsize < size) { best = 1; size = fsize; }
   if (dsize < size) { best = 2; size = dsize; }
@@ -214,7 +213,12 @@ function encodeIntsN(values: number[]): number[] {
   switch (best) {
     case 0: for (let i = 0; i < n; i++) putVarN(out, values[i]!); break;
     case 1: putVarN(out, min); out.push(width); packN(out, values, width, min); break;
-    case 2: putVarN(out, values[0]!); putVarN(out, zmin); out.push(zwidth); packN(out, zs!, zwidth, zmin); break;
+    case 2: {
+      const zs: number[] = [];
+      for (let i = 1; i < n; i++) { const d = values[i]! - values[i - 1]!; zs.push(d >= 0 ? 2 * d : -2 * d - 1); }
+      putVarN(out, values[0]!); putVarN(out, zmin); out.push(zwidth); packN(out, zs, zwidth, zmin);
+      break;
+    }
     default:
       for (let i = 0; i < n;) {
         let j = i;
