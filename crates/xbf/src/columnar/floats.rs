@@ -352,7 +352,12 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
             best = candidate;
         }
     }
-    if !values.is_empty() && xor_size(values) < best.len() {
+    // On a long column, XOR must look close to winning on its first values
+    // before it is sized in full.
+    const SAMPLE: usize = 4096;
+    let promising = values.len() <= 4 * SAMPLE
+        || xor_size(&values[..SAMPLE]) * values.len() < best.len() * SAMPLE + best.len() * SAMPLE / 8;
+    if !values.is_empty() && promising && xor_size(values) < best.len() {
         best = xor(values);
     }
     if let Some((distinct, ids)) = dictionary(values) {

@@ -121,6 +121,9 @@ impl Budget {
 
 const VALUE_COST: u128 = std::mem::size_of::<Value>() as u128;
 
+/// The values of a node, made as they are taken.
+pub(crate) type Vals = Box<dyn Iterator<Item = Value>>;
+
 /// Encoding byte of a column whose body is compressed with zstd: the raw
 /// body's length, then a zstd frame of it.
 const ZSTD: u8 = 0x80;
@@ -148,10 +151,22 @@ fn put_best(out: &mut Vec<u8>, candidates: Vec<Vec<u8>>, cfg: &ColumnConfig) {
     out.extend_from_slice(&best);
 }
 
+/// Whether zstd may pay on a long column: its first 16 KiB, compressed
+/// fast, shrink by a tenth at least. (Bit-packed integers and plain floats
+/// of noise do not, and compressing them at a high level costs the most.)
+#[cfg(feature = "zstd")]
+fn may_compress(body: &[u8]) -> bool {
+    const SAMPLE: usize = 16 << 10;
+    if body.len() <= 4 * SAMPLE {
+        return true;
+    }
+    zstd::bulk::compress(&body[..SAMPLE], 1).is_ok_and(|packed| packed.len() * 10 < SAMPLE * 9)
+}
+
 fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
     #[cfg(feature = "zstd")]
     if let Some(level) = cfg.zstd_level {
-        if body.len() > 32 {
+        if body.len() > 32 && may_compress(body) {
             if let Ok(packed) = zstd::bulk::compress(body, level) {
                 let mut wrapped = vec![ZSTD];
                 ints::put_varint(&mut wrapped, body.len() as u128);
@@ -291,8 +306,16 @@ impl<'v> Shred<'v> {
                 if items.len() > 64 {
                     elem.reserve(items.len());
                 }
-                for i in items {
-                    elem.push(i);
+                // Scalars straight into their column, without a call each.
+                match &mut **elem {
+                    Shred::F32(col) => {
+                        col.extend(
+                            items.iter().map(|i| if let Value::F32(x) = i { *x } else { unreachable!("an f32") }),
+                        )
+                    }
+                    Shred::F64(col) => col.extend(items.iter().map(|i| i.as_f64().expect("an f64"))),
+                    Shred::Ints(col) => col.extend(items.iter().map(int_of)),
+                    elem => items.iter().for_each(|i| elem.push(i)),
                 }
             }
             Shred::Fields(fields) => {
@@ -586,6 +609,10 @@ impl Reader<'_> {
     /// Decodes the `n` values of type `ty` whose columns start at `c`;
     /// `sel` picks the struct fields to decode (the rest are skipped) and
     /// `ty` is then the projected type.
+    ///
+    /// Every column is read and checked here; the values come out of the
+    /// returned iterator, built only as the parent takes them, so that a
+    /// record is assembled once, from compact columns, and never copied.
     pub(crate) fn node(
         &mut self,
         ty: &Metadata,
@@ -593,7 +620,7 @@ impl Reader<'_> {
         c: &mut Cursor<'_>,
         depth: usize,
         sel: Option<&Selection>,
-    ) -> Result<(Metadata, Vec<Value>)> {
+    ) -> Result<(Metadata, Vals)> {
         let at = c.offset();
         self.budget.charge(at, u128::from(n) * VALUE_COST)?;
         let child = depth + 1;
@@ -601,28 +628,24 @@ impl Reader<'_> {
             Metadata::Primitive(p) => (ty.clone(), self.primitive(*p, n, c)?),
             Metadata::Vec(elem) => {
                 let (lens, total) = self.lengths(c, n)?;
-                let (ety, flat) = self.node(elem, total, c, child, sel).map_err(within(PathSegment::Element))?;
+                let (ety, mut flat) = self.node(elem, total, c, child, sel).map_err(within(PathSegment::Element))?;
                 let ety = Arc::new(ety);
-                let mut flat = flat.into_iter();
-                let values = lens
-                    .iter()
-                    .map(|&l| {
-                        Value::Vec(VecValue::new_unchecked(ety.clone(), flat.by_ref().take(l as usize).collect()))
-                    })
-                    .collect();
-                (Metadata::Vec(ety), values)
+                let vty = ety.clone();
+                let values = lens.into_iter().map(move |l| {
+                    Value::Vec(VecValue::new_unchecked(vty.clone(), flat.by_ref().take(l as usize).collect()))
+                });
+                (Metadata::Vec(ety), Box::new(values))
             }
             Metadata::Array(a) => {
                 let total = n.checked_mul(a.len).ok_or_else(|| c.invalid(at, "the array elements pass 2^64".into()))?;
-                let (ety, flat) = self.node(&a.element, total, c, child, sel).map_err(within(PathSegment::Element))?;
+                let (ety, mut flat) =
+                    self.node(&a.element, total, c, child, sel).map_err(within(PathSegment::Element))?;
                 let ety = Arc::new(ety);
-                let mut flat = flat.into_iter();
-                let values = (0..n)
-                    .map(|_| {
-                        Value::Array(VecValue::new_unchecked(ety.clone(), flat.by_ref().take(a.len as usize).collect()))
-                    })
-                    .collect();
-                (Metadata::Array(Arc::new(ArrayMetadata { len: a.len, element: (*ety).clone() })), values)
+                let (vty, len) = (ety.clone(), a.len as usize);
+                let values = (0..n).map(move |_| {
+                    Value::Array(VecValue::new_unchecked(vty.clone(), flat.by_ref().take(len).collect()))
+                });
+                (Metadata::Array(Arc::new(ArrayMetadata { len: a.len, element: (*ety).clone() })), Box::new(values))
             }
             Metadata::Struct(s) => {
                 let mut fields = Vec::new();
@@ -637,7 +660,7 @@ impl Reader<'_> {
                             let (fty, vals) =
                                 self.node(fty, n, c, child, sub).map_err(within(PathSegment::Field(name.into())))?;
                             fields.push((name, fty));
-                            columns.push(vals.into_iter());
+                            columns.push(vals);
                         }
                         None => skip(fty, c, child, self.opts, &mut |_, _, _| {})
                             .map_err(within(PathSegment::Field(name.into())))?,
@@ -648,42 +671,35 @@ impl Reader<'_> {
                 } else {
                     Arc::new(StructMetadata::new(s.name(), fields).expect("fields of a struct are unique"))
                 };
-                let values = (0..n)
-                    .map(|_| {
-                        let vals: Box<[Value]> = columns.iter_mut().map(|col| col.next().expect("n values")).collect();
-                        Value::Struct(StructValue::new_unchecked(sty.clone(), vals))
-                    })
-                    .collect();
-                (Metadata::Struct(sty), values)
+                let vty = sty.clone();
+                let values = (0..n).map(move |_| {
+                    let vals: Box<[Value]> = columns.iter_mut().map(|col| col.next().expect("n values")).collect();
+                    Value::Struct(StructValue::new_unchecked(vty.clone(), vals))
+                });
+                (Metadata::Struct(sty), Box::new(values))
             }
             Metadata::Tuple(types) => {
                 let mut columns = Vec::with_capacity(types.len());
                 for (i, t) in types.iter().enumerate() {
-                    columns.push(
-                        self.node(t, n, c, child, None).map_err(within(PathSegment::Position(i as u64)))?.1.into_iter(),
-                    );
+                    columns.push(self.node(t, n, c, child, None).map_err(within(PathSegment::Position(i as u64)))?.1);
                 }
-                let values = (0..n)
-                    .map(|_| {
-                        let items: Box<[Value]> = columns.iter_mut().map(|col| col.next().expect("n values")).collect();
-                        Value::Tuple(TupleValue::new_unchecked(types.clone(), items))
-                    })
-                    .collect();
-                (ty.clone(), values)
+                let types = types.clone();
+                let values = (0..n).map(move |_| {
+                    let items: Box<[Value]> = columns.iter_mut().map(|col| col.next().expect("n values")).collect();
+                    Value::Tuple(TupleValue::new_unchecked(types.clone(), items))
+                });
+                (ty.clone(), Box::new(values))
             }
             Metadata::Option(inner) => {
                 let present = self.ints(c, n, 1)?;
                 let count = present.iter().filter(|&&p| p == 1).count() as u64;
-                let (ity, vals) = self.node(inner, count, c, child, sel)?;
+                let (ity, mut vals) = self.node(inner, count, c, child, sel)?;
                 let ity = Arc::new(ity);
-                let mut vals = vals.into_iter();
-                let values = present
-                    .iter()
-                    .map(|&p| {
-                        Value::Option(OptionValue::new_unchecked(ity.clone(), if p == 1 { vals.next() } else { None }))
-                    })
-                    .collect();
-                (Metadata::Option(ity), values)
+                let vty = ity.clone();
+                let values = present.into_iter().map(move |p| {
+                    Value::Option(OptionValue::new_unchecked(vty.clone(), if p == 1 { vals.next() } else { None }))
+                });
+                (Metadata::Option(ity), Box::new(values))
             }
             Metadata::Map(m) => {
                 let (lens, total) = self.lengths(c, n)?;
@@ -691,7 +707,7 @@ impl Reader<'_> {
                     self.node(&m.key, total, c, child, None).map_err(within(PathSegment::Field("key".into())))?.1;
                 let vals =
                     self.node(&m.value, total, c, child, None).map_err(within(PathSegment::Field("value".into())))?.1;
-                let mut pairs = keys.into_iter().zip(vals);
+                let mut pairs = keys.zip(vals);
                 let mut values = Vec::with_capacity(n as usize);
                 for &l in &lens {
                     let entries: Vec<(Value, Value)> = pairs.by_ref().take(l as usize).collect();
@@ -707,7 +723,7 @@ impl Reader<'_> {
                     }
                     values.push(Value::Map(MapValue::new_unchecked(m.clone(), entries)));
                 }
-                (ty.clone(), values)
+                (ty.clone(), Box::new(values.into_iter()))
             }
             Metadata::Enum(e) => {
                 let tags_at = c.offset();
@@ -722,20 +738,15 @@ impl Reader<'_> {
                 let mut payloads = Vec::with_capacity(e.len());
                 for ((name, pty), &count) in e.variants().zip(&counts) {
                     payloads.push(
-                        self.node(pty, count, c, child, None)
-                            .map_err(within(PathSegment::Field(name.into())))?
-                            .1
-                            .into_iter(),
+                        self.node(pty, count, c, child, None).map_err(within(PathSegment::Field(name.into())))?.1,
                     );
                 }
-                let values = tags
-                    .iter()
-                    .map(|&t| {
-                        let p = payloads[t as usize].next().expect("counted");
-                        Value::Enum(EnumValue::new_unchecked(e.clone(), t as usize, p))
-                    })
-                    .collect();
-                (ty.clone(), values)
+                let ety = e.clone();
+                let values = tags.into_iter().map(move |t| {
+                    let p = payloads[t as usize].next().expect("counted");
+                    Value::Enum(EnumValue::new_unchecked(ety.clone(), t as usize, p))
+                });
+                (ty.clone(), Box::new(values))
             }
             Metadata::Any => {
                 let types = any_types(c, child, self.opts)?;
@@ -750,55 +761,50 @@ impl Reader<'_> {
                 }
                 let mut parts = Vec::with_capacity(types.len());
                 for (t, &count) in types.iter().zip(&counts) {
-                    parts.push(self.node(t, count, c, child, None)?.1.into_iter());
+                    parts.push(self.node(t, count, c, child, None)?.1);
                 }
-                let values = tags
-                    .iter()
-                    .map(|&t| {
-                        let v = parts[t as usize].next().expect("counted");
-                        Value::Any(Box::new(AnyValue::new_unchecked(types[t as usize].clone(), v)))
-                    })
-                    .collect();
-                (ty.clone(), values)
+                let values = tags.into_iter().map(move |t| {
+                    let v = parts[t as usize].next().expect("counted");
+                    Value::Any(Box::new(AnyValue::new_unchecked(types[t as usize].clone(), v)))
+                });
+                (ty.clone(), Box::new(values))
             }
         })
     }
 
-    fn primitive(&mut self, p: P, n: u64, c: &mut Cursor<'_>) -> Result<Vec<Value>> {
-        let int = |bits: u32, make: fn(u128) -> Value| {
-            move |this: &mut Self, c: &mut Cursor<'_>| -> Result<Vec<Value>> {
-                Ok(this.ints(c, n, bits)?.into_iter().map(make).collect())
-            }
-        };
+    fn primitive(&mut self, p: P, n: u64, c: &mut Cursor<'_>) -> Result<Vals> {
+        fn lazy<T: 'static>(v: Vec<T>, f: impl FnMut(T) -> Value + 'static) -> Result<Vals> {
+            Ok(Box::new(v.into_iter().map(f)))
+        }
         let signed = |z: u128| varint::unzigzag(z);
         match p.integer_type() {
-            P::Unit => Ok(vec![Value::Unit; n as usize]),
-            P::Bool => int(1, |v| Value::Bool(v == 1))(self, c),
-            P::U8 => int(8, |v| Value::U8(v as u8))(self, c),
-            P::U16 => int(16, |v| Value::U16(v as u16))(self, c),
-            P::U32 => int(32, |v| Value::U32(v as u32))(self, c),
-            P::U64 => int(64, |v| Value::U64(v as u64))(self, c),
-            P::U128 => int(128, Value::U128)(self, c),
-            P::I8 => Ok(self.ints(c, n, 8)?.into_iter().map(|z| Value::I8(signed(z) as i8)).collect()),
-            P::I16 => Ok(self.ints(c, n, 16)?.into_iter().map(|z| Value::I16(signed(z) as i16)).collect()),
-            P::I32 => Ok(self.ints(c, n, 32)?.into_iter().map(|z| Value::I32(signed(z) as i32)).collect()),
-            P::I64 => Ok(self.ints(c, n, 64)?.into_iter().map(|z| Value::I64(signed(z) as i64)).collect()),
-            P::I128 => Ok(self.ints(c, n, 128)?.into_iter().map(|z| Value::I128(signed(z))).collect()),
-            P::Date => Ok(self.ints(c, n, 32)?.into_iter().map(|z| Value::Date(signed(z) as i32)).collect()),
-            P::Timestamp => Ok(self.ints(c, n, 64)?.into_iter().map(|z| Value::Timestamp(signed(z) as i64)).collect()),
+            P::Unit => Ok(Box::new(std::iter::repeat(Value::Unit).take(n as usize))),
+            P::Bool => lazy(self.ints(c, n, 1)?, |v| Value::Bool(v == 1)),
+            P::U8 => lazy(self.ints(c, n, 8)?, |v| Value::U8(v as u8)),
+            P::U16 => lazy(self.ints(c, n, 16)?, |v| Value::U16(v as u16)),
+            P::U32 => lazy(self.ints(c, n, 32)?, |v| Value::U32(v as u32)),
+            P::U64 => lazy(self.ints(c, n, 64)?, |v| Value::U64(v as u64)),
+            P::U128 => lazy(self.ints(c, n, 128)?, Value::U128),
+            P::I8 => lazy(self.ints(c, n, 8)?, move |z| Value::I8(signed(z) as i8)),
+            P::I16 => lazy(self.ints(c, n, 16)?, move |z| Value::I16(signed(z) as i16)),
+            P::I32 => lazy(self.ints(c, n, 32)?, move |z| Value::I32(signed(z) as i32)),
+            P::I64 => lazy(self.ints(c, n, 64)?, move |z| Value::I64(signed(z) as i64)),
+            P::I128 => lazy(self.ints(c, n, 128)?, move |z| Value::I128(signed(z))),
+            P::Date => lazy(self.ints(c, n, 32)?, move |z| Value::Date(signed(z) as i32)),
+            P::Timestamp => lazy(self.ints(c, n, 64)?, move |z| Value::Timestamp(signed(z) as i64)),
             P::F64 => {
                 let col = self.column(c)?;
                 let mut col = col.cursor();
                 let v = floats::decode::<f64>(&mut col, n)?;
                 col.finish("column")?;
-                Ok(v.into_iter().map(Value::F64).collect())
+                lazy(v, Value::F64)
             }
             P::F32 => {
                 let col = self.column(c)?;
                 let mut col = col.cursor();
                 let v = floats::decode::<f32>(&mut col, n)?;
                 col.finish("column")?;
-                Ok(v.into_iter().map(Value::F32).collect())
+                lazy(v, Value::F32)
             }
             P::String | P::Bytes => {
                 let col = self.column(c)?;
@@ -807,15 +813,16 @@ impl Reader<'_> {
                 let v = strings::decode(&mut col, n, &mut self.budget)?;
                 col.finish("column")?;
                 if p == P::Bytes {
-                    return Ok(v.into_iter().map(Value::Bytes).collect());
+                    return lazy(v, Value::Bytes);
                 }
-                v.into_iter()
+                let strings = v
+                    .into_iter()
                     .map(|b| {
                         String::from_utf8(b)
-                            .map(Value::String)
                             .map_err(|_| Error::at(ErrorKind::InvalidUtf8, at, "a string of the column is not UTF-8"))
                     })
-                    .collect()
+                    .collect::<Result<Vec<String>>>()?;
+                lazy(strings, Value::String)
             }
             P::U256 | P::I256 => {
                 let col = self.column(c)?;
@@ -826,7 +833,7 @@ impl Reader<'_> {
                 }
                 let bytes = col.take_checked(u128::from(n) * 32)?;
                 col.finish("column")?;
-                Ok(bytes
+                let values: Vec<Value> = bytes
                     .chunks_exact(32)
                     .map(|b| {
                         let b: [u8; 32] = b.try_into().expect("32 bytes");
@@ -836,7 +843,8 @@ impl Reader<'_> {
                             Value::I256(I256::from_le_bytes(b))
                         }
                     })
-                    .collect())
+                    .collect();
+                Ok(Box::new(values.into_iter()))
             }
             other => unreachable!("{other} is an integer type's fixed form"),
         }
@@ -986,7 +994,7 @@ pub(crate) fn decode_message(
     if !c.at_end() {
         return Err(Error::at(ErrorKind::TrailingBytes, c.offset(), "bytes remain after the columns"));
     }
-    Ok((pty, values.pop().expect("one root value")))
+    Ok((pty, values.next().expect("one root value")))
 }
 
 /// One column of a columnar message: where it is in the type tree, how it

@@ -133,15 +133,15 @@ impl<'a> Prefix<'a> {
     }
 }
 
-/// Every encoding worth trying for `values` (a general compressor after
-/// them may favour another one than the smallest).
+/// The encodings worth compressing for `values`: the smallest, and plain
+/// too if it is not (a general compressor may shrink plain text more).
 pub(crate) fn candidates(values: &[&[u8]]) -> Vec<Vec<u8>> {
-    let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
-    let mut out = vec![Plain::new(values, &mut lens).write(values)];
-    let dict = dictionary(values);
-    out.extend(dict.as_ref().map(|d| Dict::new(d).write()));
-    out.push(Prefix::new(values, &mut shared, &mut rest_lens).write(values));
-    out
+    let best = encode(values);
+    if best[0] == PLAIN {
+        return vec![best];
+    }
+    let mut lens = Vec::new();
+    vec![best, Plain::new(values, &mut lens).write(values)]
 }
 
 /// The smallest of the three encodings of `values` (the first of equals,
