@@ -6,7 +6,7 @@ import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType } from "./values.js";
 import { BAIL, columnsDirect, rowsCached, rowsDirect } from "./fast.js";
-import { columnValues, handles, rowValue, worthTryingPublic } from "./fast_encode.js";
+import { columnValues, handles, rowValue, rowsLarger, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -146,9 +146,12 @@ export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {
   const layout = opts.layout ?? "auto";
   if (layout === "rows") return rows();
   if (layout === "columns") return cols();
-  const r = rows();
-  if (!worthTryingPublic(t, value)) return r;
+  if (!worthTryingPublic(t, value)) return rows();
   const c = cols();
+  // Rows and columns share the header and metadata; when the rows' values alone surely take more than the
+  // columns', the rows are not written (the reference writes both and keeps the smaller: same choice).
+  if (rowsLarger(t, value, c.length - head(false).len)) return c;
+  const r = rows();
   return c.length < r.length ? c : r;
 }
 

@@ -147,7 +147,7 @@ function writeFor(out: number[], values: bigint[]): void {
 // Number versions of the integer encodings, for values below 2^51 (so that zigzag-mapped differences stay
 // exact in a double): the same bytes as the bigint ones, sized first, only the winner written.
 const TWO51 = 2 ** 51;
-const varLen = (x: number): number => {
+export const varLen = (x: number): number => {
   if (x < 128) return 1;
   if (x < 16384) return 2;
   if (x < 2097152) return 3;

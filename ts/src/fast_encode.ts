@@ -8,7 +8,7 @@ import { INT_INFO, XbfType, writeMetadata } from "./metadata.js";
 import { Writer } from "./varint.js";
 import { BAIL } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
-import { columnsOf } from "./columnar.js";
+import { columnsOf, varLen } from "./columnar.js";
 
 function bail(): never {
   throw BAIL;
@@ -208,4 +208,49 @@ export function worthTryingPublic(t: XbfType, v: unknown): boolean {
     }
   };
   return items(t, v, 0) >= 16;
+}
+
+// ------------------------------------------------------------------ rows size, for layout auto
+const OVER = Symbol("over");
+/** Whether the rows form of v (already checked by columnValues) takes more than `limit` bytes: a lower bound
+ * of its size (strings count one byte per UTF-16 unit, at most their UTF-8 length), summed until it passes
+ * the limit. Auto then keeps the columns without writing the rows. */
+export function rowsLarger(t: XbfType, v: unknown, limit: number): boolean {
+  let acc = 0;
+  const add = (k: number) => { acc += k; if (acc > limit) throw OVER; };
+  const size = (t: XbfType, v: any): void => {
+    switch (t.kind) {
+      case "bool": add(1); return;
+      case "f64": add(8); return;
+      case "f32": add(4); return;
+      case "string": add(varLen(v.length) + v.length); return;
+      case "any": { const it = anyType(v); add(1); size(it, v); return; }
+      case "vec": {
+        add(varLen(v.length));
+        const e = t.element;
+        for (let i = 0; i < v.length; i++) size(e, v[i]);
+        return;
+      }
+      case "option":
+        add(1);
+        if (v !== null && v !== undefined) size(t.inner, v instanceof XbfSome ? v.value : v);
+        return;
+      case "struct": {
+        const fs = t.fields;
+        for (let i = 0; i < fs.length; i++) {
+          const f = fs[i]!, x = field(v, f.name);
+          if (isOptionalEnum(f.type)) { add(1); if (x !== undefined) size((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, x); }
+          else if (x === undefined) add(1);
+          else size(f.type, x);
+        }
+        return;
+      }
+      default: {
+        const [, signed, fixed] = INT_INFO[t.kind]!;
+        add(fixed ? fixed : varLen(signed ? zz(v) : v));
+      }
+    }
+  };
+  try { size(t, v); } catch (e) { if (e === OVER) return true; throw e; }
+  return false;
 }

@@ -169,3 +169,19 @@ test("row objects built by closures: many fields, absent keys, a __proto__ key",
     assert.deepStrictEqual(Object.keys(back[1]), Object.keys(v[1]));
   }
 });
+
+test("layout auto: the direct writer keeps the same layout as the reference (rows skipped only when surely larger)", async () => {
+  const { encodeInternal } = await import("../dist/codec.js");
+  const { inferType, normalize } = await import("../dist/index.js");
+  const rec = fc.record({ id: fc.oneof(fc.nat(), fc.constant(7)), s: fc.oneof(fc.string({ maxLength: 6 }), fc.constant("same"), fc.string({ unit: "binary", maxLength: 4 })),
+    x: fc.oneof(fc.double(), fc.constant(0.5)), b: fc.boolean(), o: fc.option(fc.integer({ min: -3, max: 3 })) }, { requiredKeys: ["id", "s", "x", "b"] });
+  let rows = 0, cols = 0;
+  fc.assert(fc.property(fc.array(rec, { minLength: 14, maxLength: 60 }), (v) => {
+    const t = inferType(v);
+    const want = encodeInternal(t, normalize(t, v), { layout: "auto" });
+    const got = encode(v);
+    assert.deepStrictEqual(got, want);
+    if (got[1] & 2) cols++; else rows++;
+  }), { numRuns: 300 });
+  assert.ok(rows > 0 && cols > 0, `both layouts chosen (rows ${rows}, columns ${cols})`);
+});
