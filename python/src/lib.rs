@@ -1439,22 +1439,31 @@ fn uvarint_len(x: u64) -> usize {
 }
 
 /// Python objects straight to a core value of the type `plan` was made
-/// from, adding to `rows` the bytes the value takes in the rows layout.
-/// `Ok(None)`: an object this path does not take as it is (a subclass, a
-/// missing key, a value of another type, ...); the caller then encodes rows,
-/// whose encoder gives the error if there is one.
-fn to_value<'py>(obj: &Bound<'py, PyAny>, plan: &VPlan<'py>, rows: &mut usize, depth: usize) -> PyResult<Option<xbf::Value>> {
+/// from, pushed onto `out`, adding to `rows` the bytes the value takes in the
+/// rows layout. `Ok(false)` (and nothing pushed): an object this path does
+/// not take as it is (a subclass, a missing key, a value of another type,
+/// ...); the caller then encodes rows, whose encoder gives the error if there
+/// is one. (Values go straight into their parent's vector: returned through
+/// a `PyResult<Option<Value>>`, each was copied three times, which measured
+/// as much as building it.)
+fn to_value<'py>(
+    obj: &Bound<'py, PyAny>,
+    plan: &VPlan<'py>,
+    rows: &mut usize,
+    depth: usize,
+    out: &mut Vec<xbf::Value>,
+) -> PyResult<bool> {
     use xbf::Value as V;
     if depth > MAX_DEPTH {
-        return Ok(None);
+        return Ok(false);
     }
-    Ok(Some(match plan {
+    let v = match plan {
         VPlan::F64 => match obj.downcast_exact::<PyFloat>() {
             Ok(f) => {
                 *rows += 8;
                 V::F64(f.value())
             }
-            Err(_) => return Ok(None),
+            Err(_) => return Ok(false),
         },
         VPlan::Str => match obj.downcast_exact::<PyString>() {
             Ok(s) => {
@@ -1462,18 +1471,18 @@ fn to_value<'py>(obj: &Bound<'py, PyAny>, plan: &VPlan<'py>, rows: &mut usize, d
                 *rows += uvarint_len(s.len() as u64) + s.len();
                 V::String(s.to_owned())
             }
-            Err(_) => return Ok(None),
+            Err(_) => return Ok(false),
         },
         VPlan::I64 | VPlan::U64 => {
             if !obj.is_exact_instance_of::<PyLong>() {
-                return Ok(None);
+                return Ok(false);
             }
             if matches!(plan, VPlan::I64) {
-                let Ok(v) = obj.extract::<i64>() else { return Ok(None) };
+                let Ok(v) = obj.extract::<i64>() else { return Ok(false) };
                 *rows += uvarint_len(((v << 1) ^ (v >> 63)) as u64);
                 V::I64(v)
             } else {
-                let Ok(v) = obj.extract::<u64>() else { return Ok(None) };
+                let Ok(v) = obj.extract::<u64>() else { return Ok(false) };
                 *rows += uvarint_len(v);
                 V::U64(v)
             }
@@ -1483,20 +1492,21 @@ fn to_value<'py>(obj: &Bound<'py, PyAny>, plan: &VPlan<'py>, rows: &mut usize, d
                 *rows += 1;
                 V::Bool(b.is_true())
             }
-            Err(_) => return Ok(None),
+            Err(_) => return Ok(false),
         },
         VPlan::Unit => {
             if !obj.is_none() {
-                return Ok(None);
+                return Ok(false);
             }
             V::Unit
         }
         VPlan::Any => {
             // The same choices as `Enc::value` for `Plan::Any`; the type code
             // of a primitive is one byte (SPEC.md 12.2).
-            let v = if obj.is_exact_instance_of::<PyString>() {
-                let Some(v) = to_value(obj, &VPlan::Str, rows, depth + 1)? else { return Ok(None) };
-                v
+            let v = if let Ok(s) = obj.downcast_exact::<PyString>() {
+                let s = s.to_str()?;
+                *rows += uvarint_len(s.len() as u64) + s.len();
+                V::String(s.to_owned())
             } else if let Ok(f) = obj.downcast_exact::<PyFloat>() {
                 *rows += 8;
                 V::F64(f.value())
@@ -1513,10 +1523,10 @@ fn to_value<'py>(obj: &Bound<'py, PyAny>, plan: &VPlan<'py>, rows: &mut usize, d
                     *rows += uvarint_len(((v << 1) ^ (v >> 63)) as u64);
                     V::I64(v)
                 } else {
-                    return Ok(None);
+                    return Ok(false);
                 }
             } else {
-                return Ok(None);
+                return Ok(false);
             };
             *rows += 1;
             V::any(v)
@@ -1527,22 +1537,26 @@ fn to_value<'py>(obj: &Bound<'py, PyAny>, plan: &VPlan<'py>, rows: &mut usize, d
                 none.clone()
             } else {
                 // `xbf.Some` (a tuple) and the like: rows.
-                let Some(v) = to_value(obj, inner, rows, depth + 1)? else { return Ok(None) };
+                if !to_value(obj, inner, rows, depth + 1, out)? {
+                    return Ok(false);
+                }
+                let v = out.pop().expect("to_value pushed a value");
                 V::Option(xbf::OptionValue::some(inner_ty.clone(), v).map_err(encode_err)?)
             }
         }
         VPlan::Vec(elem, e) => {
-            let Ok(l) = obj.downcast_exact::<PyList>() else { return Ok(None) };
+            let Ok(l) = obj.downcast_exact::<PyList>() else { return Ok(false) };
             *rows += uvarint_len(l.len() as u64);
             let mut items = Vec::with_capacity(l.len());
             for item in l.iter() {
-                let Some(v) = to_value(&item, e, rows, depth + 1)? else { return Ok(None) };
-                items.push(v);
+                if !to_value(&item, e, rows, depth + 1, &mut items)? {
+                    return Ok(false);
+                }
             }
             V::Vec(xbf::VecValue::new(elem.clone(), items).map_err(encode_err)?)
         }
         VPlan::Struct { ty, keys, seen, fields, optional } => {
-            let Ok(d) = obj.downcast_exact::<PyDict>() else { return Ok(None) };
+            let Ok(d) = obj.downcast_exact::<PyDict>() else { return Ok(false) };
             let mut values = Vec::with_capacity(fields.len());
             let mut in_order = d.len() == keys.len();
             let mut pos = 0;
@@ -1557,34 +1571,39 @@ fn to_value<'py>(obj: &Bound<'py, PyAny>, plan: &VPlan<'py>, rows: &mut usize, d
                         d.get_item(&keys[i])?
                     }
                 };
-                let v = match (item, opt) {
+                match (item, opt) {
                     (Some(item), None) => {
-                        let Some(v) = to_value(&item, f, rows, depth + 1)? else { return Ok(None) };
-                        v
+                        if !to_value(&item, f, rows, depth + 1, &mut values)? {
+                            return Ok(false);
+                        }
                     }
                     (Some(item), Some(e)) => {
                         *rows += 1;
-                        let Some(v) = to_value(&item, f, rows, depth + 1)? else { return Ok(None) };
-                        V::Enum(xbf::EnumValue::new(e.clone(), "present", v).map_err(encode_err)?)
+                        if !to_value(&item, f, rows, depth + 1, &mut values)? {
+                            return Ok(false);
+                        }
+                        let v = values.pop().expect("to_value pushed a value");
+                        values.push(V::Enum(xbf::EnumValue::new(e.clone(), "present", v).map_err(encode_err)?));
                     }
                     (None, Some(e)) => {
                         *rows += 1;
-                        V::Enum(xbf::EnumValue::new(e.clone(), "absent", V::Unit).map_err(encode_err)?)
+                        values.push(V::Enum(xbf::EnumValue::new(e.clone(), "absent", V::Unit).map_err(encode_err)?));
                     }
-                    (None, None) => return Ok(None),
-                };
-                values.push(v);
+                    (None, None) => return Ok(false),
+                }
             }
             if !in_order {
                 // Keys the struct lacks: rows give the error.
                 let present = keys.iter().filter(|k| d.contains(k).unwrap_or(false)).count();
                 if present != d.len() {
-                    return Ok(None);
+                    return Ok(false);
                 }
             }
             V::Struct(xbf::StructValue::new(ty.clone(), values).map_err(encode_err)?)
         }
-    }))
+    };
+    out.push(v);
+    Ok(true)
 }
 
 /// The columnar message of `obj` (of type `ty`) built from core values made
@@ -1598,7 +1617,11 @@ fn columns_direct<'py>(
 ) -> PyResult<Option<(Vec<u8>, usize)>> {
     let Some(plan) = vplan(py, ty) else { return Ok(None) };
     let mut rows = 0usize;
-    let Some(value) = to_value(obj, &plan, &mut rows, 0)? else { return Ok(None) };
+    let mut root = Vec::with_capacity(1);
+    if !to_value(obj, &plan, &mut rows, 0, &mut root)? {
+        return Ok(None);
+    }
+    let value = root.pop().expect("to_value pushed a value");
     let cols = EncodeOptions::v2()
         .layout(Layout::Columnar)
         .compress_columns(zstd)
