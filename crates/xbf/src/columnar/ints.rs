@@ -111,54 +111,72 @@ fn plan(values: &[u128]) -> Plan {
         // empty varint column, which comes first.
         return Plan { size: 0, enc: VARINT, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
+    plan_narrow(values, first).unwrap_or_else(|| plan_wide(values, first))
+}
+
+/// [`plan`] in 64-bit arithmetic, the common case: `None` if a value is
+/// wider than 64 bits. (The zigzag of a difference of two u64 takes 65.)
+fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
     let n = values.len();
-    let (mut varint_size, mut rle_size) = (0usize, 0usize);
-    let (min, max, dmin, dmax);
-    if values.iter().fold(0, |a, &v| a | v) >> 64 == 0 {
-        // The common case, in 64-bit arithmetic: every value fits a u64, and
-        // the zigzag of a difference of two of them a u128 of 65 bits.
-        let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
-        let mut prev = first as u64;
-        let (mut lo, mut hi) = (prev, prev);
-        let (mut dlo, mut dhi) = (if n > 1 { u128::MAX } else { 0 }, 0u128);
-        varint_size += vlen(prev);
-        let mut run = 1usize;
-        for &v in &values[1..] {
-            let v = v as u64;
-            varint_size += vlen(v);
-            lo = lo.min(v);
-            hi = hi.max(v);
-            let d = i128::from(v) - i128::from(prev);
-            let z = ((d << 1) ^ (d >> 127)) as u128;
-            dlo = dlo.min(z);
-            dhi = dhi.max(z);
-            if v != prev {
-                rle_size += varint_len(run as u128) + vlen(prev);
-                run = 0;
-                prev = v;
-            }
-            run += 1;
+    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+    let mut wide = first;
+    let mut prev = first as u64;
+    let (mut lo, mut hi) = (prev, prev);
+    let (mut dlo, mut dhi) = (if n > 1 { u128::MAX } else { 0 }, 0u128);
+    let (mut varint_size, mut rle_size, mut run) = (vlen(prev), 0usize, 1usize);
+    for &v in &values[1..] {
+        wide |= v;
+        let v = v as u64;
+        varint_size += vlen(v);
+        lo = lo.min(v);
+        hi = hi.max(v);
+        let d = i128::from(v) - i128::from(prev);
+        let z = ((d << 1) ^ (d >> 127)) as u128;
+        dlo = dlo.min(z);
+        dhi = dhi.max(z);
+        if v != prev {
+            rle_size += varint_len(run as u128) + vlen(prev);
+            run = 0;
+            prev = v;
         }
-        rle_size += varint_len(run as u128) + vlen(prev);
-        (min, max, dmin, dmax) = (u128::from(lo), u128::from(hi), dlo, dhi);
-    } else {
-        let (mut lo, mut hi) = (first, first);
-        let (mut prev, mut run) = (first, 0usize);
-        for &v in values {
-            varint_size += varint_len(v);
-            lo = lo.min(v);
-            hi = hi.max(v);
-            if v != prev {
-                rle_size += varint_len(run as u128) + varint_len(prev);
-                prev = v;
-                run = 0;
-            }
-            run += 1;
-        }
-        rle_size += varint_len(run as u128) + varint_len(prev);
-        (min, max) = (lo, hi);
-        (dmin, dmax) = if n > 1 { diff_range(values) } else { (0, 0) };
+        run += 1;
     }
+    rle_size += varint_len(run as u128) + vlen(prev);
+    if wide >> 64 != 0 {
+        return None;
+    }
+    Some(finish_plan(values, first, varint_size, rle_size, (u128::from(lo), u128::from(hi), dlo, dhi)))
+}
+
+fn plan_wide(values: &[u128], first: u128) -> Plan {
+    let (mut varint_size, mut rle_size) = (0usize, 0usize);
+    let (mut lo, mut hi) = (first, first);
+    let (mut prev, mut run) = (first, 0usize);
+    for &v in values {
+        varint_size += varint_len(v);
+        lo = lo.min(v);
+        hi = hi.max(v);
+        if v != prev {
+            rle_size += varint_len(run as u128) + varint_len(prev);
+            prev = v;
+            run = 0;
+        }
+        run += 1;
+    }
+    rle_size += varint_len(run as u128) + varint_len(prev);
+    let (dmin, dmax) = if values.len() > 1 { diff_range(values) } else { (0, 0) };
+    finish_plan(values, first, varint_size, rle_size, (lo, hi, dmin, dmax))
+}
+
+/// The sizes of the frames of reference, and the smallest encoding.
+fn finish_plan(
+    values: &[u128],
+    first: u128,
+    varint_size: usize,
+    rle_size: usize,
+    (min, max, dmin, dmax): (u128, u128, u128, u128),
+) -> Plan {
+    let n = values.len();
     let width = bits_for(max - min);
     let for_size = varint_len(min) + 1 + (n * usize::from(width)).div_ceil(8);
     let mut sizes = [(varint_size, VARINT), (for_size, FOR), (usize::MAX, DELTA_FOR), (rle_size, RLE)];

@@ -324,7 +324,17 @@ impl<'v> Shred<'v> {
                     _ => struct_values(v),
                 };
                 for (f, i) in fields.iter_mut().zip(items) {
-                    f.push(i);
+                    // Scalars straight into their column, without a call each.
+                    match f {
+                        Shred::Ints(col) => col.push(int_of(i)),
+                        Shred::F64(col) => col.push(i.as_f64().expect("an f64")),
+                        Shred::Bytes(col) => col.push(match i {
+                            Value::String(s) => s.as_bytes(),
+                            Value::Bytes(b) => b.as_slice(),
+                            _ => unreachable!("a string or bytes"),
+                        }),
+                        f => f.push(i),
+                    }
                 }
             }
             Shred::Option(present, inner) => {
