@@ -123,7 +123,7 @@ fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
     let mut prev = first as u64;
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u128::MAX } else { 0 }, 0u128);
-    let (mut varint_size, mut rle_size, mut run) = (vlen(prev), 0usize, 1usize);
+    let (mut varint_size, mut runs) = (vlen(prev), 1usize);
     for &v in &values[1..] {
         wide |= v;
         let v = v as u64;
@@ -134,18 +134,34 @@ fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
         let z = ((d << 1) ^ (d >> 127)) as u128;
         dlo = dlo.min(z);
         dhi = dhi.max(z);
-        if v != prev {
-            rle_size += varint_len(run as u128) + vlen(prev);
-            run = 0;
-            prev = v;
-        }
-        run += 1;
+        runs += usize::from(v != prev);
+        prev = v;
     }
-    rle_size += varint_len(run as u128) + vlen(prev);
     if wide >> 64 != 0 {
         return None;
     }
-    Some(finish_plan(values, first, varint_size, rle_size, (u128::from(lo), u128::from(hi), dlo, dhi)))
+    let range = (u128::from(lo), u128::from(hi), dlo, dhi);
+    // Every run takes two bytes at least: size the runs only if that could
+    // beat the others (ties go to them).
+    let others = finish_plan(values, first, varint_size, usize::MAX, range);
+    if 2 * runs >= others.size {
+        return Some(others);
+    }
+    Some(finish_plan(values, first, varint_size, rle_size(values), range))
+}
+
+/// The bytes of the run-length encoding of `values` (at least one).
+fn rle_size(values: &[u128]) -> usize {
+    let (mut size, mut prev, mut run) = (0usize, values[0], 0usize);
+    for &v in values {
+        if v != prev {
+            size += varint_len(run as u128) + varint_len(prev);
+            prev = v;
+            run = 0;
+        }
+        run += 1;
+    }
+    size + varint_len(run as u128) + varint_len(prev)
 }
 
 fn plan_wide(values: &[u128], first: u128) -> Plan {
