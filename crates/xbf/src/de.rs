@@ -109,12 +109,14 @@ impl DecodeOptions {
     /// skipped without being read; a row message is decoded whole first.
     ///
     /// ```
+    /// # #[cfg(feature = "json")] {
     /// use xbf::{DecodeOptions, EncodeOptions, Layout};
     ///
     /// let rows = xbf::json::from_json_str(r#"[{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]"#)?;
     /// let bytes = EncodeOptions::v2().layout(Layout::Columnar).encode_message(&rows)?;
     /// let only_a = DecodeOptions::default().decode_projected(&bytes, &["a"])?;
     /// assert_eq!(only_a.metadata().to_string(), "vec<struct Object { a: u64 }>");
+    /// # }
     /// # Ok::<(), xbf::Error>(())
     /// ```
     pub fn decode_projected<S: AsRef<str>>(&self, bytes: &[u8], paths: &[S]) -> Result<Value> {

@@ -342,6 +342,15 @@ pub(crate) fn encode<F: Float>(values: &[F]) -> Vec<u8> {
     encode_hinted(values, None)
 }
 
+/// The encodings worth compressing: `best`, and plain too if it is not (a
+/// general compressor finds repeats in the IEEE bytes that XOR hides).
+pub(crate) fn candidates<F: Float>(values: &[F], best: Vec<u8>) -> Vec<Vec<u8>> {
+    if best.first() == Some(&PLAIN) {
+        return vec![best];
+    }
+    vec![best, plain(values)]
+}
+
 /// The smallest lossless encoding of `values`, trying the decimal encoding
 /// with exponent `hint` too (the one that [`quantize`] rounded them to).
 fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {

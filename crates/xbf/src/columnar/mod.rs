@@ -139,6 +139,22 @@ pub(crate) struct ColumnConfig {
 
 /// Writes whichever candidate body ends up smallest once compressed.
 fn put_best(out: &mut Vec<u8>, candidates: Vec<Vec<u8>>, cfg: &ColumnConfig) {
+    // Long candidates are ranked by how their first 16 KiB compress at a
+    // fast level, scaled to their length; only the best is compressed in full.
+    #[cfg(feature = "zstd")]
+    let candidates = {
+        const SAMPLE: usize = 16 << 10;
+        let mut candidates = candidates;
+        if candidates.len() > 1 && candidates.iter().all(|c| c.len() > 4 * SAMPLE) {
+            let estimate = |c: &Vec<u8>| {
+                let packed = zstd::bulk::compress(&c[..SAMPLE], 1).map_or(SAMPLE, |p| p.len().min(SAMPLE));
+                packed as u128 * c.len() as u128 / SAMPLE as u128
+            };
+            let best = (0..candidates.len()).min_by_key(|&i| (estimate(&candidates[i]), i)).expect("candidates");
+            candidates = vec![candidates.swap_remove(best)];
+        }
+        candidates
+    };
     let best = candidates
         .into_iter()
         .map(|body| {
@@ -366,22 +382,8 @@ impl<'v> Shred<'v> {
         match (self, ty) {
             (Shred::Unit, _) => {}
             (Shred::Ints(col), _) => put_column(out, &ints::encode(&col), cfg),
-            (Shred::F64(col), _) => put_column(
-                out,
-                &match cfg.float_tolerance {
-                    Some(t) => floats::encode_lossy(&col, t),
-                    None => floats::encode(&col),
-                },
-                cfg,
-            ),
-            (Shred::F32(col), _) => put_column(
-                out,
-                &match cfg.float_tolerance {
-                    Some(t) => floats::encode_lossy(&col, t),
-                    None => floats::encode(&col),
-                },
-                cfg,
-            ),
+            (Shred::F64(col), _) => put_floats(out, &col, cfg),
+            (Shred::F32(col), _) => put_floats(out, &col, cfg),
             (Shred::Bytes(col), _) => {
                 if cfg.zstd_level.is_some() {
                     put_best(out, strings::candidates(&col), cfg)
@@ -428,6 +430,20 @@ impl<'v> Shred<'v> {
             (Shred::Any(values), _) => encode_any(&values, out, cfg),
             _ => unreachable!("a shred has the shape of its type"),
         }
+    }
+}
+
+fn put_floats<F: floats::Float>(out: &mut Vec<u8>, col: &[F], cfg: &ColumnConfig) {
+    let best = match cfg.float_tolerance {
+        Some(t) => floats::encode_lossy(col, t),
+        None => floats::encode(col),
+    };
+    // Lossy columns hold rounded values: their plain bytes are not the
+    // originals' either, so only the chosen encoding is compressed.
+    if cfg.zstd_level.is_some() && cfg.float_tolerance.is_none() {
+        put_best(out, floats::candidates(col, best), cfg)
+    } else {
+        put_column(out, &best, cfg)
     }
 }
 
