@@ -385,26 +385,36 @@ pub fn holder(structures: usize, random: bool, seed: u64) -> Holder {
 
 /// One market-data message shaped like the shootout's: a trade report
 /// (kind 0) or a price-level update (kind 1), fixed-point prices.
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
 pub struct MarketMsg {
     #[prost(uint32, tag = "1")]
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub kind: u32,
     #[prost(uint64, tag = "2")]
+    #[cfg_attr(feature = "lbs", lbs(id(1)))]
     pub timestamp_ns: u64,
     #[prost(uint64, tag = "3")]
+    #[cfg_attr(feature = "lbs", lbs(id(2)))]
     pub sequence: u64,
     #[prost(string, tag = "4")]
+    #[cfg_attr(feature = "lbs", lbs(id(3)))]
     pub symbol: String,
     #[prost(int64, tag = "5")]
+    #[cfg_attr(feature = "lbs", lbs(id(4)))]
     pub price: i64,
     #[prost(uint32, tag = "6")]
+    #[cfg_attr(feature = "lbs", lbs(id(5)))]
     pub quantity: u32,
     #[prost(uint32, tag = "7")]
+    #[cfg_attr(feature = "lbs", lbs(id(6)))]
     pub side: u32,
     #[prost(uint32, tag = "8")]
+    #[cfg_attr(feature = "lbs", lbs(id(7)))]
     pub level: u32,
     #[prost(uint64, tag = "9")]
+    #[cfg_attr(feature = "lbs", lbs(id(8)))]
     pub trade_id: u64,
 }
 
@@ -451,18 +461,29 @@ pub fn tris(n: usize, seed: u64) -> Vec<Tri> {
 }
 
 /// Ten fields per record, for projection.
+#[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
 pub struct Ten {
+    #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub id: u64,
+    #[cfg_attr(feature = "lbs", lbs(id(1)))]
     pub price: f64,
+    #[cfg_attr(feature = "lbs", lbs(id(2)))]
     pub qty: u32,
+    #[cfg_attr(feature = "lbs", lbs(id(3)))]
     pub name: String,
+    #[cfg_attr(feature = "lbs", lbs(id(4)))]
     pub flag: bool,
+    #[cfg_attr(feature = "lbs", lbs(id(5)))]
     pub a: i64,
+    #[cfg_attr(feature = "lbs", lbs(id(6)))]
     pub b: f64,
+    #[cfg_attr(feature = "lbs", lbs(id(7)))]
     pub c: u16,
+    #[cfg_attr(feature = "lbs", lbs(id(8)))]
     pub d: String,
+    #[cfg_attr(feature = "lbs", lbs(id(9)))]
     pub e: i32,
 }
 

@@ -14,6 +14,11 @@ mod formats;
 mod http;
 mod mem;
 mod peers;
+#[cfg(has_capnp)]
+#[allow(clippy::all, dead_code, unused_imports, unsafe_code)]
+pub mod records_capnp {
+    include!(concat!(env!("OUT_DIR"), "/records_capnp.rs"));
+}
 mod report;
 mod wide;
 
@@ -49,6 +54,9 @@ pub struct DatasetResult {
     pub measures: Vec<Measure>,
     #[serde(default)]
     pub latency: Vec<Latency>,
+    /// The commit and date of the run that wrote this result.
+    #[serde(default)]
+    pub run: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug)]
@@ -127,7 +135,7 @@ fn run_set<T: serde::Serialize + serde::de::DeserializeOwned + Clone + PartialEq
     let rounds = m.rounds(rounds);
     let measures = measure(data, &fmts, rounds, m.sample());
     let description = DATASETS.iter().find(|d| d.0 == name).map(|d| d.1).unwrap_or("").to_string();
-    DatasetResult { name: name.into(), description, records, native, rounds, measures, latency: vec![] }
+    DatasetResult { name: name.into(), description, records, native, rounds, measures, latency: vec![], run: None }
 }
 
 fn flights(text: &str, n: Option<usize>) -> Vec<Flight> {
@@ -177,6 +185,10 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             }
             #[allow(unused_mut)]
             let mut extra = vec![csv_format::<Quote>(), prost_format::<Quote, QuoteList>(|l| l.rows)];
+            #[cfg(has_flatc)]
+            extra.push(peers::flatbuf::records());
+            #[cfg(has_capnp)]
+            extra.push(peers::capn::records());
             #[cfg(feature = "apache-avro")]
             extra.push(peers::avro::records());
             #[cfg(feature = "arrow")]
@@ -194,6 +206,10 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             let native = rows.len() as u64 * 16;
             #[allow(unused_mut)]
             let mut extra = vec![csv_format::<FlightTime>(), prost_format::<FlightTime, FlightTimeList>(|l| l.rows)];
+            #[cfg(has_flatc)]
+            extra.push(peers::flatbuf::records());
+            #[cfg(has_capnp)]
+            extra.push(peers::capn::records());
             #[cfg(feature = "apache-avro")]
             extra.push(peers::avro::records());
             #[cfg(feature = "arrow")]
@@ -213,6 +229,10 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             let native = rows.iter().map(|f| (f.date.len() + f.origin.len() + f.destination.len() + 8) as u64).sum();
             #[allow(unused_mut)]
             let mut extra = vec![csv_format::<Flight>(), prost_format::<Flight, FlightList>(|l| l.rows)];
+            #[cfg(has_flatc)]
+            extra.push(peers::flatbuf::records());
+            #[cfg(has_capnp)]
+            extra.push(peers::capn::records());
             #[cfg(feature = "apache-avro")]
             extra.push(peers::avro::records());
             #[cfg(feature = "arrow")]
@@ -298,6 +318,8 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             extra.push(peers::tb::mirrored());
             #[cfg(feature = "apache-avro")]
             extra.push(peers::avro::records());
+            #[cfg(feature = "lbs")]
+            extra.push(peers::lbs());
             #[cfg(feature = "arrow")]
             extra.push(peers::arrow_ipc::stream());
             run_set(name, &t, t.len(), None, extra, Some("price"), m, 7)
@@ -345,6 +367,10 @@ fn market_formats() -> Vec<MsgFmt> {
             |b| simd_json::serde::from_slice(&mut b.to_vec()).ok(),
         ),
     );
+    #[cfg(has_flatc)]
+    v.push((peers::flatbuf::NAME, peers::flatbuf::encode_msg, peers::flatbuf::decode_msg));
+    #[cfg(has_capnp)]
+    v.push((peers::capn::NAME, peers::capn::encode_msg, peers::capn::decode_msg));
     #[cfg(feature = "tree-buf")]
     v.push((peers::tb::MIRRORED, |m| peers::tb::encode_mirrored(m), |b| peers::tb::decode_mirrored(b).ok()));
     v
@@ -402,12 +428,18 @@ fn market_run(m: &Mode) -> DatasetResult {
     // The same messages as one batch too (a vec), through the suite's formats.
     #[allow(unused_mut)]
     let mut extra = vec![prost_format::<MarketMsg, MarketList>(|l| l.rows)];
+    #[cfg(has_flatc)]
+    extra.push(peers::flatbuf::records());
+    #[cfg(has_capnp)]
+    extra.push(peers::capn::records());
     #[cfg(feature = "apache-avro")]
     extra.push(peers::avro::records());
     #[cfg(feature = "arrow")]
     extra.push(peers::arrow_ipc::stream());
     #[cfg(feature = "tree-buf")]
     extra.push(peers::tb::mirrored());
+    #[cfg(feature = "lbs")]
+    extra.push(peers::lbs());
     let mut r = run_set("market", &msgs, msgs.len(), None, extra, Some("price"), m, 7);
     r.latency = latency;
     r
@@ -462,7 +494,13 @@ fn main() {
         "list" => DATASETS.iter().for_each(|d| println!("{}\t{}", d.0, d.1)),
         "suite" => {
             let m = Mode { smoke: false };
-            let r = run_dataset(&args[1], &m);
+            let mut r = run_dataset(&args[1], &m);
+            let meta = report::machine(&root());
+            r.run = Some(format!(
+                "commit `{}`, {}",
+                meta["commit"].as_str().unwrap_or("?"),
+                meta["date"].as_str().unwrap_or("?")
+            ));
             print_result(&r);
             write_result(&r);
         }
