@@ -29,11 +29,9 @@ pub enum LayoutArg {
     Columns,
 }
 
-/// Arguments of `xbf from-json`.
+/// How `from-json` and `from-csv` write the message.
 #[derive(clap::Args, Debug)]
-pub struct FromJsonArgs {
-    #[command(flatten)]
-    io: ConvertArgs,
+pub struct EncodingArgs {
     /// The layout of the value.
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
     layout: LayoutArg,
@@ -46,6 +44,27 @@ pub struct FromJsonArgs {
     /// bytes; NaN, infinities and zeros stay exact. Floats in rows stay exact.
     #[arg(long, value_parser = positive_float)]
     float_tolerance: Option<f64>,
+}
+
+impl EncodingArgs {
+    /// The encoder's options these arguments ask for.
+    pub fn options(&self) -> xbf::EncodeOptions {
+        let layout = match self.layout {
+            LayoutArg::Auto => xbf::Layout::Auto,
+            LayoutArg::Rows => xbf::Layout::Rows,
+            LayoutArg::Columns => xbf::Layout::Columnar,
+        };
+        xbf::EncodeOptions::v2().layout(layout).compress_columns(self.zstd).float_tolerance(self.float_tolerance)
+    }
+}
+
+/// Arguments of `xbf from-json`.
+#[derive(clap::Args, Debug)]
+pub struct FromJsonArgs {
+    #[command(flatten)]
+    io: ConvertArgs,
+    #[command(flatten)]
+    encoding: EncodingArgs,
 }
 
 fn positive_float(s: &str) -> Result<f64, String> {
@@ -74,13 +93,7 @@ pub struct ToJsonArgs {
 pub fn from_json(args: &FromJsonArgs) -> CliResult {
     let (name, text) = read_all(args.io.input.as_deref())?;
     let value = xbf::json::from_json_reader(&text[..]).map_err(|e| xbf_error(&name, &e))?;
-    let layout = match args.layout {
-        LayoutArg::Auto => xbf::Layout::Auto,
-        LayoutArg::Rows => xbf::Layout::Rows,
-        LayoutArg::Columns => xbf::Layout::Columnar,
-    };
-    let opts =
-        xbf::EncodeOptions::v2().layout(layout).compress_columns(args.zstd).float_tolerance(args.float_tolerance);
+    let opts = args.encoding.options();
     let bytes = opts.encode_message(&value).map_err(|e| xbf_error(&name, &e))?;
     write_output(args.io.output.as_deref(), &bytes)
 }

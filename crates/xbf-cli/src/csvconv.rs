@@ -27,6 +27,8 @@ pub struct FromCsvArgs {
     /// Print the type chosen for each column, and why, on standard error.
     #[arg(long)]
     explain: bool,
+    #[command(flatten)]
+    encoding: crate::convert::EncodingArgs,
 }
 
 /// The type chosen for a column and why.
@@ -232,7 +234,7 @@ pub fn from_csv(args: &FromCsvArgs) -> CliResult {
         }
         eprint!("{text}");
     }
-    let bytes = xbf::encode_message(&vec.into()).map_err(|e| xbf_error(&name, &e))?;
+    let bytes = args.encoding.options().encode_message(&vec.into()).map_err(|e| xbf_error(&name, &e))?;
     write_output(args.output.as_deref(), &bytes)
 }
 

@@ -254,6 +254,35 @@ fn csv_round_trips_the_sp500_values() {
 }
 
 #[test]
+fn csv_layout_zstd_and_float_tolerance_options() {
+    let size = |args: &[&str]| {
+        let out = run(args, SP500.as_bytes());
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        out.stdout
+    };
+    let auto = size(&["from-csv"]);
+    let rows = size(&["from-csv", "--layout", "rows"]);
+    let cols = size(&["from-csv", "--layout", "columns"]);
+    assert_eq!(auto, cols, "the default picks the smaller layout");
+    assert!(rows.len() > cols.len() * 2, "{} vs {}", rows.len(), cols.len());
+    assert!(size(&["from-csv", "--zstd", "19"]).len() <= cols.len());
+    // Cents: every price within half a cent, and fewer bytes.
+    let lossy = size(&["from-csv", "--float-tolerance", "0.005"]);
+    assert!(lossy.len() < cols.len() * 3 / 4, "{} vs {}", lossy.len(), cols.len());
+    let back = text(&run(&["to-csv"], &lossy).stdout);
+    for (x, y) in SP500.lines().zip(back.lines()).skip(1) {
+        for (p, q) in x.split(',').zip(y.split(',')).skip(1) {
+            let (p, q) = (p.parse::<f64>().unwrap(), q.parse::<f64>().unwrap());
+            assert!((p - q).abs() <= 0.005, "{p} vs {q}");
+        }
+    }
+    for bad in ["0", "-1", "nan", "inf", "x"] {
+        let out = run(&["from-csv", "--float-tolerance", bad], SP500.as_bytes());
+        assert!(!out.status.success(), "{bad} accepted");
+    }
+}
+
+#[test]
 fn csv_types_nulls_and_errors() {
     let csv = "id,when,at,ok,name,score\n1,2019-01-02,2019-01-02T03:04:05Z,true,\"a, b\",-1.5\n300,,2019-01-02T03:04:05.25+01:00,false,,\n";
     let out = run(&["from-csv"], csv.as_bytes());
