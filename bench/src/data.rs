@@ -9,7 +9,7 @@ pub const SP500_2019: &str = include_str!("../../crates/xbf-cli/data/sp500-2019.
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, prost::Message)]
 pub struct Quote {
     #[prost(string, tag = "1")]
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
@@ -53,7 +53,7 @@ pub fn quotes_native(rows: &[Quote]) -> u64 {
 
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, prost::Message)]
 pub struct Flight {
     #[prost(string, tag = "1")]
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
@@ -80,7 +80,7 @@ pub struct FlightList {
 
 /// The GeoJSON feature collection of `earthquakes.json`, typed.
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, Debug)]
 pub struct FeatureCollection {
     #[serde(rename = "type")]
     pub kind: String,
@@ -91,7 +91,7 @@ pub struct FeatureCollection {
 
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, Debug)]
 pub struct QuakeMeta {
     pub generated: u64,
     pub url: String,
@@ -102,7 +102,7 @@ pub struct QuakeMeta {
 }
 
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, Debug)]
 pub struct Feature {
     #[serde(rename = "type")]
     pub kind: String,
@@ -112,7 +112,7 @@ pub struct Feature {
 }
 
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, Debug)]
 #[allow(non_snake_case)]
 pub struct QuakeProps {
     pub mag: Option<f64>,
@@ -146,7 +146,7 @@ pub struct QuakeProps {
 
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, Debug)]
 pub struct Geometry {
     #[serde(rename = "type")]
     pub kind: String,
@@ -159,7 +159,7 @@ pub struct Geometry {
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, Debug, Default)]
 pub struct Movie {
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub title: Option<String>,
@@ -267,7 +267,7 @@ pub fn movies_from_json(text: &str) -> Vec<Movie> {
 
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, prost::Message)]
 pub struct Student {
     #[prost(int32, tag = "1")]
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
@@ -294,7 +294,7 @@ pub struct Student {
 
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, prost::Message)]
 pub struct Professor {
     #[prost(int32, tag = "1")]
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
@@ -318,7 +318,7 @@ pub struct Professor {
 
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, prost::Message)]
 pub struct Holder {
     #[prost(message, repeated, tag = "1")]
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
@@ -387,7 +387,7 @@ pub fn holder(structures: usize, random: bool, seed: u64) -> Holder {
 /// (kind 0) or a price-level update (kind 1), fixed-point prices.
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, prost::Message)]
 pub struct MarketMsg {
     #[prost(uint32, tag = "1")]
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
@@ -444,7 +444,7 @@ pub fn market(n: usize, seed: u64) -> Vec<MarketMsg> {
 /// The mesh-like record of the issue: four `[f32; 3]` per record.
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "tree-buf", derive(tree_buf::Encode, tree_buf::Decode))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, Debug, Default)]
 pub struct Tri {
     pub v0: [f32; 3],
     pub v1: [f32; 3],
@@ -463,7 +463,7 @@ pub fn tris(n: usize, seed: u64) -> Vec<Tri> {
 /// Ten fields per record, for projection.
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, Debug, Default)]
 pub struct Ten {
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub id: u64,
@@ -515,7 +515,7 @@ pub struct MarketList {
 /// time of day (hours, f64), no date or airports.
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
-#[derive(Serialize, Deserialize, Clone, PartialEq, prost::Message)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Clone, PartialEq, prost::Message)]
 pub struct FlightTime {
     #[prost(sint32, tag = "1")]
     #[cfg_attr(feature = "lbs", lbs(id(0)))]

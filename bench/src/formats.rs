@@ -73,6 +73,7 @@ pub fn zstd19(bytes: &[u8]) -> Vec<u8> {
 pub fn serde_formats<T>(sample: &T, projection: Option<&str>) -> Vec<Fmt<T>>
 where
     T: Serialize + DeserializeOwned + Clone + PartialEq + 'static,
+    T: xbf::fast::Encode + for<'de> xbf::fast::Decode<'de>,
 {
     let mut f: Vec<Fmt<T>> = vec![
         typed("JSON (serde_json)", |t: &T| serde_json::to_vec(t).map_err(e), |b| serde_json::from_slice(b).map_err(e)),
@@ -119,6 +120,13 @@ where
         typed("bitcode (serde)", |t: &T| bitcode::serialize(t).map_err(e), |b| bitcode::deserialize(b).map_err(e)),
         typed("XBF v1 typed", |t: &T| EncodeOptions::v1().to_vec(t).map_err(e), |b| xbf::from_slice(b).map_err(e)),
         typed("XBF 2 rows typed", |t: &T| xbf::to_vec(t).map_err(e), |b| xbf::from_slice(b).map_err(e)),
+        // #[derive(xbf::Xbf)]: the same bytes as the two above, without serde.
+        typed(
+            "XBF v1 derive",
+            |t: &T| xbf::fast::to_vec_with(&EncodeOptions::v1(), t).map_err(e),
+            |b| xbf::fast::from_slice(b).map_err(e),
+        ),
+        typed("XBF 2 rows derive", |t: &T| xbf::fast::to_vec(t).map_err(e), |b| xbf::fast::from_slice(b).map_err(e)),
     ];
     // The dynamic forms: the value the typed API would write, as a Value.
     let dyn_value = xbf::to_vec(sample).and_then(|b| xbf::decode_message(&b));

@@ -81,7 +81,9 @@ pub fn encode(st: &State, path: &str) -> Result<Vec<u8>, String> {
 pub fn decode_check(st: &State, path: &str, b: &[u8]) -> Result<bool, String> {
     let e = |x: &dyn std::fmt::Display| x.to_string();
     Ok(match path {
-        "csv" => csv::Reader::from_reader(b).deserialize().collect::<Result<Vec<Quote>, _>>().map_err(|x| e(&x))? == st.rows,
+        "csv" => {
+            csv::Reader::from_reader(b).deserialize().collect::<Result<Vec<Quote>, _>>().map_err(|x| e(&x))? == st.rows
+        }
         "json" => serde_json::from_slice::<Vec<Quote>>(b).map_err(|x| e(&x))? == st.rows,
         "xml" => {
             let s = std::str::from_utf8(b).map_err(|x| e(&x))?;
@@ -91,7 +93,8 @@ pub fn decode_check(st: &State, path: &str, b: &[u8]) -> Result<bool, String> {
         "cbor" => ciborium::from_reader::<Vec<Quote>, _>(b).map_err(|x| e(&x))? == st.rows,
         "xbf-v1" | "xbf2-rows" => xbf::from_slice::<Vec<Quote>>(b).map_err(|x| e(&x))? == st.rows,
         "xbf-v1-data" => {
-            DecodeOptions::default().decode_value(Version::V1, &st.v1_value.metadata(), b).map_err(|x| e(&x))? == st.v1_value
+            DecodeOptions::default().decode_value(Version::V1, &st.v1_value.metadata(), b).map_err(|x| e(&x))?
+                == st.v1_value
         }
         "xbf2-columnar" => xbf::decode_message(b).map_err(|x| e(&x))? == st.v2_value,
         _ => false,
@@ -104,7 +107,10 @@ pub fn state(rows: Vec<Quote>) -> State {
     State { rows, v1_value, v2_value }
 }
 
-async fn handle(st: Arc<State>, req: Request<hyper::body::Incoming>) -> Result<Response<Full<Bytes>>, std::convert::Infallible> {
+async fn handle(
+    st: Arc<State>,
+    req: Request<hyper::body::Incoming>,
+) -> Result<Response<Full<Bytes>>, std::convert::Infallible> {
     let path = req.uri().path().trim_start_matches('/').to_string();
     Ok(match encode(&st, &path) {
         Ok(b) => Response::builder()

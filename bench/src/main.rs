@@ -120,7 +120,7 @@ pub const DATASETS: &[(&str, &str)] = &[
     ("market", "market data: trade reports and price-level updates, one small message each, latency percentiles"),
 ];
 
-fn run_set<T: serde::Serialize + serde::de::DeserializeOwned + Clone + PartialEq + 'static>(
+fn run_set<T>(
     name: &str,
     data: &T,
     records: usize,
@@ -129,7 +129,11 @@ fn run_set<T: serde::Serialize + serde::de::DeserializeOwned + Clone + PartialEq
     proj: Option<&str>,
     m: &Mode,
     rounds: usize,
-) -> DatasetResult {
+) -> DatasetResult
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Clone + PartialEq + 'static,
+    T: xbf::fast::Encode + for<'de> xbf::fast::Decode<'de>,
+{
     let mut fmts = serde_formats(data, proj);
     fmts.extend(extra);
     let rounds = m.rounds(rounds);
@@ -357,6 +361,11 @@ fn market_formats() -> Vec<MsgFmt> {
             |b| xbf::from_slice(b).ok(),
         ),
         ("XBF 2 typed (metadata in each message)", |m| xbf::to_vec(m).unwrap(), |b| xbf::from_slice(b).ok()),
+        (
+            "XBF 2 derive (metadata in each message)",
+            |m| xbf::fast::to_vec(m).unwrap(),
+            |b| xbf::fast::from_slice(b).ok(),
+        ),
     ];
     #[cfg(feature = "simd-json")]
     v.insert(

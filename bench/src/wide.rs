@@ -3,7 +3,7 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "apache-avro", derive(apache_avro::AvroSchema))]
 #[cfg_attr(feature = "tree-buf-wide", derive(tree_buf::Encode, tree_buf::Decode))]
 #[cfg_attr(feature = "lbs", derive(lbs::LBSWrite, lbs::LBSRead))]
-#[derive(Serialize, Deserialize, PartialEq, Clone, Debug, Default)]
+#[derive(Serialize, Deserialize, xbf::Xbf, PartialEq, Clone, Debug, Default)]
 pub struct Wide {
     #[cfg_attr(feature = "lbs", lbs(id(0)))]
     pub f000: String,
