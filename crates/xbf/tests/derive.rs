@@ -381,3 +381,34 @@ fn writer_reserves_nothing_surprising_for_empty_values() {
     assert_eq!(fast::from_slice::<Option<Record>>(&fast::to_vec(&none).unwrap()).unwrap(), None);
     let _ = <Record as Encode>::encode; // the trait is public API
 }
+
+#[test]
+fn generic_types_and_renamed_variants() {
+    #[derive(Serialize, Deserialize, Xbf, Debug, PartialEq)]
+    struct Pair<T> {
+        a: T,
+        b: Option<T>,
+    }
+    #[derive(Serialize, Deserialize, Xbf, Debug, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    enum Side {
+        BuyOrder,
+        #[serde(rename = "ask")]
+        SellOrder {
+            price_cents: u64,
+        },
+        Cancel(u32, String),
+    }
+    let v = vec![
+        Pair { a: Side::BuyOrder, b: None },
+        Pair { a: Side::SellOrder { price_cents: 12_345 }, b: Some(Side::Cancel(7, "late".into())) },
+    ];
+    let bytes = fast::to_vec(&v).unwrap();
+    assert_eq!(bytes, xbf::to_vec(&v).unwrap());
+    assert_eq!(fast::metadata_of::<Vec<Pair<Side>>>().unwrap(), xbf::metadata_of::<Vec<Pair<Side>>>().unwrap());
+    assert!(fast::metadata_of::<Side>().unwrap().to_string().contains("buy_order"));
+    assert_eq!(fast::from_slice::<Vec<Pair<Side>>>(&bytes).unwrap(), v);
+    damage_agrees::<Vec<Pair<Side>>>(&bytes);
+    let p = Pair { a: 1.5f32, b: Some(-2.0) };
+    assert_eq!(fast::to_vec(&p).unwrap(), xbf::to_vec(&p).unwrap());
+}
