@@ -58,8 +58,6 @@ mod varint;
 
 pub use columnar::{ColumnStats, Selection};
 pub use de::DecodeOptions;
-#[cfg(feature = "derive")]
-pub use xbf_derive::Xbf;
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use metadata::{
     ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,
@@ -74,6 +72,8 @@ pub use typed::{
     from_reader, from_slice, metadata_of, to_vec, to_writer, typed_stream, TypedStreamReader, TypedStreamWriter,
 };
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
+#[cfg(feature = "derive")]
+pub use xbf_derive::Xbf;
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "derive"))]

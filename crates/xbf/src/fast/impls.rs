@@ -117,40 +117,29 @@ simple!(bool, Bool, 1, |s, w| w.bool(*s), |r| r.bool());
 simple!(f32, F32, 4, |s, w| w.f32(*s), |r| r.f32(), plain f32::from_le_bytes);
 simple!(f64, F64, 8, |s, w| w.f64(*s), |r| r.f64(), plain f64::from_le_bytes);
 
-impl Describe for u128 {
-    const MIN_V2: u64 = 1;
-    const MIN_V1: u64 = 16;
-    fn describe(_: &mut Describer) -> Result<Metadata> {
-        Ok(Metadata::Primitive(PrimitiveType::U128))
-    }
+macro_rules! wide {
+    ($($t:ty => $p:ident, $write:ident, $read:ident;)*) => {$(
+        impl Describe for $t {
+            const MIN_V2: u64 = 1;
+            const MIN_V1: u64 = 16;
+            fn describe(_: &mut Describer) -> Result<Metadata> {
+                Ok(Metadata::Primitive(PrimitiveType::$p))
+            }
+        }
+        impl Encode for $t {
+            fn encode(&self, w: &mut Writer) {
+                w.$write(*self)
+            }
+        }
+        impl<'de> Decode<'de> for $t {
+            fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
+                r.$read()
+            }
+        }
+    )*};
 }
-impl Encode for u128 {
-    fn encode(&self, w: &mut Writer) {
-        w.u128(*self)
-    }
-}
-impl<'de> Decode<'de> for u128 {
-    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
-        r.u128()
-    }
-}
-impl Describe for i128 {
-    const MIN_V2: u64 = 1;
-    const MIN_V1: u64 = 16;
-    fn describe(_: &mut Describer) -> Result<Metadata> {
-        Ok(Metadata::Primitive(PrimitiveType::I128))
-    }
-}
-impl Encode for i128 {
-    fn encode(&self, w: &mut Writer) {
-        w.i128(*self)
-    }
-}
-impl<'de> Decode<'de> for i128 {
-    fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
-        r.i128()
-    }
-}
+
+wide! { u128 => U128, u128, u128; i128 => I128, i128, i128; }
 
 impl Describe for () {
     const MIN_V2: u64 = 0;

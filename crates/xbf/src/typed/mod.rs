@@ -40,8 +40,8 @@ use crate::read::SliceInput;
 use crate::ser::{EncodeOptions, Encoder, Version};
 use crate::stream::{StreamOptions, StreamReader, StreamWriter};
 
-pub(crate) use self::ser::check_v1;
 use self::schema::Traced;
+pub(crate) use self::ser::check_v1;
 
 fn io_err(e: io::Error) -> Error {
     Error::new(ErrorKind::Io, e.to_string())
