@@ -88,6 +88,18 @@ function builder(keys: string[], optional: boolean[]): Builder {
       return new Function("cols", "n", `const ${cs}; const out = []; for (let i = 0; i < n; i++) out.push({ ${lit} }); return out;`) as Builder;
     });
   }
+  if (!keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
+    // Records with keys that may be left out: one assignment per key, in order, skipped where absent (straight-line
+    // code instead of a loop over the keys).
+    const make = generate("optional:" + optional.map((x) => (x ? "1" : "0")).join(""), keys, () => {
+      const cs = keys.map((_, j) => `c${j} = cols[${j}]`).join(", ");
+      const body = keys
+        .map((k, j) => (optional[j] ? `v = c${j}[i]; if (v !== absent) o[${JSON.stringify(k)}] = v;` : `o[${JSON.stringify(k)}] = c${j}[i];`))
+        .join(" ");
+      return new Function("absent", `return function (cols, n) { const ${cs}; const out = []; let v; for (let i = 0; i < n; i++) { const o = {}; ${body} out.push(o); } return out; };`) as (absent: symbol) => Builder;
+    });
+    return make(ABSENT);
+  }
   return (cols, n) => {
     const out: unknown[] = [];
     const m = keys.length;
