@@ -790,6 +790,12 @@ pub(crate) fn zero_size_values(ty: &Metadata) -> u64 {
     inner.saturating_add(1)
 }
 
+/// A map key equal to an earlier one of the same map, starting at `at`, for
+/// the typed readers (which have no `Value` to show, unlike the dynamic one).
+pub(crate) fn duplicate_key(at: u64) -> Error {
+    Error::at(ErrorKind::DuplicateKey, at, format!("the key at byte {at} appears twice in the map"))
+}
+
 pub(crate) fn invalid_bool(at: u64, b: u8) -> Error {
     Error::at(ErrorKind::InvalidBool, at, format!("byte 0x{b:02x} is neither 0 nor 1"))
 }

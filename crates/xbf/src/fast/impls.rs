@@ -9,63 +9,14 @@ use super::{Decode, Describe, Describer, Encode, Reader, Writer};
 use crate::error::{PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType};
 
-macro_rules! unsigned {
-    ($($t:ty => $p:ident, $bytes:expr;)*) => {$(
-        impl Describe for $t {
-            const MIN_V2: u64 = 1;
-            const MIN_V1: u64 = $bytes;
-            fn describe(_: &mut Describer) -> Result<Metadata> {
-                Ok(Metadata::Primitive(PrimitiveType::$p))
-            }
-        }
-        impl Encode for $t {
-            #[inline]
-            fn encode(&self, w: &mut Writer) {
-                w.unsigned(u64::from(*self), $bytes)
-            }
-        }
-        impl<'de> Decode<'de> for $t {
-            #[inline]
-            fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
-                // The reader checked the width: the value fits.
-                r.unsigned($bytes).map(|x| x as $t)
-            }
-        }
-    )*};
-}
-
-macro_rules! signed {
-    ($($t:ty => $p:ident, $bytes:expr;)*) => {$(
-        impl Describe for $t {
-            const MIN_V2: u64 = 1;
-            const MIN_V1: u64 = $bytes;
-            fn describe(_: &mut Describer) -> Result<Metadata> {
-                Ok(Metadata::Primitive(PrimitiveType::$p))
-            }
-        }
-        impl Encode for $t {
-            #[inline]
-            fn encode(&self, w: &mut Writer) {
-                w.signed(i64::from(*self), $bytes)
-            }
-        }
-        impl<'de> Decode<'de> for $t {
-            #[inline]
-            fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
-                r.signed($bytes).map(|x| x as $t)
-            }
-        }
-    )*};
-}
-
-unsigned! { u16 => U16, 2; u32 => U32, 4; u64 => U64, 8; }
-signed! { i16 => I16, 2; i32 => I32, 4; i64 => I64, 8; }
-
+/// A primitive: its XBF type, its minimum sizes in XBF 2 and v1, how it is
+/// written and read, and for fixed-width types whose every bit pattern is
+/// a value, how one is made from its LE bytes (`plain`).
 macro_rules! simple {
-    ($t:ty, $p:ident, $min:expr, |$s:ident, $w:ident| $enc:expr, |$r:ident| $dec:expr $(, plain $from:expr)?) => {
+    ($t:ty, $p:ident, $min:expr $(, v1 $min_v1:expr)?, |$s:ident, $w:ident| $enc:expr, |$r:ident| $dec:expr $(, plain $from:expr)?) => {
         impl Describe for $t {
             const MIN_V2: u64 = $min;
-            const MIN_V1: u64 = $min;
+            const MIN_V1: u64 = { let m = [$min $(, $min_v1)?]; m[m.len() - 1] };
             $(const PLAIN: Option<usize> = { let _ = $from; Some(std::mem::size_of::<$t>()) };)?
             fn describe(_: &mut Describer) -> Result<Metadata> {
                 Ok(Metadata::Primitive(PrimitiveType::$p))
@@ -111,35 +62,21 @@ macro_rules! simple {
     };
 }
 
+// Wider integers are varints in XBF 2 (the reader checks the width, so the
+// value fits) and their full width in v1.
+simple!(u16, U16, 1, v1 2, |s, w| w.unsigned(u64::from(*s), 2), |r| r.unsigned(2).map(|x| x as u16));
+simple!(u32, U32, 1, v1 4, |s, w| w.unsigned(u64::from(*s), 4), |r| r.unsigned(4).map(|x| x as u32));
+simple!(u64, U64, 1, v1 8, |s, w| w.unsigned(*s, 8), |r| r.unsigned(8));
+simple!(i16, I16, 1, v1 2, |s, w| w.signed(i64::from(*s), 2), |r| r.signed(2).map(|x| x as i16));
+simple!(i32, I32, 1, v1 4, |s, w| w.signed(i64::from(*s), 4), |r| r.signed(4).map(|x| x as i32));
+simple!(i64, I64, 1, v1 8, |s, w| w.signed(*s, 8), |r| r.signed(8));
+simple!(u128, U128, 1, v1 16, |s, w| w.u128(*s), |r| r.u128());
+simple!(i128, I128, 1, v1 16, |s, w| w.i128(*s), |r| r.i128());
 simple!(u8, U8, 1, |s, w| w.byte(*s), |r| r.byte(), plain u8::from_le_bytes);
 simple!(i8, I8, 1, |s, w| w.byte(*s as u8), |r| r.byte().map(|b| b as i8), plain i8::from_le_bytes);
 simple!(bool, Bool, 1, |s, w| w.bool(*s), |r| r.bool());
 simple!(f32, F32, 4, |s, w| w.f32(*s), |r| r.f32(), plain f32::from_le_bytes);
 simple!(f64, F64, 8, |s, w| w.f64(*s), |r| r.f64(), plain f64::from_le_bytes);
-
-macro_rules! wide {
-    ($($t:ty => $p:ident, $write:ident, $read:ident;)*) => {$(
-        impl Describe for $t {
-            const MIN_V2: u64 = 1;
-            const MIN_V1: u64 = 16;
-            fn describe(_: &mut Describer) -> Result<Metadata> {
-                Ok(Metadata::Primitive(PrimitiveType::$p))
-            }
-        }
-        impl Encode for $t {
-            fn encode(&self, w: &mut Writer) {
-                w.$write(*self)
-            }
-        }
-        impl<'de> Decode<'de> for $t {
-            fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
-                r.$read()
-            }
-        }
-    )*};
-}
-
-wide! { u128 => U128, u128, u128; i128 => I128, i128, i128; }
 
 impl Describe for () {
     const MIN_V2: u64 = 0;
@@ -449,7 +386,7 @@ fn map_entries<'de, K: Decode<'de>, V: Decode<'de>>(r: &mut Reader<'de, '_>, m: 
         let within = |e: crate::Error, f: &str| e.within(PathSegment::Field(f.into())).within(PathSegment::Index(i));
         let k = K::decode(r).map_err(|e| within(e, "key"))?;
         if m.has(&k) {
-            return Err(within(Reader::duplicate_key(at), "key"));
+            return Err(within(crate::de::duplicate_key(at), "key"));
         }
         let v = V::decode(r).map_err(|e| within(e, "value"))?;
         m.put(k, v);

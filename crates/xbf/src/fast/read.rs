@@ -243,10 +243,4 @@ impl<'de> Reader<'de, '_> {
             )),
         }
     }
-
-    /// The error for a map key equal to an earlier one, which starts at `at`.
-    #[cold]
-    pub fn duplicate_key(at: u64) -> Error {
-        Error::at(ErrorKind::DuplicateKey, at, format!("the key at byte {at} appears twice in the map"))
-    }
 }

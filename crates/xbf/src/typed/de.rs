@@ -1053,7 +1053,7 @@ impl<'de> MapAccess<'de> for MapAcc<'_, 'de, '_, '_> {
             .map_err(|e| e.within(PathSegment::Field("key".into())).within(PathSegment::Index(i)))?;
         let bytes = self.de.d.input.since(at as usize);
         if !self.seen.insert(bytes) {
-            return Err(crate::fast::Reader::duplicate_key(at)
+            return Err(crate::de::duplicate_key(at)
                 .within(PathSegment::Field("key".into()))
                 .within(PathSegment::Index(i)));
         }
