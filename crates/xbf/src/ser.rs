@@ -159,6 +159,10 @@ impl EncodeOptions {
     }
 
     /// Whether these options send the schema's fingerprint.
+    pub(crate) fn is_columnar(&self) -> bool {
+        self.version == Version::V2 && self.layout == Layout::Columnar
+    }
+
     pub(crate) fn by_reference(&self) -> bool {
         self.schema_by_reference
     }

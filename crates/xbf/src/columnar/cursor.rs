@@ -3,6 +3,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 
+#[derive(Clone)]
 pub(crate) struct Cursor<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -29,6 +30,11 @@ impl<'a> Cursor<'a> {
         } else {
             self.base + self.pos as u64
         }
+    }
+
+    /// How far into its bytes the cursor is.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
     }
 
     pub(crate) fn remaining(&self) -> u64 {

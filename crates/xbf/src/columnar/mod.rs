@@ -7,6 +7,9 @@ mod cursor;
 mod floats;
 mod ints;
 mod strings;
+mod typed;
+
+pub(crate) use typed::from_columns;
 
 use std::collections::HashMap;
 use std::sync::Arc;

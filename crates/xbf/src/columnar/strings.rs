@@ -264,6 +264,87 @@ fn read_ints(c: &mut Cursor<'_>, n: u64) -> Result<Vec<u128>> {
     Ok(values)
 }
 
+/// Where a value lies: its start and end in the column's bytes, or in the
+/// buffer its values were rebuilt into.
+pub(crate) type Span = (usize, usize);
+
+/// Reads a string or bytes column body of exactly `n` values, as `decode`
+/// does, without making each value: `c` must start at the body's first
+/// byte, and each span is a position in the body, except that shared
+/// prefixes are rebuilt into the returned buffer, which the spans then
+/// index. The budget is charged as `decode` charges it.
+pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<(Option<Vec<u8>>, Vec<Span>)> {
+    let at = c.offset();
+    let runs = |lens: &[u128], mut start: usize| -> Vec<Span> {
+        lens.iter()
+            .map(|&l| {
+                let span = (start, start + l as usize);
+                start = span.1;
+                span
+            })
+            .collect()
+    };
+    match c.u8()? {
+        PLAIN => {
+            let lens = read_ints(c, n)?;
+            let start = c.position();
+            c.take_checked(total(&lens))?;
+            Ok((None, runs(&lens, start)))
+        }
+        DICT => {
+            let d_at = c.offset();
+            let d = c.varint(64)? as u64;
+            c.check_fits(d_at, d, 1)?;
+            let lens = read_ints(c, d)?;
+            let mut block = c.block()?;
+            let start = c.position() - block.remaining() as usize;
+            block.take_checked(total(&lens))?;
+            block.finish("dictionary")?;
+            let distinct = runs(&lens, start);
+            let ids = ints::decode(c, n, 64)?;
+            let size =
+                ids.iter().map(|&i| lens.get(i as usize).copied().unwrap_or(0)).fold(0u128, u128::saturating_add);
+            budget.charge(at, size)?;
+            ids.iter()
+                .map(|&i| {
+                    distinct
+                        .get(usize::try_from(i).unwrap_or(usize::MAX))
+                        .copied()
+                        .ok_or_else(|| c.invalid(at, format!("a dictionary index {i} past its {d} values")))
+                })
+                .collect::<Result<Vec<Span>>>()
+                .map(|spans| (None, spans))
+        }
+        PREFIX => {
+            let shared = read_ints(c, n)?;
+            let rest_lens = read_ints(c, n)?;
+            let rest = c.take_checked(total(&rest_lens))?;
+            budget.charge(at, total(&shared).saturating_add(total(&rest_lens)))?;
+            let mut out = Vec::new();
+            let mut spans: Vec<Span> = Vec::with_capacity(n as usize);
+            let mut at_rest = 0usize;
+            let mut prev: Span = (0, 0);
+            for (i, (&p, &r)) in shared.iter().zip(&rest_lens).enumerate() {
+                if p > (prev.1 - prev.0) as u128 {
+                    return Err(
+                        c.invalid(at, format!("value {i} shares {p} bytes with a value of {}", prev.1 - prev.0))
+                    );
+                }
+                let start = out.len();
+                out.extend_from_within(prev.0..prev.0 + p as usize);
+                out.extend_from_slice(&rest[at_rest..at_rest + r as usize]);
+                at_rest += r as usize;
+                prev = (start, out.len());
+                spans.push(prev);
+            }
+            Ok((Some(out), spans))
+        }
+        other => {
+            Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{other:02x} is not a string column encoding")))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::de::{DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
-use crate::read::SliceInput;
+use crate::read::{Input, SliceInput};
 use crate::ser::{EncodeOptions, Encoder, Version};
 use crate::stream::{StreamOptions, StreamReader, StreamWriter};
 
@@ -74,8 +74,25 @@ pub fn to_writer<'de, W: Write, T: Serialize + Deserialize<'de>>(writer: W, valu
     EncodeOptions::v2().to_writer(writer, value)
 }
 
-/// Decodes one whole message (either version) into `T`, borrowing strings
-/// and bytes from `bytes` where `T` asks to.
+/// Decodes one whole message (either version, rows or columns) into `T`,
+/// borrowing strings and bytes from `bytes` where `T` asks to. A columnar
+/// message is read straight from its columns, and the columns of fields
+/// `T` does not have are skipped unread (SPEC.md §23.3).
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct Tick { t: u32, price: f64, venue: String }
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct Price { price: f64 }
+///
+/// let ticks: Vec<Tick> = (0..100).map(|t| Tick { t, price: 9.5 + f64::from(t % 7), venue: "X".into() }).collect();
+/// let columns = xbf::EncodeOptions::v2().layout(xbf::Layout::Columnar).to_vec(&ticks)?;
+/// assert_eq!(columns[1] & 0x02, 0x02); // the columnar flag
+/// assert_eq!(xbf::from_slice::<Vec<Tick>>(&columns)?, ticks);
+/// let prices: Vec<Price> = xbf::from_slice(&columns)?; // `t` and `venue` unread
+/// assert_eq!(prices[3], Price { price: 12.5 });
+/// # Ok::<(), xbf::Error>(())
+/// ```
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     DecodeOptions::default().from_slice(bytes)
 }
@@ -89,7 +106,9 @@ pub fn from_reader<T: DeserializeOwned, R: Read>(reader: R) -> Result<T> {
 impl EncodeOptions {
     /// Encodes `value` as a message of these options' version, with the
     /// metadata of `T`. In v1, fails with `unsupported` naming the path of
-    /// the first type that v1 cannot hold.
+    /// the first type that v1 cannot hold. The value is written in rows
+    /// unless the layout is [`Layout::Columnar`](crate::Layout::Columnar)
+    /// (`Layout::Auto`, which would encode twice to compare, is rows here).
     pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(&self, value: &T) -> Result<Vec<u8>> {
         let mut out = ser::Out { buf: Vec::with_capacity(128), v2: self.version() == Version::V2 };
         self.write_into(&mut out, value)?;
@@ -109,13 +128,26 @@ impl EncodeOptions {
                 if self.version() == Version::V1 {
                     ser::check_v1(ty)?;
                 }
+                let root = |e: Error| match ty {
+                    Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
+                    _ => e,
+                };
+                if self.is_columnar() {
+                    // The columnar writer lays out a `Value`: the rows just
+                    // written, read back.
+                    let mut rows = ser::Out { buf: Vec::new(), v2: true };
+                    ser::write_value(&mut rows, ty, value).map_err(root)?;
+                    let value = DecodeOptions::default().max_zero_size_elements(u64::MAX).decode_value(
+                        Version::V2,
+                        ty,
+                        &rows.buf,
+                    )?;
+                    out.buf = self.encode_typed_message(ty, &value)?;
+                    return Ok(());
+                }
                 let version = self.version();
                 Encoder::new(&mut out.buf, version).message_head(ty, self.by_reference(), 0).map_err(io_err)?;
-                let r = ser::write_value(out, ty, value);
-                match ty {
-                    Metadata::Struct(s) => r.map_err(|e| e.within(PathSegment::Root(s.name().into()))),
-                    _ => r,
-                }
+                ser::write_value(out, ty, value).map_err(root)
             }
             Traced::Recursive(why) => Err(Error::new(ErrorKind::Unsupported, why.clone())),
             // The type's shape depends on the value: describe the value.
@@ -133,14 +165,17 @@ impl DecodeOptions {
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
         let (ty, columnar) = d.message_head()?;
+        let seq_ok = schema::structs_as_seq::<T>();
         if columnar {
-            return Err(Error::at(
-                ErrorKind::Unsupported,
-                1,
-                "a columnar message cannot lend borrowed fields: read it with from_reader, which rebuilds rows",
-            ));
+            let base = d.input.offset();
+            let rest = bytes.get(base as usize..).unwrap_or_default();
+            return crate::columnar::from_columns(self, &ty, rest, base, seq_ok).map_err(|e| match &ty {
+                Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
+                Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
+                _ => e,
+            });
         }
-        let mut de = de::De::new(d, schema::structs_as_seq::<T>());
+        let mut de = de::De::new(d, seq_ok);
         let value = root(&mut de, &ty)?;
         de.d.finish()?;
         Ok(value)
@@ -150,12 +185,6 @@ impl DecodeOptions {
     pub fn from_reader<T: DeserializeOwned, R: Read>(&self, mut reader: R) -> Result<T> {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).map_err(|e| Error::io(bytes.len() as u64, e))?;
-        if bytes.len() > 1 && bytes[0] == crate::ser::V2_MARKER && bytes[1] & crate::ser::FLAG_COLUMNAR != 0 {
-            // Columns are rebuilt into rows, which the typed decoder reads.
-            let (ty, value) = self.decode_typed_message(&bytes)?;
-            let rows = EncodeOptions::v2().layout(crate::Layout::Rows).encode_typed_message(&ty, &value)?;
-            return self.from_slice(&rows);
-        }
         self.from_slice(&bytes)
     }
 
