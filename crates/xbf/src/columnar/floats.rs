@@ -437,15 +437,12 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
                 return Err(c.invalid(e_at, format!("the exponent {e} passes {}", F::MAX_EXP)));
             }
             let mut body = c.block()?;
-            let ints = ints::decode(&mut body, n, 64)?;
+            // Zigzag values of at most 64 bits: each maps back into i64.
+            let ints: Vec<u64> = ints::decode(&mut body, n, 64)?;
             body.finish("integer block")?;
-            let mut out = Vec::with_capacity(n as usize);
-            for z in ints {
-                let v = varint::unzigzag(z);
-                let v =
-                    i64::try_from(v).map_err(|_| c.invalid(at, format!("{v} passes the 64 bits of a scaled float")))?;
-                out.push(F::from_decimal(v, e));
-            }
+            let out: Vec<F> =
+                ints.into_iter().map(|z| F::from_decimal((z >> 1) as i64 ^ -((z & 1) as i64), e)).collect();
+            let mut out = out;
             let count_at = c.offset();
             let k = c.varint(64)? as u64;
             if k > n {
@@ -453,7 +450,7 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
             }
             if k > 0 {
                 let mut pos = c.block()?;
-                let positions = ints::decode(&mut pos, k, 64)?;
+                let positions: Vec<u64> = ints::decode(&mut pos, k, 64)?;
                 pos.finish("exception positions")?;
                 let bytes = c.take_checked(u128::from(k) * F::BYTES as u128)?;
                 for (p, b) in positions.iter().zip(bytes.chunks_exact(F::BYTES)) {
@@ -476,7 +473,7 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
             }
             let distinct: Vec<F> = decode(&mut inner, d)?;
             inner.finish("dictionary")?;
-            let ids = ints::decode(c, n, 64)?;
+            let ids: Vec<u64> = ints::decode(c, n, 64)?;
             ids.iter()
                 .map(|&i| {
                     distinct

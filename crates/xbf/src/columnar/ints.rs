@@ -301,20 +301,68 @@ impl<'a> Planned<'a> {
     }
 }
 
-/// Reads the FOR block of `n` values, each no wider than `max_bits`.
-fn read_for(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<u128>> {
+/// What an integer column decodes into: `u128` for every column, `u64`
+/// for columns of at most 64 bits (half the memory, no conversion after).
+pub(crate) trait Lane: Copy {
+    /// `v`, which the caller checked fits.
+    fn lane(v: u128) -> Self;
+}
+
+impl Lane for u128 {
+    #[inline]
+    fn lane(v: u128) -> Self {
+        v
+    }
+}
+
+impl Lane for u64 {
+    #[inline]
+    fn lane(v: u128) -> Self {
+        v as u64
+    }
+}
+
+/// Collects values, remembering the first that passes `max_bits` (the
+/// column then fails, but only once the rest was read: errors of reading
+/// come first).
+struct Values<T> {
+    out: Vec<T>,
+    max_bits: u32,
+    bad: Option<u128>,
+}
+
+impl<T: Lane> Values<T> {
+    fn new(n: u64, max_bits: u32) -> Self {
+        Values { out: Vec::with_capacity(n as usize), max_bits, bad: None }
+    }
+
+    #[inline]
+    fn fits(&self, v: u128) -> bool {
+        self.max_bits >= 128 || v >> self.max_bits == 0
+    }
+
+    #[inline]
+    fn push(&mut self, v: u128) {
+        if !self.fits(v) && self.bad.is_none() {
+            self.bad = Some(v);
+        }
+        self.out.push(T::lane(v));
+    }
+}
+
+/// Reads the FOR block of `n` values into `vals`.
+fn read_for<T: Lane>(c: &mut Cursor<'_>, n: u64, vals: &mut Values<T>) -> Result<()> {
     let base = c.varint(128)?;
     let at = c.offset();
     let width = c.u8()?;
-    if u32::from(width) > max_bits {
-        return Err(c.invalid(at, format!("a bit width of {width} passes the {max_bits} bits of the type")));
+    if u32::from(width) > vals.max_bits {
+        return Err(c.invalid(at, format!("a bit width of {width} passes the {} bits of the type", vals.max_bits)));
     }
     let bytes = (n as u128 * u128::from(width)).div_ceil(8);
     let packed = c.take_checked(bytes)?;
-    let mut out = Vec::with_capacity(n as usize);
     // The common case: eight bytes from a value's first hold all of it, and
-    // no value can overflow.
-    if width <= 56 && base.checked_add((1u128 << width) - 1).is_some() {
+    // every value fits the column (so none is checked).
+    if width <= 56 && base.checked_add((1u128 << width) - 1).is_some_and(|top| vals.fits(top)) {
         let mask = (1u64 << width) - 1;
         let w = usize::from(width);
         let window = |bit: usize| -> u64 {
@@ -330,8 +378,8 @@ fn read_for(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<u128>> {
             };
             (word >> (bit % 8)) & mask
         };
-        out.extend((0..n as usize).map(|k| base + u128::from(window(k * w))));
-        return Ok(out);
+        vals.out.extend((0..n as usize).map(|k| T::lane(base + u128::from(window(k * w)))));
+        return Ok(());
     }
     let mut bit = 0usize;
     for _ in 0..n {
@@ -347,57 +395,61 @@ fn read_for(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<u128>> {
             bit += take as usize;
         }
         let value = base.checked_add(v).ok_or_else(|| c.invalid(at, "base + value overflows".into()))?;
-        out.push(value);
+        vals.push(value);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Reads an integer column body of exactly `n` values, each at most
-/// `max_bits` wide; `n` was already checked against the decoder's budget.
-pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<u128>> {
+/// `max_bits` wide, into `T` (`u64` needs `max_bits` ≤ 64); `n` was
+/// already checked against the decoder's budget.
+pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<T>> {
+    debug_assert!(std::mem::size_of::<T>() * 8 >= max_bits as usize);
     let at = c.offset();
     let enc = c.u8()?;
-    let fits = |v: u128| max_bits >= 128 || v >> max_bits == 0;
-    let values = match enc {
+    let mut vals = Values::<T>::new(n, max_bits);
+    match enc {
         VARINT => {
             // Each varint takes at least a byte.
             c.check_fits(at, n, 1)?;
-            let mut out = Vec::with_capacity(n as usize);
             for _ in 0..n {
-                out.push(c.varint(max_bits)?);
+                vals.push(c.varint(max_bits)?);
             }
-            out
         }
-        FOR => read_for(c, n, max_bits)?,
+        FOR => read_for(c, n, &mut vals)?,
         DELTA_FOR => {
             if n == 0 {
                 return Err(c.invalid(at, "a delta column of no values".into()));
             }
             let first = c.varint(128)?;
-            let deltas = read_for(c, n - 1, 128)?;
-            let mut out = Vec::with_capacity(n as usize);
+            let mut deltas = Values::<u128>::new(0, 128);
+            read_for(c, n - 1, &mut deltas)?;
             let mut v = first;
-            out.push(v);
-            for d in deltas {
+            vals.push(v);
+            for d in deltas.out {
                 v = v.wrapping_add(varint::unzigzag(d) as u128);
-                out.push(v);
+                vals.push(v);
             }
-            out
         }
         RLE => {
-            let mut out = Vec::new();
-            while (out.len() as u64) < n {
+            let mut runs = Vec::new();
+            let mut count = 0u64;
+            while count < n {
                 let run_at = c.offset();
                 let run = c.varint(64)? as u64;
                 let value = c.varint(128)?;
-                if run == 0 || out.len() as u64 + run > n {
-                    return Err(
-                        c.invalid(run_at, format!("a run of {run} values where {} remain", n - out.len() as u64))
-                    );
+                if run == 0 || count + run > n {
+                    return Err(c.invalid(run_at, format!("a run of {run} values where {} remain", n - count)));
                 }
-                out.extend(std::iter::repeat(value).take(run as usize));
+                runs.push((run, value));
+                count += run;
             }
-            out
+            for (run, value) in runs {
+                if !vals.fits(value) && vals.bad.is_none() {
+                    vals.bad = Some(value);
+                }
+                vals.out.extend(std::iter::repeat(T::lane(value)).take(run as usize));
+            }
         }
         other => {
             return Err(Error::at(
@@ -406,11 +458,11 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<u1
                 format!("0x{other:02x} is not an integer column encoding"),
             ))
         }
-    };
-    if let Some(bad) = values.iter().find(|&&v| !fits(v)) {
+    }
+    if let Some(bad) = vals.bad {
         return Err(c.invalid(at, format!("the value {bad} passes the {max_bits} bits of the column's type")));
     }
-    Ok(values)
+    Ok(vals.out)
 }
 
 #[cfg(test)]
@@ -420,7 +472,7 @@ mod tests {
     fn round_trip(values: &[u128]) -> u8 {
         let bytes = encode(values);
         let mut c = Cursor::new(&bytes, 0);
-        assert_eq!(decode(&mut c, values.len() as u64, 128).unwrap(), values);
+        assert_eq!(decode::<u128>(&mut c, values.len() as u64, 128).unwrap(), values);
         assert!(c.at_end());
         bytes[0]
     }
@@ -446,15 +498,32 @@ mod tests {
     }
 
     #[test]
+    fn sixty_four_bit_lanes_read_the_same_values() {
+        for values in
+            [vec![5u128; 1000], (1_000_000..1_001_000).collect(), vec![1, 300, 70_000], vec![u64::MAX as u128, 0]]
+        {
+            let bytes = encode(&values);
+            let wide = decode::<u128>(&mut Cursor::new(&bytes, 0), values.len() as u64, 64).unwrap();
+            let narrow = decode::<u64>(&mut Cursor::new(&bytes, 0), values.len() as u64, 64).unwrap();
+            assert_eq!(wide, narrow.iter().map(|&v| u128::from(v)).collect::<Vec<_>>());
+        }
+        // A value past 64 bits fails in either lane, with the same error.
+        let bytes = encode(&[1, u64::MAX as u128 + 1]);
+        let wide = decode::<u128>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
+        let narrow = decode::<u64>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
+        assert_eq!((wide.kind(), wide.offset(), wide.detail()), (narrow.kind(), narrow.offset(), narrow.detail()));
+    }
+
+    #[test]
     fn widths_and_runs_are_checked() {
         // FOR with a width of 9 bits in a column of 8-bit values.
         let mut c = Cursor::new(&[FOR, 0, 9, 0xff, 0x01], 0);
-        assert!(decode(&mut c, 1, 8).is_err());
+        assert!(decode::<u128>(&mut c, 1, 8).is_err());
         // A run longer than the column.
         let mut c = Cursor::new(&[RLE, 5, 1], 0);
-        assert!(decode(&mut c, 3, 64).is_err());
+        assert!(decode::<u128>(&mut c, 3, 64).is_err());
         // A packed block shorter than n × width.
         let mut c = Cursor::new(&[FOR, 0, 64, 1, 2], 0);
-        assert_eq!(decode(&mut c, 1_000_000, 64).unwrap_err().kind(), ErrorKind::Truncated);
+        assert_eq!(decode::<u128>(&mut c, 1_000_000, 64).unwrap_err().kind(), ErrorKind::Truncated);
     }
 }

@@ -617,6 +617,11 @@ impl Reader<'_> {
     }
 
     fn ints(&mut self, c: &mut Cursor<'_>, n: u64, bits: u32) -> Result<Vec<u128>> {
+        self.ints_as(c, n, bits)
+    }
+
+    /// An integer column of `n` values of at most `bits`, as `T`.
+    fn ints_as<T: ints::Lane>(&mut self, c: &mut Cursor<'_>, n: u64, bits: u32) -> Result<Vec<T>> {
         let col = self.column(c)?;
         let mut cur = col.cursor();
         let values = ints::decode(&mut cur, n, bits)?;
@@ -627,12 +632,12 @@ impl Reader<'_> {
     /// Counts that add up to how many values the child node holds.
     fn lengths(&mut self, c: &mut Cursor<'_>, n: u64) -> Result<(Vec<u64>, u64)> {
         let at = c.offset();
-        let lens = self.ints(c, n, 64)?;
+        let lens: Vec<u64> = self.ints_as(c, n, 64)?;
         let mut total: u64 = 0;
         for &l in &lens {
-            total = total.checked_add(l as u64).ok_or_else(|| c.invalid(at, "the lengths add up past 2^64".into()))?;
+            total = total.checked_add(l).ok_or_else(|| c.invalid(at, "the lengths add up past 2^64".into()))?;
         }
-        Ok((lens.into_iter().map(|l| l as u64).collect(), total))
+        Ok((lens, total))
     }
 
     /// Decodes the `n` values of type `ty` whose columns start at `c`;

@@ -173,11 +173,11 @@ fn shares_prefixes(values: &[&[u8]]) -> bool {
 }
 
 /// Sums lengths that were each checked to be at most the column's size.
-fn total(lens: &[u128]) -> u128 {
-    lens.iter().fold(0u128, |a, &b| a.saturating_add(b))
+fn total(lens: &[u64]) -> u128 {
+    lens.iter().fold(0u128, |a, &b| a.saturating_add(u128::from(b)))
 }
 
-fn split(bytes: &[u8], lens: &[u128]) -> Vec<Vec<u8>> {
+fn split(bytes: &[u8], lens: &[u64]) -> Vec<Vec<u8>> {
     let mut at = 0usize;
     lens.iter()
         .map(|&l| {
@@ -211,16 +211,18 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<
             let bytes = block.take_checked(total(&lens))?;
             block.finish("dictionary")?;
             let distinct = split(bytes, &lens);
-            let ids = ints::decode(c, n, 64)?;
-            let size =
-                ids.iter().map(|&i| lens.get(i as usize).copied().unwrap_or(0)).fold(0u128, u128::saturating_add);
+            let ids: Vec<u64> = ints::decode(c, n, 64)?;
+            let size = ids
+                .iter()
+                .map(|&i| lens.get(i as usize).map_or(0, |&l| u128::from(l)))
+                .fold(0u128, u128::saturating_add);
             budget.charge(at, size)?;
             ids.iter()
                 .map(|&i| {
                     distinct
                         .get(i as usize)
                         .cloned()
-                        .filter(|_| i < d as u128)
+                        .filter(|_| i < d)
                         .ok_or_else(|| c.invalid(at, format!("a dictionary index {i} past its {d} values")))
                 })
                 .collect()
@@ -234,7 +236,7 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<
             let mut at_rest = 0usize;
             for (i, (&p, &r)) in shared.iter().zip(&rest_lens).enumerate() {
                 let prev = if i == 0 { &[][..] } else { &out[i - 1][..] };
-                if p > prev.len() as u128 {
+                if p > prev.len() as u64 {
                     return Err(c.invalid(at, format!("value {i} shares {p} bytes with a value of {}", prev.len())));
                 }
                 let mut v = prev[..p as usize].to_vec();
@@ -252,12 +254,12 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<
 
 /// A length-prefixed integer block of `n` values, each at most as large as
 /// the whole column, so that sums of them cannot overflow.
-fn read_ints(c: &mut Cursor<'_>, n: u64) -> Result<Vec<u128>> {
+fn read_ints(c: &mut Cursor<'_>, n: u64) -> Result<Vec<u64>> {
     let mut block = c.block()?;
     let at = block.offset();
-    let values = ints::decode(&mut block, n, 64)?;
+    let values: Vec<u64> = ints::decode(&mut block, n, 64)?;
     block.finish("integer block")?;
-    let limit = c.remaining() as u128 + (1 << 32);
+    let limit = c.remaining() + (1 << 32);
     if let Some(v) = values.iter().find(|&&v| v > limit) {
         return Err(Error::at(ErrorKind::Truncated, at, format!("a length of {v} passes the column")));
     }
@@ -275,7 +277,7 @@ pub(crate) type Span = (usize, usize);
 /// index. The budget is charged as `decode` charges it.
 pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<(Option<Vec<u8>>, Vec<Span>)> {
     let at = c.offset();
-    let runs = |lens: &[u128], mut start: usize| -> Vec<Span> {
+    let runs = |lens: &[u64], mut start: usize| -> Vec<Span> {
         lens.iter()
             .map(|&l| {
                 let span = (start, start + l as usize);
@@ -301,9 +303,11 @@ pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> R
             block.take_checked(total(&lens))?;
             block.finish("dictionary")?;
             let distinct = runs(&lens, start);
-            let ids = ints::decode(c, n, 64)?;
-            let size =
-                ids.iter().map(|&i| lens.get(i as usize).copied().unwrap_or(0)).fold(0u128, u128::saturating_add);
+            let ids: Vec<u64> = ints::decode(c, n, 64)?;
+            let size = ids
+                .iter()
+                .map(|&i| lens.get(i as usize).map_or(0, |&l| u128::from(l)))
+                .fold(0u128, u128::saturating_add);
             budget.charge(at, size)?;
             ids.iter()
                 .map(|&i| {
@@ -325,7 +329,7 @@ pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> R
             let mut at_rest = 0usize;
             let mut prev: Span = (0, 0);
             for (i, (&p, &r)) in shared.iter().zip(&rest_lens).enumerate() {
-                if p > (prev.1 - prev.0) as u128 {
+                if p > (prev.1 - prev.0) as u64 {
                     return Err(
                         c.invalid(at, format!("value {i} shares {p} bytes with a value of {}", prev.1 - prev.0))
                     );

@@ -72,8 +72,11 @@ struct Node<'de> {
 /// A node's columns, decoded.
 enum Data<'de> {
     Unit,
-    /// Integer-valued primitives as the unsigned values of their column.
-    Ints(Vec<u128>),
+    /// Integer-valued primitives of at most 64 bits as the unsigned values
+    /// of their column.
+    Ints(Vec<u64>),
+    /// 128-bit integers, likewise.
+    Wide128(Vec<u128>),
     F32(Vec<f32>),
     F64(Vec<f64>),
     /// Strings, checked for UTF-8: spans of `text`, which lies in the
@@ -164,15 +167,21 @@ impl<'de> Node<'de> {
     }
 
     /// The node's decoded columns, decoding them the first time.
+    #[inline]
     fn data(&mut self, cx: &mut Cx<'_>) -> Result<&mut Data<'de>> {
         if self.data.is_none() {
-            let skipped = std::mem::take(&mut self.pos);
-            self.data = Some(self.decode(cx)?);
-            // Values skipped before the columns were read: their children's
-            // values are skipped now.
-            self.skip(skipped)?;
+            self.load(cx)?;
         }
         Ok(self.data.as_mut().expect("decoded above"))
+    }
+
+    #[inline(never)]
+    fn load(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        let skipped = std::mem::take(&mut self.pos);
+        self.data = Some(self.decode(cx)?);
+        // Values skipped before the columns were read: their children's
+        // values are skipped now.
+        self.skip(skipped)
     }
 
     /// Reads the nodes below a read node that hold no values (an empty
@@ -218,8 +227,8 @@ impl<'de> Node<'de> {
         let range = from as usize..to as usize;
         match &mut self.data {
             None => Ok(()),
-            Some(Data::Unit | Data::Ints(_) | Data::F32(_) | Data::F64(_) | Data::Text { .. } | Data::Bytes { .. })
-            | Some(Data::Wide(_)) => Ok(()),
+            Some(Data::Unit | Data::Ints(_) | Data::Wide128(_) | Data::F32(_) | Data::F64(_))
+            | Some(Data::Text { .. } | Data::Bytes { .. } | Data::Wide(_)) => Ok(()),
             Some(Data::Vec { lens, elems }) => elems.skip(lens[range].iter().sum()),
             Some(Data::Array { len, elems }) => elems.skip(k * *len),
             Some(Data::Fields { fields, .. }) => fields.iter_mut().try_for_each(|f| f.skip(k)),
@@ -276,7 +285,7 @@ impl<'de> Node<'de> {
                 Data::Fields { fields: children(&mut ts.iter().map(|t| (t.clone(), n)), &mut c)?, same: None }
             }
             Metadata::Option(inner) => {
-                let present: Vec<bool> = r.ints(&mut c, n, 1)?.into_iter().map(|p| p == 1).collect();
+                let present: Vec<bool> = r.ints_as::<u64>(&mut c, n, 1)?.into_iter().map(|p| p == 1).collect();
                 let count = present.iter().filter(|&&p| p).count() as u64;
                 Data::Option { present, inner: Box::new(Node::new((**inner).clone(), count, c, child)) }
             }
@@ -319,9 +328,9 @@ fn tags(
     c: &mut Cursor<'_>,
     n: u64,
     d: usize,
-    bad: impl Fn(u128) -> Error,
+    bad: impl Fn(u64) -> Error,
 ) -> Result<(Vec<u32>, Vec<u64>)> {
-    let raw = r.ints(c, n, 64)?;
+    let raw: Vec<u64> = r.ints_as(c, n, 64)?;
     let mut counts = vec![0u64; d];
     let mut tags = Vec::with_capacity(raw.len());
     for t in raw {
@@ -376,8 +385,11 @@ fn primitive<'de>(r: &mut Reader<'_>, p: P, n: u64, c: &mut Cursor<'de>) -> Resu
         P::F32 | P::F64 | P::String | P::Bytes | P::U256 | P::I256 => 0,
         other => unreachable!("{other} is an integer type's fixed form"),
     };
+    if bits == 128 {
+        return Ok(Data::Wide128(r.ints(c, n, bits)?));
+    }
     if bits > 0 {
-        return Ok(Data::Ints(r.ints(c, n, bits)?));
+        return Ok(Data::Ints(r.ints_as(c, n, bits)?));
     }
     let col = r.column(c)?;
     let fixed = col.fixed;
@@ -470,19 +482,25 @@ impl<'de> NodeDe<'_, '_, 'de> {
             (Data::Unit, _) => v.visit_unit(),
             (Data::Ints(col), Metadata::Primitive(p)) => {
                 let x = get(col, i, at)?;
-                let s = varint::unzigzag(x);
+                let s = (x >> 1) as i64 ^ -((x & 1) as i64);
                 match p.integer_type() {
                     P::Bool => v.visit_bool(x == 1),
                     P::U8 => v.visit_u8(x as u8),
                     P::U16 => v.visit_u16(x as u16),
                     P::U32 => v.visit_u32(x as u32),
-                    P::U64 => v.visit_u64(x as u64),
-                    P::U128 => v.visit_u128(x),
+                    P::U64 => v.visit_u64(x),
                     P::I8 => v.visit_i8(s as i8),
                     P::I16 => v.visit_i16(s as i16),
                     P::I32 | P::Date => v.visit_i32(s as i32),
-                    P::I64 | P::Timestamp => v.visit_i64(s as i64),
-                    _ => v.visit_i128(s),
+                    _ => v.visit_i64(s),
+                }
+            }
+            (Data::Wide128(col), Metadata::Primitive(p)) => {
+                let x = get(col, i, at)?;
+                if p.integer_type() == P::U128 {
+                    v.visit_u128(x)
+                } else {
+                    v.visit_i128(varint::unzigzag(x))
                 }
             }
             (Data::F32(col), _) => v.visit_f32(get(col, i, at)?),
