@@ -139,17 +139,17 @@ where
     ] {
         f.push(dyn_fmt(name, opts, value.as_ref().ok().cloned(), value.as_ref().err().map(|x| x.to_string())));
     }
-    // Columnar bytes read into the typed records: `from_reader` rebuilds the
-    // rows from the columns, then decodes them as `from_slice` does.
+    // Columnar bytes read into the typed records: `from_slice` reads the
+    // columns straight into the serde types.
     let col_value = dyn_value.as_ref().ok().cloned();
     let col_why = dyn_value.as_ref().err().map(|x| x.to_string());
     f.push(typed(
-        "XBF 2 columnar → typed (from_reader)",
+        "XBF 2 columnar → typed (from_slice)",
         move |_t: &T| match &col_value {
             Some(v) => EncodeOptions::v2().layout(Layout::Columnar).encode_message(v).map_err(e),
             None => Err(col_why.clone().unwrap_or_default()),
         },
-        |b| DecodeOptions::default().from_reader::<T, _>(b).map_err(e),
+        |b| DecodeOptions::default().from_slice::<T>(b).map_err(e),
     ));
     if let (Some(path), Ok(v)) = (projection, &dyn_value) {
         let p = path.to_string();

@@ -464,8 +464,8 @@ fn tree_buf_section(sets: &[DatasetResult]) -> String {
         "Same process, same records, same run for every column of a row. Bytes: *columnar* is `XBF 2 columnar` (no general compressor), \
          *+zstd* its per-column zstd stage; Tree-Buf is `tree_buf::encode` of the records (signed integers zigzag-mapped, as it has none); \
          JSON+zstd is zstd -19 of serde_json's output; CSV+gzip is gzip -9 of the csv crate's output (flat records only). Decode, one thread: \
-         *XBF → Value* is `xbf::decode_message` into a dynamic `xbf::Value` tree; *XBF → typed* is `DecodeOptions::from_reader::<T>` into \
-         the Rust structs (it rebuilds rows from the columns, then reads them as serde types); *Tree-Buf → typed* is \
+         *XBF → Value* is `xbf::decode_message` into a dynamic `xbf::Value` tree; *XBF → typed* is `DecodeOptions::from_slice::<T>` into \
+         the Rust structs (straight from the columns, no `Value` or rows in between); *Tree-Buf → typed* is \
          `tree_buf::decode_with_options` with `DisableParallel` into the Rust structs (through its mirror type where the records have \
          signed integers; the move back is in the timed call).\n"
     );
