@@ -46,11 +46,10 @@ impl Float for f64 {
         f64::from_bits(b)
     }
     fn from_decimal(n: i64, e: u8) -> Self {
-        n as f64 / 10f64.powi(i32::from(e))
+        n as f64 / POW10_F64[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
-        let s = (self * 10f64.powi(i32::from(e))).round();
-        (s.abs() < 9.0e15).then_some(s as i64)
+        round_within(self * POW10_F64[usize::from(e)], 9_000_000_000_000_000)
     }
 }
 
@@ -68,12 +67,57 @@ impl Float for f32 {
         f32::from_bits(b as u32)
     }
     fn from_decimal(n: i64, e: u8) -> Self {
-        n as f32 / 10f32.powi(i32::from(e))
+        n as f32 / POW10_F32[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
-        let s = (f64::from(self) * 10f64.powi(i32::from(e))).round();
-        (s.abs() < 1.6e7).then_some(s as i64)
+        round_within(f64::from(self) * POW10_F64[usize::from(e)], 16_000_000)
     }
+}
+
+/// 10^e for e up to 22, each exact in an f64 (5^22 < 2^53): the values of
+/// `10f64.powi(e)`, whose products of exact powers of ten are exact too,
+/// without a call each.
+const POW10_F64: [f64; 23] = {
+    let mut t = [1.0f64; 23];
+    let mut i = 1;
+    while i < 23 {
+        t[i] = t[i - 1] * 10.0;
+        i += 1;
+    }
+    t
+};
+
+/// 10^e for e up to 10, each exact in an f32 (5^10 < 2^24).
+const POW10_F32: [f32; 11] = {
+    let mut t = [1.0f32; 11];
+    let mut i = 1;
+    while i < 11 {
+        t[i] = t[i - 1] * 10.0;
+        i += 1;
+    }
+    t
+};
+
+/// `x.round()` (half away from zero) as an integer if its magnitude is
+/// below `limit`; `None` otherwise and for NaN and the infinities. The same
+/// as `let s = x.round(); (s.abs() < limit as f64).then_some(s as i64)`
+/// for limits below 2^53, without the call to `round`: `x - trunc(x)` is
+/// exact for every float.
+#[inline]
+fn round_within(x: f64, limit: i64) -> Option<i64> {
+    if x.is_nan() || x.abs() >= 4.0e18 {
+        return None;
+    }
+    let t = x as i64;
+    let f = x - t as f64;
+    let r = if f >= 0.5 {
+        t + 1
+    } else if f <= -0.5 {
+        t - 1
+    } else {
+        t
+    };
+    (r.unsigned_abs() < limit as u64).then_some(r)
 }
 
 fn plain<F: Float>(values: &[F]) -> Vec<u8> {
@@ -385,35 +429,50 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
 
 /// The smaller of the plain and the decimal encoding.
 fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
-    let mut best = plain(values);
+    let plain_len = 1 + values.len() * F::BYTES;
     if values.is_empty() {
-        return best;
+        return plain(values);
     }
     // The exponent that leaves the fewest exceptions is found on a sample,
-    // then the few best candidates are encoded in full.
+    // then the few best candidates are encoded in full: the three of fewest
+    // misses (the smaller exponent first among equals), or the one with none.
     let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
-    let mut by_misses: Vec<(usize, u8)> = (0..=F::MAX_EXP)
-        .map(|e| {
-            let misses = sample
-                .iter()
-                .filter(|v| !matches!(v.scaled(e), Some(n) if F::from_decimal(n, e).to_bits64() == v.to_bits64()))
-                .count();
-            (misses, e)
-        })
-        .collect();
-    by_misses.sort();
-    // With no misses, the fewest decimals win: more only widen the integers.
-    let tries = if by_misses[0].0 == 0 { 1 } else { 3 };
-    for &(misses, e) in by_misses.iter().take(tries) {
-        if misses * 2 > sample.len() {
+    let fits = |v: &F, e: u8| matches!(v.scaled(e), Some(n) if F::from_decimal(n, e).to_bits64() == v.to_bits64());
+    // An exponent that misses more than half the sample is never tried, and
+    // counting stops once an exponent cannot be among the three (the
+    // exponents come in increasing order, so one that only ties loses).
+    let useless = sample.len() / 2 + 1;
+    let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
+    for e in 0..=F::MAX_EXP {
+        let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
+        let mut misses = 0;
+        for v in &sample {
+            misses += usize::from(!fits(v, e));
+            if misses >= bound {
+                break;
+            }
+        }
+        if misses >= bound {
+            continue;
+        }
+        let at = best3.iter().position(|&(m, _)| m > misses).unwrap_or(best3.len());
+        best3.insert(at, (misses, e));
+        best3.truncate(3);
+        // With no misses, the fewest decimals win: more only widen the
+        // integers, and no later exponent can come before this one.
+        if misses == 0 {
             break;
         }
+    }
+    let tries = if best3.first().is_some_and(|&(m, _)| m == 0) { 1 } else { 3 };
+    let mut best: Option<Vec<u8>> = None;
+    for &(_, e) in best3.iter().take(tries) {
         let candidate = decimal(values, e);
-        if candidate.len() < best.len() {
-            best = candidate;
+        if candidate.len() < best.as_ref().map_or(plain_len, Vec::len) {
+            best = Some(candidate);
         }
     }
-    best
+    best.unwrap_or_else(|| plain(values))
 }
 
 fn raw<F: Float>(bytes: &[u8]) -> F {
@@ -505,6 +564,95 @@ mod tests {
         let bits = |v: &[F]| v.iter().map(|x| x.to_bits64()).collect::<Vec<_>>();
         assert_eq!(bits(&back), bits(values));
         bytes
+    }
+
+    /// The planning of `encode_direct` before its speed-ups (`powi` and
+    /// `round` calls, every exponent counted in full), kept to check that
+    /// the faster one chooses the same bytes.
+    fn encode_direct_reference<F: Float>(values: &[F]) -> Vec<u8> {
+        fn scaled<F: Float>(v: F, e: u8) -> Option<i64> {
+            let s = (v.to_f64() * 10f64.powi(i32::from(e))).round();
+            let limit = if F::BYTES == 8 { 9.0e15 } else { 1.6e7 };
+            (s.abs() < limit).then_some(s as i64)
+        }
+        fn from_decimal<F: Float>(n: i64, e: u8) -> u64 {
+            if F::BYTES == 8 {
+                (n as f64 / 10f64.powi(i32::from(e))).to_bits()
+            } else {
+                u64::from((n as f32 / 10f32.powi(i32::from(e))).to_bits())
+            }
+        }
+        let mut best = plain(values);
+        if values.is_empty() {
+            return best;
+        }
+        let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
+        let mut by_misses: Vec<(usize, u8)> = (0..=F::MAX_EXP)
+            .map(|e| {
+                let misses = sample
+                    .iter()
+                    .filter(|v| !matches!(scaled(**v, e), Some(n) if from_decimal::<F>(n, e) == v.to_bits64()))
+                    .count();
+                (misses, e)
+            })
+            .collect();
+        by_misses.sort();
+        let tries = if by_misses[0].0 == 0 { 1 } else { 3 };
+        for &(misses, e) in by_misses.iter().take(tries) {
+            if misses * 2 > sample.len() {
+                break;
+            }
+            let candidate = decimal(values, e);
+            if candidate.len() < best.len() {
+                best = candidate;
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn fast_planning_chooses_what_the_full_count_chose() {
+        for e in 0..=18u8 {
+            assert_eq!(POW10_F64[usize::from(e)].to_bits(), 10f64.powi(i32::from(e)).to_bits());
+        }
+        for e in 0..=10u8 {
+            assert_eq!(POW10_F32[usize::from(e)].to_bits(), 10f32.powi(i32::from(e)).to_bits());
+        }
+        let mut seed = 3u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed >> 11
+        };
+        let odd =
+            [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 9.0e15, -8.999999999999999e15];
+        for x in odd.iter().chain(&[0.5, -0.5, 1.5, -2.5, 4503599627370495.5, 0.49999999999999994, 1e18, 3.0e18]) {
+            for e in 0..=18 {
+                let s = (x * 10f64.powi(e)).round();
+                assert_eq!(x.scaled(e as u8), (s.abs() < 9.0e15).then_some(s as i64), "{x} at {e}");
+            }
+        }
+        for round in 0..400 {
+            let n = [1, 2, 7, 100, 252, 1000, 3000][round % 7];
+            let digits = (round / 7) % 9;
+            let kind = round % 5;
+            let values: Vec<f64> = (0..n)
+                .map(|i| {
+                    let r = next();
+                    match kind {
+                        // Short decimals of `digits` places, some exceptions.
+                        0 => (r % 1_000_000) as f64 / 10f64.powi(digits as i32) * if i % 3 == 0 { -1.0 } else { 1.0 },
+                        1 if r % 10 == 0 => f64::from_bits(r << 11),
+                        1 => (r % 100_000) as f64 / 10f64.powi(digits as i32),
+                        2 => odd[(r % odd.len() as u64) as usize],
+                        3 => (r % 7) as f64 * 0.1,
+                        _ => f64::from_bits(next() << 1),
+                    }
+                })
+                .collect();
+            assert_eq!(encode_direct(&values), encode_direct_reference(&values), "round {round}");
+            let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+            assert_eq!(encode_direct(&v32), encode_direct_reference(&v32), "round {round}, f32");
+        }
     }
 
     #[test]

@@ -111,7 +111,59 @@ fn plan(values: &[u128]) -> Plan {
         // empty varint column, which comes first.
         return Plan { size: 0, enc: VARINT, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
+    let all = values.iter().fold(0u128, |a, &v| a | v);
+    if all >> 63 == 0 {
+        return plan_u63(values, first as u64);
+    }
     plan_narrow(values, first).unwrap_or_else(|| plan_wide(values, first))
+}
+
+/// [`plan`] when every value is below 2^63, the common case: the
+/// differences of neighbours and their zigzags then fit in 64 bits too, and
+/// the one pass runs in 64-bit arithmetic.
+fn plan_u63(values: &[u128], first: u64) -> Plan {
+    let n = values.len();
+    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+    let mut prev = first;
+    let (mut lo, mut hi) = (prev, prev);
+    let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
+    let (mut varint_size, mut runs) = (vlen(prev), 1usize);
+    for &v in &values[1..] {
+        let v = v as u64;
+        varint_size += vlen(v);
+        lo = lo.min(v);
+        hi = hi.max(v);
+        let d = (v as i64).wrapping_sub(prev as i64);
+        let z = ((d << 1) ^ (d >> 63)) as u64;
+        dlo = dlo.min(z);
+        dhi = dhi.max(z);
+        runs += usize::from(v != prev);
+        prev = v;
+    }
+    let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
+    // Every run takes two bytes at least: size the runs only if that could
+    // beat the others (ties go to them).
+    let others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
+    if 2 * runs >= others.size {
+        return others;
+    }
+    finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
+}
+
+/// [`rle_size`] of values below 2^63.
+fn rle_size_u63(values: &[u128]) -> usize {
+    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+    let (mut size, mut prev, mut run) = (0usize, values[0] as u64, 0u64);
+    for &v in values {
+        let v = v as u64;
+        if v != prev {
+            size += vlen(run) + vlen(prev);
+            prev = v;
+            run = 0;
+        }
+        run += 1;
+    }
+    size + vlen(run) + vlen(prev)
 }
 
 /// [`plan`] in 64-bit arithmetic, the common case: `None` if a value is
@@ -443,6 +495,43 @@ mod tests {
         // Frames of reference whose base + mask passes 128 bits.
         assert_eq!(round_trip(&[u128::MAX - 2, u128::MAX, u128::MAX - 1, u128::MAX - 2]), FOR);
         round_trip(&[u128::MAX - 5, u128::MAX - 4, u128::MAX - 3, u128::MAX - 2, u128::MAX - 1, u128::MAX]);
+    }
+
+    #[test]
+    fn the_64_bit_plan_agrees_with_the_wide_ones() {
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed >> 1
+        };
+        for round in 0..300 {
+            let n = [1, 2, 3, 50, 1000][round % 5];
+            let values: Vec<u128> = (0..n)
+                .map(|i| {
+                    let r = u128::from(next());
+                    match round % 6 {
+                        0 => r,
+                        1 => r % 4,
+                        2 => (i as u128 / 7) % 3,
+                        3 => 1_000_000 + i as u128 * 3 + r % 2,
+                        4 => [0, (1 << 63) - 1][i % 2],
+                        _ => r >> (r % 63),
+                    }
+                })
+                .collect();
+            let first = values[0];
+            let fast = plan_u63(&values, first as u64);
+            let slow = plan_narrow(&values, first).unwrap();
+            let wide = plan_wide(&values, first);
+            for p in [&slow, &wide] {
+                assert_eq!(
+                    (fast.size, fast.enc, fast.min, fast.width, fast.delta_min, fast.delta_width),
+                    (p.size, p.enc, p.min, p.width, p.delta_min, p.delta_width),
+                    "round {round}"
+                );
+            }
+            round_trip(&values);
+        }
     }
 
     #[test]

@@ -107,7 +107,7 @@ impl<'a> Prefix<'a> {
         let mut rest = 0;
         let mut prev: &[u8] = &[];
         for v in values {
-            let p = prev.iter().zip(v.iter()).take_while(|(a, b)| a == b).count();
+            let p = common_prefix(prev, v);
             shared.push(p as u128);
             rest_lens.push((v.len() - p) as u128);
             rest += v.len() - p;
@@ -125,7 +125,7 @@ impl<'a> Prefix<'a> {
         self.rest_lens.write_block(&mut out);
         let mut prev: &[u8] = &[];
         for v in values {
-            let p = prev.iter().zip(v.iter()).take_while(|(a, b)| a == b).count();
+            let p = common_prefix(prev, v);
             out.extend_from_slice(&v[p..]);
             prev = v;
         }
@@ -161,14 +161,28 @@ pub(crate) fn encode(values: &[&[u8]]) -> Vec<u8> {
     }
 }
 
+/// The number of leading bytes `a` and `b` share, 8 bytes at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().expect("8 bytes"));
+        let y = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        if x != y {
+            return i + ((x ^ y).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..n].iter().zip(&b[i..n]).take_while(|(x, y)| x == y).count()
+}
+
 /// Whether shared prefixes may win: in a long column, the first thousand
 /// values share half a byte each at least with the one before.
 fn shares_prefixes(values: &[&[u8]]) -> bool {
     if values.len() <= 8192 {
         return true;
     }
-    let shared: usize =
-        values[..1024].windows(2).map(|w| w[0].iter().zip(w[1]).take_while(|(a, b)| a == b).count()).sum();
+    let shared: usize = values[..1024].windows(2).map(|w| common_prefix(w[0], w[1])).sum();
     shared >= 512
 }
 
