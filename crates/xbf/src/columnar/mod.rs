@@ -3,6 +3,7 @@
 //! that is smallest for its values and prefixed with its length, so that a
 //! reader can skip the columns it does not want without reading them.
 
+mod builder;
 mod cursor;
 mod floats;
 mod ints;
@@ -17,6 +18,7 @@ use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, Tupl
 use crate::varint;
 use crate::DecodeOptions;
 
+pub use builder::{ColumnNode, Columns};
 use cursor::Cursor;
 
 /// A fast hash for the writer's dictionaries (multiply and rotate over
@@ -257,6 +259,12 @@ enum Shred<'v> {
     Map(Vec<u128>, Box<Shred<'v>>, Box<Shred<'v>>),
     Enum(Vec<u128>, Vec<Shred<'v>>),
     Any(Vec<&'v Value>),
+    /// Strings or bytes of a [`Columns`] builder: all their bytes, and
+    /// where each value ends.
+    Owned(Vec<u8>, Vec<usize>),
+    /// An `any` node of a [`Columns`] builder: the distinct types in
+    /// first-seen order, each value's index among them, each type's node.
+    Typed(Vec<Metadata>, Vec<u128>, Vec<Shred<'v>>),
 }
 
 impl<'v> Shred<'v> {
@@ -294,7 +302,7 @@ impl<'v> Shred<'v> {
             }
             Shred::Seq(None, elem) => elem.reserve(n),
             Shred::Fields(fields) => fields.iter_mut().for_each(|f| f.reserve(n)),
-            Shred::Unit | Shred::Any(_) => {}
+            Shred::Unit | Shred::Any(_) | Shred::Owned(..) | Shred::Typed(..) => {}
         }
     }
 
@@ -374,6 +382,7 @@ impl<'v> Shred<'v> {
                 variants[i].push(payload);
             }
             Shred::Any(values) => values.push(v),
+            Shred::Owned(..) | Shred::Typed(..) => unreachable!("only a builder makes these"),
         }
     }
 
@@ -384,6 +393,18 @@ impl<'v> Shred<'v> {
             (Shred::Ints(col), _) => put_column(out, &ints::encode(&col), cfg),
             (Shred::F64(col), _) => put_floats(out, &col, cfg),
             (Shred::F32(col), _) => put_floats(out, &col, cfg),
+            (Shred::Owned(data, ends), _) => {
+                let mut start = 0;
+                let col: Vec<&[u8]> = ends
+                    .iter()
+                    .map(|&end| {
+                        let v = &data[start..end];
+                        start = end;
+                        v
+                    })
+                    .collect();
+                Shred::Bytes(col).write(ty, out, cfg)
+            }
             (Shred::Bytes(col), _) => {
                 if cfg.zstd_level.is_some() {
                     put_best(out, strings::candidates(&col), cfg)
@@ -428,6 +449,7 @@ impl<'v> Shred<'v> {
                 }
             }
             (Shred::Any(values), _) => encode_any(&values, out, cfg),
+            (Shred::Typed(types, tags, nodes), _) => write_any(&types, &tags, nodes, out, cfg),
             _ => unreachable!("a shred has the shape of its type"),
         }
     }
@@ -461,19 +483,42 @@ fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
         });
         tags.push(t as u128);
     }
+    let nodes = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let mut node = Shred::new(t);
+            values
+                .iter()
+                .zip(&tags)
+                .filter(|(_, &tag)| tag == i as u128)
+                .for_each(|(v, _)| node.push(any_value(v).value()));
+            node
+        })
+        .collect();
+    write_any(&types, &tags, nodes, out, cfg);
+}
+
+/// Writes an `any` node: the column of its distinct types, each value's
+/// index among them, then the node of each type.
+fn write_any<T: std::borrow::Borrow<Metadata>>(
+    types: &[T],
+    tags: &[u128],
+    nodes: Vec<Shred<'_>>,
+    out: &mut Vec<u8>,
+    cfg: &ColumnConfig,
+) {
     let mut body = vec![TYPES];
     ints::put_varint(&mut body, types.len() as u128);
-    for t in &types {
-        body.extend_from_slice(&crate::ser::metadata_bytes_v2(t));
+    for t in types {
+        body.extend_from_slice(&crate::ser::metadata_bytes_v2(t.borrow()));
     }
     // The column of types is read before anything else of the node
     // and is never compressed.
     put_column(out, &body, &ColumnConfig::default());
-    put_column(out, &ints::encode(&tags), cfg);
-    for (i, t) in types.iter().enumerate() {
-        let of_type: Vec<&Value> =
-            values.iter().zip(&tags).filter(|(_, &tag)| tag == i as u128).map(|(v, _)| any_value(v).value()).collect();
-        encode(t, &of_type, out, cfg);
+    put_column(out, &ints::encode(tags), cfg);
+    for (node, t) in nodes.into_iter().zip(types) {
+        node.write(t.borrow(), out, cfg);
     }
 }
 
