@@ -1631,6 +1631,263 @@ fn columns_direct<'py>(
     Ok(Some((cols, 2 + meta.len() + rows)))
 }
 
+// ------------------------------------------------ lists of flat records
+
+/// A scalar of a flat record, as it was read: its type is known only once
+/// every record was read (an int column may turn out an option, or `any`).
+#[derive(Clone, Copy)]
+enum Raw {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// An int above `i64::MAX`.
+    UInt(u64),
+    Float(f64),
+    /// A string's bytes in the arena: where they start and their length.
+    Str(u32, u32),
+}
+
+/// The values of one key of the records and the kinds of them seen.
+struct RawColumn {
+    values: Vec<Raw>,
+    null: bool,
+    bool_: bool,
+    ints: Option<Ints>,
+    float: bool,
+    str_: bool,
+}
+
+impl RawColumn {
+    /// The shape inference gives the key: the kinds joined as `Shape::absorb`
+    /// joins them one value at a time (their join does not depend on order).
+    fn shape<'py>(&self) -> Shape<'py> {
+        let mut s = Shape::Never;
+        let kinds = [
+            self.null.then_some(Shape::Null),
+            self.bool_.then_some(Shape::Bool),
+            self.ints.map(Shape::Int),
+            self.float.then_some(Shape::Float),
+            self.str_.then_some(Shape::Str),
+        ];
+        for k in kinds.into_iter().flatten() {
+            s = s.join(k);
+        }
+        s
+    }
+}
+
+/// The columnar message of a list of flat records (exact dicts of the same
+/// str keys in the same order, whose values are None, bool, float, str or
+/// ints of at most 64 bits, all of exact types), read in one pass that both
+/// infers the type and gathers the columns, then written through the core's
+/// column builder; also the type and the size of the rows message. `None`
+/// for anything else (the caller then takes the general path, which gives
+/// the same bytes, or the error).
+fn records_direct<'py>(
+    obj: &Bound<'py, PyAny>,
+    zstd: Option<i32>,
+) -> PyResult<Option<(Vec<u8>, usize, Metadata)>> {
+    let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
+    let n = list.len();
+    let Some(first) = list.iter().next() else { return Ok(None) };
+    let Ok(first) = first.downcast_exact::<PyDict>() else { return Ok(None) };
+    let mut keys = Vec::with_capacity(first.len());
+    let mut names = Vec::with_capacity(first.len());
+    let mut pos = 0;
+    while let Some((k, _)) = dict_next(first, &mut pos) {
+        let Ok(k) = k.downcast_into_exact::<PyString>() else { return Ok(None) };
+        let Ok(name) = k.to_str() else { return Ok(None) };
+        names.push(name.to_owned());
+        keys.push(k);
+    }
+    if keys.is_empty() || n > u32::MAX as usize {
+        return Ok(None);
+    }
+    let mut cols: Vec<RawColumn> = keys
+        .iter()
+        .map(|_| RawColumn { values: Vec::with_capacity(n), null: false, bool_: false, ints: None, float: false, str_: false })
+        .collect();
+    let mut arena = String::new();
+    for item in list.iter() {
+        let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
+        if d.len() != keys.len() {
+            return Ok(None);
+        }
+        let mut pos = 0;
+        for ((key, name), col) in keys.iter().zip(&names).zip(cols.iter_mut()) {
+            let Some((k, v)) = dict_next(d, &mut pos) else { return Ok(None) };
+            if !k.is(key) && !k.downcast_exact::<PyString>().ok().and_then(|k| k.to_str().ok()).is_some_and(|k| k == name) {
+                return Ok(None);
+            }
+            let raw = if let Ok(s) = v.downcast_exact::<PyString>() {
+                let Ok(s) = s.to_str() else { return Ok(None) };
+                let start = arena.len();
+                if start + s.len() > u32::MAX as usize {
+                    return Ok(None);
+                }
+                arena.push_str(s);
+                col.str_ = true;
+                Raw::Str(start as u32, s.len() as u32)
+            } else if let Ok(f) = v.downcast_exact::<PyFloat>() {
+                col.float = true;
+                Raw::Float(f.value())
+            } else if v.is_none() {
+                col.null = true;
+                Raw::Null
+            } else if let Ok(b) = v.downcast_exact::<PyBool>() {
+                col.bool_ = true;
+                Raw::Bool(b.is_true())
+            } else if v.is_exact_instance_of::<PyLong>() {
+                let (raw, bits) = if let Ok(x) = v.extract::<i64>() {
+                    let bits = if x >= 0 {
+                        Ints { ubits: 64 - x.leading_zeros(), sbits: 0 }
+                    } else {
+                        Ints { ubits: 0, sbits: 65 - (!x).leading_zeros() }
+                    };
+                    (Raw::Int(x), bits)
+                } else if let Ok(x) = v.extract::<u64>() {
+                    (Raw::UInt(x), Ints { ubits: 64, sbits: 0 })
+                } else {
+                    return Ok(None);
+                };
+                col.ints = Some(col.ints.map_or(bits, |a| a.join(bits)));
+                raw
+            } else {
+                return Ok(None);
+            };
+            col.values.push(raw);
+        }
+    }
+    // The type inference gives (`Shape::of`), from the kinds seen.
+    let fields = keys
+        .iter()
+        .zip(names)
+        .zip(&cols)
+        .map(|((key, name), col)| Field { key: key.clone(), name, shape: col.shape(), n: n as u64 })
+        .collect();
+    let shape = Shape::Arr(Box::new(Shape::Obj(Obj { name: OBJECT_STRUCT.into(), fields, count: n as u64 })));
+    let ty = shape.metadata();
+    let Metadata::Vec(elem) = &ty else { return Ok(None) };
+    let Metadata::Struct(s) = &**elem else { return Ok(None) };
+    if elem.is_zero_size() {
+        return Ok(None);
+    }
+    let mut columns = xbf::Columns::new(&ty);
+    let records = columns.root().push_len(n).map_err(encode_err)?;
+    // The rows message: the length of the list, then each record's fields.
+    let mut rows = uvarint_len(n as u64);
+    for (i, ((_, fty), col)) in s.fields().zip(&cols).enumerate() {
+        let node = records.field(i).map_err(encode_err)?;
+        let Some(r) = fill(node, fty, &col.values, &arena).map_err(encode_err)? else { return Ok(None) };
+        rows += r;
+    }
+    let cols = EncodeOptions::v2().compress_columns(zstd).encode_columns(columns).map_err(encode_err)?;
+    let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
+    Ok(Some((cols, 2 + meta.len() + rows, ty)))
+}
+
+/// Pushes the values of one key into its column node of type `ty`, as
+/// `to_value` would have converted them; the bytes they take in the rows
+/// layout, or `None` for a type that path does not take.
+fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, values: &[Raw], arena: &str) -> xbf::Result<Option<usize>> {
+    let text = |start: u32, len: u32| &arena[start as usize..(start + len) as usize];
+    // One scalar as a value of `any`: its type, what it takes in rows.
+    let any = |node: &mut xbf::ColumnNode, v: Raw| -> xbf::Result<usize> {
+        Ok(1 + match v {
+            Raw::Null => {
+                node.push_any(&Metadata::UNIT)?;
+                0
+            }
+            Raw::Bool(b) => {
+                node.push_any(&P::Bool.into())?.push_bool(b)?;
+                1
+            }
+            Raw::Int(x) if x >= 0 => {
+                node.push_any(&P::U64.into())?.push_u64(x as u64)?;
+                uvarint_len(x as u64)
+            }
+            Raw::Int(x) => {
+                node.push_any(&P::I64.into())?.push_i64(x)?;
+                uvarint_len(((x << 1) ^ (x >> 63)) as u64)
+            }
+            Raw::UInt(x) => {
+                node.push_any(&P::U64.into())?.push_u64(x)?;
+                uvarint_len(x)
+            }
+            Raw::Float(f) => {
+                node.push_any(&P::F64.into())?.push_f64(f)?;
+                8
+            }
+            Raw::Str(start, len) => {
+                node.push_any(&P::String.into())?.push_str(text(start, len))?;
+                uvarint_len(u64::from(len)) + len as usize
+            }
+        })
+    };
+    // One scalar of a primitive type, which every value has (inference
+    // made it so): what it takes in rows.
+    let scalar = |node: &mut xbf::ColumnNode, p: P, v: Raw| -> xbf::Result<usize> {
+        Ok(match (p, v) {
+            (P::Unit, _) => 0,
+            (P::Bool, Raw::Bool(b)) => {
+                node.push_bool(b)?;
+                1
+            }
+            (P::F64, Raw::Float(f)) => {
+                node.push_f64(f)?;
+                8
+            }
+            (P::String, Raw::Str(start, len)) => {
+                node.push_str(text(start, len))?;
+                uvarint_len(u64::from(len)) + len as usize
+            }
+            (P::U64, Raw::Int(x)) => {
+                node.push_u64(x as u64)?;
+                uvarint_len(x as u64)
+            }
+            (P::U64, Raw::UInt(x)) => {
+                node.push_u64(x)?;
+                uvarint_len(x)
+            }
+            (P::I64, Raw::Int(x)) => {
+                node.push_i64(x)?;
+                uvarint_len(((x << 1) ^ (x >> 63)) as u64)
+            }
+            _ => unreachable!("inference gave every value its type"),
+        })
+    };
+    let prim = |t: &Metadata| match t {
+        Metadata::Primitive(p @ (P::Unit | P::Bool | P::F64 | P::String | P::U64 | P::I64)) => Some(*p),
+        _ => None,
+    };
+    let mut rows = 0usize;
+    match ty {
+        Metadata::Any => {
+            for &v in values {
+                rows += any(node, v)?;
+            }
+        }
+        Metadata::Option(inner) => {
+            let Some(p) = prim(inner) else { return Ok(None) };
+            for &v in values {
+                rows += 1;
+                if let Raw::Null = v {
+                    node.push_none()?;
+                } else {
+                    rows += scalar(node.push_some()?, p, v)?;
+                }
+            }
+        }
+        t => {
+            let Some(p) = prim(t) else { return Ok(None) };
+            for &v in values {
+                rows += scalar(node, p, v)?;
+            }
+        }
+    }
+    Ok(Some(rows))
+}
+
 /// The same value in the columnar layout: the rows (checked against the
 /// type by the native encoder) read back by the core, whose columnar
 /// writer then lays them out.
@@ -1708,6 +1965,17 @@ fn dumps<'py>(
     }
     if compress.is_some() && !cfg!(feature = "zstd") {
         return Err(PyValueError::new_err("this build of xbf has no zstd (build with the `zstd` feature)"));
+    }
+    if schema.is_none() && version == 2 && (columnar == Some(true) || (columnar.is_none() && worth_columns(obj))) {
+        // Lists of flat records: type and columns in one pass.
+        if let Some((cols, rows_len, ty)) = records_direct(obj, compress)? {
+            if columnar == Some(true) || cols.len() < rows_len {
+                return Ok(PyBytes::new_bound(py, &cols));
+            }
+            let (rows, _) = encode_rows(py, obj, &ty, version)?;
+            debug_assert_eq!(rows.len(), rows_len);
+            return Ok(PyBytes::new_bound(py, &rows));
+        }
     }
     let ty = match schema {
         Some(s) => s.get().ty.clone(),
