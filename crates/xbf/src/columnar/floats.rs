@@ -30,12 +30,17 @@ pub(crate) trait Float: Copy {
     /// `n / 10^e`, the decoder's one formula.
     fn from_decimal(n: i64, e: u8) -> Self;
     fn scaled(self, e: u8) -> Option<i64>;
+    /// A bound, relative to `self * 10^e`, on how far that product can be
+    /// from the integer `n` of a decimal that gives `self` back: twice the
+    /// largest distance the type's rounding allows (see [`exact_decimal`]).
+    const NEAR: f64;
 }
 
 impl Float for f64 {
     const BYTES: usize = 8;
     const FIELD: u32 = 6;
     const MAX_EXP: u8 = 18;
+    const NEAR: f64 = 1.0 / (1u64 << 51) as f64;
     fn to_bits64(self) -> u64 {
         self.to_bits()
     }
@@ -57,6 +62,7 @@ impl Float for f32 {
     const BYTES: usize = 4;
     const FIELD: u32 = 5;
     const MAX_EXP: u8 = 10;
+    const NEAR: f64 = 1.0 / (1u64 << 22) as f64;
     fn to_bits64(self) -> u64 {
         u64::from(self.to_bits())
     }
@@ -129,12 +135,39 @@ fn plain<F: Float>(values: &[F]) -> Vec<u8> {
     out
 }
 
+/// The integer `n` with `n / 10^e` giving `v` back bit for bit, where
+/// `v.scaled(e)` gives one: `matches!(v.scaled(e), Some(n) if
+/// F::from_decimal(n, e).to_bits64() == v.to_bits64())`, without the
+/// division where it cannot hold. If `n / 10^e` rounds to `v`, then
+/// `|n - v·10^e| <= |v·10^e|·2^-p` (half a unit in the last place of `v`,
+/// `p` the type's precision: 53 or 24), and the product computed, `x`, is
+/// within `|x|·2^-53` of `v·10^e`; so an `x` further than `|x|·2^-(p-2)`
+/// (`F::NEAR`, twice both together) from its nearest integer cannot be one.
+/// (A tiny or subnormal `v` rounds to `n = 0`, which gives back only +0.)
+#[inline]
+fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
+    let x = v.to_f64() * POW10_F64[usize::from(e)];
+    if x.is_nan() || x.abs() >= 4.0e18 {
+        return None;
+    }
+    // Rounded half away from zero, without branches (fractions are noise).
+    let t = x as i64;
+    let f = x - t as f64;
+    let n = t + i64::from(f >= 0.5) - i64::from(f <= -0.5);
+    let off = f.abs().min(1.0 - f.abs());
+    let limit = if F::BYTES == 8 { 9_000_000_000_000_000 } else { 16_000_000 };
+    if n.unsigned_abs() >= limit || off > x.abs() * F::NEAR {
+        return None;
+    }
+    (F::from_decimal(n, e).to_bits64() == v.to_bits64()).then_some(n)
+}
+
 fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
     let mut ints = Vec::with_capacity(values.len());
     let mut exceptions = Vec::new();
     for (i, v) in values.iter().enumerate() {
-        match v.scaled(e) {
-            Some(n) if F::from_decimal(n, e).to_bits64() == v.to_bits64() => ints.push(varint::zigzag(n.into())),
+        match exact_decimal(*v, e) {
+            Some(n) => ints.push(varint::zigzag(n.into())),
             _ => {
                 ints.push(0);
                 exceptions.push(i);
@@ -161,7 +194,11 @@ fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
 /// The distinct values (by bits, in first-seen order) and each value's
 /// index among them; `None` when most values are distinct.
 fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u128>)> {
-    let mut index: std::collections::HashMap<u64, u128, super::FastHash> = Default::default();
+    // Room for as many distinct values as the dictionary may take (it
+    // gives up past half the column), without growing on the way.
+    let room = (values.len() / 2 + 17).min(4096);
+    let mut index: std::collections::HashMap<u64, u128, super::FastHash> =
+        std::collections::HashMap::with_capacity_and_hasher(room, super::FastHash::default());
     let mut distinct = Vec::new();
     let mut ids = Vec::with_capacity(values.len());
     for (i, v) in values.iter().enumerate() {
@@ -437,13 +474,21 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     // then the few best candidates are encoded in full: the three of fewest
     // misses (the smaller exponent first among equals), or the one with none.
     let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
-    let fits = |v: &F, e: u8| matches!(v.scaled(e), Some(n) if F::from_decimal(n, e).to_bits64() == v.to_bits64());
+    let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
     // An exponent that misses more than half the sample is never tried, and
     // counting stops once an exponent cannot be among the three (the
     // exponents come in increasing order, so one that only ties loses).
     let useless = sample.len() / 2 + 1;
+    // An exponent with no misses is one the first value fits: those are
+    // tried first, each until its first miss, and the smallest that has
+    // none is the only candidate (as the count below would find, without
+    // counting the others).
+    let zero = (0..=F::MAX_EXP).filter(|&e| fits(&sample[0], e)).find(|&e| sample.iter().all(|v| fits(v, e)));
     let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
-    for e in 0..=F::MAX_EXP {
+    if let Some(e) = zero {
+        best3.push((0, e));
+    }
+    for e in (0..=F::MAX_EXP).filter(|_| zero.is_none()) {
         let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
         let mut misses = 0;
         for v in &sample {
@@ -458,11 +503,6 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
         let at = best3.iter().position(|&(m, _)| m > misses).unwrap_or(best3.len());
         best3.insert(at, (misses, e));
         best3.truncate(3);
-        // With no misses, the fewest decimals win: more only widen the
-        // integers, and no later exponent can come before this one.
-        if misses == 0 {
-            break;
-        }
     }
     let tries = if best3.first().is_some_and(|&(m, _)| m == 0) { 1 } else { 3 };
     let mut best: Option<Vec<u8>> = None;
@@ -630,6 +670,37 @@ mod tests {
                 let s = (x * 10f64.powi(e)).round();
                 assert_eq!(x.scaled(e as u8), (s.abs() < 9.0e15).then_some(s as i64), "{x} at {e}");
             }
+        }
+        // The check without division where it cannot hold, against the check.
+        let mut check = |v: f64| {
+            for e in 0..=18u8 {
+                let full = matches!(v.scaled(e), Some(n) if f64::from_decimal(n, e).to_bits() == v.to_bits());
+                assert_eq!(exact_decimal(v, e).is_some(), full, "{v:e} at {e}");
+                if let Some(n) = exact_decimal(v, e) {
+                    assert_eq!(Some(n), v.scaled(e));
+                }
+            }
+            let w = v as f32;
+            for e in 0..=10u8 {
+                let full = matches!(w.scaled(e), Some(n) if f32::from_decimal(n, e).to_bits() == w.to_bits());
+                assert_eq!(exact_decimal(w, e).is_some(), full, "{w:e} (f32) at {e}");
+            }
+        };
+        for &x in &odd {
+            check(x);
+        }
+        for i in 0..200_000u64 {
+            let r = next();
+            let digits = (r % 19) as i32;
+            let mantissa = (next() % 10u64.pow(1 + (i % 17) as u32)) as f64;
+            let v = match i % 4 {
+                0 => mantissa / 10f64.powi(digits),
+                1 => f64::from_bits(r << 11 | i),
+                2 => (mantissa / 10f64.powi(digits)).next_up(),
+                _ => mantissa * 10f64.powi(digits % 6) + 0.5,
+            };
+            check(v);
+            check(-v);
         }
         for round in 0..400 {
             let n = [1, 2, 7, 100, 252, 1000, 3000][round % 7];

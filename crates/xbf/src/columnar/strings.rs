@@ -46,7 +46,10 @@ type DictParts<'a> = (Vec<&'a [u8]>, Vec<u128>, Vec<u128>);
 /// The distinct values, their lengths and each value's index among them;
 /// `None` when the values are mostly distinct, which a dictionary cannot win.
 fn dictionary<'a>(values: &[&'a [u8]]) -> Option<DictParts<'a>> {
-    let mut index: HashMap<&[u8], u128, super::FastHash> = HashMap::default();
+    // Room for as many distinct values as the dictionary may take (it
+    // gives up past half the column), without growing on the way.
+    let room = (values.len() / 2 + 17).min(4096);
+    let mut index: HashMap<&[u8], u128, super::FastHash> = HashMap::with_capacity_and_hasher(room, super::FastHash::default());
     let mut distinct: Vec<&[u8]> = Vec::new();
     let mut ids = Vec::with_capacity(values.len());
     for (i, &v) in values.iter().enumerate() {
