@@ -278,6 +278,113 @@ impl ColumnNode {
         }
     }
 
+    /// Appends many `f64`s at once.
+    pub fn extend_f64(&mut self, xs: &[f64]) -> Result<()> {
+        match &mut self.node {
+            Node::F64(col) => {
+                col.extend_from_slice(xs);
+                Ok(())
+            }
+            _ => Err(mismatch(&self.ty, "f64s")),
+        }
+    }
+
+    /// Appends many unsigned integers at once (all or none: every one must
+    /// fit the node's integer type).
+    pub fn extend_u64(&mut self, xs: &[u64]) -> Result<()> {
+        match &mut self.node {
+            Node::Ints { col, bits, signed } => {
+                let max = xs.iter().copied().max().unwrap_or(0);
+                let room = if *signed { bits.saturating_sub(1) } else { *bits };
+                if room < 64 && max >> room != 0 {
+                    return Err(mismatch(&self.ty, &format!("the integer {max}")));
+                }
+                if *signed {
+                    col.extend(xs.iter().map(|&x| u128::from(x) << 1));
+                } else {
+                    col.extend(xs.iter().map(|&x| u128::from(x)));
+                }
+                Ok(())
+            }
+            _ => Err(mismatch(&self.ty, "integers")),
+        }
+    }
+
+    /// Appends many signed integers at once (all or none: every one must
+    /// fit the node's integer type).
+    pub fn extend_i64(&mut self, xs: &[i64]) -> Result<()> {
+        let (lo, hi) = xs.iter().fold((0i64, 0i64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        match &mut self.node {
+            Node::Ints { col, bits, signed } => {
+                let fits = |x: i64| match (*signed, *bits) {
+                    (true, b) if b >= 64 => true,
+                    (true, b) => i128::from(x) >= -(1i128 << (b - 1)) && i128::from(x) < (1i128 << (b - 1)),
+                    (false, b) => x >= 0 && (b >= 64 || x >> b == 0),
+                };
+                for x in [lo, hi] {
+                    if !fits(x) {
+                        return Err(mismatch(&self.ty, &format!("the integer {x}")));
+                    }
+                }
+                if *signed {
+                    col.extend(xs.iter().map(|&x| varint::zigzag(x.into())));
+                } else {
+                    col.extend(xs.iter().map(|&x| x as u128));
+                }
+                Ok(())
+            }
+            _ => Err(mismatch(&self.ty, "integers")),
+        }
+    }
+
+    /// Appends many bools at once.
+    pub fn extend_bool(&mut self, bs: &[bool]) -> Result<()> {
+        match &mut self.node {
+            Node::Bool(col) => {
+                col.extend(bs.iter().map(|&b| u128::from(b)));
+                Ok(())
+            }
+            _ => Err(mismatch(&self.ty, "bools")),
+        }
+    }
+
+    /// Appends many strings at once, given one after the other in `joined`
+    /// and by where each ends in it (increasing, each on a character
+    /// boundary, the last at most `joined.len()`): one copy for all.
+    pub fn extend_str(&mut self, joined: &str, ends: &[usize]) -> Result<()> {
+        let mut at = 0;
+        for &end in ends {
+            if end < at || !joined.is_char_boundary(end) {
+                return Err(Error::new(
+                    ErrorKind::TypeMismatch,
+                    format!("string ends must increase on character boundaries of the {} bytes", joined.len()),
+                ));
+            }
+            at = end;
+        }
+        match (&mut self.node, &self.ty) {
+            (Node::Bytes { data, ends: own }, Metadata::Primitive(P::String)) => {
+                let base = data.len();
+                data.extend_from_slice(&joined.as_bytes()[..at]);
+                own.extend(ends.iter().map(|&e| base + e));
+                Ok(())
+            }
+            _ => Err(mismatch(&self.ty, "strings")),
+        }
+    }
+
+    /// Appends many options at once, present or not as `present` says, and
+    /// gives the node that then takes the values of the present ones.
+    pub fn extend_options(&mut self, present: &[bool]) -> Result<&mut ColumnNode> {
+        match &mut self.node {
+            Node::Option(col, inner) => {
+                col.extend(present.iter().map(|&b| u128::from(b)));
+                Ok(inner)
+            }
+            _ => Err(mismatch(&self.ty, "options")),
+        }
+    }
+
     /// Appends a vec of `n` items (its length) and gives the node of its
     /// items, which then takes them; or, for an array of that length, gives
     /// the node of its items without a length (arrays have none).
@@ -593,6 +700,50 @@ mod tests {
         EncodeOptions::v2().encode_columns(cols).unwrap()
     }
 
+    /// The same records pushed a column at a time with the `extend_*` calls
+    /// (fields of scalars and options of scalars; `None` for others).
+    fn extend_records(ty: &Metadata, v: &Value) -> Option<Vec<u8>> {
+        let (Metadata::Vec(elem), Value::Vec(items)) = (ty, v) else { return None };
+        let Metadata::Struct(s) = &**elem else { return None };
+        let mut cols = Columns::new(ty);
+        let records = cols.root().push_len(items.len()).unwrap();
+        for (i, (_, fty)) in s.fields().enumerate() {
+            let all: Vec<&Value> = items.items().iter().map(|r| &r.as_struct().unwrap().values()[i]).collect();
+            let (node, vals): (&mut ColumnNode, Vec<&Value>) = match fty {
+                Metadata::Option(_) => {
+                    let present: Vec<bool> = all.iter().map(|v| crate::columnar::option_value(v).is_some()).collect();
+                    let inner = records.field(i).unwrap().extend_options(&present).unwrap();
+                    (inner, all.iter().filter_map(|v| crate::columnar::option_value(v)).collect())
+                }
+                _ => (records.field(i).unwrap(), all),
+            };
+            match node.metadata().clone() {
+                Metadata::Primitive(P::F64) => {
+                    node.extend_f64(&vals.iter().map(|v| v.as_f64().unwrap()).collect::<Vec<_>>()).unwrap()
+                }
+                Metadata::Primitive(P::U64) => {
+                    node.extend_u64(&vals.iter().map(|v| v.as_u64().unwrap()).collect::<Vec<_>>()).unwrap()
+                }
+                Metadata::Primitive(P::I64) => {
+                    node.extend_i64(&vals.iter().map(|v| v.as_i64().unwrap()).collect::<Vec<_>>()).unwrap()
+                }
+                Metadata::Primitive(P::Bool) => {
+                    node.extend_bool(&vals.iter().map(|v| v.as_bool().unwrap()).collect::<Vec<_>>()).unwrap()
+                }
+                Metadata::Primitive(P::String) => {
+                    let (mut joined, mut ends) = (String::new(), Vec::new());
+                    for v in vals {
+                        joined.push_str(v.as_str().unwrap());
+                        ends.push(joined.len());
+                    }
+                    node.extend_str(&joined, &ends).unwrap()
+                }
+                _ => vals.iter().for_each(|v| node.push_value(v).unwrap()),
+            }
+        }
+        Some(EncodeOptions::v2().encode_columns(cols).unwrap())
+    }
+
     #[cfg(feature = "json")]
     fn real_data() -> Vec<(String, Value)> {
         let mut out = vec![
@@ -638,6 +789,7 @@ mod tests {
             if let Metadata::Vec(e) = &ty {
                 if matches!(**e, Metadata::Struct(_)) {
                     assert_eq!(push_records(&ty, &v), by_value, "{name}");
+                    assert_eq!(extend_records(&ty, &v).unwrap(), by_value, "{name}, a column at a time");
                 }
             }
         }
@@ -758,6 +910,11 @@ mod tests {
             text += "]";
             let v = json(&text);
             same_bytes(&v.metadata(), &v);
+            let by_value =
+                EncodeOptions::v2().layout(Layout::Columnar).encode_typed_message(&v.metadata(), &v).unwrap();
+            if let Some(bytes) = extend_records(&v.metadata(), &v) {
+                assert_eq!(bytes, by_value);
+            }
         }
     }
 
@@ -796,6 +953,29 @@ mod tests {
         let mut cols = Columns::new(&Metadata::vec(s(P::I64)));
         cols.root().push_len(3).unwrap().push_i64(-1).unwrap();
         assert!(EncodeOptions::v2().encode_columns(cols).is_err());
+        // Many at once: all or nothing.
+        let mut cols = Columns::new(&Metadata::vec(s(P::I16)));
+        let items = cols.root().push_len(3).unwrap();
+        assert!(items.extend_i64(&[1, 40_000]).is_err());
+        assert!(items.extend_u64(&[32_768]).is_err());
+        assert!(items.extend_f64(&[1.0]).is_err());
+        assert!(items.extend_str("ab", &[1]).is_err());
+        assert!(items.extend_options(&[true]).is_err());
+        items.extend_i64(&[-32_768, 32_767]).unwrap();
+        items.extend_u64(&[5]).unwrap();
+        let bytes = EncodeOptions::v2().encode_columns(cols).unwrap();
+        let v: Value =
+            VecValue::new(s(P::I16), vec![Value::I16(-32_768), Value::I16(32_767), Value::I16(5)]).unwrap().into();
+        assert_eq!(crate::decode_message(&bytes).unwrap(), v);
+        let mut cols = Columns::new(&Metadata::vec(s(P::String)));
+        let items = cols.root().push_len(2).unwrap();
+        assert!(items.extend_str("é", &[1]).is_err(), "inside a character");
+        assert!(items.extend_str("ab", &[2, 1]).is_err(), "decreasing");
+        assert!(items.extend_str("ab", &[3]).is_err(), "past the end");
+        items.extend_str("é!", &[2, 3]).unwrap();
+        let bytes = EncodeOptions::v2().encode_columns(cols).unwrap();
+        let v: Value = VecValue::new(s(P::String), vec!["é".into(), "!".into()]).unwrap().into();
+        assert_eq!(crate::decode_message(&bytes).unwrap(), v);
         // XBF 1 has no columns.
         let mut cols = Columns::new(&s(P::U64));
         cols.root().push_u64(1).unwrap();

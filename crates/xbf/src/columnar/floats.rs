@@ -672,7 +672,7 @@ mod tests {
             }
         }
         // The check without division where it cannot hold, against the check.
-        let mut check = |v: f64| {
+        let check = |v: f64| {
             for e in 0..=18u8 {
                 let full = matches!(v.scaled(e), Some(n) if f64::from_decimal(n, e).to_bits() == v.to_bits());
                 assert_eq!(exact_decimal(v, e).is_some(), full, "{v:e} at {e}");
