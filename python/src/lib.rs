@@ -1633,28 +1633,31 @@ fn columns_direct<'py>(
 
 // ------------------------------------------------ lists of flat records
 
-/// A scalar of a flat record, as it was read: its type is known only once
-/// every record was read (an int column may turn out an option, or `any`).
-#[derive(Clone, Copy)]
-enum Raw {
-    Null,
-    Bool(bool),
-    Int(i64),
-    /// An int above `i64::MAX`.
-    UInt(u64),
-    Float(f64),
-    /// A string's bytes in the arena: where they start and their length.
-    Str(u32, u32),
-}
+/// The kind of each value of a key of the records, as it was read: the
+/// type is known only once every record was read (an int column may turn
+/// out an option, or `any`).
+const K_NULL: u8 = 0;
+const K_BOOL: u8 = 1;
+const K_INT: u8 = 2;
+/// An int above `i64::MAX` (kept in `ints` as its bits).
+const K_UINT: u8 = 3;
+const K_FLOAT: u8 = 4;
+const K_STR: u8 = 5;
 
-/// The values of one key of the records and the kinds of them seen.
+/// The values of one key of the records: each one's kind, and the values
+/// of each kind in order.
+#[derive(Default)]
 struct RawColumn {
-    values: Vec<Raw>,
-    null: bool,
-    bool_: bool,
-    ints: Option<Ints>,
-    float: bool,
-    str_: bool,
+    kinds: Vec<u8>,
+    seen: [bool; 6],
+    bools: Vec<bool>,
+    /// Ints as the bits of an i64 (those above `i64::MAX` as their u64 bits).
+    ints: Vec<u64>,
+    int_bits: Option<Ints>,
+    floats: Vec<f64>,
+    /// The strings one after the other, and where each ends.
+    text: String,
+    ends: Vec<usize>,
 }
 
 impl RawColumn {
@@ -1663,11 +1666,11 @@ impl RawColumn {
     fn shape<'py>(&self) -> Shape<'py> {
         let mut s = Shape::Never;
         let kinds = [
-            self.null.then_some(Shape::Null),
-            self.bool_.then_some(Shape::Bool),
-            self.ints.map(Shape::Int),
-            self.float.then_some(Shape::Float),
-            self.str_.then_some(Shape::Str),
+            self.seen[K_NULL as usize].then_some(Shape::Null),
+            self.seen[K_BOOL as usize].then_some(Shape::Bool),
+            self.int_bits.map(Shape::Int),
+            self.seen[K_FLOAT as usize].then_some(Shape::Float),
+            self.seen[K_STR as usize].then_some(Shape::Str),
         ];
         for k in kinds.into_iter().flatten() {
             s = s.join(k);
@@ -1683,10 +1686,7 @@ impl RawColumn {
 /// column builder; also the type and the size of the rows message. `None`
 /// for anything else (the caller then takes the general path, which gives
 /// the same bytes, or the error).
-fn records_direct<'py>(
-    obj: &Bound<'py, PyAny>,
-    zstd: Option<i32>,
-) -> PyResult<Option<(Vec<u8>, usize, Metadata)>> {
+fn records_direct(obj: &Bound<'_, PyAny>, zstd: Option<i32>) -> PyResult<Option<(Vec<u8>, usize, Metadata)>> {
     let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
     let n = list.len();
     let Some(first) = list.iter().next() else { return Ok(None) };
@@ -1700,14 +1700,11 @@ fn records_direct<'py>(
         names.push(name.to_owned());
         keys.push(k);
     }
-    if keys.is_empty() || n > u32::MAX as usize {
+    if keys.is_empty() {
         return Ok(None);
     }
-    let mut cols: Vec<RawColumn> = keys
-        .iter()
-        .map(|_| RawColumn { values: Vec::with_capacity(n), null: false, bool_: false, ints: None, float: false, str_: false })
-        .collect();
-    let mut arena = String::new();
+    let mut cols: Vec<RawColumn> =
+        keys.iter().map(|_| RawColumn { kinds: Vec::with_capacity(n), ..Default::default() }).collect();
     for item in list.iter() {
         let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
         if d.len() != keys.len() {
@@ -1716,46 +1713,44 @@ fn records_direct<'py>(
         let mut pos = 0;
         for ((key, name), col) in keys.iter().zip(&names).zip(cols.iter_mut()) {
             let Some((k, v)) = dict_next(d, &mut pos) else { return Ok(None) };
-            if !k.is(key) && !k.downcast_exact::<PyString>().ok().and_then(|k| k.to_str().ok()).is_some_and(|k| k == name) {
+            let same = k.is(key) || k.downcast_exact::<PyString>().ok().and_then(|k| k.to_str().ok()) == Some(name.as_str());
+            if !same {
                 return Ok(None);
             }
-            let raw = if let Ok(s) = v.downcast_exact::<PyString>() {
+            let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
                 let Ok(s) = s.to_str() else { return Ok(None) };
-                let start = arena.len();
-                if start + s.len() > u32::MAX as usize {
-                    return Ok(None);
-                }
-                arena.push_str(s);
-                col.str_ = true;
-                Raw::Str(start as u32, s.len() as u32)
+                col.text.push_str(s);
+                col.ends.push(col.text.len());
+                K_STR
             } else if let Ok(f) = v.downcast_exact::<PyFloat>() {
-                col.float = true;
-                Raw::Float(f.value())
+                col.floats.push(f.value());
+                K_FLOAT
             } else if v.is_none() {
-                col.null = true;
-                Raw::Null
+                K_NULL
             } else if let Ok(b) = v.downcast_exact::<PyBool>() {
-                col.bool_ = true;
-                Raw::Bool(b.is_true())
+                col.bools.push(b.is_true());
+                K_BOOL
             } else if v.is_exact_instance_of::<PyLong>() {
-                let (raw, bits) = if let Ok(x) = v.extract::<i64>() {
+                let (kind, bits, x) = if let Ok(x) = v.extract::<i64>() {
                     let bits = if x >= 0 {
                         Ints { ubits: 64 - x.leading_zeros(), sbits: 0 }
                     } else {
                         Ints { ubits: 0, sbits: 65 - (!x).leading_zeros() }
                     };
-                    (Raw::Int(x), bits)
+                    (K_INT, bits, x as u64)
                 } else if let Ok(x) = v.extract::<u64>() {
-                    (Raw::UInt(x), Ints { ubits: 64, sbits: 0 })
+                    (K_UINT, Ints { ubits: 64, sbits: 0 }, x)
                 } else {
                     return Ok(None);
                 };
-                col.ints = Some(col.ints.map_or(bits, |a| a.join(bits)));
-                raw
+                col.int_bits = Some(col.int_bits.map_or(bits, |a| a.join(bits)));
+                col.ints.push(x);
+                kind
             } else {
                 return Ok(None);
             };
-            col.values.push(raw);
+            col.seen[kind as usize] = true;
+            col.kinds.push(kind);
         }
     }
     // The type inference gives (`Shape::of`), from the kinds seen.
@@ -1778,7 +1773,7 @@ fn records_direct<'py>(
     let mut rows = uvarint_len(n as u64);
     for (i, ((_, fty), col)) in s.fields().zip(&cols).enumerate() {
         let node = records.field(i).map_err(encode_err)?;
-        let Some(r) = fill(node, fty, &col.values, &arena).map_err(encode_err)? else { return Ok(None) };
+        let Some(r) = fill(node, fty, col).map_err(encode_err)? else { return Ok(None) };
         rows += r;
     }
     let cols = EncodeOptions::v2().compress_columns(zstd).encode_columns(columns).map_err(encode_err)?;
@@ -1786,106 +1781,107 @@ fn records_direct<'py>(
     Ok(Some((cols, 2 + meta.len() + rows, ty)))
 }
 
+fn zigzag_len(x: i64) -> usize {
+    uvarint_len(((x << 1) ^ (x >> 63)) as u64)
+}
+
 /// Pushes the values of one key into its column node of type `ty`, as
 /// `to_value` would have converted them; the bytes they take in the rows
 /// layout, or `None` for a type that path does not take.
-fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, values: &[Raw], arena: &str) -> xbf::Result<Option<usize>> {
-    let text = |start: u32, len: u32| &arena[start as usize..(start + len) as usize];
-    // One scalar as a value of `any`: its type, what it takes in rows.
-    let any = |node: &mut xbf::ColumnNode, v: Raw| -> xbf::Result<usize> {
-        Ok(1 + match v {
-            Raw::Null => {
-                node.push_any(&Metadata::UNIT)?;
-                0
-            }
-            Raw::Bool(b) => {
-                node.push_any(&P::Bool.into())?.push_bool(b)?;
-                1
-            }
-            Raw::Int(x) if x >= 0 => {
-                node.push_any(&P::U64.into())?.push_u64(x as u64)?;
-                uvarint_len(x as u64)
-            }
-            Raw::Int(x) => {
-                node.push_any(&P::I64.into())?.push_i64(x)?;
-                uvarint_len(((x << 1) ^ (x >> 63)) as u64)
-            }
-            Raw::UInt(x) => {
-                node.push_any(&P::U64.into())?.push_u64(x)?;
-                uvarint_len(x)
-            }
-            Raw::Float(f) => {
-                node.push_any(&P::F64.into())?.push_f64(f)?;
-                8
-            }
-            Raw::Str(start, len) => {
-                node.push_any(&P::String.into())?.push_str(text(start, len))?;
-                uvarint_len(u64::from(len)) + len as usize
-            }
-        })
-    };
-    // One scalar of a primitive type, which every value has (inference
-    // made it so): what it takes in rows.
-    let scalar = |node: &mut xbf::ColumnNode, p: P, v: Raw| -> xbf::Result<usize> {
-        Ok(match (p, v) {
-            (P::Unit, _) => 0,
-            (P::Bool, Raw::Bool(b)) => {
-                node.push_bool(b)?;
-                1
-            }
-            (P::F64, Raw::Float(f)) => {
-                node.push_f64(f)?;
-                8
-            }
-            (P::String, Raw::Str(start, len)) => {
-                node.push_str(text(start, len))?;
-                uvarint_len(u64::from(len)) + len as usize
-            }
-            (P::U64, Raw::Int(x)) => {
-                node.push_u64(x as u64)?;
-                uvarint_len(x as u64)
-            }
-            (P::U64, Raw::UInt(x)) => {
-                node.push_u64(x)?;
-                uvarint_len(x)
-            }
-            (P::I64, Raw::Int(x)) => {
-                node.push_i64(x)?;
-                uvarint_len(((x << 1) ^ (x >> 63)) as u64)
-            }
-            _ => unreachable!("inference gave every value its type"),
-        })
-    };
+fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn) -> xbf::Result<Option<usize>> {
     let prim = |t: &Metadata| match t {
         Metadata::Primitive(p @ (P::Unit | P::Bool | P::F64 | P::String | P::U64 | P::I64)) => Some(*p),
         _ => None,
     };
-    let mut rows = 0usize;
+    // The values of a primitive type (inference gave it to every value but
+    // None), all at once: what they take in rows.
+    let scalars = |node: &mut xbf::ColumnNode, p: P| -> xbf::Result<usize> {
+        Ok(match p {
+            P::Unit => 0,
+            P::Bool => {
+                node.extend_bool(&col.bools)?;
+                col.bools.len()
+            }
+            P::F64 => {
+                node.extend_f64(&col.floats)?;
+                8 * col.floats.len()
+            }
+            P::String => {
+                node.extend_str(&col.text, &col.ends)?;
+                let mut start = 0;
+                col.ends.iter().fold(0, |sum, &end| {
+                    let len = end - start;
+                    start = end;
+                    sum + uvarint_len(len as u64) + len
+                })
+            }
+            P::U64 => {
+                node.extend_u64(&col.ints)?;
+                col.ints.iter().map(|&x| uvarint_len(x)).sum()
+            }
+            P::I64 => {
+                let xs: Vec<i64> = col.ints.iter().map(|&x| x as i64).collect();
+                node.extend_i64(&xs)?;
+                xs.iter().map(|&x| zigzag_len(x)).sum()
+            }
+            _ => unreachable!("a primitive of flat records"),
+        })
+    };
     match ty {
         Metadata::Any => {
-            for &v in values {
-                rows += any(node, v)?;
+            // One scalar at a time as a value of `any`: its type, then the
+            // value (as `to_value` chooses: ints from 0 up as u64).
+            let (mut b, mut i, mut f, mut s) = (0, 0, 0, 0);
+            let mut rows = 0;
+            for &kind in &col.kinds {
+                rows += 1 + match kind {
+                    K_NULL => {
+                        node.push_any(&Metadata::UNIT)?;
+                        0
+                    }
+                    K_BOOL => {
+                        node.push_any(&P::Bool.into())?.push_bool(col.bools[b])?;
+                        b += 1;
+                        1
+                    }
+                    K_INT | K_UINT => {
+                        let x = col.ints[i];
+                        i += 1;
+                        if kind == K_UINT || (x as i64) >= 0 {
+                            node.push_any(&P::U64.into())?.push_u64(x)?;
+                            uvarint_len(x)
+                        } else {
+                            node.push_any(&P::I64.into())?.push_i64(x as i64)?;
+                            zigzag_len(x as i64)
+                        }
+                    }
+                    K_FLOAT => {
+                        node.push_any(&P::F64.into())?.push_f64(col.floats[f])?;
+                        f += 1;
+                        8
+                    }
+                    _ => {
+                        let start = if s == 0 { 0 } else { col.ends[s - 1] };
+                        let text = &col.text[start..col.ends[s]];
+                        s += 1;
+                        node.push_any(&P::String.into())?.push_str(text)?;
+                        uvarint_len(text.len() as u64) + text.len()
+                    }
+                };
             }
+            Ok(Some(rows))
         }
         Metadata::Option(inner) => {
             let Some(p) = prim(inner) else { return Ok(None) };
-            for &v in values {
-                rows += 1;
-                if let Raw::Null = v {
-                    node.push_none()?;
-                } else {
-                    rows += scalar(node.push_some()?, p, v)?;
-                }
-            }
+            let present: Vec<bool> = col.kinds.iter().map(|&k| k != K_NULL).collect();
+            let inner = node.extend_options(&present)?;
+            Ok(Some(present.len() + scalars(inner, p)?))
         }
         t => {
             let Some(p) = prim(t) else { return Ok(None) };
-            for &v in values {
-                rows += scalar(node, p, v)?;
-            }
+            Ok(Some(scalars(node, p)?))
         }
     }
-    Ok(Some(rows))
 }
 
 /// The same value in the columnar layout: the rows (checked against the
