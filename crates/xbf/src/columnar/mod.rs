@@ -60,9 +60,9 @@ impl std::hash::Hasher for FastHasher {
         }
         let rest = words.remainder();
         if !rest.is_empty() {
-            let mut b = [0u8; 8];
-            b[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(b));
+            // The last bytes as a little-endian word, zero-padded (a byte
+            // loop: a copy of a variable length is a call to memcpy).
+            self.add(rest.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b)));
         }
     }
     fn write_u64(&mut self, x: u64) {
@@ -403,7 +403,11 @@ impl<'v> Shred<'v> {
                         v
                     })
                     .collect();
-                Shred::Bytes(col).write(ty, out, cfg)
+                if cfg.zstd_level.is_some() {
+                    put_best(out, strings::candidates(&col), cfg)
+                } else {
+                    put_column(out, &strings::encode_joined(&col, Some(&data[..start])), cfg)
+                }
             }
             (Shred::Bytes(col), _) => {
                 if cfg.zstd_level.is_some() {

@@ -29,12 +29,14 @@ impl<'a> Plain<'a> {
     fn size(&self) -> usize {
         1 + self.lens.block_size() + self.bytes
     }
-    fn write(&self, values: &[&[u8]]) -> Vec<u8> {
+    /// `joined`, if given, is the values one after the other.
+    fn write(&self, values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.size());
         out.push(PLAIN);
         self.lens.write_block(&mut out);
-        for v in values {
-            out.extend_from_slice(v);
+        match joined {
+            Some(all) => out.extend_from_slice(all),
+            None => values.iter().for_each(|v| out.extend_from_slice(v)),
         }
         out
     }
@@ -163,12 +165,19 @@ pub(crate) fn candidates(values: &[&[u8]]) -> Vec<Vec<u8>> {
         return vec![best];
     }
     let mut lens = Vec::new();
-    vec![best, Plain::new(values, &mut lens).write(values)]
+    vec![best, Plain::new(values, &mut lens).write(values, None)]
 }
 
 /// The smallest of the three encodings of `values` (the first of equals,
 /// in the order plain, dictionary, shared prefixes); only it is written.
 pub(crate) fn encode(values: &[&[u8]]) -> Vec<u8> {
+    encode_joined(values, None)
+}
+
+/// [`encode`] of values that are `joined`, one after the other, in one
+/// buffer (copied at once if plain wins).
+pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> {
+    debug_assert!(joined.is_none_or(|j| j.len() == values.iter().map(|v| v.len()).sum::<usize>()));
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
     let plain = Plain::new(values, &mut lens);
     let parts = dictionary(values);
@@ -177,13 +186,18 @@ pub(crate) fn encode(values: &[&[u8]]) -> Vec<u8> {
     // two bytes: planned only if that may beat the others (ties go to them).
     let others = plain.size().min(dict.as_ref().map_or(usize::MAX, Dict::size));
     let prefix = shares_prefixes(values)
-        .then(|| Prefix::rest(values, &mut shared, &mut rest_lens))
-        .filter(|&rest| 5 + rest < others)
-        .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
+        .then(|| {
+            values.iter().scan(&[][..], |prev, v| Some(v.len() - common_prefix(std::mem::replace(prev, v), v))).sum()
+        })
+        .filter(|&rest: &usize| 5 + rest < others)
+        .map(|_| {
+            let rest = Prefix::rest(values, &mut shared, &mut rest_lens);
+            Prefix::plan(&shared, &rest_lens, rest)
+        });
     let sizes = [Some(plain.size()), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
     let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain");
     match best {
-        0 => plain.write(values),
+        0 => plain.write(values, joined),
         1 => dict.expect("a dictionary").write(),
         _ => prefix.expect("shared prefixes").write(values),
     }
@@ -358,7 +372,7 @@ mod tests {
         let sizes = [Some(plain.size()), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
         let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain");
         match best {
-            0 => plain.write(values),
+            0 => plain.write(values, None),
             1 => dict.expect("a dictionary").write(),
             _ => prefix.expect("shared prefixes").write(values),
         }
