@@ -1719,10 +1719,19 @@ fn records_direct(obj: &Bound<'_, PyAny>, zstd: Option<i32>) -> PyResult<Option<
             }
             let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
                 let Ok(s) = s.to_str() else { return Ok(None) };
+                if col.ends.capacity() == 0 {
+                    // Room for the rest of the list at once, guessed from
+                    // the first string's length.
+                    col.ends.reserve(n);
+                    col.text.reserve(n.saturating_mul(s.len() + 4).min(1 << 24));
+                }
                 col.text.push_str(s);
                 col.ends.push(col.text.len());
                 K_STR
             } else if let Ok(f) = v.downcast_exact::<PyFloat>() {
+                if col.floats.capacity() == 0 {
+                    col.floats.reserve(n);
+                }
                 col.floats.push(f.value());
                 K_FLOAT
             } else if v.is_none() {
@@ -1744,6 +1753,9 @@ fn records_direct(obj: &Bound<'_, PyAny>, zstd: Option<i32>) -> PyResult<Option<
                     return Ok(None);
                 };
                 col.int_bits = Some(col.int_bits.map_or(bits, |a| a.join(bits)));
+                if col.ints.capacity() == 0 {
+                    col.ints.reserve(n);
+                }
                 col.ints.push(x);
                 kind
             } else {

@@ -39,21 +39,21 @@ fn pack(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
         return;
     }
     if width <= 56 {
-        // The common case: a u64 holds the pending bits and one value.
-        let mut acc: u64 = 0;
+        // The common case: a u128 holds the pending bits (fewer than 64)
+        // and one value; they leave eight bytes at a time.
+        let mut acc: u128 = 0;
         let mut filled: u32 = 0;
         for v in values {
-            acc |= (v as u64) << filled;
+            acc |= ((v as u64) as u128) << filled;
             filled += u32::from(width);
-            while filled >= 8 {
-                out.push(acc as u8);
-                acc >>= 8;
-                filled -= 8;
+            if filled >= 64 {
+                out.extend_from_slice(&(acc as u64).to_le_bytes());
+                acc >>= 64;
+                filled -= 64;
             }
         }
-        if filled > 0 {
-            out.push(acc as u8);
-        }
+        let last = (filled as usize).div_ceil(8);
+        out.extend_from_slice(&(acc as u64).to_le_bytes()[..last]);
         return;
     }
     let mut acc: u128 = 0;
