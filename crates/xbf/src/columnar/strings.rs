@@ -184,8 +184,13 @@ pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> 
     let dict = parts.as_ref().map(Dict::new);
     // Shared prefixes take their remaining bytes and two blocks of at least
     // two bytes: planned only if that may beat the others (ties go to them).
+    // A value shares at most the length of the one before: the rests take
+    // at least what each value is longer than that one, a bound known from
+    // the lengths alone.
     let others = plain.size().min(dict.as_ref().map_or(usize::MAX, Dict::size));
-    let prefix = shares_prefixes(values)
+    let at_least: usize =
+        values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
+    let prefix = (shares_prefixes(values) && 5 + at_least < others)
         .then(|| {
             values.iter().scan(&[][..], |prev, v| Some(v.len() - common_prefix(std::mem::replace(prev, v), v))).sum()
         })
@@ -206,6 +211,9 @@ pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> 
 /// The number of leading bytes `a` and `b` share, 8 bytes at a time.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
+    if n == 0 || a[0] != b[0] {
+        return 0;
+    }
     let mut i = 0;
     while i + 8 <= n {
         let x = u64::from_le_bytes(a[i..i + 8].try_into().expect("8 bytes"));
