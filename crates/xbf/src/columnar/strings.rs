@@ -179,15 +179,18 @@ pub(crate) fn encode(values: &[&[u8]]) -> Vec<u8> {
 pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> {
     debug_assert!(joined.is_none_or(|j| j.len() == values.iter().map(|v| v.len()).sum::<usize>()));
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
-    let plain = Plain::new(values, &mut lens);
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::new);
+    // Plain takes the bytes and a block of lengths of two bytes at least:
+    // its lengths are planned only if a dictionary does not beat that.
+    let bytes = joined.map_or_else(|| values.iter().map(|v| v.len()).sum(), <[u8]>::len);
+    let plain = (dict.as_ref().map_or(usize::MAX, Dict::size) >= 3 + bytes).then(|| Plain::new(values, &mut lens));
     // Shared prefixes take their remaining bytes and two blocks of at least
     // two bytes: planned only if that may beat the others (ties go to them).
     // A value shares at most the length of the one before: the rests take
     // at least what each value is longer than that one, a bound known from
     // the lengths alone.
-    let others = plain.size().min(dict.as_ref().map_or(usize::MAX, Dict::size));
+    let others = plain.as_ref().map_or(usize::MAX, Plain::size).min(dict.as_ref().map_or(usize::MAX, Dict::size));
     let at_least: usize =
         values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
     let prefix = (shares_prefixes(values) && 5 + at_least < others)
@@ -199,10 +202,10 @@ pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> 
             let rest = Prefix::rest(values, &mut shared, &mut rest_lens);
             Prefix::plan(&shared, &rest_lens, rest)
         });
-    let sizes = [Some(plain.size()), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
-    let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain");
+    let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
+    let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain or a dictionary");
     match best {
-        0 => plain.write(values, joined),
+        0 => plain.expect("plain").write(values, joined),
         1 => dict.expect("a dictionary").write(),
         _ => prefix.expect("shared prefixes").write(values),
     }
