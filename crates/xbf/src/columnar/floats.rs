@@ -163,14 +163,25 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
 }
 
 fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
+    decimal_of(values, e, None)
+}
+
+/// [`decimal`], given the integers of every value if they are known
+/// already (`exact_decimal` of each, all of them present).
+fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
     let mut ints = Vec::with_capacity(values.len());
     let mut exceptions = Vec::new();
-    for (i, v) in values.iter().enumerate() {
-        match exact_decimal(*v, e) {
-            Some(n) => ints.push(varint::zigzag(n.into())),
-            _ => {
-                ints.push(0);
-                exceptions.push(i);
+    match known {
+        Some(ns) => ints.extend(ns.iter().map(|&n| varint::zigzag(n.into()))),
+        None => {
+            for (i, v) in values.iter().enumerate() {
+                match exact_decimal(*v, e) {
+                    Some(n) => ints.push(varint::zigzag(n.into())),
+                    _ => {
+                        ints.push(0);
+                        exceptions.push(i);
+                    }
+                }
             }
         }
     }
@@ -220,7 +231,7 @@ fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u128>)> {
 /// bits inside the window of the last value that opened one, or a 1 bit, the
 /// XOR's leading zeros and its length less one (`F::FIELD` bits each) and
 /// its bits from the first to the last 1, which opens a new window.
-fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
+fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32) -> bool) {
     let width = 8 * F::BYTES as u32;
     let mut window: Option<(u32, u32)> = None;
     let mut prev = match values.first() {
@@ -232,7 +243,9 @@ fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
         let x = bits ^ prev;
         prev = bits;
         if x == 0 {
-            emit(0, 1);
+            if !emit(0, 1) {
+                return;
+            }
             continue;
         }
         let lead = x.leading_zeros() - (64 - width);
@@ -241,15 +254,19 @@ fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
         match window {
             // The window holds the XOR and costs fewer bits than a new one.
             Some((wl, wlen)) if lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * F::FIELD => {
-                emit(0b01, 2);
-                emit(x >> (width - wl - wlen), wlen);
+                if !(emit(0b01, 2) && emit(x >> (width - wl - wlen), wlen)) {
+                    return;
+                }
             }
             _ => {
-                emit(0b11, 2);
-                emit(u64::from(lead), F::FIELD);
-                emit(u64::from(len - 1), F::FIELD);
-                emit(x >> trail, len);
                 window = Some((lead, len));
+                if !(emit(0b11, 2)
+                    && emit(u64::from(lead), F::FIELD)
+                    && emit(u64::from(len - 1), F::FIELD)
+                    && emit(x >> trail, len))
+                {
+                    return;
+                }
             }
         }
     }
@@ -257,9 +274,21 @@ fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
 
 /// The bytes of the XOR encoding of `values` (at least one), without writing it.
 fn xor_size<F: Float>(values: &[F]) -> usize {
+    xor_size_below(values, usize::MAX).expect("below the largest size")
+}
+
+/// [`xor_size`] if it is below `limit`; `None` as soon as the bits so far
+/// reach it.
+fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     let mut bits = 0u64;
-    xor_fields(values, |_, w| bits += u64::from(w));
-    1 + F::BYTES + bits.div_ceil(8) as usize
+    let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
+    let mut below = size(0) < limit;
+    xor_fields(values, |_, w| {
+        bits += u64::from(w);
+        below = size(bits) < limit;
+        below
+    });
+    below.then_some(size(bits))
 }
 
 fn xor<F: Float>(values: &[F]) -> Vec<u8> {
@@ -276,6 +305,7 @@ fn xor<F: Float>(values: &[F]) -> Vec<u8> {
             acc >>= 8;
             filled -= 8;
         }
+        true
     });
     if filled > 0 {
         out.push(acc as u8);
@@ -447,7 +477,7 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
     const SAMPLE: usize = 4096;
     let promising = values.len() <= 4 * SAMPLE
         || xor_size(&values[..SAMPLE]) * values.len() < best.len() * SAMPLE + best.len() * SAMPLE / 8;
-    if !values.is_empty() && promising && xor_size(values) < best.len() {
+    if !values.is_empty() && promising && xor_size_below(values, best.len()).is_some() {
         best = xor(values);
     }
     if let Some((distinct, ids)) = dictionary(values) {
@@ -483,7 +513,17 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     // tried first, each until its first miss, and the smallest that has
     // none is the only candidate (as the count below would find, without
     // counting the others).
-    let zero = (0..=F::MAX_EXP).filter(|&e| fits(&sample[0], e)).find(|&e| sample.iter().all(|v| fits(v, e)));
+    let mut ns = Vec::with_capacity(sample.len());
+    let zero = (0..=F::MAX_EXP).filter(|&e| fits(&sample[0], e)).find(|&e| {
+        ns.clear();
+        ns.extend(sample.iter().map_while(|&v| exact_decimal(v, e)));
+        ns.len() == sample.len()
+    });
+    // When the sample is the whole column, its integers are the decimal's.
+    if let Some(e) = zero.filter(|_| sample.len() == values.len()) {
+        let candidate = decimal_of(values, e, Some(&ns));
+        return if candidate.len() < plain_len { candidate } else { plain(values) };
+    }
     let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
     if let Some(e) = zero {
         best3.push((0, e));
