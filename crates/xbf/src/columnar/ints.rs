@@ -112,6 +112,9 @@ fn plan(values: &[u128]) -> Plan {
         return Plan { size: 0, enc: VARINT, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
     let all = values.iter().fold(0u128, |a, &v| a | v);
+    if all <= 1 {
+        return plan_bits(values, first as u64);
+    }
     if all >> 63 == 0 {
         return plan_u63(values, first as u64);
     }
@@ -148,6 +151,39 @@ fn plan_u63(values: &[u128], first: u64) -> Plan {
         return others;
     }
     finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
+}
+
+/// [`plan`] of a column of zeros and ones (option presence, bools): every
+/// varint one byte, and the differences of neighbours -1, 0 or 1, whose
+/// zigzags 1, 0 and 2 follow from counting the steps down and up.
+fn plan_bits(values: &[u128], first: u64) -> Plan {
+    let n = values.len();
+    let (mut ones, mut up, mut down) = (first as usize, 0usize, 0usize);
+    let mut prev = first;
+    for &v in &values[1..] {
+        let v = v as u64;
+        ones += v as usize;
+        up += usize::from(v > prev);
+        down += usize::from(v < prev);
+        prev = v;
+    }
+    let (lo, hi) = (u128::from(ones == n), u128::from(ones > 0));
+    let (dlo, dhi) = if n > 1 {
+        let same = n - 1 - up - down;
+        let zigzags = [(same > 0, 0u128), (down > 0, 1), (up > 0, 2)];
+        let mut present = zigzags.iter().filter(|(p, _)| *p).map(|&(_, z)| z);
+        let dlo = present.next().expect("n - 1 differences");
+        (dlo, present.last().unwrap_or(dlo))
+    } else {
+        (0, 0)
+    };
+    let runs = 1 + up + down;
+    let range = (lo, hi, dlo, dhi);
+    let others = finish_plan(values, u128::from(first), n, usize::MAX, range);
+    if 2 * runs >= others.size {
+        return others;
+    }
+    finish_plan(values, u128::from(first), n, rle_size_u63(values), range)
 }
 
 /// [`rle_size`] of values below 2^63.
@@ -515,6 +551,8 @@ mod tests {
                         2 => (i as u128 / 7) % 3,
                         3 => 1_000_000 + i as u128 * 3 + r % 2,
                         4 => [0, (1 << 63) - 1][i % 2],
+                        5 if round % 4 == 1 => r % 2,
+                        5 if round % 4 == 3 => u128::from(r % 50 != 0),
                         _ => r >> (r % 63),
                     }
                 })
@@ -523,7 +561,8 @@ mod tests {
             let fast = plan_u63(&values, first as u64);
             let slow = plan_narrow(&values, first).unwrap();
             let wide = plan_wide(&values, first);
-            for p in [&slow, &wide] {
+            let bits = values.iter().all(|&v| v <= 1).then(|| plan_bits(&values, first as u64));
+            for p in [&slow, &wide].into_iter().chain(bits.as_ref()) {
                 assert_eq!(
                     (fast.size, fast.enc, fast.min, fast.width, fast.delta_min, fast.delta_width),
                     (p.size, p.enc, p.min, p.width, p.delta_min, p.delta_width),
@@ -531,6 +570,29 @@ mod tests {
                 );
             }
             round_trip(&values);
+        }
+    }
+
+    #[test]
+    fn zeros_and_ones_plan_as_any_column() {
+        let cases: [&[u128]; 8] = [
+            &[0; 10],
+            &[1; 10],
+            &[0, 1],
+            &[1, 0],
+            &[1],
+            &[0],
+            &[0, 0, 1, 1, 1, 0, 0, 1],
+            &[1, 1, 1, 1, 1, 1, 1, 1, 1, 0],
+        ];
+        for values in cases {
+            let (a, b) = (plan_bits(values, values[0] as u64), plan_narrow(values, values[0]).unwrap());
+            assert_eq!(
+                (a.size, a.enc, a.min, a.width, a.delta_min, a.delta_width),
+                (b.size, b.enc, b.min, b.width, b.delta_min, b.delta_width),
+                "{values:?}"
+            );
+            round_trip(values);
         }
     }
 
