@@ -736,7 +736,7 @@ mod tests {
             let v = match i % 4 {
                 0 => mantissa / 10f64.powi(digits),
                 1 => f64::from_bits(r << 11 | i),
-                2 => (mantissa / 10f64.powi(digits)).next_up(),
+                2 => f64::from_bits((mantissa / 10f64.powi(digits)).to_bits() + 1),
                 _ => mantissa * 10f64.powi(digits % 6) + 0.5,
             };
             check(v);

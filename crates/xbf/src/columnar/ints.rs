@@ -173,7 +173,7 @@ fn plan_bits(values: &[u128], first: u64) -> Plan {
         let zigzags = [(same > 0, 0u128), (down > 0, 1), (up > 0, 2)];
         let mut present = zigzags.iter().filter(|(p, _)| *p).map(|&(_, z)| z);
         let dlo = present.next().expect("n - 1 differences");
-        (dlo, present.last().unwrap_or(dlo))
+        (dlo, present.next_back().unwrap_or(dlo))
     } else {
         (0, 0)
     };

@@ -177,7 +177,7 @@ pub(crate) fn encode(values: &[&[u8]]) -> Vec<u8> {
 /// [`encode`] of values that are `joined`, one after the other, in one
 /// buffer (copied at once if plain wins).
 pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> {
-    debug_assert!(joined.is_none_or(|j| j.len() == values.iter().map(|v| v.len()).sum::<usize>()));
+    debug_assert!(joined.map_or(true, |j| j.len() == values.iter().map(|v| v.len()).sum::<usize>()));
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::new);
