@@ -115,6 +115,8 @@ impl<'a, 'v> Dict<'a, 'v> {
 }
 
 struct Prefix<'a> {
+    /// Each value's prefix shared with the one before, as planned.
+    lens: &'a [u128],
     shared: Planned<'a>,
     rest_lens: Planned<'a>,
     rest: usize,
@@ -137,7 +139,7 @@ impl<'a> Prefix<'a> {
     }
 
     fn plan(shared: &'a [u128], rest_lens: &'a [u128], rest: usize) -> Prefix<'a> {
-        Prefix { shared: Planned::new(shared), rest_lens: Planned::new(rest_lens), rest }
+        Prefix { lens: shared, shared: Planned::new(shared), rest_lens: Planned::new(rest_lens), rest }
     }
     fn size(&self) -> usize {
         1 + self.shared.block_size() + self.rest_lens.block_size() + self.rest
@@ -147,11 +149,8 @@ impl<'a> Prefix<'a> {
         out.push(PREFIX);
         self.shared.write_block(&mut out);
         self.rest_lens.write_block(&mut out);
-        let mut prev: &[u8] = &[];
-        for v in values {
-            let p = common_prefix(prev, v);
-            out.extend_from_slice(&v[p..]);
-            prev = v;
+        for (v, &p) in values.iter().zip(self.lens) {
+            out.extend_from_slice(&v[p as usize..]);
         }
         out
     }
@@ -194,14 +193,9 @@ pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> 
     let at_least: usize =
         values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
     let prefix = (shares_prefixes(values) && 5 + at_least < others)
-        .then(|| {
-            values.iter().scan(&[][..], |prev, v| Some(v.len() - common_prefix(std::mem::replace(prev, v), v))).sum()
-        })
-        .filter(|&rest: &usize| 5 + rest < others)
-        .map(|_| {
-            let rest = Prefix::rest(values, &mut shared, &mut rest_lens);
-            Prefix::plan(&shared, &rest_lens, rest)
-        });
+        .then(|| Prefix::rest(values, &mut shared, &mut rest_lens))
+        .filter(|&rest| 5 + rest < others)
+        .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
     let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain or a dictionary");
     match best {
