@@ -474,6 +474,42 @@ impl ColumnNode {
         }
     }
 
+    /// Appends many values of `any` type at once: value `i`'s own type is
+    /// `types[tags[i]]` (the `types` distinct). Gives the node of each of
+    /// `types`, in their order, which then takes the values of that type in
+    /// their order (with the `extend_*` calls, say).
+    pub fn extend_any(&mut self, types: &[Metadata], tags: &[usize]) -> Result<Vec<&mut ColumnNode>> {
+        let Node::Any(known, own, nodes) = &mut self.node else {
+            return Err(mismatch(&self.ty, "values of any type"));
+        };
+        let invalid = |what: String| Error::new(ErrorKind::TypeMismatch, what);
+        if let Some(&t) = tags.iter().find(|&&t| t >= types.len()) {
+            return Err(invalid(format!("the type index {t} of {} types", types.len())));
+        }
+        if types.iter().enumerate().any(|(i, t)| types[..i].contains(t)) {
+            return Err(invalid("the types of extend_any must be distinct".into()));
+        }
+        let at: Vec<usize> = types
+            .iter()
+            .map(|t| match known.iter().position(|k| k == t) {
+                Some(i) => i,
+                None => {
+                    known.push(t.clone());
+                    nodes.push(ColumnNode::new(t));
+                    known.len() - 1
+                }
+            })
+            .collect();
+        own.extend(tags.iter().map(|&t| at[t] as u128));
+        let mut out: Vec<Option<&mut ColumnNode>> = types.iter().map(|_| None).collect();
+        for (i, node) in nodes.iter_mut().enumerate() {
+            if let Some(j) = at.iter().position(|&a| a == i) {
+                out[j] = Some(node);
+            }
+        }
+        Ok(out.into_iter().map(|n| n.expect("a node for each type")).collect())
+    }
+
     /// Appends a whole value of the node's type.
     pub fn push_value(&mut self, v: &Value) -> Result<()> {
         if !v.conforms_to(&self.ty) {
@@ -709,6 +745,28 @@ mod tests {
         let records = cols.root().push_len(items.len()).unwrap();
         for (i, (_, fty)) in s.fields().enumerate() {
             let all: Vec<&Value> = items.items().iter().map(|r| &r.as_struct().unwrap().values()[i]).collect();
+            if let Metadata::Any = fty {
+                // Many at once: the types in first-seen order, then each
+                // type's values.
+                let mut types: Vec<Metadata> = Vec::new();
+                let tags: Vec<usize> = all
+                    .iter()
+                    .map(|v| {
+                        let t = crate::columnar::any_value(v).metadata();
+                        types.iter().position(|x| x == t).unwrap_or_else(|| {
+                            types.push(t.clone());
+                            types.len() - 1
+                        })
+                    })
+                    .collect();
+                let nodes = records.field(i).unwrap().extend_any(&types, &tags).unwrap();
+                for (k, node) in nodes.into_iter().enumerate() {
+                    for (v, _) in all.iter().zip(&tags).filter(|(_, &t)| t == k) {
+                        node.push_value(crate::columnar::any_value(v).value()).unwrap();
+                    }
+                }
+                continue;
+            }
             let (node, vals): (&mut ColumnNode, Vec<&Value>) = match fty {
                 Metadata::Option(_) => {
                     let present: Vec<bool> = all.iter().map(|v| crate::columnar::option_value(v).is_some()).collect();
@@ -976,6 +1034,27 @@ mod tests {
         let bytes = EncodeOptions::v2().encode_columns(cols).unwrap();
         let v: Value = VecValue::new(s(P::String), vec!["é".into(), "!".into()]).unwrap().into();
         assert_eq!(crate::decode_message(&bytes).unwrap(), v);
+        // Values of any type, many at once: the same bytes as one at a time.
+        let ty = Metadata::vec(Metadata::Any);
+        let one_by_one = {
+            let mut cols = Columns::new(&ty);
+            let items = cols.root().push_len(5).unwrap();
+            items.push_any(&s(P::String)).unwrap().push_str("a").unwrap();
+            items.push_any(&s(P::U64)).unwrap().push_u64(7).unwrap();
+            items.push_any(&Metadata::UNIT).unwrap();
+            items.push_any(&s(P::String)).unwrap().push_str("bc").unwrap();
+            items.push_any(&s(P::U64)).unwrap().push_u64(8).unwrap();
+            EncodeOptions::v2().encode_columns(cols).unwrap()
+        };
+        let mut cols = Columns::new(&ty);
+        let items = cols.root().push_len(5).unwrap();
+        let types = [s(P::String), s(P::U64), Metadata::UNIT];
+        assert!(items.extend_any(&types, &[0, 3]).is_err(), "a tag past the types");
+        assert!(items.extend_any(&[s(P::U64), s(P::U64)], &[0]).is_err(), "types twice");
+        let mut nodes = items.extend_any(&types, &[0, 1, 2, 0, 1]).unwrap();
+        nodes[0].extend_str("abc", &[1, 3]).unwrap();
+        nodes[1].extend_u64(&[7, 8]).unwrap();
+        assert_eq!(EncodeOptions::v2().encode_columns(cols).unwrap(), one_by_one);
         // XBF 1 has no columns.
         let mut cols = Columns::new(&s(P::U64));
         cols.root().push_u64(1).unwrap();
