@@ -1841,44 +1841,55 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn) -> xbf::Resu
     };
     match ty {
         Metadata::Any => {
-            // One scalar at a time as a value of `any`: its type, then the
-            // value (as `to_value` chooses: ints from 0 up as u64).
-            let (mut b, mut i, mut f, mut s) = (0, 0, 0, 0);
-            let mut rows = 0;
-            for &kind in &col.kinds {
-                rows += 1 + match kind {
-                    K_NULL => {
-                        node.push_any(&Metadata::UNIT)?;
-                        0
-                    }
-                    K_BOOL => {
-                        node.push_any(&P::Bool.into())?.push_bool(col.bools[b])?;
-                        b += 1;
-                        1
-                    }
-                    K_INT | K_UINT => {
-                        let x = col.ints[i];
-                        i += 1;
-                        if kind == K_UINT || (x as i64) >= 0 {
-                            node.push_any(&P::U64.into())?.push_u64(x)?;
-                            uvarint_len(x)
-                        } else {
-                            node.push_any(&P::I64.into())?.push_i64(x as i64)?;
-                            zigzag_len(x as i64)
+            // Each scalar as a value of `any`: its type (as `to_value`
+            // chooses: ints from 0 up as u64), the types in first-seen
+            // order; then the values of each type at once.
+            const TYPES: [P; 6] = [P::Unit, P::Bool, P::U64, P::I64, P::F64, P::String];
+            let (mut order, mut slot_at) = (Vec::new(), [usize::MAX; 6]);
+            let (mut u64s, mut i64s) = (Vec::new(), Vec::new());
+            let mut ints = col.ints.iter();
+            let tags: Vec<usize> = col
+                .kinds
+                .iter()
+                .map(|&kind| {
+                    let slot = match kind {
+                        K_NULL => 0,
+                        K_BOOL => 1,
+                        K_INT | K_UINT => {
+                            let x = *ints.next().expect("an int for each int kind");
+                            if kind == K_UINT || (x as i64) >= 0 {
+                                u64s.push(x);
+                                2
+                            } else {
+                                i64s.push(x as i64);
+                                3
+                            }
                         }
+                        K_FLOAT => 4,
+                        _ => 5,
+                    };
+                    if slot_at[slot] == usize::MAX {
+                        slot_at[slot] = order.len();
+                        order.push(slot);
                     }
-                    K_FLOAT => {
-                        node.push_any(&P::F64.into())?.push_f64(col.floats[f])?;
-                        f += 1;
-                        8
+                    slot_at[slot]
+                })
+                .collect();
+            let types: Vec<Metadata> = order.iter().map(|&slot| TYPES[slot].into()).collect();
+            let nodes = node.extend_any(&types, &tags)?;
+            // A byte for each value's type, then the values.
+            let mut rows = tags.len();
+            for (node, &slot) in nodes.into_iter().zip(&order) {
+                rows += match slot {
+                    2 => {
+                        node.extend_u64(&u64s)?;
+                        u64s.iter().map(|&x| uvarint_len(x)).sum()
                     }
-                    _ => {
-                        let start = if s == 0 { 0 } else { col.ends[s - 1] };
-                        let text = &col.text[start..col.ends[s]];
-                        s += 1;
-                        node.push_any(&P::String.into())?.push_str(text)?;
-                        uvarint_len(text.len() as u64) + text.len()
+                    3 => {
+                        node.extend_i64(&i64s)?;
+                        i64s.iter().map(|&x| zigzag_len(x)).sum()
                     }
+                    _ => scalars(node, TYPES[slot])?,
                 };
             }
             Ok(Some(rows))
