@@ -8,7 +8,7 @@ use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::value::Value;
 use crate::varint;
 
-use super::Shred;
+use super::{Shred, TypeKey};
 
 /// The columns of a message being built: one [`ColumnNode`] per place in
 /// its type, filled value by value in the order of the values, then written
@@ -112,9 +112,9 @@ enum Node {
     Option(Vec<u128>, Box<ColumnNode>),
     Map(Vec<u128>, Box<ColumnNode>, Box<ColumnNode>),
     Enum(Vec<u128>, Vec<ColumnNode>),
-    /// The distinct types in first-pushed order, each value's index among
-    /// them, and the values of each type.
-    Any(Vec<Metadata>, Vec<u128>, Vec<ColumnNode>),
+    /// The distinct types in first-pushed order (and how they are told
+    /// apart), each value's index among them, and the values of each type.
+    Any(Vec<(Metadata, TypeKey)>, Vec<u128>, Vec<ColumnNode>),
 }
 
 fn mismatch(ty: &Metadata, what: &str) -> Error {
@@ -459,10 +459,11 @@ impl ColumnNode {
     pub fn push_any(&mut self, ty: &Metadata) -> Result<&mut ColumnNode> {
         match &mut self.node {
             Node::Any(types, tags, nodes) => {
-                let i = match types.iter().position(|t| t == ty) {
+                let key = TypeKey::of(ty);
+                let i = match types.iter().position(|(_, k)| *k == key) {
                     Some(i) => i,
                     None => {
-                        types.push(ty.clone());
+                        types.push((ty.clone(), key));
                         nodes.push(ColumnNode::new(ty));
                         types.len() - 1
                     }
@@ -486,15 +487,17 @@ impl ColumnNode {
         if let Some(&t) = tags.iter().find(|&&t| t >= types.len()) {
             return Err(invalid(format!("the type index {t} of {} types", types.len())));
         }
-        if types.iter().enumerate().any(|(i, t)| types[..i].contains(t)) {
+        let keys: Vec<TypeKey> = types.iter().map(TypeKey::of).collect();
+        if keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k)) {
             return Err(invalid("the types of extend_any must be distinct".into()));
         }
         let at: Vec<usize> = types
             .iter()
-            .map(|t| match known.iter().position(|k| k == t) {
+            .zip(keys)
+            .map(|(t, key)| match known.iter().position(|(_, k)| *k == key) {
                 Some(i) => i,
                 None => {
-                    known.push(t.clone());
+                    known.push((t.clone(), key));
                     nodes.push(ColumnNode::new(t));
                     known.len() - 1
                 }
@@ -637,7 +640,7 @@ impl ColumnNode {
             }
             (Node::Any(types, tags, nodes), _) => {
                 count(tags.len(), path)?;
-                types.iter().zip(nodes).enumerate().try_for_each(|(i, (t, v))| {
+                types.iter().zip(nodes).enumerate().try_for_each(|(i, ((t, _), v))| {
                     nested(path, format!("<{t}>"), v, tags.iter().filter(|&&x| x == i as u128).count())
                 })
             }
@@ -659,9 +662,11 @@ impl ColumnNode {
             Node::Option(present, inner) => Shred::Option(present, Box::new(inner.into_shred())),
             Node::Map(lens, k, v) => Shred::Map(lens, Box::new(k.into_shred()), Box::new(v.into_shred())),
             Node::Enum(tags, variants) => Shred::Enum(tags, variants.into_iter().map(ColumnNode::into_shred).collect()),
-            Node::Any(types, tags, nodes) => {
-                Shred::Typed(types, tags, nodes.into_iter().map(ColumnNode::into_shred).collect())
-            }
+            Node::Any(types, tags, nodes) => Shred::Typed(
+                types.into_iter().map(|(t, _)| t).collect(),
+                tags,
+                nodes.into_iter().map(ColumnNode::into_shred).collect(),
+            ),
         }
     }
 }
@@ -974,6 +979,29 @@ mod tests {
                 assert_eq!(bytes, by_value);
             }
         }
+    }
+
+    /// Structs with the same fields in another order are equal by
+    /// `Metadata`'s `==` but are other types on the wire: an `any` column of
+    /// both keeps both, every time (the index of types once keyed by `==`
+    /// and a hash that disagreed with it merged them now and then).
+    #[test]
+    fn any_keeps_structs_of_other_field_orders_apart() {
+        let ab = StructValue::from_fields("O", [("a", Value::U64(1)), ("b", Value::String("x".into()))]).unwrap();
+        let ba = StructValue::from_fields("O", [("b", Value::String("y".into())), ("a", Value::U64(2))]).unwrap();
+        let items: Vec<Value> =
+            (0..40).map(|i| Value::any(if i < 20 { ab.clone().into() } else { ba.clone().into() })).collect();
+        let v: Value = VecValue::new(Metadata::Any, items).unwrap().into();
+        let ty = v.metadata();
+        let first = EncodeOptions::v2().layout(Layout::Columnar).encode_typed_message(&ty, &v).unwrap();
+        for _ in 0..300 {
+            let (a, b) = both(&EncodeOptions::v2(), &ty, &v);
+            assert_eq!(a, first);
+            assert_eq!(b, first);
+        }
+        let rows = EncodeOptions::v2().layout(Layout::Rows);
+        let back = crate::decode_message(&first).unwrap();
+        assert_eq!(rows.encode_message(&back).unwrap(), rows.encode_message(&v).unwrap());
     }
 
     #[test]

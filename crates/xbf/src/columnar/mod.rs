@@ -476,12 +476,12 @@ fn put_floats<F: floats::Float>(out: &mut Vec<u8>, col: &[F], cfg: &ColumnConfig
 /// The columns of an `any` node: its types, each value's type, then the
 /// values of each type as a node of that type.
 fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
-    let mut index: HashMap<&Metadata, usize> = HashMap::new();
+    let mut index: HashMap<TypeKey, usize> = HashMap::new();
     let mut types: Vec<&Metadata> = Vec::new();
     let mut tags = Vec::with_capacity(values.len());
     for v in values {
         let a = any_value(v);
-        let t = *index.entry(a.metadata()).or_insert_with(|| {
+        let t = *index.entry(TypeKey::of(a.metadata())).or_insert_with(|| {
             types.push(a.metadata());
             types.len() - 1
         });
@@ -501,6 +501,27 @@ fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
         })
         .collect();
     write_any(&types, &tags, nodes, out, cfg);
+}
+
+/// A type as the types column of an `any` node tells types apart: by its
+/// bytes on the wire (field and variant order included). `Metadata`'s own
+/// `==` takes two structs with the same fields in another order as equal
+/// while its hash does not, so an index keyed by it merged such types only
+/// when their hashes happened to meet (and then wrote the values of one
+/// under the other's field order).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) enum TypeKey {
+    Primitive(P),
+    Wire(Vec<u8>),
+}
+
+impl TypeKey {
+    pub(crate) fn of(ty: &Metadata) -> TypeKey {
+        match ty {
+            Metadata::Primitive(p) => TypeKey::Primitive(*p),
+            t => TypeKey::Wire(crate::ser::metadata_bytes_v2(t)),
+        }
+    }
 }
 
 /// Writes an `any` node: the column of its distinct types, each value's
