@@ -89,14 +89,15 @@ pub struct ColumnNode {
 #[derive(Debug)]
 enum Node {
     Unit,
-    /// The unsigned values of an integer column; `bits` and `signed` give
-    /// the range of its type.
+    /// The unsigned values of an integer column (in `col` if they take
+    /// at most 64 bits, else in `wide`); `bits` and `signed` give the
+    /// range of its type.
     Ints {
-        col: Vec<u128>,
+        col: IntCol,
         bits: u32,
         signed: bool,
     },
-    Bool(Vec<u128>),
+    Bool(Vec<u8>),
     F64(Vec<f64>),
     F32(Vec<f32>),
     /// Strings or bytes, one after the other, and where each ends.
@@ -109,12 +110,51 @@ enum Node {
     /// A vec (with its lengths) or an array (without, `len` items each).
     Seq(Option<Vec<u128>>, Box<ColumnNode>),
     Fields(Vec<ColumnNode>),
-    Option(Vec<u128>, Box<ColumnNode>),
+    Option(Vec<u8>, Box<ColumnNode>),
     Map(Vec<u128>, Box<ColumnNode>, Box<ColumnNode>),
     Enum(Vec<u128>, Vec<ColumnNode>),
     /// The distinct types in first-pushed order (and how they are told
     /// apart), each value's index among them, and the values of each type.
     Any(Vec<(Metadata, TypeKey)>, Vec<u128>, Vec<ColumnNode>),
+}
+
+/// The values of an integer column: 64 bits each where the type's fit.
+#[derive(Debug)]
+enum IntCol {
+    Narrow(Vec<u64>),
+    Wide(Vec<u128>),
+}
+
+impl IntCol {
+    fn new(bits: u32) -> IntCol {
+        if bits <= 64 {
+            IntCol::Narrow(Vec::new())
+        } else {
+            IntCol::Wide(Vec::new())
+        }
+    }
+
+    /// Appends a value that the column's type holds (checked before).
+    fn push(&mut self, x: u128) {
+        match self {
+            IntCol::Narrow(col) => col.push(x as u64),
+            IntCol::Wide(col) => col.push(x),
+        }
+    }
+
+    fn extend(&mut self, xs: impl Iterator<Item = u128>) {
+        match self {
+            IntCol::Narrow(col) => col.extend(xs.map(|x| x as u64)),
+            IntCol::Wide(col) => col.extend(xs),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            IntCol::Narrow(col) => col.len(),
+            IntCol::Wide(col) => col.len(),
+        }
+    }
 }
 
 fn mismatch(ty: &Metadata, what: &str) -> Error {
@@ -131,8 +171,8 @@ impl ColumnNode {
                 P::String | P::Bytes => Node::Bytes { data: Vec::new(), ends: Vec::new() },
                 P::U256 | P::I256 => Node::Wide(Vec::new()),
                 P::Bool => Node::Bool(Vec::new()),
-                P::Date => Node::Ints { col: Vec::new(), bits: 32, signed: true },
-                P::Timestamp => Node::Ints { col: Vec::new(), bits: 64, signed: true },
+                P::Date => Node::Ints { col: IntCol::new(32), bits: 32, signed: true },
+                P::Timestamp => Node::Ints { col: IntCol::new(64), bits: 64, signed: true },
                 p => {
                     let (bits, signed) = match p {
                         P::U8 => (8, false),
@@ -146,7 +186,7 @@ impl ColumnNode {
                         P::I64 => (64, true),
                         _ => (128, true),
                     };
-                    Node::Ints { col: Vec::new(), bits, signed }
+                    Node::Ints { col: IntCol::new(bits), bits, signed }
                 }
             },
             Metadata::Vec(e) => Node::Seq(Some(Vec::new()), Box::new(ColumnNode::new(e))),
@@ -193,7 +233,7 @@ impl ColumnNode {
     pub fn push_bool(&mut self, b: bool) -> Result<()> {
         match &mut self.node {
             Node::Bool(col) => {
-                col.push(u128::from(b));
+                col.push(u8::from(b));
                 Ok(())
             }
             _ => Err(mismatch(&self.ty, "a bool")),
@@ -341,7 +381,7 @@ impl ColumnNode {
     pub fn extend_bool(&mut self, bs: &[bool]) -> Result<()> {
         match &mut self.node {
             Node::Bool(col) => {
-                col.extend(bs.iter().map(|&b| u128::from(b)));
+                col.extend(bs.iter().map(|&b| u8::from(b)));
                 Ok(())
             }
             _ => Err(mismatch(&self.ty, "bools")),
@@ -378,7 +418,7 @@ impl ColumnNode {
     pub fn extend_options(&mut self, present: &[bool]) -> Result<&mut ColumnNode> {
         match &mut self.node {
             Node::Option(col, inner) => {
-                col.extend(present.iter().map(|&b| u128::from(b)));
+                col.extend(present.iter().map(|&b| u8::from(b)));
                 Ok(inner)
             }
             _ => Err(mismatch(&self.ty, "options")),
@@ -525,7 +565,8 @@ impl ColumnNode {
     fn push_unchecked(&mut self, v: &Value) {
         match &mut self.node {
             Node::Unit => {}
-            Node::Ints { col, .. } | Node::Bool(col) => col.push(super::int_of(v)),
+            Node::Ints { col, .. } => col.push(super::int_of(v)),
+            Node::Bool(col) => col.push(super::int_of(v) as u8),
             Node::F64(col) => col.push(v.as_f64().expect("an f64")),
             Node::F32(col) => col.push(if let Value::F32(x) = v { *x } else { unreachable!("an f32") }),
             Node::Bytes { data, ends } => {
@@ -557,7 +598,7 @@ impl ColumnNode {
             }
             Node::Option(present, inner) => {
                 let o = super::option_value(v);
-                present.push(u128::from(o.is_some()));
+                present.push(u8::from(o.is_some()));
                 if let Some(x) = o {
                     inner.push_unchecked(x);
                 }
@@ -605,7 +646,8 @@ impl ColumnNode {
         };
         match (&self.node, &self.ty) {
             (Node::Unit, _) => Ok(()),
-            (Node::Ints { col, .. } | Node::Bool(col), _) => count(col.len(), path),
+            (Node::Ints { col, .. }, _) => count(col.len(), path),
+            (Node::Bool(col), _) => count(col.len(), path),
             (Node::F64(col), _) => count(col.len(), path),
             (Node::F32(col), _) => count(col.len(), path),
             (Node::Bytes { ends, .. }, _) => count(ends.len(), path),
@@ -625,7 +667,7 @@ impl ColumnNode {
             }
             (Node::Option(present, inner), _) => {
                 count(present.len(), path)?;
-                nested(path, "?".into(), inner, sum(present))
+                nested(path, "?".into(), inner, present.iter().filter(|&&p| p == 1).count())
             }
             (Node::Map(lens, k, v), _) => {
                 count(lens.len(), path)?;
@@ -652,7 +694,9 @@ impl ColumnNode {
     fn into_shred(self) -> Shred<'static> {
         match self.node {
             Node::Unit => Shred::Unit,
-            Node::Ints { col, .. } | Node::Bool(col) => Shred::Ints(col),
+            Node::Ints { col: IntCol::Narrow(col), .. } => Shred::Narrow(col),
+            Node::Ints { col: IntCol::Wide(col), .. } => Shred::Ints(col),
+            Node::Bool(col) => Shred::Bits(col),
             Node::F64(col) => Shred::F64(col),
             Node::F32(col) => Shred::F32(col),
             Node::Bytes { data, ends } => Shred::Owned(data, ends),

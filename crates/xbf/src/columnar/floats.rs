@@ -172,11 +172,11 @@ fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
     let mut ints = Vec::with_capacity(values.len());
     let mut exceptions = Vec::new();
     match known {
-        Some(ns) => ints.extend(ns.iter().map(|&n| varint::zigzag(n.into()))),
+        Some(ns) => ints.extend(ns.iter().map(|&n| varint::zigzag(n.into()) as u64)),
         None => {
             for (i, v) in values.iter().enumerate() {
                 match exact_decimal(*v, e) {
-                    Some(n) => ints.push(varint::zigzag(n.into())),
+                    Some(n) => ints.push(varint::zigzag(n.into()) as u64),
                     _ => {
                         ints.push(0);
                         exceptions.push(i);
@@ -191,7 +191,7 @@ fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
     out.extend_from_slice(&body);
     ints::put_varint(&mut out, exceptions.len() as u128);
     if !exceptions.is_empty() {
-        let positions: Vec<u128> = exceptions.iter().map(|&i| i as u128).collect();
+        let positions: Vec<u64> = exceptions.iter().map(|&i| i as u64).collect();
         let pos = ints::encode(&positions);
         ints::put_varint(&mut out, pos.len() as u128);
         out.extend_from_slice(&pos);
@@ -204,18 +204,18 @@ fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
 
 /// The distinct values (by bits, in first-seen order) and each value's
 /// index among them; `None` when most values are distinct.
-fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u128>)> {
+fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
     // Room for as many distinct values as the dictionary may take (it
     // gives up past half the column), without growing on the way.
     let room = (values.len() / 2 + 17).min(4096);
-    let mut index: std::collections::HashMap<u64, u128, super::FastHash> =
+    let mut index: std::collections::HashMap<u64, u64, super::FastHash> =
         std::collections::HashMap::with_capacity_and_hasher(room, super::FastHash::default());
     let mut distinct = Vec::new();
     let mut ids = Vec::with_capacity(values.len());
     for (i, v) in values.iter().enumerate() {
         let id = *index.entry(v.to_bits64()).or_insert_with(|| {
             distinct.push(*v);
-            distinct.len() as u128 - 1
+            distinct.len() as u64 - 1
         });
         ids.push(id);
         if distinct.len() > values.len() / 2 + 16 || super::mostly_distinct(i + 1, distinct.len(), values.len()) {

@@ -29,6 +29,33 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, x: u128) {
     out.extend_from_slice(&buf[..n]);
 }
 
+/// A value of an integer column as the writer takes it: any unsigned width
+/// up to 128 bits (columns of narrow values take less memory to walk).
+pub(crate) trait Int: Copy + PartialEq {
+    fn wide(self) -> u128;
+}
+
+impl Int for u128 {
+    #[inline]
+    fn wide(self) -> u128 {
+        self
+    }
+}
+
+impl Int for u64 {
+    #[inline]
+    fn wide(self) -> u128 {
+        u128::from(self)
+    }
+}
+
+impl Int for u8 {
+    #[inline]
+    fn wide(self) -> u128 {
+        u128::from(self)
+    }
+}
+
 fn bits_for(x: u128) -> u8 {
     (128 - x.leading_zeros()) as u8
 }
@@ -105,13 +132,13 @@ struct Plan {
     delta_width: u8,
 }
 
-fn plan(values: &[u128]) -> Plan {
-    let Some(&first) = values.first() else {
+fn plan<T: Int>(values: &[T]) -> Plan {
+    let Some(first) = values.first().map(|v| v.wide()) else {
         // No values: a frame of reference of base 0, width 0 ties with the
         // empty varint column, which comes first.
         return Plan { size: 0, enc: VARINT, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
-    let all = values.iter().fold(0u128, |a, &v| a | v);
+    let all = values.iter().fold(0u128, |a, v| a | v.wide());
     if all <= 1 {
         return plan_bits(values, first as u64);
     }
@@ -124,15 +151,15 @@ fn plan(values: &[u128]) -> Plan {
 /// [`plan`] when every value is below 2^63, the common case: the
 /// differences of neighbours and their zigzags then fit in 64 bits too, and
 /// the one pass runs in 64-bit arithmetic.
-fn plan_u63(values: &[u128], first: u64) -> Plan {
+fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     let n = values.len();
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let mut prev = first;
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
     let (mut varint_size, mut runs) = (vlen(prev), 1usize);
-    for &v in &values[1..] {
-        let v = v as u64;
+    for v in &values[1..] {
+        let v = v.wide() as u64;
         varint_size += vlen(v);
         lo = lo.min(v);
         hi = hi.max(v);
@@ -156,12 +183,12 @@ fn plan_u63(values: &[u128], first: u64) -> Plan {
 /// [`plan`] of a column of zeros and ones (option presence, bools): every
 /// varint one byte, and the differences of neighbours -1, 0 or 1, whose
 /// zigzags 1, 0 and 2 follow from counting the steps down and up.
-fn plan_bits(values: &[u128], first: u64) -> Plan {
+fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
     let n = values.len();
     let (mut ones, mut up, mut down) = (first as usize, 0usize, 0usize);
     let mut prev = first;
-    for &v in &values[1..] {
-        let v = v as u64;
+    for v in &values[1..] {
+        let v = v.wide() as u64;
         ones += v as usize;
         up += usize::from(v > prev);
         down += usize::from(v < prev);
@@ -187,11 +214,11 @@ fn plan_bits(values: &[u128], first: u64) -> Plan {
 }
 
 /// [`rle_size`] of values below 2^63.
-fn rle_size_u63(values: &[u128]) -> usize {
+fn rle_size_u63<T: Int>(values: &[T]) -> usize {
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
-    let (mut size, mut prev, mut run) = (0usize, values[0] as u64, 0u64);
-    for &v in values {
-        let v = v as u64;
+    let (mut size, mut prev, mut run) = (0usize, values[0].wide() as u64, 0u64);
+    for v in values {
+        let v = v.wide() as u64;
         if v != prev {
             size += vlen(run) + vlen(prev);
             prev = v;
@@ -204,7 +231,7 @@ fn rle_size_u63(values: &[u128]) -> usize {
 
 /// [`plan`] in 64-bit arithmetic, the common case: `None` if a value is
 /// wider than 64 bits. (The zigzag of a difference of two u64 takes 65.)
-fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
+fn plan_narrow<T: Int>(values: &[T], first: u128) -> Option<Plan> {
     let n = values.len();
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let mut wide = first;
@@ -212,7 +239,8 @@ fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u128::MAX } else { 0 }, 0u128);
     let (mut varint_size, mut runs) = (vlen(prev), 1usize);
-    for &v in &values[1..] {
+    for v in &values[1..] {
+        let v = v.wide();
         wide |= v;
         let v = v as u64;
         varint_size += vlen(v);
@@ -239,9 +267,10 @@ fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
 }
 
 /// The bytes of the run-length encoding of `values` (at least one).
-fn rle_size(values: &[u128]) -> usize {
-    let (mut size, mut prev, mut run) = (0usize, values[0], 0usize);
-    for &v in values {
+fn rle_size<T: Int>(values: &[T]) -> usize {
+    let (mut size, mut prev, mut run) = (0usize, values[0].wide(), 0usize);
+    for v in values {
+        let v = v.wide();
         if v != prev {
             size += varint_len(run as u128) + varint_len(prev);
             prev = v;
@@ -252,11 +281,12 @@ fn rle_size(values: &[u128]) -> usize {
     size + varint_len(run as u128) + varint_len(prev)
 }
 
-fn plan_wide(values: &[u128], first: u128) -> Plan {
+fn plan_wide<T: Int>(values: &[T], first: u128) -> Plan {
     let (mut varint_size, mut rle_size) = (0usize, 0usize);
     let (mut lo, mut hi) = (first, first);
     let (mut prev, mut run) = (first, 0usize);
-    for &v in values {
+    for v in values {
+        let v = v.wide();
         varint_size += varint_len(v);
         lo = lo.min(v);
         hi = hi.max(v);
@@ -273,8 +303,8 @@ fn plan_wide(values: &[u128], first: u128) -> Plan {
 }
 
 /// The sizes of the frames of reference, and the smallest encoding.
-fn finish_plan(
-    values: &[u128],
+fn finish_plan<T: Int>(
+    values: &[T],
     first: u128,
     varint_size: usize,
     rle_size: usize,
@@ -296,10 +326,10 @@ fn finish_plan(
 }
 
 /// The smallest and largest zigzag-mapped difference of neighbours.
-fn diff_range(values: &[u128]) -> (u128, u128) {
+fn diff_range<T: Int>(values: &[T]) -> (u128, u128) {
     let (mut lo, mut hi) = (u128::MAX, 0u128);
     for w in values.windows(2) {
-        let d = zigzag_delta(w[1], w[0]);
+        let d = zigzag_delta(w[1].wide(), w[0].wide());
         lo = lo.min(d);
         hi = hi.max(d);
     }
@@ -325,25 +355,25 @@ fn write_for(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, min: u128, w
 
 /// The shortest encoding of `values`: the encoding byte, then its payload.
 /// The sizes are worked out first and only the winner is written.
-pub(crate) fn encode(values: &[u128]) -> Vec<u8> {
+pub(crate) fn encode<T: Int>(values: &[T]) -> Vec<u8> {
     let mut out = Vec::new();
     encode_into(&mut out, values);
     out
 }
 
 /// [`encode`], appended to `out`.
-pub(crate) fn encode_into(out: &mut Vec<u8>, values: &[u128]) {
+pub(crate) fn encode_into<T: Int>(out: &mut Vec<u8>, values: &[T]) {
     Planned::new(values).write(out);
 }
 
 /// A column whose encoding was chosen, and the bytes it takes.
-pub(crate) struct Planned<'a> {
-    values: &'a [u128],
+pub(crate) struct Planned<'a, T: Int = u128> {
+    values: &'a [T],
     plan: Plan,
 }
 
-impl<'a> Planned<'a> {
-    pub(crate) fn new(values: &'a [u128]) -> Self {
+impl<'a, T: Int> Planned<'a, T> {
+    pub(crate) fn new(values: &'a [T]) -> Self {
         Planned { values, plan: plan(values) }
     }
 
@@ -368,11 +398,11 @@ impl<'a> Planned<'a> {
         let start = out.len();
         out.push(p.enc);
         match p.enc {
-            VARINT => values.iter().for_each(|&v| put_varint(out, v)),
-            FOR => write_for(out, values.iter().copied(), p.min, p.width),
+            VARINT => values.iter().for_each(|v| put_varint(out, v.wide())),
+            FOR => write_for(out, values.iter().map(|v| v.wide()), p.min, p.width),
             DELTA_FOR => {
-                put_varint(out, values[0]);
-                let deltas = values.windows(2).map(|w| zigzag_delta(w[1], w[0]));
+                put_varint(out, values[0].wide());
+                let deltas = values.windows(2).map(|w| zigzag_delta(w[1].wide(), w[0].wide()));
                 write_for(out, deltas, p.delta_min, p.delta_width);
             }
             _ => {
@@ -380,7 +410,7 @@ impl<'a> Planned<'a> {
                 while i < values.len() {
                     let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
                     put_varint(out, run as u128);
-                    put_varint(out, values[i]);
+                    put_varint(out, values[i].wide());
                     i += run;
                 }
             }

@@ -255,13 +255,18 @@ enum Shred<'v> {
     Seq(Option<Vec<u128>>, Box<Shred<'v>>),
     /// A struct's fields or a tuple's elements.
     Fields(Vec<Shred<'v>>),
-    Option(Vec<u128>, Box<Shred<'v>>),
+    /// An option's presence (0 or 1) and its values.
+    Option(Vec<u8>, Box<Shred<'v>>),
     Map(Vec<u128>, Box<Shred<'v>>, Box<Shred<'v>>),
     Enum(Vec<u128>, Vec<Shred<'v>>),
     Any(Vec<&'v Value>),
     /// Strings or bytes of a [`Columns`] builder: all their bytes, and
     /// where each value ends.
     Owned(Vec<u8>, Vec<usize>),
+    /// Integers of at most 64 bits (after zigzag) of a [`Columns`] builder.
+    Narrow(Vec<u64>),
+    /// Bools of a [`Columns`] builder.
+    Bits(Vec<u8>),
     /// An `any` node of a [`Columns`] builder: the distinct types in
     /// first-seen order, each value's index among them, each type's node.
     Typed(Vec<Metadata>, Vec<u128>, Vec<Shred<'v>>),
@@ -297,12 +302,11 @@ impl<'v> Shred<'v> {
             Shred::F32(col) => col.reserve(n),
             Shred::Bytes(col) => col.reserve(n),
             Shred::Wide(col) => col.reserve(n.saturating_mul(32)),
-            Shred::Seq(Some(lens), _) | Shred::Option(lens, _) | Shred::Map(lens, _, _) | Shred::Enum(lens, _) => {
-                lens.reserve(n)
-            }
+            Shred::Seq(Some(lens), _) | Shred::Map(lens, _, _) | Shred::Enum(lens, _) => lens.reserve(n),
+            Shred::Option(present, _) => present.reserve(n),
             Shred::Seq(None, elem) => elem.reserve(n),
             Shred::Fields(fields) => fields.iter_mut().for_each(|f| f.reserve(n)),
-            Shred::Unit | Shred::Any(_) | Shred::Owned(..) | Shred::Typed(..) => {}
+            Shred::Unit | Shred::Any(_) | Shred::Owned(..) | Shred::Typed(..) | Shred::Narrow(_) | Shred::Bits(_) => {}
         }
     }
 
@@ -363,7 +367,7 @@ impl<'v> Shred<'v> {
             }
             Shred::Option(present, inner) => {
                 let o = option_value(v);
-                present.push(u128::from(o.is_some()));
+                present.push(u8::from(o.is_some()));
                 if let Some(x) = o {
                     inner.push(x);
                 }
@@ -382,7 +386,9 @@ impl<'v> Shred<'v> {
                 variants[i].push(payload);
             }
             Shred::Any(values) => values.push(v),
-            Shred::Owned(..) | Shred::Typed(..) => unreachable!("only a builder makes these"),
+            Shred::Owned(..) | Shred::Typed(..) | Shred::Narrow(_) | Shred::Bits(_) => {
+                unreachable!("only a builder makes these")
+            }
         }
     }
 
@@ -391,6 +397,8 @@ impl<'v> Shred<'v> {
         match (self, ty) {
             (Shred::Unit, _) => {}
             (Shred::Ints(col), _) => put_column(out, &ints::encode(&col), cfg),
+            (Shred::Narrow(col), _) => put_column(out, &ints::encode(&col), cfg),
+            (Shred::Bits(col), _) => put_column(out, &ints::encode(&col), cfg),
             (Shred::F64(col), _) => put_floats(out, &col, cfg),
             (Shred::F32(col), _) => put_floats(out, &col, cfg),
             (Shred::Owned(data, ends), _) => {

@@ -16,13 +16,13 @@ pub(crate) const PREFIX: u8 = 34;
 
 /// The three encodings, planned: what each needs and the bytes it takes.
 struct Plain<'a> {
-    lens: Planned<'a>,
+    lens: Planned<'a, u64>,
     bytes: usize,
 }
 
 impl<'a> Plain<'a> {
-    fn new(values: &[&[u8]], lens: &'a mut Vec<u128>) -> Plain<'a> {
-        lens.extend(values.iter().map(|v| v.len() as u128));
+    fn new(values: &[&[u8]], lens: &'a mut Vec<u64>) -> Plain<'a> {
+        lens.extend(values.iter().map(|v| v.len() as u64));
         let bytes = values.iter().map(|v| v.len()).sum();
         Plain { lens: Planned::new(lens), bytes }
     }
@@ -43,7 +43,7 @@ impl<'a> Plain<'a> {
 }
 
 /// A dictionary's distinct values, their lengths and each value's index.
-type DictParts<'a> = (Vec<&'a [u8]>, Vec<u128>, Vec<u128>);
+type DictParts<'a> = (Vec<&'a [u8]>, Vec<u64>, Vec<u64>);
 
 /// The distinct values, their lengths and each value's index among them;
 /// `None` when the values are mostly distinct, which a dictionary cannot win.
@@ -53,15 +53,15 @@ fn dictionary<'a>(values: &[&'a [u8]]) -> Option<DictParts<'a>> {
     let room = (values.len() / 2 + 17).min(4096);
     // Values of up to 7 bytes are looked up as one word (the bytes and the
     // length), the others by their bytes.
-    let mut short: HashMap<u64, u128, super::FastHash> =
+    let mut short: HashMap<u64, u64, super::FastHash> =
         HashMap::with_capacity_and_hasher(room, super::FastHash::default());
-    let mut long: HashMap<&[u8], u128, super::FastHash> = HashMap::with_hasher(super::FastHash::default());
+    let mut long: HashMap<&[u8], u64, super::FastHash> = HashMap::with_hasher(super::FastHash::default());
     let mut distinct: Vec<&[u8]> = Vec::new();
     let mut ids = Vec::with_capacity(values.len());
     for (i, &v) in values.iter().enumerate() {
         let add = || {
             distinct.push(v);
-            distinct.len() as u128 - 1
+            distinct.len() as u64 - 1
         };
         let id = if v.len() < 8 {
             let word = v.iter().enumerate().fold((v.len() as u64) << 56, |w, (i, &b)| w | u64::from(b) << (8 * i));
@@ -77,14 +77,14 @@ fn dictionary<'a>(values: &[&'a [u8]]) -> Option<DictParts<'a>> {
             return None;
         }
     }
-    let lens = distinct.iter().map(|v| v.len() as u128).collect();
+    let lens = distinct.iter().map(|v| v.len() as u64).collect();
     Some((distinct, lens, ids))
 }
 
 struct Dict<'a, 'v> {
     distinct: &'a [&'v [u8]],
-    lens: Planned<'a>,
-    ids: Planned<'a>,
+    lens: Planned<'a, u64>,
+    ids: Planned<'a, u64>,
     bytes: usize,
 }
 
@@ -116,29 +116,29 @@ impl<'a, 'v> Dict<'a, 'v> {
 
 struct Prefix<'a> {
     /// Each value's prefix shared with the one before, as planned.
-    lens: &'a [u128],
-    shared: Planned<'a>,
-    rest_lens: Planned<'a>,
+    lens: &'a [u64],
+    shared: Planned<'a, u64>,
+    rest_lens: Planned<'a, u64>,
     rest: usize,
 }
 
 impl<'a> Prefix<'a> {
     /// Each value's prefix shared with the one before and the length of
     /// the rest, into `shared` and `rest_lens`; the bytes of all the rests.
-    fn rest(values: &[&[u8]], shared: &mut Vec<u128>, rest_lens: &mut Vec<u128>) -> usize {
+    fn rest(values: &[&[u8]], shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> usize {
         let mut rest = 0;
         let mut prev: &[u8] = &[];
         for v in values {
             let p = common_prefix(prev, v);
-            shared.push(p as u128);
-            rest_lens.push((v.len() - p) as u128);
+            shared.push(p as u64);
+            rest_lens.push((v.len() - p) as u64);
             rest += v.len() - p;
             prev = v;
         }
         rest
     }
 
-    fn plan(shared: &'a [u128], rest_lens: &'a [u128], rest: usize) -> Prefix<'a> {
+    fn plan(shared: &'a [u64], rest_lens: &'a [u64], rest: usize) -> Prefix<'a> {
         Prefix { lens: shared, shared: Planned::new(shared), rest_lens: Planned::new(rest_lens), rest }
     }
     fn size(&self) -> usize {
@@ -350,13 +350,13 @@ mod tests {
         let mut lens = Vec::new();
         let plain = Plain::new(values, &mut lens);
         let parts = (|| {
-            let mut index: HashMap<&[u8], u128> = HashMap::new();
+            let mut index: HashMap<&[u8], u64> = HashMap::new();
             let mut distinct: Vec<&[u8]> = Vec::new();
             let mut ids = Vec::new();
             for (i, &v) in values.iter().enumerate() {
                 let id = *index.entry(v).or_insert_with(|| {
                     distinct.push(v);
-                    distinct.len() as u128 - 1
+                    distinct.len() as u64 - 1
                 });
                 ids.push(id);
                 if distinct.len() > values.len() / 2 + 16
@@ -365,7 +365,7 @@ mod tests {
                     return None;
                 }
             }
-            let lens = distinct.iter().map(|v| v.len() as u128).collect();
+            let lens = distinct.iter().map(|v| v.len() as u64).collect();
             Some((distinct, lens, ids))
         })();
         let dict = parts.as_ref().map(Dict::new);
@@ -423,8 +423,8 @@ mod tests {
     #[test]
     fn hostile_columns_fail_cleanly() {
         // PREFIX claiming to share 5 bytes with nothing.
-        let shared = ints::encode(&[5]);
-        let rest = ints::encode(&[0]);
+        let shared = ints::encode(&[5u128]);
+        let rest = ints::encode(&[0u128]);
         let mut bytes = vec![PREFIX];
         put_block(&mut bytes, &shared);
         put_block(&mut bytes, &rest);
@@ -432,21 +432,21 @@ mod tests {
         assert_eq!(decode(&mut c, 1, &mut Budget::new(1 << 20)).unwrap_err().kind(), ErrorKind::InvalidColumn);
         // DICT index past the dictionary.
         let mut bytes = vec![DICT, 1];
-        put_block(&mut bytes, &ints::encode(&[1]));
+        put_block(&mut bytes, &ints::encode(&[1u128]));
         put_block(&mut bytes, b"a");
-        bytes.extend_from_slice(&ints::encode(&[3]));
+        bytes.extend_from_slice(&ints::encode(&[3u128]));
         let mut c = Cursor::new(&bytes, 0);
         assert_eq!(decode(&mut c, 1, &mut Budget::new(1 << 20)).unwrap_err().kind(), ErrorKind::InvalidColumn);
         // PLAIN lengths past the column.
         let mut bytes = vec![PLAIN];
-        put_block(&mut bytes, &ints::encode(&[1 << 40]));
+        put_block(&mut bytes, &ints::encode(&[1u128 << 40]));
         let mut c = Cursor::new(&bytes, 0);
         assert_eq!(decode(&mut c, 1, &mut Budget::new(1 << 20)).unwrap_err().kind(), ErrorKind::Truncated);
         // A dictionary of one long value, referenced a million times.
         let long = vec![b'x'; 1000];
         let ids = vec![0u128; 1_000_000];
         let mut bytes = vec![DICT, 1];
-        put_block(&mut bytes, &ints::encode(&[1000]));
+        put_block(&mut bytes, &ints::encode(&[1000u128]));
         put_block(&mut bytes, &long);
         bytes.extend_from_slice(&ints::encode(&ids));
         assert!(bytes.len() < 1100);
