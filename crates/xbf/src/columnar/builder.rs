@@ -13,7 +13,7 @@ use super::{Shred, TypeKey};
 /// The columns of a message being built: one [`ColumnNode`] per place in
 /// its type, filled value by value in the order of the values, then written
 /// by [`EncodeOptions::encode_columns`](crate::EncodeOptions::encode_columns)
-/// into the same bytes as [`EncodeOptions::encode_typed_message`] with
+/// into the same bytes as [`EncodeOptions::encode_typed_message`](crate::EncodeOptions::encode_typed_message) with
 /// [`Layout::Columnar`](crate::Layout::Columnar) gives for the same value.
 ///
 /// A message holds one value: push exactly one value into
