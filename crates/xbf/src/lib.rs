@@ -56,7 +56,7 @@ mod typed;
 mod value;
 mod varint;
 
-pub use columnar::{ColumnStats, Selection};
+pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
 pub use de::DecodeOptions;
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use metadata::{

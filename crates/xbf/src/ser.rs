@@ -291,6 +291,33 @@ impl EncodeOptions {
         Ok(out)
     }
 
+    /// The columnar message of the value gathered in `columns` (always
+    /// columns, whatever [`layout`](EncodeOptions::layout) says): the same
+    /// bytes as [`encode_typed_message`](EncodeOptions::encode_typed_message)
+    /// with [`Layout::Columnar`] on that value. Fails with `type-mismatch` if
+    /// the nodes' counts disagree (a struct's fields pushed unequally, a
+    /// vec's items fewer than its lengths say, no root value, ...).
+    pub fn encode_columns(&self, columns: crate::columnar::Columns) -> Result<Vec<u8>> {
+        let ty = columns.metadata().clone();
+        self.check_type(&ty)?;
+        if self.version == Version::V1 {
+            return Err(Error::new(ErrorKind::Unsupported, "XBF v1 has neither schema references nor columns"));
+        }
+        if let Some(t) = self.float_tolerance.map(f64::from_bits) {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    format!("a float tolerance must be a positive finite number, not {t}"),
+                ));
+            }
+        }
+        let mut head = Encoder::new(Vec::new(), Version::V2);
+        head.message_head(&ty, self.schema_by_reference, FLAG_COLUMNAR).expect("writing to a Vec cannot fail");
+        let mut out = head.w;
+        columns.write(&mut out, &self.column_config())?;
+        Ok(out)
+    }
+
     /// Encodes metadata alone (no header).
     pub fn encode_metadata(&self, ty: &Metadata) -> Result<Vec<u8>> {
         self.check_type(ty)?;

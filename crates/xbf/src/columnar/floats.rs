@@ -30,12 +30,17 @@ pub(crate) trait Float: Copy {
     /// `n / 10^e`, the decoder's one formula.
     fn from_decimal(n: i64, e: u8) -> Self;
     fn scaled(self, e: u8) -> Option<i64>;
+    /// A bound, relative to `self * 10^e`, on how far that product can be
+    /// from the integer `n` of a decimal that gives `self` back: twice the
+    /// largest distance the type's rounding allows (see [`exact_decimal`]).
+    const NEAR: f64;
 }
 
 impl Float for f64 {
     const BYTES: usize = 8;
     const FIELD: u32 = 6;
     const MAX_EXP: u8 = 18;
+    const NEAR: f64 = 1.0 / (1u64 << 51) as f64;
     fn to_bits64(self) -> u64 {
         self.to_bits()
     }
@@ -46,11 +51,10 @@ impl Float for f64 {
         f64::from_bits(b)
     }
     fn from_decimal(n: i64, e: u8) -> Self {
-        n as f64 / 10f64.powi(i32::from(e))
+        n as f64 / POW10_F64[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
-        let s = (self * 10f64.powi(i32::from(e))).round();
-        (s.abs() < 9.0e15).then_some(s as i64)
+        round_within(self * POW10_F64[usize::from(e)], 9_000_000_000_000_000)
     }
 }
 
@@ -58,6 +62,7 @@ impl Float for f32 {
     const BYTES: usize = 4;
     const FIELD: u32 = 5;
     const MAX_EXP: u8 = 10;
+    const NEAR: f64 = 1.0 / (1u64 << 22) as f64;
     fn to_bits64(self) -> u64 {
         u64::from(self.to_bits())
     }
@@ -68,12 +73,57 @@ impl Float for f32 {
         f32::from_bits(b as u32)
     }
     fn from_decimal(n: i64, e: u8) -> Self {
-        n as f32 / 10f32.powi(i32::from(e))
+        n as f32 / POW10_F32[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
-        let s = (f64::from(self) * 10f64.powi(i32::from(e))).round();
-        (s.abs() < 1.6e7).then_some(s as i64)
+        round_within(f64::from(self) * POW10_F64[usize::from(e)], 16_000_000)
     }
+}
+
+/// 10^e for e up to 22, each exact in an f64 (5^22 < 2^53): the values of
+/// `10f64.powi(e)`, whose products of exact powers of ten are exact too,
+/// without a call each.
+const POW10_F64: [f64; 23] = {
+    let mut t = [1.0f64; 23];
+    let mut i = 1;
+    while i < 23 {
+        t[i] = t[i - 1] * 10.0;
+        i += 1;
+    }
+    t
+};
+
+/// 10^e for e up to 10, each exact in an f32 (5^10 < 2^24).
+const POW10_F32: [f32; 11] = {
+    let mut t = [1.0f32; 11];
+    let mut i = 1;
+    while i < 11 {
+        t[i] = t[i - 1] * 10.0;
+        i += 1;
+    }
+    t
+};
+
+/// `x.round()` (half away from zero) as an integer if its magnitude is
+/// below `limit`; `None` otherwise and for NaN and the infinities. The same
+/// as `let s = x.round(); (s.abs() < limit as f64).then_some(s as i64)`
+/// for limits below 2^53, without the call to `round`: `x - trunc(x)` is
+/// exact for every float.
+#[inline]
+fn round_within(x: f64, limit: i64) -> Option<i64> {
+    if x.is_nan() || x.abs() >= 4.0e18 {
+        return None;
+    }
+    let t = x as i64;
+    let f = x - t as f64;
+    let r = if f >= 0.5 {
+        t + 1
+    } else if f <= -0.5 {
+        t - 1
+    } else {
+        t
+    };
+    (r.unsigned_abs() < limit as u64).then_some(r)
 }
 
 fn plain<F: Float>(values: &[F]) -> Vec<u8> {
@@ -85,15 +135,53 @@ fn plain<F: Float>(values: &[F]) -> Vec<u8> {
     out
 }
 
+/// The integer `n` with `n / 10^e` giving `v` back bit for bit, where
+/// `v.scaled(e)` gives one: `matches!(v.scaled(e), Some(n) if
+/// F::from_decimal(n, e).to_bits64() == v.to_bits64())`, without the
+/// division where it cannot hold. If `n / 10^e` rounds to `v`, then
+/// `|n - v·10^e| <= |v·10^e|·2^-p` (half a unit in the last place of `v`,
+/// `p` the type's precision: 53 or 24), and the product computed, `x`, is
+/// within `|x|·2^-53` of `v·10^e`; so an `x` further than `|x|·2^-(p-2)`
+/// (`F::NEAR`, twice both together) from its nearest integer cannot be one.
+/// (A tiny or subnormal `v` rounds to `n = 0`, which gives back only +0.)
+#[inline]
+fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
+    let x = v.to_f64() * POW10_F64[usize::from(e)];
+    if x.is_nan() || x.abs() >= 4.0e18 {
+        return None;
+    }
+    // Rounded half away from zero, without branches (fractions are noise).
+    let t = x as i64;
+    let f = x - t as f64;
+    let n = t + i64::from(f >= 0.5) - i64::from(f <= -0.5);
+    let off = f.abs().min(1.0 - f.abs());
+    let limit = if F::BYTES == 8 { 9_000_000_000_000_000 } else { 16_000_000 };
+    if n.unsigned_abs() >= limit || off > x.abs() * F::NEAR {
+        return None;
+    }
+    (F::from_decimal(n, e).to_bits64() == v.to_bits64()).then_some(n)
+}
+
 fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
+    decimal_of(values, e, None)
+}
+
+/// [`decimal`], given the integers of every value if they are known
+/// already (`exact_decimal` of each, all of them present).
+fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
     let mut ints = Vec::with_capacity(values.len());
     let mut exceptions = Vec::new();
-    for (i, v) in values.iter().enumerate() {
-        match v.scaled(e) {
-            Some(n) if F::from_decimal(n, e).to_bits64() == v.to_bits64() => ints.push(varint::zigzag(n.into())),
-            _ => {
-                ints.push(0);
-                exceptions.push(i);
+    match known {
+        Some(ns) => ints.extend(ns.iter().map(|&n| varint::zigzag(n.into()) as u64)),
+        None => {
+            for (i, v) in values.iter().enumerate() {
+                match exact_decimal(*v, e) {
+                    Some(n) => ints.push(varint::zigzag(n.into()) as u64),
+                    _ => {
+                        ints.push(0);
+                        exceptions.push(i);
+                    }
+                }
             }
         }
     }
@@ -103,7 +191,7 @@ fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
     out.extend_from_slice(&body);
     ints::put_varint(&mut out, exceptions.len() as u128);
     if !exceptions.is_empty() {
-        let positions: Vec<u128> = exceptions.iter().map(|&i| i as u128).collect();
+        let positions: Vec<u64> = exceptions.iter().map(|&i| i as u64).collect();
         let pos = ints::encode(&positions);
         ints::put_varint(&mut out, pos.len() as u128);
         out.extend_from_slice(&pos);
@@ -116,14 +204,18 @@ fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
 
 /// The distinct values (by bits, in first-seen order) and each value's
 /// index among them; `None` when most values are distinct.
-fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u128>)> {
-    let mut index: std::collections::HashMap<u64, u128, super::FastHash> = Default::default();
+fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
+    // Room for as many distinct values as the dictionary may take (it
+    // gives up past half the column), without growing on the way.
+    let room = (values.len() / 2 + 17).min(4096);
+    let mut index: std::collections::HashMap<u64, u64, super::FastHash> =
+        std::collections::HashMap::with_capacity_and_hasher(room, super::FastHash::default());
     let mut distinct = Vec::new();
     let mut ids = Vec::with_capacity(values.len());
     for (i, v) in values.iter().enumerate() {
         let id = *index.entry(v.to_bits64()).or_insert_with(|| {
             distinct.push(*v);
-            distinct.len() as u128 - 1
+            distinct.len() as u64 - 1
         });
         ids.push(id);
         if distinct.len() > values.len() / 2 + 16 || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
@@ -139,7 +231,7 @@ fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u128>)> {
 /// bits inside the window of the last value that opened one, or a 1 bit, the
 /// XOR's leading zeros and its length less one (`F::FIELD` bits each) and
 /// its bits from the first to the last 1, which opens a new window.
-fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
+fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32) -> bool) {
     let width = 8 * F::BYTES as u32;
     let mut window: Option<(u32, u32)> = None;
     let mut prev = match values.first() {
@@ -151,7 +243,9 @@ fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
         let x = bits ^ prev;
         prev = bits;
         if x == 0 {
-            emit(0, 1);
+            if !emit(0, 1) {
+                return;
+            }
             continue;
         }
         let lead = x.leading_zeros() - (64 - width);
@@ -160,15 +254,19 @@ fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
         match window {
             // The window holds the XOR and costs fewer bits than a new one.
             Some((wl, wlen)) if lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * F::FIELD => {
-                emit(0b01, 2);
-                emit(x >> (width - wl - wlen), wlen);
+                if !(emit(0b01, 2) && emit(x >> (width - wl - wlen), wlen)) {
+                    return;
+                }
             }
             _ => {
-                emit(0b11, 2);
-                emit(u64::from(lead), F::FIELD);
-                emit(u64::from(len - 1), F::FIELD);
-                emit(x >> trail, len);
                 window = Some((lead, len));
+                if !(emit(0b11, 2)
+                    && emit(u64::from(lead), F::FIELD)
+                    && emit(u64::from(len - 1), F::FIELD)
+                    && emit(x >> trail, len))
+                {
+                    return;
+                }
             }
         }
     }
@@ -176,9 +274,21 @@ fn xor_fields<F: Float>(values: &[F], mut emit: impl FnMut(u64, u32)) {
 
 /// The bytes of the XOR encoding of `values` (at least one), without writing it.
 fn xor_size<F: Float>(values: &[F]) -> usize {
+    xor_size_below(values, usize::MAX).expect("below the largest size")
+}
+
+/// [`xor_size`] if it is below `limit`; `None` as soon as the bits so far
+/// reach it.
+fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     let mut bits = 0u64;
-    xor_fields(values, |_, w| bits += u64::from(w));
-    1 + F::BYTES + bits.div_ceil(8) as usize
+    let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
+    let mut below = size(0) < limit;
+    xor_fields(values, |_, w| {
+        bits += u64::from(w);
+        below = size(bits) < limit;
+        below
+    });
+    below.then_some(size(bits))
 }
 
 fn xor<F: Float>(values: &[F]) -> Vec<u8> {
@@ -195,6 +305,7 @@ fn xor<F: Float>(values: &[F]) -> Vec<u8> {
             acc >>= 8;
             filled -= 8;
         }
+        true
     });
     if filled > 0 {
         out.push(acc as u8);
@@ -366,7 +477,7 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
     const SAMPLE: usize = 4096;
     let promising = values.len() <= 4 * SAMPLE
         || xor_size(&values[..SAMPLE]) * values.len() < best.len() * SAMPLE + best.len() * SAMPLE / 8;
-    if !values.is_empty() && promising && xor_size(values) < best.len() {
+    if !values.is_empty() && promising && xor_size_below(values, best.len()).is_some() {
         best = xor(values);
     }
     if let Some((distinct, ids)) = dictionary(values) {
@@ -385,35 +496,63 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
 
 /// The smaller of the plain and the decimal encoding.
 fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
-    let mut best = plain(values);
+    let plain_len = 1 + values.len() * F::BYTES;
     if values.is_empty() {
-        return best;
+        return plain(values);
     }
     // The exponent that leaves the fewest exceptions is found on a sample,
-    // then the few best candidates are encoded in full.
+    // then the few best candidates are encoded in full: the three of fewest
+    // misses (the smaller exponent first among equals), or the one with none.
     let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
-    let mut by_misses: Vec<(usize, u8)> = (0..=F::MAX_EXP)
-        .map(|e| {
-            let misses = sample
-                .iter()
-                .filter(|v| !matches!(v.scaled(e), Some(n) if F::from_decimal(n, e).to_bits64() == v.to_bits64()))
-                .count();
-            (misses, e)
-        })
-        .collect();
-    by_misses.sort();
-    // With no misses, the fewest decimals win: more only widen the integers.
-    let tries = if by_misses[0].0 == 0 { 1 } else { 3 };
-    for &(misses, e) in by_misses.iter().take(tries) {
-        if misses * 2 > sample.len() {
-            break;
+    let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
+    // An exponent that misses more than half the sample is never tried, and
+    // counting stops once an exponent cannot be among the three (the
+    // exponents come in increasing order, so one that only ties loses).
+    let useless = sample.len() / 2 + 1;
+    // An exponent with no misses is one the first value fits: those are
+    // tried first, each until its first miss, and the smallest that has
+    // none is the only candidate (as the count below would find, without
+    // counting the others).
+    let mut ns = Vec::with_capacity(sample.len());
+    let zero = (0..=F::MAX_EXP).filter(|&e| fits(&sample[0], e)).find(|&e| {
+        ns.clear();
+        ns.extend(sample.iter().map_while(|&v| exact_decimal(v, e)));
+        ns.len() == sample.len()
+    });
+    // When the sample is the whole column, its integers are the decimal's.
+    if let Some(e) = zero.filter(|_| sample.len() == values.len()) {
+        let candidate = decimal_of(values, e, Some(&ns));
+        return if candidate.len() < plain_len { candidate } else { plain(values) };
+    }
+    let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
+    if let Some(e) = zero {
+        best3.push((0, e));
+    }
+    for e in (0..=F::MAX_EXP).filter(|_| zero.is_none()) {
+        let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
+        let mut misses = 0;
+        for v in &sample {
+            misses += usize::from(!fits(v, e));
+            if misses >= bound {
+                break;
+            }
         }
+        if misses >= bound {
+            continue;
+        }
+        let at = best3.iter().position(|&(m, _)| m > misses).unwrap_or(best3.len());
+        best3.insert(at, (misses, e));
+        best3.truncate(3);
+    }
+    let tries = if best3.first().is_some_and(|&(m, _)| m == 0) { 1 } else { 3 };
+    let mut best: Option<Vec<u8>> = None;
+    for &(_, e) in best3.iter().take(tries) {
         let candidate = decimal(values, e);
-        if candidate.len() < best.len() {
-            best = candidate;
+        if candidate.len() < best.as_ref().map_or(plain_len, Vec::len) {
+            best = Some(candidate);
         }
     }
-    best
+    best.unwrap_or_else(|| plain(values))
 }
 
 fn raw<F: Float>(bytes: &[u8]) -> F {
@@ -502,6 +641,126 @@ mod tests {
         let bits = |v: &[F]| v.iter().map(|x| x.to_bits64()).collect::<Vec<_>>();
         assert_eq!(bits(&back), bits(values));
         bytes
+    }
+
+    /// The planning of `encode_direct` before its speed-ups (`powi` and
+    /// `round` calls, every exponent counted in full), kept to check that
+    /// the faster one chooses the same bytes.
+    fn encode_direct_reference<F: Float>(values: &[F]) -> Vec<u8> {
+        fn scaled<F: Float>(v: F, e: u8) -> Option<i64> {
+            let s = (v.to_f64() * 10f64.powi(i32::from(e))).round();
+            let limit = if F::BYTES == 8 { 9.0e15 } else { 1.6e7 };
+            (s.abs() < limit).then_some(s as i64)
+        }
+        fn from_decimal<F: Float>(n: i64, e: u8) -> u64 {
+            if F::BYTES == 8 {
+                (n as f64 / 10f64.powi(i32::from(e))).to_bits()
+            } else {
+                u64::from((n as f32 / 10f32.powi(i32::from(e))).to_bits())
+            }
+        }
+        let mut best = plain(values);
+        if values.is_empty() {
+            return best;
+        }
+        let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
+        let mut by_misses: Vec<(usize, u8)> = (0..=F::MAX_EXP)
+            .map(|e| {
+                let misses = sample
+                    .iter()
+                    .filter(|v| !matches!(scaled(**v, e), Some(n) if from_decimal::<F>(n, e) == v.to_bits64()))
+                    .count();
+                (misses, e)
+            })
+            .collect();
+        by_misses.sort();
+        let tries = if by_misses[0].0 == 0 { 1 } else { 3 };
+        for &(misses, e) in by_misses.iter().take(tries) {
+            if misses * 2 > sample.len() {
+                break;
+            }
+            let candidate = decimal(values, e);
+            if candidate.len() < best.len() {
+                best = candidate;
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn fast_planning_chooses_what_the_full_count_chose() {
+        for e in 0..=18u8 {
+            assert_eq!(POW10_F64[usize::from(e)].to_bits(), 10f64.powi(i32::from(e)).to_bits());
+        }
+        for e in 0..=10u8 {
+            assert_eq!(POW10_F32[usize::from(e)].to_bits(), 10f32.powi(i32::from(e)).to_bits());
+        }
+        let mut seed = 3u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed >> 11
+        };
+        let odd =
+            [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 9.0e15, -8.999999999999999e15];
+        for x in odd.iter().chain(&[0.5, -0.5, 1.5, -2.5, 4503599627370495.5, 0.49999999999999994, 1e18, 3.0e18]) {
+            for e in 0..=18 {
+                let s = (x * 10f64.powi(e)).round();
+                assert_eq!(x.scaled(e as u8), (s.abs() < 9.0e15).then_some(s as i64), "{x} at {e}");
+            }
+        }
+        // The check without division where it cannot hold, against the check.
+        let check = |v: f64| {
+            for e in 0..=18u8 {
+                let full = matches!(v.scaled(e), Some(n) if f64::from_decimal(n, e).to_bits() == v.to_bits());
+                assert_eq!(exact_decimal(v, e).is_some(), full, "{v:e} at {e}");
+                if let Some(n) = exact_decimal(v, e) {
+                    assert_eq!(Some(n), v.scaled(e));
+                }
+            }
+            let w = v as f32;
+            for e in 0..=10u8 {
+                let full = matches!(w.scaled(e), Some(n) if f32::from_decimal(n, e).to_bits() == w.to_bits());
+                assert_eq!(exact_decimal(w, e).is_some(), full, "{w:e} (f32) at {e}");
+            }
+        };
+        for &x in &odd {
+            check(x);
+        }
+        for i in 0..200_000u64 {
+            let r = next();
+            let digits = (r % 19) as i32;
+            let mantissa = (next() % 10u64.pow(1 + (i % 17) as u32)) as f64;
+            let v = match i % 4 {
+                0 => mantissa / 10f64.powi(digits),
+                1 => f64::from_bits(r << 11 | i),
+                2 => f64::from_bits((mantissa / 10f64.powi(digits)).to_bits() + 1),
+                _ => mantissa * 10f64.powi(digits % 6) + 0.5,
+            };
+            check(v);
+            check(-v);
+        }
+        for round in 0..400 {
+            let n = [1, 2, 7, 100, 252, 1000, 3000][round % 7];
+            let digits = (round / 7) % 9;
+            let kind = round % 5;
+            let values: Vec<f64> = (0..n)
+                .map(|i| {
+                    let r = next();
+                    match kind {
+                        // Short decimals of `digits` places, some exceptions.
+                        0 => (r % 1_000_000) as f64 / 10f64.powi(digits as i32) * if i % 3 == 0 { -1.0 } else { 1.0 },
+                        1 if r % 10 == 0 => f64::from_bits(r << 11),
+                        1 => (r % 100_000) as f64 / 10f64.powi(digits as i32),
+                        2 => odd[(r % odd.len() as u64) as usize],
+                        3 => (r % 7) as f64 * 0.1,
+                        _ => f64::from_bits(next() << 1),
+                    }
+                })
+                .collect();
+            assert_eq!(encode_direct(&values), encode_direct_reference(&values), "round {round}");
+            let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+            assert_eq!(encode_direct(&v32), encode_direct_reference(&v32), "round {round}, f32");
+        }
     }
 
     #[test]

@@ -29,6 +29,33 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, x: u128) {
     out.extend_from_slice(&buf[..n]);
 }
 
+/// A value of an integer column as the writer takes it: any unsigned width
+/// up to 128 bits (columns of narrow values take less memory to walk).
+pub(crate) trait Int: Copy + PartialEq {
+    fn wide(self) -> u128;
+}
+
+impl Int for u128 {
+    #[inline]
+    fn wide(self) -> u128 {
+        self
+    }
+}
+
+impl Int for u64 {
+    #[inline]
+    fn wide(self) -> u128 {
+        u128::from(self)
+    }
+}
+
+impl Int for u8 {
+    #[inline]
+    fn wide(self) -> u128 {
+        u128::from(self)
+    }
+}
+
 fn bits_for(x: u128) -> u8 {
     (128 - x.leading_zeros()) as u8
 }
@@ -39,21 +66,21 @@ fn pack(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
         return;
     }
     if width <= 56 {
-        // The common case: a u64 holds the pending bits and one value.
-        let mut acc: u64 = 0;
+        // The common case: a u128 holds the pending bits (fewer than 64)
+        // and one value; they leave eight bytes at a time.
+        let mut acc: u128 = 0;
         let mut filled: u32 = 0;
         for v in values {
-            acc |= (v as u64) << filled;
+            acc |= ((v as u64) as u128) << filled;
             filled += u32::from(width);
-            while filled >= 8 {
-                out.push(acc as u8);
-                acc >>= 8;
-                filled -= 8;
+            if filled >= 64 {
+                out.extend_from_slice(&(acc as u64).to_le_bytes());
+                acc >>= 64;
+                filled -= 64;
             }
         }
-        if filled > 0 {
-            out.push(acc as u8);
-        }
+        let last = (filled as usize).div_ceil(8);
+        out.extend_from_slice(&(acc as u64).to_le_bytes()[..last]);
         return;
     }
     let mut acc: u128 = 0;
@@ -105,18 +132,106 @@ struct Plan {
     delta_width: u8,
 }
 
-fn plan(values: &[u128]) -> Plan {
-    let Some(&first) = values.first() else {
+fn plan<T: Int>(values: &[T]) -> Plan {
+    let Some(first) = values.first().map(|v| v.wide()) else {
         // No values: a frame of reference of base 0, width 0 ties with the
         // empty varint column, which comes first.
         return Plan { size: 0, enc: VARINT, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
+    let all = values.iter().fold(0u128, |a, v| a | v.wide());
+    if all <= 1 {
+        return plan_bits(values, first as u64);
+    }
+    if all >> 63 == 0 {
+        return plan_u63(values, first as u64);
+    }
     plan_narrow(values, first).unwrap_or_else(|| plan_wide(values, first))
+}
+
+/// [`plan`] when every value is below 2^63, the common case: the
+/// differences of neighbours and their zigzags then fit in 64 bits too, and
+/// the one pass runs in 64-bit arithmetic.
+fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
+    let n = values.len();
+    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+    let mut prev = first;
+    let (mut lo, mut hi) = (prev, prev);
+    let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
+    let (mut varint_size, mut runs) = (vlen(prev), 1usize);
+    for v in &values[1..] {
+        let v = v.wide() as u64;
+        varint_size += vlen(v);
+        lo = lo.min(v);
+        hi = hi.max(v);
+        let d = (v as i64).wrapping_sub(prev as i64);
+        let z = ((d << 1) ^ (d >> 63)) as u64;
+        dlo = dlo.min(z);
+        dhi = dhi.max(z);
+        runs += usize::from(v != prev);
+        prev = v;
+    }
+    let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
+    // Every run takes two bytes at least: size the runs only if that could
+    // beat the others (ties go to them).
+    let others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
+    if 2 * runs >= others.size {
+        return others;
+    }
+    finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
+}
+
+/// [`plan`] of a column of zeros and ones (option presence, bools): every
+/// varint one byte, and the differences of neighbours -1, 0 or 1, whose
+/// zigzags 1, 0 and 2 follow from counting the steps down and up.
+fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
+    let n = values.len();
+    let (mut ones, mut up, mut down) = (first as usize, 0usize, 0usize);
+    let mut prev = first;
+    for v in &values[1..] {
+        let v = v.wide() as u64;
+        ones += v as usize;
+        up += usize::from(v > prev);
+        down += usize::from(v < prev);
+        prev = v;
+    }
+    let (lo, hi) = (u128::from(ones == n), u128::from(ones > 0));
+    let (dlo, dhi) = if n > 1 {
+        let same = n - 1 - up - down;
+        let zigzags = [(same > 0, 0u128), (down > 0, 1), (up > 0, 2)];
+        let mut present = zigzags.iter().filter(|(p, _)| *p).map(|&(_, z)| z);
+        let dlo = present.next().expect("n - 1 differences");
+        (dlo, present.next_back().unwrap_or(dlo))
+    } else {
+        (0, 0)
+    };
+    let runs = 1 + up + down;
+    let range = (lo, hi, dlo, dhi);
+    let others = finish_plan(values, u128::from(first), n, usize::MAX, range);
+    if 2 * runs >= others.size {
+        return others;
+    }
+    finish_plan(values, u128::from(first), n, rle_size_u63(values), range)
+}
+
+/// [`rle_size`] of values below 2^63.
+fn rle_size_u63<T: Int>(values: &[T]) -> usize {
+    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+    let (mut size, mut prev, mut run) = (0usize, values[0].wide() as u64, 0u64);
+    for v in values {
+        let v = v.wide() as u64;
+        if v != prev {
+            size += vlen(run) + vlen(prev);
+            prev = v;
+            run = 0;
+        }
+        run += 1;
+    }
+    size + vlen(run) + vlen(prev)
 }
 
 /// [`plan`] in 64-bit arithmetic, the common case: `None` if a value is
 /// wider than 64 bits. (The zigzag of a difference of two u64 takes 65.)
-fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
+fn plan_narrow<T: Int>(values: &[T], first: u128) -> Option<Plan> {
     let n = values.len();
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let mut wide = first;
@@ -124,7 +239,8 @@ fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u128::MAX } else { 0 }, 0u128);
     let (mut varint_size, mut runs) = (vlen(prev), 1usize);
-    for &v in &values[1..] {
+    for v in &values[1..] {
+        let v = v.wide();
         wide |= v;
         let v = v as u64;
         varint_size += vlen(v);
@@ -151,9 +267,10 @@ fn plan_narrow(values: &[u128], first: u128) -> Option<Plan> {
 }
 
 /// The bytes of the run-length encoding of `values` (at least one).
-fn rle_size(values: &[u128]) -> usize {
-    let (mut size, mut prev, mut run) = (0usize, values[0], 0usize);
-    for &v in values {
+fn rle_size<T: Int>(values: &[T]) -> usize {
+    let (mut size, mut prev, mut run) = (0usize, values[0].wide(), 0usize);
+    for v in values {
+        let v = v.wide();
         if v != prev {
             size += varint_len(run as u128) + varint_len(prev);
             prev = v;
@@ -164,11 +281,12 @@ fn rle_size(values: &[u128]) -> usize {
     size + varint_len(run as u128) + varint_len(prev)
 }
 
-fn plan_wide(values: &[u128], first: u128) -> Plan {
+fn plan_wide<T: Int>(values: &[T], first: u128) -> Plan {
     let (mut varint_size, mut rle_size) = (0usize, 0usize);
     let (mut lo, mut hi) = (first, first);
     let (mut prev, mut run) = (first, 0usize);
-    for &v in values {
+    for v in values {
+        let v = v.wide();
         varint_size += varint_len(v);
         lo = lo.min(v);
         hi = hi.max(v);
@@ -185,8 +303,8 @@ fn plan_wide(values: &[u128], first: u128) -> Plan {
 }
 
 /// The sizes of the frames of reference, and the smallest encoding.
-fn finish_plan(
-    values: &[u128],
+fn finish_plan<T: Int>(
+    values: &[T],
     first: u128,
     varint_size: usize,
     rle_size: usize,
@@ -208,10 +326,10 @@ fn finish_plan(
 }
 
 /// The smallest and largest zigzag-mapped difference of neighbours.
-fn diff_range(values: &[u128]) -> (u128, u128) {
+fn diff_range<T: Int>(values: &[T]) -> (u128, u128) {
     let (mut lo, mut hi) = (u128::MAX, 0u128);
     for w in values.windows(2) {
-        let d = zigzag_delta(w[1], w[0]);
+        let d = zigzag_delta(w[1].wide(), w[0].wide());
         lo = lo.min(d);
         hi = hi.max(d);
     }
@@ -237,25 +355,25 @@ fn write_for(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, min: u128, w
 
 /// The shortest encoding of `values`: the encoding byte, then its payload.
 /// The sizes are worked out first and only the winner is written.
-pub(crate) fn encode(values: &[u128]) -> Vec<u8> {
+pub(crate) fn encode<T: Int>(values: &[T]) -> Vec<u8> {
     let mut out = Vec::new();
     encode_into(&mut out, values);
     out
 }
 
 /// [`encode`], appended to `out`.
-pub(crate) fn encode_into(out: &mut Vec<u8>, values: &[u128]) {
+pub(crate) fn encode_into<T: Int>(out: &mut Vec<u8>, values: &[T]) {
     Planned::new(values).write(out);
 }
 
 /// A column whose encoding was chosen, and the bytes it takes.
-pub(crate) struct Planned<'a> {
-    values: &'a [u128],
+pub(crate) struct Planned<'a, T: Int = u128> {
+    values: &'a [T],
     plan: Plan,
 }
 
-impl<'a> Planned<'a> {
-    pub(crate) fn new(values: &'a [u128]) -> Self {
+impl<'a, T: Int> Planned<'a, T> {
+    pub(crate) fn new(values: &'a [T]) -> Self {
         Planned { values, plan: plan(values) }
     }
 
@@ -280,11 +398,11 @@ impl<'a> Planned<'a> {
         let start = out.len();
         out.push(p.enc);
         match p.enc {
-            VARINT => values.iter().for_each(|&v| put_varint(out, v)),
-            FOR => write_for(out, values.iter().copied(), p.min, p.width),
+            VARINT => values.iter().for_each(|v| put_varint(out, v.wide())),
+            FOR => write_for(out, values.iter().map(|v| v.wide()), p.min, p.width),
             DELTA_FOR => {
-                put_varint(out, values[0]);
-                let deltas = values.windows(2).map(|w| zigzag_delta(w[1], w[0]));
+                put_varint(out, values[0].wide());
+                let deltas = values.windows(2).map(|w| zigzag_delta(w[1].wide(), w[0].wide()));
                 write_for(out, deltas, p.delta_min, p.delta_width);
             }
             _ => {
@@ -292,7 +410,7 @@ impl<'a> Planned<'a> {
                 while i < values.len() {
                     let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
                     put_varint(out, run as u128);
-                    put_varint(out, values[i]);
+                    put_varint(out, values[i].wide());
                     i += run;
                 }
             }
@@ -512,6 +630,69 @@ mod tests {
         let wide = decode::<u128>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
         let narrow = decode::<u64>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
         assert_eq!((wide.kind(), wide.offset(), wide.detail()), (narrow.kind(), narrow.offset(), narrow.detail()));
+    }
+
+    #[test]
+    fn the_64_bit_plan_agrees_with_the_wide_ones() {
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed >> 1
+        };
+        for round in 0..300 {
+            let n = [1, 2, 3, 50, 1000][round % 5];
+            let values: Vec<u128> = (0..n)
+                .map(|i| {
+                    let r = u128::from(next());
+                    match round % 6 {
+                        0 => r,
+                        1 => r % 4,
+                        2 => (i as u128 / 7) % 3,
+                        3 => 1_000_000 + i as u128 * 3 + r % 2,
+                        4 => [0, (1 << 63) - 1][i % 2],
+                        5 if round % 4 == 1 => r % 2,
+                        5 if round % 4 == 3 => u128::from(r % 50 != 0),
+                        _ => r >> (r % 63),
+                    }
+                })
+                .collect();
+            let first = values[0];
+            let fast = plan_u63(&values, first as u64);
+            let slow = plan_narrow(&values, first).unwrap();
+            let wide = plan_wide(&values, first);
+            let bits = values.iter().all(|&v| v <= 1).then(|| plan_bits(&values, first as u64));
+            for p in [&slow, &wide].into_iter().chain(bits.as_ref()) {
+                assert_eq!(
+                    (fast.size, fast.enc, fast.min, fast.width, fast.delta_min, fast.delta_width),
+                    (p.size, p.enc, p.min, p.width, p.delta_min, p.delta_width),
+                    "round {round}"
+                );
+            }
+            round_trip(&values);
+        }
+    }
+
+    #[test]
+    fn zeros_and_ones_plan_as_any_column() {
+        let cases: [&[u128]; 8] = [
+            &[0; 10],
+            &[1; 10],
+            &[0, 1],
+            &[1, 0],
+            &[1],
+            &[0],
+            &[0, 0, 1, 1, 1, 0, 0, 1],
+            &[1, 1, 1, 1, 1, 1, 1, 1, 1, 0],
+        ];
+        for values in cases {
+            let (a, b) = (plan_bits(values, values[0] as u64), plan_narrow(values, values[0]).unwrap());
+            assert_eq!(
+                (a.size, a.enc, a.min, a.width, a.delta_min, a.delta_width),
+                (b.size, b.enc, b.min, b.width, b.delta_min, b.delta_width),
+                "{values:?}"
+            );
+            round_trip(values);
+        }
     }
 
     #[test]

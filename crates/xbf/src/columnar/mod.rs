@@ -3,6 +3,7 @@
 //! that is smallest for its values and prefixed with its length, so that a
 //! reader can skip the columns it does not want without reading them.
 
+mod builder;
 mod cursor;
 mod floats;
 mod ints;
@@ -20,6 +21,7 @@ use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, Tupl
 use crate::varint;
 use crate::DecodeOptions;
 
+pub use builder::{ColumnNode, Columns};
 use cursor::Cursor;
 
 /// A fast hash for the writer's dictionaries (multiply and rotate over
@@ -61,9 +63,9 @@ impl std::hash::Hasher for FastHasher {
         }
         let rest = words.remainder();
         if !rest.is_empty() {
-            let mut b = [0u8; 8];
-            b[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(b));
+            // The last bytes as a little-endian word, zero-padded (a byte
+            // loop: a copy of a variable length is a call to memcpy).
+            self.add(rest.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b)));
         }
     }
     fn write_u64(&mut self, x: u64) {
@@ -256,10 +258,21 @@ enum Shred<'v> {
     Seq(Option<Vec<u128>>, Box<Shred<'v>>),
     /// A struct's fields or a tuple's elements.
     Fields(Vec<Shred<'v>>),
-    Option(Vec<u128>, Box<Shred<'v>>),
+    /// An option's presence (0 or 1) and its values.
+    Option(Vec<u8>, Box<Shred<'v>>),
     Map(Vec<u128>, Box<Shred<'v>>, Box<Shred<'v>>),
     Enum(Vec<u128>, Vec<Shred<'v>>),
     Any(Vec<&'v Value>),
+    /// Strings or bytes of a [`Columns`] builder: all their bytes, and
+    /// where each value ends.
+    Owned(Vec<u8>, Vec<usize>),
+    /// Integers of at most 64 bits (after zigzag) of a [`Columns`] builder.
+    Narrow(Vec<u64>),
+    /// Bools of a [`Columns`] builder.
+    Bits(Vec<u8>),
+    /// An `any` node of a [`Columns`] builder: the distinct types in
+    /// first-seen order, each value's index among them, each type's node.
+    Typed(Vec<Metadata>, Vec<u128>, Vec<Shred<'v>>),
 }
 
 impl<'v> Shred<'v> {
@@ -292,12 +305,11 @@ impl<'v> Shred<'v> {
             Shred::F32(col) => col.reserve(n),
             Shred::Bytes(col) => col.reserve(n),
             Shred::Wide(col) => col.reserve(n.saturating_mul(32)),
-            Shred::Seq(Some(lens), _) | Shred::Option(lens, _) | Shred::Map(lens, _, _) | Shred::Enum(lens, _) => {
-                lens.reserve(n)
-            }
+            Shred::Seq(Some(lens), _) | Shred::Map(lens, _, _) | Shred::Enum(lens, _) => lens.reserve(n),
+            Shred::Option(present, _) => present.reserve(n),
             Shred::Seq(None, elem) => elem.reserve(n),
             Shred::Fields(fields) => fields.iter_mut().for_each(|f| f.reserve(n)),
-            Shred::Unit | Shred::Any(_) => {}
+            Shred::Unit | Shred::Any(_) | Shred::Owned(..) | Shred::Typed(..) | Shred::Narrow(_) | Shred::Bits(_) => {}
         }
     }
 
@@ -358,7 +370,7 @@ impl<'v> Shred<'v> {
             }
             Shred::Option(present, inner) => {
                 let o = option_value(v);
-                present.push(u128::from(o.is_some()));
+                present.push(u8::from(o.is_some()));
                 if let Some(x) = o {
                     inner.push(x);
                 }
@@ -377,6 +389,9 @@ impl<'v> Shred<'v> {
                 variants[i].push(payload);
             }
             Shred::Any(values) => values.push(v),
+            Shred::Owned(..) | Shred::Typed(..) | Shred::Narrow(_) | Shred::Bits(_) => {
+                unreachable!("only a builder makes these")
+            }
         }
     }
 
@@ -385,8 +400,26 @@ impl<'v> Shred<'v> {
         match (self, ty) {
             (Shred::Unit, _) => {}
             (Shred::Ints(col), _) => put_column(out, &ints::encode(&col), cfg),
+            (Shred::Narrow(col), _) => put_column(out, &ints::encode(&col), cfg),
+            (Shred::Bits(col), _) => put_column(out, &ints::encode(&col), cfg),
             (Shred::F64(col), _) => put_floats(out, &col, cfg),
             (Shred::F32(col), _) => put_floats(out, &col, cfg),
+            (Shred::Owned(data, ends), _) => {
+                let mut start = 0;
+                let col: Vec<&[u8]> = ends
+                    .iter()
+                    .map(|&end| {
+                        let v = &data[start..end];
+                        start = end;
+                        v
+                    })
+                    .collect();
+                if cfg.zstd_level.is_some() {
+                    put_best(out, strings::candidates(&col), cfg)
+                } else {
+                    put_column(out, &strings::encode_joined(&col, Some(&data[..start])), cfg)
+                }
+            }
             (Shred::Bytes(col), _) => {
                 if cfg.zstd_level.is_some() {
                     put_best(out, strings::candidates(&col), cfg)
@@ -431,6 +464,7 @@ impl<'v> Shred<'v> {
                 }
             }
             (Shred::Any(values), _) => encode_any(&values, out, cfg),
+            (Shred::Typed(types, tags, nodes), _) => write_any(&types, &tags, nodes, out, cfg),
             _ => unreachable!("a shred has the shape of its type"),
         }
     }
@@ -453,30 +487,74 @@ fn put_floats<F: floats::Float>(out: &mut Vec<u8>, col: &[F], cfg: &ColumnConfig
 /// The columns of an `any` node: its types, each value's type, then the
 /// values of each type as a node of that type.
 fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
-    let mut index: HashMap<&Metadata, usize> = HashMap::new();
+    let mut index: HashMap<TypeKey, usize> = HashMap::new();
     let mut types: Vec<&Metadata> = Vec::new();
     let mut tags = Vec::with_capacity(values.len());
     for v in values {
         let a = any_value(v);
-        let t = *index.entry(a.metadata()).or_insert_with(|| {
+        let t = *index.entry(TypeKey::of(a.metadata())).or_insert_with(|| {
             types.push(a.metadata());
             types.len() - 1
         });
         tags.push(t as u128);
     }
+    let nodes = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let mut node = Shred::new(t);
+            values
+                .iter()
+                .zip(&tags)
+                .filter(|(_, &tag)| tag == i as u128)
+                .for_each(|(v, _)| node.push(any_value(v).value()));
+            node
+        })
+        .collect();
+    write_any(&types, &tags, nodes, out, cfg);
+}
+
+/// A type as the types column of an `any` node tells types apart: by its
+/// bytes on the wire (field and variant order included). `Metadata`'s own
+/// `==` takes two structs with the same fields in another order as equal
+/// while its hash does not, so an index keyed by it merged such types only
+/// when their hashes happened to meet (and then wrote the values of one
+/// under the other's field order).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) enum TypeKey {
+    Primitive(P),
+    Wire(Vec<u8>),
+}
+
+impl TypeKey {
+    pub(crate) fn of(ty: &Metadata) -> TypeKey {
+        match ty {
+            Metadata::Primitive(p) => TypeKey::Primitive(*p),
+            t => TypeKey::Wire(crate::ser::metadata_bytes_v2(t)),
+        }
+    }
+}
+
+/// Writes an `any` node: the column of its distinct types, each value's
+/// index among them, then the node of each type.
+fn write_any<T: std::borrow::Borrow<Metadata>>(
+    types: &[T],
+    tags: &[u128],
+    nodes: Vec<Shred<'_>>,
+    out: &mut Vec<u8>,
+    cfg: &ColumnConfig,
+) {
     let mut body = vec![TYPES];
     ints::put_varint(&mut body, types.len() as u128);
-    for t in &types {
-        body.extend_from_slice(&crate::ser::metadata_bytes_v2(t));
+    for t in types {
+        body.extend_from_slice(&crate::ser::metadata_bytes_v2(t.borrow()));
     }
     // The column of types is read before anything else of the node
     // and is never compressed.
     put_column(out, &body, &ColumnConfig::default());
-    put_column(out, &ints::encode(&tags), cfg);
-    for (i, t) in types.iter().enumerate() {
-        let of_type: Vec<&Value> =
-            values.iter().zip(&tags).filter(|(_, &tag)| tag == i as u128).map(|(v, _)| any_value(v).value()).collect();
-        encode(t, &of_type, out, cfg);
+    put_column(out, &ints::encode(tags), cfg);
+    for (node, t) in nodes.into_iter().zip(types) {
+        node.write(t.borrow(), out, cfg);
     }
 }
 
