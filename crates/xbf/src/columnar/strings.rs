@@ -384,8 +384,11 @@ pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> R
             let shared = read_ints(c, n)?;
             let rest_lens = read_ints(c, n)?;
             let rest = c.take_checked(total(&rest_lens))?;
-            budget.charge(at, total(&shared).saturating_add(total(&rest_lens)))?;
-            let mut out = Vec::new();
+            let size = total(&shared).saturating_add(total(&rest_lens));
+            budget.charge(at, size)?;
+            // Charged to the budget just above, so bounded by it; sized
+            // once so that the values are not copied on every doubling.
+            let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
             let mut spans: Vec<Span> = Vec::with_capacity(n as usize);
             let mut at_rest = 0usize;
             let mut prev: Span = (0, 0);

@@ -63,6 +63,8 @@ struct Node<'de> {
     n: u64,
     /// Where its columns (then its children's) start.
     cur: Cursor<'de>,
+    /// `cur`'s offset, which errors about the node's values name.
+    at: u64,
     depth: usize,
     /// Values taken or skipped so far.
     pos: u64,
@@ -159,11 +161,12 @@ fn place(e: Error, at: u64) -> Error {
 
 impl<'de> Node<'de> {
     fn new(ty: Metadata, n: u64, cur: Cursor<'de>, depth: usize) -> Self {
-        Node { ty, n, cur, depth, pos: 0, data: None }
+        Node { ty, n, at: cur.offset(), cur, depth, pos: 0, data: None }
     }
 
+    #[inline]
     fn at(&self) -> u64 {
-        self.cur.offset()
+        self.at
     }
 
     /// The node's decoded columns, decoding them the first time.
@@ -217,7 +220,25 @@ impl<'de> Node<'de> {
     }
 
     /// Moves past `k` values without building them.
+    #[inline]
     fn skip(&mut self, k: u64) -> Result<()> {
+        match &self.data {
+            // Nothing below to move along: a count is all there is.
+            None | Some(Data::Unit | Data::Ints(_) | Data::F32(_) | Data::F64(_) | Data::Text { .. }) => {
+                match self.pos.checked_add(k).filter(|&t| t <= self.n) {
+                    Some(to) => {
+                        self.pos = to;
+                        Ok(())
+                    }
+                    None => Err(ran_out(self.at())),
+                }
+            }
+            _ => self.skip_below(k),
+        }
+    }
+
+    #[inline(never)]
+    fn skip_below(&mut self, k: u64) -> Result<()> {
         if k == 0 {
             return Ok(());
         }
@@ -437,16 +458,35 @@ fn primitive<'de>(r: &mut Reader<'_>, p: P, n: u64, c: &mut Cursor<'de>) -> Resu
 fn text(bytes: Cow<'_, [u8]>, spans: Vec<Span>, at: u64) -> Result<Data<'_>> {
     let lo = spans.iter().map(|s| s.0).min().unwrap_or(0);
     let hi = spans.iter().map(|s| s.1).max().unwrap_or(0);
-    let whole = match &bytes {
-        Cow::Borrowed(b) => std::str::from_utf8(&b[lo..hi]).ok().map(Cow::Borrowed),
-        Cow::Owned(b) => std::str::from_utf8(&b[lo..hi]).ok().map(|t| Cow::Owned(t.to_owned())),
-    };
-    if let Some(text) = whole {
-        if spans.iter().all(|&(s, e)| text.is_char_boundary(s - lo) && text.is_char_boundary(e - lo)) {
-            let spans = spans.into_iter().map(|(s, e)| (s - lo, e - lo)).collect();
-            return Ok(Data::Text { text, spans });
+    let spans: Vec<Span> = spans.into_iter().map(|(s, e)| (s - lo, e - lo)).collect();
+    match bytes {
+        Cow::Borrowed(b) => match std::str::from_utf8(&b[lo..hi]) {
+            Ok(t) if on_boundaries(t, &spans) => Ok(Data::Text { text: Cow::Borrowed(t), spans }),
+            _ => split_text(&b[lo..hi], spans, at),
+        },
+        // A buffer the column's decoder built becomes the text without a
+        // copy: it holds the values alone (shared prefixes rebuilt), or is
+        // a decompressed column body, cut to the part the values cover.
+        Cow::Owned(mut b) => {
+            b.truncate(hi);
+            b.drain(..lo);
+            match String::from_utf8(b) {
+                Ok(t) if on_boundaries(&t, &spans) => Ok(Data::Text { text: Cow::Owned(t), spans }),
+                Ok(t) => split_text(t.as_bytes(), spans, at),
+                Err(e) => split_text(e.as_bytes(), spans, at),
+            }
         }
     }
+}
+
+fn on_boundaries(t: &str, spans: &[Span]) -> bool {
+    spans.iter().all(|&(s, e)| t.is_char_boundary(s) && t.is_char_boundary(e))
+}
+
+/// Checks the values one by one (the text as a whole is not UTF-8, or a
+/// value starts or ends inside a character) and copies them into a text of
+/// their own; fails at the first value that is not UTF-8.
+fn split_text<'de>(bytes: &[u8], spans: Vec<Span>, at: u64) -> Result<Data<'de>> {
     let mut text = String::new();
     let mut out = Vec::with_capacity(spans.len());
     for (s, e) in spans {
@@ -679,10 +719,13 @@ impl<'de> Deserializer<'de> for NodeDe<'_, '_, 'de> {
             return Err(ran_out(at));
         };
         let mut acc = StructAcc { cx, names: s, fields, next: 0 };
-        let r = v.visit_seq(&mut acc).and_then(|r| {
-            acc.fields[acc.next..].iter_mut().try_for_each(|f| f.skip(1))?;
-            Ok(r)
-        });
+        // The value is returned where it was built (records can be large).
+        let r = v.visit_seq(&mut acc);
+        if r.is_ok() {
+            if let Err(e) = acc.fields[acc.next..].iter_mut().try_for_each(|f| f.skip(1)) {
+                return Err(place(e, at));
+            }
+        }
         r.map_err(|e| place(e, at))
     }
 
@@ -758,7 +801,9 @@ struct StructAcc<'a, 'o, 'de> {
 }
 
 impl<'de> StructAcc<'_, '_, 'de> {
-    #[inline]
+    // Always inlined, as is `next_element_seed`: a record's value then moves
+    // from where the reader built it into its parent with fewer copies.
+    #[inline(always)]
     fn value<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
         let i = self.next;
         self.next += 1;
@@ -773,7 +818,7 @@ impl<'de> StructAcc<'_, '_, 'de> {
 impl<'de> SeqAccess<'de> for StructAcc<'_, '_, 'de> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.next == self.fields.len() {
             return Ok(None);
@@ -905,5 +950,40 @@ impl<'de> MapAccess<'de> for OneEntry<'_, '_, 'de> {
         let acc = self.acc.take().ok_or_else(|| Error::new(ErrorKind::TypeMismatch, "no value"))?;
         let name = acc.name;
         seed.deserialize(NodeDe { cx: acc.cx, node: acc.node }).map_err(|e| e.within(PathSegment::Field(name.into())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(d: Result<Data<'_>>) -> Result<Vec<String>> {
+        match d? {
+            Data::Text { text, spans } => Ok(spans.iter().map(|&(s, e)| text[s..e].to_owned()).collect()),
+            _ => panic!("not text"),
+        }
+    }
+
+    #[test]
+    fn text_from_borrowed_and_owned_buffers() {
+        let body = "xxé€ab".as_bytes();
+        // é is bytes 2..4, € 4..7.
+        let spans = vec![(2, 4), (4, 7), (7, 9)];
+        let want = ["é", "€", "ab"];
+        assert_eq!(texts(text(Cow::Borrowed(body), spans.clone(), 0)).unwrap(), want);
+        // An owned buffer (a decompressed column body) is cut to the values.
+        assert_eq!(texts(text(Cow::Owned(body.to_vec()), spans.clone(), 0)).unwrap(), want);
+        // A span that ends inside a character: the values one by one, and
+        // the one that is not UTF-8 fails.
+        for b in [Cow::Borrowed(body), Cow::Owned(body.to_vec())] {
+            let e = texts(text(b, vec![(2, 3), (3, 4)], 9)).unwrap_err();
+            assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidUtf8, Some(9)));
+        }
+        // Bytes no span covers need not be UTF-8.
+        let body = b"\xff\xfeok\xff";
+        for b in [Cow::Borrowed(&body[..]), Cow::Owned(body.to_vec())] {
+            assert_eq!(texts(text(b, vec![(2, 4), (3, 4)], 0)).unwrap(), ["ok", "k"]);
+        }
+        assert_eq!(texts(text(Cow::Owned(Vec::new()), Vec::new(), 0)).unwrap(), Vec::<String>::new());
     }
 }
