@@ -97,7 +97,19 @@ impl<'a> Cursor<'a> {
     }
 
     /// A canonical LEB128 varint of at most `bits` bits.
+    #[inline]
     pub(crate) fn varint(&mut self, bits: u32) -> Result<u128> {
+        // Most varints in columns (lengths, ids, small values) are one byte.
+        if let Some(&b) = self.bytes.get(self.pos) {
+            if b < 0x80 && (bits >= 8 || b >> bits == 0) {
+                self.pos += 1;
+                return Ok(u128::from(b));
+            }
+        }
+        self.varint_long(bits)
+    }
+
+    fn varint_long(&mut self, bits: u32) -> Result<u128> {
         let start = self.offset();
         let mut x: u128 = 0;
         let mut shift = 0u32;

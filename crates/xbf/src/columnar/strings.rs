@@ -335,8 +335,14 @@ pub(crate) type Span = (usize, usize);
 /// does, without making each value: `c` must start at the body's first
 /// byte, and each span is a position in the body, except that shared
 /// prefixes are rebuilt into the returned buffer, which the spans then
-/// index. The budget is charged as `decode` charges it.
-pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<(Option<Vec<u8>>, Vec<Span>)> {
+/// index. Also returns the region every span lies in: the values of a
+/// plain column, a dictionary's values (some of which no span may use),
+/// the whole rebuilt buffer. The budget is charged as `decode` charges it.
+pub(crate) fn decode_spans(
+    c: &mut Cursor<'_>,
+    n: u64,
+    budget: &mut Budget,
+) -> Result<(Option<Vec<u8>>, Vec<Span>, Span)> {
     let at = c.offset();
     let runs = |lens: &[u64], mut start: usize| -> Vec<Span> {
         lens.iter()
@@ -351,8 +357,8 @@ pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> R
         PLAIN => {
             let lens = read_ints(c, n)?;
             let start = c.position();
-            c.take_checked(total(&lens))?;
-            Ok((None, runs(&lens, start)))
+            let body = c.take_checked(total(&lens))?;
+            Ok((None, runs(&lens, start), (start, start + body.len())))
         }
         DICT => {
             let d_at = c.offset();
@@ -361,7 +367,7 @@ pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> R
             let lens = read_ints(c, d)?;
             let mut block = c.block()?;
             let start = c.position() - block.remaining() as usize;
-            block.take_checked(total(&lens))?;
+            let values = block.take_checked(total(&lens))?.len();
             block.finish("dictionary")?;
             let distinct = runs(&lens, start);
             let ids: Vec<u64> = ints::decode(c, n, 64)?;
@@ -378,7 +384,7 @@ pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> R
                         .ok_or_else(|| c.invalid(at, format!("a dictionary index {i} past its {d} values")))
                 })
                 .collect::<Result<Vec<Span>>>()
-                .map(|spans| (None, spans))
+                .map(|spans| (None, spans, (start, start + values)))
         }
         PREFIX => {
             let shared = read_ints(c, n)?;
@@ -405,7 +411,8 @@ pub(crate) fn decode_spans(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> R
                 prev = (start, out.len());
                 spans.push(prev);
             }
-            Ok((Some(out), spans))
+            let all = (0, out.len());
+            Ok((Some(out), spans, all))
         }
         other => {
             Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{other:02x} is not a string column encoding")))

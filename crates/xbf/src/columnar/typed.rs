@@ -81,11 +81,12 @@ enum Data<'de> {
     Wide128(Vec<u128>),
     F32(Vec<f32>),
     F64(Vec<f64>),
-    /// Strings, checked for UTF-8: spans of `text`, which lies in the
-    /// message itself where the column does, unchanged.
+    /// Strings, checked for UTF-8: spans, less `base`, of `text`, which
+    /// lies in the message itself where the column does, unchanged.
     Text {
         text: Cow<'de, str>,
         spans: Vec<Span>,
+        base: usize,
     },
     /// Bytes: spans of `bytes`, likewise.
     Bytes {
@@ -439,63 +440,66 @@ fn primitive<'de>(r: &mut Reader<'_>, p: P, n: u64, c: &mut Cursor<'de>) -> Resu
             }));
         }
         _ => {
-            let (built, spans) = strings::decode_spans(&mut cur, n, &mut r.budget)?;
+            let (built, spans, region) = strings::decode_spans(&mut cur, n, &mut r.budget)?;
             cur.finish("column")?;
             let bytes = match built {
                 Some(b) => Cow::Owned(b),
                 None => body,
             };
-            return if p == P::String { text(bytes, spans, at) } else { Ok(Data::Bytes { bytes, spans }) };
+            return if p == P::String { text(bytes, spans, region, at) } else { Ok(Data::Bytes { bytes, spans }) };
         }
     };
     cur.finish("column")?;
     Ok(data)
 }
 
-/// The strings at `spans` of `bytes`, checked for UTF-8 at once over the
-/// bytes they cover where those are UTF-8 (the common case: no copy), else
-/// value by value and copied (a dictionary may hold values no span uses).
-fn text(bytes: Cow<'_, [u8]>, spans: Vec<Span>, at: u64) -> Result<Data<'_>> {
-    let lo = spans.iter().map(|s| s.0).min().unwrap_or(0);
-    let hi = spans.iter().map(|s| s.1).max().unwrap_or(0);
-    let spans: Vec<Span> = spans.into_iter().map(|(s, e)| (s - lo, e - lo)).collect();
+/// The strings at `spans` of `bytes`, all within `region`, checked for
+/// UTF-8 at once over the region where it is UTF-8 (the common case: no
+/// copy), else value by value and copied (a dictionary may hold values no
+/// span uses).
+fn text(bytes: Cow<'_, [u8]>, spans: Vec<Span>, region: Span, at: u64) -> Result<Data<'_>> {
+    let (lo, hi) = region;
+    // Every position in ASCII text is a character boundary.
+    let bounded =
+        |t: &str| t.is_ascii() || spans.iter().all(|&(s, e)| t.is_char_boundary(s - lo) && t.is_char_boundary(e - lo));
     match bytes {
         Cow::Borrowed(b) => match std::str::from_utf8(&b[lo..hi]) {
-            Ok(t) if on_boundaries(t, &spans) => Ok(Data::Text { text: Cow::Borrowed(t), spans }),
-            _ => split_text(&b[lo..hi], spans, at),
+            Ok(t) if bounded(t) => Ok(Data::Text { text: Cow::Borrowed(t), spans, base: lo }),
+            _ => split_text(b, spans, at),
         },
         // A buffer the column's decoder built becomes the text without a
         // copy: it holds the values alone (shared prefixes rebuilt), or is
-        // a decompressed column body, cut to the part the values cover.
+        // a decompressed column body, cut to the region.
         Cow::Owned(mut b) => {
             b.truncate(hi);
             b.drain(..lo);
             match String::from_utf8(b) {
-                Ok(t) if on_boundaries(&t, &spans) => Ok(Data::Text { text: Cow::Owned(t), spans }),
-                Ok(t) => split_text(t.as_bytes(), spans, at),
-                Err(e) => split_text(e.as_bytes(), spans, at),
+                Ok(t) if bounded(&t) => Ok(Data::Text { text: Cow::Owned(t), spans, base: lo }),
+                Ok(t) => split_text_at(t.as_bytes(), lo, spans, at),
+                Err(e) => split_text_at(e.as_bytes(), lo, spans, at),
             }
         }
     }
 }
 
-fn on_boundaries(t: &str, spans: &[Span]) -> bool {
-    spans.iter().all(|&(s, e)| t.is_char_boundary(s) && t.is_char_boundary(e))
+fn split_text(bytes: &[u8], spans: Vec<Span>, at: u64) -> Result<Data<'_>> {
+    split_text_at(bytes, 0, spans, at)
 }
 
 /// Checks the values one by one (the text as a whole is not UTF-8, or a
 /// value starts or ends inside a character) and copies them into a text of
-/// their own; fails at the first value that is not UTF-8.
-fn split_text<'de>(bytes: &[u8], spans: Vec<Span>, at: u64) -> Result<Data<'de>> {
+/// their own; fails at the first value that is not UTF-8. `bytes` starts
+/// at position `lo` of the spans.
+fn split_text_at<'de>(bytes: &[u8], lo: usize, spans: Vec<Span>, at: u64) -> Result<Data<'de>> {
     let mut text = String::new();
     let mut out = Vec::with_capacity(spans.len());
     for (s, e) in spans {
-        let t = std::str::from_utf8(&bytes[s..e])
+        let t = std::str::from_utf8(&bytes[s - lo..e - lo])
             .map_err(|_| Error::at(ErrorKind::InvalidUtf8, at, "a string of the column is not UTF-8"))?;
         out.push((text.len(), text.len() + t.len()));
         text.push_str(t);
     }
-    Ok(Data::Text { text: Cow::Owned(text), spans: out })
+    Ok(Data::Text { text: Cow::Owned(text), spans: out, base: 0 })
 }
 
 /// The next value of a node, as a serde `Deserializer`.
@@ -545,8 +549,9 @@ impl<'de> NodeDe<'_, '_, 'de> {
             }
             (Data::F32(col), _) => v.visit_f32(get(col, i, at)?),
             (Data::F64(col), _) => v.visit_f64(get(col, i, at)?),
-            (Data::Text { text, spans }, _) => {
+            (Data::Text { text, spans, base }, _) => {
                 let (s, e) = get(spans, i, at)?;
+                let (s, e) = (s - *base, e - *base);
                 match text {
                     Cow::Borrowed(t) => {
                         let t: &'de str = t.get(s..e).ok_or_else(|| ran_out(at))?;
@@ -683,6 +688,7 @@ impl<'de> Deserializer<'de> for NodeDe<'_, '_, 'de> {
         v.visit_unit()
     }
 
+    #[inline(always)]
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -750,7 +756,7 @@ struct SeqAcc<'a, 'o, 'de> {
 impl<'de> SeqAccess<'de> for SeqAcc<'_, '_, 'de> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.left == 0 {
             return Ok(None);
@@ -959,7 +965,9 @@ mod tests {
 
     fn texts(d: Result<Data<'_>>) -> Result<Vec<String>> {
         match d? {
-            Data::Text { text, spans } => Ok(spans.iter().map(|&(s, e)| text[s..e].to_owned()).collect()),
+            Data::Text { text, spans, base } => {
+                Ok(spans.iter().map(|&(s, e)| text[s - base..e - base].to_owned()).collect())
+            }
             _ => panic!("not text"),
         }
     }
@@ -970,20 +978,24 @@ mod tests {
         // é is bytes 2..4, € 4..7.
         let spans = vec![(2, 4), (4, 7), (7, 9)];
         let want = ["é", "€", "ab"];
-        assert_eq!(texts(text(Cow::Borrowed(body), spans.clone(), 0)).unwrap(), want);
-        // An owned buffer (a decompressed column body) is cut to the values.
-        assert_eq!(texts(text(Cow::Owned(body.to_vec()), spans.clone(), 0)).unwrap(), want);
+        for b in [Cow::Borrowed(body), Cow::Owned(body.to_vec())] {
+            assert_eq!(texts(text(b, spans.clone(), (2, 9), 0)).unwrap(), want);
+        }
+        // Spans in another order, or repeated (a dictionary's).
+        for b in [Cow::Borrowed(body), Cow::Owned(body.to_vec())] {
+            assert_eq!(texts(text(b, vec![(7, 9), (2, 4), (7, 9)], (2, 9), 0)).unwrap(), ["ab", "é", "ab"]);
+        }
         // A span that ends inside a character: the values one by one, and
         // the one that is not UTF-8 fails.
         for b in [Cow::Borrowed(body), Cow::Owned(body.to_vec())] {
-            let e = texts(text(b, vec![(2, 3), (3, 4)], 9)).unwrap_err();
+            let e = texts(text(b, vec![(2, 3), (3, 4)], (2, 4), 9)).unwrap_err();
             assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidUtf8, Some(9)));
         }
-        // Bytes no span covers need not be UTF-8.
+        // Bytes of the region no span covers need not be UTF-8.
         let body = b"\xff\xfeok\xff";
         for b in [Cow::Borrowed(&body[..]), Cow::Owned(body.to_vec())] {
-            assert_eq!(texts(text(b, vec![(2, 4), (3, 4)], 0)).unwrap(), ["ok", "k"]);
+            assert_eq!(texts(text(b, vec![(2, 4), (3, 4)], (1, 5), 0)).unwrap(), ["ok", "k"]);
         }
-        assert_eq!(texts(text(Cow::Owned(Vec::new()), Vec::new(), 0)).unwrap(), Vec::<String>::new());
+        assert_eq!(texts(text(Cow::Owned(Vec::new()), Vec::new(), (0, 0), 0)).unwrap(), Vec::<String>::new());
     }
 }
