@@ -263,21 +263,9 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<
             Ok(split(bytes, &lens))
         }
         DICT => {
-            let d_at = c.offset();
-            let d = c.varint(64)? as u64;
-            // Each distinct value has a length in the lengths block.
-            c.check_fits(d_at, d, 1)?;
-            let lens = read_ints(c, d)?;
-            let mut block = c.block()?;
-            let bytes = block.take_checked(total(&lens))?;
-            block.finish("dictionary")?;
-            let distinct = split(bytes, &lens);
-            let ids: Vec<u64> = ints::decode(c, n, 64)?;
-            let size = ids
-                .iter()
-                .map(|&i| lens.get(i as usize).map_or(0, |&l| u128::from(l)))
-                .fold(0u128, u128::saturating_add);
-            budget.charge(at, size)?;
+            let ReadDict { lens, values, ids, .. } = read_dict(c, n, at, budget)?;
+            let d = lens.len() as u64;
+            let distinct = split(values, &lens);
             ids.iter()
                 .map(|&i| {
                     distinct
@@ -289,10 +277,7 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<
                 .collect()
         }
         PREFIX => {
-            let shared = read_ints(c, n)?;
-            let rest_lens = read_ints(c, n)?;
-            let rest = c.take_checked(total(&rest_lens))?;
-            budget.charge(at, total(&shared).saturating_add(total(&rest_lens)))?;
+            let (shared, rest_lens, rest) = read_prefix(c, n, at, budget)?;
             let mut out: Vec<Vec<u8>> = Vec::with_capacity(n as usize);
             let mut at_rest = 0usize;
             for (i, (&p, &r)) in shared.iter().zip(&rest_lens).enumerate() {
@@ -311,6 +296,46 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<
             Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{other:02x} is not a string column encoding")))
         }
     }
+}
+
+/// A dictionary column's parts (its encoding byte read), with the budget
+/// charged for the bytes of the `n` values they make.
+struct ReadDict<'a> {
+    /// The distinct values' lengths and bytes, which start at `start` of
+    /// the cursor's bytes.
+    lens: Vec<u64>,
+    values: &'a [u8],
+    start: usize,
+    /// Each value's index in the dictionary, not yet checked against it.
+    ids: Vec<u64>,
+}
+
+fn read_dict<'a>(c: &mut Cursor<'a>, n: u64, at: u64, budget: &mut Budget) -> Result<ReadDict<'a>> {
+    let d_at = c.offset();
+    let d = c.varint(64)? as u64;
+    // Each distinct value has a length in the lengths block.
+    c.check_fits(d_at, d, 1)?;
+    let lens = read_ints(c, d)?;
+    let mut block = c.block()?;
+    let start = c.position() - block.remaining() as usize;
+    let values = block.take_checked(total(&lens))?;
+    block.finish("dictionary")?;
+    let ids: Vec<u64> = ints::decode(c, n, 64)?;
+    let size =
+        ids.iter().map(|&i| lens.get(i as usize).map_or(0, |&l| u128::from(l))).fold(0u128, u128::saturating_add);
+    budget.charge(at, size)?;
+    Ok(ReadDict { lens, values, start, ids })
+}
+
+/// A prefix-coded column's parts (its encoding byte read): the bytes each
+/// value shares with the one before, the lengths of the rest, and the
+/// rests; the budget is charged for the values' bytes.
+fn read_prefix<'a>(c: &mut Cursor<'a>, n: u64, at: u64, budget: &mut Budget) -> Result<(Vec<u64>, Vec<u64>, &'a [u8])> {
+    let shared = read_ints(c, n)?;
+    let rest_lens = read_ints(c, n)?;
+    let rest = c.take_checked(total(&rest_lens))?;
+    budget.charge(at, total(&shared).saturating_add(total(&rest_lens)))?;
+    Ok((shared, rest_lens, rest))
 }
 
 /// A length-prefixed integer block of `n` values, each at most as large as
@@ -361,21 +386,9 @@ pub(crate) fn decode_spans(
             Ok((None, runs(&lens, start), (start, start + body.len())))
         }
         DICT => {
-            let d_at = c.offset();
-            let d = c.varint(64)? as u64;
-            c.check_fits(d_at, d, 1)?;
-            let lens = read_ints(c, d)?;
-            let mut block = c.block()?;
-            let start = c.position() - block.remaining() as usize;
-            let values = block.take_checked(total(&lens))?.len();
-            block.finish("dictionary")?;
+            let ReadDict { lens, values, start, ids } = read_dict(c, n, at, budget)?;
+            let (d, values) = (lens.len(), values.len());
             let distinct = runs(&lens, start);
-            let ids: Vec<u64> = ints::decode(c, n, 64)?;
-            let size = ids
-                .iter()
-                .map(|&i| lens.get(i as usize).map_or(0, |&l| u128::from(l)))
-                .fold(0u128, u128::saturating_add);
-            budget.charge(at, size)?;
             ids.iter()
                 .map(|&i| {
                     distinct
@@ -387,11 +400,8 @@ pub(crate) fn decode_spans(
                 .map(|spans| (None, spans, (start, start + values)))
         }
         PREFIX => {
-            let shared = read_ints(c, n)?;
-            let rest_lens = read_ints(c, n)?;
-            let rest = c.take_checked(total(&rest_lens))?;
+            let (shared, rest_lens, rest) = read_prefix(c, n, at, budget)?;
             let size = total(&shared).saturating_add(total(&rest_lens));
-            budget.charge(at, size)?;
             // Charged to the budget just above, so bounded by it; sized
             // once so that the values are not copied on every doubling.
             let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
