@@ -157,3 +157,32 @@ impl<'a> Cursor<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-byte shortcut of `varint` gives what the full routine gives,
+    /// values and errors alike, for every first byte and width.
+    #[test]
+    fn one_byte_varints_read_as_the_full_routine_reads_them() {
+        for bits in [1, 2, 7, 8, 16, 32, 64, 128] {
+            for first in 0..=255u8 {
+                for input in [vec![first], vec![first, 0x01], vec![first, 0x00]] {
+                    let (mut a, mut b) = (Cursor::new(&input, 5), Cursor::new(&input, 5));
+                    let (x, y) = (a.varint(bits), b.varint_long(bits));
+                    match (x, y) {
+                        (Ok(x), Ok(y)) => assert_eq!((x, a.position()), (y, b.position()), "{input:?} at {bits} bits"),
+                        (Err(x), Err(y)) => {
+                            assert_eq!((x.kind(), x.offset(), x.detail()), (y.kind(), y.offset(), y.detail()))
+                        }
+                        (x, y) => panic!("{input:?} at {bits} bits: {x:?} against {y:?}"),
+                    }
+                }
+            }
+        }
+        // Nothing to read: truncated at the cursor.
+        let e = Cursor::new(&[], 9).varint(64).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::Truncated, Some(9)));
+    }
+}

@@ -465,7 +465,7 @@ fn text(bytes: Cow<'_, [u8]>, spans: Vec<Span>, region: Span, at: u64) -> Result
     match bytes {
         Cow::Borrowed(b) => match std::str::from_utf8(&b[lo..hi]) {
             Ok(t) if bounded(t) => Ok(Data::Text { text: Cow::Borrowed(t), spans, base: lo }),
-            _ => split_text(b, spans, at),
+            _ => split_text(b, 0, spans, at),
         },
         // A buffer the column's decoder built becomes the text without a
         // copy: it holds the values alone (shared prefixes rebuilt), or is
@@ -475,22 +475,18 @@ fn text(bytes: Cow<'_, [u8]>, spans: Vec<Span>, region: Span, at: u64) -> Result
             b.drain(..lo);
             match String::from_utf8(b) {
                 Ok(t) if bounded(&t) => Ok(Data::Text { text: Cow::Owned(t), spans, base: lo }),
-                Ok(t) => split_text_at(t.as_bytes(), lo, spans, at),
-                Err(e) => split_text_at(e.as_bytes(), lo, spans, at),
+                Ok(t) => split_text(t.as_bytes(), lo, spans, at),
+                Err(e) => split_text(e.as_bytes(), lo, spans, at),
             }
         }
     }
-}
-
-fn split_text(bytes: &[u8], spans: Vec<Span>, at: u64) -> Result<Data<'_>> {
-    split_text_at(bytes, 0, spans, at)
 }
 
 /// Checks the values one by one (the text as a whole is not UTF-8, or a
 /// value starts or ends inside a character) and copies them into a text of
 /// their own; fails at the first value that is not UTF-8. `bytes` starts
 /// at position `lo` of the spans.
-fn split_text_at<'de>(bytes: &[u8], lo: usize, spans: Vec<Span>, at: u64) -> Result<Data<'de>> {
+fn split_text<'de>(bytes: &[u8], lo: usize, spans: Vec<Span>, at: u64) -> Result<Data<'de>> {
     let mut text = String::new();
     let mut out = Vec::with_capacity(spans.len());
     for (s, e) in spans {
