@@ -482,11 +482,22 @@ impl From<EnumMetadata> for Metadata {
 
 /// A name and a list of uniquely named, typed members: the fields of a
 /// struct, or the variants of an enum.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 struct Members {
     name: Box<str>,
     members: IndexMap<Box<str>, Metadata>,
 }
+
+/// Members in another order are another type: the order is the layout of
+/// a struct's fields and the index of an enum's variants. (IndexMap's own
+/// equality ignores the order.)
+impl PartialEq for Members {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.members.len() == other.members.len() && self.members.iter().eq(&other.members)
+    }
+}
+
+impl Eq for Members {}
 
 impl std::hash::Hash for Members {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {

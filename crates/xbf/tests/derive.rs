@@ -156,6 +156,19 @@ fn other_types_fall_back_to_matching_by_name() {
     );
     let bytes = xbf::EncodeOptions::v1().encode_message(&v).unwrap();
     assert_eq!(fast::from_slice::<Point>(&bytes).unwrap(), Point { first: 1, last: 2 });
+    // The same fields in another order are another type, in every form of
+    // message (v1's head is not compared byte for byte).
+    #[derive(Serialize, Deserialize, Xbf, Debug, PartialEq)]
+    #[serde(rename = "Point")]
+    struct Swapped {
+        last: i8,
+        first: i8,
+    }
+    assert_ne!(fast::metadata_of::<Swapped>().unwrap(), fast::metadata_of::<Point>().unwrap());
+    for opts in [EncodeOptions::v1(), EncodeOptions::v2(), EncodeOptions::v2().layout(xbf::Layout::Columnar)] {
+        let bytes = opts.to_vec(&Point { first: 1, last: 2 }).unwrap();
+        assert_eq!(fast::from_slice::<Swapped>(&bytes).unwrap(), Swapped { last: 2, first: 1 });
+    }
 }
 
 #[test]
