@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 echo "== Rust: unit, property, hostile-input and CLI tests"
 cargo test --workspace --all-features --locked
+# The core alone (no serde): it builds, with no warnings.
+RUSTFLAGS="-D warnings" cargo check --quiet --locked -p xbf --no-default-features --target-dir target/no-default
 
 echo "== Conformance vectors, through the Rust implementation"
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/*.json

@@ -140,17 +140,24 @@ where
         f.push(dyn_fmt(name, opts, value.as_ref().ok().cloned(), value.as_ref().err().map(|x| x.to_string())));
     }
     // Columnar bytes read into the typed records: `from_slice` reads the
-    // columns straight into the serde types.
-    let col_value = dyn_value.as_ref().ok().cloned();
-    let col_why = dyn_value.as_ref().err().map(|x| x.to_string());
-    f.push(typed(
-        "XBF 2 columnar → typed (from_slice)",
-        move |_t: &T| match &col_value {
-            Some(v) => EncodeOptions::v2().layout(Layout::Columnar).encode_message(v).map_err(e),
-            None => Err(col_why.clone().unwrap_or_default()),
-        },
-        |b| DecodeOptions::default().from_slice::<T>(b).map_err(e),
-    ));
+    // columns straight into the serde types, value by value; the derive
+    // path (`fast::from_slice`) reads each column whole.
+    let columnar = |zstd: Option<i32>| {
+        let opts = EncodeOptions::v2().layout(Layout::Columnar).compress_columns(zstd);
+        let value = dyn_value.as_ref().ok().cloned();
+        let why = dyn_value.as_ref().err().map(|x| x.to_string());
+        move |_t: &T| match &value {
+            Some(v) => opts.encode_message(v).map_err(e),
+            None => Err(why.clone().unwrap_or_default()),
+        }
+    };
+    f.push(typed("XBF 2 columnar → typed (from_slice)", columnar(None), |b| {
+        DecodeOptions::default().from_slice::<T>(b).map_err(e)
+    }));
+    f.push(typed("XBF 2 columnar → typed (derive)", columnar(None), |b| xbf::fast::from_slice::<T>(b).map_err(e)));
+    f.push(typed("XBF 2 columnar+zstd → typed (derive)", columnar(Some(19)), |b| {
+        xbf::fast::from_slice::<T>(b).map_err(e)
+    }));
     if let (Some(path), Ok(v)) = (projection, &dyn_value) {
         let p = path.to_string();
         let opts = EncodeOptions::v2().layout(Layout::Columnar);

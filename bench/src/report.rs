@@ -465,16 +465,21 @@ fn tree_buf_section(sets: &[DatasetResult]) -> String {
          *+zstd* its per-column zstd stage; Tree-Buf is `tree_buf::encode` of the records (signed integers zigzag-mapped, as it has none); \
          JSON+zstd is zstd -19 of serde_json's output; CSV+gzip is gzip -9 of the csv crate's output (flat records only). Decode, one thread: \
          *XBF → Value* is `xbf::decode_message` into a dynamic `xbf::Value` tree; *XBF → typed* is `DecodeOptions::from_slice::<T>` into \
-         the Rust structs (straight from the columns, no `Value` or rows in between); *Tree-Buf → typed* is \
+         the Rust structs (straight from the columns, no `Value` or rows in between, one serde call per value); *derive* is \
+         `xbf::fast::from_slice::<T>` of `#[derive(xbf::Xbf)]`, which reads each column whole and puts the records together from them, \
+         of the columnar message and (*+zstd derive*) of the one with the zstd stage; *Tree-Buf → typed* is \
          `tree_buf::decode_with_options` with `DisableParallel` into the Rust structs (through its mirror type where the records have \
          signed integers; the move back is in the timed call).\n"
     );
-    let _ = writeln!(o, "| dataset | columnar B | +zstd B | Tree-Buf B | JSON+zstd B | CSV+gzip B | XBF → Value | XBF → typed | Tree-Buf → typed |");
-    let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        o,
+        "| dataset | columnar B | +zstd B | Tree-Buf B | JSON+zstd B | CSV+gzip B | XBF → Value | XBF → typed | derive | +zstd derive | Tree-Buf → typed |"
+    );
+    let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut crit: Vec<String> = Vec::new();
     for name in ["earthquakes", "flights-20k", "sp500-2019"] {
         let Some(d) = sets.iter().find(|d| d.name == name) else {
-            let _ = writeln!(o, "| {name} | no result | | | | | | | |");
+            let _ = writeln!(o, "| {name} | no result | | | | | | | | | |");
             continue;
         };
         let col = d.measures.iter().find(|m| m.format == "XBF 2 columnar");
@@ -482,12 +487,14 @@ fn tree_buf_section(sets: &[DatasetResult]) -> String {
         let tb = find(d, "Tree-Buf");
         let json = d.measures.iter().find(|m| m.format == BASELINE);
         let csv = d.measures.iter().find(|m| m.format == "CSV (csv)");
-        let typed = d.measures.iter().find(|m| m.format.starts_with("XBF 2 columnar → typed"));
+        let typed = d.measures.iter().find(|m| m.format == "XBF 2 columnar → typed (from_slice)");
+        let derive = d.measures.iter().find(|m| m.format == "XBF 2 columnar → typed (derive)");
+        let derive_z = d.measures.iter().find(|m| m.format == "XBF 2 columnar+zstd → typed (derive)");
         let t =
             |m: Option<&crate::formats::Measure>| m.and_then(|m| m.decode_median_ns).map(fmt_ns).unwrap_or("—".into());
         let _ = writeln!(
             o,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             opt(col.and_then(|m| m.bytes)),
             opt(colz.and_then(|m| m.bytes)),
             opt(tb.and_then(|m| m.bytes)),
@@ -495,6 +502,8 @@ fn tree_buf_section(sets: &[DatasetResult]) -> String {
             opt(csv.and_then(|m| m.gzip)),
             t(col),
             t(typed),
+            t(derive),
+            t(derive_z),
             t(tb)
         );
         let lt = |a: Option<u64>, b: Option<u64>| Some(a? < b?);
@@ -538,11 +547,16 @@ fn tree_buf_section(sets: &[DatasetResult]) -> String {
                 yes(le(zb, tbb))
             ));
             crit.push(format!(
-                "- {name}: decoding faster than Tree-Buf's, single-threaded: into a Value {} ({} of Tree-Buf's time); into the typed records {} ({})",
+                "- {name}: decoding faster than Tree-Buf's, single-threaded: into a Value {} ({} of Tree-Buf's time); into the typed records \
+                 with serde {} ({}), with the derive {} ({}), with the derive from the zstd-staged message {} ({})",
                 yes(faster(col, tb)),
                 ratio(col, tb),
                 yes(faster(typed, tb)),
-                ratio(typed, tb)
+                ratio(typed, tb),
+                yes(faster(derive, tb)),
+                ratio(derive, tb),
+                yes(faster(derive_z, tb)),
+                ratio(derive_z, tb)
             ));
         }
     }

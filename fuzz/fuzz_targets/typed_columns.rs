@@ -5,7 +5,8 @@
 //!
 //! - Neither may panic, allocate without bound or hang.
 //! - They accept the same inputs, with the same values: every field of the
-//!   record type is read, so no column goes unread.
+//!   record type is read, so no column goes unread. So does the derive
+//!   path (`xbf::fast::from_slice`), which reads whole columns.
 //! - A reader of fewer fields (projection) may accept more, never less.
 #![no_main]
 
@@ -30,6 +31,12 @@ fuzz_target!(|data: &[u8]| {
         (Ok(a), Ok(b)) => assert_eq!(xbf::to_vec(a).unwrap(), xbf::to_vec(b).unwrap()),
         (Err(_), Err(_)) => {}
         (a, b) => panic!("from_slice {a:?}\nthe long way {b:?}"),
+    }
+    let whole = xbf::fast::from_slice::<Vec<Rec>>(&bytes);
+    match (&whole, &direct) {
+        (Ok(a), Ok(b)) => assert_eq!(xbf::to_vec(a).unwrap(), xbf::to_vec(b).unwrap()),
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!("fast::from_slice {a:?}\nfrom_slice {b:?}"),
     }
     if long.is_ok() {
         xbf::from_slice::<Vec<Few>>(&bytes).expect("a projection of a valid message reads");

@@ -6,14 +6,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use xbf::{DecodeOptions, EncodeOptions, Layout};
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Debug, PartialEq)]
 pub enum Shape {
     Empty,
     Circle(f64),
     Poly { points: Vec<(i32, i32)>, closed: bool },
 }
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, xbf::Xbf, Debug, PartialEq)]
 pub struct Rec {
     pub id: u64,
     pub name: String,

@@ -345,6 +345,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 
     let mut plain = quote!(::core::option::Option::None);
     let mut decode_plain = quote!();
+    let mut decode_column = quote!();
     let (describe, min_v2, min_v1, encode, decode) = match &input.data {
         Data::Struct(s) => {
             let fields = fields_of(&s.fields, cattrs.rename_all)?;
@@ -406,6 +407,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                     }
                 };
             }
+            decode_column = column_of(&shape, &fields);
             (p.describe, p.min_v2, p.min_v1, encode, decode)
         }
         Data::Enum(e) => {
@@ -540,9 +542,79 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                     #decode
                 }
                 #decode_plain
+                #decode_column
             }
         };
     })
+}
+
+/// A struct's whole-column reader (`Decode::decode_column`): each field's
+/// column read whole, then the records put together from them. Structs
+/// without fields keep the default (serde).
+fn column_of(shape: &Shape, fields: &[Field]) -> TokenStream {
+    if fields.is_empty() {
+        return quote!();
+    }
+    let sig = quote! {
+        fn decode_column(
+            col: ::xbf::fast::WholeColumn<'_, '_, 'de>,
+        ) -> ::xbf::Result<::std::vec::Vec<Self>>
+    };
+    let read = |f: &Field, col: TokenStream| {
+        let ty = &f.ty;
+        if f.bytes {
+            quote!(#col.bytes::<#ty>())
+        } else {
+            quote!(<#ty as ::xbf::fast::Decode<'de>>::decode_column(#col))
+        }
+    };
+    if let Shape::Newtype = shape {
+        let m = &fields[0].member;
+        let r = read(&fields[0], quote!(col));
+        return quote! {
+            #sig {
+                ::core::result::Result::Ok(#r?.into_iter().map(|v| Self { #m: v }).collect())
+            }
+        };
+    }
+    let vars: Vec<syn::Ident> = (0..fields.len()).map(|i| quote::format_ident!("__f{}", i)).collect();
+    let reads = fields.iter().zip(&vars).enumerate().map(|(i, (f, v))| {
+        let seg = match shape {
+            Shape::Tuple => position_seg(i),
+            _ => field_seg(&f.name),
+        };
+        let r = read(f, quote!(fields.next_field()?));
+        quote! {
+            let mut #v = match #r {
+                ::core::result::Result::Ok(v) => v.into_iter(),
+                ::core::result::Result::Err(e) => return ::core::result::Result::Err(e.within(#seg)),
+            };
+        }
+    });
+    let puts = fields.iter().zip(&vars).map(|(f, v)| {
+        let m = &f.member;
+        quote! {
+            #m: match #v.next() {
+                ::core::option::Option::Some(v) => v,
+                ::core::option::Option::None => return ::core::result::Result::Err(fields.short()),
+            }
+        }
+    });
+    let first = &vars[0];
+    quote! {
+        #sig {
+            let n = col.len();
+            let mut fields = col.fields()?;
+            #(#reads)*
+            fields.finish()?;
+            // As many as the first field's column holds, which is in memory.
+            let mut out = ::std::vec::Vec::with_capacity(#first.len());
+            for _ in 0..n {
+                out.push(Self { #(#puts),* });
+            }
+            ::core::result::Result::Ok(out)
+        }
+    }
 }
 
 /// A newtype's only field: its errors keep their path (serde's newtypes

@@ -8,9 +8,18 @@ mod cursor;
 mod floats;
 mod ints;
 mod strings;
+// Reading into serde types: value by value, and whole columns for the derive.
+#[cfg(feature = "serde")]
 mod typed;
+#[cfg(feature = "serde")]
+mod whole;
 
-pub(crate) use typed::from_columns;
+#[cfg(feature = "serde")]
+pub(crate) use typed::{from_columns, ran_out};
+#[cfg(feature = "serde")]
+pub(crate) use whole::from_columns as from_columns_whole;
+#[cfg(feature = "serde")]
+pub use whole::{capacity, WholeColumn, WholeFields};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -653,13 +662,29 @@ impl Selection {
 pub(crate) struct Reader<'o> {
     pub(crate) opts: &'o DecodeOptions,
     pub(crate) budget: Budget,
+    /// One zstd context for every compressed column of the message: making
+    /// one per column cost more than decompressing the small ones.
+    #[cfg(feature = "zstd")]
+    unpacker: Option<zstd::bulk::Decompressor<'static>>,
 }
 
 fn within(seg: PathSegment) -> impl FnOnce(Error) -> Error {
     move |e| e.within(seg)
 }
 
-impl Reader<'_> {
+impl<'o> Reader<'o> {
+    /// A reader of the columns in `len` bytes, with the decode budget the
+    /// options give (64 times the input and 16 MiB unless they say).
+    pub(crate) fn new(opts: &'o DecodeOptions, len: usize) -> Self {
+        let limit = opts.max_decoded_bytes.unwrap_or_else(|| (len as u64).saturating_mul(64).saturating_add(16 << 20));
+        Reader {
+            opts,
+            budget: Budget::new(limit),
+            #[cfg(feature = "zstd")]
+            unpacker: None,
+        }
+    }
+
     /// The next column's body, decompressed if it was compressed.
     fn column<'a>(&mut self, c: &mut Cursor<'a>) -> Result<Column<'a>> {
         let mut block = c.block()?;
@@ -675,9 +700,12 @@ impl Reader<'_> {
         let packed = block.take(block.remaining() as usize)?;
         #[cfg(feature = "zstd")]
         {
-            let raw = zstd::bulk::decompress(packed, raw_len as usize).map_err(|e| {
-                Error::at(ErrorKind::InvalidColumn, at, format!("the zstd frame does not decompress: {e}"))
-            })?;
+            let fail = |e| Error::at(ErrorKind::InvalidColumn, at, format!("the zstd frame does not decompress: {e}"));
+            let unpacker = match &mut self.unpacker {
+                Some(u) => u,
+                none => none.insert(zstd::bulk::Decompressor::new().map_err(fail)?),
+            };
+            let raw = unpacker.decompress(packed, raw_len as usize).map_err(fail)?;
             if raw.len() as u128 != raw_len {
                 return Err(Error::at(
                     ErrorKind::InvalidColumn,
@@ -1098,9 +1126,7 @@ pub(crate) fn decode_message(
     opts: &DecodeOptions,
     sel: Option<&Selection>,
 ) -> Result<(Metadata, Value)> {
-    let limit =
-        opts.max_decoded_bytes.unwrap_or_else(|| (bytes.len() as u64).saturating_mul(64).saturating_add(16 << 20));
-    let mut reader = Reader { opts, budget: Budget::new(limit) };
+    let mut reader = Reader::new(opts, bytes.len());
     let mut c = Cursor::new(bytes, base);
     let (pty, mut values) = reader.node(ty, 1, &mut c, 0, sel)?;
     if !c.at_end() {

@@ -18,7 +18,7 @@ use serde::de::{
 
 use super::cursor::Cursor;
 use super::strings::{self, Span};
-use super::{any_types, floats, skip, Budget, Reader, VALUE_COST, WIDE};
+use super::{any_types, floats, skip, Reader, VALUE_COST, WIDE};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::varint;
@@ -34,9 +34,21 @@ pub(crate) fn from_columns<'de, T: de::Deserialize<'de>>(
     base: u64,
     seq_ok: bool,
 ) -> Result<T> {
-    let limit =
-        opts.max_decoded_bytes.unwrap_or_else(|| (bytes.len() as u64).saturating_mul(64).saturating_add(16 << 20));
-    let mut cx = Cx { reader: Reader { opts, budget: Budget::new(limit) }, seq_ok };
+    read_root(opts, ty, bytes, base, seq_ok, |cx, root| T::deserialize(NodeDe { cx, node: root }))
+}
+
+/// Frames the columns in `bytes` (which start at message offset `base`
+/// and must be used up) as a value of type `ty`, hands the root node to
+/// `read`, then checks what the reader left (see [`Node::finish`]).
+pub(super) fn read_root<'de, T>(
+    opts: &DecodeOptions,
+    ty: &Metadata,
+    bytes: &'de [u8],
+    base: u64,
+    seq_ok: bool,
+    read: impl FnOnce(&mut Cx<'_>, &mut Node<'de>) -> Result<T>,
+) -> Result<T> {
+    let mut cx = Cx { reader: Reader::new(opts, bytes.len()), seq_ok };
     let start = Cursor::new(bytes, base);
     // The columns are framed before any is read: a message whose columns
     // end early or leave bytes over fails here, whatever the reader reads.
@@ -46,33 +58,33 @@ pub(crate) fn from_columns<'de, T: de::Deserialize<'de>>(
         return Err(Error::at(ErrorKind::TrailingBytes, end.offset(), "bytes remain after the columns"));
     }
     let mut root = Node::new(ty.clone(), 1, start, 0);
-    let value = T::deserialize(NodeDe { cx: &mut cx, node: &mut root })?;
+    let value = read(&mut cx, &mut root)?;
     root.finish(&mut cx)?;
     Ok(value)
 }
 
-struct Cx<'o> {
+pub(super) struct Cx<'o> {
     reader: Reader<'o>,
     seq_ok: bool,
 }
 
 /// A place of the message's type tree and the values found there.
-struct Node<'de> {
+pub(super) struct Node<'de> {
     ty: Metadata,
     /// How many values the node holds.
-    n: u64,
+    pub(super) n: u64,
     /// Where its columns (then its children's) start.
     cur: Cursor<'de>,
     /// `cur`'s offset, which errors about the node's values name.
     at: u64,
     depth: usize,
     /// Values taken or skipped so far.
-    pos: u64,
-    data: Option<Data<'de>>,
+    pub(super) pos: u64,
+    pub(super) data: Option<Data<'de>>,
 }
 
 /// A node's columns, decoded.
-enum Data<'de> {
+pub(super) enum Data<'de> {
     Unit,
     /// Integer-valued primitives of at most 64 bits as the unsigned values
     /// of their column.
@@ -136,7 +148,7 @@ enum Hint {
 /// since every count is derived from the columns above, but a reader does
 /// not panic on a broken promise.
 #[cold]
-fn ran_out(at: u64) -> Error {
+pub(crate) fn ran_out(at: u64) -> Error {
     Error::at(ErrorKind::InvalidColumn, at, "a column holds fewer values than its node")
 }
 
@@ -147,7 +159,7 @@ fn get<T: Copy>(v: &[T], i: u64, at: u64) -> Result<T> {
 
 /// Gives an error without an offset (a serde custom error) the offset of
 /// the column it is about.
-fn place(e: Error, at: u64) -> Error {
+pub(super) fn place(e: Error, at: u64) -> Error {
     if e.offset().is_none() {
         let mut n = Error::at(e.kind(), at, e.detail());
         let segs: Vec<PathSegment> = e.path().cloned().collect();
@@ -166,13 +178,13 @@ impl<'de> Node<'de> {
     }
 
     #[inline]
-    fn at(&self) -> u64 {
+    pub(super) fn at(&self) -> u64 {
         self.at
     }
 
     /// The node's decoded columns, decoding them the first time.
     #[inline]
-    fn data(&mut self, cx: &mut Cx<'_>) -> Result<&mut Data<'de>> {
+    pub(super) fn data(&mut self, cx: &mut Cx<'_>) -> Result<&mut Data<'de>> {
         if self.data.is_none() {
             self.load(cx)?;
         }
@@ -499,9 +511,9 @@ fn split_text<'de>(bytes: &[u8], lo: usize, spans: Vec<Span>, at: u64) -> Result
 }
 
 /// The next value of a node, as a serde `Deserializer`.
-struct NodeDe<'a, 'o, 'de> {
-    cx: &'a mut Cx<'o>,
-    node: &'a mut Node<'de>,
+pub(super) struct NodeDe<'a, 'o, 'de> {
+    pub(super) cx: &'a mut Cx<'o>,
+    pub(super) node: &'a mut Node<'de>,
 }
 
 impl<'de> NodeDe<'_, '_, 'de> {

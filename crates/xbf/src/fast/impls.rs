@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hash};
 
-use super::{Decode, Describe, Describer, Encode, Reader, Writer};
+use super::{Decode, Describe, Describer, Encode, Reader, WholeColumn, Writer};
+use crate::columnar::ran_out;
 use crate::error::{PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType};
 
@@ -13,7 +14,8 @@ use crate::metadata::{Metadata, PrimitiveType};
 /// written and read, and for fixed-width types whose every bit pattern is
 /// a value, how one is made from its LE bytes (`plain`).
 macro_rules! simple {
-    ($t:ty, $p:ident, $min:expr $(, v1 $min_v1:expr)?, |$s:ident, $w:ident| $enc:expr, |$r:ident| $dec:expr $(, plain $from:expr)?) => {
+    ($t:ty, $p:ident, $min:expr $(, v1 $min_v1:expr)?, |$s:ident, $w:ident| $enc:expr, |$r:ident| $dec:expr,
+     whole |$c:ident| $whole:expr $(, plain $from:expr)?) => {
         impl Describe for $t {
             const MIN_V2: u64 = $min;
             const MIN_V1: u64 = { let m = [$min $(, $min_v1)?]; m[m.len() - 1] };
@@ -33,6 +35,10 @@ macro_rules! simple {
             #[inline]
             fn decode($r: &mut Reader<'de, '_>) -> Result<Self> {
                 $dec
+            }
+
+            fn decode_column($c: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+                $whole
             }
             $(
             /// The array's bytes are all there (its fit was checked) and
@@ -64,19 +70,38 @@ macro_rules! simple {
 
 // Wider integers are varints in XBF 2 (the reader checks the width, so the
 // value fits) and their full width in v1.
-simple!(u16, U16, 1, v1 2, |s, w| w.unsigned(u64::from(*s), 2), |r| r.unsigned(2).map(|x| x as u16));
-simple!(u32, U32, 1, v1 4, |s, w| w.unsigned(u64::from(*s), 4), |r| r.unsigned(4).map(|x| x as u32));
-simple!(u64, U64, 1, v1 8, |s, w| w.unsigned(*s, 8), |r| r.unsigned(8));
-simple!(i16, I16, 1, v1 2, |s, w| w.signed(i64::from(*s), 2), |r| r.signed(2).map(|x| x as i16));
-simple!(i32, I32, 1, v1 4, |s, w| w.signed(i64::from(*s), 4), |r| r.signed(4).map(|x| x as i32));
-simple!(i64, I64, 1, v1 8, |s, w| w.signed(*s, 8), |r| r.signed(8));
-simple!(u128, U128, 1, v1 16, |s, w| w.u128(*s), |r| r.u128());
-simple!(i128, I128, 1, v1 16, |s, w| w.i128(*s), |r| r.i128());
-simple!(u8, U8, 1, |s, w| w.byte(*s), |r| r.byte(), plain u8::from_le_bytes);
-simple!(i8, I8, 1, |s, w| w.byte(*s as u8), |r| r.byte().map(|b| b as i8), plain i8::from_le_bytes);
-simple!(bool, Bool, 1, |s, w| w.bool(*s), |r| r.bool());
-simple!(f32, F32, 4, |s, w| w.f32(*s), |r| r.f32(), plain f32::from_le_bytes);
-simple!(f64, F64, 8, |s, w| w.f64(*s), |r| r.f64(), plain f64::from_le_bytes);
+// Columns of integers hold them as u64 lanes, zigzag-coded where signed
+// (SPEC.md §22.3); a message of the reader's type holds none too wide.
+simple!(u16, U16, 1, v1 2, |s, w| w.unsigned(u64::from(*s), 2), |r| r.unsigned(2).map(|x| x as u16),
+    whole |c| lanes(c, |x| x as u16));
+simple!(u32, U32, 1, v1 4, |s, w| w.unsigned(u64::from(*s), 4), |r| r.unsigned(4).map(|x| x as u32),
+    whole |c| lanes(c, |x| x as u32));
+simple!(u64, U64, 1, v1 8, |s, w| w.unsigned(*s, 8), |r| r.unsigned(8), whole |c| c.ints());
+simple!(i16, I16, 1, v1 2, |s, w| w.signed(i64::from(*s), 2), |r| r.signed(2).map(|x| x as i16),
+    whole |c| lanes(c, |x| unzigzag(x) as i16));
+simple!(i32, I32, 1, v1 4, |s, w| w.signed(i64::from(*s), 4), |r| r.signed(4).map(|x| x as i32),
+    whole |c| lanes(c, |x| unzigzag(x) as i32));
+simple!(i64, I64, 1, v1 8, |s, w| w.signed(*s, 8), |r| r.signed(8), whole |c| lanes(c, unzigzag));
+simple!(u128, U128, 1, v1 16, |s, w| w.u128(*s), |r| r.u128(), whole |c| c.wide_ints());
+simple!(i128, I128, 1, v1 16, |s, w| w.i128(*s), |r| r.i128(),
+    whole |c| Ok(c.wide_ints()?.into_iter().map(crate::varint::unzigzag).collect()));
+simple!(u8, U8, 1, |s, w| w.byte(*s), |r| r.byte(), whole |c| lanes(c, |x| x as u8), plain u8::from_le_bytes);
+simple!(i8, I8, 1, |s, w| w.byte(*s as u8), |r| r.byte().map(|b| b as i8),
+    whole |c| lanes(c, |x| unzigzag(x) as i8), plain i8::from_le_bytes);
+simple!(bool, Bool, 1, |s, w| w.bool(*s), |r| r.bool(), whole | c | lanes(c, |x| x == 1));
+simple!(f32, F32, 4, |s, w| w.f32(*s), |r| r.f32(), whole |c| c.f32s(), plain f32::from_le_bytes);
+simple!(f64, F64, 8, |s, w| w.f64(*s), |r| r.f64(), whole |c| c.f64s(), plain f64::from_le_bytes);
+
+/// An integer column's values, made into the reader's type by `f`.
+#[inline]
+fn lanes<T>(c: WholeColumn<'_, '_, '_>, f: impl Fn(u64) -> T) -> Result<Vec<T>> {
+    Ok(c.ints()?.into_iter().map(f).collect())
+}
+
+#[inline]
+fn unzigzag(x: u64) -> i64 {
+    (x >> 1) as i64 ^ -((x & 1) as i64)
+}
 
 impl Describe for () {
     const MIN_V2: u64 = 0;
@@ -113,6 +138,10 @@ impl<'de> Decode<'de> for String {
     #[inline]
     fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
         r.str().map(str::to_owned)
+    }
+
+    fn decode_column(c: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+        c.strings(str::to_owned)
     }
 }
 
@@ -154,6 +183,10 @@ impl<'de, T: Decode<'de>> Decode<'de> for Box<T> {
     fn decode(r: &mut Reader<'de, '_>) -> Result<Self> {
         T::decode(r).map(Box::new)
     }
+
+    fn decode_column(c: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+        Ok(T::decode_column(c)?.into_iter().map(Box::new).collect())
+    }
 }
 
 impl<T: Describe> Describe for Option<T> {
@@ -180,6 +213,20 @@ impl<'de, T: Decode<'de>> Decode<'de> for Option<T> {
         } else {
             Ok(None)
         }
+    }
+
+    fn decode_column(c: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+        let (present, inner) = c.options()?;
+        let at = inner.offset();
+        let mut values = T::decode_column(inner)?.into_iter();
+        let mut out = Vec::with_capacity(present.len());
+        for p in present {
+            out.push(match p {
+                true => Some(values.next().ok_or_else(|| ran_out(at))?),
+                false => None,
+            });
+        }
+        Ok(out)
     }
 }
 
@@ -253,6 +300,26 @@ impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
         }
         Ok(out)
     }
+
+    fn decode_column(c: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+        let (lens, elems) = c.vecs()?;
+        let at = elems.offset();
+        let values = T::decode_column(elems)?;
+        if let [len] = lens[..] {
+            // One vec (a message's root): it is the column's vec as it is.
+            return if values.len() as u64 == len { Ok(vec![values]) } else { Err(ran_out(at)) };
+        }
+        let mut values = values.into_iter();
+        let mut out = Vec::with_capacity(lens.len());
+        for len in lens {
+            let v: Vec<T> = values.by_ref().take(len as usize).collect();
+            if v.len() as u64 != len {
+                return Err(ran_out(at));
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
 }
 
 impl<T: Describe, const N: usize> Describe for [T; N] {
@@ -288,6 +355,23 @@ where
     #[inline]
     fn decode_plain(b: &'de [u8]) -> Option<Self> {
         T::decode_plain_array(b)
+    }
+
+    fn decode_column(c: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+        let n = c.len();
+        let (len, elems) = c.arrays()?;
+        let at = elems.offset();
+        let values = T::decode_column(elems)?;
+        if len != N as u64 || Some(values.len() as u64) != n.checked_mul(len) {
+            return Err(ran_out(at));
+        }
+        let mut values = values.into_iter();
+        let mut out = Vec::with_capacity(values.len() / N.max(1));
+        for _ in 0..n {
+            // `values` holds exactly n × N values (checked above).
+            out.push(std::array::from_fn(|_| values.next().expect("n × N values")));
+        }
+        Ok(out)
     }
 }
 
@@ -328,6 +412,24 @@ macro_rules! tuple {
                     at += n;
                     v
                 },)+))
+            }
+
+            #[allow(non_snake_case)]
+            fn decode_column(c: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+                let n = c.len();
+                let mut fields = c.fields()?;
+                $(
+                    let mut $name = match $name::decode_column(fields.next_field()?) {
+                        Ok(v) => v.into_iter(),
+                        Err(e) => return Err(e.within(PathSegment::Position($i))),
+                    };
+                )+
+                fields.finish()?;
+                let mut out = Vec::with_capacity(super::capacity::<Self>(n));
+                for _ in 0..n {
+                    out.push(($($name.next().ok_or_else(|| fields.short())?,)+));
+                }
+                Ok(out)
             }
         }
     };
@@ -423,6 +525,22 @@ macro_rules! map {
                 map_entries(r, &mut m)?;
                 Ok(m)
             }
+
+            fn decode_column(c: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+                let at = c.offset();
+                let (lens, keys, values) = c.maps(K::decode_column, V::decode_column)?;
+                let mut entries = keys.into_iter().zip(values);
+                let mut out = Vec::with_capacity(lens.len());
+                for len in lens {
+                    let mut m: Self = $new;
+                    for _ in 0..len {
+                        let (k, v) = entries.next().ok_or_else(|| ran_out(at))?;
+                        m.put(k, v);
+                    }
+                    out.push(m);
+                }
+                Ok(out)
+            }
         }
     };
 }
@@ -436,6 +554,12 @@ map!(BTreeMap, [Ord], [], BTreeMap::new());
 pub trait BytesField<'de>: Sized {
     /// The field from the bytes of the message.
     fn from_bytes(b: &'de [u8]) -> Self;
+    /// The field from bytes the reader made (a decompressed column), if
+    /// it can own them; a borrowing field cannot.
+    fn from_made(b: &[u8]) -> Option<Self> {
+        let _ = b;
+        None
+    }
     /// The field's bytes.
     fn as_bytes(&self) -> &[u8];
 }
@@ -443,6 +567,9 @@ pub trait BytesField<'de>: Sized {
 impl<'de> BytesField<'de> for Vec<u8> {
     fn from_bytes(b: &'de [u8]) -> Self {
         b.to_vec()
+    }
+    fn from_made(b: &[u8]) -> Option<Self> {
+        Some(b.to_vec())
     }
     fn as_bytes(&self) -> &[u8] {
         self
@@ -461,6 +588,9 @@ impl<'de: 'a, 'a> BytesField<'de> for &'a [u8] {
 impl<'de> BytesField<'de> for Box<[u8]> {
     fn from_bytes(b: &'de [u8]) -> Self {
         b.into()
+    }
+    fn from_made(b: &[u8]) -> Option<Self> {
+        Some(b.into())
     }
     fn as_bytes(&self) -> &[u8] {
         self

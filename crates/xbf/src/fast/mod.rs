@@ -3,10 +3,15 @@
 //! without serde's per-value calls, in the same bytes as [`crate::to_vec`].
 //!
 //! A message whose type is exactly the reader's (the common case: the same
-//! program, or the same type on both sides) is read by the derived code;
+//! program, or the same type on both sides) is read by the derived code:
+//! rows value by value, columnar messages a whole column at a time, each
+//! record put together from its fields' columns (no serde call per value);
 //! any other is handed to [`crate::from_slice`], which matches fields by
 //! name (SPEC.md §23), so the derive path reads everything the serde path
-//! reads, with the same errors.
+//! reads, with the same errors. (Of a damaged columnar message, both fail,
+//! but the error may be about another column: the derive path reads the
+//! columns in the order of the type's fields, the serde path each when a
+//! value first needs it.)
 //!
 //! ```
 //! # #[cfg(feature = "derive")] {
@@ -37,6 +42,8 @@ pub use self::impls::BytesField;
 
 pub use self::read::Reader;
 pub use self::write::Writer;
+#[doc(hidden)]
+pub use crate::columnar::{capacity, WholeColumn, WholeFields};
 /// What `#[derive(Xbf)]`'s code names, so that it does not depend on the
 /// user's crate having `serde` under that name.
 #[doc(hidden)]
@@ -45,7 +52,7 @@ pub use serde as __serde;
 use crate::de::{DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
-use crate::read::SliceInput;
+use crate::read::{Input, SliceInput};
 use crate::ser::{EncodeOptions, Encoder, Version};
 
 /// A type's XBF metadata and minimum sizes, known without a value.
@@ -119,6 +126,15 @@ pub trait Decode<'de>: Describe + Deserialize<'de> + Sized {
         // After the first failure every later item is None, and a failure
         // returned above: here every item is Some.
         Ok(items.map(|x| x.expect("every item decoded")))
+    }
+
+    /// Every value of a columnar message's node at once, for a message of
+    /// exactly this type. The default reads them one by one through serde;
+    /// numbers, strings, options, vecs, arrays and derived structs read
+    /// whole columns and put the values together from them.
+    #[doc(hidden)]
+    fn decode_column(col: WholeColumn<'_, '_, 'de>) -> Result<Vec<Self>> {
+        col.each()
     }
 }
 
@@ -300,15 +316,25 @@ pub fn from_slice_with<'de, T: Decode<'de>>(opts: &DecodeOptions, bytes: &'de [u
         d.v2 = false;
         match d.message_head() {
             Ok((ty, false)) if ty == info.metadata => {}
+            Ok((ty, true)) if ty == info.metadata => {
+                let base = d.input.offset();
+                let rest = bytes.get(base as usize..).unwrap_or_default();
+                return crate::columnar::from_columns_whole(opts, &ty, rest, base).map_err(|e| root_path(&ty, e));
+            }
             _ => return opts.from_slice(bytes),
         }
     }
     let mut r = Reader { d };
-    let value = T::decode(&mut r).map_err(|e| match &info.metadata {
+    let value = T::decode(&mut r).map_err(|e| root_path(&info.metadata, e))?;
+    r.d.finish()?;
+    Ok(value)
+}
+
+/// Errors' paths start at the root type's name, as the serde path's do.
+fn root_path(ty: &Metadata, e: Error) -> Error {
+    match ty {
         Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
         Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
         _ => e,
-    })?;
-    r.d.finish()?;
-    Ok(value)
+    }
 }

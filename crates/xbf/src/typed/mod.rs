@@ -40,6 +40,7 @@ use crate::read::{Input, SliceInput};
 use crate::ser::{EncodeOptions, Encoder, Version};
 use crate::stream::{StreamOptions, StreamReader, StreamWriter};
 
+pub(crate) use self::schema::structs_as_seq;
 use self::schema::Traced;
 pub(crate) use self::ser::check_v1;
 
