@@ -612,3 +612,53 @@ proptest! {
         }
     }
 }
+
+#[derive(Serialize, Deserialize, Xbf, Debug, PartialEq)]
+struct Ints {
+    a: u16,
+    b: u32,
+    c: u64,
+    d: i16,
+    e: i32,
+    f: i64,
+}
+
+/// The derive path's inline varint reader takes 8 bytes at once when they
+/// are there and one at a time near the end: both must read every varint,
+/// canonical or not, fitting or too wide, exactly as the dynamic decoder.
+#[test]
+fn varints_of_every_width_and_length_read_as_the_serde_path() {
+    let head = fast::to_vec(&Ints { a: 0, b: 0, c: 0, d: 0, e: 0, f: 0 }).unwrap();
+    let head = &head[..head.len() - 6];
+    // Varints of 1 to 11 bytes: each group but the last all ones, all
+    // zeros or one bit; the last zero (overlong), or a value of every bit
+    // length (so every width's bound is met from both sides).
+    let lasts: Vec<u8> = (0..8).map(|k| (1u8 << k) - 1).chain((0..7).map(|k| 1u8 << k)).collect();
+    let mut varints: Vec<Vec<u8>> = Vec::new();
+    for len in 1..=11usize {
+        for group in [0x7fu8, 0x00, 0x01, 0x40] {
+            for &last in &lasts {
+                let mut v = vec![0x80 | group; len];
+                v[len - 1] = last;
+                varints.push(v);
+            }
+        }
+    }
+    let mut checked = 0;
+    for field in 0..6 {
+        for v in &varints {
+            // The varint at `field`, zeros around it; then the same message
+            // cut right after the varint, so that fewer than 8 bytes follow.
+            let mut msg = head.to_vec();
+            msg.extend(std::iter::repeat(0).take(field));
+            msg.extend_from_slice(v);
+            let cut = msg.len();
+            msg.extend(std::iter::repeat(0).take(5 - field));
+            for bytes in [&msg[..], &msg[..cut]] {
+                same_outcome(fast::from_slice::<Ints>(bytes), xbf::from_slice::<Ints>(bytes), &format!("{bytes:02x?}"));
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 6 * 11 * 4 * lasts.len() * 2);
+}

@@ -26,37 +26,42 @@ impl<'de> Reader<'de, '_> {
     }
 
     /// An unsigned varint of at most `bits` (<= 64) bits; the common
-    /// one-byte case inline, the rest (and every error) by the dynamic
-    /// decoder's routine.
+    /// cases inline, the rest (and every error) by the dynamic decoder's
+    /// routine.
     #[inline]
     fn varint(&mut self, bits: u32) -> Result<u64> {
         let rest = self.d.input.rest();
-        if let Some(&b) = rest.first() {
-            if b < 0x80 {
-                self.d.input.advance(1);
-                return Ok(u64::from(b));
-            }
-        }
-        // Eight bytes at hand: find the last byte of the varint in one
-        // step, and gather its 7-bit groups with shifts and masks. Anything
-        // unusual (longer than 8 bytes, not canonical, too wide) goes the
-        // slow way, which reports it.
+        // Eight bytes at hand: a one-byte varint is the low byte; a longer
+        // one ends at the first byte without its high bit, found in one
+        // step, and its 7-bit groups are gathered with shifts and masks.
+        // Anything unusual (longer than 8 bytes, not canonical, too wide)
+        // goes the slow way, which reports it.
         if let Some(head) = rest.get(..8) {
             let w = u64::from_le_bytes(head.try_into().unwrap_or([0xff; 8]));
+            if w & 0x80 == 0 {
+                self.d.input.advance(1);
+                return Ok(w & 0x7f);
+            }
             let stops = !w & 0x8080_8080_8080_8080;
             if stops != 0 {
                 let len = (stops.trailing_zeros() as usize + 1) / 8;
-                let w = if len == 8 { w } else { w & ((1u64 << (8 * len)) - 1) };
-                let last = (w >> (8 * (len - 1))) as u8;
-                let w = w & 0x7f7f_7f7f_7f7f_7f7f;
+                // The varint's bytes (every bit up to its last byte's high
+                // bit, which is clear), less the continuation bits.
+                let w = w & (stops ^ (stops - 1)) & 0x7f7f_7f7f_7f7f_7f7f;
                 let w = (w & 0x007f_007f_007f_007f) | ((w & 0x7f00_7f00_7f00_7f00) >> 1);
                 let w = (w & 0x0000_3fff_0000_3fff) | ((w & 0x3fff_0000_3fff_0000) >> 2);
                 let x = (w & 0x0000_0000_0fff_ffff) | ((w & 0x0fff_ffff_0000_0000) >> 4);
-                let fits = bits >= 64 || (7 * (len - 1) < bits as usize && x >> bits == 0);
-                if last != 0 && fits {
+                // Canonical (its last group is not zero) and within `bits`;
+                // a varint too long for `bits` fails the second test too.
+                if x >> (7 * (len - 1)) != 0 && (bits >= 64 || x >> bits == 0) {
                     self.d.input.advance(len);
                     return Ok(x);
                 }
+            }
+        } else if let Some(&b) = rest.first() {
+            if b < 0x80 {
+                self.d.input.advance(1);
+                return Ok(u64::from(b));
             }
         }
         self.varint_slow(bits)
