@@ -9,6 +9,7 @@
 // Tree-Buf's derive nests one rayon join per field: the 160-field struct needs more.
 #![recursion_limit = "512"]
 
+mod borrowed;
 mod data;
 mod formats;
 mod http;
@@ -105,6 +106,10 @@ pub const DATASETS: &[(&str, &str)] = &[
     ("sp500-2000-2020", "S&P 500 daily rows 2000-2020 (vega-datasets sp500-2000.csv)"),
     ("flights-2k", "flight records (vega-datasets flights-2k.json)"),
     ("flights-20k", "flight records (vega-datasets flights-20k.json)"),
+    (
+        "flights-20k-borrowed",
+        "flights-20k read into records that borrow their strings from the input (zero-copy), in every format whose reader can",
+    ),
     ("flights-200k", "flight records (vega-datasets flights-200k.json: another shape, delay, distance, time f64; no date or airports)"),
     ("earthquakes", "GeoJSON feature collection (vega-datasets earthquakes.json), typed"),
     ("movies", "heterogeneous records with nulls and missing keys (vega-datasets movies.json), all fields optional"),
@@ -117,6 +122,10 @@ pub const DATASETS: &[(&str, &str)] = &[
     ("lbs-wide", "one struct of 160 fields (mostly strings), 20 set (the LBS seed's shape)"),
     ("tris-125k", "125,000 records of four [f32; 3] (mesh-like), against a plain memcpy"),
     ("ten-fields-100k", "100,000 records of ten fields: projection of one field vs decoding all"),
+    (
+        "ten-fields-100k-borrowed",
+        "ten-fields-100k read into records that borrow their strings from the input (zero-copy), in every format whose reader can",
+    ),
     ("market", "market data: trade reports and price-level updates, one small message each, latency percentiles"),
 ];
 
@@ -136,10 +145,26 @@ where
 {
     let mut fmts = serde_formats(data, proj);
     fmts.extend(extra);
+    let fmts = only(fmts);
     let rounds = m.rounds(rounds);
     let measures = measure(data, &fmts, rounds, m.sample());
     let description = DATASETS.iter().find(|d| d.0 == name).map(|d| d.1).unwrap_or("").to_string();
     DatasetResult { name: name.into(), description, records, native, rounds, measures, latency: vec![], run: None }
+}
+
+/// The formats that [`only_formats`] lets through.
+fn only<T>(mut fmts: Vec<Fmt<T>>) -> Vec<Fmt<T>> {
+    if let Some(only) = only_formats() {
+        fmts.retain(|f| only.iter().any(|o| f.name.contains(o.as_str())));
+    }
+    fmts
+}
+
+/// `XBF_BENCH_ONLY=a,b`: measure only the formats whose names contain one
+/// of these (a quick look while working; `suite` then writes no result).
+fn only_formats() -> Option<Vec<String>> {
+    let v = std::env::var("XBF_BENCH_ONLY").ok()?;
+    Some(v.split(',').map(str::to_string).filter(|s| !s.is_empty()).collect())
 }
 
 fn flights(text: &str, n: Option<usize>) -> Vec<Flight> {
@@ -171,6 +196,7 @@ fn tri_memcpy() -> Fmt<Vec<Tri>> {
         }),
         value: None,
         proj: None,
+        check: None,
     }
 }
 
@@ -328,6 +354,15 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             extra.push(peers::arrow_ipc::stream());
             run_set(name, &t, t.len(), None, extra, Some("price"), m, 7)
         }
+        "flights-20k-borrowed" => {
+            let rows = if m.smoke {
+                flights(&smoke_json("flights-sample.json"), None)
+            } else {
+                flights(&vega("flights-20k.json"), None)
+            };
+            borrowed::run(name, m, rows)
+        }
+        "ten-fields-100k-borrowed" => borrowed::run(name, m, vec![]),
         "market" => market_run(m),
         _ => panic!("no dataset {name}"),
     }
@@ -511,7 +546,9 @@ fn main() {
                 meta["date"].as_str().unwrap_or("?")
             ));
             print_result(&r);
-            write_result(&r);
+            if only_formats().is_none() {
+                write_result(&r);
+            }
         }
         "http" => {
             let n = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);

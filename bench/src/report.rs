@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::formats::median;
+use crate::formats::CLONE;
 use crate::http::HttpRun;
 use crate::{DatasetResult, BASELINE, DATASETS};
 
@@ -405,6 +406,7 @@ pub fn write_all(root: &Path) -> std::io::Result<()> {
         loglog("Professor/Student, repeated text: bytes vs structures (log-log)", &ps2),
     )?;
     let _ = writeln!(o, "## Scaling\n\n![flights](bench/charts/scaling-flights.svg)\n\n![ps random](bench/charts/scaling-ps-random.svg)\n\n![ps same](bench/charts/scaling-ps-same.svg)\n");
+    o.push_str(&typed_api_section(&sets));
     o.push_str(&tree_buf_section(&sets));
     o.push_str(&memory_section(&sets));
     for (title, md, raw) in [
@@ -452,6 +454,82 @@ fn yes(b: Option<bool>) -> &'static str {
         Some(false) => "**not met**",
         None => "not measured",
     }
+}
+
+/// Issue #4's speed criteria, from the saved results: the derive path's
+/// encode and decode against rmp-serde (field names) and serde_json, and
+/// the ceiling the clone of the records puts on any decoder's ratio.
+fn typed_api_section(sets: &[DatasetResult]) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "## The typed API against rmp-serde and serde_json (issue #4)\n");
+    let _ = writeln!(
+        o,
+        "Same process, same records, same run. *derive* is `#[derive(xbf::Xbf)]` through `xbf::fast::to_vec` / `xbf::fast::from_slice` \
+         (XBF 2 rows); the ratios are the peer's median time divided by the derive's (above 1: XBF is faster); the bars are 3× rmp-serde \
+         with field names and 5× serde_json. *clone* is `Clone::clone` of the decoded records and their drop, no decoding at all: every \
+         decoder into these owned types allocates, fills and frees the same strings and vecs, so no decoder can beat the peer by more than \
+         *ceiling* = peer ÷ clone.\n"
+    );
+    let _ = writeln!(
+        o,
+        "| dataset | encode ×rmp | encode ×JSON | decode ×rmp | decode ×JSON | clone | ceiling ×rmp | ceiling ×JSON | met |"
+    );
+    let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---:|:---|");
+    for d in sets {
+        let get = |f: &str| d.measures.iter().find(|m| m.format == f && m.roundtrip == Some(true));
+        let (Some(x), Some(rmp), Some(json)) =
+            (get("XBF 2 rows derive"), get("MessagePack names (rmp-serde)"), get(BASELINE))
+        else {
+            continue;
+        };
+        let clone = d.measures.iter().find(|m| m.format == CLONE).and_then(|m| m.decode_median_ns);
+        let r = |peer: Option<f64>, ours: Option<f64>| Some(peer? / ours?);
+        let (er, ej) = (r(rmp.encode_median_ns, x.encode_median_ns), r(json.encode_median_ns, x.encode_median_ns));
+        let (dr, dj) = (r(rmp.decode_median_ns, x.decode_median_ns), r(json.decode_median_ns, x.decode_median_ns));
+        let (cr, cj) = (r(rmp.decode_median_ns, clone), r(json.decode_median_ns, clone));
+        let x2 = |v: Option<f64>| v.map(|v| format!("{v:.2}×")).unwrap_or("—".into());
+        let all = [er.map(|v| v >= 3.0), ej.map(|v| v >= 5.0), dr.map(|v| v >= 3.0), dj.map(|v| v >= 5.0)];
+        let met = if all.iter().all(|m| *m == Some(true)) {
+            "**met**".to_string()
+        } else {
+            let unreachable = cr.is_some_and(|c| c < 3.0 && dr.is_some_and(|v| v < 3.0))
+                || cj.is_some_and(|c| c < 5.0 && dj.is_some_and(|v| v < 5.0));
+            if unreachable {
+                "**not met**; above the clone's ceiling".to_string()
+            } else {
+                "**not met**".to_string()
+            }
+        };
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            d.name,
+            x2(er),
+            x2(ej),
+            x2(dr),
+            x2(dj),
+            clone.map(fmt_ns).unwrap_or("—".into()),
+            x2(cr),
+            x2(cj),
+            met
+        );
+    }
+    if let Some(d) = sets.iter().find(|d| d.name == "tris-125k") {
+        let get = |f: &str| d.measures.iter().find(|m| m.format == f && m.roundtrip == Some(true));
+        if let (Some(x), Some(mem)) = (get("XBF 2 rows derive"), get("memcpy of the in-memory bytes")) {
+            let r = |a: Option<f64>, b: Option<f64>| Some(a? / b?);
+            let (e, de) = (r(mem.encode_median_ns, x.encode_median_ns), r(mem.decode_median_ns, x.decode_median_ns));
+            let _ = writeln!(
+                o,
+                "\n125,000 records of four `[f32; 3]`: derive speed ÷ memcpy's speed, encode {} and decode {} (the bar is 0.25): {}\n",
+                e.map(|v| format!("{v:.2}")).unwrap_or("—".into()),
+                de.map(|v| format!("{v:.2}")).unwrap_or("—".into()),
+                yes(e.zip(de).map(|(e, d)| e >= 0.25 && d >= 0.25))
+            );
+        }
+    }
+    o.push('\n');
+    o
 }
 
 /// Issue #5's "Done when", from the saved results: sizes and single-threaded
