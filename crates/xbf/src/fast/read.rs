@@ -6,6 +6,16 @@ use crate::de::{invalid_bool, relocate, Decoder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::{Input, SliceInput};
 
+/// The 7-bit groups of up to eight varint bytes in `w` (little-endian),
+/// side by side: the continuation bits dropped, each group shifted down.
+#[inline]
+fn gather(w: u64) -> u64 {
+    let w = w & 0x7f7f_7f7f_7f7f_7f7f;
+    let w = (w & 0x007f_007f_007f_007f) | ((w & 0x7f00_7f00_7f00_7f00) >> 1);
+    let w = (w & 0x0000_3fff_0000_3fff) | ((w & 0x3fff_0000_3fff_0000) >> 2);
+    (w & 0x0000_0000_0fff_ffff) | ((w & 0x0fff_ffff_0000_0000) >> 4)
+}
+
 /// Where [`Decode`](super::Decode) impls read a value; made by
 /// [`from_slice`](super::from_slice).
 pub struct Reader<'de, 'o> {
@@ -34,8 +44,8 @@ impl<'de> Reader<'de, '_> {
         // Eight bytes at hand: a one-byte varint is the low byte; a longer
         // one ends at the first byte without its high bit, found in one
         // step, and its 7-bit groups are gathered with shifts and masks.
-        // Anything unusual (longer than 8 bytes, not canonical, too wide)
-        // goes the slow way, which reports it.
+        // Anything unusual (not canonical, too wide) goes the slow way,
+        // which reports it.
         if let Some(head) = rest.get(..8) {
             let w = u64::from_le_bytes(head.try_into().unwrap_or([0xff; 8]));
             if w & 0x80 == 0 {
@@ -43,25 +53,45 @@ impl<'de> Reader<'de, '_> {
                 return Ok(w & 0x7f);
             }
             let stops = !w & 0x8080_8080_8080_8080;
-            if stops != 0 {
-                let len = (stops.trailing_zeros() as usize + 1) / 8;
-                // The varint's bytes (every bit up to its last byte's high
-                // bit, which is clear), less the continuation bits.
-                let w = w & (stops ^ (stops - 1)) & 0x7f7f_7f7f_7f7f_7f7f;
-                let w = (w & 0x007f_007f_007f_007f) | ((w & 0x7f00_7f00_7f00_7f00) >> 1);
-                let w = (w & 0x0000_3fff_0000_3fff) | ((w & 0x3fff_0000_3fff_0000) >> 2);
-                let x = (w & 0x0000_0000_0fff_ffff) | ((w & 0x0fff_ffff_0000_0000) >> 4);
-                // Canonical (its last group is not zero) and within `bits`;
-                // a varint too long for `bits` fails the second test too.
-                if x >> (7 * (len - 1)) != 0 && (bits >= 64 || x >> bits == 0) {
-                    self.d.input.advance(len);
-                    return Ok(x);
-                }
+            if stops == 0 {
+                return self.varint_long(w, bits);
+            }
+            let len = (stops.trailing_zeros() as usize + 1) / 8;
+            // The varint's bytes: every bit up to its last byte's high bit.
+            let x = gather(w & (stops ^ (stops - 1)));
+            // Canonical (its last group is not zero) and within `bits`;
+            // a varint too long for `bits` fails the second test too.
+            if x >> (7 * (len - 1)) != 0 && (bits >= 64 || x >> bits == 0) {
+                self.d.input.advance(len);
+                return Ok(x);
             }
         } else if let Some(&b) = rest.first() {
             if b < 0x80 {
                 self.d.input.advance(1);
                 return Ok(u64::from(b));
+            }
+        }
+        self.varint_slow(bits)
+    }
+
+    /// A varint whose first eight bytes, `w`, all go on: of a 64-bit
+    /// value, 9 bytes (57 to 63 bits, as nanosecond timestamps are) or 10
+    /// (the top bit set); anything else is the slow way's to report.
+    #[inline(never)]
+    fn varint_long(&mut self, w: u64, bits: u32) -> Result<u64> {
+        let rest = self.d.input.rest();
+        if bits >= 64 {
+            let low = gather(w);
+            match (rest.get(8), rest.get(9)) {
+                (Some(&b8), _) if b8 < 0x80 && b8 != 0 => {
+                    self.d.input.advance(9);
+                    return Ok(low | u64::from(b8) << 56);
+                }
+                (Some(&b8), Some(1)) if b8 >= 0x80 => {
+                    self.d.input.advance(10);
+                    return Ok(low | u64::from(b8 & 0x7f) << 56 | 1 << 63);
+                }
+                _ => {}
             }
         }
         self.varint_slow(bits)
