@@ -71,7 +71,7 @@ impl<'a> From<&'a Ten> for TenRef<'a> {
 /// reads the borrowed ones. The timed decode drops the records inside the
 /// call; the round-trip check compares them with a borrowed view of the
 /// originals, outside the timing.
-macro_rules! format {
+macro_rules! borrowed_format {
     ($name:expr, $x:ty, $r:ident, |$t:ident| $enc:expr, |$b:ident| $dec:expr) => {{
         fn dec($b: &[u8]) -> R<Vec<$r<'_>>> {
             $dec.map_err(e)
@@ -93,33 +93,40 @@ macro_rules! format {
 macro_rules! formats {
     ($x:ty, $r:ident) => {
         vec![
-            format!("JSON (serde_json)", $x, $r, |t| serde_json::to_vec(t), |b| serde_json::from_slice(b)),
-            format!("MessagePack names (rmp-serde)", $x, $r, |t| rmp_serde::to_vec_named(t), |b| {
+            borrowed_format!("JSON (serde_json)", $x, $r, |t| serde_json::to_vec(t), |b| serde_json::from_slice(b)),
+            borrowed_format!("MessagePack names (rmp-serde)", $x, $r, |t| rmp_serde::to_vec_named(t), |b| {
                 rmp_serde::from_slice(b)
             }),
-            format!("MessagePack arrays (rmp-serde)", $x, $r, |t| rmp_serde::to_vec(t), |b| rmp_serde::from_slice(b)),
-            format!("bincode 1", $x, $r, |t| bincode::serialize(t), |b| bincode::deserialize(b)),
-            format!("postcard", $x, $r, |t| postcard::to_allocvec(t), |b| postcard::from_bytes(b)),
-            format!("XBF v1 typed", $x, $r, |t| EncodeOptions::v1().to_vec(t), |b| xbf::from_slice(b)),
-            format!("XBF 2 rows typed", $x, $r, |t| xbf::to_vec(t), |b| xbf::from_slice(b)),
-            format!("XBF v1 derive", $x, $r, |t| xbf::fast::to_vec_with(&EncodeOptions::v1(), t), |b| {
+            borrowed_format!("MessagePack arrays (rmp-serde)", $x, $r, |t| rmp_serde::to_vec(t), |b| {
+                rmp_serde::from_slice(b)
+            }),
+            borrowed_format!("bincode 1", $x, $r, |t| bincode::serialize(t), |b| bincode::deserialize(b)),
+            borrowed_format!("postcard", $x, $r, |t| postcard::to_allocvec(t), |b| postcard::from_bytes(b)),
+            borrowed_format!("XBF v1 typed", $x, $r, |t| EncodeOptions::v1().to_vec(t), |b| xbf::from_slice(b)),
+            borrowed_format!("XBF 2 rows typed", $x, $r, |t| xbf::to_vec(t), |b| xbf::from_slice(b)),
+            borrowed_format!("XBF v1 derive", $x, $r, |t| xbf::fast::to_vec_with(&EncodeOptions::v1(), t), |b| {
                 xbf::fast::from_slice(b)
             }),
-            format!("XBF 2 rows derive", $x, $r, |t| xbf::fast::to_vec(t), |b| xbf::fast::from_slice(b)),
+            borrowed_format!("XBF 2 rows derive", $x, $r, |t| xbf::fast::to_vec(t), |b| xbf::fast::from_slice(b)),
         ]
     };
 }
 
-/// `flights-20k-borrowed` or `ten-fields-100k-borrowed`.
-pub fn run(name: &str, m: &Mode, flights: Vec<Flight>) -> DatasetResult {
+/// `flights-20k-borrowed`, of these flight records.
+pub fn flights(name: &str, m: &Mode, rows: Vec<Flight>) -> DatasetResult {
+    let measures = measure(&rows, &crate::only(formats!(Flight, FlightRef)), m.rounds(11), m.sample());
+    result(name, rows.len(), m.rounds(11), measures)
+}
+
+/// `ten-fields-100k-borrowed`: the records of `ten-fields-100k`.
+pub fn tens(name: &str, m: &Mode) -> DatasetResult {
+    let rows = crate::data::tens(m.n(100, 100_000), 9);
+    let measures = measure(&rows, &crate::only(formats!(Ten, TenRef)), m.rounds(11), m.sample());
+    result(name, rows.len(), m.rounds(11), measures)
+}
+
+fn result(name: &str, records: usize, rounds: usize, measures: Vec<crate::formats::Measure>) -> DatasetResult {
     let description = crate::DATASETS.iter().find(|d| d.0 == name).map(|d| d.1).unwrap_or("").to_string();
-    let rounds = m.rounds(11);
-    let (records, measures) = if name.starts_with("flights") {
-        (flights.len(), measure(&flights, &crate::only(formats!(Flight, FlightRef)), rounds, m.sample()))
-    } else {
-        let t = crate::data::tens(m.n(100, 100_000), 9);
-        (t.len(), measure(&t, &crate::only(formats!(Ten, TenRef)), rounds, m.sample()))
-    };
     DatasetResult {
         name: name.into(),
         description,

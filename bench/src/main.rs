@@ -360,9 +360,9 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             } else {
                 flights(&vega("flights-20k.json"), None)
             };
-            borrowed::run(name, m, rows)
+            borrowed::flights(name, m, rows)
         }
-        "ten-fields-100k-borrowed" => borrowed::run(name, m, vec![]),
+        "ten-fields-100k-borrowed" => borrowed::tens(name, m),
         "market" => market_run(m),
         _ => panic!("no dataset {name}"),
     }
