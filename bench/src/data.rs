@@ -45,6 +45,33 @@ pub fn quotes_from_csv(text: &str) -> Vec<Quote> {
     r.deserialize().map(|x| x.expect("a quote row")).collect()
 }
 
+/// The rows as an XBF value whose date is XBF's `date` type (days since
+/// 1970-01-01), as `xbf from-csv` reads the CSV, rather than the string the
+/// serde type (shared with every peer) holds.
+pub fn quotes_dated(rows: &[Quote]) -> xbf::Result<xbf::Value> {
+    use xbf::{StructValue, Value, VecValue};
+    let items = rows
+        .iter()
+        .map(|q| {
+            let days = xbf::time::parse_date(&q.date)
+                .and_then(|d| i32::try_from(d).ok())
+                .ok_or_else(|| xbf::Error::new(xbf::ErrorKind::Unsupported, format!("not a date: {}", q.date)))?;
+            let f = [
+                ("date", Value::Date(days)),
+                ("open", Value::F64(q.open)),
+                ("high", Value::F64(q.high)),
+                ("low", Value::F64(q.low)),
+                ("close", Value::F64(q.close)),
+                ("adjclose", Value::F64(q.adjclose)),
+                ("volume", Value::U64(q.volume)),
+            ];
+            StructValue::from_fields("Quote", f).map(Value::from)
+        })
+        .collect::<xbf::Result<Vec<Value>>>()?;
+    let ty = items.first().map(Value::metadata).unwrap_or(xbf::Metadata::UNIT);
+    VecValue::new(ty, items).map(Value::Vec)
+}
+
 /// The native size as `xbf compare` defines it: the field values alone
 /// (u64 and f64 8 bytes, strings their UTF-8 length).
 pub fn quotes_native(rows: &[Quote]) -> u64 {

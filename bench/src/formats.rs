@@ -198,6 +198,16 @@ where
     f
 }
 
+/// Columnar XBF of the S&P rows with the date as XBF's `date` type
+/// (`quotes_dated`), encoded and decoded as a `Value`.
+pub fn dated_columns<T: 'static>(value: xbf::Result<Value>) -> Fmt<T> {
+    let why = value.as_ref().err().map(|x| x.to_string());
+    dyn_fmt(DATED, EncodeOptions::v2().layout(Layout::Columnar), value.ok(), why)
+}
+
+/// The name of [`dated_columns`]' row.
+pub const DATED: &str = "XBF 2 columnar, date typed as `date`";
+
 fn dyn_fmt<T: 'static>(name: &str, opts: EncodeOptions, value: Option<Value>, why: Option<String>) -> Fmt<T> {
     let v = value.clone();
     Fmt {

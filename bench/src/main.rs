@@ -214,7 +214,11 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
                 rows.truncate(20);
             }
             #[allow(unused_mut)]
-            let mut extra = vec![csv_format::<Quote>(), prost_format::<Quote, QuoteList>(|l| l.rows)];
+            let mut extra = vec![
+                csv_format::<Quote>(),
+                prost_format::<Quote, QuoteList>(|l| l.rows),
+                dated_columns(quotes_dated(&rows)),
+            ];
             #[cfg(has_flatc)]
             extra.push(peers::flatbuf::records());
             #[cfg(has_capnp)]

@@ -601,13 +601,17 @@ fn tree_buf_section(sets: &[DatasetResult]) -> String {
         let (cb, zb) = (col.and_then(|m| m.bytes), colz.and_then(|m| m.bytes));
         if name == "sp500-2019" {
             let g = csv.and_then(|m| m.gzip);
+            let dated = d.measures.iter().find(|m| m.format == crate::formats::DATED).and_then(|m| m.bytes);
             crit.push(format!(
-                "- S&P 500 2019: columnar smaller than CSV+gzip -9: {} ({} against {} B); with the zstd stage: {} ({} B)",
+                "- S&P 500 2019: columnar smaller than CSV+gzip -9: {} ({} against {} B); with the zstd stage: {} ({} B); \
+                 with the date as XBF's `date` type (as `xbf from-csv` reads the CSV), no zstd: {} ({} B)",
                 yes(lt(cb, g)),
                 opt(cb),
                 opt(g),
                 yes(lt(zb, g)),
-                opt(zb)
+                opt(zb),
+                yes(lt(dated, g)),
+                opt(dated)
             ));
         } else {
             let z = json.and_then(|m| m.zstd);
