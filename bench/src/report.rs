@@ -3,8 +3,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::formats::median;
-use crate::formats::CLONE;
+use crate::formats::{median, CLONE, DATED};
 use crate::http::HttpRun;
 use crate::{DatasetResult, BASELINE, DATASETS};
 
@@ -460,6 +459,11 @@ fn yes(b: Option<bool>) -> &'static str {
 /// encode and decode against rmp-serde (field names) and serde_json, and
 /// the ceiling the clone of the records puts on any decoder's ratio.
 fn typed_api_section(sets: &[DatasetResult]) -> String {
+    // A measure that round-tripped, by exact name; a ratio of two medians.
+    let get = |d: &'_ DatasetResult, f: &str| -> Option<crate::formats::Measure> {
+        d.measures.iter().find(|m| m.format == f && m.roundtrip == Some(true)).cloned()
+    };
+    let r = |a: Option<f64>, b: Option<f64>| Some(a? / b?);
     let mut o = String::new();
     let _ = writeln!(o, "## The typed API against rmp-serde and serde_json (issue #4)\n");
     let _ = writeln!(
@@ -477,14 +481,12 @@ fn typed_api_section(sets: &[DatasetResult]) -> String {
     );
     let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---:|:---|");
     for d in sets {
-        let get = |f: &str| d.measures.iter().find(|m| m.format == f && m.roundtrip == Some(true));
         let (Some(x), Some(rmp), Some(json)) =
-            (get("XBF 2 rows derive"), get("MessagePack names (rmp-serde)"), get(BASELINE))
+            (get(d, "XBF 2 rows derive"), get(d, "MessagePack names (rmp-serde)"), get(d, BASELINE))
         else {
             continue;
         };
-        let clone = d.measures.iter().find(|m| m.format == CLONE).and_then(|m| m.decode_median_ns);
-        let r = |peer: Option<f64>, ours: Option<f64>| Some(peer? / ours?);
+        let clone = get(d, CLONE).and_then(|m| m.decode_median_ns);
         let (er, ej) = (r(rmp.encode_median_ns, x.encode_median_ns), r(json.encode_median_ns, x.encode_median_ns));
         let (dr, dj) = (r(rmp.decode_median_ns, x.decode_median_ns), r(json.decode_median_ns, x.decode_median_ns));
         let (cr, cj) = (r(rmp.decode_median_ns, clone), r(json.decode_median_ns, clone));
@@ -518,9 +520,7 @@ fn typed_api_section(sets: &[DatasetResult]) -> String {
         );
     }
     if let Some(d) = sets.iter().find(|d| d.name == "tris-125k") {
-        let get = |f: &str| d.measures.iter().find(|m| m.format == f && m.roundtrip == Some(true));
-        if let (Some(x), Some(mem)) = (get("XBF 2 rows derive"), get("memcpy of the in-memory bytes")) {
-            let r = |a: Option<f64>, b: Option<f64>| Some(a? / b?);
+        if let (Some(x), Some(mem)) = (get(d, "XBF 2 rows derive"), get(d, "memcpy of the in-memory bytes")) {
             let (e, de) = (r(mem.encode_median_ns, x.encode_median_ns), r(mem.decode_median_ns, x.decode_median_ns));
             let _ = writeln!(
                 o,
@@ -601,7 +601,7 @@ fn tree_buf_section(sets: &[DatasetResult]) -> String {
         let (cb, zb) = (col.and_then(|m| m.bytes), colz.and_then(|m| m.bytes));
         if name == "sp500-2019" {
             let g = csv.and_then(|m| m.gzip);
-            let dated = d.measures.iter().find(|m| m.format == crate::formats::DATED).and_then(|m| m.bytes);
+            let dated = d.measures.iter().find(|m| m.format == DATED).and_then(|m| m.bytes);
             crit.push(format!(
                 "- S&P 500 2019: columnar smaller than CSV+gzip -9: {} ({} against {} B); with the zstd stage: {} ({} B); \
                  with the date as XBF's `date` type (as `xbf from-csv` reads the CSV), no zstd: {} ({} B)",
