@@ -282,6 +282,17 @@ fn rich() -> impl Strategy<Value = Rich> {
         })
 }
 
+/// Whether error `e` lies in a column of a field `Rich` does not have.
+fn in_unread_column(e: &xbf::Error) -> bool {
+    const FIELDS: [&str; 13] =
+        ["id", "delta", "small", "name", "blob", "tags", "nested", "maybe", "shape", "by_id", "point", "pair", "unit"];
+    let first = e.path().find_map(|s| match s {
+        xbf::PathSegment::Field(f) => Some(f),
+        _ => None,
+    });
+    first.is_some_and(|f| !FIELDS.contains(&&**f))
+}
+
 /// Floats compared by their bits (NaN included).
 fn same(a: &[Rich], b: &[Rich]) -> bool {
     let bits = |r: &[Rich]| xbf::to_vec(&r.to_vec()).unwrap();
@@ -319,6 +330,10 @@ proptest! {
                 // frames every column before it reads any, the long way
                 // frames each as it reads it.
                 (Err(_), Err(_)) => {}
+                // An edit renamed a field: the direct reader skips the
+                // column its type has no field for without reading it (that
+                // is projection), the long way decodes every column.
+                (Ok(_), Err(e)) if in_unread_column(e) => {}
                 _ => prop_assert!(false, "from_slice {:?}, the long way {:?}", direct.map(|_| ()), long.map(|_| ())),
             }
         }
