@@ -9,6 +9,12 @@ cargo test --workspace --all-features --locked
 # The core alone (no serde): it builds, with no warnings.
 RUSTFLAGS="-D warnings" cargo check --quiet --locked -p xbf --no-default-features --target-dir target/no-default
 
+echo "== Miri: the crate's one module with unsafe code (crates/xbf/src/utf8.rs), its tests under the interpreter"
+# The machine's nightly if it has one (components of its own date), else the newest.
+rustup component add --toolchain nightly miri rust-src 2>/dev/null \
+    || rustup toolchain install nightly --profile minimal --component miri,rust-src --no-self-update
+cargo +nightly miri test --quiet --locked -p xbf --lib --target-dir target/miri utf8::
+
 echo "== Conformance vectors, through the Rust implementation"
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/*.json
 

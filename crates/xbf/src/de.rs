@@ -555,7 +555,7 @@ impl<'o, I: Input> Decoder<'o, I> {
         let start = self.input.offset();
         let len = self.length()?;
         let bytes = self.input.bytes(len).map_err(|e| relocate(e, start))?;
-        String::from_utf8(bytes).map_err(|e| {
+        crate::utf8::string_from(bytes).map_err(|e| {
             Error::at(
                 ErrorKind::InvalidUtf8,
                 start,

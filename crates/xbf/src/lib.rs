@@ -32,7 +32,8 @@
 //! assert_eq!(err.to_string(), "at byte 24, in Point.last: truncated: needs 1 bytes, 0 remain");
 //! # Ok::<(), xbf::Error>(())
 //! ```
-#![forbid(unsafe_code)]
+// `unsafe` only where utf8.rs says why (a measured speed-up, Miri-tested).
+#![deny(unsafe_code)]
 // Without serde, the helpers only its readers use (string spans, key
 // checks) go unused; they are not worth a cfg each.
 #![cfg_attr(not(feature = "serde"), allow(dead_code))]
@@ -56,6 +57,7 @@ mod stream;
 pub mod time;
 #[cfg(feature = "serde")]
 mod typed;
+mod utf8;
 mod value;
 mod varint;
 

@@ -958,7 +958,7 @@ impl<'o> Reader<'o> {
                 let strings = v
                     .into_iter()
                     .map(|b| {
-                        String::from_utf8(b)
+                        crate::utf8::string_from(b)
                             .map_err(|_| Error::at(ErrorKind::InvalidUtf8, at, "a string of the column is not UTF-8"))
                     })
                     .collect::<Result<Vec<String>>>()?;

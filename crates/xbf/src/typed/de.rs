@@ -227,7 +227,7 @@ impl<'de, 'o> De<'de, 'o> {
         let at = self.offset();
         let len = self.length()?;
         let bytes = self.take(at, len)?;
-        std::str::from_utf8(bytes).map_err(|e| {
+        crate::utf8::str_from(bytes).map_err(|e| {
             Error::at(ErrorKind::InvalidUtf8, at, format!("invalid UTF-8 at byte {} of the string", e.valid_up_to()))
         })
     }
