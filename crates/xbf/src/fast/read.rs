@@ -51,7 +51,7 @@ impl<'de> Reader<'de, '_> {
     /// checks are constants and the callers stay small. Measured in A/B
     /// builds on bench/'s records, against one routine taking the width as
     /// an argument: ten fields read into `&str`s 3.3 -> 2.2 ms, market
-    /// 4.2 -> 4.1 ms (inlining the longer routine too was no faster).
+    /// 4.4 -> 4.1 ms (inlining the longer routine too was no faster).
     #[inline(always)]
     fn varint<const BITS: u32>(&mut self) -> Result<u64> {
         if let Some(&b) = self.d.input.rest().first() {
