@@ -14,7 +14,9 @@
 //!
 //! The tests below compare both functions with `std` on every input of up
 //! to two bytes and on ASCII runs with a foreign byte at each position;
-//! CI runs them under Miri (scripts/test-all.sh).
+//! scripts/test-all.sh runs them under Miri too, wherever a nightly
+//! toolchain with Miri can be installed. tests/derive.rs drives every
+//! decoder over such strings.
 
 use std::str::Utf8Error;
 use std::string::FromUtf8Error;

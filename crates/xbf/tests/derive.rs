@@ -662,3 +662,66 @@ fn varints_of_every_width_and_length_read_as_the_serde_path() {
     }
     assert_eq!(checked, 6 * 11 * 4 * lasts.len() * 2);
 }
+
+#[derive(Serialize, Deserialize, Xbf, Debug, PartialEq)]
+struct Named<'a> {
+    owned: String,
+    borrowed: &'a str,
+}
+
+/// Strings are checked ASCII first (short ones in whole-word reads), then
+/// by `std`: a string of every length up to 40 with a foreign byte at every
+/// position, in an owned and a borrowed field, reads the same through the
+/// derive path, the serde path and the dynamic decoder: the same text, or
+/// `invalid-utf8` at the string's offset.
+#[test]
+fn strings_with_a_foreign_byte_anywhere_read_alike_everywhere() {
+    let mut checked = 0;
+    for len in 0..40usize {
+        let run: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut texts = vec![run.clone()];
+        for at in 0..len {
+            for foreign in [0x80u8, 0xc3, 0xe2, 0xff] {
+                let mut t = run.clone();
+                t[at] = foreign;
+                texts.push(t);
+            }
+            let mut t = run.clone();
+            t.splice(at..at + 1, "é".bytes());
+            texts.push(t);
+        }
+        for t in &texts {
+            let valid = std::str::from_utf8(t).is_ok();
+            let good = fast::to_vec(&Named { owned: "x".into(), borrowed: "y" }).unwrap();
+            // The message's body is the two strings, each a length byte
+            // (below 0x80 here) and its bytes: the last four bytes.
+            let head = &good[..good.len() - 4];
+            for field in 0..2 {
+                let mut msg = head.to_vec();
+                let at = if field == 0 { msg.len() } else { msg.len() + 2 };
+                let fill: &[u8] = b"x";
+                for f in 0..2 {
+                    let s = if f == field { &t[..] } else { fill };
+                    msg.push(s.len() as u8);
+                    msg.extend_from_slice(s);
+                }
+                let derive = fast::from_slice::<Named>(&msg);
+                let serde = xbf::from_slice::<Named>(&msg);
+                let dynamic = xbf::decode_message(&msg);
+                let what = format!("field {field}, {t:02x?}");
+                if valid {
+                    let want = std::str::from_utf8(t).unwrap();
+                    let got = derive.unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(if field == 0 { got.owned.as_str() } else { got.borrowed }, want, "{what}");
+                    assert!(serde.is_ok() && dynamic.is_ok(), "{what}");
+                } else {
+                    for e in [derive.unwrap_err(), serde.unwrap_err(), dynamic.unwrap_err()] {
+                        assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidUtf8, Some(at as u64)), "{what}: {e}");
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 2 * (0..40).map(|len| 1 + 5 * len).sum::<usize>());
+}

@@ -76,7 +76,8 @@ impl<'de> Reader<'de, '_> {
             let w = u64::from_le_bytes(head.try_into().unwrap_or([0xff; 8]));
             let stops = !w & 0x8080_8080_8080_8080;
             if stops == 0 {
-                return self.varint_long(w, BITS);
+                // Longer than 8 bytes: only a 64-bit varint can be.
+                return if BITS >= 64 { self.varint_long(w) } else { self.varint_slow(BITS) };
             }
             let len = (stops.trailing_zeros() as usize + 1) / 8;
             // The varint's bytes: every bit up to its last byte's high bit.
@@ -91,27 +92,24 @@ impl<'de> Reader<'de, '_> {
         self.varint_slow(BITS)
     }
 
-    /// A varint whose first eight bytes, `w`, all go on: of a 64-bit
-    /// value, 9 bytes (57 to 63 bits, as nanosecond timestamps are) or 10
-    /// (the top bit set); anything else is the slow way's to report.
+    /// A 64-bit varint whose first eight bytes, `w`, all go on: 9 bytes
+    /// (57 to 63 bits, as nanosecond timestamps are) or 10 (the top bit
+    /// set); anything else is the slow way's to report.
     #[inline(never)]
-    fn varint_long(&mut self, w: u64, bits: u32) -> Result<u64> {
+    fn varint_long(&mut self, w: u64) -> Result<u64> {
         let rest = self.d.input.rest();
-        if bits >= 64 {
-            let low = gather(w);
-            match (rest.get(8), rest.get(9)) {
-                (Some(&b8), _) if b8 < 0x80 && b8 != 0 => {
-                    self.d.input.advance(9);
-                    return Ok(low | u64::from(b8) << 56);
-                }
-                (Some(&b8), Some(1)) if b8 >= 0x80 => {
-                    self.d.input.advance(10);
-                    return Ok(low | u64::from(b8 & 0x7f) << 56 | 1 << 63);
-                }
-                _ => {}
+        let low = gather(w);
+        match (rest.get(8), rest.get(9)) {
+            (Some(&b8), _) if b8 < 0x80 && b8 != 0 => {
+                self.d.input.advance(9);
+                Ok(low | u64::from(b8) << 56)
             }
+            (Some(&b8), Some(1)) if b8 >= 0x80 => {
+                self.d.input.advance(10);
+                Ok(low | u64::from(b8 & 0x7f) << 56 | 1 << 63)
+            }
+            _ => self.varint_slow(64),
         }
-        self.varint_slow(bits)
     }
 
     #[cold]
