@@ -65,6 +65,10 @@ pub struct FromJsonArgs {
     io: ConvertArgs,
     #[command(flatten)]
     encoding: EncodingArgs,
+    /// Refuse documents that nest more arrays and objects than this (at
+    /// most 128: what every XBF reader allows by default).
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u8).range(1..=128))]
+    max_depth: u8,
 }
 
 fn positive_float(s: &str) -> Result<f64, String> {
@@ -92,7 +96,8 @@ pub struct ToJsonArgs {
 /// JSON in, an XBF 2 message out.
 pub fn from_json(args: &FromJsonArgs) -> CliResult {
     let (name, text) = read_all(args.io.input.as_deref())?;
-    let value = xbf::json::from_json_reader(&text[..]).map_err(|e| xbf_error(&name, &e))?;
+    let json = xbf::json::JsonOptions::default().max_depth(args.max_depth.into());
+    let value = json.convert_slice(&text).map_err(|e| xbf_error(&name, &e))?;
     let opts = args.encoding.options();
     let bytes = opts.encode_message(&value).map_err(|e| xbf_error(&name, &e))?;
     write_output(args.io.output.as_deref(), &bytes)

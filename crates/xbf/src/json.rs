@@ -18,43 +18,125 @@
 //! # Ok::<(), xbf::Error>(())
 //! ```
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::infer::{Ints, Objects, Resolved};
 use crate::metadata::{EnumMetadata, Metadata, PrimitiveType as P, StructMetadata};
-use crate::value::{AnyValue, EnumValue, OptionValue, StructValue, Value, VecValue, I256, U256};
+use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, Value, VecValue, I256, U256};
 
 /// The name of the enum that marks a key some objects lack:
 /// `enum "json.optional" { absent, present: T }`.
 pub const OPTIONAL_KEY_ENUM: &str = "json.optional";
 /// The name given to structs inferred from JSON objects.
 pub const OBJECT_STRUCT: &str = "Object";
+/// How many levels of arrays and objects a document may nest by default:
+/// as many as XBF readers allow in a message (SPEC.md §16.1).
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+/// The most levels [`JsonOptions::max_depth`] allows. Parsing needs no stack
+/// per level, but inference and conversion recurse once per level; this many
+/// fit in a 2 MiB thread stack even in a debug build (measured: the
+/// `deepest_allowed_document_fits_a_small_stack` test; 512 do not).
+pub const MAX_DEPTH_CEILING: usize = 256;
 
 fn json_err(detail: impl Into<String>) -> Error {
     Error::new(ErrorKind::TypeMismatch, detail)
 }
 
+/// How JSON is read: the nesting limit.
+///
+/// ```
+/// let opts = xbf::json::JsonOptions::default().max_depth(2);
+/// assert!(opts.convert_str("[[1]]").is_ok());
+/// assert_eq!(opts.convert_str("[[[1]]]").unwrap_err().kind(), xbf::ErrorKind::TooDeep);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonOptions {
+    max_depth: usize,
+}
+
+impl Default for JsonOptions {
+    fn default() -> Self {
+        JsonOptions { max_depth: DEFAULT_MAX_DEPTH }
+    }
+}
+
+impl JsonOptions {
+    /// At most `levels` nested arrays and objects (at most
+    /// [`MAX_DEPTH_CEILING`]), and an inferred type at most as deep. Past
+    /// [`DEFAULT_MAX_DEPTH`], the message must be read with
+    /// [`DecodeOptions::max_depth`](crate::DecodeOptions::max_depth) as high.
+    pub fn max_depth(mut self, levels: usize) -> Self {
+        self.max_depth = levels.min(MAX_DEPTH_CEILING);
+        self
+    }
+
+    /// Parses JSON text, keeping every number as written. Fails with
+    /// `too-deep` as soon as an array or object opens past the limit,
+    /// with `duplicate-key` on a key that an object already has, and with
+    /// `type-mismatch` on anything else that is not JSON (RFC 8259); the
+    /// error's offset is the byte where it was found.
+    pub fn parse(&self, text: &str) -> Result<Json> {
+        Parser { text, bytes: text.as_bytes(), pos: 0, max_depth: self.max_depth }.document()
+    }
+
+    /// [`parse`](Self::parse) of bytes, which must be UTF-8.
+    pub fn parse_slice(&self, bytes: &[u8]) -> Result<Json> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| Error::at(ErrorKind::InvalidUtf8, e.valid_up_to() as u64, "JSON text must be UTF-8"))?;
+        self.parse(text)
+    }
+
+    /// The XBF 2 value of a parsed document (see the module documentation).
+    pub fn convert(&self, doc: &Json) -> Result<Value> {
+        let mut shape = Shape::Never;
+        shape.absorb(doc)?;
+        let ty = shape.metadata()?;
+        if ty.depth() > self.max_depth {
+            return Err(Error::new(
+                ErrorKind::TooDeep,
+                format!("the inferred type nests {} levels, more than {}", ty.depth(), self.max_depth),
+            ));
+        }
+        build(doc, &ty)
+    }
+
+    /// Parses JSON text into an XBF 2 value.
+    pub fn convert_str(&self, text: &str) -> Result<Value> {
+        self.convert(&self.parse(text)?)
+    }
+
+    /// Parses JSON bytes (UTF-8) into an XBF 2 value.
+    pub fn convert_slice(&self, bytes: &[u8]) -> Result<Value> {
+        self.convert(&self.parse_slice(bytes)?)
+    }
+
+    /// Reads all of `reader` as JSON into an XBF 2 value.
+    pub fn convert_reader<R: std::io::Read>(&self, mut reader: R) -> Result<Value> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(|e| Error::new(ErrorKind::Io, format!("cannot read JSON: {e}")))?;
+        self.convert_slice(&bytes)
+    }
+}
+
 /// Parses JSON text into an XBF 2 value (see the module documentation).
 pub fn from_json_str(text: &str) -> Result<Value> {
-    let doc = Json::parse(text)?;
-    let shape = Shape::of(&doc)?;
-    let ty = shape.metadata();
-    if ty.depth() > 128 {
-        return Err(json_err(format!("the document nests {} levels; XBF readers allow 128", ty.depth())));
-    }
-    build(&doc, &ty)
+    JsonOptions::default().convert_str(text)
+}
+
+/// Parses JSON bytes (UTF-8) into an XBF 2 value.
+pub fn from_json_slice(bytes: &[u8]) -> Result<Value> {
+    JsonOptions::default().convert_slice(bytes)
 }
 
 /// Reads JSON from `reader` into an XBF 2 value.
-pub fn from_json_reader<R: std::io::Read>(mut reader: R) -> Result<Value> {
-    let mut text = String::new();
-    reader.read_to_string(&mut text).map_err(|e| json_err(format!("cannot read JSON: {e}")))?;
-    from_json_str(&text)
+pub fn from_json_reader<R: std::io::Read>(reader: R) -> Result<Value> {
+    JsonOptions::default().convert_reader(reader)
 }
 
 /// The JSON text of an XBF value, compact or indented (see [`to_json`] for
@@ -82,17 +164,18 @@ pub enum Json {
     String(String),
     /// An array.
     Array(Vec<Json>),
-    /// An object, keys in their order.
+    /// An object, keys in their order (no key twice).
     Object(Vec<(String, Json)>),
 }
 
 impl Json {
     /// Whether two documents are the same JSON value: the same key order,
     /// integers equal as integers, floats equal as f64 (bit for bit, so
-    /// `-0.0` is not `0.0`), and an integer never equal to a float.
+    /// `-0.0` is not `0.0`), and an integer never equal to a float; the
+    /// integer `-0` is the float `-0.0` (SPEC.md §19).
     pub fn same_value(&self, other: &Json) -> bool {
         match (self, other) {
-            (Json::Number(a), Json::Number(b)) => match (is_integer_text(a), is_integer_text(b)) {
+            (Json::Number(a), Json::Number(b)) => match (is_int(a), is_int(b)) {
                 (true, true) => int_of(a) == int_of(b),
                 (false, false) => {
                     let bits = |t: &str| t.parse::<f64>().ok().map(f64::to_bits);
@@ -108,62 +191,308 @@ impl Json {
         }
     }
 
-    /// Parses JSON text (nesting limited to 128 levels by serde_json).
+    /// Parses JSON text with the default [`JsonOptions`].
     pub fn parse(text: &str) -> Result<Json> {
-        let raw: Box<RawValue> = serde_json::from_str(text).map_err(|e| json_err(format!("invalid JSON: {e}")))?;
-        Json::from_raw(&raw)
-    }
-
-    /// Each level reads its members as raw text and parses them in turn:
-    /// numbers thus keep their text.
-    fn from_raw(raw: &RawValue) -> Result<Json> {
-        let text = raw.get();
-        let bad = |e: serde_json::Error| json_err(format!("invalid JSON: {e}"));
-        Ok(match text.as_bytes().first() {
-            Some(b'n') => Json::Null,
-            Some(b't') => Json::Bool(true),
-            Some(b'f') => Json::Bool(false),
-            Some(b'"') => Json::String(serde_json::from_str(text).map_err(bad)?),
-            Some(b'[') => {
-                let items: Vec<Box<RawValue>> = serde_json::from_str(text).map_err(bad)?;
-                Json::Array(items.iter().map(|i| Json::from_raw(i)).collect::<Result<_>>()?)
-            }
-            Some(b'{') => {
-                let Members(members) = serde_json::from_str(text).map_err(bad)?;
-                let mut out = Vec::with_capacity(members.len());
-                for (k, v) in members {
-                    if out.iter().any(|(seen, _): &(String, Json)| *seen == k) {
-                        return Err(json_err(format!("the key {k:?} appears twice in one object")));
-                    }
-                    out.push((k, Json::from_raw(&v)?));
-                }
-                Json::Object(out)
-            }
-            _ => Json::Number(text.to_owned()),
-        })
+        JsonOptions::default().parse(text)
     }
 }
 
-/// An object's members as raw values, in order, duplicates kept.
-struct Members(Vec<(String, Box<RawValue>)>);
+/// An array or object being read, outermost first on the parser's stack.
+enum Frame {
+    Array(Vec<Json>),
+    Object {
+        members: Vec<(String, Json)>,
+        /// The keys so far, once the object has many (a short list is
+        /// searched instead: most objects have few keys).
+        seen: Option<HashSet<String>>,
+        /// The key whose value is being read.
+        key: String,
+    },
+}
 
-impl<'de> Deserialize<'de> for Members {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Members;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Members, A::Error> {
-                let mut members = Vec::new();
-                while let Some(k) = map.next_key::<String>()? {
-                    members.push((k, map.next_value::<Box<RawValue>>()?));
+/// Objects with fewer keys are checked for duplicates by a scan.
+const SCAN_KEYS: usize = 16;
+
+/// An RFC 8259 parser that keeps its own stack instead of recursing, so
+/// that the depth limit is checked before each level opens and no input
+/// can overflow the thread's stack; every byte is looked at once.
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    max_depth: usize,
+}
+
+impl Parser<'_> {
+    fn document(mut self) -> Result<Json> {
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            self.ws();
+            let mut value = match self.peek() {
+                Some(b'[') => {
+                    self.open(stack.len())?;
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        Json::Array(Vec::new())
+                    } else {
+                        stack.push(Frame::Array(Vec::new()));
+                        continue 'value;
+                    }
                 }
-                Ok(Members(members))
+                Some(b'{') => {
+                    self.open(stack.len())?;
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        Json::Object(Vec::new())
+                    } else {
+                        let mut seen = None;
+                        let key = self.key(&[], &mut seen)?;
+                        stack.push(Frame::Object { members: Vec::new(), seen, key });
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => Json::String(self.string()?),
+                Some(b't') => self.literal("true", Json::Bool(true))?,
+                Some(b'f') => self.literal("false", Json::Bool(false))?,
+                Some(b'n') => self.literal("null", Json::Null)?,
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                _ => return Err(self.unexpected("a value")),
+            };
+            // Close every array and object that this value completes.
+            loop {
+                self.ws();
+                match stack.pop() {
+                    None if self.pos < self.bytes.len() => return Err(self.unexpected("the end of the text")),
+                    None => return Ok(value),
+                    Some(Frame::Array(mut items)) => {
+                        items.push(value);
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                stack.push(Frame::Array(items));
+                                continue 'value;
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                value = Json::Array(items);
+                            }
+                            _ => return Err(self.unexpected("',' or ']'")),
+                        }
+                    }
+                    Some(Frame::Object { mut members, mut seen, key }) => {
+                        members.push((key, value));
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.ws();
+                                let key = self.key(&members, &mut seen)?;
+                                stack.push(Frame::Object { members, seen, key });
+                                continue 'value;
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                value = Json::Object(members);
+                            }
+                            _ => return Err(self.unexpected("',' or '}'")),
+                        }
+                    }
+                }
             }
         }
-        d.deserialize_map(V)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn unexpected(&self, what: &str) -> Error {
+        let found = match self.text[self.pos..].chars().next() {
+            Some(c) => format!("{c:?}"),
+            None => "the end of the text".into(),
+        };
+        Error::at(ErrorKind::TypeMismatch, self.pos as u64, format!("invalid JSON: expected {what}, found {found}"))
+    }
+
+    /// Steps into an array or object at `depth` open levels, if allowed.
+    fn open(&mut self, depth: usize) -> Result<()> {
+        if depth >= self.max_depth {
+            return Err(Error::at(
+                ErrorKind::TooDeep,
+                self.pos as u64,
+                format!("the document nests more than {} levels of arrays and objects", self.max_depth),
+            ));
+        }
+        self.pos += 1;
+        self.ws();
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &str, value: Json) -> Result<Json> {
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(self.unexpected("a value"))
+        }
+    }
+
+    /// An object's next key and its `:`; `members` and `seen` are the keys
+    /// before it, which it must differ from.
+    fn key(&mut self, members: &[(String, Json)], seen: &mut Option<HashSet<String>>) -> Result<String> {
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected("a key (a string)"));
+        }
+        let at = self.pos;
+        let key = self.string()?;
+        let twice = match seen {
+            Some(set) => !set.insert(key.clone()),
+            None if members.len() < SCAN_KEYS => members.iter().any(|(k, _)| *k == key),
+            None => {
+                let mut set: HashSet<String> = members.iter().map(|(k, _)| k.clone()).collect();
+                let twice = !set.insert(key.clone());
+                *seen = Some(set);
+                twice
+            }
+        };
+        if twice {
+            // RFC 8259 leaves the meaning of a repeated name open; keeping
+            // either value would lose the other, silently.
+            return Err(Error::at(
+                ErrorKind::DuplicateKey,
+                at as u64,
+                format!("the key {key:?} appears twice in one object"),
+            ));
+        }
+        self.ws();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected("':'"));
+        }
+        self.pos += 1;
+        Ok(key)
+    }
+
+    fn string(&mut self) -> Result<String> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        let mut run = self.pos;
+        loop {
+            match self.peek() {
+                Some(b'"') => {
+                    out.push_str(&self.text[run..self.pos]);
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    out.push_str(&self.text[run..self.pos]);
+                    self.escape(&mut out)?;
+                    run = self.pos;
+                }
+                Some(0..=0x1f) => return Err(self.unexpected("a character (control characters must be escaped)")),
+                Some(_) => self.pos += 1,
+                None => {
+                    return Err(Error::at(ErrorKind::TypeMismatch, start as u64, "invalid JSON: the string never ends"))
+                }
+            }
+        }
+    }
+
+    fn escape(&mut self, out: &mut String) -> Result<()> {
+        let at = self.pos;
+        self.pos += 1;
+        let c = match self.peek() {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                self.pos += 1;
+                let hi = self.hex4()?;
+                let code = match hi {
+                    0xd800..=0xdbff if self.bytes[self.pos..].starts_with(b"\\u") => {
+                        self.pos += 2;
+                        match self.hex4()? {
+                            lo @ 0xdc00..=0xdfff => 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00),
+                            _ => 0xd800,
+                        }
+                    }
+                    c => c,
+                };
+                let c = char::from_u32(code).ok_or_else(|| {
+                    Error::at(
+                        ErrorKind::TypeMismatch,
+                        at as u64,
+                        "invalid JSON: a \\u escape of a lone surrogate (no Unicode text holds one)",
+                    )
+                })?;
+                out.push(c);
+                return Ok(());
+            }
+            _ => return Err(self.unexpected("an escape (one of \"\\/bfnrtu)")),
+        };
+        self.pos += 1;
+        out.push(c);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let mut code = 0;
+        for _ in 0..4 {
+            let digit = self.peek().and_then(|b| (b as char).to_digit(16));
+            let Some(d) = digit else { return Err(self.unexpected("a hex digit")) };
+            code = code * 16 + d;
+            self.pos += 1;
+        }
+        Ok(code)
+    }
+
+    /// A number as written: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    fn number(&mut self) -> Result<Json> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(self.unexpected("a digit")),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            self.digits1()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            self.digits1()?;
+        }
+        Ok(Json::Number(self.text[start..self.pos].to_owned()))
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn digits1(&mut self) -> Result<()> {
+        if !matches!(self.peek(), Some(b'0'..=b'9')) {
+            return Err(self.unexpected("a digit"));
+        }
+        self.digits();
+        Ok(())
     }
 }
 
@@ -195,9 +524,10 @@ impl Serialize for Json {
 // ------------------------------------------------------------------ shapes
 
 /// What the inference knows of the values at one place of the document.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 enum Shape {
     /// No value seen (the elements of empty arrays).
+    #[default]
     Never,
     Null,
     Bool,
@@ -205,71 +535,26 @@ enum Shape {
     Float,
     Str,
     Arr(Box<Shape>),
-    Obj(Obj),
+    /// Objects, merged by the shared rules of [`crate::infer`].
+    Obj(Box<Objects<Shape>>),
     /// Values of the inner shape, or null.
     Nullable(Box<Shape>),
     /// Values of different kinds: each carries its own type.
     Any,
 }
 
-/// What the integers at one place need: the bits of the largest
-/// non-negative one (as unsigned) and of the most negative one (as two's
-/// complement, sign included); 0 where there are none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Ints {
-    ubits: u32,
-    sbits: u32,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-struct Obj {
-    /// Keys in the order every object agrees with, with their shapes and how
-    /// many objects have them.
-    fields: Vec<(String, Shape, u64)>,
-    /// How many objects were merged.
-    count: u64,
-}
-
-impl Ints {
-    /// The needs of one integer, or `None` if no 256-bit type holds it.
-    fn of(text: &str) -> Option<Ints> {
-        if text.starts_with('-') {
-            let v = I256::from_str_radix(text, 10).ok()?;
-            if v >= 0 {
-                // "-0" is the integer 0.
-                return Some(Ints { ubits: 0, sbits: 0 });
-            }
-            Some(Ints { ubits: 0, sbits: 257 - (!v).leading_zeros() })
-        } else {
-            let v = U256::from_str_radix(text, 10).ok()?;
-            Some(Ints { ubits: 256 - v.leading_zeros(), sbits: 0 })
-        }
-    }
-
-    fn join(self, other: Ints) -> Ints {
-        Ints { ubits: self.ubits.max(other.ubits), sbits: self.sbits.max(other.sbits) }
-    }
-
-    /// The narrowest XBF integer type that holds them all: unsigned when
-    /// none is negative (varints are then smallest), else signed.
-    fn primitive(self) -> Option<P> {
-        if self.sbits == 0 {
-            return Some(match self.ubits {
-                0..=64 => P::U64,
-                65..=128 => P::U128,
-                _ => P::U256,
-            });
-        }
-        match self.sbits.max(self.ubits + 1) {
-            0..=64 => Some(P::I64),
-            65..=128 => Some(P::I128),
-            129..=256 => Some(P::I256),
-            _ => None,
-        }
+/// The needs of one integer, or `None` if no 256-bit type holds it.
+fn ints_of(text: &str) -> Option<Ints> {
+    if text.starts_with('-') {
+        let v = I256::from_str_radix(text, 10).ok()?;
+        Some(Ints { ubits: 0, sbits: 257 - (!v).leading_zeros() })
+    } else {
+        let v = U256::from_str_radix(text, 10).ok()?;
+        Some(Ints { ubits: 256 - v.leading_zeros(), sbits: 0 })
     }
 }
 
-/// An integer's value, sign apart from magnitude ("-0" is 0).
+/// An integer's value, sign apart from magnitude.
 fn int_of(text: &str) -> Option<(bool, U256)> {
     let (neg, digits) = match text.strip_prefix('-') {
         Some(d) => (true, d),
@@ -279,41 +564,66 @@ fn int_of(text: &str) -> Option<(bool, U256)> {
     Some((neg && m != U256::ZERO, m))
 }
 
-fn is_integer_text(text: &str) -> bool {
-    !text.contains(['.', 'e', 'E'])
+/// Whether a JSON number is an integer: no fraction, no exponent, and not
+/// `-0`, which only a float can hold (SPEC.md §19).
+fn is_int(text: &str) -> bool {
+    !text.contains(['.', 'e', 'E']) && text != "-0"
 }
 
 impl Shape {
+    /// The shape of one value.
     fn of(j: &Json) -> Result<Shape> {
         Ok(match j {
             Json::Null => Shape::Null,
             Json::Bool(_) => Shape::Bool,
+            Json::Number(text) if is_int(text) => {
+                Shape::Int(ints_of(text).ok_or_else(|| {
+                    json_err(format!("the integer {text} is wider than XBF's widest type (256 bits)"))
+                })?)
+            }
             Json::Number(text) => {
-                if is_integer_text(text) {
-                    Shape::Int(Ints::of(text).ok_or_else(|| {
-                        json_err(format!("the integer {text} is wider than XBF's widest type (256 bits)"))
-                    })?)
-                } else {
-                    check_float(text)?;
-                    Shape::Float
-                }
+                check_float(text)?;
+                Shape::Float
             }
             Json::String(_) => Shape::Str,
-            Json::Array(items) => {
-                let mut elem = Shape::Never;
-                for item in items {
-                    elem = elem.join(Shape::of(item)?);
-                }
-                Shape::Arr(Box::new(elem))
-            }
-            Json::Object(members) => {
-                let mut fields = Vec::with_capacity(members.len());
-                for (k, v) in members {
-                    fields.push((k.clone(), Shape::of(v)?, 1));
-                }
-                Shape::Obj(Obj { fields, count: 1 })
+            Json::Array(_) | Json::Object(_) => {
+                let mut s = Shape::Never;
+                s.absorb(j)?;
+                s
             }
         })
+    }
+
+    /// Widens this shape to also describe `j`. Arrays and objects are
+    /// walked in place (each object's keys go straight into the merge), so
+    /// that inference takes time linear in the document.
+    fn absorb(&mut self, j: &Json) -> Result<()> {
+        match (&mut *self, j) {
+            // Each value at an `any` place is inferred on its own when built.
+            (Shape::Any, _) => return Ok(()),
+            (Shape::Nullable(inner), _) if *j != Json::Null => {
+                inner.absorb(j)?;
+                if **inner == Shape::Any {
+                    *self = Shape::Any;
+                }
+                return Ok(());
+            }
+            (Shape::Never, Json::Array(_)) => *self = Shape::Arr(Box::new(Shape::Never)),
+            (Shape::Never, Json::Object(_)) => *self = Shape::Obj(Box::default()),
+            _ => {}
+        }
+        match (&mut *self, j) {
+            (Shape::Arr(elem), Json::Array(items)) => items.iter().try_for_each(|item| elem.absorb(item)),
+            (Shape::Obj(objects), Json::Object(members)) => {
+                objects.begin();
+                members.iter().try_for_each(|(k, v)| objects.key(k, Shape::default).absorb(v))
+            }
+            _ => {
+                let other = Shape::of(j)?;
+                *self = std::mem::take(self).join(other);
+                Ok(())
+            }
+        }
     }
 
     /// The least shape that describes values of both, losing nothing.
@@ -340,66 +650,50 @@ impl Shape {
             (Float, Float) => Float,
             (Str, Str) => Str,
             (Arr(a), Arr(b)) => Arr(Box::new(a.join(*b))),
-            (Obj(a), Obj(b)) => a.join(b).map_or(Any, Obj),
+            (Obj(mut a), Obj(b)) => {
+                a.merge(*b, |x, y| *x = std::mem::take(x).join(y));
+                Obj(a)
+            }
             // 1 and 1.0 must stay apart, so ints and floats do not mix.
             _ => Any,
         }
     }
 
-    fn metadata(&self) -> Metadata {
-        match self {
+    fn metadata(&self) -> Result<Metadata> {
+        Ok(match self {
             Shape::Never | Shape::Null => Metadata::UNIT,
             Shape::Bool => P::Bool.into(),
-            Shape::Int(c) => c.primitive().expect("joins keep a type").into(),
+            Shape::Int(c) => c.primitive().ok_or_else(|| json_err("an integer wider than 256 bits"))?.into(),
             Shape::Float => P::F64.into(),
             Shape::Str => P::String.into(),
-            Shape::Arr(e) => Metadata::vec(e.metadata()),
-            Shape::Nullable(s) => Metadata::option(s.metadata()),
+            Shape::Arr(e) => Metadata::vec(e.metadata()?),
+            Shape::Nullable(s) => Metadata::option(s.metadata()?),
             Shape::Any => Metadata::Any,
-            Shape::Obj(o) => {
-                let fields = o.fields.iter().map(|(k, s, n)| {
-                    let ty = s.metadata();
-                    (k.as_str(), if *n < o.count { optional_key(ty) } else { ty })
-                });
-                StructMetadata::new(OBJECT_STRUCT, fields).expect("JSON object keys are unique").into()
-            }
-        }
+            Shape::Obj(o) => match o.resolve() {
+                Resolved::Map => {
+                    let values = o.fields().iter().fold(Shape::Never, |all, f| all.join(f.shape.clone()));
+                    Metadata::map(P::String.into(), values.metadata()?)
+                }
+                Resolved::Conflict => Metadata::Any,
+                Resolved::Struct(fields) => {
+                    let mut typed = Vec::with_capacity(fields.len());
+                    for f in fields {
+                        let ty = f.shape.metadata()?;
+                        typed.push((f.name.as_str(), if f.count < o.count() { optional_key(ty) } else { ty }));
+                    }
+                    StructMetadata::new(OBJECT_STRUCT, typed)?.into()
+                }
+            },
+        })
     }
 }
 
-/// `Nullable` of a shape that may already be nullable.
+/// `Nullable` of a shape that may already be nullable (`any` holds null
+/// itself).
 fn nullable(s: Shape) -> Shape {
     match s {
-        Shape::Null | Shape::Nullable(_) => s,
+        Shape::Null | Shape::Nullable(_) | Shape::Any => s,
         s => Shape::Nullable(Box::new(s)),
-    }
-}
-
-impl Obj {
-    /// Merges another object's keys, if both orders can be kept: every
-    /// object's keys must appear in the merged order.
-    fn join(mut self, other: Obj) -> Option<Obj> {
-        let mut last: Option<usize> = None;
-        for (key, shape, n) in other.fields {
-            match self.fields.iter().position(|(k, _, _)| *k == key) {
-                Some(i) => {
-                    if last.is_some_and(|l| i <= l) {
-                        return None;
-                    }
-                    let (_, s, count) = &mut self.fields[i];
-                    *s = std::mem::replace(s, Shape::Never).join(shape);
-                    *count += n;
-                    last = Some(i);
-                }
-                None => {
-                    let at = last.map_or(0, |l| l + 1);
-                    self.fields.insert(at, (key, shape, n));
-                    last = Some(at);
-                }
-            }
-        }
-        self.count += other.count;
-        Some(self)
     }
 }
 
@@ -409,13 +703,19 @@ fn optional_key(ty: Metadata) -> Metadata {
     Metadata::Enum(Arc::new(e))
 }
 
+/// The f64 of a JSON number, refused where f64 cannot hold it: past its
+/// range, or so small that it would become zero (SPEC.md §19: no number
+/// changes silently).
 fn check_float(text: &str) -> Result<f64> {
     let x: f64 = text.parse().map_err(|_| json_err(format!("{text} is not a number")))?;
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err(json_err(format!("the number {text} is outside the range of f64")))
+    if !x.is_finite() {
+        return Err(json_err(format!("the number {text} is outside the range of f64")));
     }
+    let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+    if x == 0.0 && mantissa.bytes().any(|b| matches!(b, b'1'..=b'9')) {
+        return Err(json_err(format!("the number {text} is too small for f64 (it would become 0)")));
+    }
+    Ok(x)
 }
 
 // ----------------------------------------------------------- JSON to value
@@ -423,7 +723,7 @@ fn check_float(text: &str) -> Result<f64> {
 fn build(j: &Json, ty: &Metadata) -> Result<Value> {
     match (ty, j) {
         (Metadata::Any, _) => {
-            let own = Shape::of(j)?.metadata();
+            let own = Shape::of(j)?.metadata()?;
             let v = build(j, &own)?;
             Ok(Value::Any(Box::new(AnyValue::new(own, v)?)))
         }
@@ -441,16 +741,28 @@ fn build(j: &Json, ty: &Metadata) -> Result<Value> {
             }
             Ok(Value::Vec(VecValue::new((**elem).clone(), values)?))
         }
+        (Metadata::Map(m), Json::Object(members)) => {
+            let mut entries = Vec::with_capacity(members.len());
+            for (k, v) in members {
+                let v = build(v, &m.value).map_err(|e| e.within(PathSegment::Field(k.as_str().into())))?;
+                entries.push((Value::String(k.clone()), v));
+            }
+            Ok(Value::Map(MapValue::new(m.key.clone(), m.value.clone(), entries)?))
+        }
         (Metadata::Struct(s), Json::Object(members)) => {
-            let get = |name: &str| members.iter().find(|(k, _)| k == name).map(|(_, v)| v);
+            // The fields follow every object's key order (SPEC.md §19.1), so
+            // one pass over the members finds each field or its absence.
+            let mut rest = members.iter().peekable();
             let mut values = Vec::with_capacity(s.len());
             for (name, fty) in s.fields() {
-                let v = match (fty, get(name)) {
+                let found = rest.next_if(|(k, _)| k == name).map(|(_, v)| v);
+                let v = match (fty, found) {
                     (Metadata::Enum(e), found) if e.name() == OPTIONAL_KEY_ENUM => match found {
                         None => EnumValue::new(e.clone(), "absent", Value::Unit)?.into(),
                         Some(fj) => {
                             let (_, pty) = e.variant("present").expect("the enum has it");
-                            EnumValue::new(e.clone(), "present", build(fj, pty)?)?.into()
+                            let payload = build(fj, pty).map_err(|e| e.within(PathSegment::Field(name.into())))?;
+                            EnumValue::new(e.clone(), "present", payload)?.into()
                         }
                     },
                     (_, Some(fj)) => build(fj, fty).map_err(|e| e.within(PathSegment::Field(name.into())))?,
@@ -458,15 +770,27 @@ fn build(j: &Json, ty: &Metadata) -> Result<Value> {
                 };
                 values.push(v);
             }
+            if let Some((k, _)) = rest.next() {
+                return Err(json_err(format!("the key {k:?} is not where the inferred type {ty} has it")));
+            }
             Ok(Value::Struct(StructValue::new(s.clone(), values)?))
         }
-        _ => Err(json_err(format!("{j:?} does not fit the inferred type {ty}"))),
+        _ => Err(json_err(format!("a {} does not fit the inferred type {ty}", kind_of(j)))),
+    }
+}
+
+fn kind_of(j: &Json) -> &'static str {
+    match j {
+        Json::Null => "null",
+        Json::Bool(_) => "boolean",
+        Json::Number(_) => "number",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
     }
 }
 
 fn int_value(text: &str, p: P) -> Result<Value> {
-    // JSON's "-0" is the integer 0 (JSON allows no other leading zeros).
-    let text = if text == "-0" { "0" } else { text };
     let bad = || json_err(format!("{text} does not fit {p}"));
     Ok(match p {
         P::I64 => Value::I64(text.parse().map_err(|_| bad())?),
@@ -617,7 +941,8 @@ mod tests {
     fn same_value_tells_kinds_and_orders_apart() {
         let p = |t: &str| Json::parse(t).unwrap();
         assert!(p("1e300").same_value(&p("1e+300")));
-        assert!(p("-0").same_value(&p("0")));
+        assert!(p("-0").same_value(&p("-0.0")));
+        assert!(!p("-0").same_value(&p("0")));
         assert!(!p("1").same_value(&p("1.0")));
         assert!(!p("0.0").same_value(&p("-0.0")));
         assert!(!p(r#"{"a":1,"b":2}"#).same_value(&p(r#"{"b":2,"a":1}"#)));
@@ -659,5 +984,184 @@ mod tests {
         assert_eq!(ty("[340282366920938463463374607431768211456]"), "vec<u256>");
         let huge = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
         assert_eq!(ty(&format!("[-1, {huge}]")), "vec<any>");
+    }
+
+    #[test]
+    fn depth_is_refused_before_it_is_reached_at_any_depth() {
+        for open in ["[", "{\"a\":"] {
+            for n in [129, 100_000, 1_000_000] {
+                let text = open.repeat(n);
+                let e = from_json_str(&text).unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::TooDeep, "{n} levels of {open}");
+                // The 129th opening is where it stops.
+                assert_eq!(e.offset(), Some(128 * open.len() as u64));
+            }
+        }
+        let ok = "[".repeat(128) + &"]".repeat(128);
+        assert!(from_json_str(&ok).is_ok());
+        let opts = JsonOptions::default().max_depth(3);
+        assert!(opts.convert_str("[[[]]]").is_ok());
+        assert_eq!(opts.convert_str("[[[[]]]]").unwrap_err().kind(), ErrorKind::TooDeep);
+        assert_eq!(opts.convert_str(r#"{"a":{"b":{"c":{}}}}"#).unwrap_err().kind(), ErrorKind::TooDeep);
+    }
+
+    #[test]
+    fn deepest_allowed_document_fits_a_small_stack() {
+        // Inference, conversion and dropping recurse once per level: the
+        // ceiling must fit a test thread's 2 MiB stack, debug build included.
+        let n = MAX_DEPTH_CEILING;
+        for text in ["[".repeat(n) + &"]".repeat(n), "{\"a\":".repeat(n - 1) + "[1.5]" + &"}".repeat(n - 1)] {
+            let opts = JsonOptions::default().max_depth(usize::MAX);
+            let depth = std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn(move || opts.convert_str(&text).map(|v| v.metadata().depth()))
+                .unwrap()
+                .join()
+                .unwrap();
+            assert_eq!(depth.unwrap(), n);
+        }
+    }
+
+    #[test]
+    fn the_parser_follows_rfc_8259() {
+        for bad in [
+            "",
+            " ",
+            "[1,]",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{\"a\":1,}",
+            "{1:1}",
+            "01",
+            "-",
+            "1.",
+            ".5",
+            "1e",
+            "+1",
+            "0x1",
+            "[1]x",
+            "\"\\x\"",
+            "\"a",
+            "\"\u{1}\"",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\ud800\\u0041\"",
+            "tru",
+            "nul",
+            "NaN",
+            "Infinity",
+            "[",
+            "{",
+            "{\"a\":",
+            "\u{feff}1",
+        ] {
+            assert!(Json::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+        let p = |t: &str| Json::parse(t).unwrap();
+        assert_eq!(
+            p(" \t\r\n[ 1 , -2.5e+3 ,true,false,null] "),
+            Json::Array(vec![
+                Json::Number("1".into()),
+                Json::Number("-2.5e+3".into()),
+                Json::Bool(true),
+                Json::Bool(false),
+                Json::Null
+            ])
+        );
+        assert_eq!(p(r#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00é""#), Json::String("a\"\\/\u{8}\u{c}\n\r\té😀é".into()));
+        assert_eq!(
+            p(r#"{"a":{},"b":[]}"#),
+            Json::Object(vec![("a".into(), Json::Object(vec![])), ("b".into(), Json::Array(vec![]))])
+        );
+        assert_eq!(JsonOptions::default().parse_slice(b"[\"\xff\"]").unwrap_err().kind(), ErrorKind::InvalidUtf8);
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_by_name_in_objects_of_any_size() {
+        let e = from_json_str(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::DuplicateKey, Some(17)));
+        assert!(e.to_string().contains("\"a\""));
+        let mut many: Vec<String> = (0..1000).map(|i| format!("\"k{i}\":{i}")).collect();
+        assert!(from_json_str(&format!("{{{}}}", many.join(","))).is_ok());
+        many.push("\"k500\":0".into());
+        let e = from_json_str(&format!("{{{}}}", many.join(","))).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DuplicateKey);
+        assert!(e.to_string().contains("k500"));
+    }
+
+    #[test]
+    fn no_number_changes_silently() {
+        for tiny in ["1E-400", "-1E-400", "0.0000001e-330", "[1.0, 1e-999]"] {
+            let e = from_json_str(tiny).unwrap_err();
+            assert!(e.to_string().contains("too small"), "{tiny}: {e}");
+        }
+        let e = from_json_str("[1e400]").unwrap_err();
+        assert!(e.to_string().contains("1e400"), "{e}");
+        // Zeros stay zeros, and the smallest subnormal is kept.
+        for t in ["0e-400", "-0.0e999", "0.000", "5e-324"] {
+            round_trip(t);
+        }
+        // The integer -0 is the float -0.0: its sign is kept.
+        let v = from_json_str("-0").unwrap();
+        assert_eq!(v.metadata().to_string(), "f64");
+        assert_eq!(to_json_string(&v, false).unwrap(), "-0.0");
+        assert_eq!(to_json_string(&from_json_str("[0, 1]").unwrap(), false).unwrap(), "[0,1]");
+        assert_eq!(to_json_string(&from_json_str("[-0, 1.5]").unwrap(), false).unwrap(), "[-0.0,1.5]");
+        assert!(to_json_string(&Value::F64(f64::INFINITY), false).unwrap_err().to_string().contains("inf"));
+        assert!(to_json_string(&Value::F64(f64::NAN), false).unwrap_err().to_string().contains("NaN"));
+    }
+
+    #[test]
+    fn null_and_values_of_different_kinds_are_any() {
+        let ty = |t: &str| from_json_str(t).unwrap().metadata().to_string();
+        assert_eq!(ty("[null, 1, \"a\"]"), "vec<any>");
+        assert_eq!(ty("[1, null, \"a\"]"), "vec<any>");
+        assert_eq!(ty("[1, \"a\", null]"), "vec<any>");
+        assert_eq!(ty("[1, null]"), "vec<option<u64>>");
+        round_trip("[1, null, \"a\", 1.5, [], {}]");
+    }
+
+    #[test]
+    fn sparse_records_share_one_struct() {
+        let ty = |t: &str| from_json_str(t).unwrap().metadata().to_string();
+        let opt = |t: &str| format!("enum \"json.optional\" {{ absent, present: {t} }}");
+        assert_eq!(
+            ty(r#"[{"a":1},{"b":1},{"a":1,"b":1}]"#),
+            format!("vec<struct Object {{ a: {}, b: {} }}>", opt("u64"), opt("u64"))
+        );
+        assert_eq!(
+            ty(r#"[{"b":1},{"a":1},{"a":1,"b":1}]"#),
+            format!("vec<struct Object {{ a: {}, b: {} }}>", opt("u64"), opt("u64"))
+        );
+        round_trip(r#"[{"a":1},{"b":1},{"a":1,"b":1}]"#);
+        round_trip(r#"[{"x":1,"z":2},{"x":1,"y":"s","z":3},{"w":null}]"#);
+        // Opposite orders cannot share a struct; the values keep theirs.
+        assert_eq!(ty(r#"[{"a":1,"b":2},{"b":3,"a":4}]"#), "vec<any>");
+    }
+
+    #[test]
+    fn keys_that_are_data_become_a_map() {
+        let objects: Vec<String> = (0..4000).map(|i| format!("{{\"id{i}\": {i}}}")).collect();
+        let text = format!("[{}]", objects.join(","));
+        let v = from_json_str(&text).unwrap();
+        assert_eq!(v.metadata().to_string(), "vec<map<string, u64>>");
+        round_trip(&text);
+        // 20 days of 5 dates each: 100 distinct keys, 5 per object.
+        let days: Vec<String> = (0..20)
+            .map(|d| {
+                let day: Vec<String> = (0..5).map(|h| format!("\"{d:02}:{h}\": {{\"n\": {h}, \"v\": 1.5}}")).collect();
+                format!("{{{}}}", day.join(","))
+            })
+            .collect();
+        let text = format!("[{}]", days.join(","));
+        assert_eq!(
+            from_json_str(&text).unwrap().metadata().to_string(),
+            "vec<map<string, struct Object { n: u64, v: f64 }>>"
+        );
+        round_trip(&text);
+        // One object, however many keys, is a struct: its keys are names.
+        let one: Vec<String> = (0..1000).map(|i| format!("\"k{i}\": {i}")).collect();
+        let v = from_json_str(&format!("{{{}}}", one.join(","))).unwrap();
+        assert!(v.metadata().to_string().starts_with("struct Object"));
     }
 }

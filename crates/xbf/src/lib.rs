@@ -47,6 +47,7 @@ mod de;
 mod error;
 #[cfg(feature = "serde")]
 pub mod fast;
+pub mod infer;
 #[cfg(feature = "json")]
 pub mod json;
 mod metadata;
