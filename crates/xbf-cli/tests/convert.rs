@@ -143,3 +143,51 @@ fn bad_input_gives_one_line_and_exit_1() {
         assert!(matches!(o.status.code(), Some(0 | 1)), "{bytes:02x?}");
     }
 }
+
+/// Issue 18's repros 1, 3, 4, 5 and 6: deep nesting, many distinct keys,
+/// sparse records, one object of many keys, numbers that would change.
+#[test]
+fn hostile_json_fails_fast_with_one_line_or_converts_compactly() {
+    let one_line = |args: &[&str], stdin: &[u8], kind: &str, says: &str| {
+        let o = xbf(args, stdin);
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(kind) && err.contains(says), "{args:?}: {err}");
+    };
+    // 1: 100,000 levels, of arrays and of objects, and 20,000 levels closed.
+    one_line(&["from-json"], "[".repeat(100_000).as_bytes(), "at byte 128: too-deep", "128 levels");
+    one_line(&["from-json"], "{\"a\":".repeat(100_000).as_bytes(), "at byte 640: too-deep", "128 levels");
+    let closed = "[".repeat(20_000) + &"]".repeat(20_000);
+    one_line(&["from-json"], closed.as_bytes(), "too-deep", "");
+    one_line(&["from-json", "--max-depth", "2"], b"[[[1]]]", "at byte 2: too-deep", "2 levels");
+    round_trip(("[".repeat(128) + &"]".repeat(128)).as_bytes());
+
+    // 3: 4,000 objects with one distinct key each are a vec of maps.
+    let objects: Vec<String> = (0..4000).map(|i| format!("{{\"key{i}\":{i}}}")).collect();
+    let text = format!("[{}]", objects.join(","));
+    let bytes = round_trip(text.as_bytes());
+    assert!(bytes.len() < text.len() / 2, "{} bytes", bytes.len());
+    let schema = xbf(&["schema"], &bytes);
+    assert_eq!(String::from_utf8(schema.stdout).unwrap().trim(), "vec<map<string, u64>>");
+
+    // 4: sparse records share one struct.
+    let bytes = round_trip(br#"[{"a":1},{"b":1},{"a":1,"b":1}]"#);
+    let schema = String::from_utf8(xbf(&["schema"], &bytes).stdout).unwrap();
+    assert!(schema.starts_with("vec<struct Object {") && schema.contains("a: enum") && schema.contains("b: enum"));
+
+    // 5: one object of 80,000 keys, and a duplicate at its end.
+    let mut keys: Vec<String> = (0..80_000).map(|i| format!("\"k{i}\":{i}")).collect();
+    round_trip(format!("{{{}}}", keys.join(",")).as_bytes());
+    keys.push("\"k79999\":0".into());
+    one_line(&["from-json"], format!("{{{}}}", keys.join(",")).as_bytes(), "duplicate-key", "\"k79999\" appears twice");
+
+    // 6: no number changes silently.
+    one_line(&["from-json"], b"[1E-400]", "type-mismatch", "1E-400 is too small");
+    one_line(&["from-json"], b"{\"x\": -1E-400}", "type-mismatch", "-1E-400 is too small");
+    one_line(&["from-json"], b"1e400", "type-mismatch", "1e400 is outside the range");
+    let to = xbf(&["from-json"], b"[-0, 0, -0.0]");
+    let back = xbf(&["to-json"], &to.stdout);
+    assert_eq!(String::from_utf8(back.stdout).unwrap().trim(), "[-0.0,0,-0.0]");
+    one_line(&["from-json"], b"{\"a\": 1, \"a\": 1}", "at byte 9: duplicate-key", "\"a\"");
+}

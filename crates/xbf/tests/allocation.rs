@@ -225,3 +225,59 @@ fn nested_claims_stay_proportional_to_the_input() {
 
     assert!(failures.is_empty(), "over {{64 x input + 4 MiB}}:\n{}", failures.join("\n"));
 }
+
+/// Converting JSON allocates a small multiple of the text, whatever its
+/// depth or number of distinct keys (issue 18: 4,000 objects of one distinct
+/// key each took 1.96 GB; 100,000 levels of `[` overflowed the stack).
+#[cfg(feature = "json")]
+#[test]
+fn json_conversion_stays_proportional_to_the_text() {
+    let _guard = SEQUENTIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let opts = xbf::EncodeOptions::v2();
+    let convert = |text: &str| {
+        allocated_during(|| {
+            let v = xbf::json::from_json_str(text)?;
+            opts.encode_message(&v).map(|b| b.len())
+        })
+    };
+
+    for (name, text) in
+        [("100,000 levels of [", "[".repeat(100_000)), ("100,000 levels of {\"a\":", "{\"a\":".repeat(100_000))]
+    {
+        let (bytes, result) = convert(&text);
+        assert_eq!(result.unwrap_err().kind(), ErrorKind::TooDeep, "{name}");
+        assert!(bytes < 64 * KIB, "{name}: allocated {bytes} bytes");
+        eprintln!("{name}: {bytes} bytes allocated");
+    }
+
+    let one_key_each: Vec<String> = (0..4000).map(|i| format!("{{\"key{i}\":{i}}}")).collect();
+    let sparse: Vec<String> = (0..20_000)
+        .map(|i| match i % 3 {
+            0 => format!("{{\"id\":{i},\"name\":\"n{i}\"}}"),
+            1 => format!("{{\"id\":{i},\"score\":{}.5}}", i % 100),
+            _ => format!("{{\"name\":\"n{i}\",\"score\":1.5,\"tags\":[\"a\",\"b\"]}}"),
+        })
+        .collect();
+    let many_keys: Vec<String> = (0..80_000).map(|i| format!("\"k{i}\":{i}")).collect();
+    let deep = "{\"a\":[".repeat(64) + "1" + &"]}".repeat(64);
+    let numbers: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
+    for (name, text) in [
+        ("4,000 objects of one distinct key", format!("[{}]", one_key_each.join(","))),
+        ("20,000 sparse records", format!("[{}]", sparse.join(","))),
+        ("one object of 80,000 keys", format!("{{{}}}", many_keys.join(","))),
+        ("128 levels", deep),
+        ("100,000 integers", format!("[{}]", numbers.join(","))),
+    ] {
+        let (bytes, result) = convert(&text);
+        let out = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        eprintln!(
+            "{name}: {} bytes of JSON, {bytes} bytes allocated ({:.1}x), {out} bytes out",
+            text.len(),
+            bytes as f64 / text.len() as f64
+        );
+        // Every byte allocated counts, freed or not (the text's tree, the
+        // inferred type, the value and the encoder's buffers): about 26 to 66
+        // times the text, measured. The quadratic merge took 33,000 times.
+        assert!(bytes < 96 * text.len() + MIB, "{name}: allocated {bytes} bytes for {} of JSON", text.len());
+    }
+}
