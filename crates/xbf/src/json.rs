@@ -667,7 +667,11 @@ impl Shape {
             Shape::Float => P::F64.into(),
             Shape::Str => P::String.into(),
             Shape::Arr(e) => Metadata::vec(e.metadata()?),
-            Shape::Nullable(s) => Metadata::option(s.metadata()?),
+            // Objects whose key orders conflict are `any`, which holds null itself.
+            Shape::Nullable(s) => match s.metadata()? {
+                Metadata::Any => Metadata::Any,
+                inner => Metadata::option(inner),
+            },
             Shape::Any => Metadata::Any,
             Shape::Obj(o) => match o.resolve() {
                 Resolved::Map => {
@@ -1118,6 +1122,7 @@ mod tests {
         assert_eq!(ty("[1, null, \"a\"]"), "vec<any>");
         assert_eq!(ty("[1, \"a\", null]"), "vec<any>");
         assert_eq!(ty("[1, null]"), "vec<option<u64>>");
+        assert_eq!(ty(r#"[{"a":1,"b":2},{"b":3,"a":4},null]"#), "vec<any>");
         round_trip("[1, null, \"a\", 1.5, [], {}]");
     }
 
