@@ -333,11 +333,13 @@ interface Shape {
   /** Integers given as numbers: their count, least and greatest (kept apart from bigints, combined in resolve). */
   nints: number; nmin: number; nmax: number; nbigs: number; firstInt: boolean;
   elems?: Shape;
-  keys?: string[]; keyShapes?: Map<string, Shape>; keyCounts?: Map<string, number>; objects: number; conflict: boolean;
-  fastShapes?: Shape[]; fastObjects?: number;
+  /** Objects (SPEC 19.1): the keys in order of first appearance, with their shapes and counts (by slot); `next[a]`
+   * holds b for each object where key b follows key a; `last` the slots of the last object, in its order. */
+  keys?: string[]; keyIndex?: Map<string, number>; keyShapes?: Shape[]; keyCounts?: number[]; next?: Set<number>[];
+  last?: number[]; objects: number; totalKeys: number;
   mapKeys?: Shape; mapValues?: Shape;
 }
-const newShape = (): Shape => ({ nulls: 0, values: 0, kinds: new Set(), min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false, objects: 0, conflict: false });
+const newShape = (): Shape => ({ nulls: 0, values: 0, kinds: new Set(), min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false, objects: 0, totalKeys: 0 });
 /** The least and greatest integer seen, as SPEC 19.1 needs them: counted from 0 when the place's first value was
  * not an integer (as the single running range did before numbers and bigints were kept apart). */
 function intRange(s: Shape): [bigint, bigint] {
@@ -395,57 +397,114 @@ function add(s: Shape, v: unknown, depth: number): void {
     for (const [mk, mv] of v as Map<unknown, unknown>) { add(s.mapKeys, mk, depth + 1); add(s.mapValues, mv, depth + 1); }
   } else if (k === "object") {
     s.objects++;
-    s.keys ??= []; s.keyShapes ??= new Map(); s.keyCounts ??= new Map();
     const o = v as Record<string, unknown>;
     const own = Object.keys(o);
-    // The usual case: exactly the keys seen so far, in their order, none undefined. Each key's shape then
-    // comes from an array kept in step with s.keys (no Map lookups), and its count is its shape's
-    // nulls + values (one add per present key), settled into keyCounts when the slow path next runs.
-    const fast = s.fastShapes;
-    if (fast !== undefined && !s.conflict && own.length === fast.length) {
+    const keys = (s.keys ??= []), shapes = (s.keyShapes ??= []), counts = (s.keyCounts ??= []), next = (s.next ??= []);
+    const index = (s.keyIndex ??= new Map());
+    // The usual case: the keys of the object before, in its order, none undefined (no new edge, no lookups).
+    const last = s.last;
+    if (last !== undefined && own.length === last.length) {
       let same = true;
-      const keys = s.keys;
-      for (let i = 0; i < own.length; i++) if (own[i] !== keys[i] || o[own[i]!] === undefined) { same = false; break; }
+      for (let i = 0; i < own.length; i++) if (own[i] !== keys[last[i]!] || o[own[i]!] === undefined) { same = false; break; }
       if (same) {
-        for (let i = 0; i < own.length; i++) add(fast[i]!, o[own[i]!], depth + 1);
-        s.fastObjects = (s.fastObjects ?? 0) + 1;
+        for (let i = 0; i < own.length; i++) { const j = last[i]!; counts[j]!++; add(shapes[j]!, o[own[i]!], depth + 1); }
+        s.totalKeys += own.length;
         return;
       }
     }
-    settle(s);
-    if (!s.conflict) {
-      let last = -1;
-      for (const key of own) {
-        if (o[key] === undefined) continue;
-        const at = s.keys[last + 1] === key ? last + 1 : s.keys.indexOf(key);
-        if (at >= 0) {
-          if (at < last) { s.conflict = true; break; }
-          last = at;
-        } else {
-          s.keys.splice(last + 1, 0, key);
-          last = last + 1;
-        }
-      }
-    }
+    const slots: number[] = [];
     for (const key of own) {
       const x = o[key];
       if (x === undefined) continue;
-      let ks = s.keyShapes.get(key);
-      if (!ks) s.keyShapes.set(key, (ks = newShape()));
-      s.keyCounts.set(key, (s.keyCounts.get(key) ?? 0) + 1);
-      add(ks, x, depth + 1);
+      let j = index.get(key);
+      if (j === undefined) {
+        j = keys.length;
+        keys.push(key); index.set(key, j); shapes.push(newShape()); counts.push(0); next.push(new Set());
+      }
+      if (slots.length > 0) next[slots[slots.length - 1]!]!.add(j);
+      slots.push(j);
+      counts[j]!++;
+      add(shapes[j]!, x, depth + 1);
     }
-    // Arm the fast path when this object had every key seen so far, in order.
-    s.fastShapes = !s.conflict && own.length === s.keys.length && own.every((key, i) => key === s.keys![i] && o[key] !== undefined)
-      ? s.keys.map((key) => s.keyShapes!.get(key)!) : undefined;
+    s.totalKeys += slots.length;
+    s.last = slots;
   }
 }
-/** Adds the objects counted on the fast path to keyCounts (each had every key of fastShapes). */
-function settle(s: Shape): void {
-  const n = s.fastObjects ?? 0;
-  if (n === 0 || !s.fastShapes) return;
-  for (const key of s.keys!) s.keyCounts!.set(key, (s.keyCounts!.get(key) ?? 0) + n);
-  s.fastObjects = 0;
+
+/** Adds what `from` saw to `into` (as if its values had come after), for the value type of a map of objects. */
+function mergeShape(into: Shape, from: Shape): void {
+  if (into.values === 0) into.firstInt = from.firstInt;
+  into.nulls += from.nulls; into.values += from.values;
+  for (const k of from.kinds) into.kinds.add(k);
+  if (from.nints > 0) {
+    if (into.nints === 0 || from.nmin < into.nmin) into.nmin = from.nmin;
+    if (into.nints === 0 || from.nmax > into.nmax) into.nmax = from.nmax;
+    into.nints += from.nints;
+  }
+  if (from.nbigs > 0) {
+    if (into.nbigs === 0 || from.min < into.min) into.min = from.min;
+    if (into.nbigs === 0 || from.max > into.max) into.max = from.max;
+    into.nbigs += from.nbigs;
+  }
+  into.allSafe &&= from.allSafe;
+  if (from.elems) mergeShape((into.elems ??= newShape()), from.elems);
+  if (from.mapKeys) mergeShape((into.mapKeys ??= newShape()), from.mapKeys);
+  if (from.mapValues) mergeShape((into.mapValues ??= newShape()), from.mapValues);
+  if (from.keys) {
+    const keys = (into.keys ??= []), shapes = (into.keyShapes ??= []), counts = (into.keyCounts ??= []);
+    const next = (into.next ??= []), index = (into.keyIndex ??= new Map());
+    const slot = from.keys.map((key, i) => {
+      let j = index.get(key);
+      if (j === undefined) {
+        j = keys.length;
+        keys.push(key); index.set(key, j); shapes.push(newShape()); counts.push(0); next.push(new Set());
+      }
+      mergeShape(shapes[j]!, from.keyShapes![i]!);
+      counts[j]! += from.keyCounts![i]!;
+      return j;
+    });
+    from.next!.forEach((set, a) => { for (const b of set) next[slot[a]!]!.add(slot[b]!); });
+    into.last = from.last?.map((j) => slot[j]!);
+  }
+  into.objects += from.objects; into.totalKeys += from.totalKeys;
+}
+
+/** The field order of SPEC 19.1: a topological order of the key graph, ties going to the key seen first;
+ * undefined on a cycle (two objects put keys in opposite orders). */
+function keyOrder(s: Shape): number[] | undefined {
+  const n = s.keys!.length, next = s.next!;
+  const indegree = new Array<number>(n).fill(0);
+  for (const set of next) for (const b of set) indegree[b]!++;
+  // A binary min-heap of the keys whose predecessors are all placed.
+  const heap: number[] = [];
+  const push = (x: number) => {
+    let i = heap.push(x) - 1;
+    while (i > 0) { const p = (i - 1) >> 1; if (heap[p]! <= x) break; heap[i] = heap[p]!; i = p; }
+    heap[i] = x;
+  };
+  const pop = (): number => {
+    const top = heap[0]!, x = heap.pop()!;
+    if (heap.length > 0) {
+      let i = 0;
+      for (;;) {
+        let c = 2 * i + 1;
+        if (c >= heap.length) break;
+        if (c + 1 < heap.length && heap[c + 1]! < heap[c]!) c++;
+        if (heap[c]! >= x) break;
+        heap[i] = heap[c]!; i = c;
+      }
+      heap[i] = x;
+    }
+    return top;
+  };
+  for (let i = 0; i < n; i++) if (indegree[i] === 0) push(i);
+  const order: number[] = [];
+  while (heap.length > 0) {
+    const a = pop();
+    order.push(a);
+    for (const b of next[a]!) if (--indegree[b]! === 0) push(b);
+  }
+  return order.length === n ? order : undefined;
 }
 
 function intType(min: bigint, max: bigint): XbfType | undefined {
@@ -458,7 +517,6 @@ function intType(min: bigint, max: bigint): XbfType | undefined {
 }
 
 function resolve(s: Shape): XbfType {
-  settle(s);
   let kinds = [...s.kinds];
   // JavaScript has one number type: integers and fractions at one place share f64.
   if (kinds.includes("int") && kinds.includes("float") && s.allSafe) kinds = kinds.filter((k) => k !== "int");
@@ -476,19 +534,29 @@ function resolve(s: Shape): XbfType {
       case "timestamp": t = { kind: "timestamp" }; break;
       case "array": t = { kind: "vec", element: s.elems ? resolve(s.elems) : { kind: "unit" } }; break;
       case "map": t = { kind: "map", key: resolve(s.mapKeys!), value: resolve(s.mapValues!) }; break;
-      case "object":
-        if (s.conflict) { t = { kind: "any" }; break; }
+      case "object": {
+        const keys = s.keys!, counts = s.keyCounts!, shapes = s.keyShapes!;
+        // Keys that are data (SPEC 19.1): more than 64 distinct, and more than 8 times as many as an object has on average.
+        if (keys.length > 64 && keys.length * s.objects > 8 * s.totalKeys) {
+          const all = newShape();
+          for (const shape of shapes) mergeShape(all, shape);
+          t = { kind: "map", key: { kind: "string" }, value: resolve(all) };
+          break;
+        }
+        const order = keyOrder(s);
+        if (order === undefined) { t = { kind: "any" }; break; }
         t = {
           kind: "struct", name: "Object",
-          fields: s.keys!.map((k): Member => {
-            const ft = resolve(s.keyShapes!.get(k)!);
-            if (s.keyCounts!.get(k)! < s.objects) {
-              return { name: k, type: { kind: "enum", name: OPTIONAL_ENUM, variants: [{ name: "absent", type: { kind: "unit" } }, { name: "present", type: ft }] } };
+          fields: order.map((j): Member => {
+            const ft = resolve(shapes[j]!);
+            if (counts[j]! < s.objects) {
+              return { name: keys[j]!, type: { kind: "enum", name: OPTIONAL_ENUM, variants: [{ name: "absent", type: { kind: "unit" } }, { name: "present", type: ft }] } };
             }
-            return { name: k, type: ft };
+            return { name: keys[j]!, type: ft };
           }),
         };
         break;
+      }
       default: t = { kind: "any" };
     }
   }
