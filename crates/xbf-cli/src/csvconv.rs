@@ -179,10 +179,10 @@ pub fn from_csv(args: &FromCsvArgs) -> CliResult {
     if names.is_empty() || names == [""] {
         return Err(Failure::Failed(format!("{name}: the CSV has no header line")));
     }
-    for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
-            return Err(Failure::Failed(format!("{name}: two columns are named {n:?}")));
-        }
+    // A set, not a scan of the names before: a header may have millions.
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    if let Some(n) = names.iter().find(|n| !seen.insert(n.as_str())) {
+        return Err(Failure::Failed(format!("{name}: two columns are named {n:?}")));
     }
     let mut records = Vec::new();
     for rec in reader.records() {

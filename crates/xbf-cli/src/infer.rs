@@ -107,7 +107,18 @@ pub fn number_shape(s: &str) -> Option<bool> {
         }
         integer = false;
     }
-    (i == b.len()).then_some(integer)
+    // "-0" is the float -0.0, as in JSON (SPEC.md §19): as an integer it
+    // would lose its sign.
+    (i == b.len()).then_some(integer && s != "-0")
+}
+
+/// Whether a number's text reads as an f64 that is the same number: finite,
+/// and not a non-zero number that would become 0 (`1e-400`); a column with
+/// one that is not stays text instead of changing silently.
+pub fn exact_float(s: &str) -> bool {
+    let Ok(x) = s.parse::<f64>() else { return false };
+    let mantissa = s.split(['e', 'E']).next().unwrap_or(s);
+    x.is_finite() && (x != 0.0 || !mantissa.bytes().any(|b| matches!(b, b'1'..=b'9')))
 }
 
 /// Infers a column's type from its CSV cells.
@@ -124,7 +135,7 @@ pub fn infer_text<'a>(cells: impl Iterator<Item = &'a str>) -> PrimitiveType {
                 _ => {
                     inf.ints = false;
                     inf.bools = false;
-                    if !s.parse::<f64>().is_ok_and(f64::is_finite) {
+                    if !exact_float(s) {
                         inf.numbers = false;
                     }
                 }
@@ -132,7 +143,7 @@ pub fn infer_text<'a>(cells: impl Iterator<Item = &'a str>) -> PrimitiveType {
             Some(false) => {
                 inf.ints = false;
                 inf.bools = false;
-                if !s.parse::<f64>().is_ok_and(f64::is_finite) {
+                if !exact_float(s) {
                     inf.numbers = false;
                 }
             }

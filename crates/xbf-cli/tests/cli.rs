@@ -420,3 +420,28 @@ fn stats_and_projection_on_real_records() {
     assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Hostile CSV (issue 18): a header of 200,000 columns with a duplicate at
+/// its end is refused at once (the check was quadratic: 73 s), ragged rows
+/// and invalid UTF-8 give one line, and no number changes silently: `-0`
+/// makes the column f64 (keeping its sign) and `1E-400`, which f64 would
+/// turn into 0, keeps the column text.
+#[test]
+fn hostile_csv_is_refused_or_kept_exactly() {
+    let mut header: Vec<String> = (0..200_000).map(|i| format!("c{i}")).collect();
+    header.push("c5".into());
+    let out = run(&["from-csv"], format!("{}\n", header.join(",")).as_bytes());
+    assert_clean(&out, "a duplicate column");
+    assert!(text(&out.stderr).contains("two columns are named \"c5\""), "{}", text(&out.stderr));
+    for bad in [&b"a,b\n1,2\n1\n"[..], b"a,b\n1,\xff\n", b"a,\xfe\n1,2\n"] {
+        let out = run(&["from-csv"], bad);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert_clean(&out, &String::from_utf8_lossy(bad));
+    }
+    let out = run(&["from-csv"], b"tiny,zero,int\n1E-400,-0,1\n2.5,3,-0\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let schema = text(&run(&["schema", "--compact"], &out.stdout).stdout);
+    assert_eq!(schema.trim(), "vec<struct Row { tiny: string, zero: f64, int: f64 }>");
+    let back = text(&run(&["to-csv"], &out.stdout).stdout);
+    assert_eq!(back, "tiny,zero,int\n1E-400,-0.0,1.0\n2.5,3.0,-0.0\n");
+}
