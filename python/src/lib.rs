@@ -39,6 +39,7 @@ use pyo3::types::{
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use xbf::infer::{Field, Ints, Objects, Resolved};
 use xbf::{DecodeOptions, EncodeOptions, EnumMetadata, Layout, Metadata, PrimitiveType as P, StructMetadata, Version};
 
 const MAX_DEPTH: usize = 128;
@@ -65,7 +66,10 @@ mod raw {
     /// references, and `*pos` moved past it. Measured: about 10% of `dumps` on
     /// lists of records against `PyDict::iter` (python/UNSAFE.md).
     #[inline]
-    pub(crate) fn dict_next<'py>(d: &Bound<'py, PyDict>, pos: &mut ffi::Py_ssize_t) -> Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    pub(crate) fn dict_next<'py>(
+        d: &Bound<'py, PyDict>,
+        pos: &mut ffi::Py_ssize_t,
+    ) -> Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let py = d.py();
         let (mut k, mut v) = (std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: the GIL is held (`py` is a `Python<'py>` token). `d` is a live
@@ -118,6 +122,7 @@ struct Refs {
     typed: Py<PyType>,
     some: Py<PyType>,
     decode_error: Py<PyType>,
+    encode_error: Py<PyType>,
     dc_fields: PyObject,
     utc: PyObject,
 }
@@ -135,10 +140,11 @@ fn _init(
     typed: Py<PyType>,
     some: Py<PyType>,
     decode_error: Py<PyType>,
+    encode_error: Py<PyType>,
 ) -> PyResult<()> {
     let dc_fields = py.import_bound("dataclasses")?.getattr("fields")?.unbind();
     let utc = py.import_bound("datetime")?.getattr("timezone")?.getattr("utc")?.unbind();
-    let _ = REFS.set(py, Refs { variant, typed, some, decode_error, dc_fields, utc });
+    let _ = REFS.set(py, Refs { variant, typed, some, decode_error, encode_error, dc_fields, utc });
     Ok(())
 }
 
@@ -173,8 +179,26 @@ fn core_err(py: Python<'_>, e: xbf::Error) -> PyErr {
     }
 }
 
+/// An `xbf.EncodeError` (a ValueError) of the core's kind.
 fn encode_err(e: xbf::Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    Python::with_gil(|py| kind_err(py, e.kind().name(), e.to_string()))
+}
+
+fn kind_err(py: Python<'_>, kind: &str, message: String) -> PyErr {
+    match refs(py) {
+        Ok(r) => match r.encode_error.bind(py).call1((message, kind)) {
+            Ok(inst) => PyErr::from_value_bound(inst),
+            Err(err) => err,
+        },
+        Err(err) => err,
+    }
+}
+
+/// Data nested past the limit (or a reference cycle): `xbf.EncodeError` of
+/// kind `too-deep`, raised before the recursion goes further, so never a
+/// RecursionError or a crash.
+fn too_deep(py: Python<'_>) -> PyErr {
+    kind_err(py, "too-deep", format!("the data nests more than {MAX_DEPTH} levels (or holds a reference cycle)"))
 }
 
 // ------------------------------------------------------------- Schema
@@ -192,7 +216,7 @@ struct Schema {
 
 fn parse_type(t: &Bound<'_, PyAny>, depth: usize) -> PyResult<Metadata> {
     if depth > MAX_DEPTH {
-        return Err(PyValueError::new_err("the type nests more than 128 levels"));
+        return Err(kind_err(t.py(), "too-deep", format!("the type nests more than {MAX_DEPTH} levels")));
     }
     if let Ok(s) = t.downcast::<Schema>() {
         return Ok(s.get().ty.clone());
@@ -350,33 +374,6 @@ impl Schema {
 
 // ------------------------------------------------------------- inference
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Ints {
-    ubits: u32,
-    sbits: u32,
-}
-
-impl Ints {
-    fn join(self, o: Ints) -> Ints {
-        Ints { ubits: self.ubits.max(o.ubits), sbits: self.sbits.max(o.sbits) }
-    }
-    fn primitive(self) -> Option<P> {
-        if self.sbits == 0 {
-            return Some(match self.ubits {
-                0..=64 => P::U64,
-                65..=128 => P::U128,
-                _ => P::U256,
-            });
-        }
-        match self.sbits.max(self.ubits + 1) {
-            0..=64 => Some(P::I64),
-            65..=128 => Some(P::I128),
-            129..=256 => Some(P::I256),
-            _ => None,
-        }
-    }
-}
-
 #[derive(Clone)]
 enum Shape<'py> {
     Never,
@@ -397,19 +394,42 @@ enum Shape<'py> {
     Fixed(Metadata),
 }
 
+/// Dicts with str keys (named `Object`) or dataclass instances of one class,
+/// merged by the core's rules (`xbf::infer`, shared with `xbf from-json`).
 #[derive(Clone)]
 struct Obj<'py> {
     name: String,
-    fields: Vec<Field<'py>>,
-    count: u64,
+    objects: Objects<Slot<'py>>,
 }
 
+/// What the values of one key are, with the key as a Python string (the
+/// fast path compares it by identity first).
 #[derive(Clone)]
-struct Field<'py> {
+struct Slot<'py> {
     key: Bound<'py, PyString>,
-    name: String,
     shape: Shape<'py>,
-    n: u64,
+}
+
+impl<'py> Obj<'py> {
+    fn new(name: String) -> Self {
+        Obj { name, objects: Objects::new() }
+    }
+
+    /// Adds one object given as (key, value) pairs, in its order.
+    fn add(
+        &mut self,
+        items: impl IntoIterator<Item = PyResult<(Bound<'py, PyString>, Bound<'py, PyAny>)>>,
+        depth: usize,
+    ) -> PyResult<()> {
+        self.objects.begin();
+        for item in items {
+            let (key, v) = item?;
+            let name = key.to_str()?.to_owned();
+            let slot = self.objects.key(&name, || Slot { key, shape: Shape::Never });
+            slot.shape.absorb(&v, depth + 1)?;
+        }
+        Ok(())
+    }
 }
 
 fn int_bits(obj: &Bound<'_, PyAny>) -> PyResult<Ints> {
@@ -461,9 +481,7 @@ impl<'py> Shape<'py> {
 
     fn fresh(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Shape<'py>> {
         if depth > MAX_DEPTH {
-            return Err(PyValueError::new_err(format!(
-                "the data nests more than {MAX_DEPTH} levels (or holds a reference cycle)"
-            )));
+            return Err(too_deep(obj.py()));
         }
         let py = obj.py();
         {
@@ -482,7 +500,10 @@ impl<'py> Shape<'py> {
             if obj.is_instance_of::<PyString>() {
                 return Ok(Shape::Str);
             }
-            if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() || obj.is_instance_of::<PyMemoryView>() {
+            if obj.is_instance_of::<PyBytes>()
+                || obj.is_instance_of::<PyByteArray>()
+                || obj.is_instance_of::<PyMemoryView>()
+            {
                 return Ok(Shape::Bytes);
             }
             if obj.is_instance_of::<PyList>() {
@@ -503,13 +524,9 @@ impl<'py> Shape<'py> {
                 let d = obj.downcast::<PyDict>()?;
                 let all_str = d.keys().iter().all(|k| k.is_instance_of::<PyString>());
                 if all_str {
-                    let mut fields = Vec::with_capacity(d.len());
-                    for (k, v) in d.iter() {
-                        let key = k.downcast_into::<PyString>()?;
-                        let name = key.to_str()?.to_owned();
-                        fields.push(Field { key, name, shape: Shape::of(&v, depth + 1)?, n: 1 });
-                    }
-                    return Ok(Shape::Obj(Obj { name: OBJECT_STRUCT.into(), fields, count: 1 }));
+                    let mut o = Obj::new(OBJECT_STRUCT.into());
+                    o.add(d.iter().map(|(k, v)| Ok((k.downcast_into::<PyString>()?, v))), depth)?;
+                    return Ok(Shape::Obj(o));
                 }
                 let (mut ks, mut vs) = (Shape::Never, Shape::Never);
                 for (k, v) in d.iter() {
@@ -532,13 +549,9 @@ impl<'py> Shape<'py> {
             return Ok(Shape::Fixed(s.get().ty.clone()));
         }
         if is_dataclass(obj) {
-            let name = obj.get_type().name()?.to_string();
-            let mut fields = Vec::new();
-            for (key, v) in dataclass_items(obj)? {
-                let fname = key.to_str()?.to_owned();
-                fields.push(Field { key, name: fname, shape: Shape::of(&v, depth + 1)?, n: 1 });
-            }
-            return Ok(Shape::Obj(Obj { name, fields, count: 1 }));
+            let mut o = Obj::new(obj.get_type().name()?.to_string());
+            o.add(dataclass_items(obj)?.into_iter().map(Ok), depth)?;
+            return Ok(Shape::Obj(o));
         }
         if obj.is_instance(r.variant.bind(py))? || obj.is_instance(r.some.bind(py))? {
             return Err(cannot(obj, "a value without an explicit xbf.Schema (enums and Some need one)"));
@@ -581,7 +594,7 @@ impl<'py> Shape<'py> {
             }
             Shape::Arr(e) if obj.is_exact_instance_of::<PyList>() => {
                 if depth > MAX_DEPTH {
-                    return Err(PyValueError::new_err("the data nests more than 128 levels"));
+                    return Err(too_deep(obj.py()));
                 }
                 for item in obj.downcast::<PyList>()?.iter() {
                     e.absorb(&item, depth + 1)?;
@@ -590,22 +603,26 @@ impl<'py> Shape<'py> {
             }
             Shape::Obj(o) if o.name == OBJECT_STRUCT && obj.is_exact_instance_of::<PyDict>() => {
                 let d = obj.downcast::<PyDict>()?;
-                if d.len() == o.fields.len() && depth <= MAX_DEPTH {
-                    // Walk the dict in place (no lists of keys or items), in one
-                    // pass: each key is checked, then its value absorbed. If a key
-                    // differs (or the dict changed: absorbing a value can run
-                    // Python code), the record is joined as a whole below; the
-                    // values absorbed so far belong to the fields they widened,
-                    // and joins only widen, so absorbing them twice changes nothing.
-                    let same_key = |k: &Bound<'_, PyAny>, f: &Field<'_>| {
-                        k.is(&f.key)
+                if depth <= MAX_DEPTH && d.len() == o.objects.last().len() {
+                    // The usual case: the keys of the dict before, in its
+                    // order (which adds no edge to the merge). Walk the dict in
+                    // place (no lists of keys or items), in one pass: each key
+                    // is checked, then its value absorbed. If a key differs
+                    // (or the dict changed: absorbing a value can run Python
+                    // code), the dict is added as a whole below; the values
+                    // absorbed so far belong to the keys they widened, and
+                    // joins only widen, so absorbing them twice changes nothing.
+                    let same_key = |k: &Bound<'_, PyAny>, f: &Field<Slot<'_>>| {
+                        k.is(&f.shape.key)
                             || k.downcast::<PyString>().ok().and_then(|k| k.to_str().ok()).is_some_and(|k| k == f.name)
                     };
                     let mut pos = 0;
                     let mut same = true;
-                    for f in o.fields.iter_mut() {
+                    for i in 0..o.objects.last().len() {
+                        let slot = o.objects.last()[i] as usize;
+                        let f = &mut o.objects.fields_mut()[slot];
                         match dict_next(d, &mut pos) {
-                            Some((k, v)) if same_key(&k, f) => f.shape.absorb(&v, depth + 1)?,
+                            Some((k, v)) if same_key(&k, f) => f.shape.shape.absorb(&v, depth + 1)?,
                             _ => {
                                 same = false;
                                 break;
@@ -613,10 +630,13 @@ impl<'py> Shape<'py> {
                         }
                     }
                     if same {
-                        o.fields.iter_mut().for_each(|f| f.n += 1);
-                        o.count += 1;
+                        o.objects.repeat();
                         return Ok(());
                     }
+                }
+                if depth <= MAX_DEPTH && d.keys().iter().all(|k| k.is_instance_of::<PyString>()) {
+                    o.add(d.iter().map(|(k, v)| Ok((k.downcast_into::<PyString>()?, v))), depth)?;
+                    return Ok(());
                 }
             }
             Shape::Any => {
@@ -662,7 +682,10 @@ impl<'py> Shape<'py> {
                 Tup(ts)
             }
             (Map(ka, va), Map(kb, vb)) => Map(Box::new(ka.join(*kb)), Box::new(va.join(*vb))),
-            (Obj(a), Obj(b)) if a.name == b.name => a.join(b).map_or(Any, Obj),
+            (Obj(mut a), Obj(b)) if a.name == b.name => {
+                a.objects.merge(b.objects, |x, y| x.shape = std::mem::replace(&mut x.shape, Never).join(y.shape));
+                Obj(a)
+            }
             (Fixed(a), Fixed(b)) if a == b => Fixed(a),
             _ => Any,
         }
@@ -681,16 +704,28 @@ impl<'py> Shape<'py> {
             Shape::Arr(e) => Metadata::vec(e.metadata()),
             Shape::Tup(ts) => Metadata::tuple(ts.iter().map(Shape::metadata)),
             Shape::Map(k, v) => Metadata::map(k.metadata(), v.metadata()),
-            Shape::Nullable(s) => Metadata::option(s.metadata()),
+            // Objects whose key orders conflict are `any`, which holds None itself.
+            Shape::Nullable(s) => match s.metadata() {
+                Metadata::Any => Metadata::Any,
+                inner => Metadata::option(inner),
+            },
             Shape::Any => Metadata::Any,
             Shape::Fixed(m) => m.clone(),
-            Shape::Obj(o) => {
-                let fields = o.fields.iter().map(|f| {
-                    let ty = f.shape.metadata();
-                    (f.name.as_str(), if f.n < o.count { optional_key(ty) } else { ty })
-                });
-                StructMetadata::new(o.name.as_str(), fields).expect("keys are unique").into()
-            }
+            Shape::Obj(o) => match o.objects.resolve() {
+                Resolved::Map => {
+                    let values = o.objects.fields().iter().fold(Shape::Never, |all, f| all.join(f.shape.shape.clone()));
+                    Metadata::map(P::String.into(), values.metadata())
+                }
+                Resolved::Conflict => Metadata::Any,
+                Resolved::Struct(fields) => {
+                    let n = o.objects.count();
+                    let fields = fields.into_iter().map(|f| {
+                        let ty = f.shape.shape.metadata();
+                        (f.name.as_str(), if f.count < n { optional_key(ty) } else { ty })
+                    });
+                    StructMetadata::new(o.name.as_str(), fields).expect("keys are unique").into()
+                }
+            },
         }
     }
 }
@@ -699,32 +734,6 @@ fn nullable(s: Shape<'_>) -> Shape<'_> {
     match s {
         Shape::Null | Shape::Nullable(_) | Shape::Any => s,
         s => Shape::Nullable(Box::new(s)),
-    }
-}
-
-impl<'py> Obj<'py> {
-    fn join(mut self, other: Obj<'py>) -> Option<Obj<'py>> {
-        let mut last: Option<usize> = None;
-        for f in other.fields {
-            match self.fields.iter().position(|g| g.name == f.name) {
-                Some(i) => {
-                    if last.is_some_and(|l| i <= l) {
-                        return None;
-                    }
-                    let g = &mut self.fields[i];
-                    g.shape = std::mem::replace(&mut g.shape, Shape::Never).join(f.shape);
-                    g.n += f.n;
-                    last = Some(i);
-                }
-                None => {
-                    let at = last.map_or(0, |l| l + 1);
-                    self.fields.insert(at, f);
-                    last = Some(at);
-                }
-            }
-        }
-        self.count += other.count;
-        Some(self)
     }
 }
 
@@ -760,7 +769,11 @@ enum Plan<'py> {
         /// records start as copies of it (see [`struct_dict`]).
         template: RefCell<Option<Bound<'py, PyDict>>>,
     },
-    Enum { names: Vec<Bound<'py, PyString>>, payloads: Vec<Plan<'py>>, name: String },
+    Enum {
+        names: Vec<Bound<'py, PyString>>,
+        payloads: Vec<Plan<'py>>,
+        name: String,
+    },
     Any,
 }
 
@@ -928,10 +941,8 @@ fn timestamp_micros(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     };
     let days = xbf::time::days_from_civil(i64::from(dt.get_year()), u32::from(dt.get_month()), u32::from(dt.get_day()))
         .ok_or_else(|| cannot(obj, "timestamp"))?;
-    let secs = days * 86_400
-        + i64::from(dt.get_hour()) * 3600
-        + i64::from(dt.get_minute()) * 60
-        + i64::from(dt.get_second());
+    let secs =
+        days * 86_400 + i64::from(dt.get_hour()) * 3600 + i64::from(dt.get_minute()) * 60 + i64::from(dt.get_second());
     Ok(secs * 1_000_000 + i64::from(dt.get_microsecond()))
 }
 
@@ -1019,7 +1030,7 @@ impl Enc {
     fn value<'py>(&mut self, obj: &Bound<'py, PyAny>, plan: &Plan<'py>, depth: usize) -> PyResult<()> {
         let py = obj.py();
         if depth > MAX_DEPTH + 2 {
-            return Err(PyValueError::new_err("the data nests too deep"));
+            return Err(too_deep(py));
         }
         match plan {
             Plan::Prim(p) => {
@@ -1273,7 +1284,11 @@ impl Enc {
 /// Whether `k`, a key of the data, is the struct key `key`: by identity
 /// (with the data's own key object remembered in `seen`), else by content.
 #[inline]
-fn key_matches<'py>(k: &Bound<'py, PyAny>, key: &Bound<'py, PyString>, seen: &RefCell<Option<Bound<'py, PyAny>>>) -> bool {
+fn key_matches<'py>(
+    k: &Bound<'py, PyAny>,
+    key: &Bound<'py, PyString>,
+    seen: &RefCell<Option<Bound<'py, PyAny>>>,
+) -> bool {
     if k.is(key) || seen.borrow().as_ref().is_some_and(|s| s.is(k)) {
         return true;
     }
@@ -1713,7 +1728,8 @@ fn records_direct(obj: &Bound<'_, PyAny>, zstd: Option<i32>) -> PyResult<Option<
         let mut pos = 0;
         for ((key, name), col) in keys.iter().zip(&names).zip(cols.iter_mut()) {
             let Some((k, v)) = dict_next(d, &mut pos) else { return Ok(None) };
-            let same = k.is(key) || k.downcast_exact::<PyString>().ok().and_then(|k| k.to_str().ok()) == Some(name.as_str());
+            let same =
+                k.is(key) || k.downcast_exact::<PyString>().ok().and_then(|k| k.to_str().ok()) == Some(name.as_str());
             if !same {
                 return Ok(None);
             }
@@ -1766,13 +1782,16 @@ fn records_direct(obj: &Bound<'_, PyAny>, zstd: Option<i32>) -> PyResult<Option<
         }
     }
     // The type inference gives (`Shape::of`), from the kinds seen.
-    let fields = keys
-        .iter()
-        .zip(names)
-        .zip(&cols)
-        .map(|((key, name), col)| Field { key: key.clone(), name, shape: col.shape(), n: n as u64 })
-        .collect();
-    let shape = Shape::Arr(Box::new(Shape::Obj(Obj { name: OBJECT_STRUCT.into(), fields, count: n as u64 })));
+    // Every record has every key, in one order: one object, counted n times.
+    let mut o = Obj::new(OBJECT_STRUCT.into());
+    o.objects.begin();
+    for ((key, name), col) in keys.iter().zip(names).zip(&cols) {
+        o.objects.key(&name, || Slot { key: key.clone(), shape: col.shape() });
+    }
+    for _ in 1..n {
+        o.objects.repeat();
+    }
+    let shape = Shape::Arr(Box::new(Shape::Obj(o)));
     let ty = shape.metadata();
     let Metadata::Vec(elem) = &ty else { return Ok(None) };
     let Metadata::Struct(s) = &**elem else { return Ok(None) };
@@ -2146,7 +2165,8 @@ impl<'a> Dec<'a> {
     fn charge(&mut self, weight: u64) -> DResult<()> {
         if self.prepaid == 0 {
             let opts = DecodeOptions::default();
-            let allowed = opts.max_zero_size_elements.max((self.pos as u64).saturating_mul(opts.zero_size_per_input_byte));
+            let allowed =
+                opts.max_zero_size_elements.max((self.pos as u64).saturating_mul(opts.zero_size_per_input_byte));
             let used = self.zs_used.saturating_add(weight);
             if used > allowed {
                 return Err(DErr::Bad);
@@ -2287,8 +2307,9 @@ impl<'a> Dec<'a> {
                         Ok(v)
                     };
                 }
-                let (ty, used) =
-                    DecodeOptions::default().decode_metadata(Version::V2, &self.b[self.pos..]).map_err(|_| DErr::Bad)?;
+                let (ty, used) = DecodeOptions::default()
+                    .decode_metadata(Version::V2, &self.b[self.pos..])
+                    .map_err(|_| DErr::Bad)?;
                 let levels = ty.depth() + 1;
                 if self.depth + levels > FAST_DEPTH {
                     return Err(DErr::Bad);
@@ -2475,7 +2496,12 @@ fn meta_has_any(ty: &Metadata) -> bool {
 }
 
 /// Decodes a whole message on the fast path; `Bad` means "ask the core".
-fn fast_decode<'py>(py: Python<'py>, data: &[u8], typed_any: bool, trusted: bool) -> DResult<(Metadata, Bound<'py, PyAny>)> {
+fn fast_decode<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    typed_any: bool,
+    trusted: bool,
+) -> DResult<(Metadata, Bound<'py, PyAny>)> {
     let first = *data.first().ok_or(DErr::Bad)?;
     let (v2, start) = if first == 0xc2 {
         if data.get(1) != Some(&0) {
@@ -2564,107 +2590,111 @@ impl<'py> ToPy<'py> {
     }
 
     fn value(&mut self, py: Python<'py>, value: &xbf::Value) -> PyResult<Bound<'py, PyAny>> {
-    use xbf::Value as V;
-    let typed_any = self.typed_any;
-    let r = refs(py)?;
-    Ok(match value {
-        V::Bool(b) => b.into_py(py).into_bound(py),
-        V::U8(x) => int_u128(py, u128::from(*x)),
-        V::U16(x) => int_u128(py, u128::from(*x)),
-        V::U32(x) => int_u128(py, u128::from(*x)),
-        V::U64(x) => int_u128(py, u128::from(*x)),
-        V::U128(x) => int_u128(py, *x),
-        V::I8(x) => int_i128(py, i128::from(*x)),
-        V::I16(x) => int_i128(py, i128::from(*x)),
-        V::I32(x) => int_i128(py, i128::from(*x)),
-        V::I64(x) => int_i128(py, i128::from(*x)),
-        V::I128(x) => int_i128(py, *x),
-        V::U256(x) => int_from_le(py, &x.to_le_bytes(), false)?,
-        V::I256(x) => int_from_le(py, &x.to_le_bytes(), true)?,
-        V::F32(x) => f64::from(*x).into_py(py).into_bound(py),
-        V::F64(x) => x.into_py(py).into_bound(py),
-        V::Bytes(b) => PyBytes::new_bound(py, b).into_any(),
-        V::String(s) => PyString::new_bound(py, s).into_any(),
-        V::Unit => py.None().into_bound(py),
-        V::Date(d) => date_py(py, i64::from(*d))?,
-        V::Timestamp(t) => timestamp_py(py, *t)?,
-        V::Vec(items) | V::Array(items) => {
-            let items = items.items();
-            let mut out = Vec::with_capacity(items.len());
-            for i in items {
-                out.push(self.value(py, i)?);
+        use xbf::Value as V;
+        let typed_any = self.typed_any;
+        let r = refs(py)?;
+        Ok(match value {
+            V::Bool(b) => b.into_py(py).into_bound(py),
+            V::U8(x) => int_u128(py, u128::from(*x)),
+            V::U16(x) => int_u128(py, u128::from(*x)),
+            V::U32(x) => int_u128(py, u128::from(*x)),
+            V::U64(x) => int_u128(py, u128::from(*x)),
+            V::U128(x) => int_u128(py, *x),
+            V::I8(x) => int_i128(py, i128::from(*x)),
+            V::I16(x) => int_i128(py, i128::from(*x)),
+            V::I32(x) => int_i128(py, i128::from(*x)),
+            V::I64(x) => int_i128(py, i128::from(*x)),
+            V::I128(x) => int_i128(py, *x),
+            V::U256(x) => int_from_le(py, &x.to_le_bytes(), false)?,
+            V::I256(x) => int_from_le(py, &x.to_le_bytes(), true)?,
+            V::F32(x) => f64::from(*x).into_py(py).into_bound(py),
+            V::F64(x) => x.into_py(py).into_bound(py),
+            V::Bytes(b) => PyBytes::new_bound(py, b).into_any(),
+            V::String(s) => PyString::new_bound(py, s).into_any(),
+            V::Unit => py.None().into_bound(py),
+            V::Date(d) => date_py(py, i64::from(*d))?,
+            V::Timestamp(t) => timestamp_py(py, *t)?,
+            V::Vec(items) | V::Array(items) => {
+                let items = items.items();
+                let mut out = Vec::with_capacity(items.len());
+                for i in items {
+                    out.push(self.value(py, i)?);
+                }
+                PyList::new_bound(py, out).into_any()
             }
-            PyList::new_bound(py, out).into_any()
-        }
-        V::Tuple(t) => {
-            let items: PyResult<Vec<_>> = t.items().iter().map(|i| self.value(py, i)).collect();
-            PyTuple::new_bound(py, items?).into_any()
-        }
-        V::Struct(st) => {
-            let ks = self.keys_of(py, st.metadata());
-            let d = struct_dict(py, &ks.1, &ks.3)?;
-            for ((fv, k), &o) in st.values().iter().zip(&ks.1).zip(&ks.2) {
-                let fv = match fv {
-                    V::Enum(e) if o => {
-                        if e.index() == 0 {
-                            d.del_item(k)?;
-                            continue;
+            V::Tuple(t) => {
+                let items: PyResult<Vec<_>> = t.items().iter().map(|i| self.value(py, i)).collect();
+                PyTuple::new_bound(py, items?).into_any()
+            }
+            V::Struct(st) => {
+                let ks = self.keys_of(py, st.metadata());
+                let d = struct_dict(py, &ks.1, &ks.3)?;
+                for ((fv, k), &o) in st.values().iter().zip(&ks.1).zip(&ks.2) {
+                    let fv = match fv {
+                        V::Enum(e) if o => {
+                            if e.index() == 0 {
+                                d.del_item(k)?;
+                                continue;
+                            }
+                            e.payload()
                         }
-                        e.payload()
-                    }
-                    other => other,
-                };
-                let v = self.value(py, fv)?;
-                dict_set(&d, k, &v)?;
+                        other => other,
+                    };
+                    let v = self.value(py, fv)?;
+                    dict_set(&d, k, &v)?;
+                }
+                d.into_any()
             }
-            d.into_any()
-        }
-        V::Option(o) => match o.value() {
-            None => py.None().into_bound(py),
-            Some(inner) => {
-                let v = self.value(py, inner)?;
-                if v.is_none() {
-                    r.some.bind(py).call1((v,))?
+            V::Option(o) => match o.value() {
+                None => py.None().into_bound(py),
+                Some(inner) => {
+                    let v = self.value(py, inner)?;
+                    if v.is_none() {
+                        r.some.bind(py).call1((v,))?
+                    } else {
+                        v
+                    }
+                }
+            },
+            V::Map(m) => {
+                let d = PyDict::new_bound(py);
+                let mut pairs = Vec::with_capacity(m.len());
+                let mut dict_ok = true;
+                for (k, v) in m.entries() {
+                    let (k, v) = (self.value(py, k)?, self.value(py, v)?);
+                    if dict_ok && d.set_item(&k, &v).is_err() {
+                        dict_ok = false;
+                    }
+                    pairs.push(PyTuple::new_bound(py, [k, v]));
+                }
+                if dict_ok && d.len() == m.len() {
+                    d.into_any()
+                } else {
+                    PyList::new_bound(py, pairs).into_any()
+                }
+            }
+            V::Enum(e) => r.variant.bind(py).call1((e.variant(), self.value(py, e.payload())?))?,
+            V::Any(a) => {
+                let v = self.value(py, a.value())?;
+                if typed_any {
+                    r.typed.bind(py).call1((Schema { ty: a.metadata().clone() }, v))?
                 } else {
                     v
                 }
             }
-        },
-        V::Map(m) => {
-            let d = PyDict::new_bound(py);
-            let mut pairs = Vec::with_capacity(m.len());
-            let mut dict_ok = true;
-            for (k, v) in m.entries() {
-                let (k, v) = (self.value(py, k)?, self.value(py, v)?);
-                if dict_ok && d.set_item(&k, &v).is_err() {
-                    dict_ok = false;
-                }
-                pairs.push(PyTuple::new_bound(py, [k, v]));
-            }
-            if dict_ok && d.len() == m.len() {
-                d.into_any()
-            } else {
-                PyList::new_bound(py, pairs).into_any()
-            }
-        }
-        V::Enum(e) => r.variant.bind(py).call1((e.variant(), self.value(py, e.payload())?))?,
-        V::Any(a) => {
-            let v = self.value(py, a.value())?;
-            if typed_any {
-                r.typed.bind(py).call1((Schema { ty: a.metadata().clone() }, v))?
-            } else {
-                v
-            }
-        }
-        _ => return Err(PyValueError::new_err(format!("xbf: no Python form for {}", value.metadata()))),
-    })
+            _ => return Err(PyValueError::new_err(format!("xbf: no Python form for {}", value.metadata()))),
+        })
     }
 }
 
 fn int_from_le<'py>(py: Python<'py>, b: &[u8], signed: bool) -> PyResult<Bound<'py, PyAny>> {
     let kwargs = PyDict::new_bound(py);
     kwargs.set_item("signed", signed)?;
-    py.get_type_bound::<pyo3::types::PyLong>().call_method("from_bytes", (PyBytes::new_bound(py, b), "little"), Some(&kwargs))
+    py.get_type_bound::<pyo3::types::PyLong>().call_method(
+        "from_bytes",
+        (PyBytes::new_bound(py, b), "little"),
+        Some(&kwargs),
+    )
 }
 
 #[pyfunction]
@@ -2729,7 +2759,8 @@ impl StreamReader {
     #[new]
     #[pyo3(signature = (file, typed_any=false))]
     fn new(py: Python<'_>, file: PyObject, typed_any: bool) -> PyResult<Self> {
-        let r = xbf::StreamReader::new(io::BufReader::with_capacity(1 << 16, PyReader(file))).map_err(|e| core_err(py, e))?;
+        let r = xbf::StreamReader::new(io::BufReader::with_capacity(1 << 16, PyReader(file)))
+            .map_err(|e| core_err(py, e))?;
         Ok(StreamReader { inner: Some(r), typed_any })
     }
 

@@ -39,8 +39,12 @@ xbf.Some(value)                present option holding None/unit       xbf.Some(N
 In a list of dicts with str keys, the rows become one ``vec<struct Object>``:
 a key some rows lack becomes ``enum "json.optional" { absent, present: T }``
 (the row comes back without the key), None next to values becomes
-``option<T>``, keys in a different order or values of different kinds
-become ``any``. A list of dicts round-trips exactly, key order included.
+``option<T>``, keys in opposite orders in two dicts or values of different kinds
+become ``any``. Dicts whose keys are data (more than 64 distinct keys at one
+place, and more than 8 times as many as a dict there has on average: ids,
+dates) become ``map<string, T>``. The rules are the Rust core's, shared with
+``xbf from-json`` (SPEC.md section 19.1). A list of dicts round-trips
+exactly, key order included.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ import os
 from typing import Any, BinaryIO, Iterator, NamedTuple, Optional
 
 __all__ = [
-    "dumps", "loads", "dump", "load", "Schema", "DecodeError", "Variant", "Typed", "Some",
+    "dumps", "loads", "dump", "load", "Schema", "DecodeError", "EncodeError", "Variant", "Typed", "Some",
     "StreamWriter", "StreamReader", "iter_stream",
 ]
 
@@ -69,6 +73,19 @@ class DecodeError(ValueError):
         self.kind = kind
         self.offset = offset
         self.path = path
+
+
+class EncodeError(ValueError):
+    """An object that has no XBF form within the format's limits.
+
+    ``kind`` is the stable kind name, as for DecodeError: ``"too-deep"`` for
+    data nested more than 128 levels (or a reference cycle), raised before
+    Python's own recursion limit is near.
+    """
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
 
 
 class Variant(NamedTuple):
@@ -109,7 +126,7 @@ class Typed:
 from . import _native  # noqa: E402
 
 Schema = _native.Schema
-_native._init(Variant, Typed, Some, DecodeError)
+_native._init(Variant, Typed, Some, DecodeError, EncodeError)
 
 
 def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, columnar: Optional[bool] = None,
@@ -125,7 +142,8 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
     with zstd where that makes it smaller. ``loads`` reads either layout.
 
     Raises TypeError naming an object that has no XBF form, OverflowError
-    for an int that does not fit, ValueError for a type that ``version``
+    for an int that does not fit, xbf.EncodeError (a ValueError) of kind
+    ``"too-deep"`` for data nested more than 128 levels, ValueError for a type that ``version``
     lacks (v1 has no option, enum, any, columns, ...).
     """
     if schema is not None and not isinstance(schema, Schema):

@@ -7,6 +7,10 @@ class DecodeError(ValueError):
     path: Optional[str]
     def __init__(self, message: str, kind: str, offset: Optional[int] = ..., path: Optional[str] = ...) -> None: ...
 
+class EncodeError(ValueError):
+    kind: str
+    def __init__(self, message: str, kind: str) -> None: ...
+
 class Variant(NamedTuple):
     name: str
     value: Any = ...
