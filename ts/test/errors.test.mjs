@@ -96,3 +96,26 @@ test("a null column in many records is bounded by the records' bytes, not refuse
   const many = Uint8Array.from([0xc2, 0x00, 0x11, 0x13, 0x81, 0x80, 0x04]);
   assert.throws(() => decode(many), (e) => e.kind === "too-large");
 });
+
+test("encode of data nested 100,000 deep throws XbfError too-deep, never RangeError (issue 18)", () => {
+  for (const wrap of [(x) => [x], (x) => ({ a: x }), (x) => [{ a: x }]]) {
+    let v = null;
+    for (let i = 0; i < 100_000; i++) v = wrap(v);
+    for (const layout of ["rows", "columns", undefined]) {
+      assert.throws(() => encode(v, { layout }), (e) => e instanceof XbfError && e.kind === "too-deep");
+    }
+    let shallow = null;
+    for (let i = 0; i < 60; i++) shallow = wrap(shallow);
+    assert.deepStrictEqual(decode(encode(shallow)), shallow);
+  }
+  const cycle = [];
+  cycle.push(cycle);
+  assert.throws(() => encode(cycle), (e) => e instanceof XbfError && e.kind === "too-deep");
+});
+
+test("-0 keeps its sign and sparse records share one struct (SPEC 19, 19.1)", () => {
+  assert.ok(Object.is(decode(encode(-0)), -0));
+  const rows = [{ a: 1 }, { b: 1 }, { a: 1, b: 1 }];
+  assert.deepStrictEqual(decode(encode(rows)), rows);
+  assert.equal(hex(encode(rows)).slice(4, 8), "1112");
+});
