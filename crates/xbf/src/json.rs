@@ -1169,4 +1169,33 @@ mod tests {
         let v = from_json_str(&format!("{{{}}}", one.join(","))).unwrap();
         assert!(v.metadata().to_string().starts_with("struct Object"));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The parser accepts exactly what serde_json accepts (RFC 8259),
+        /// but for repeated keys, which it refuses by design, and never
+        /// panics; converting what it accepts never panics either.
+        #[test]
+        fn the_parser_agrees_with_serde_json(
+            tokens in proptest::collection::vec(proptest::sample::select(vec![
+                "[", "]", "{", "}", ",", ":", "\"", "\\", "\"a\"", "\"b\"", "u", "d800", "00e9", "0", "1", "-", ".", "e",
+                "E", "+", "true", "false", "null", "tru", " ", "\n", "\t", "é", "\u{1}", "9", "/", "x",
+            ]), 0..24)
+        ) {
+            let text: String = tokens.concat();
+            let ours = Json::parse(&text);
+            let theirs = serde_json::from_str::<serde_json::Value>(&text);
+            if let Err(e) = &theirs {
+                // serde_json reads numbers as f64 even to check them.
+                proptest::prop_assume!(!e.to_string().contains("out of range"));
+            }
+            match &ours {
+                Err(e) if e.kind() == ErrorKind::DuplicateKey => proptest::prop_assert!(theirs.is_ok()),
+                _ => proptest::prop_assert_eq!(ours.is_ok(), theirs.is_ok(), "{:?}: {:?}", text, ours),
+            }
+            if let Ok(doc) = ours {
+                let _ = JsonOptions::default().convert(&doc);
+            }
+        }
+    }
 }
