@@ -325,7 +325,7 @@ impl Schema {
     /// The type `dumps` would infer for `obj`.
     #[staticmethod]
     fn infer(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(Schema { ty: Shape::of(obj, 0)?.metadata() })
+        Ok(Schema { ty: inferred(obj.py(), Shape::of(obj, 0)?)? })
     }
 
     /// The type `xbf.dumps` would infer for the records of `records` (an
@@ -336,7 +336,7 @@ impl Schema {
         for r in records.iter()? {
             s.absorb(&r?, 1)?;
         }
-        Ok(Schema { ty: s.metadata() })
+        Ok(Schema { ty: inferred(records.py(), s)? })
     }
 
     /// The vector form of the type (strings, dicts and lists).
@@ -728,6 +728,21 @@ impl<'py> Shape<'py> {
             },
         }
     }
+}
+
+/// The type of an inferred shape, refused (`too-deep`) where it nests more
+/// than readers allow (SPEC §16.1: an `option` or an optional key is a level
+/// too), so that `dumps` never writes what `loads` refuses.
+fn inferred(py: Python<'_>, shape: Shape<'_>) -> PyResult<Metadata> {
+    let ty = shape.metadata();
+    if ty.depth() > MAX_DEPTH {
+        return Err(kind_err(
+            py,
+            "too-deep",
+            format!("the inferred type nests {} levels, more than {MAX_DEPTH}", ty.depth()),
+        ));
+    }
+    Ok(ty)
 }
 
 fn nullable(s: Shape<'_>) -> Shape<'_> {
@@ -1976,7 +1991,7 @@ fn _columns_via_rows<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let ty = match schema {
         Some(s) => s.get().ty.clone(),
-        None => Shape::of(obj, 0)?.metadata(),
+        None => inferred(py, Shape::of(obj, 0)?)?,
     };
     let (rows, head) = encode_rows(py, obj, &ty, 2)?;
     Ok(PyBytes::new_bound(py, &rows_to_columns(&ty, &rows[head..], compress)?))
@@ -2017,7 +2032,7 @@ fn dumps<'py>(
     }
     let ty = match schema {
         Some(s) => s.get().ty.clone(),
-        None => Shape::of(obj, 0)?.metadata(),
+        None => inferred(py, Shape::of(obj, 0)?)?,
     };
     let try_columns = version == 2 && (columnar == Some(true) || (columnar.is_none() && worth_columns(obj)));
     if try_columns {

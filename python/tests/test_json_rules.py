@@ -57,6 +57,26 @@ def test_deep_data_is_a_clean_too_deep_error(make):
     assert xbf.loads(xbf.dumps(shallow)) == shallow
 
 
+def test_what_dumps_writes_loads_reads_at_the_depth_limit():
+    # 128 levels are read back; 129, or optional keys that make the type deeper than 128, are refused when
+    # encoding (as xbf from-json refuses them), never written for loads to refuse.
+    for n, ok in [(128, True), (129, False)]:
+        v = []
+        for _ in range(n - 1):
+            v = [v]
+        if ok:
+            assert xbf.loads(xbf.dumps(v)) == v
+        else:
+            with pytest.raises(xbf.EncodeError) as e:
+                xbf.dumps(v)
+            assert e.value.kind == "too-deep"
+    v = 1
+    for _ in range(50):
+        v = [{"a": v}, {}]
+    with pytest.raises(xbf.EncodeError, match="inferred type"):
+        xbf.dumps(v)
+
+
 def test_a_reference_cycle_is_too_deep():
     a = []
     a.append(a)

@@ -1,5 +1,5 @@
 import { XbfError, mismatch, within, seg } from "./errors.js";
-import { INT_INFO, XbfType, Member, typeToString, metadataBytes, hex } from "./metadata.js";
+import { INT_INFO, XbfType, Member, typeToString, metadataBytes, hex, depthOf } from "./metadata.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 
@@ -575,6 +575,8 @@ export function inferType(v: unknown): XbfType {
     throw mismatch(`cannot infer an XBF type for ${describe(v)}`);
   }
   if (v instanceof XbfAny) return { kind: "any" };
+  // Readers refuse types nested past 128 levels (an option is a level too): never write one.
+  if (depthOf(t) > 128) throw new XbfError("too-deep", undefined, `the inferred type nests ${depthOf(t)} levels, more than 128`);
   return t;
 }
 

@@ -108,6 +108,14 @@ test("encode of data nested 100,000 deep throws XbfError too-deep, never RangeEr
     for (let i = 0; i < 60; i++) shallow = wrap(shallow);
     assert.deepStrictEqual(decode(encode(shallow)), shallow);
   }
+  // 128 levels come back; 129, or optional keys that make the type deeper than 128, are never written.
+  let at = [];
+  for (let i = 1; i < 128; i++) at = [at];
+  assert.deepStrictEqual(decode(encode(at)), at);
+  assert.throws(() => encode([at]), (e) => e instanceof XbfError && e.kind === "too-deep");
+  let sparse = 1;
+  for (let i = 0; i < 50; i++) sparse = [{ a: sparse }, {}];
+  assert.throws(() => encode(sparse), (e) => e instanceof XbfError && e.kind === "too-deep");
   const cycle = [];
   cycle.push(cycle);
   assert.throws(() => encode(cycle), (e) => e instanceof XbfError && e.kind === "too-deep");
