@@ -789,7 +789,8 @@ enum Plan<'py> {
         payloads: Vec<Plan<'py>>,
         name: String,
     },
-    Any,
+    /// `any`, its metadata inside this many levels.
+    Any(usize),
 }
 
 fn is_optional_key(ty: &Metadata) -> bool {
@@ -821,8 +822,11 @@ fn zs_weight(ty: &Metadata) -> u64 {
     }
 }
 
-fn make_plan<'py>(py: Python<'py>, ty: &Metadata) -> Plan<'py> {
-    let p = make_plan_of(py, ty);
+/// The plan of `ty`, whose metadata stands inside `open` nesting levels
+/// (SPEC.md §16.1; an `any` value there opens one more, and its own type
+/// more again, which only the value shows).
+fn make_plan<'py>(py: Python<'py>, ty: &Metadata, open: usize) -> Plan<'py> {
+    let p = make_plan_of(py, ty, open);
     if ty.is_zero_size() && !matches!(ty, Metadata::Primitive(_)) {
         Plan::ZeroSize(zero_size_values(ty), Box::new(p))
     } else {
@@ -830,28 +834,29 @@ fn make_plan<'py>(py: Python<'py>, ty: &Metadata) -> Plan<'py> {
     }
 }
 
-fn make_plan_of<'py>(py: Python<'py>, ty: &Metadata) -> Plan<'py> {
+fn make_plan_of<'py>(py: Python<'py>, ty: &Metadata, open: usize) -> Plan<'py> {
+    let inner = open + 1;
     match ty {
         Metadata::Primitive(p) => Plan::Prim(*p),
-        Metadata::Vec(e) => Plan::Vec(Box::new(make_plan(py, e)), zs_weight(e)),
-        Metadata::Array(a) => Plan::Array(a.len, Box::new(make_plan(py, &a.element)), zs_weight(&a.element)),
-        Metadata::Option(e) => Plan::Option(Box::new(make_plan(py, e))),
-        Metadata::Tuple(ts) => Plan::Tuple(ts.iter().map(|t| make_plan(py, t)).collect()),
-        Metadata::Map(m) => Plan::Map(Box::new(make_plan(py, &m.key)), Box::new(make_plan(py, &m.value))),
+        Metadata::Vec(e) => Plan::Vec(Box::new(make_plan(py, e, inner)), zs_weight(e)),
+        Metadata::Array(a) => Plan::Array(a.len, Box::new(make_plan(py, &a.element, inner)), zs_weight(&a.element)),
+        Metadata::Option(e) => Plan::Option(Box::new(make_plan(py, e, inner))),
+        Metadata::Tuple(ts) => Plan::Tuple(ts.iter().map(|t| make_plan(py, t, inner)).collect()),
+        Metadata::Map(m) => Plan::Map(Box::new(make_plan(py, &m.key, inner)), Box::new(make_plan(py, &m.value, inner))),
         Metadata::Struct(s) => Plan::Struct {
             name: s.name().to_owned(),
             keys: s.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect(),
-            fields: s.fields().map(|(_, t)| make_plan(py, t)).collect(),
+            fields: s.fields().map(|(_, t)| make_plan(py, t, inner)).collect(),
             optional: s.fields().map(|(_, t)| is_optional_key(t)).collect(),
             seen: s.fields().map(|_| RefCell::new(None)).collect(),
             template: RefCell::new(None),
         },
         Metadata::Enum(e) => Plan::Enum {
             names: e.variants().map(|(n, _)| PyString::new_bound(py, n)).collect(),
-            payloads: e.variants().map(|(_, t)| make_plan(py, t)).collect(),
+            payloads: e.variants().map(|(_, t)| make_plan(py, t, inner)).collect(),
             name: e.name().to_owned(),
         },
-        _ => Plan::Any,
+        _ => Plan::Any(open),
     }
 }
 
@@ -866,7 +871,7 @@ impl Plan<'_> {
             Plan::Map(..) => "map".into(),
             Plan::Struct { name, .. } => format!("struct {name}"),
             Plan::Enum { name, .. } => format!("enum {name}"),
-            Plan::Any => "any".into(),
+            Plan::Any(_) => "any".into(),
             Plan::ZeroSize(_, p) => p.describe(),
         }
     }
@@ -879,7 +884,7 @@ impl Plan<'_> {
     /// core: maps with keys or values that take no bytes.
     fn needs_core(&self) -> bool {
         match self {
-            Plan::Prim(_) | Plan::Any => false,
+            Plan::Prim(_) | Plan::Any(_) => false,
             Plan::Vec(e, _) | Plan::Array(_, e, _) | Plan::ZeroSize(_, e) => e.needs_core(),
             Plan::Option(e) => e.needs_core(),
             Plan::Tuple(ts) => ts.iter().any(Plan::needs_core),
@@ -1254,7 +1259,7 @@ impl Enc {
                 self.value(&payload, &payloads[i], depth + 1)?;
             }
             Plan::ZeroSize(_, inner) => self.value(obj, inner, depth)?,
-            Plan::Any => {
+            Plan::Any(open) => {
                 // Scalars, the usual content of `any` columns: the type's
                 // code, then the value, with no type tree built.
                 let scalar = {
@@ -1286,9 +1291,13 @@ impl Enc {
                 } else {
                     (Shape::of(obj, depth)?.metadata(), obj.clone())
                 };
+                // Readers count the any value as a level, then its type's.
+                if open + 1 + ty.depth() > MAX_DEPTH {
+                    return Err(too_deep(py));
+                }
                 let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
                 self.out.extend_from_slice(&meta);
-                let p = make_plan(py, &ty);
+                let p = make_plan(py, &ty, open + 1);
                 self.value(&inner, &p, depth + 1)?;
             }
         }
@@ -1385,7 +1394,7 @@ fn encode_rows(py: Python<'_>, obj: &Bound<'_, PyAny>, ty: &Metadata, version: u
     }
     enc.out.extend_from_slice(&meta);
     let head = enc.out.len();
-    let p = make_plan(py, ty);
+    let p = make_plan(py, ty, 0);
     enc.value(obj, &p, 0)?;
     Ok((enc.out, head))
 }
@@ -1419,7 +1428,9 @@ enum VPlan<'py> {
     },
 }
 
-fn vplan<'py>(py: Python<'py>, ty: &Metadata) -> Option<VPlan<'py>> {
+/// `open`: the nesting levels around `ty`, as for [`make_plan`].
+fn vplan<'py>(py: Python<'py>, ty: &Metadata, open: usize) -> Option<VPlan<'py>> {
+    let inner = open + 1;
     Some(match ty {
         Metadata::Primitive(p) => match p {
             P::Bool => VPlan::Bool,
@@ -1430,11 +1441,12 @@ fn vplan<'py>(py: Python<'py>, ty: &Metadata) -> Option<VPlan<'py>> {
             P::Unit => VPlan::Unit,
             _ => return None,
         },
-        Metadata::Any => VPlan::Any,
-        Metadata::Vec(e) if !e.is_zero_size() => VPlan::Vec((**e).clone(), Box::new(vplan(py, e)?)),
+        // An any value opens a level: past the limit, the general path refuses it.
+        Metadata::Any if open < MAX_DEPTH => VPlan::Any,
+        Metadata::Vec(e) if !e.is_zero_size() => VPlan::Vec((**e).clone(), Box::new(vplan(py, e, inner)?)),
         Metadata::Option(e) => VPlan::Option(
             (**e).clone(),
-            Box::new(vplan(py, e)?),
+            Box::new(vplan(py, e, inner)?),
             xbf::Value::Option(xbf::OptionValue::none((**e).clone())),
         ),
         Metadata::Struct(s) if !ty.is_zero_size() => {
@@ -1443,11 +1455,11 @@ fn vplan<'py>(py: Python<'py>, ty: &Metadata) -> Option<VPlan<'py>> {
             for (_, t) in s.fields() {
                 match t {
                     Metadata::Enum(e) if is_optional_key(t) => {
-                        fields.push(vplan(py, e.variant_at(1)?.1)?);
+                        fields.push(vplan(py, e.variant_at(1)?.1, inner + 1)?);
                         optional.push(Some(e.clone()));
                     }
                     _ => {
-                        fields.push(vplan(py, t)?);
+                        fields.push(vplan(py, t, inner)?);
                         optional.push(None);
                     }
                 }
@@ -1645,7 +1657,7 @@ fn columns_direct<'py>(
     ty: &Metadata,
     zstd: Option<i32>,
 ) -> PyResult<Option<(Vec<u8>, usize)>> {
-    let Some(plan) = vplan(py, ty) else { return Ok(None) };
+    let Some(plan) = vplan(py, ty, 0) else { return Ok(None) };
     let mut rows = 0usize;
     let mut root = Vec::with_capacity(1);
     if !to_value(obj, &plan, &mut rows, 0, &mut root)? {
@@ -2311,7 +2323,7 @@ impl<'a> Dec<'a> {
                 let payload = self.value(py, &payloads[i])?;
                 Ok(refs(py)?.variant.bind(py).call1((&names[i], payload))?)
             }
-            Plan::Any => {
+            Plan::Any(_) => {
                 let code = *self.b.get(self.pos).ok_or(DErr::Bad)?;
                 if let Some(p) = self.any_prims[code as usize] {
                     self.pos += 1;
@@ -2333,7 +2345,7 @@ impl<'a> Dec<'a> {
                     self.any_prims[code as usize] = Some(*p);
                 }
                 self.pos += used;
-                let p = make_plan(py, &ty);
+                let p = make_plan(py, &ty, 0);
                 if p.needs_core() {
                     return Err(DErr::Bad);
                 }
@@ -2533,7 +2545,7 @@ fn fast_decode<'py>(
     if ty.depth() > FAST_DEPTH || (!v2 && meta_has_any(&ty)) {
         return Err(DErr::Bad);
     }
-    let p = make_plan(py, &ty);
+    let p = make_plan(py, &ty, 0);
     if !trusted && p.needs_core() {
         return Err(DErr::Bad);
     }
@@ -2824,7 +2836,7 @@ impl StreamWriter {
     /// Adds one record (of the stream's type).
     fn write(&mut self, py: Python<'_>, record: &Bound<'_, PyAny>) -> PyResult<()> {
         let w = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("the stream writer is closed"))?;
-        let p = make_plan(py, &self.ty);
+        let p = make_plan(py, &self.ty, 0);
         let mut enc = Enc::new(Vec::new(), true);
         enc.value(record, &p, 0)?;
         let value = DecodeOptions::default()

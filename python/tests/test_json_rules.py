@@ -75,6 +75,22 @@ def test_what_dumps_writes_loads_reads_at_the_depth_limit():
         v = [{"a": v}, {}]
     with pytest.raises(xbf.EncodeError, match="inferred type"):
         xbf.dumps(v)
+    # A value of type any opens a level, and its own type more (SPEC 16.1).
+    for n, ok in [(126, True), (127, False)]:
+        v = []
+        for _ in range(n - 1):
+            v = [v]
+        for columnar in (False, None):
+            if ok:
+                assert xbf.loads(xbf.dumps([1, v], columnar=columnar)) == [1, v]
+            else:
+                with pytest.raises(xbf.EncodeError, match="levels"):
+                    xbf.dumps([1, v], columnar=columnar)
+    deep_any = "x"
+    for _ in range(127):
+        deep_any = [deep_any]
+    with pytest.raises(xbf.EncodeError):
+        xbf.dumps([1, deep_any])
 
 
 def test_a_reference_cycle_is_too_deep():

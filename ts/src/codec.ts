@@ -4,7 +4,7 @@ import { Reader, LimitOptions, FLAG_COLUMNAR, FLAG_REF } from "./decode_rows.js"
 import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTrying } from "./columnar.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
-import { ValueOptions, toPublic, normalize, inferType } from "./values.js";
+import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
 import { BAIL, columnsDirect, rowsCached, rowsDirect } from "./fast.js";
 import { columnValues, handles, rowValue, rowsLarger, worthTryingPublic } from "./fast_encode.js";
 
@@ -119,6 +119,7 @@ export interface EncodeOptions {
 /** Encodes a JS value as one XBF message. */
 export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
   const t = opts.type ?? inferType(value);
+  if (opts.type && anyLevel(t, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
   if (opts.version !== 1 && handles(t)) {
     try {
       return encodeDirect(t, value, opts);
@@ -127,6 +128,7 @@ export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
     }
   }
   const n = normalize(t, value);
+  checkAnyLevels(t, n);
   return encodeInternal(t, n, opts);
 }
 

@@ -575,9 +575,48 @@ export function inferType(v: unknown): XbfType {
     throw mismatch(`cannot infer an XBF type for ${describe(v)}`);
   }
   if (v instanceof XbfAny) return { kind: "any" };
-  // Readers refuse types nested past 128 levels (an option is a level too): never write one.
+  // Readers refuse types nested past 128 levels (an option is a level too), and an any value opens one more
+  // (SPEC 16.1): never write either.
   if (depthOf(t) > 128) throw new XbfError("too-deep", undefined, `the inferred type nests ${depthOf(t)} levels, more than 128`);
+  if (anyLevel(t, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
   return t;
+}
+
+/** The most levels open around an `any` in t (-1 if none); `open`: the levels around t. */
+export function anyLevel(t: XbfType, open: number): number {
+  switch (t.kind) {
+    case "any": return open;
+    case "vec": case "array": return anyLevel(t.element, open + 1);
+    case "option": return anyLevel(t.inner, open + 1);
+    case "tuple": return Math.max(-1, ...t.elements.map((e) => anyLevel(e, open + 1)));
+    case "map": return Math.max(anyLevel(t.key, open + 1), anyLevel(t.value, open + 1));
+    case "struct": case "enum": {
+      let m = -1;
+      for (const f of t.kind === "struct" ? t.fields : t.variants) m = Math.max(m, anyLevel(f.type, open + 1));
+      return m;
+    }
+    default: return -1;
+  }
+}
+
+/** Throws too-deep where a normalized value of type any, with its own type, would nest past 128 levels in the
+ * reader (SPEC 16.1: the any value opens a level inside the `open` ones, its type more). */
+export function checkAnyLevels(t: XbfType, n: unknown, open = 0): void {
+  if (anyLevel(t, open) < 0) return;
+  switch (t.kind) {
+    case "any": {
+      const a = n as NAny;
+      if (open + 1 + depthOf(a.t) > 128) throw new XbfError("too-deep", undefined, `a value of type any inside ${open} levels nests ${depthOf(a.t)} more, past 128`);
+      return checkAnyLevels(a.t, a.v, open + 1);
+    }
+    case "vec": case "array": for (const x of n as unknown[]) checkAnyLevels(t.element, x, open + 1); return;
+    case "option": if (n !== null) checkAnyLevels(t.inner, (n as unknown[])[0], open + 1); return;
+    case "tuple": t.elements.forEach((e, i) => checkAnyLevels(e, (n as unknown[])[i], open + 1)); return;
+    case "struct": t.fields.forEach((f, i) => checkAnyLevels(f.type, (n as unknown[])[i], open + 1)); return;
+    case "map": for (const [k, v] of n as [unknown, unknown][]) { checkAnyLevels(t.key, k, open + 1); checkAnyLevels(t.value, v, open + 1); } return;
+    case "enum": { const e = n as { i: number; v: unknown }; checkAnyLevels(t.variants[e.i]!.type, e.v, open + 1); return; }
+    default: return;
+  }
 }
 
 export { metadataBytes };

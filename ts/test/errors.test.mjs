@@ -116,6 +116,13 @@ test("encode of data nested 100,000 deep throws XbfError too-deep, never RangeEr
   let sparse = 1;
   for (let i = 0; i < 50; i++) sparse = [{ a: sparse }, {}];
   assert.throws(() => encode(sparse), (e) => e instanceof XbfError && e.kind === "too-deep");
+  // A value of type any opens a level, and its own type more (SPEC 16.1).
+  for (const layout of ["rows", "columns", undefined]) {
+    let inner = [];
+    for (let i = 1; i < 126; i++) inner = [inner];
+    assert.deepStrictEqual(decode(encode([1, inner], { layout })), [1, inner]);
+    assert.throws(() => encode([1, [inner]], { layout }), (e) => e instanceof XbfError && e.kind === "too-deep");
+  }
   const cycle = [];
   cycle.push(cycle);
   assert.throws(() => encode(cycle), (e) => e instanceof XbfError && e.kind === "too-deep");

@@ -103,7 +103,7 @@ impl JsonOptions {
                 format!("the inferred type nests {} levels, more than {}", ty.depth(), self.max_depth),
             ));
         }
-        build(doc, &ty)
+        build(doc, &ty, Levels { open: 0, max: self.max_depth })
     }
 
     /// Parses JSON text into an XBF 2 value.
@@ -724,15 +724,43 @@ fn check_float(text: &str) -> Result<f64> {
 
 // ----------------------------------------------------------- JSON to value
 
-fn build(j: &Json, ty: &Metadata) -> Result<Value> {
+/// The nesting levels (SPEC.md §16.1) open around a type being built, and
+/// the limit: each `any` value opens a level and its own type more, which
+/// the inferred type alone does not show.
+#[derive(Clone, Copy)]
+struct Levels {
+    open: usize,
+    max: usize,
+}
+
+impl Levels {
+    fn inside(self, n: usize) -> Levels {
+        Levels { open: self.open + n, ..self }
+    }
+}
+
+fn build(j: &Json, ty: &Metadata, at: Levels) -> Result<Value> {
     match (ty, j) {
         (Metadata::Any, _) => {
             let own = Shape::of(j)?.metadata()?;
-            let v = build(j, &own)?;
+            if at.open + 1 + own.depth() > at.max {
+                return Err(Error::new(
+                    ErrorKind::TooDeep,
+                    format!(
+                        "a value of type any inside {} levels has a type of {} more, past the limit of {}",
+                        at.open,
+                        own.depth(),
+                        at.max
+                    ),
+                ));
+            }
+            let v = build(j, &own, at.inside(1))?;
             Ok(Value::Any(Box::new(AnyValue::new(own, v)?)))
         }
         (Metadata::Option(inner), Json::Null) => Ok(Value::Option(OptionValue::none((**inner).clone()))),
-        (Metadata::Option(inner), _) => Ok(Value::Option(OptionValue::some((**inner).clone(), build(j, inner)?)?)),
+        (Metadata::Option(inner), _) => {
+            Ok(Value::Option(OptionValue::some((**inner).clone(), build(j, inner, at.inside(1))?)?))
+        }
         (Metadata::Primitive(P::Unit), Json::Null) => Ok(Value::Unit),
         (Metadata::Primitive(P::Bool), Json::Bool(b)) => Ok(Value::Bool(*b)),
         (Metadata::Primitive(P::F64), Json::Number(text)) => Ok(Value::F64(check_float(text)?)),
@@ -741,14 +769,15 @@ fn build(j: &Json, ty: &Metadata) -> Result<Value> {
         (Metadata::Vec(elem), Json::Array(items)) => {
             let mut values = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
-                values.push(build(item, elem).map_err(|e| e.within(PathSegment::Index(i as u64)))?);
+                values.push(build(item, elem, at.inside(1)).map_err(|e| e.within(PathSegment::Index(i as u64)))?);
             }
             Ok(Value::Vec(VecValue::new((**elem).clone(), values)?))
         }
         (Metadata::Map(m), Json::Object(members)) => {
             let mut entries = Vec::with_capacity(members.len());
             for (k, v) in members {
-                let v = build(v, &m.value).map_err(|e| e.within(PathSegment::Field(k.as_str().into())))?;
+                let v =
+                    build(v, &m.value, at.inside(1)).map_err(|e| e.within(PathSegment::Field(k.as_str().into())))?;
                 entries.push((Value::String(k.clone()), v));
             }
             Ok(Value::Map(MapValue::new(m.key.clone(), m.value.clone(), entries)?))
@@ -765,11 +794,14 @@ fn build(j: &Json, ty: &Metadata) -> Result<Value> {
                         None => EnumValue::new(e.clone(), "absent", Value::Unit)?.into(),
                         Some(fj) => {
                             let (_, pty) = e.variant("present").expect("the enum has it");
-                            let payload = build(fj, pty).map_err(|e| e.within(PathSegment::Field(name.into())))?;
+                            let payload =
+                                build(fj, pty, at.inside(2)).map_err(|e| e.within(PathSegment::Field(name.into())))?;
                             EnumValue::new(e.clone(), "present", payload)?.into()
                         }
                     },
-                    (_, Some(fj)) => build(fj, fty).map_err(|e| e.within(PathSegment::Field(name.into())))?,
+                    (_, Some(fj)) => {
+                        build(fj, fty, at.inside(1)).map_err(|e| e.within(PathSegment::Field(name.into())))?
+                    }
                     (_, None) => return Err(json_err(format!("no key {name:?}"))),
                 };
                 values.push(v);
@@ -1007,6 +1039,22 @@ mod tests {
         assert!(opts.convert_str("[[[]]]").is_ok());
         assert_eq!(opts.convert_str("[[[[]]]]").unwrap_err().kind(), ErrorKind::TooDeep);
         assert_eq!(opts.convert_str(r#"{"a":{"b":{"c":{}}}}"#).unwrap_err().kind(), ErrorKind::TooDeep);
+    }
+
+    #[test]
+    fn any_values_count_their_levels_as_readers_do() {
+        // A vec<any> whose value holds 126 more levels is read back; 127 more
+        // would open level 129 in the reader (SPEC.md §16.1), so it is refused.
+        for (n, ok) in [(126, true), (127, false)] {
+            let text = format!("[1,{}{}]", "[".repeat(n), "]".repeat(n));
+            match from_json_str(&text) {
+                Ok(v) => {
+                    assert!(ok, "{n}");
+                    crate::decode_message(&crate::encode_message(&v).unwrap()).unwrap();
+                }
+                Err(e) => assert!(!ok && e.kind() == ErrorKind::TooDeep, "{n}: {e}"),
+            }
+        }
     }
 
     #[test]
