@@ -339,7 +339,12 @@ interface Shape {
   last?: number[]; objects: number; totalKeys: number;
   mapKeys?: Shape; mapValues?: Shape;
 }
-const newShape = (): Shape => ({ nulls: 0, values: 0, kinds: new Set(), min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false, objects: 0, totalKeys: 0 });
+// Every field present from the start: all shapes share one hidden class, so that `add` stays monomorphic.
+const newShape = (): Shape => ({
+  nulls: 0, values: 0, kinds: new Set(), min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
+  elems: undefined, keys: undefined, keyIndex: undefined, keyShapes: undefined, keyCounts: undefined, next: undefined, last: undefined,
+  objects: 0, totalKeys: 0, mapKeys: undefined, mapValues: undefined,
+});
 /** The least and greatest integer seen, as SPEC 19.1 needs them: counted from 0 when the place's first value was
  * not an integer (as the single running range did before numbers and bigints were kept apart). */
 function intRange(s: Shape): [bigint, bigint] {
@@ -399,19 +404,21 @@ function add(s: Shape, v: unknown, depth: number): void {
     s.objects++;
     const o = v as Record<string, unknown>;
     const own = Object.keys(o);
-    const keys = (s.keys ??= []), shapes = (s.keyShapes ??= []), counts = (s.keyCounts ??= []), next = (s.next ??= []);
-    const index = (s.keyIndex ??= new Map());
     // The usual case: the keys of the object before, in its order, none undefined (no new edge, no lookups).
     const last = s.last;
     if (last !== undefined && own.length === last.length) {
+      const keys = s.keys!;
       let same = true;
       for (let i = 0; i < own.length; i++) if (own[i] !== keys[last[i]!] || o[own[i]!] === undefined) { same = false; break; }
       if (same) {
+        const shapes = s.keyShapes!, counts = s.keyCounts!;
         for (let i = 0; i < own.length; i++) { const j = last[i]!; counts[j]!++; add(shapes[j]!, o[own[i]!], depth + 1); }
         s.totalKeys += own.length;
         return;
       }
     }
+    const keys = (s.keys ??= []), shapes = (s.keyShapes ??= []), counts = (s.keyCounts ??= []), next = (s.next ??= []);
+    const index = (s.keyIndex ??= new Map());
     const slots: number[] = [];
     for (const key of own) {
       const x = o[key];
