@@ -34,6 +34,8 @@ def test_vector(vector):
         with pytest.raises(xbf.DecodeError) as info:
             xbf.loads(data, typed_any=True)
         assert info.value.kind == vector["error"], str(info.value)
+        if "offset" in vector:
+            assert info.value.offset == vector["offset"], str(info.value)
         assert str(info.value).endswith(info.value.kind) or info.value.kind in str(info.value)
         return
     schema = xbf.Schema(vector["type"])

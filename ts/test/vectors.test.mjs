@@ -18,6 +18,7 @@ for (const file of ["v1.json", "v2.json", "columnar.json"]) {
           assert.ok(e instanceof XbfError, `not an XbfError: ${e}`);
           assert.equal(e.kind, v.error, e.message);
           assert.equal(typeof e.offset, "number");
+          if (v.offset !== undefined) assert.equal(e.offset, v.offset, e.message);
           return true;
         });
         return;

@@ -121,10 +121,12 @@ fn check_vector(v: &Json, version: u64) -> Result<(), String> {
     if let Some(kind) = v.get("error") {
         let kind = kind.as_str().ok_or("\"error\" is not a string")?;
         let want = ErrorKind::from_name(kind).ok_or_else(|| format!("unknown error kind {kind:?}"))?;
+        // An optional "offset": the byte the error must be reported at.
+        let offset = v.get("offset").map(|o| o.as_u64().ok_or("\"offset\" is not a number")).transpose()?;
         return match xbf::decode_message(&bytes) {
             Ok(value) => Err(format!("decoded as {value:?}, expected error {kind}")),
-            Err(e) if e.kind() == want => Ok(()),
-            Err(e) => Err(format!("failed with {e}, expected {kind}")),
+            Err(e) if e.kind() == want && offset.is_none_or(|o| e.offset() == Some(o)) => Ok(()),
+            Err(e) => Err(format!("failed with {e}, expected {kind}{}", offset.map(|o| format!(" at byte {o}")).unwrap_or_default())),
         };
     }
     let ty = parse_type(v.get("type").ok_or("no \"type\"")?).map_err(|e| format!("bad type: {e}"))?;
