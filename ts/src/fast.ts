@@ -11,7 +11,7 @@
 // as a value; every allocation is bounded by the same budgets (counts against the bytes that remain, the
 // columnar decoding budget, the zero-size budget) before it is made.
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
-import { Reader, LimitOptions } from "./decode_rows.js";
+import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.js";
 import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag } from "./varint.js";
@@ -152,7 +152,7 @@ class Columns {
     this.b = b;
     this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
     this.pos = pos;
-    this.left = o.maxDecodedBytes ?? (b.length - pos) * 64 + (16 << 20);
+    this.left = o.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
   }
   charge(x: number): void {
     if (!(x <= this.left)) bail();
@@ -875,6 +875,5 @@ export function rowsCached(bytes: Uint8Array, o: FastOptions): { value: unknown 
   }
   const r = new Reader(bytes, o, end);
   r.v2 = true;
-  r.zsBase = 0; // the zero-size allowance counts from the message's first byte, as when the header is read
   return { value: rowsWith(r, f) };
 }
