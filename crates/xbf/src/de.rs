@@ -649,7 +649,9 @@ impl<'o, I: Input> Decoder<'o, I> {
         let paid = self.check_count(at, count, elem)?;
         // The outermost vec of a slice may trust its count, which was just
         // checked against the input; nested ones all claim the same input.
-        let cap = if child == 1 && self.input.remaining().is_some() { count as usize } else { reserve(count) };
+        // Zero-size items were checked against the budget only, which a
+        // caller may set as high as u64::MAX: room for them grows as they come.
+        let cap = if !paid && child == 1 && self.input.remaining().is_some() { count as usize } else { reserve(count) };
         let mut items = Vec::with_capacity(cap);
         self.prepaid += u32::from(paid);
         let mut result = Ok(());

@@ -228,3 +228,29 @@ fn nested_claims_stay_proportional_to_the_input() {
 
     assert!(failures.is_empty(), "over {{64 x input + 4 MiB}}:\n{}", failures.join("\n"));
 }
+
+/// Issue 18, repro 2: what a writer makes reads back with the default
+/// budget, and the budget's count (48 bytes a value) is close to what the
+/// dynamic decoder really allocates, so that 1 GiB of budget stands for
+/// about 1 GiB of memory: `[0, 1, ..., 999999]` is a 14-byte delta column
+/// of 1,000,001 values, 48,000,048 bytes of budget.
+#[test]
+fn a_large_legitimate_expansion_costs_about_its_budget() {
+    let _guard = SEQUENTIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let items: Vec<xbf::Value> = (0..1_000_000u64).map(xbf::Value::U64).collect();
+    let value = xbf::Value::Vec(xbf::VecValue::new(xbf::Metadata::Primitive(xbf::PrimitiveType::U64), items).unwrap());
+    let bytes = xbf::EncodeOptions::v2().layout(xbf::Layout::Columnar).encode_message(&value).unwrap();
+    assert_eq!(bytes.len(), 14);
+    drop(value);
+    let (cost, decoded) = allocated_during(|| decode_message(&bytes).map(|v| v.as_vec().map(|v| v.len())));
+    assert_eq!(decoded.unwrap(), Some(1_000_000));
+    eprintln!("1,000,000 delta-coded u64: {cost} bytes allocated, 48,000,048 charged");
+    // The values (48 MB), and on the way the column's differences and
+    // integers (16 bytes each, 32 MB; measured 80,000,234 bytes in all):
+    // within twice the budget's count.
+    assert!(cost <= 2 * 48_000_048, "{cost} bytes allocated");
+    let tight = DecodeOptions::default().max_decoded_bytes(48_000_047);
+    let (cost, result) = allocated_during(|| tight.decode_message(&bytes).map(|_| ()));
+    assert_eq!(result.unwrap_err().kind(), ErrorKind::TooLarge);
+    assert!(cost < 64 * KIB, "a refused expansion allocated {cost} bytes");
+}
