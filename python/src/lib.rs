@@ -742,7 +742,7 @@ enum Plan<'py> {
     Vec(Box<Plan<'py>>, u64),
     Array(u64, Box<Plan<'py>>, u64),
     /// A struct, tuple or array that takes no bytes, with its weight for
-    /// the zero-size budget (SPEC.md 7.2 / 16.2).
+    /// the decoded-memory budget (SPEC.md 7.2 / 16.2).
     ZeroSize(u64, Box<Plan<'py>>),
     Option(Box<Plan<'py>>),
     Tuple(Vec<Plan<'py>>),

@@ -9,7 +9,7 @@
 // whole message with the reference decoder, whose errors (kind, offset, path) are the ones reported. The
 // checks here are at least as strict as the reference decoder's, so a message it rejects never comes back
 // as a value; every allocation is bounded by the same budgets (counts against the bytes that remain, the
-// columnar decoding budget, the zero-size budget) before it is made.
+// decoded-memory budget of rows and columns) before it is made.
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.js";
 import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
@@ -663,7 +663,7 @@ function text(b: Uint8Array, p: number, len: number): string {
 function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
   const child = depth + 1;
   const reference: RowFn = (r) => toPublic(t, r.value(t, depth), o);
-  if (isZeroSize(t)) return reference; // charges the zero-size budget as the reference decoder does
+  if (isZeroSize(t)) return reference; // charges the decoded-memory budget as the reference decoder does
   switch (t.kind) {
     case "bool": return (r) => {
       const p = r.pos;

@@ -198,7 +198,7 @@ pub(crate) struct Decoder<'o, I> {
     pub(crate) opts: &'o DecodeOptions,
     /// Zero-size values charged so far (see [`Decoder::charge`]).
     pub(crate) zero_size_used: u64,
-    /// Above 0 while decoding values whose zero-size budget was already
+    /// Above 0 while decoding values whose share of the decoded-memory budget was already
     /// charged (items counted at their count, members of a zero-size value).
     pub(crate) prepaid: u32,
     pub(crate) v2: bool,
@@ -773,7 +773,7 @@ fn reserve(count: u64) -> usize {
 }
 
 /// The number of values in one value of a zero-size type (the type itself
-/// and everything inside it), which the zero-size budget is charged.
+/// and everything inside it), which the decoded-memory budget charges (48 bytes each).
 pub(crate) fn zero_size_values(ty: &Metadata) -> u64 {
     let inner: u64 = match ty {
         Metadata::Array(a) => a.len.saturating_mul(zero_size_values(&a.element)),

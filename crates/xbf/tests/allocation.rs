@@ -126,7 +126,7 @@ fn hostile_claims_allocate_little() {
         check(&format!("stream: {name}"), limit, ErrorKind::Truncated, || read_message(&input[..]));
     }
 
-    // The zero-size budget bounds what a tiny message may cost: 65,536
+    // The decoded-memory budget bounds what a tiny message may cost: 65,536
     // empty structs are accepted, at a cost set by the budget, not by
     // the claim.
     let max_ok = [&[0x11][..], &empty_struct("E"), &le(65_536)].concat();
@@ -143,11 +143,11 @@ fn hostile_claims_allocate_little() {
 ///   the input; up to 4,096 elements from a stream) before any element is
 ///   read, and every open struct reserves its claimed field count. With 128
 ///   levels this reaches hundreds of times the input.
-/// - The zero-size budget counts elements, not values: an element may be a
+/// - The zero-size budget (now the decoded-memory budget) counted elements, not values: an element may be a
 ///   struct of many zero-size fields.
 ///
 /// The decoder now reserves room for at most 64 items before they arrive,
-/// and the zero-size budget counts every value a zero-size element holds.
+/// and the decoded-memory budget counts every value a zero-size element holds.
 #[test]
 fn nested_claims_stay_proportional_to_the_input() {
     let _guard = SEQUENTIAL.lock().unwrap_or_else(|p| p.into_inner());

@@ -149,7 +149,7 @@ fn depth_and_zero_size_limits_cover_xbf_2_types() {
     any_in_vecs.extend([0x13]);
     assert_eq!(xbf::decode_message(&any_in_vecs).unwrap_err().kind(), ErrorKind::TooDeep);
     assert_eq!(xbf::read_message(&any_in_vecs[..]).unwrap_err().kind(), ErrorKind::TooDeep);
-    // A vec of 2^62 units takes no bytes: the zero-size budget refuses it.
+    // A vec of 2^62 units takes no bytes: the decoded-memory budget refuses it.
     fails("c2 00 11 13 8080808080808080 40", ErrorKind::TooLarge, 4);
     fails("c2 00 15 8080808080808080 40 13", ErrorKind::TooLarge, 13);
     fails("c2 00 11 01 8080808080808080 40", ErrorKind::Truncated, 4);
