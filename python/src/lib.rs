@@ -766,7 +766,7 @@ enum Plan<'py> {
     Vec(Box<Plan<'py>>, u64),
     Array(u64, Box<Plan<'py>>, u64),
     /// A struct, tuple or array that takes no bytes, with its weight for
-    /// the zero-size budget (SPEC.md 7.2 / 16.2).
+    /// the decoded-memory budget (SPEC.md 7.2 / 16.2).
     ZeroSize(u64, Box<Plan<'py>>),
     Option(Box<Plan<'py>>),
     Tuple(Vec<Plan<'py>>),
@@ -1958,7 +1958,7 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn) -> xbf::Resu
 /// writer then lays them out.
 fn rows_to_columns(ty: &Metadata, value_bytes: &[u8], zstd: Option<i32>) -> PyResult<Vec<u8>> {
     let value = DecodeOptions::default()
-        .max_zero_size_elements(u64::MAX)
+        .max_decoded_bytes(u64::MAX)
         .decode_value(Version::V2, ty, value_bytes)
         .map_err(|e| PyRuntimeError::new_err(format!("xbf: the native encoder wrote bytes the core rejects: {e}")))?;
     EncodeOptions::v2()
@@ -2099,10 +2099,12 @@ struct Dec<'a> {
     v2: bool,
     typed_any: bool,
     trusted: bool,
-    /// Zero-size values charged so far, against the core's allowance
-    /// (SPEC.md 7.2): the larger of its budget and 8 per byte read. A
-    /// message past it goes to the core, which then gives its error.
+    /// Zero-size values charged so far, against the core's decoded-memory
+    /// budget (SPEC.md 16.2: 48 bytes a value). A message past it goes to
+    /// the core, which then gives its error.
     zs_used: u64,
+    /// How many zero-size values the budget holds.
+    zs_allowed: u64,
     /// Above 0 inside values whose zero-size weight is already charged.
     prepaid: u32,
     /// Metadata levels so far: the root type's, plus those of enclosing `any`s.
@@ -2191,11 +2193,8 @@ impl<'a> Dec<'a> {
     #[inline]
     fn charge(&mut self, weight: u64) -> DResult<()> {
         if self.prepaid == 0 {
-            let opts = DecodeOptions::default();
-            let allowed =
-                opts.max_zero_size_elements.max((self.pos as u64).saturating_mul(opts.zero_size_per_input_byte));
             let used = self.zs_used.saturating_add(weight);
-            if used > allowed {
+            if used > self.zs_allowed {
                 return Err(DErr::Bad);
             }
             self.zs_used = used;
@@ -2528,6 +2527,7 @@ fn fast_decode<'py>(
     data: &[u8],
     typed_any: bool,
     trusted: bool,
+    opts: &DecodeOptions,
 ) -> DResult<(Metadata, Bound<'py, PyAny>)> {
     let first = *data.first().ok_or(DErr::Bad)?;
     let (v2, start) = if first == 0xc2 {
@@ -2556,6 +2556,7 @@ fn fast_decode<'py>(
         typed_any,
         trusted,
         zs_used: 0,
+        zs_allowed: opts.max_decoded_bytes / xbf::DECODED_VALUE_BYTES,
         prepaid: 0,
         depth: ty.depth(),
         any_prims: [None; 256],
@@ -2567,14 +2568,72 @@ fn fast_decode<'py>(
     Ok((ty, v))
 }
 
-fn decode<'py>(py: Python<'py>, data: &[u8], typed_any: bool) -> PyResult<(Metadata, Bound<'py, PyAny>)> {
-    match fast_decode(py, data, typed_any, false) {
-        Ok(r) => return Ok(r),
-        Err(DErr::Py(e)) => return Err(e),
-        Err(DErr::Bad) => {}
+fn decode<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    typed_any: bool,
+    opts: &DecodeOptions,
+) -> PyResult<(Metadata, Bound<'py, PyAny>)> {
+    guarded(py, || {
+        match fast_decode(py, data, typed_any, false, opts) {
+            Ok(r) => return Ok(r),
+            Err(DErr::Py(e)) => return Err(e),
+            Err(DErr::Bad) => {}
+        }
+        let (ty, value) = opts.decode_typed_message(data).map_err(|e| core_err(py, e))?;
+        Ok((ty, value_to_py(py, &value, typed_any)?))
+    })
+}
+
+/// The decoding options for a budget given from Python (`None`: the default).
+fn decode_options(max_decoded_bytes: Option<u64>) -> DecodeOptions {
+    match max_decoded_bytes {
+        Some(b) => DecodeOptions::default().max_decoded_bytes(b),
+        None => DecodeOptions::default(),
     }
-    let (ty, value) = DecodeOptions::default().decode_typed_message(data).map_err(|e| core_err(py, e))?;
-    Ok((ty, value_to_py(py, &value, typed_any)?))
+}
+
+/// Runs a decoding step, turning a panic into `xbf.DecodeError` of kind
+/// `internal`, never `pyo3_runtime.PanicException` (a `BaseException` that
+/// `except Exception` does not catch). No input is known to panic the core:
+/// this is a safety net for a bug not found yet, so that a hostile input can
+/// at worst be refused with the wrong kind.
+fn guarded<T>(py: Python<'_>, step: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step))
+        .unwrap_or_else(|payload| Err(internal_error(py, &panic_message(payload.as_ref()))))
+}
+
+/// What a panic says, from its payload (a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".to_owned())
+}
+
+/// `xbf.DecodeError` of kind `internal`, with no offset or path.
+fn internal_error(py: Python<'_>, why: &str) -> PyErr {
+    let message = format!("internal error in the decoder (please report it): {why}");
+    match refs(py) {
+        Ok(r) => match r.decode_error.bind(py).call1((message, "internal", None::<u64>, None::<String>)) {
+            Ok(inst) => PyErr::from_value_bound(inst),
+            Err(err) => err,
+        },
+        Err(err) => err,
+    }
+}
+
+/// Checks the mapping of a panic to `xbf.DecodeError` (kind `internal`) on
+/// a panic of this function's own, without any hook in the decoder:
+/// `xbf._native._check_panic_mapping()` returns the error it gives.
+#[pyfunction]
+fn _check_panic_mapping(py: Python<'_>) -> PyErr {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result: PyResult<()> = guarded(py, || panic!("a panic raised to check its mapping"));
+    std::panic::set_hook(hook);
+    result.expect_err("the step panicked")
 }
 
 /// A value the core decoded, as Python objects (the same forms as the fast path).
@@ -2725,9 +2784,15 @@ fn int_from_le<'py>(py: Python<'py>, b: &[u8], signed: bool) -> PyResult<Bound<'
 }
 
 #[pyfunction]
-#[pyo3(signature = (data, with_schema=false, typed_any=false))]
-fn loads<'py>(py: Python<'py>, data: &[u8], with_schema: bool, typed_any: bool) -> PyResult<PyObject> {
-    let (ty, v) = decode(py, data, typed_any)?;
+#[pyo3(signature = (data, with_schema=false, typed_any=false, max_decoded_bytes=None))]
+fn loads<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    with_schema: bool,
+    typed_any: bool,
+    max_decoded_bytes: Option<u64>,
+) -> PyResult<PyObject> {
+    let (ty, v) = decode(py, data, typed_any, &decode_options(max_decoded_bytes))?;
     if with_schema {
         Ok((Schema { ty }, v).into_py(py))
     } else {
@@ -2774,6 +2839,19 @@ impl io::Write for PyWriter {
     }
 }
 
+/// The bytes left in a seekable binary file (a file on disk, `io.BytesIO`),
+/// or `None` where that cannot be known (a pipe, a socket).
+fn remaining_length(file: &Bound<'_, PyAny>) -> Option<u64> {
+    let seekable = file.call_method0("seekable").and_then(|s| s.is_truthy()).unwrap_or(false);
+    if !seekable {
+        return None;
+    }
+    let here: u64 = file.call_method0("tell").ok()?.extract().ok()?;
+    let end: u64 = file.call_method1("seek", (0, 2)).ok()?.extract().ok()?;
+    file.call_method1("seek", (here,)).ok()?;
+    Some(end.saturating_sub(here))
+}
+
 /// Reads a record stream lazily: iterate to get the records one by one.
 #[pyclass(module = "xbf._native", unsendable)]
 struct StreamReader {
@@ -2784,10 +2862,26 @@ struct StreamReader {
 #[pymethods]
 impl StreamReader {
     #[new]
-    #[pyo3(signature = (file, typed_any=false))]
-    fn new(py: Python<'_>, file: PyObject, typed_any: bool) -> PyResult<Self> {
-        let r = xbf::StreamReader::new(io::BufReader::with_capacity(1 << 16, PyReader(file)))
-            .map_err(|e| core_err(py, e))?;
+    #[pyo3(signature = (file, typed_any=false, max_decoded_bytes=None, length=None))]
+    fn new(
+        py: Python<'_>,
+        file: PyObject,
+        typed_any: bool,
+        max_decoded_bytes: Option<u64>,
+        length: Option<u64>,
+    ) -> PyResult<Self> {
+        // With the length known (a seekable file, bytes), counts are checked
+        // against it, as over bytes in memory (SPEC.md 15.3).
+        let length = length.or_else(|| remaining_length(file.bind(py)));
+        let opts = decode_options(max_decoded_bytes);
+        let input = io::BufReader::with_capacity(1 << 16, PyReader(file));
+        let r = guarded(py, || {
+            match length {
+                Some(len) => opts.stream_reader_with_length(input, len),
+                None => opts.stream_reader(input),
+            }
+            .map_err(|e| core_err(py, e))
+        })?;
         Ok(StreamReader { inner: Some(r), typed_any })
     }
 
@@ -2804,11 +2898,22 @@ impl StreamReader {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
         let Some(r) = self.inner.as_mut() else { return Ok(None) };
-        match r.next() {
-            None => Ok(None),
-            Some(Ok(v)) => Ok(Some(value_to_py(py, &v, self.typed_any)?.unbind())),
-            Some(Err(e)) => Err(core_err(py, e)),
+        let typed_any = self.typed_any;
+        let mut returned = false;
+        let next = guarded(py, || {
+            let item = r.next();
+            returned = true;
+            match item {
+                None => Ok(None),
+                Some(Ok(v)) => Ok(Some(value_to_py(py, &v, typed_any)?.unbind())),
+                Some(Err(e)) => Err(core_err(py, e)),
+            }
+        });
+        if !returned {
+            // The reader panicked and may be in any state: nothing more is read from it.
+            self.inner = None;
         }
+        next
     }
 }
 
@@ -2874,5 +2979,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(_columns_via_rows, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(_check_panic_mapping, m)?)?;
     Ok(())
 }

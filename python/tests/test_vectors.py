@@ -34,6 +34,8 @@ def test_vector(vector):
         with pytest.raises(xbf.DecodeError) as info:
             xbf.loads(data, typed_any=True)
         assert info.value.kind == vector["error"], str(info.value)
+        if "offset" in vector:
+            assert info.value.offset == vector["offset"], str(info.value)
         assert str(info.value).endswith(info.value.kind) or info.value.kind in str(info.value)
         return
     schema = xbf.Schema(vector["type"])
@@ -56,6 +58,8 @@ def check_stream(vector, data):
             for r in xbf.iter_stream(io.BytesIO(data), typed_any=True):
                 got.append(r)
         assert info.value.kind == vector["error"], str(info.value)
+        if "offset" in vector:
+            assert info.value.offset == vector["offset"], str(info.value)
     else:
         reader = xbf.StreamReader(io.BytesIO(data), True)
         assert reader.schema == xbf.Schema(vector["type"])

@@ -153,16 +153,23 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
     return _native.dumps(obj, version, schema, columnar, compress)
 
 
-def loads(data: Any, *, with_schema: bool = False, typed_any: bool = False) -> Any:
+def loads(data: Any, *, with_schema: bool = False, typed_any: bool = False,
+          max_decoded_bytes: Optional[int] = None) -> Any:
     """Decodes one whole XBF message (v1 or XBF 2) from bytes-like ``data``.
 
     With ``with_schema=True`` returns ``(Schema, value)``. With
     ``typed_any=True`` the values of ``any`` come back as ``xbf.Typed``.
-    Raises ``xbf.DecodeError`` on any damage.
+    ``max_decoded_bytes`` is the decoded-memory budget (SPEC.md 16.2;
+    default 2**30): values that take no input, and in columns every value,
+    cost 48 bytes each; past it decoding fails with kind ``"too-large"``
+    before anything is allocated.
+    Raises ``xbf.DecodeError`` on any damage, and never anything else for
+    bad input: an internal failure of the decoder (a bug) is a
+    ``DecodeError`` of kind ``"internal"``.
     """
     if not isinstance(data, bytes):
         data = bytes(data)
-    return _native.loads(data, with_schema, typed_any)
+    return _native.loads(data, with_schema, typed_any, max_decoded_bytes)
 
 
 def dump(obj: Any, file: BinaryIO, **kwargs: Any) -> None:
@@ -227,18 +234,22 @@ class StreamWriter:
 
 StreamReader = _native.StreamReader
 StreamReader.__doc__ = (
-    "Reads a record stream lazily from a binary file: iterate for the records; "
-    "damage raises xbf.DecodeError after every record before it. `.schema` is the record type."
+    "StreamReader(file, typed_any=False, max_decoded_bytes=None): reads a record stream lazily from a "
+    "binary file: iterate for the records; damage raises xbf.DecodeError after every record before it. "
+    "`.schema` is the record type. `max_decoded_bytes` is the decoded-memory budget of each block "
+    "(SPEC.md 16.2, default 2**30). A seekable file's length is known, so every count is checked "
+    "against it and errors are exactly those of SPEC.md 17.2; from a pipe a cut stream may be "
+    "reported with another error (SPEC.md 15.3)."
 )
 
 
-def iter_stream(file: Any, *, typed_any: bool = False) -> Iterator[Any]:
+def iter_stream(file: Any, *, typed_any: bool = False, max_decoded_bytes: Optional[int] = None) -> Iterator[Any]:
     """Yields the records of a record stream one by one, holding one block in
     memory. ``file`` is a binary file object, a path, or bytes."""
     if isinstance(file, (bytes, bytearray, memoryview)):
         file = io.BytesIO(bytes(file))
     if isinstance(file, (str, os.PathLike)):
         with open(file, "rb") as f:
-            yield from StreamReader(f, typed_any)
+            yield from StreamReader(f, typed_any, max_decoded_bytes)
         return
-    yield from StreamReader(file, typed_any)
+    yield from StreamReader(file, typed_any, max_decoded_bytes)

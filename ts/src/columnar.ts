@@ -1,12 +1,12 @@
 import { XbfError, seg } from "./errors.js";
 import { INT_INFO, XbfType, Member, hex } from "./metadata.js";
-import { Reader, LimitOptions } from "./decode_rows.js";
+import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES, VALUE_BYTES } from "./decode_rows.js";
 import { Writer, zigzag, unzigzag } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { writeMetadata } from "./metadata.js";
 import type { NAny, NEnum } from "./values.js";
 
-export const VALUE_COST = 48;
+export const VALUE_COST = VALUE_BYTES;
 const utf8d = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8e = new TextEncoder();
 
@@ -945,7 +945,7 @@ function skip(t: XbfType, c: Cursor, depth: number, opts: LimitOptions): void {
 
 /** Decodes the columns after a columnar message's metadata (SPEC 22), from `pos` to the end of `b`. */
 export function decodeColumns(b: Uint8Array, pos: number, t: XbfType, opts: LimitOptions, sel: Selection | null): [XbfType, unknown] {
-  const limit = opts.maxDecodedBytes ?? (b.length - pos) * 64 + (16 << 20);
+  const limit = opts.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
   const r = new ColReader(limit, opts);
   const c = new Cursor(b, pos, b.length);
   try {

@@ -4,14 +4,19 @@ import { unzigzag, unzigzagNum } from "./varint.js";
 
 export const FLAG_REF = 1, FLAG_COLUMNAR = 2, FLAG_STREAM = 4, FLAG_CHECKSUM = 8;
 
+/** What one decoded value costs against the budget (SPEC 16.2: the size of the Rust reader's value). */
+export const VALUE_BYTES = 48;
+/** The default decoded-memory budget: 2^30 bytes (SPEC 16.2). */
+export const DEFAULT_MAX_DECODED_BYTES = 2 ** 30;
+
 export interface LimitOptions {
   /** Nesting depth limit (default 128). */
   maxDepth?: number;
-  /** Zero-size value budget (default 65,536). */
-  maxZeroSizeElements?: number;
-  /** How many more zero-size values each byte read allows beyond the budget (default 8). */
-  zeroSizePerInputByte?: number;
-  /** Columnar decoding budget in bytes (default 64 × input length + 16 MiB). */
+  /**
+   * Decoded-memory budget in bytes, per message or stream block (SPEC 16.2, 22.3; default 2^30 = 1 GiB):
+   * zero-size values in rows and every value in columns cost 48 bytes each, and the bytes that string
+   * dictionaries, shared prefixes and zstd make one each. Passing it is `too-large`.
+   */
   maxDecodedBytes?: number;
   /** Types known by fingerprint, for messages and streams with flag 01. */
   registry?: SchemaRegistry;
@@ -24,16 +29,14 @@ export class Reader {
   pos: number;
   end: number;
   v2 = false;
-  /** Zero-size values charged so far, and where the allowance counts bytes from. */
+  /** Zero-size values charged so far (SPEC 16.2). */
   used = 0;
-  zsBase: number;
   prepaid = 0;
   maxDepth: number;
   dv: DataView;
   constructor(public b: Uint8Array, public opts: LimitOptions, pos = 0, end = b.length) {
     this.pos = pos;
     this.end = end;
-    this.zsBase = pos;
     this.maxDepth = opts.maxDepth ?? 128;
     this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
@@ -121,10 +124,14 @@ export class Reader {
       throw new XbfError("truncated", at, `${count} items of at least ${min} bytes each do not fit in the ${this.end - this.pos} bytes that remain`);
     }
   }
-  /** SPEC 7.2 / 16.2: the total may not pass the larger of the budget and 8 per byte read. */
+  /** SPEC 16.2: zero-size values cost 48 bytes each; their total may not pass the budget. */
   charge(at: number, w: number): void {
-    const allowed = Math.max(this.opts.maxZeroSizeElements ?? 65536, (at - this.zsBase) * (this.opts.zeroSizePerInputByte ?? 8));
-    if (this.used + w > allowed) throw new XbfError("too-large", at, `more than ${allowed} zero-size values at byte ${at}`);
+    const budget = this.opts.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
+    // Whole values only; `w` may be past 2^53 (then far past the budget), which the comparison still orders.
+    const allowed = Math.floor(budget / VALUE_BYTES);
+    if (!(this.used + w <= allowed)) {
+      throw new XbfError("too-large", at, `zero-size values would take more than the ${budget} bytes allowed (maxDecodedBytes, ${VALUE_BYTES} bytes a value)`);
+    }
     this.used += w;
   }
   checkCount(at: number, count: number, item: XbfType): boolean {

@@ -9,9 +9,9 @@
 // whole message with the reference decoder, whose errors (kind, offset, path) are the ones reported. The
 // checks here are at least as strict as the reference decoder's, so a message it rejects never comes back
 // as a value; every allocation is bounded by the same budgets (counts against the bytes that remain, the
-// columnar decoding budget, the zero-size budget) before it is made.
+// decoded-memory budget of rows and columns) before it is made.
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
-import { Reader, LimitOptions } from "./decode_rows.js";
+import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.js";
 import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag } from "./varint.js";
@@ -152,7 +152,7 @@ class Columns {
     this.b = b;
     this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
     this.pos = pos;
-    this.left = o.maxDecodedBytes ?? (b.length - pos) * 64 + (16 << 20);
+    this.left = o.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
   }
   charge(x: number): void {
     if (!(x <= this.left)) bail();
@@ -663,7 +663,7 @@ function text(b: Uint8Array, p: number, len: number): string {
 function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
   const child = depth + 1;
   const reference: RowFn = (r) => toPublic(t, r.value(t, depth), o);
-  if (isZeroSize(t)) return reference; // charges the zero-size budget as the reference decoder does
+  if (isZeroSize(t)) return reference; // charges the decoded-memory budget as the reference decoder does
   switch (t.kind) {
     case "bool": return (r) => {
       const p = r.pos;
@@ -875,6 +875,5 @@ export function rowsCached(bytes: Uint8Array, o: FastOptions): { value: unknown 
   }
   const r = new Reader(bytes, o, end);
   r.v2 = true;
-  r.zsBase = 0; // the zero-size allowance counts from the message's first byte, as when the header is read
   return { value: rowsWith(r, f) };
 }

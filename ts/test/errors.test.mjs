@@ -15,7 +15,7 @@ test("SPEC 8.5 error examples: kinds, offsets and paths", () => {
     ["11 10 01 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 68 69", "at byte 10, in [0]: truncated"],
     ["11 02 01 00 00 00 00 00 00 00 2a", "at byte 2: truncated"], ["11 11 13", "at byte 2, in [][]: unknown-discriminant"],
     ["12 01 00 00 00 00 00 00 00 53 02 00 01 00 00 00 00 00 00 00 61 01 01 00 00 00 00 00 00 00 61 01", "at byte 22, in S: duplicate-field"],
-    ["11 120100000000000000450000 01 00 01 00 00 00 00 00", "at byte 13: too-large"],
+    ["11 120100000000000000450000 56 55 55 01 00 00 00 00", "at byte 13: too-large"],
     ["11".repeat(129) + "00", `at byte 128, in ${"[]".repeat(128)}: too-deep`],
   ];
   for (const [input, want] of cases) assert.equal(msg(h(input)), want, input);
@@ -29,7 +29,7 @@ test("SPEC 17.4 error examples", () => {
     ["c2 00 14 01 02", "at byte 4: invalid-bool"], ["c2 00 18 01 45 02 01 61 13 01 62 13 02", "at byte 12, in E: unknown-variant"],
     ["c2 00 12 01 53 02 01 61 01 01 61 24", "at byte 9, in S: duplicate-field"],
     ["c2 00 12 01 43 01 03 65 6e 76 17 10 10 02 01 61 01 78 01 61 01 79", "at byte 18, in C.env[1].key: duplicate-key"],
-    ["c2 00 15 03 0d 00 00 80 3f 00 00 00 40", "at byte 5: truncated"], ["c2 00 11 13 81 80 04", "at byte 4: too-large"],
+    ["c2 00 15 03 0d 00 00 80 3f 00 00 00 40", "at byte 5: truncated"], ["c2 00 11 13 d6 aa d5 0a", "at byte 4: too-large"],
     ["c2 00 19 24", "at byte 3: unknown-discriminant"], ["c2 01 39 55 9c 68 c0 fb a9 ac 2a fb", "at byte 2: unknown-schema"],
     ["c2 00" + "14".repeat(129) + "00 00", "at byte 130: too-deep"],
     ["c2 00" + "14".repeat(127) + "19" + "01".repeat(127) + "11 01 00", "at byte 257: too-deep"],
@@ -88,13 +88,27 @@ test("a zstd column is unsupported, not a crash", () => {
   assert.throws(() => decode(h("c2 02 11 01 02 00 01 04 80 02 00 00")), (e) => e.kind === "unsupported");
 });
 
-test("a null column in many records is bounded by the records' bytes, not refused", () => {
+test("the decoded-memory budget: 48 bytes a zero-size value, 2^30 bytes by default (SPEC 16.2)", () => {
   const rows = Array.from({ length: 70000 }, (_, i) => ({ a: i % 100, b: null }));
   const bytes = encode(rows, { layout: "rows" });
   assert.equal(decode(bytes).length, 70000);
-  // A short message still holds at most the fixed budget: 65,537 units.
-  const many = Uint8Array.from([0xc2, 0x00, 0x11, 0x13, 0x81, 0x80, 0x04]);
-  assert.throws(() => decode(many), (e) => e.kind === "too-large");
+  // 65,537 units, which the old fixed budget of 65,536 refused, read; 22,369,622 do not.
+  assert.equal(decode(Uint8Array.from([0xc2, 0x00, 0x11, 0x13, 0x81, 0x80, 0x04])).length, 65537);
+  const many = Uint8Array.from([0xc2, 0x00, 0x11, 0x13, 0xd6, 0xaa, 0xd5, 0x0a]);
+  assert.throws(() => decode(many), (e) => e.kind === "too-large" && e.offset === 4);
+  // A budget of 65,536 values: the null column's 65,537th null is refused where it stands.
+  const small = { maxDecodedBytes: 65536 * 48 };
+  assert.throws(() => decode(bytes, small), (e) => e.kind === "too-large" && e.path === "[65536].b");
+  assert.throws(() => decode(Uint8Array.from([0xc2, 0x00, 0x11, 0x13, 0x81, 0x80, 0x04]), small), (e) => e.kind === "too-large" && e.offset === 4);
+  // Columns: [0, 1, ..., 999999] is a 14-byte delta column of 1,000,001 values (48,000,048 bytes), which
+  // the old allowance (64 x input + 16 MiB) refused; a run of 2^40 units is refused at once.
+  const ints = encode(Array.from({ length: 1000000 }, (_, i) => i), { layout: "columnar" });
+  assert.ok(ints.length < 20, `${ints.length}`);
+  assert.equal(decode(ints).length, 1000000);
+  assert.throws(() => decode(ints, { maxDecodedBytes: 48000047 }), (e) => e.kind === "too-large");
+  assert.equal(decode(ints, { maxDecodedBytes: 48000048 }).length, 1000000);
+  const bomb = Uint8Array.from([0xc2, 0x02, 0x11, 0x13, 0x08, 0x03, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
+  assert.throws(() => decode(bomb), (e) => e.kind === "too-large" && e.offset === 13 && e.path === "[]");
 });
 
 test("encode of data nested 100,000 deep throws XbfError too-deep, never RangeError (issue 18)", () => {

@@ -18,6 +18,7 @@ for (const file of ["v1.json", "v2.json", "columnar.json"]) {
           assert.ok(e instanceof XbfError, `not an XbfError: ${e}`);
           assert.equal(e.kind, v.error, e.message);
           assert.equal(typeof e.offset, "number");
+          if (v.offset !== undefined) assert.equal(e.offset, v.offset, e.message);
           return true;
         });
         return;
@@ -59,6 +60,7 @@ for (const v of load("v2-streams.json")) {
     assert.deepStrictEqual(got, v.records.map((r) => fromVector(t, r)));
     if (v.error) assert.equal(error?.kind, v.error, error ? error.message : "no error");
     else assert.equal(error, null, error?.message);
+    if (v.offset !== undefined) assert.equal(error?.offset, v.offset, error?.message);
     if (v.blocks) {
       const w = new StreamWriter({ type: t, checksums: (bytes[1] & 8) !== 0, schemaByReference: (bytes[1] & 1) !== 0 });
       let i = 0;

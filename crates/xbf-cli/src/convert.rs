@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::io::{read_all, write_output, xbf_error, CliResult, Output};
+use crate::io::{check_readable, read_all, write_output, xbf_error, CliResult, Output};
 use crate::view::{load, Source};
 
 /// Arguments of a conversion: where to read and where to write.
@@ -98,8 +98,11 @@ pub fn from_json(args: &FromJsonArgs) -> CliResult {
     let (name, text) = read_all(args.io.input.as_deref())?;
     let json = xbf::json::JsonOptions::default().max_depth(args.max_depth.into());
     let value = json.convert_slice(&text).map_err(|e| xbf_error(&name, &e))?;
+    drop(text);
     let opts = args.encoding.options();
     let bytes = opts.encode_message(&value).map_err(|e| xbf_error(&name, &e))?;
+    drop(value);
+    check_readable(&name, &bytes)?;
     write_output(args.io.output.as_deref(), &bytes)
 }
 
@@ -109,7 +112,7 @@ pub fn to_json(args: &ToJsonArgs) -> CliResult {
     if !args.fields.is_empty() {
         let (name, bytes) = read_all(args.io.input.as_deref())?;
         let value =
-            xbf::DecodeOptions::default().decode_projected(&bytes, &args.fields).map_err(|e| xbf_error(&name, &e))?;
+            crate::io::decode_options().decode_projected(&bytes, &args.fields).map_err(|e| xbf_error(&name, &e))?;
         let mut out = Output::create(args.io.output.as_deref())?;
         out.line(&xbf::json::to_json_string(&value, args.pretty).map_err(|e| xbf_error(&name, &e))?)?;
         return out.finish();

@@ -235,6 +235,7 @@ pub fn from_csv(args: &FromCsvArgs) -> CliResult {
         eprint!("{text}");
     }
     let bytes = args.encoding.options().encode_message(&vec.into()).map_err(|e| xbf_error(&name, &e))?;
+    crate::io::check_readable(&name, &bytes)?;
     write_output(args.output.as_deref(), &bytes)
 }
 

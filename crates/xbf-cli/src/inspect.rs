@@ -455,12 +455,12 @@ impl Walker<'_> {
 /// The first error the library finds in the input, if any.
 fn check(bytes: &[u8]) -> Option<xbf::Error> {
     if bytes.len() >= 2 && bytes[0] == 0xc2 && bytes[1] & 0x04 != 0 {
-        match xbf::StreamReader::new(bytes) {
+        match crate::io::decode_options().stream_reader_with_length(bytes, bytes.len() as u64) {
             Err(e) => Some(e),
             Ok(mut s) => s.find_map(Result::err),
         }
     } else {
-        xbf::decode_message(bytes).err()
+        crate::io::decode_options().decode_message(bytes).err()
     }
 }
 

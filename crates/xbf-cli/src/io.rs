@@ -47,8 +47,44 @@ pub fn input_name(input: Option<&Path>) -> String {
 }
 
 /// An XBF decoding error on `name`, as one line: `FILE: at byte N, in PATH: kind: detail`.
+/// A `too-large` error also says how to raise the budget.
 pub fn xbf_error(name: &str, e: &xbf::Error) -> Failure {
-    Failure::Failed(format!("{name}: {}", one_line(&e.to_string())))
+    let hint = if e.kind() == xbf::ErrorKind::TooLarge { " (raise it with --max-decoded-bytes)" } else { "" };
+    Failure::Failed(format!("{name}: {}{hint}", one_line(&e.to_string())))
+}
+
+/// The decoding limits of this run: the defaults, with the budget that
+/// `--max-decoded-bytes` gives (set once, by `main`, before any command runs).
+static DECODE_OPTIONS: std::sync::OnceLock<xbf::DecodeOptions> = std::sync::OnceLock::new();
+
+pub fn set_max_decoded_bytes(bytes: Option<u64>) {
+    let mut opts = xbf::DecodeOptions::default();
+    if let Some(b) = bytes {
+        opts = opts.max_decoded_bytes(b);
+    }
+    let _ = DECODE_OPTIONS.set(opts);
+}
+
+/// The options every reading subcommand decodes with.
+pub fn decode_options() -> &'static xbf::DecodeOptions {
+    DECODE_OPTIONS.get_or_init(xbf::DecodeOptions::default)
+}
+
+/// Checks that `bytes`, which a writing subcommand is about to write, read
+/// back within this run's decoded-memory budget (SPEC.md §16.2): by
+/// decoding them, so that the check is the readers' own rule, exactly.
+/// Whatever `from-json` or `from-csv` writes, `to-json` then reads with
+/// the same budget.
+pub fn check_readable(name: &str, bytes: &[u8]) -> CliResult {
+    match decode_options().decode_message(bytes) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == xbf::ErrorKind::TooLarge => Err(Failure::Failed(format!(
+            "{name}: not written: decoding it would take more than the budget of {} bytes (SPEC.md 16.2); \
+             pass a larger --max-decoded-bytes to write it (its readers then need as much)",
+            decode_options().max_decoded_bytes
+        ))),
+        Err(e) => Err(Failure::Failed(format!("{name}: the encoded value does not read back ({e}); this is a bug"))),
+    }
 }
 
 /// Makes sure a message stays on one line.
@@ -124,20 +160,22 @@ impl<R: Read> Read for Progress<R> {
 pub struct Input {
     pub name: String,
     pub reader: Box<dyn BufRead>,
+    /// The input's length, for a file (counts are then checked against it).
+    pub len: Option<u64>,
 }
 
 /// Opens a file, or standard input for `None` or `-`.
 pub fn open(input: Option<&Path>) -> CliResult<Input> {
     let name = input_name(input);
-    let reader: Box<dyn BufRead> = match input {
+    let (reader, len): (Box<dyn BufRead>, _) = match input {
         Some(p) if p != Path::new("-") => {
             let file = fs::File::open(p).map_err(|e| Failure::Failed(format!("{name}: {e}")))?;
-            let len = file.metadata().ok().map(|m| m.len());
-            Box::new(BufReader::with_capacity(1 << 16, Progress::new(file, name.clone(), len)))
+            let len = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+            (Box::new(BufReader::with_capacity(1 << 16, Progress::new(file, name.clone(), len))), len)
         }
-        _ => Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+        _ => (Box::new(BufReader::with_capacity(1 << 16, io::stdin())), None),
     };
-    Ok(Input { name, reader })
+    Ok(Input { name, reader, len })
 }
 
 /// Reads the whole input into memory.

@@ -22,6 +22,12 @@ use io::{CliResult, Failure};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Decoded-memory budget, in bytes, for reading XBF (default 2^30 =
+    /// 1 GiB; SPEC.md 16.2): values that take no input or that columns
+    /// expand cost 48 bytes each. `from-json` and `from-csv` refuse to write
+    /// what would not read back within it.
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_decoded_bytes: Option<u64>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -102,6 +108,7 @@ fn main() -> ExitCode {
         eprintln!("xbf: internal error (please report it): {}", io::one_line(&info.to_string()));
     }));
     let cli = Cli::parse();
+    io::set_max_decoded_bytes(cli.max_decoded_bytes);
     match cli.command {
         Command::Compare(args) => match compare::run(&args) {
             Ok(code) => code,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use xbf::{DecodeOptions, EncodeOptions, Layout, Value};
+use xbf::{EncodeOptions, Layout, Value};
 
 use crate::io::{read_all, xbf_error, CliResult, Output};
 
@@ -18,7 +18,7 @@ pub struct StatsArgs {
 /// the columns it would take.
 pub fn run(args: &StatsArgs) -> CliResult {
     let (name, bytes) = read_all(args.input.as_deref())?;
-    let opts = DecodeOptions::default();
+    let opts = crate::io::decode_options();
     let (ty, value) = opts.decode_typed_message(&bytes).map_err(|e| xbf_error(&name, &e))?;
     let mut out = Output::create(None)?;
     let columnar = bytes.len() > 1 && bytes[0] == 0xc2 && bytes[1] & 0x02 != 0;

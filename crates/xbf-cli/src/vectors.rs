@@ -121,10 +121,15 @@ fn check_vector(v: &Json, version: u64) -> Result<(), String> {
     if let Some(kind) = v.get("error") {
         let kind = kind.as_str().ok_or("\"error\" is not a string")?;
         let want = ErrorKind::from_name(kind).ok_or_else(|| format!("unknown error kind {kind:?}"))?;
+        // An optional "offset": the byte the error must be reported at.
+        let offset = v.get("offset").map(|o| o.as_u64().ok_or("\"offset\" is not a number")).transpose()?;
         return match xbf::decode_message(&bytes) {
             Ok(value) => Err(format!("decoded as {value:?}, expected error {kind}")),
-            Err(e) if e.kind() == want => Ok(()),
-            Err(e) => Err(format!("failed with {e}, expected {kind}")),
+            Err(e) if e.kind() == want && offset.map_or(true, |o| e.offset() == Some(o)) => Ok(()),
+            Err(e) => Err(format!(
+                "failed with {e}, expected {kind}{}",
+                offset.map(|o| format!(" at byte {o}")).unwrap_or_default()
+            )),
         };
     }
     let ty = parse_type(v.get("type").ok_or("no \"type\"")?).map_err(|e| format!("bad type: {e}"))?;
@@ -172,7 +177,7 @@ fn check_stream_vector(v: &Json) -> Result<(), String> {
 
     let mut got = Vec::new();
     let mut failure = None;
-    match StreamReader::new(&bytes[..]) {
+    match StreamReader::from_slice(&bytes) {
         Err(e) => failure = Some(e),
         Ok(reader) => {
             if *reader.metadata() != ty {
@@ -190,8 +195,12 @@ fn check_stream_vector(v: &Json) -> Result<(), String> {
         let show = |rs: &[Value]| rs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
         return Err(format!("yielded [{}], expected [{}]", show(&got), show(&records)));
     }
+    let want_offset = v.get("offset").map(|o| o.as_u64().ok_or("\"offset\" is not a number")).transpose()?;
     match (failure, want_error) {
         (None, None) => {}
+        (Some(e), Some(k)) if e.kind() == k && want_offset.is_some_and(|o| e.offset() != Some(o)) => {
+            return Err(format!("failed with {e}, expected {k} at byte {}", want_offset.unwrap_or_default()))
+        }
         (Some(e), Some(k)) if e.kind() == k => {}
         (Some(e), Some(k)) => return Err(format!("failed with {e}, expected {k}")),
         (Some(e), None) => return Err(format!("failed with {e}, expected a clean end")),

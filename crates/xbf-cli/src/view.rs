@@ -27,12 +27,19 @@ pub fn load(input: Option<&Path>) -> CliResult<(String, Source)> {
     (&mut inp.reader).take(2).read_to_end(&mut head).map_err(read_err)?;
     if head.len() == 2 && head[0] == 0xc2 && head[1] & 0x04 != 0 {
         let reader: Box<dyn BufRead> = Box::new(std::io::Cursor::new(head).chain(inp.reader));
-        let stream = StreamReader::new(reader).map_err(|e| xbf_error(&name, &e))?;
+        // A file's length is known: counts are checked against it, so the
+        // errors are those of a reader over the whole input (SPEC.md 15.3).
+        let opts = crate::io::decode_options();
+        let stream = match inp.len {
+            Some(len) => opts.stream_reader_with_length(reader, len),
+            None => opts.stream_reader(reader),
+        }
+        .map_err(|e| xbf_error(&name, &e))?;
         return Ok((name, Source::Stream(Box::new(stream))));
     }
     let mut bytes = head;
     inp.reader.read_to_end(&mut bytes).map_err(read_err)?;
-    let (ty, value) = xbf::DecodeOptions::default().decode_typed_message(&bytes).map_err(|e| xbf_error(&name, &e))?;
+    let (ty, value) = crate::io::decode_options().decode_typed_message(&bytes).map_err(|e| xbf_error(&name, &e))?;
     Ok((name, Source::Message(ty, value)))
 }
 

@@ -45,35 +45,36 @@ pub struct DecodeOptions {
     /// level takes a few hundred bytes of the thread's stack (some
     /// thousands of levels fit in a main thread's 8 MiB; 100,000 do not).
     pub max_depth: usize,
-    /// How many elements of zero-size type (such as the empty struct or
-    /// unit) one message may hold in all. They consume no input, so only
-    /// this bounds the memory and time that a tiny message claiming 2^62 of
-    /// them costs. Default: 65,536.
-    pub max_zero_size_elements: u64,
-    /// How many more zero-size values each byte of input read so far allows
-    /// beyond [`max_zero_size_elements`](Self::max_zero_size_elements):
-    /// records that each hold a unit field (JSON's `null` columns) are then
-    /// bounded by their own bytes, however many there are. Default: 8.
-    pub zero_size_per_input_byte: u64,
     /// The types known by fingerprint, for XBF 2 messages that send a
     /// schema by reference. Default: none.
     pub schemas: Arc<SchemaRegistry>,
-    /// For columnar messages: how much memory decoding may take, counting
-    /// each value as the size of a [`Value`] and the bytes of strings that
-    /// dictionaries and shared prefixes expand. Columns compress, so a few
-    /// bytes can stand for millions of values; `None` (the default) allows
-    /// 64 times the message's length plus 16 MiB.
-    pub max_decoded_bytes: Option<u64>,
+    /// The decoded-memory budget of one message, or of one block of a
+    /// record stream (SPEC.md §16.2): every value the input cannot bound
+    /// costs [`DECODED_VALUE_BYTES`] (48) bytes, and every byte that a
+    /// string dictionary, shared prefixes or zstd makes costs one. In rows
+    /// these are the zero-size values (unit, empty structs, vecs of them);
+    /// in columns, every value of every node. Passing it is `too-large`,
+    /// checked before anything is allocated for what the count or length
+    /// announces. Default: 2^30 (1 GiB); any value from 0 to `u64::MAX`.
+    pub max_decoded_bytes: u64,
 }
+
+/// What one decoded value costs against
+/// [`DecodeOptions::max_decoded_bytes`]: the size of a [`Value`], the form
+/// the dynamic decoder makes (SPEC.md §16.2 fixes it for every
+/// implementation, so that all refuse the same inputs).
+pub const DECODED_VALUE_BYTES: u64 = 48;
+const _: () = assert!(std::mem::size_of::<Value>() as u64 == DECODED_VALUE_BYTES);
+
+/// The default of [`DecodeOptions::max_decoded_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_DECODED_BYTES: u64 = 1 << 30;
 
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
             max_depth: 128,
-            max_zero_size_elements: 1 << 16,
-            zero_size_per_input_byte: 8,
             schemas: Arc::new(SchemaRegistry::new()),
-            max_decoded_bytes: None,
+            max_decoded_bytes: DEFAULT_MAX_DECODED_BYTES,
         }
     }
 }
@@ -85,21 +86,9 @@ impl DecodeOptions {
         self
     }
 
-    /// Sets [`max_zero_size_elements`](Self::max_zero_size_elements).
-    pub fn max_zero_size_elements(mut self, count: u64) -> Self {
-        self.max_zero_size_elements = count;
-        self
-    }
-
-    /// Sets [`zero_size_per_input_byte`](Self::zero_size_per_input_byte).
-    pub fn zero_size_per_input_byte(mut self, count: u64) -> Self {
-        self.zero_size_per_input_byte = count;
-        self
-    }
-
     /// Sets [`max_decoded_bytes`](Self::max_decoded_bytes).
     pub fn max_decoded_bytes(mut self, bytes: u64) -> Self {
-        self.max_decoded_bytes = Some(bytes);
+        self.max_decoded_bytes = bytes;
         self
     }
 
@@ -209,7 +198,7 @@ pub(crate) struct Decoder<'o, I> {
     pub(crate) opts: &'o DecodeOptions,
     /// Zero-size values charged so far (see [`Decoder::charge`]).
     pub(crate) zero_size_used: u64,
-    /// Above 0 while decoding values whose zero-size budget was already
+    /// Above 0 while decoding values whose share of the decoded-memory budget was already
     /// charged (items counted at their count, members of a zero-size value).
     pub(crate) prepaid: u32,
     pub(crate) v2: bool,
@@ -463,18 +452,19 @@ impl<'o, I: Input> Decoder<'o, I> {
     }
 
     /// Adds `weight` zero-size values to the message's running total;
-    /// fails with `too-large` at `at` once it passes the budget.
+    /// fails with `too-large` at `at` once they cost more than the budget
+    /// (each [`DECODED_VALUE_BYTES`]).
     pub(crate) fn charge(&mut self, at: u64, weight: u64) -> Result<()> {
-        // The budget grows with the input read so far (8 values a byte), so
-        // that records with unit fields are bounded by their own bytes,
-        // while a short message still holds at most the fixed budget.
-        let allowed = self.opts.max_zero_size_elements.max(at.saturating_mul(self.opts.zero_size_per_input_byte));
+        let allowed = self.opts.max_decoded_bytes / DECODED_VALUE_BYTES;
         let used = self.zero_size_used.saturating_add(weight);
         if used > allowed {
             return Err(Error::at(
                 ErrorKind::TooLarge,
                 at,
-                format!("more than {allowed} zero-size values at byte {at} of the message"),
+                format!(
+                    "zero-size values would take more than the {} bytes allowed (max_decoded_bytes, {} bytes a value)",
+                    self.opts.max_decoded_bytes, DECODED_VALUE_BYTES
+                ),
             ));
         }
         self.zero_size_used = used;
@@ -659,7 +649,9 @@ impl<'o, I: Input> Decoder<'o, I> {
         let paid = self.check_count(at, count, elem)?;
         // The outermost vec of a slice may trust its count, which was just
         // checked against the input; nested ones all claim the same input.
-        let cap = if child == 1 && self.input.remaining().is_some() { count as usize } else { reserve(count) };
+        // Zero-size items were checked against the budget only, which a
+        // caller may set as high as u64::MAX: room for them grows as they come.
+        let cap = if !paid && child == 1 && self.input.remaining().is_some() { count as usize } else { reserve(count) };
         let mut items = Vec::with_capacity(cap);
         self.prepaid += u32::from(paid);
         let mut result = Ok(());
@@ -781,7 +773,7 @@ fn reserve(count: u64) -> usize {
 }
 
 /// The number of values in one value of a zero-size type (the type itself
-/// and everything inside it), which the zero-size budget is charged.
+/// and everything inside it), which the decoded-memory budget charges (48 bytes each).
 pub(crate) fn zero_size_values(ty: &Metadata) -> u64 {
     let inner: u64 = match ty {
         Metadata::Array(a) => a.len.saturating_mul(zero_size_values(&a.element)),

@@ -63,7 +63,7 @@ mod value;
 mod varint;
 
 pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
-pub use de::DecodeOptions;
+pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES};
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use metadata::{
     ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,

@@ -123,11 +123,20 @@ impl Input for SliceInput<'_> {
 pub(crate) struct IoInput<R> {
     reader: R,
     pos: u64,
+    /// The whole input's length, when the caller knows it (a file, a
+    /// slice): counts are then checked against what remains, as over a
+    /// slice (SPEC.md §16.2).
+    len: Option<u64>,
 }
 
 impl<R: io::Read> IoInput<R> {
     pub(crate) fn new(reader: R) -> Self {
-        IoInput { reader, pos: 0 }
+        IoInput { reader, pos: 0, len: None }
+    }
+
+    /// An input known to hold exactly `len` bytes.
+    pub(crate) fn with_len(reader: R, len: u64) -> Self {
+        IoInput { reader, pos: 0, len: Some(len) }
     }
 }
 
@@ -137,7 +146,7 @@ impl<R: io::Read> Input for IoInput<R> {
     }
 
     fn remaining(&self) -> Option<u64> {
-        None
+        self.len.map(|len| len.saturating_sub(self.pos))
     }
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N]> {

@@ -205,8 +205,26 @@ impl<R: io::Read> StreamReader<R> {
 
     /// Reads the stream's header and type; `opts` sets the limits and the
     /// schemas known by fingerprint.
+    ///
+    /// The reader's length is unknown, so counts in the stream's metadata
+    /// cannot be checked against it: on a cut input the error may differ
+    /// from a reader that knows the length (SPEC.md §15.3, §17.2). When the
+    /// length is known (a file, bytes in memory), use
+    /// [`with_length`](Self::with_length) or [`from_slice`](StreamReader::from_slice).
     pub fn with_options(reader: R, opts: DecodeOptions) -> Result<Self> {
-        let mut d = Decoder::new(IoInput::new(reader), &opts, Version::V2);
+        Self::start(IoInput::new(reader), opts)
+    }
+
+    /// Reads the stream's header and type from `reader`, which holds
+    /// exactly `len` bytes (a file of that size): every count is checked
+    /// against the bytes that remain, so errors are exactly those of a
+    /// reader over the whole input (SPEC.md §16.2).
+    pub fn with_length(reader: R, len: u64, opts: DecodeOptions) -> Result<Self> {
+        Self::start(IoInput::with_len(reader, len), opts)
+    }
+
+    fn start(input: IoInput<R>, opts: DecodeOptions) -> Result<Self> {
+        let mut d = Decoder::new(input, &opts, Version::V2);
         let first = d.input.u8()?;
         if first != V2_MARKER {
             let why = "a record stream starts with the XBF 2 header c2";
@@ -354,6 +372,14 @@ impl<R: io::Read> StreamReader<R> {
     }
 }
 
+impl<'a> StreamReader<&'a [u8]> {
+    /// Reads a stream held in memory, its length known (see
+    /// [`with_length`](StreamReader::with_length)), with the default options.
+    pub fn from_slice(bytes: &'a [u8]) -> Result<Self> {
+        Self::with_length(bytes, bytes.len() as u64, DecodeOptions::default())
+    }
+}
+
 impl<R: io::Read> StreamReader<R> {
     /// Passes on `result`, marking the reader finished after the end or an
     /// error, so that iteration stops there.
@@ -392,5 +418,11 @@ impl DecodeOptions {
     /// A [`StreamReader`] with these options.
     pub fn stream_reader<R: io::Read>(&self, reader: R) -> Result<StreamReader<R>> {
         StreamReader::with_options(reader, self.clone())
+    }
+
+    /// A [`StreamReader`] with these options over `reader`, which holds
+    /// exactly `len` bytes ([`StreamReader::with_length`]).
+    pub fn stream_reader_with_length<R: io::Read>(&self, reader: R, len: u64) -> Result<StreamReader<R>> {
+        StreamReader::with_length(reader, len, self.clone())
     }
 }

@@ -126,7 +126,7 @@ fn hostile_claims_allocate_little() {
         check(&format!("stream: {name}"), limit, ErrorKind::Truncated, || read_message(&input[..]));
     }
 
-    // The zero-size budget bounds what a tiny message may cost: 65,536
+    // The decoded-memory budget bounds what a tiny message may cost: 65,536
     // empty structs are accepted, at a cost set by the budget, not by
     // the claim.
     let max_ok = [&[0x11][..], &empty_struct("E"), &le(65_536)].concat();
@@ -143,17 +143,17 @@ fn hostile_claims_allocate_little() {
 ///   the input; up to 4,096 elements from a stream) before any element is
 ///   read, and every open struct reserves its claimed field count. With 128
 ///   levels this reaches hundreds of times the input.
-/// - The zero-size budget counts elements, not values: an element may be a
+/// - The zero-size budget (now the decoded-memory budget) counted elements, not values: an element may be a
 ///   struct of many zero-size fields.
 ///
 /// The decoder now reserves room for at most 64 items before they arrive,
-/// and the zero-size budget counts every value a zero-size element holds.
+/// and the decoded-memory budget counts every value a zero-size element holds.
 #[test]
 fn nested_claims_stay_proportional_to_the_input() {
     let _guard = SEQUENTIAL.lock().unwrap_or_else(|p| p.into_inner());
     // The allowance: a small multiple of the input (a decoded u8 takes a
-    // 48-byte Value) plus a fixed amount (the zero-size budget's 65,536
-    // values of 48 bytes).
+    // 48-byte Value) plus a fixed amount (the zero-size values of a 3 MiB
+    // decoded-memory budget, where one is set).
     let allowed = |input: usize| 64 * input + 4 * MIB;
     let mut failures = Vec::new();
     let mut measure = |name: &str, input: &[u8], decode: &dyn Fn(&[u8]) -> xbf::Result<xbf::Value>| {
@@ -217,7 +217,10 @@ fn nested_claims_stay_proportional_to_the_input() {
         tree.extend(empty_struct(""));
     }
     tree.extend(le(65_536));
-    measure("slice: 65,536 zero-size structs of 40 fields", &tree, &|b| decode_message(b));
+    // With a budget of 65,536 values (3 MiB), refused at the count: the
+    // budget charges each element's 41 values.
+    let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    measure("slice: 65,536 zero-size structs of 40 fields", &tree, &|b| small.decode_message(b));
 
     // A valid vec<u8> for comparison: what an honest message of that size costs.
     let honest = [&[0x11, 0x01][..], &le(r), &vec![7u8; r as usize]].concat();
@@ -280,4 +283,30 @@ fn json_conversion_stays_proportional_to_the_text() {
         // times the text, measured. The quadratic merge took 33,000 times.
         assert!(bytes < 96 * text.len() + MIB, "{name}: allocated {bytes} bytes for {} of JSON", text.len());
     }
+}
+
+/// Issue 18, repro 2: what a writer makes reads back with the default
+/// budget, and the budget's count (48 bytes a value) is close to what the
+/// dynamic decoder really allocates, so that 1 GiB of budget stands for
+/// about 1 GiB of memory: `[0, 1, ..., 999999]` is a 14-byte delta column
+/// of 1,000,001 values, 48,000,048 bytes of budget.
+#[test]
+fn a_large_legitimate_expansion_costs_about_its_budget() {
+    let _guard = SEQUENTIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let items: Vec<xbf::Value> = (0..1_000_000u64).map(xbf::Value::U64).collect();
+    let value = xbf::Value::Vec(xbf::VecValue::new(xbf::Metadata::Primitive(xbf::PrimitiveType::U64), items).unwrap());
+    let bytes = xbf::EncodeOptions::v2().layout(xbf::Layout::Columnar).encode_message(&value).unwrap();
+    assert_eq!(bytes.len(), 14);
+    drop(value);
+    let (cost, decoded) = allocated_during(|| decode_message(&bytes).map(|v| v.as_vec().map(|v| v.len())));
+    assert_eq!(decoded.unwrap(), Some(1_000_000));
+    eprintln!("1,000,000 delta-coded u64: {cost} bytes allocated, 48,000,048 charged");
+    // The values (48 MB), and on the way the column's differences and
+    // integers (16 bytes each, 32 MB; measured 80,000,234 bytes in all):
+    // within twice the budget's count.
+    assert!(cost <= 2 * 48_000_048, "{cost} bytes allocated");
+    let tight = DecodeOptions::default().max_decoded_bytes(48_000_047);
+    let (cost, result) = allocated_during(|| tight.decode_message(&bytes).map(|_| ()));
+    assert_eq!(result.unwrap_err().kind(), ErrorKind::TooLarge);
+    assert!(cost < 64 * KIB, "a refused expansion allocated {cost} bytes");
 }

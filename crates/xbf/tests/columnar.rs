@@ -4,6 +4,10 @@
 use proptest::prelude::*;
 use xbf::{DecodeOptions, EncodeOptions, ErrorKind, Layout, Value};
 
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+}
+
 fn columnar(v: &Value) -> Vec<u8> {
     EncodeOptions::v2().layout(Layout::Columnar).encode_message(v).unwrap()
 }
@@ -129,6 +133,11 @@ fn hostile_columns_fail_cleanly() {
     let msg = [0xc2, 0x02, 0x11, 0x13, 0x08, 0x03, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20];
     let e = xbf::decode_message(&msg).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::TooLarge, "{e}");
+    // Issue 18, repro 7: a run-length column whose runs add up past 2^64
+    // (1, then 2^64 - 1) once made the run check wrap and then panic.
+    let msg = hex("c202110402000210030105ffffffffffffffffff01070209");
+    let e = xbf::decode_message(&msg).unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidColumn, Some(11)), "{e}");
     // A column whose declared length passes the message.
     let e = xbf::decode_message(&[0xc2, 0x02, 0x01, 0x7f, 0x00]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Truncated, "{e}");

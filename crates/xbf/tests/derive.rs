@@ -180,10 +180,28 @@ fn zero_size_parts_take_the_serde_path_with_its_budget() {
     let big = Units { n: vec![(); 100_000] };
     let bytes = fast::to_vec(&big).unwrap();
     assert_eq!(bytes, xbf::to_vec(&big).unwrap());
-    let a = fast::from_slice::<Units>(&bytes).unwrap_err();
-    let b = xbf::from_slice::<Units>(&bytes).unwrap_err();
+    assert_eq!(fast::from_slice::<Units>(&bytes).unwrap(), big);
+    // With a budget of 65,536 values, both paths refuse it alike.
+    let small = xbf::DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    let a = fast::from_slice_with::<Units>(&small, &bytes).unwrap_err();
+    let b = small.from_slice::<Units>(&bytes).unwrap_err();
     assert_eq!(a.kind(), ErrorKind::TooLarge);
     assert!(same_error(&a, &b));
+
+    // Zero-size option payloads cost a value each, as on the serde path:
+    // past what the budget holds, the derived reader hands over to it.
+    #[derive(Serialize, Deserialize, Xbf, Debug, PartialEq)]
+    struct Maybe {
+        n: Vec<Option<()>>,
+    }
+    let many = Maybe { n: vec![Some(()); 70_000] };
+    let bytes = fast::to_vec(&many).unwrap();
+    assert_eq!(fast::from_slice::<Maybe>(&bytes).unwrap(), many);
+    let a = fast::from_slice_with::<Maybe>(&small, &bytes).unwrap_err();
+    let b = small.from_slice::<Maybe>(&bytes).unwrap_err();
+    let c = small.decode_message(&bytes).unwrap_err();
+    assert_eq!(a.kind(), ErrorKind::TooLarge);
+    assert!(same_error(&a, &b) && same_error(&a, &c), "{a} / {b} / {c}");
 }
 
 #[test]

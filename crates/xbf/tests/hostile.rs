@@ -296,7 +296,7 @@ fn decode_value_refuses_types_deeper_than_the_limit() {
     assert_eq!(e.kind(), ErrorKind::TooDeep);
 }
 
-// ---------------------------------------------------------------- zero-size budget
+// ---------------------------------------------------------------- decoded-memory budget
 
 /// `vec<struct E {}>` with `count` elements: E's metadata takes 12 bytes, so
 /// the count is at offset 13.
@@ -307,64 +307,87 @@ fn vec_of_empty(count: u64) -> Vec<u8> {
     msg
 }
 
+/// The most zero-size values the default budget (2^30 bytes, 48 a value)
+/// allows in one message: 22,369,621.
+const MOST: u64 = (1 << 30) / 48;
+
+/// A budget of `values` zero-size values.
+fn budget(values: u64) -> DecodeOptions {
+    DecodeOptions::default().max_decoded_bytes(values * xbf::DECODED_VALUE_BYTES)
+}
+
 #[test]
 fn zero_size_elements_are_budgeted() {
-    for count in [1 << 62, u64::MAX, 65_537, 1 << 32] {
+    assert_eq!(DecodeOptions::default().max_decoded_bytes, 1 << 30);
+    for count in [1 << 62, u64::MAX, MOST + 1, 1 << 32] {
         let e = assert_fails(decode_message(&vec_of_empty(count)), ErrorKind::TooLarge, 13, "");
         assert_error(&e, "at byte 13: too-large");
         assert_fails(read_message(&vec_of_empty(count)[..]), ErrorKind::TooLarge, 13, "");
     }
-    let v = decode_message(&vec_of_empty(65_536)).unwrap();
-    assert_eq!(v.as_vec().unwrap().len(), 65_536);
-    assert_eq!(encode_message(&v).unwrap(), vec_of_empty(65_536));
-    assert_eq!(read_message(&vec_of_empty(65_536)[..]).unwrap().as_vec().unwrap().len(), 65_536);
-    assert!(decode_message(&vec_of_empty(0)).unwrap().as_vec().unwrap().is_empty());
+    // What the old fixed budget of 65,536 refused reads now.
+    let v = decode_message(&vec_of_empty(65_537)).unwrap();
+    assert_eq!(v.as_vec().unwrap().len(), 65_537);
+    assert_eq!(encode_message(&v).unwrap(), vec_of_empty(65_537));
 
-    // A struct whose fields are all zero-size is zero-size too.
+    let small = budget(65_536);
+    let v = small.decode_message(&vec_of_empty(65_536)).unwrap();
+    assert_eq!(v.as_vec().unwrap().len(), 65_536);
+    assert_eq!(small.read_message(&vec_of_empty(65_536)[..]).unwrap().as_vec().unwrap().len(), 65_536);
+    assert_fails(small.decode_message(&vec_of_empty(65_537)), ErrorKind::TooLarge, 13, "");
+    assert!(small.decode_message(&vec_of_empty(0)).unwrap().as_vec().unwrap().is_empty());
+    // A budget that is not a multiple of 48 rounds down to whole values.
+    let odd = DecodeOptions::default().max_decoded_bytes(10 * 48 + 47);
+    assert!(odd.decode_message(&vec_of_empty(10)).is_ok());
+    assert_fails(odd.decode_message(&vec_of_empty(11)), ErrorKind::TooLarge, 13, "");
+
+    // A struct whose fields are all zero-size is zero-size too, and weighs
+    // 3 values here.
     let mut msg = vec![0x11];
     msg.extend(struct_meta("Z", &[("e", struct_meta("E", &[])), ("f", struct_meta("F", &[]))]));
     let at = msg.len() as u64;
-    msg.extend(u64le(65_537));
-    assert_fails(decode_message(&msg), ErrorKind::TooLarge, at, "");
+    msg.extend(u64le(21_846));
+    assert!(small.decode_message(&msg[..]).is_err());
+    assert_fails(small.decode_message(&msg), ErrorKind::TooLarge, at, "");
+    let fits = [&msg[..at as usize], &u64le(21_845)].concat();
+    assert!(small.decode_message(&fits).is_ok());
 }
 
 #[test]
-fn the_zero_size_budget_is_per_message() {
+fn the_budget_is_per_message() {
     // struct R { a: vec<E>, b: vec<E> }
     let e = [&[0x11][..], &struct_meta("E", &[])].concat();
     let meta = struct_meta("R", &[("a", e.clone()), ("b", e)]);
     let msg = |a: u64, b: u64| [&meta[..], &u64le(a), &u64le(b)].concat();
     let b_at = meta.len() as u64 + 8;
+    let small = budget(65_536);
 
-    let err = assert_fails(decode_message(&msg(40_000, 40_000)), ErrorKind::TooLarge, b_at, "R.b");
+    let err = assert_fails(small.decode_message(&msg(40_000, 40_000)), ErrorKind::TooLarge, b_at, "R.b");
     assert_error(&err, &format!("at byte {b_at}, in R.b: too-large"));
-    assert_fails(read_message(&msg(40_000, 40_000)[..]), ErrorKind::TooLarge, b_at, "R.b");
-    assert!(decode_message(&msg(32_768, 32_768)).is_ok());
-    assert!(decode_message(&msg(65_536, 0)).is_ok());
-    assert_fails(decode_message(&msg(32_768, 32_769)), ErrorKind::TooLarge, b_at, "R.b");
-    assert_fails(decode_message(&msg(1, 65_536)), ErrorKind::TooLarge, b_at, "R.b");
+    assert_fails(small.read_message(&msg(40_000, 40_000)[..]), ErrorKind::TooLarge, b_at, "R.b");
+    assert!(small.decode_message(&msg(32_768, 32_768)).is_ok());
+    assert!(small.decode_message(&msg(65_536, 0)).is_ok());
+    assert_fails(small.decode_message(&msg(32_768, 32_769)), ErrorKind::TooLarge, b_at, "R.b");
+    assert_fails(small.decode_message(&msg(1, 65_536)), ErrorKind::TooLarge, b_at, "R.b");
+    assert_fails(decode_message(&msg(MOST / 2, MOST / 2 + 2)), ErrorKind::TooLarge, b_at, "R.b");
 
-    let roomy = DecodeOptions::default().max_zero_size_elements(80_000);
-    // The budget also grows with the input read: records with a unit field
-    // each are bounded by their own bytes.
+    // The budget is absolute: it does not grow with the input read, so
+    // records with a unit field each are charged one value a record.
     let rows = 70_000u64;
     let unit_field = struct_meta("Row", &[("a", vec![0x01]), ("b", struct_meta("", &[]))]);
     let mut many = [&[0x11][..], &unit_field[..], &u64le(rows)].concat();
+    let first = many.len() as u64;
     many.extend(std::iter::repeat(7u8).take(rows as usize));
     assert_eq!(decode_message(&many).unwrap().as_vec().unwrap().len(), rows as usize);
-    let v = roomy.decode_message(&msg(40_000, 40_000)).unwrap();
-    assert_eq!(v.get("b").unwrap().as_vec().unwrap().len(), 40_000);
-    assert!(roomy.read_message(&msg(40_000, 40_000)[..]).is_ok());
-    assert_fails(roomy.decode_message(&msg(40_000, 40_001)), ErrorKind::TooLarge, b_at, "R.b");
+    // Record 65,536's unit field is the 65,537th, where it stands (after its u8).
+    assert_fails(small.decode_message(&many), ErrorKind::TooLarge, first + 65_537, "[65536].b");
 
-    let none = DecodeOptions::default().max_zero_size_elements(0).zero_size_per_input_byte(0);
+    let none = DecodeOptions::default().max_decoded_bytes(0);
     assert!(none.decode_message(&msg(0, 0)).is_ok());
     assert_fails(none.decode_message(&msg(0, 1)), ErrorKind::TooLarge, b_at, "R.b");
 
     // Each call starts with the full budget again.
-    let opts = DecodeOptions::default();
     for _ in 0..3 {
-        assert!(opts.decode_message(&msg(65_536, 0)).is_ok());
+        assert!(small.decode_message(&msg(65_536, 0)).is_ok());
     }
 
     // Spread over the elements of an outer vec: vec<vec<E>>.
@@ -375,7 +398,7 @@ fn the_zero_size_budget_is_per_message() {
     msg.extend(u64le(30_000));
     let third = msg.len() as u64;
     msg.extend(u64le(30_000));
-    assert_fails(decode_message(&msg), ErrorKind::TooLarge, third, "[2]");
+    assert_fails(small.decode_message(&msg), ErrorKind::TooLarge, third, "[2]");
 }
 
 // ---------------------------------------------------------------- field count
@@ -478,7 +501,7 @@ fn spec_error_examples() {
             "at byte 22, in S: duplicate-field".into(),
         ),
         (
-            [&[0x11][..], &unhex("120100000000000000450000"), &unhex("01 00 01 00 00 00 00 00")].concat(),
+            [&[0x11][..], &unhex("120100000000000000450000"), &unhex("56 55 55 01 00 00 00 00")].concat(),
             "at byte 13: too-large".into(),
         ),
         (nested_vecs(129), format!("at byte 128, in {}: too-deep", vecs_path())),

@@ -204,6 +204,23 @@ fn writer_refuses_records_of_another_type() {
 
 #[test]
 fn zero_size_records_draw_on_a_budget_per_block() {
+    // A budget of 65,536 values: 48 bytes each (SPEC.md 16.2).
+    let opts = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    let read = |bytes: &[u8]| {
+        let mut got = Vec::new();
+        match opts.stream_reader(bytes) {
+            Err(e) => (got, Some(e)),
+            Ok(r) => {
+                for item in r {
+                    match item {
+                        Ok(v) => got.push(v),
+                        Err(e) => return (got, Some(e)),
+                    }
+                }
+                (got, None)
+            }
+        }
+    };
     let mut w =
         StreamWriter::new(Vec::new(), Metadata::UNIT, StreamOptions::default().block_bytes(usize::MAX)).unwrap();
     for _ in 0..65_536 {
@@ -214,12 +231,43 @@ fn zero_size_records_draw_on_a_budget_per_block() {
         w.write(&Value::Unit).unwrap();
     }
     let bytes = w.finish().unwrap();
-    let (got, err) = read_all(&bytes[..]);
+    let (got, err) = read(&bytes[..]);
     assert!(err.is_none(), "{err:?}");
     assert_eq!(got.len(), 131_072);
-    // 65,537 units in one block pass the budget, at the block's count.
-    let (got, err) = read_all(&[0xc2, 0x04, 0x13, 0x03, 0x81, 0x80, 0x04][..]);
+    // 65,537 units in one block pass that budget, at the block's count.
+    let (got, err) = read(&[0xc2, 0x04, 0x13, 0x03, 0x81, 0x80, 0x04][..]);
     assert!(got.is_empty());
     let err = err.unwrap();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::TooLarge, Some(4)));
+    // The default budget: 22,369,622 units in a block are one too many.
+    let (got, err) = read_all(&[0xc2, 0x04, 0x13, 0x04, 0xd6, 0xaa, 0xd5, 0x0a][..]);
+    assert!(got.is_empty());
+    let err = err.unwrap();
+    assert_eq!((err.kind(), err.offset()), (ErrorKind::TooLarge, Some(4)));
+}
+
+/// Issue 18, repro 9: a count in the stream's metadata is checked against
+/// the input when its length is known, as over a message; a reader of
+/// unknown length may only differ on such a cut input.
+#[test]
+fn known_lengths_check_the_metadata_counts() {
+    let cut = [0xc2, 0x04, 0x16, 0x67, 0xc0];
+    let e = StreamReader::from_slice(&cut).err().unwrap();
+    assert_eq!((e.kind(), e.offset()), (ErrorKind::Truncated, Some(3)));
+    let e = DecodeOptions::default().stream_reader_with_length(&cut[..], 5).err().unwrap();
+    assert_eq!((e.kind(), e.offset()), (ErrorKind::Truncated, Some(3)));
+    let e = StreamReader::new(&cut[..]).err().unwrap();
+    assert_eq!((e.kind(), e.offset()), (ErrorKind::UnknownDiscriminant, Some(4)));
+    // Whole streams read the same either way.
+    let mut w = StreamWriter::new(
+        Vec::new(),
+        Metadata::tuple([Metadata::Primitive(P::U8), Metadata::Primitive(P::String)]),
+        StreamOptions::default(),
+    )
+    .unwrap();
+    w.write(&Value::Tuple(xbf::TupleValue::from_items(vec![Value::U8(1), Value::String("a".into())]))).unwrap();
+    let bytes = w.finish().unwrap();
+    let a: Vec<_> = StreamReader::from_slice(&bytes).unwrap().collect::<Result<_, _>>().unwrap();
+    let b: Vec<_> = StreamReader::new(&bytes[..]).unwrap().collect::<Result<_, _>>().unwrap();
+    assert_eq!(a, b);
 }

@@ -149,7 +149,7 @@ fn depth_and_zero_size_limits_cover_xbf_2_types() {
     any_in_vecs.extend([0x13]);
     assert_eq!(xbf::decode_message(&any_in_vecs).unwrap_err().kind(), ErrorKind::TooDeep);
     assert_eq!(xbf::read_message(&any_in_vecs[..]).unwrap_err().kind(), ErrorKind::TooDeep);
-    // A vec of 2^62 units takes no bytes: the zero-size budget refuses it.
+    // A vec of 2^62 units takes no bytes: the decoded-memory budget refuses it.
     fails("c2 00 11 13 8080808080808080 40", ErrorKind::TooLarge, 4);
     fails("c2 00 15 8080808080808080 40 13", ErrorKind::TooLarge, 13);
     fails("c2 00 11 01 8080808080808080 40", ErrorKind::Truncated, 4);
@@ -157,12 +157,18 @@ fn depth_and_zero_size_limits_cover_xbf_2_types() {
     // them (found by the fuzzer: a tuple count near 2^43 aborted the process).
     fails("c2 00 16 ff ff ff ff ff ff 01", ErrorKind::Truncated, 3);
     fails("c2 00 18 00 de de de de de 01 00 00 ff ff ff ff", ErrorKind::Truncated, 4);
-    let ok = hex("c2 00 11 13 80 80 04");
-    assert_eq!(xbf::decode_message(&ok).unwrap().as_vec().unwrap().len(), 65_536);
-    fails("c2 00 11 13 81 80 04", ErrorKind::TooLarge, 4);
+    // The default budget (2^30 bytes, 48 a value) holds 22,369,621 units.
+    assert_eq!(xbf::decode_message(&hex("c2 00 11 13 81 80 04")).unwrap().as_vec().unwrap().len(), 65_537);
+    fails("c2 00 11 13 d6 aa d5 0a", ErrorKind::TooLarge, 4);
+    // A budget of 65,536 values.
+    let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    assert_eq!(small.decode_message(&hex("c2 00 11 13 80 80 04")).unwrap().as_vec().unwrap().len(), 65_536);
+    let err = small.decode_message(&hex("c2 00 11 13 81 80 04")).unwrap_err();
+    assert_eq!((err.kind(), err.offset()), (ErrorKind::TooLarge, Some(4)));
 
     // Zero-size fields of a struct that takes bytes are charged where they
-    // stand: 256 structs of 256 unit fields and a u8 fit, 257 do not.
+    // stand: with that budget, 256 structs of 256 unit fields and a u8 fit,
+    // 257 do not.
     let unit_fields = |n: usize| {
         let mut ty = vec![0x11, 0x12, 0x01, b'S', 0x81, 0x02];
         for i in 0..256 {
@@ -178,8 +184,9 @@ fn depth_and_zero_size_limits_cover_xbf_2_types() {
         msg.extend(std::iter::repeat(7u8).take(n));
         msg
     };
-    assert_eq!(xbf::decode_message(&unit_fields(256)).unwrap().as_vec().unwrap().len(), 256);
-    let err = xbf::decode_message(&unit_fields(257)).unwrap_err();
+    assert_eq!(small.decode_message(&unit_fields(256)).unwrap().as_vec().unwrap().len(), 256);
+    assert_eq!(xbf::decode_message(&unit_fields(300)).unwrap().as_vec().unwrap().len(), 300);
+    let err = small.decode_message(&unit_fields(257)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TooLarge);
     assert_eq!(err.path_string(), "[256].f0");
 }

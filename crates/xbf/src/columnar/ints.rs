@@ -556,7 +556,9 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
                 let run_at = c.offset();
                 let run = c.varint(64)? as u64;
                 let value = c.varint(128)?;
-                if run == 0 || count + run > n {
+                // `run > n - count`, not `count + run > n`: a run near 2^64
+                // must not wrap the sum back under n.
+                if run == 0 || run > n - count {
                     return Err(c.invalid(run_at, format!("a run of {run} values where {} remain", n - count)));
                 }
                 runs.push((run, value));
@@ -703,6 +705,13 @@ mod tests {
         // A run longer than the column.
         let mut c = Cursor::new(&[RLE, 5, 1], 0);
         assert!(decode::<u128>(&mut c, 3, 64).is_err());
+        // A run of 2^64 - 1 after a run of 1: the sum wraps past 2^64 back
+        // under n, which must not let the second run through (issue 18).
+        let mut bytes = vec![RLE, 1, 5];
+        bytes.extend([0xff; 9]);
+        bytes.extend([0x01, 7, 2, 9]);
+        let e = decode::<u128>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidColumn, Some(3)));
         // A packed block shorter than n × width.
         let mut c = Cursor::new(&[FOR, 0, 64, 1, 2], 0);
         assert_eq!(decode::<u128>(&mut c, 1_000_000, 64).unwrap_err().kind(), ErrorKind::Truncated);

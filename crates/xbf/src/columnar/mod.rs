@@ -133,7 +133,7 @@ impl Budget {
     }
 }
 
-const VALUE_COST: u128 = std::mem::size_of::<Value>() as u128;
+const VALUE_COST: u128 = crate::de::DECODED_VALUE_BYTES as u128;
 
 /// The values of a node, made as they are taken.
 pub(crate) type Vals = Box<dyn Iterator<Item = Value>>;
@@ -673,10 +673,11 @@ fn within(seg: PathSegment) -> impl FnOnce(Error) -> Error {
 }
 
 impl<'o> Reader<'o> {
-    /// A reader of the columns in `len` bytes, with the decode budget the
-    /// options give (64 times the input and 16 MiB unless they say).
-    pub(crate) fn new(opts: &'o DecodeOptions, len: usize) -> Self {
-        let limit = opts.max_decoded_bytes.unwrap_or_else(|| (len as u64).saturating_mul(64).saturating_add(16 << 20));
+    /// A reader of columns, with the decode budget the options give
+    /// (SPEC.md §22.3: the same absolute budget as rows, whatever the
+    /// message's length, so that whatever a writer makes reads back).
+    pub(crate) fn new(opts: &'o DecodeOptions) -> Self {
+        let limit = opts.max_decoded_bytes;
         Reader {
             opts,
             budget: Budget::new(limit),
@@ -1126,7 +1127,7 @@ pub(crate) fn decode_message(
     opts: &DecodeOptions,
     sel: Option<&Selection>,
 ) -> Result<(Metadata, Value)> {
-    let mut reader = Reader::new(opts, bytes.len());
+    let mut reader = Reader::new(opts);
     let mut c = Cursor::new(bytes, base);
     let (pty, mut values) = reader.node(ty, 1, &mut c, 0, sel)?;
     if !c.at_end() {

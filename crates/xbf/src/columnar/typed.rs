@@ -48,7 +48,7 @@ pub(super) fn read_root<'de, T>(
     seq_ok: bool,
     read: impl FnOnce(&mut Cx<'_>, &mut Node<'de>) -> Result<T>,
 ) -> Result<T> {
-    let mut cx = Cx { reader: Reader::new(opts, bytes.len()), seq_ok };
+    let mut cx = Cx { reader: Reader::new(opts), seq_ok };
     let start = Cursor::new(bytes, base);
     // The columns are framed before any is read: a message whose columns
     // end early or leave bytes over fails here, whatever the reader reads.

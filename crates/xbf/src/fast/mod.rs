@@ -197,6 +197,8 @@ struct TypeInfo {
     head_v2: Vec<u8>,
     depth: usize,
     exact: bool,
+    /// Whether an option or enum payload is zero-size (see [`exact_ok`]).
+    zero_payloads: bool,
 }
 
 /// The metadata of `T`, from its derive, computed once and cached.
@@ -218,18 +220,20 @@ fn info<T: Describe + ?Sized>() -> Result<Arc<TypeInfo>> {
         let mut head_v2 = Vec::new();
         let _ = Encoder::new(&mut head_v2, Version::V2).message_head(&metadata, false, 0);
         let exact = exact_ok(&metadata, true);
+        let zero_payloads = zero_payloads(&metadata);
         let depth = metadata.depth();
-        Arc::new(TypeInfo { metadata, head_v2, depth, exact })
+        Arc::new(TypeInfo { metadata, head_v2, depth, exact, zero_payloads })
     });
     cache.write().unwrap_or_else(|e| e.into_inner()).insert(key, t.clone());
     t
 }
 
 /// Whether the derived decoder gives exactly the dynamic decoder's results
-/// for this type: true unless a zero-size value stands where the zero-size
-/// budget (SPEC.md §16.2) could run out. A zero-size option or enum
-/// payload of weight at most 8 never can (its tag or index takes a byte,
-/// and the budget grows by 8 a byte); other zero-size values (unit
+/// for this type: true unless a zero-size value stands where the
+/// decoded-memory budget (SPEC.md §16.2) could run out. A zero-size option
+/// or enum payload of weight at most 8 cannot in a message of at most
+/// `max_decoded_bytes / (8 × 48)` bytes (its tag or index takes a byte;
+/// [`from_slice_with`] checks the length); other zero-size values (unit
 /// fields, empty structs, vecs of units) are left to the serde path, which
 /// keeps the budget.
 fn exact_ok(ty: &Metadata, root: bool) -> bool {
@@ -248,6 +252,17 @@ fn exact_ok(ty: &Metadata, root: bool) -> bool {
         Metadata::Tuple(ts) => ts.iter().all(|t| exact_ok(t, false)),
         Metadata::Struct(s) => s.fields().all(|(_, t)| exact_ok(t, false)),
     }
+}
+
+/// Whether a value of `ty` may hold an option or enum whose payload (of
+/// some variant) is zero-size.
+fn zero_payloads(ty: &Metadata) -> bool {
+    let here = match ty {
+        Metadata::Option(p) => p.is_zero_size(),
+        Metadata::Enum(e) => e.variants().any(|(_, p)| p.is_zero_size()),
+        _ => false,
+    };
+    here || ty.children().into_iter().any(zero_payloads)
 }
 
 fn weight(ty: &Metadata) -> u64 {
@@ -305,8 +320,15 @@ pub fn from_slice<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T> {
 /// [`from_slice`] with the limits of `opts`.
 pub fn from_slice_with<'de, T: Decode<'de>>(opts: &DecodeOptions, bytes: &'de [u8]) -> Result<T> {
     let info = match info::<T>() {
-        // The budget argument of exact_ok needs at least 8 a byte.
-        Ok(i) if i.exact && opts.zero_size_per_input_byte >= 8 && opts.max_decoded_bytes.is_none() => i,
+        // The budget argument of exact_ok: at most 8 zero-size values a byte
+        // must fit in the budget, or the serde path keeps count.
+        Ok(i)
+            if i.exact
+                && (!i.zero_payloads
+                    || bytes.len() as u64 <= opts.max_decoded_bytes / (8 * crate::de::DECODED_VALUE_BYTES)) =>
+        {
+            i
+        }
         _ => return opts.from_slice(bytes),
     };
     let mut d = Decoder::new(SliceInput::new(bytes), opts, Version::V2);

@@ -138,7 +138,7 @@ impl EncodeOptions {
                     // written, read back.
                     let mut rows = ser::Out { buf: Vec::new(), v2: true };
                     ser::write_value(&mut rows, ty, value).map_err(root)?;
-                    let value = DecodeOptions::default().max_zero_size_elements(u64::MAX).decode_value(
+                    let value = DecodeOptions::default().max_decoded_bytes(u64::MAX).decode_value(
                         Version::V2,
                         ty,
                         &rows.buf,
@@ -243,6 +243,16 @@ impl<T: DeserializeOwned, R: Read> TypedStreamReader<T, R> {
     pub fn with_options(reader: R, opts: DecodeOptions) -> Result<Self> {
         Ok(TypedStreamReader {
             inner: StreamReader::with_options(reader, opts)?,
+            seq_ok: schema::structs_as_seq::<T>(),
+            _t: PhantomData,
+        })
+    }
+
+    /// Reads the stream's header and type from `reader`, which holds
+    /// exactly `len` bytes; see [`StreamReader::with_length`].
+    pub fn with_length(reader: R, len: u64, opts: DecodeOptions) -> Result<Self> {
+        Ok(TypedStreamReader {
+            inner: StreamReader::with_length(reader, len, opts)?,
             seq_ok: schema::structs_as_seq::<T>(),
             _t: PhantomData,
         })
