@@ -64,6 +64,9 @@ pub struct DecodeOptions {
 /// the dynamic decoder makes (SPEC.md §16.2 fixes it for every
 /// implementation, so that all refuse the same inputs).
 pub const DECODED_VALUE_BYTES: u64 = 48;
+// The figure is fixed by the specification; on 64-bit targets it is also
+// exactly what a `Value` takes.
+#[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<Value>() as u64 == DECODED_VALUE_BYTES);
 
 /// The default of [`DecodeOptions::max_decoded_bytes`]: 1 GiB.
@@ -87,6 +90,20 @@ impl DecodeOptions {
     }
 
     /// Sets [`max_decoded_bytes`](Self::max_decoded_bytes).
+    ///
+    /// ```
+    /// use xbf::{DecodeOptions, ErrorKind};
+    ///
+    /// // vec<unit> of 65,537 units: 3,145,776 bytes of budget.
+    /// let msg = [0xc2, 0x00, 0x11, 0x13, 0x81, 0x80, 0x04];
+    /// assert_eq!(xbf::decode_message(&msg)?.as_vec().map(|v| v.len()), Some(65_537));
+    /// let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    /// assert_eq!(small.decode_message(&msg).unwrap_err().kind(), ErrorKind::TooLarge);
+    /// // 2^40 units are refused at their count, with nothing allocated.
+    /// let bomb = [0xc2, 0x00, 0x11, 0x13, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20];
+    /// assert_eq!(xbf::decode_message(&bomb).unwrap_err().kind(), ErrorKind::TooLarge);
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
     pub fn max_decoded_bytes(mut self, bytes: u64) -> Self {
         self.max_decoded_bytes = bytes;
         self
