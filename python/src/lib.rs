@@ -424,8 +424,7 @@ impl<'py> Obj<'py> {
         self.objects.begin();
         for item in items {
             let (key, v) = item?;
-            let name = key.to_str()?.to_owned();
-            let slot = self.objects.key(&name, || Slot { key, shape: Shape::Never });
+            let slot = self.objects.key(key.to_str()?, || Slot { key: key.clone(), shape: Shape::Never });
             slot.shape.absorb(&v, depth + 1)?;
         }
         Ok(())
