@@ -1,0 +1,3 @@
+module github.com/xbf-format/xbf/go
+
+go 1.26.8
