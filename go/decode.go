@@ -356,7 +356,7 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 		}
 		v.Big = from128(lo, hi)
 		if t.Kind == I128 {
-			v.Big = unzigzag128(lo, hi)
+			v.Big = unzigzagBig(lo, hi)
 		}
 	case FixedU128, FixedI128:
 		return r.bigLE(t, 16, t.Kind == FixedI128)
@@ -593,7 +593,7 @@ func from128(lo, hi uint64) *big.Int {
 	return x.Or(x, new(big.Int).SetUint64(lo))
 }
 
-func unzigzag128(lo, hi uint64) *big.Int {
+func unzigzagBig(lo, hi uint64) *big.Int {
 	neg := lo&1 == 1
 	// u >> 1
 	lo = lo>>1 | hi<<63

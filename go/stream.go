@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"math"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -110,12 +111,8 @@ func (s *StreamReader) block() error {
 			return errAt(KindBadChecksum, end, "")
 		}
 	}
-	if l > uint64(len(r.data)-body) {
-		s.bodyEnd = len(r.data) + 1 // past the input: only its size relation matters
-		if l < uint64(1<<62) {
-			s.bodyEnd = body + int(l)
-		}
-	} else {
+	s.bodyEnd = math.MaxInt64 // a body longer than any input: only its size relation matters
+	if l < uint64(math.MaxInt64-body) {
 		s.bodyEnd = body + int(l)
 	}
 	r.end = min(s.bodyEnd, len(r.data))
@@ -130,7 +127,9 @@ func (s *StreamReader) block() error {
 		return errAt(KindInvalidVarint, coff, "a block of 0 records")
 	}
 	if s.typ.min > 0 {
-		if n > r.remaining()/s.typ.min {
+		// Against the body's length, not the input: a cut body still
+		// yields the records that lie whole before the cut (15.4).
+		if n > uint64(s.bodyEnd-r.pos)/s.typ.min {
 			return errAt(KindTruncated, coff, "")
 		}
 		s.counted = false

@@ -128,12 +128,14 @@ func Prim(k Kind) *Type {
 }
 
 // VecOf, OptionOf, ArrayOf, TupleOf, MapOf build composite types.
-func VecOf(t *Type) *Type               { return (&Type{Kind: Vec, Elem: t}).finish() }
-func OptionOf(t *Type) *Type            { return (&Type{Kind: Option, Elem: t}).finish() }
-func ArrayOf(n uint64, t *Type) *Type   { return (&Type{Kind: Array, Elem: t, Len: n}).finish() }
-func TupleOf(ts ...*Type) *Type         { return (&Type{Kind: Tuple, Elems: ts}).finish() }
-func MapOf(k, v *Type) *Type            { return (&Type{Kind: Map, Key: k, Elem: v}).finish() }
-func newStruct(name string, f []Field) *Type { return (&Type{Kind: Struct, Name: name, Fields: f}).finish() }
+func VecOf(t *Type) *Type             { return (&Type{Kind: Vec, Elem: t}).finish() }
+func OptionOf(t *Type) *Type          { return (&Type{Kind: Option, Elem: t}).finish() }
+func ArrayOf(n uint64, t *Type) *Type { return (&Type{Kind: Array, Elem: t, Len: n}).finish() }
+func TupleOf(ts ...*Type) *Type       { return (&Type{Kind: Tuple, Elems: ts}).finish() }
+func MapOf(k, v *Type) *Type          { return (&Type{Kind: Map, Key: k, Elem: v}).finish() }
+func newStruct(name string, f []Field) *Type {
+	return (&Type{Kind: Struct, Name: name, Fields: f}).finish()
+}
 
 // StructOf builds a struct type; repeated field names are duplicate-field.
 func StructOf(name string, fields []Field) (*Type, error) {

@@ -40,14 +40,14 @@ func (v Value) Float() float64 {
 }
 
 // Constructors for common values.
-func BoolValue(b bool) Value        { return Value{Type: Prim(Bool), Bool: b} }
-func UintValue(k Kind, x uint64) Value { return Value{Type: Prim(k), Uint: x} }
-func IntValue(k Kind, x int64) Value   { return Value{Type: Prim(k), Int: x} }
-func F64Value(f float64) Value      { return Value{Type: Prim(F64), Uint: math.Float64bits(f)} }
-func F32Value(f float32) Value      { return Value{Type: Prim(F32), Uint: uint64(math.Float32bits(f))} }
-func StringValue(s string) Value    { return Value{Type: Prim(String), Str: s} }
-func BytesValue(b []byte) Value     { return Value{Type: Prim(Bytes), Bytes: b} }
-func UnitValue() Value              { return Value{Type: Prim(Unit)} }
+func BoolValue(b bool) Value            { return Value{Type: Prim(Bool), Bool: b} }
+func UintValue(k Kind, x uint64) Value  { return Value{Type: Prim(k), Uint: x} }
+func IntValue(k Kind, x int64) Value    { return Value{Type: Prim(k), Int: x} }
+func F64Value(f float64) Value          { return Value{Type: Prim(F64), Uint: math.Float64bits(f)} }
+func F32Value(f float32) Value          { return Value{Type: Prim(F32), Uint: uint64(math.Float32bits(f))} }
+func StringValue(s string) Value        { return Value{Type: Prim(String), Str: s} }
+func BytesValue(b []byte) Value         { return Value{Type: Prim(Bytes), Bytes: b} }
+func UnitValue() Value                  { return Value{Type: Prim(Unit)} }
 func BigValue(k Kind, b *big.Int) Value { return Value{Type: Prim(k), Big: b} }
 
 // Same reports whether two values are equal as the conformance checker

@@ -1,8 +1,5 @@
 package xbf
 
-func (m DecMode) decodeColumnar(r *reader, t *Type) (Value, error) {
-	return Value{}, errAt(KindUnsupported, 1, "columns: not yet")
-}
 func appendColumns(head []byte, v Value, level int) ([]byte, error) {
 	return nil, encErr(KindUnsupported, "", "columns: not yet")
 }
