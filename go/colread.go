@@ -627,7 +627,7 @@ func intColumnBits(k Kind) (int, bool) {
 		return 8, true
 	case I16, FixedI16:
 		return 16, true
-	case I32, FixedI32, Date:
+	case I32, FixedI32, DateKind:
 		return 32, true
 	case I128, FixedI128:
 		return 128, true

@@ -328,7 +328,7 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 		x, err := r.uvarint(16 << (t.Kind - U16))
 		v.Uint = x
 		return v, err
-	case I16, I32, I64, Date, Timestamp:
+	case I16, I32, I64, DateKind, Timestamp:
 		if r.v1 {
 			return r.fixedInt(t, 1<<(t.Kind-I16+1), true)
 		}
@@ -336,7 +336,7 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 		switch t.Kind {
 		case I16:
 			w = w16
-		case I32, Date:
+		case I32, DateKind:
 			w = w32
 		}
 		x, err := r.uvarint(w)

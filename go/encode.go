@@ -138,7 +138,7 @@ func (e *encoder) value(v Value, t *Type) error {
 		} else {
 			e.out = appendUvarint(e.out, v.Uint)
 		}
-	case I16, I32, I64, FixedI16, FixedI32, FixedI64, Date, Timestamp:
+	case I16, I32, I64, FixedI16, FixedI32, FixedI64, DateKind, Timestamp:
 		w := uintWidth(t.Kind)
 		if w < 64 && v.Int != v.Int<<(64-w)>>(64-w) {
 			return mismatch(t, "out of range")
@@ -275,7 +275,7 @@ func uintWidth(k Kind) uint {
 	switch k {
 	case U16, I16, FixedU16, FixedI16:
 		return 16
-	case U32, I32, FixedU32, FixedI32, Date:
+	case U32, I32, FixedU32, FixedI32, DateKind:
 		return 32
 	}
 	return 64

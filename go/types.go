@@ -38,7 +38,7 @@ const (
 	Map
 	Enum
 	Any
-	Date
+	DateKind
 	Timestamp
 	FixedU16
 	FixedU32

@@ -68,7 +68,7 @@ func Same(a, b Value) bool {
 		return a.Uint == b.Uint || (fa != fa && fb != fb)
 	case U8, U16, U32, U64, FixedU16, FixedU32, FixedU64:
 		return a.Uint == b.Uint
-	case I8, I16, I32, I64, FixedI16, FixedI32, FixedI64, Date, Timestamp:
+	case I8, I16, I32, I64, FixedI16, FixedI32, FixedI64, DateKind, Timestamp:
 		return a.Int == b.Int
 	case U128, I128, U256, I256, FixedU128, FixedI128:
 		return a.Big.Cmp(b.Big) == 0

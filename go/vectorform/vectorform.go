@@ -154,7 +154,7 @@ func ParseValue(j any, t *xbf.Type) (xbf.Value, error) {
 			return bad()
 		}
 		v.Uint = x
-	case xbf.I8, xbf.I16, xbf.I32, xbf.I64, xbf.FixedI16, xbf.FixedI32, xbf.FixedI64, xbf.Date, xbf.Timestamp:
+	case xbf.I8, xbf.I16, xbf.I32, xbf.I64, xbf.FixedI16, xbf.FixedI32, xbf.FixedI64, xbf.DateKind, xbf.Timestamp:
 		x, err := strconv.ParseInt(numText(j), 10, 64)
 		if err != nil {
 			return bad()
@@ -380,7 +380,7 @@ func ValueJSON(v xbf.Value) any {
 		return v.Uint
 	case xbf.U64, xbf.FixedU64:
 		return strconv.FormatUint(v.Uint, 10)
-	case xbf.I8, xbf.I16, xbf.I32, xbf.FixedI16, xbf.FixedI32, xbf.Date:
+	case xbf.I8, xbf.I16, xbf.I32, xbf.FixedI16, xbf.FixedI32, xbf.DateKind:
 		return v.Int
 	case xbf.I64, xbf.FixedI64, xbf.Timestamp:
 		return strconv.FormatInt(v.Int, 10)
