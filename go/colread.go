@@ -62,22 +62,29 @@ func within(err error, s string) error {
 }
 
 func (m DecMode) decodeColumnar(r *reader, t *Type) (v Value, err error) {
+	v, _, err = m.decodeColumns(r, t, true)
+	return v, err
+}
+
+// decodeColumns reads the root node's columns; whole requires them to end
+// the input, and used is where they end.
+func (m DecMode) decodeColumns(r *reader, t *Type, whole bool) (v Value, used int, err error) {
 	cr := &colReader{maxDepth: m.maxDepth}
 	rest := r.data[r.pos:]
 	cr.limit = columnarBudget(len(rest), m.maxBytes)
 	cr.left = cr.limit
 	c := &cursor{data: rest, base: int64(r.pos)}
 	vals, err := cr.node(t, 1, c, 0)
-	if err == nil && !c.atEnd() {
+	if err == nil && whole && !c.atEnd() {
 		err = &Error{Kind: KindTrailingBytes, Offset: c.offset(), Detail: "bytes remain after the columns"}
 	}
 	if err != nil {
 		if t.Kind == Struct {
 			err = within(err, t.Name)
 		}
-		return Value{}, err
+		return Value{}, 0, err
 	}
-	return vals[0], nil
+	return vals[0], r.pos + c.pos, nil
 }
 
 // column returns the next column's body, decompressed if it is zstd.

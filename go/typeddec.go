@@ -702,7 +702,7 @@ func (m DecMode) unmarshal(data []byte, v any, whole bool) (used int, err error)
 // type-mismatch then reports the offset of the first column.
 func (m DecMode) unmarshalColumnar(r *reader, wt *Type, target reflect.Value, whole bool) (int, error) {
 	colStart := r.pos
-	val, err := m.decodeColumnar(r, wt)
+	val, used, err := m.decodeColumns(r, wt, whole)
 	if err != nil {
 		return 0, err
 	}
@@ -725,5 +725,5 @@ func (m DecMode) unmarshalColumnar(r *reader, wt *Type, target reflect.Value, wh
 		}
 		return 0, err
 	}
-	return len(r.data), nil
+	return used, nil
 }
