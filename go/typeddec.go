@@ -491,7 +491,12 @@ func seqDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 			if v.IsNil() || uint64(v.Cap()) < n {
 				v.Set(reflect.MakeSlice(rt, int(n), int(n)))
 			} else {
+				// Reused elements start from zero: fields the data lacks
+				// must not keep an earlier message's values.
 				v.SetLen(int(n))
+				for i := 0; i < int(n); i++ {
+					v.Index(i).SetZero()
+				}
 			}
 		} else {
 			take = min(n, uint64(v.Len()))
