@@ -16,6 +16,27 @@ type reader struct {
 	maxDepth int
 	zs       zsLimit
 	path     pathStack
+
+	// Strings of typed reads are cut from copies of the input made a chunk
+	// at a time (one allocation per chunk, not per string); a string keeps
+	// at most its chunk alive.
+	arena      string
+	arenaStart int
+}
+
+const arenaChunk = 4096
+
+// str returns data[a:b] as a string, from the current chunk copy.
+func (r *reader) str(a, b int) string {
+	if a >= r.arenaStart && b <= r.arenaStart+len(r.arena) {
+		return r.arena[a-r.arenaStart : b-r.arenaStart]
+	}
+	if b-a > arenaChunk/4 {
+		return string(r.data[a:b])
+	}
+	end := min(a+arenaChunk, r.end)
+	r.arena, r.arenaStart = string(r.data[a:end]), a
+	return r.arena[:b-a]
 }
 
 func (r *reader) fail(kind string, off int) *Error {

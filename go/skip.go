@@ -170,6 +170,31 @@ func (r *reader) textBytes() ([]byte, error) {
 	return b, nil
 }
 
+// textArena reads a length-prefixed UTF-8 string as a Go string cut from
+// the reader's chunk copies.
+func (r *reader) textArena() (string, error) {
+	off := r.pos
+	var n uint64
+	if r.pos < r.end && r.data[r.pos] < 0x80 && !r.v1 {
+		n = uint64(r.data[r.pos])
+		r.pos++
+	} else {
+		var err error
+		if n, err = r.count(); err != nil {
+			return "", err
+		}
+	}
+	if n > r.remaining() {
+		return "", r.fail(KindTruncated, off)
+	}
+	a, b := r.pos, r.pos+int(n)
+	if !validUTF8(r.data[a:b]) {
+		return "", r.fail(KindInvalidUTF8, off)
+	}
+	r.pos = b
+	return r.str(a, b), nil
+}
+
 func utoa(x uint64) string {
 	if x < 10 {
 		return string(rune('0' + x))

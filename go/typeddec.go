@@ -404,12 +404,9 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 	case reflect.String:
 		if wt.Kind == String {
 			return func(r *reader, v reflect.Value, counted bool) error {
-				b, err := r.textBytes()
-				if err != nil {
-					return err
-				}
-				v.SetString(string(b))
-				return nil
+				s, err := r.textArena()
+				v.SetString(s)
+				return err
 			}
 		}
 	case reflect.Slice:
@@ -586,6 +583,7 @@ func structToMapDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 func structDec(wt *Type, rt reflect.Type, depth int) decFn {
 	type step struct {
 		index int // Go field, or -1 to skip
+		op    byte
 		fn    decFn
 		wire  *Type
 		name  string
@@ -614,15 +612,30 @@ func structDec(wt *Type, rt reflect.Type, depth int) decFn {
 		if f, ok := byName[wf.Name]; ok {
 			steps[i].index = f.Index[0]
 			steps[i].fn = compileDec(wf.Type, f.Type, depth+1, opts[wf.Name])
+			steps[i].op = fastOp(wf.Type, f.Type)
 		}
 	}
 	return func(r *reader, v reflect.Value, counted bool) error {
 		for i := range steps {
 			s := &steps[i]
 			var err error
-			if s.index >= 0 {
+			switch {
+			case s.op == opString && !r.v1:
+				var str string
+				str, err = r.textArena()
+				v.Field(s.index).SetString(str)
+			case s.op == opVarintInt && !r.v1:
+				if r.pos < r.end && r.data[r.pos] < 0x80 {
+					v.Field(s.index).SetInt(unzigzag(uint64(r.data[r.pos])))
+					r.pos++
+				} else {
+					var x uint64
+					x, err = r.uvarint(w64)
+					v.Field(s.index).SetInt(unzigzag(x))
+				}
+			case s.index >= 0:
 				err = s.fn(r, v.Field(s.index), counted)
-			} else {
+			default:
 				err = r.skip(s.wire, depth+1, counted)
 			}
 			if err != nil {
@@ -631,6 +644,26 @@ func structDec(wt *Type, rt reflect.Type, depth int) decFn {
 		}
 		return nil
 	}
+}
+
+// Field reads done inline by structDec, without a call through decFn.
+const (
+	opNone byte = iota
+	opString
+	opVarintInt // wire i64 into a Go int or int64
+)
+
+func fastOp(wt *Type, rt reflect.Type) byte {
+	if rt.Implements(typUnmarshaler) || reflect.PointerTo(rt).Implements(typUnmarshaler) {
+		return opNone
+	}
+	switch {
+	case wt.Kind == String && rt.Kind() == reflect.String:
+		return opString
+	case wt.Kind == I64 && (rt.Kind() == reflect.Int || rt.Kind() == reflect.Int64) && rt != typDate:
+		return opVarintInt
+	}
+	return opNone
 }
 
 func reflectCut(tag string) (string, string, bool) {

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
-	"unicode/utf8"
 )
 
 // Date is a calendar day, the XBF `date` type: days since 1970-01-01.
@@ -61,6 +61,7 @@ type codec struct {
 	xt   *Type
 	meta []byte
 	enc  encFn
+	hint atomic.Int64 // the size of the last message Marshal wrote
 }
 
 type codecKey struct {
@@ -248,7 +249,7 @@ func buildCodec(rt reflect.Type, opt string, building map[reflect.Type]bool) (*c
 	case reflect.String:
 		return &codec{xt: Prim(String), enc: func(b []byte, v reflect.Value) ([]byte, error) {
 			s := v.String()
-			if !utf8.ValidString(s) {
+			if !validUTF8String(s) {
 				return b, encErr(KindInvalidUTF8, "", "a string that is not UTF-8")
 			}
 			return append(appendUvarint(b, uint64(len(s))), s...), nil
@@ -326,12 +327,27 @@ func buildCodec(rt reflect.Type, opt string, building map[reflect.Type]bool) (*c
 		if err != nil {
 			return nil, err
 		}
+		ops := make([]byte, len(fs))
+		for i, f := range fs {
+			ops[i] = encOp(rt.Field(f.index).Type, f.c)
+		}
 		return &codec{xt: xt, enc: func(b []byte, v reflect.Value) ([]byte, error) {
 			var err error
 			for i := range fs {
 				f := &fs[i]
-				if b, err = f.c.enc(b, v.Field(f.index)); err != nil {
-					return b, within(err, "."+f.name)
+				switch ops[i] {
+				case opVarintInt:
+					b = appendUvarint(b, zigzag(v.Field(f.index).Int()))
+				case opString:
+					s := v.Field(f.index).String()
+					if !validUTF8String(s) {
+						return b, within(encErr(KindInvalidUTF8, "", "a string that is not UTF-8"), "."+f.name)
+					}
+					b = append(appendUvarint(b, uint64(len(s))), s...)
+				default:
+					if b, err = f.c.enc(b, v.Field(f.index)); err != nil {
+						return b, within(err, "."+f.name)
+					}
 				}
 			}
 			return b, nil
@@ -340,6 +356,21 @@ func buildCodec(rt reflect.Type, opt string, building map[reflect.Type]bool) (*c
 		return &codec{xt: Prim(Any), enc: encodeAny}, nil
 	}
 	return nil, encErr(KindUnsupported, "", "Go type "+rt.String()+" has no XBF type")
+}
+
+// encOp picks the struct fields that the struct encoder writes inline:
+// plain Go ints (i64 varints) and strings, without hooks.
+func encOp(rt reflect.Type, c *codec) byte {
+	if rt.Implements(typMarshaler) || rt.Implements(typBinMarsh) || rt == typDate {
+		return opNone
+	}
+	switch {
+	case c.xt.Kind == I64 && (rt.Kind() == reflect.Int || rt.Kind() == reflect.Int64):
+		return opVarintInt
+	case c.xt.Kind == String && rt.Kind() == reflect.String:
+		return opString
+	}
+	return opNone
 }
 
 // encodeAny writes an interface value as `any`: its dynamic type's
@@ -443,7 +474,7 @@ func Marshal(v any) ([]byte, error) { return defaultEnc.Marshal(v) }
 
 // Marshal writes v as one message with m's options.
 func (m EncMode) Marshal(v any) ([]byte, error) {
-	return m.appendMarshal(make([]byte, 0, 256), v)
+	return m.appendMarshal(nil, v)
 }
 
 func (m EncMode) appendMarshal(out []byte, v any) ([]byte, error) {
@@ -471,6 +502,11 @@ func (m EncMode) appendMarshal(out []byte, v any) ([]byte, error) {
 		}
 		return append(out, enc...), nil
 	}
+	if out == nil {
+		// As large as the last message of this type, so that a run of
+		// similar messages grows no buffer.
+		out = make([]byte, 0, max(64, c.hint.Load()))
+	}
 	start := len(out)
 	out = append(out, 0xc2, 0)
 	if m.o.SchemaByReference {
@@ -487,5 +523,6 @@ func (m EncMode) appendMarshal(out []byte, v any) ([]byte, error) {
 		}
 		return nil, err
 	}
+	c.hint.Store(int64(len(out) - start))
 	return out, nil
 }

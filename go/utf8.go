@@ -18,3 +18,19 @@ func validUTF8(b []byte) bool {
 	}
 	return true
 }
+
+// validUTF8String is validUTF8 for a string.
+func validUTF8String(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if (uint64(s[i])|uint64(s[i+1])|uint64(s[i+2])|uint64(s[i+3])|uint64(s[i+4])|uint64(s[i+5])|uint64(s[i+6])|uint64(s[i+7]))&0x80 != 0 {
+			return utf8.ValidString(s[i:])
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return utf8.ValidString(s[i:])
+		}
+	}
+	return true
+}
