@@ -113,3 +113,30 @@ func TestReadByName(t *testing.T) {
 		t.Fatalf("%#v", out)
 	}
 }
+
+func TestUnmarshalV1AndJSONOptional(t *testing.T) {
+	v1, _ := EncOptions{Version: 1}.EncMode()
+	b, err := v1.Marshal([]wide{{A: 1, B: "x", C: []int{5}}})
+	if err != nil || b[0] != byte(Vec) {
+		t.Fatalf("%x %v", b, err)
+	}
+	var out []wide
+	if err := Unmarshal(b, &out); err != nil || !reflect.DeepEqual(out, []wide{{A: 1, B: "x", C: []int{5}}}) {
+		t.Fatalf("%v %v", out, err)
+	}
+	// [{"id":1,"tag":"a"},{"id":2,"tag":null,"x":1.5}] as `xbf from-json` writes it (SPEC 19.1).
+	doc := mustHex(t, "c2001112064f626a65637403026964040374616714100178180d6a736f6e2e6f7074696f6e616c0206616273656e741307707265"+
+		"73656e740e020101016100020001000000000000f83f")
+	type obj struct {
+		ID  uint8    `xbf:"id"`
+		Tag *string  `xbf:"tag"`
+		X   *float64 `xbf:"x"`
+	}
+	var objs []obj
+	if err := Unmarshal(doc, &objs); err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 2 || *objs[0].Tag != "a" || objs[0].X != nil || objs[1].Tag != nil || *objs[1].X != 1.5 {
+		t.Fatalf("%+v", objs)
+	}
+}

@@ -128,6 +128,28 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 			return r.fail(KindInvalidBool, off)
 		}
 	}
+	// JSON's missing keys (SPEC 19.1): enum "json.optional" { absent, present: T }
+	// reads as an option of T: absent leaves the target as it is.
+	if isJSONOptional(wt) && rt != typValue && rt.Kind() != reflect.Interface {
+		inner := compileDec(wt.Fields[1].Type, rt, depth+1, opt)
+		return func(r *reader, v reflect.Value, counted bool) error {
+			off := r.pos
+			idx, err := r.uvarint(w64)
+			if err != nil {
+				return err
+			}
+			switch idx {
+			case 0:
+				return r.chargeZS(wt.Fields[0].Type.weight, r.pos)
+			case 1:
+				if err := inner(r, v, false); err != nil {
+					return within(err, ".present")
+				}
+				return nil
+			}
+			return r.fail(KindUnknownVariant, off)
+		}
+	}
 	// Dynamic targets and hooks.
 	switch {
 	case rt == typValue:
@@ -453,6 +475,11 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 
 // r1v is false: the fast path checks r.v1 at run time.
 func r1v(*Type) bool { return false }
+
+func isJSONOptional(t *Type) bool {
+	return t.Kind == Enum && t.Name == "json.optional" && len(t.Fields) == 2 && t.Fields[0].Name == "absent" &&
+		t.Fields[0].Type.Kind == Unit && t.Fields[1].Name == "present"
+}
 
 func intText(u uint64, neg bool) string {
 	if neg {
