@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +22,15 @@ type planKey struct {
 	meta string
 }
 
-var plans sync.Map // planKey -> decFn
+var (
+	plans     sync.Map // planKey -> decFn
+	planCount atomic.Int64
+)
+
+// maxPlans bounds the plan cache: the metadata comes from the input, and a
+// peer sending ever new types must not grow memory without end. Past it,
+// plans are compiled for each message and dropped.
+const maxPlans = 4096
 
 // planFor compiles (once) how to read wire type wt into Go type rt.
 func planFor(wt *Type, rt reflect.Type, v1 bool, meta string) decFn {
@@ -30,7 +39,11 @@ func planFor(wt *Type, rt reflect.Type, v1 bool, meta string) decFn {
 		return f.(decFn)
 	}
 	f := compileDec(wt, rt, 0, "")
-	plans.Store(key, f)
+	if planCount.Load() < maxPlans {
+		if _, loaded := plans.LoadOrStore(key, f); !loaded {
+			planCount.Add(1)
+		}
+	}
 	return f
 }
 
