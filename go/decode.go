@@ -31,7 +31,7 @@ func (r *reader) str(a, b int) string {
 	if a >= r.arenaStart && b <= r.arenaStart+len(r.arena) {
 		return r.arena[a-r.arenaStart : b-r.arenaStart]
 	}
-	if b-a > arenaChunk/4 {
+	if b-a > 1024 {
 		return string(r.data[a:b])
 	}
 	end := min(a+arenaChunk, r.end)

@@ -665,9 +665,13 @@ func structDec(wt *Type, rt reflect.Type, depth int) decFn {
 				str, err = r.textArena()
 				v.Field(s.index).SetString(str)
 			case s.op == opVarintInt && !r.v1:
-				if r.pos < r.end && r.data[r.pos] < 0x80 {
-					v.Field(s.index).SetInt(unzigzag(uint64(r.data[r.pos])))
+				if p := r.pos; p < r.end && r.data[p] < 0x80 {
+					v.Field(s.index).SetInt(unzigzag(uint64(r.data[p])))
 					r.pos++
+				} else if p+1 < r.end && r.data[p+1] < 0x80 && r.data[p+1] != 0 {
+					// Two bytes, canonical (a second byte of 0 is overlong).
+					v.Field(s.index).SetInt(unzigzag(uint64(r.data[p]&0x7f) | uint64(r.data[p+1])<<7))
+					r.pos += 2
 				} else {
 					var x uint64
 					x, err = r.uvarint(w64)
