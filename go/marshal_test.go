@@ -140,3 +140,28 @@ func TestUnmarshalV1AndJSONOptional(t *testing.T) {
 		t.Fatalf("%+v", objs)
 	}
 }
+
+func TestUnmarshalTuplesAndDates(t *testing.T) {
+	tup := TupleOf(Prim(U8), Prim(String), Prim(Bool))
+	v := Value{Type: tup, Items: []Value{UintValue(U8, 7), StringValue("hi"), BoolValue(true)}}
+	b, err := Encode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		N uint8
+		S string
+		B bool
+	}
+	if err := Unmarshal(b, &s); err != nil || s.N != 7 || s.S != "hi" || !s.B {
+		t.Fatalf("%+v %v", s, err)
+	}
+	var arr [2]any
+	if err := Unmarshal(b, &arr); err != nil || arr[1].(Value).Str != "hi" {
+		t.Fatalf("%v %v", arr, err)
+	}
+	var day time.Time
+	if err := Unmarshal(mustHex(t, "c2001ad49702"), &day); err != nil || day.Format("2006-01-02") != "2019-01-02" {
+		t.Fatalf("%v %v", day, err)
+	}
+}

@@ -201,6 +201,15 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 			}
 			return nil
 		}
+	case rt == typTime && wt.Kind == DateKind:
+		return func(r *reader, v reflect.Value, counted bool) error {
+			x, err := r.uvarint(w32)
+			if err != nil {
+				return err
+			}
+			v.Set(reflect.ValueOf(Date(unzigzag(x)).Time()))
+			return nil
+		}
 	case rt == typTime:
 		if wt.Kind != Timestamp {
 			break
@@ -465,9 +474,15 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 		if wt.Kind == Vec || wt.Kind == Array {
 			return seqDec(wt, rt, depth, opt)
 		}
+		if wt.Kind == Tuple {
+			return tupleDec(wt, rt, depth, opt)
+		}
 	case reflect.Array:
 		if wt.Kind == Vec || wt.Kind == Array {
 			return seqDec(wt, rt, depth, opt)
+		}
+		if wt.Kind == Tuple {
+			return tupleDec(wt, rt, depth, opt)
 		}
 	case reflect.Map:
 		if wt.Kind == Map {
@@ -479,6 +494,9 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 	case reflect.Struct:
 		if wt.Kind == Struct {
 			return structDec(wt, rt, depth)
+		}
+		if wt.Kind == Tuple {
+			return tupleDec(wt, rt, depth, opt)
 		}
 	}
 	return func(r *reader, v reflect.Value, counted bool) error {
@@ -550,6 +568,62 @@ func seqDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 			}
 			if err != nil {
 				return within(err, "["+utoa(i)+"]")
+			}
+		}
+		return nil
+	}
+}
+
+// tupleDec reads a tuple into a slice or array (element by element) or a
+// struct (field by position, SPEC 23.2 rule 9); elements past the target
+// are skipped.
+func tupleDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
+	var targets []int // the Go field of each element, or -1
+	fns := make([]decFn, len(wt.Elems))
+	for i, et := range wt.Elems {
+		switch rt.Kind() {
+		case reflect.Struct:
+			idx := -1
+			for j, k := 0, 0; j < rt.NumField(); j++ {
+				if f := rt.Field(j); f.IsExported() && f.Tag.Get("xbf") != "-" {
+					if k == i {
+						idx = j
+						break
+					}
+					k++
+				}
+			}
+			targets = append(targets, idx)
+			if idx >= 0 {
+				fns[i] = compileDec(et, rt.Field(idx).Type, depth+1, "")
+			}
+		case reflect.Array:
+			targets = append(targets, i)
+			if i >= rt.Len() {
+				targets[i] = -1
+			}
+			fns[i] = compileDec(et, rt.Elem(), depth+1, opt)
+		default:
+			targets = append(targets, i)
+			fns[i] = compileDec(et, rt.Elem(), depth+1, opt)
+		}
+	}
+	return func(r *reader, v reflect.Value, counted bool) error {
+		if rt.Kind() == reflect.Slice {
+			v.Set(reflect.MakeSlice(rt, len(wt.Elems), len(wt.Elems)))
+		}
+		for i, et := range wt.Elems {
+			var err error
+			switch {
+			case targets[i] < 0:
+				err = r.skip(et, depth+1, counted)
+			case rt.Kind() == reflect.Struct:
+				err = fns[i](r, v.Field(targets[i]), counted)
+			default:
+				err = fns[i](r, v.Index(i), counted)
+			}
+			if err != nil {
+				return within(err, "."+utoa(uint64(i)))
 			}
 		}
 		return nil
