@@ -76,6 +76,9 @@ func TestCrossLanguage(t *testing.T) {
 		if b, _ := cols.Encode(v); !bytes.Equal(b, colBytes) {
 			t.Errorf("doc %d: Go writes other columns than Rust (%d bytes against %d)", i, len(b), len(colBytes))
 		}
+		if b, _ := auto.Encode(v); !bytes.Equal(b, run(t, cli, doc, "from-json")) {
+			t.Errorf("doc %d: Go's LayoutAuto picks or writes otherwise than Rust's default", i)
+		}
 		zv, err := Decode(run(t, cli, doc, "from-json", "--layout", "columns", "--zstd", "19"))
 		if err != nil || !Same(zv, v) {
 			t.Fatalf("doc %d: Go reads Rust's zstd columns as another value: %v", i, err)
