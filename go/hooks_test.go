@@ -107,3 +107,19 @@ func TestOmitempty(t *testing.T) {
 		t.Fatalf("%+v %v", out, err)
 	}
 }
+
+// A vec of 100,000 one-byte elements read into elements of 64 KiB: the
+// slice grows as elements decode instead of taking 6.5 GB up front, and
+// the first element's type-mismatch ends it.
+func TestUnmarshalDoesNotPreallocateOnTheInputsWord(t *testing.T) {
+	data := append([]byte{0xc2, 0x00, 0x11, 0x01, 0xa0, 0x8d, 0x06}, make([]byte, 100000)...)
+	var out [][65536]byte
+	err := Unmarshal(data, &out)
+	if err == nil || err.(*Error).Kind != KindTypeMismatch || err.(*Error).Path != "[0]" {
+		t.Fatalf("%v", err)
+	}
+	var ok []uint8
+	if err := Unmarshal(data, &ok); err != nil || len(ok) != 100000 {
+		t.Fatalf("%d %v", len(ok), err)
+	}
+}

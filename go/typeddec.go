@@ -524,6 +524,7 @@ func intText(u uint64, neg bool) string {
 func seqDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 	elemFn := compileDec(wt.Elem, rt.Elem(), depth+1, opt)
 	isSlice := rt.Kind() == reflect.Slice
+	esize := uint64(rt.Elem().Size())
 	return func(r *reader, v reflect.Value, counted bool) error {
 		off := r.pos
 		var n uint64
@@ -542,6 +543,11 @@ func seqDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 			}
 		}
 		take := n
+		if isSlice && n > prealloc(r, esize) {
+			// More Go memory than the input justifies up front: grow as
+			// elements actually decode, as encoding/json does.
+			return growDec(r, v, rt, n, func(i uint64, el reflect.Value) error { return elemFn(r, el, counted) })
+		}
 		if isSlice {
 			if v.IsNil() || uint64(v.Cap()) < n {
 				v.Set(reflect.MakeSlice(rt, int(n), int(n)))
@@ -628,6 +634,32 @@ func tupleDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 		}
 		return nil
 	}
+}
+
+// prealloc is how many elements of esize bytes a slice may be given before
+// any is decoded: 64 bytes of Go memory per input byte, plus 1 MiB.
+func prealloc(r *reader, esize uint64) uint64 {
+	if esize == 0 {
+		return math.MaxUint64
+	}
+	return satAdd(satMul(64, uint64(len(r.data))), 1<<20) / esize
+}
+
+// growDec fills a slice of n elements, growing it as they decode.
+func growDec(r *reader, v reflect.Value, rt reflect.Type, n uint64, elem func(uint64, reflect.Value) error) error {
+	s := reflect.New(rt).Elem() // settable, so that it can grow in place
+	s.Set(reflect.MakeSlice(rt, 0, 64))
+	for i := uint64(0); i < n; i++ {
+		if s.Len() == s.Cap() {
+			s.Grow(s.Cap())
+		}
+		s.SetLen(s.Len() + 1)
+		if err := elem(i, s.Index(int(i))); err != nil {
+			return within(err, "["+utoa(i)+"]")
+		}
+	}
+	v.Set(s)
+	return nil
 }
 
 func mapDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
