@@ -799,7 +799,7 @@ func decodeFloats(c *cursor, n, size uint64) ([]uint64, error) {
 		}
 		return out, nil
 	case encXOR:
-		return decodeXOR(c, n, size, at)
+		return decodeXOR(c, n, size)
 	}
 	return nil, c.errAt(KindUnknownDiscriminant, at, fmt.Sprintf("0x%02x is not a float column encoding", enc))
 }
@@ -827,8 +827,8 @@ func (r *bitReader) read(w uint64) (uint64, bool) {
 	return v, true
 }
 
-func decodeXOR(c *cursor, n, size uint64, at int64) ([]uint64, error) {
-	at = c.offset() // the payload, after the encoding byte
+func decodeXOR(c *cursor, n, size uint64) ([]uint64, error) {
+	at := c.offset() // the payload, after the encoding byte
 	if n == 0 {
 		return nil, c.invalid(at, "an XOR column of no values")
 	}

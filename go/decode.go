@@ -316,7 +316,7 @@ func (r *reader) chargeZS(w uint64, off int) error {
 func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 	if r.minOf(t) == 0 {
 		if !counted {
-			if err := r.chargeZS(t.weight1(r.v1), r.pos); err != nil {
+			if err := r.chargeZS(t.weight, r.pos); err != nil {
 				return Value{}, err
 			}
 		}
@@ -415,7 +415,7 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 			return v, err
 		}
 		el := t.Elem
-		counted, err := r.checkCount(n, r.minOf(el), el.weight1(r.v1), off)
+		counted, err := r.checkCount(n, r.minOf(el), el.weight, off)
 		if err != nil {
 			return v, err
 		}
@@ -581,19 +581,6 @@ func (r *reader) bigLE(t *Type, n int, signed bool) (Value, error) {
 		return Value{Type: t}, err
 	}
 	return Value{Type: t, Big: bigFromLE(b, signed)}, nil
-}
-
-// weight1 is the zero-size weight; in v1 only structs are zero-size and the
-// weights agree with XBF 2's.
-func (t *Type) weight1(v1 bool) uint64 {
-	if v1 && t.min1 == 0 && t.Kind == Struct {
-		w := uint64(1)
-		for _, f := range t.Fields {
-			w = satAdd(w, f.Type.weight1(true))
-		}
-		return w
-	}
-	return t.weight
 }
 
 func bigFromLE(b []byte, signed bool) *big.Int {

@@ -297,8 +297,6 @@ func appendUvarint128(out []byte, lo, hi uint64) []byte {
 	return append(out, byte(lo))
 }
 
-var two = big.NewInt(2)
-
 // bigToLE writes x in n bytes of two's complement (signed) or unsigned LE.
 func bigToLE(x *big.Int, n int, signed bool) ([]byte, bool) {
 	bitsN := uint(8 * n)

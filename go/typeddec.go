@@ -341,7 +341,7 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 		}
 		if isIntKind(wt.Kind) {
 			bits := uint(rt.Bits())
-			if !r1v(wt) && wt.Kind == I64 && bits == 64 {
+			if wt.Kind == I64 && bits == 64 {
 				// The common case: a varint i64 into int or int64.
 				return func(r *reader, v reflect.Value, counted bool) error {
 					var x uint64
@@ -503,9 +503,6 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 		return mismatchAt(r, r.pos, fmt.Sprintf("invalid type: %s data, expected %s", wt, rt))
 	}
 }
-
-// r1v is false: the fast path checks r.v1 at run time.
-func r1v(*Type) bool { return false }
 
 func isJSONOptional(t *Type) bool {
 	return t.Kind == Enum && t.Name == "json.optional" && len(t.Fields) == 2 && t.Fields[0].Name == "absent" &&
