@@ -7,7 +7,10 @@
 //
 //	go run ./cmd/xbfcheck decode < hex-lines
 //
-// which prints one JSON line per input line (see decode.go).
+// which prints one JSON line per input line (see decode.go), and speaks the
+// differential fuzzer's protocol (see batch.go):
+//
+//	go run ./cmd/xbfcheck batch < "m HEX" / "s HEX" lines
 package main
 
 import (
@@ -27,6 +30,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "decode" {
 		os.Exit(decodeLines(os.Stdin, os.Stdout))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "batch" {
+		os.Exit(batch(os.Stdin, os.Stdout))
 	}
 	verbose := flag.Bool("v", false, "print a line for every vector that passes")
 	flag.Parse()
