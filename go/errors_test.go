@@ -168,3 +168,27 @@ func TestOptionsAreValidated(t *testing.T) {
 		t.Errorf("depth 3 under a limit of 2: %v", err)
 	}
 }
+
+func TestLimitOptions(t *testing.T) {
+	// Columns of eight u64 5s: 1 + 8 values, 48 bytes each, pass a budget of 400.
+	cols := mustHex(t, "c202110402000803010500")
+	if _, err := Decode(cols); err != nil {
+		t.Fatal(err)
+	}
+	small, _ := DecOptions{MaxDecodedBytes: 400}.DecMode()
+	if _, err := small.Decode(cols); err == nil || err.(*Error).Kind != KindTooLarge {
+		t.Fatalf("a budget of 400 bytes: %v", err)
+	}
+	// 70,000 units in a vec: past the default zero-size budget, within a larger one.
+	units := mustHex(t, "c2001113f0a204")
+	if _, err := Decode(units); err == nil || err.(*Error).Kind != KindTooLarge {
+		t.Fatalf("70,000 units: %v", err)
+	}
+	big, _ := DecOptions{ZeroSizeBudget: 100000}.DecMode()
+	if v, err := big.Decode(units); err != nil || len(v.Items) != 70000 {
+		t.Fatalf("70,000 units under a budget of 100,000: %v", err)
+	}
+	if _, err := (DecOptions{ZeroSizeRate: 3, NoZeroSizeRate: true}).DecMode(); err == nil {
+		t.Fatal("a rate together with NoZeroSizeRate was accepted")
+	}
+}
