@@ -36,8 +36,13 @@ type codec struct {
 	unmarshal func([]byte, *Flights) error
 }
 
+// xbfColumns writes the columnar layout (SPEC 22), for its bytes; Marshal
+// reaches it through the dynamic Value and Unmarshal through rows.
+var xbfColumns, _ = xbf.EncOptions{Layout: xbf.LayoutColumns}.EncMode()
+
 var codecs = []codec{
 	{"xbf", func(f Flights) ([]byte, error) { return xbf.Marshal(f) }, func(b []byte, f *Flights) error { return xbf.Unmarshal(b, f) }},
+	{"xbf-columns", func(f Flights) ([]byte, error) { return xbfColumns.Marshal(f) }, func(b []byte, f *Flights) error { return xbf.Unmarshal(b, f) }},
 	{"encoding-json", func(f Flights) ([]byte, error) { return json.Marshal(f) }, func(b []byte, f *Flights) error { return json.Unmarshal(b, f) }},
 	{"goccy-go-json", func(f Flights) ([]byte, error) { return gojson.Marshal(f) }, func(b []byte, f *Flights) error { return gojson.Unmarshal(b, f) }},
 	{"fxamacker-cbor", func(f Flights) ([]byte, error) { return cbor.Marshal(f) }, func(b []byte, f *Flights) error { return cbor.Unmarshal(b, f) }},
