@@ -3,7 +3,7 @@ package xbf
 // String column writer (SPEC 22.2: plain, dictionary, shared prefixes),
 // the smallest of the three, ties in that order, as the Rust writer picks.
 
-func commonPrefix(a, b []byte) int {
+func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -12,7 +12,7 @@ func commonPrefix(a, b []byte) int {
 	return i
 }
 
-func sharesPrefixes(vals [][]byte) bool {
+func sharesPrefixes(vals []string) bool {
 	if len(vals) <= 8192 {
 		return true
 	}
@@ -23,7 +23,7 @@ func sharesPrefixes(vals [][]byte) bool {
 	return shared >= 512
 }
 
-func encodeStrings(vals [][]byte) []byte {
+func encodeStrings(vals []string) []byte {
 	n := len(vals)
 	const none = int(^uint(0) >> 1)
 	bytesTotal := 0
@@ -32,7 +32,7 @@ func encodeStrings(vals [][]byte) []byte {
 	}
 	// Dictionary.
 	dictSize := none
-	var distinct [][]byte
+	var distinct []string
 	var ids []u128
 	var dLens []u128
 	var dLensPlan, idsPlan intPlan
@@ -42,10 +42,10 @@ func encodeStrings(vals [][]byte) []byte {
 		ok := true
 		ids = make([]u128, 0, n)
 		for i, v := range vals {
-			id, seen := index[string(v)]
+			id, seen := index[v]
 			if !seen {
 				id = uint64(len(distinct))
-				index[string(v)] = id
+				index[v] = id
 				distinct = append(distinct, v)
 			}
 			ids = append(ids, u128{id, 0})
@@ -92,7 +92,7 @@ func encodeStrings(vals [][]byte) []byte {
 	if sharesPrefixes(vals) && 5+atLeast < others {
 		shared, restLens = make([]u128, n), make([]u128, n)
 		rest := 0
-		var prev []byte
+		prev := ""
 		for i, v := range vals {
 			p := commonPrefix(prev, v)
 			shared[i], restLens[i] = u128{uint64(p), 0}, u128{uint64(len(v) - p), 0}
@@ -135,7 +135,7 @@ func encodeStrings(vals [][]byte) []byte {
 }
 
 // plainStrings is the plain encoding, a candidate for zstd.
-func plainStrings(vals [][]byte) []byte {
+func plainStrings(vals []string) []byte {
 	lens := make([]u128, len(vals))
 	for i, v := range vals {
 		lens[i] = u128{uint64(len(v)), 0}

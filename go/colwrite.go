@@ -146,12 +146,12 @@ func (w *colWriter) node(t *Type, vals []Value) {
 			w.column(best)
 		}
 	case String, Bytes:
-		bs := make([][]byte, len(vals))
+		bs := make([]string, len(vals))
 		for i, v := range vals {
 			if t.Kind == String {
-				bs[i] = []byte(v.Str)
+				bs[i] = v.Str
 			} else {
-				bs[i] = v.Bytes
+				bs[i] = string(v.Bytes)
 			}
 		}
 		best := encodeStrings(bs)
