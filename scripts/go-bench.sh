@@ -17,10 +17,12 @@ done
 {
     echo "# Go benchmark: xbf against encoding/json, goccy/go-json, fxamacker/cbor, vmihailenco/msgpack, tinylib/msgp"
     echo
-    echo "$(go version | cut -d' ' -f3), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD), $(nproc) cores (load average $LOAD at the start);" \
+    echo "$(go version | cut -d' ' -f3), ${DATE:-$(date -u '+%Y-%m-%d %H:%M UTC')}, commit ${COMMIT:-$(git rev-parse --short HEAD)}, $(nproc) cores (load average $LOAD at the start);" \
         "\`scripts/go-bench.sh\` (go/bench, \`go test -bench Flights20k\`, $RUNS runs of the whole set one after another)." \
         "Marshal of a \`[]Flight\` (5 fields: date string, delay and distance \`int\`, origin and destination strings) and" \
-        "Unmarshal into a fresh one; xbf writes XBF 2 rows (its default), msgp uses its generated code" \
+        "Unmarshal into a fresh one; xbf writes XBF 2 rows (its default); xbf-columns is the columnar layout" \
+        "(\`EncOptions{Layout: LayoutColumns}\`), which Marshal reaches through the dynamic Value and Unmarshal" \
+        "reads through rows; msgp uses its generated code" \
         "(\`flights_msgp.go\`), the others reflection. ms and allocations per operation; ÷ msgpack is the time" \
         "relative to vmihailenco/msgpack in the same runs."
     echo
