@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -567,15 +566,29 @@ func (cr *colReader) primitive(t *Type, n uint64, c *cursor, out []Value) ([]Val
 		if err := col.finish("column"); err != nil {
 			return nil, err
 		}
-		for i, b := range vals {
-			if t.Kind == Bytes {
+		if t.Kind == Bytes {
+			for i, b := range vals {
 				out[i] = Value{Type: t, Bytes: b}
-				continue
 			}
-			if !utf8.Valid(b) {
+			return out, nil
+		}
+		// The column's strings are cut from one string holding them all
+		// (their bytes were checked against the input or the budget).
+		total := 0
+		for _, b := range vals {
+			if !validUTF8(b) {
 				return nil, &Error{Kind: KindInvalidUTF8, Offset: at, Detail: "a string of the column is not UTF-8"}
 			}
-			out[i] = Value{Type: t, Str: string(b)}
+			total += len(b)
+		}
+		buf := make([]byte, 0, total)
+		for _, b := range vals {
+			buf = append(buf, b...)
+		}
+		all, k := string(buf), 0
+		for i, b := range vals {
+			out[i] = Value{Type: t, Str: all[k : k+len(b)]}
+			k += len(b)
 		}
 		return out, nil
 	case U256, I256:
@@ -1018,7 +1031,9 @@ func (cr *colReader) decodeStrings(c *cursor, n uint64) ([][]byte, error) {
 		if err := cr.charge(at, satAdd(sumLens(shared), sumLens(restLens))); err != nil {
 			return nil, err
 		}
+		// Every value is rebuilt into one buffer, whose size was charged.
 		out := make([][]byte, n)
+		buf := make([]byte, 0, min(satAdd(sumLens(shared), sumLens(restLens)), 1<<24))
 		var prev []byte
 		k := uint64(0)
 		for i := range out {
@@ -1026,11 +1041,11 @@ func (cr *colReader) decodeStrings(c *cursor, n uint64) ([][]byte, error) {
 			if p > uint64(len(prev)) {
 				return nil, c.invalid(at, fmt.Sprintf("value %d shares %d bytes with a value of %d", i, p, len(prev)))
 			}
-			v := make([]byte, 0, p+r)
-			v = append(append(v, prev[:p]...), rest[k:k+r]...)
+			start := len(buf)
+			buf = append(append(buf, prev[:p]...), rest[k:k+r]...)
 			k += r
-			out[i] = v
-			prev = v
+			out[i] = buf[start:len(buf):len(buf)]
+			prev = out[i]
 		}
 		return out, nil
 	}

@@ -396,7 +396,7 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 		}
 		v.Uint = binary.LittleEndian.Uint64(b)
 	case String:
-		s, err := r.text()
+		s, err := r.textArena()
 		v.Str = s
 		return v, err
 	case Bytes:
@@ -420,9 +420,20 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 			return v, err
 		}
 		v.Items = make([]Value, n)
+		// The fields of a vec's structs share one allocation.
+		var slab []Value
+		if el.Kind == Struct && !counted && n > 0 {
+			slab = make([]Value, n*uint64(len(el.Fields)))
+		}
 		for i := range v.Items {
 			r.path = append(r.path, seg{kind: 'i', idx: uint64(i)})
-			if v.Items[i], err = r.value(el, depth+1, counted); err != nil {
+			if slab != nil {
+				k := len(el.Fields)
+				v.Items[i], err = r.structInto(el, depth+1, slab[i*k:(i+1)*k:(i+1)*k])
+			} else {
+				v.Items[i], err = r.value(el, depth+1, counted)
+			}
+			if err != nil {
 				return v, err
 			}
 			r.path = r.path[:len(r.path)-1]
@@ -441,15 +452,7 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 			r.path = r.path[:len(r.path)-1]
 		}
 	case Struct:
-		v.Items = make([]Value, len(t.Fields))
-		var err error
-		for i, f := range t.Fields {
-			r.path = append(r.path, seg{kind: '.', name: f.Name})
-			if v.Items[i], err = r.value(f.Type, depth+1, false); err != nil {
-				return v, err
-			}
-			r.path = r.path[:len(r.path)-1]
-		}
+		return r.structInto(t, depth, make([]Value, len(t.Fields)))
 	case Tuple:
 		v.Items = make([]Value, len(t.Elems))
 		var err error
@@ -539,6 +542,20 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 		v.Items = []Value{inner}
 	default:
 		return v, r.fail(KindUnsupported, off)
+	}
+	return v, nil
+}
+
+// structInto reads a struct that is not zero-size, its fields into items.
+func (r *reader) structInto(t *Type, depth int, items []Value) (Value, error) {
+	v := Value{Type: t, Items: items}
+	var err error
+	for i, f := range t.Fields {
+		r.path = append(r.path, seg{kind: '.', name: f.Name})
+		if items[i], err = r.value(f.Type, depth+1, false); err != nil {
+			return v, err
+		}
+		r.path = r.path[:len(r.path)-1]
 	}
 	return v, nil
 }
