@@ -58,6 +58,15 @@ elif ! ts_step; then
     failed+=(typescript)
 fi
 
+echo "== 3b/4 Go: scripts/go-bench.sh (go/bench/RESULTS.md)"
+if ! command -v go >/dev/null; then
+    echo "!! no go toolchain: Go step skipped, its section keeps the previous go/bench/RESULTS.md, if any" >&2
+    failed+=(go)
+elif ! scripts/go-bench.sh; then
+    echo "!! the Go benchmark failed: its section keeps the previous go/bench/RESULTS.md, if any" >&2
+    failed+=(go)
+fi
+
 echo "== 4/4 BENCHMARKS.md from the raw results"
 "${BENCH[@]}" report
 

@@ -45,3 +45,10 @@ if ! command -v chromium >/dev/null; then
     $SUDO apt-get update && $SUDO apt-get install -y chromium
 fi
 (cd ts && CHROMIUM="$(command -v chromium)" node --test test/e2e/*.test.mjs)
+
+echo "== Go: the go/ module (gofmt, go vet, go test with the cross-language checks, every vector file through xbfcheck)"
+cargo build --quiet --locked -p xbf-cli
+(cd go && test -z "$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above are not formatted" >&2; exit 1; })
+(cd go && go vet ./... && XBF_CLI="$PWD/../target/debug/xbf" go test ./... && go run ./cmd/xbfcheck ../vectors/*.json)
+# The benchmark module (its own go.mod): it builds and its codecs round-trip (on flights-2k when fetched).
+(cd go/bench && go vet ./... && go test -run TestRoundTrips ./...)

@@ -411,6 +411,7 @@ pub fn write_all(root: &Path) -> std::io::Result<()> {
     for (title, md, raw) in [
         ("Python", "python/bench/RESULTS.md", "python/bench/results.json"),
         ("TypeScript", "ts/bench/RESULTS.md", "ts/bench/results.json"),
+        ("Go", "go/bench/RESULTS.md", "go/bench/results/raw-*.txt"),
     ] {
         let _ = writeln!(o, "## {title}\n");
         match std::fs::read_to_string(root.join(md)) {

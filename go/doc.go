@@ -1,0 +1,40 @@
+// Package xbf reads and writes XBF, the Xtensible Binary Format
+// (SPEC.md at the repository root): XBF v1, XBF 2 in rows and in columns,
+// schemas by fingerprint and record streams. It is pure Go; zstd columns
+// use github.com/klauspost/compress.
+//
+// Typed data, in the style of encoding/json:
+//
+//	b, err := xbf.Marshal(records)   // XBF 2 rows; the type comes from the Go type
+//	err = xbf.Unmarshal(b, &records) // fields matched by name (SPEC 23.2)
+//
+// Struct fields are written under their name or their `xbf:"name"` tag;
+// `xbf:"-"` leaves a field out and `xbf:",omitempty"` makes it an option,
+// absent when empty. Pointers are options, slices vecs ([]byte is bytes),
+// arrays arrays, maps maps (entries sorted by their keys' bytes, so that a
+// map always gives the same bytes), time.Time a timestamp (microseconds),
+// Date a date, big.Int an i128 (`xbf:",u128"`, `",i256"` or `",u256"` for
+// the others), interfaces and Value `any`. Types implementing Marshaler or
+// encoding.BinaryMarshaler write themselves. Reading takes fields in any
+// order, skips the data's extra fields (checking them as the decoder does),
+// leaves fields the data lacks as they are (as encoding/json does), reads
+// any integer width into any Go integer that holds the value (else
+// type-mismatch at the value's offset), an option into a plain field
+// (absent leaves the zero value) and a plain value into a pointer.
+//
+// Data whose type is not known in advance decodes into a Value, which
+// carries its Type: Decode reads any message, v1 or XBF 2, rows or columns.
+//
+// Options are validated once into a mode, as fxamacker/cbor does:
+//
+//	enc, err := xbf.EncOptions{Layout: xbf.LayoutAuto, ZstdLevel: 3}.EncMode()
+//	dec, err := xbf.DecOptions{MaxDepth: 64, Registry: reg}.DecMode()
+//
+// Every decoding error is an *Error with SPEC's kind name, byte offset and
+// path (`at byte 44, in Point.last: truncated`); use errors.As. Decoders
+// treat input as hostile: lengths and counts are checked against the input
+// before anything is allocated, depth and the zero-size and columnar
+// budgets are limited as SPEC 7, 16 and 22.3 say (limits.go), and a
+// last-resort recover turns a bug into an `internal` error instead of a
+// crash.
+package xbf

@@ -1,0 +1,115 @@
+package xbf
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// vectorHexes are the hex inputs of every vector file, the fuzzers' seeds.
+func vectorHexes(tb testing.TB) [][]byte {
+	files, _ := filepath.Glob(filepath.Join("..", "vectors", "*.json"))
+	var out [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var vs []struct {
+			Hex string `json:"hex"`
+		}
+		if err := json.Unmarshal(data, &vs); err != nil {
+			tb.Fatal(err)
+		}
+		for _, v := range vs {
+			if b, err := hex.DecodeString(v.Hex); err == nil {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// checkErr fails on anything but an *Error of a decoding kind (an
+// `internal` error means the last-resort recover caught a bug).
+func checkErr(t *testing.T, err error) {
+	if err == nil {
+		return
+	}
+	var xe *Error
+	if !errors.As(err, &xe) || xe.Kind == KindInternal {
+		t.Fatalf("not a decoding error: %v", err)
+	}
+}
+
+// FuzzDecode: hostile bytes never panic; what decodes re-encodes (in the
+// layout it came in) and decodes to the same value.
+func FuzzDecode(f *testing.F) {
+	for _, b := range vectorHexes(f) {
+		f.Add(b)
+	}
+	cols, _ := EncOptions{Layout: LayoutColumns}.EncMode()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Decode(data)
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		m := defaultEnc
+		if len(data) > 1 && data[0] == 0xc2 && data[1]&flagColumnar != 0 {
+			m = cols
+		} else if data[0] <= byte(Struct) {
+			m, _ = EncOptions{Version: 1}.EncMode()
+		}
+		b, err := m.Encode(v)
+		if err != nil {
+			t.Fatalf("decoded %s but cannot encode it: %v", v.Type, err)
+		}
+		back, err := Decode(b)
+		if err != nil || !Same(back, v) {
+			t.Fatalf("re-encoded value does not come back: %v", err)
+		}
+		if s, err := NewStreamReader(data); err == nil {
+			for {
+				if _, err := s.Next(); err != nil {
+					break
+				}
+			}
+		}
+	})
+}
+
+type fuzzTarget struct {
+	First  int8              `xbf:"first"`
+	Last   int64             `xbf:"last"`
+	Name   string            `xbf:"name"`
+	List   []uint16          `xbf:"list"`
+	Opt    *float64          `xbf:"opt"`
+	Map    map[string]string `xbf:"env"`
+	Nested *fuzzTarget       `xbf:"-"`
+	Any    any               `xbf:"any"`
+}
+
+// FuzzUnmarshal: hostile bytes never panic, into typed targets.
+func FuzzUnmarshal(f *testing.F) {
+	for _, b := range vectorHexes(f) {
+		f.Add(b)
+	}
+	good, _ := Marshal([]fuzzTarget{{First: 1, Name: "x", List: []uint16{1, 2}, Map: map[string]string{"a": "b"}}})
+	f.Add(good)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var a []fuzzTarget
+		checkErr(t, Unmarshal(data, &a))
+		var b fuzzTarget
+		checkErr(t, Unmarshal(data, &b))
+		var c any
+		checkErr(t, Unmarshal(data, &c))
+		var d map[string]any
+		checkErr(t, Unmarshal(data, &d))
+		var e [2]int
+		checkErr(t, Unmarshal(data, &e))
+	})
+}

@@ -1,0 +1,217 @@
+package xbf
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Layout chooses how an XBF 2 message lays out its value.
+type Layout int
+
+const (
+	LayoutRows    Layout = iota // rows (section 13)
+	LayoutColumns               // columns (section 22)
+	LayoutAuto                  // columns when they come out smaller (22.5)
+)
+
+// DecOptions configure decoding. Zero values mean SPEC's defaults.
+type DecOptions struct {
+	// MaxDepth is the nesting limit (default 128).
+	MaxDepth int
+	// ZeroSizeBudget is the zero-size value budget (default 65,536).
+	ZeroSizeBudget uint64
+	// ZeroSizeRate is the per-byte zero-size allowance; default 8. Set
+	// NoZeroSizeRate to disable it.
+	ZeroSizeRate   uint64
+	NoZeroSizeRate bool
+	// MaxDecodedBytes is the columnar decoding budget (default 64 × the
+	// message length + 16 MiB).
+	MaxDecodedBytes uint64
+	// Registry resolves messages and streams by fingerprint (section 14);
+	// nil is an empty registry.
+	Registry *Registry
+}
+
+// DecMode is a validated, immutable set of decoding options, safe for
+// concurrent use.
+type DecMode struct {
+	maxDepth int
+	zsBudget uint64
+	zsRate   uint64
+	maxBytes uint64
+	reg      *Registry
+}
+
+// DecMode validates the options once.
+func (o DecOptions) DecMode() (DecMode, error) {
+	m := DecMode{maxDepth: o.MaxDepth, zsBudget: o.ZeroSizeBudget, zsRate: o.ZeroSizeRate,
+		maxBytes: o.MaxDecodedBytes, reg: o.Registry}
+	if o.MaxDepth < 0 || o.MaxDepth > 1<<16 {
+		return m, fmt.Errorf("xbf: MaxDepth %d out of range 0..65536", o.MaxDepth)
+	}
+	if m.maxDepth == 0 {
+		m.maxDepth = DefaultMaxDepth
+	}
+	if m.zsBudget == 0 {
+		m.zsBudget = DefaultZeroSizeBudget
+	}
+	if m.zsRate == 0 {
+		m.zsRate = DefaultZeroSizeRate
+	}
+	if o.NoZeroSizeRate {
+		if o.ZeroSizeRate != 0 {
+			return m, errors.New("xbf: ZeroSizeRate set together with NoZeroSizeRate")
+		}
+		m.zsRate = 0
+	}
+	return m, nil
+}
+
+var defaultDec, _ = DecOptions{}.DecMode()
+
+// Registry maps fingerprints to types (SPEC 14.3). Safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	types map[[8]byte]*Type
+}
+
+// NewRegistry returns a registry holding the given types.
+func NewRegistry(ts ...*Type) (*Registry, error) {
+	r := &Registry{types: map[[8]byte]*Type{}}
+	for _, t := range ts {
+		if err := r.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Add registers t; a different type with the same fingerprint is refused.
+func (r *Registry) Add(t *Type) error {
+	fp := t.Fingerprint()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.types == nil {
+		r.types = map[[8]byte]*Type{}
+	}
+	if old, ok := r.types[fp]; ok && !old.Equal(t) {
+		return encErr(KindDuplicateKey, "", fmt.Sprintf("fingerprint %x belongs to %s", fp, old))
+	}
+	r.types[fp] = t
+	return nil
+}
+
+// Lookup finds the type with the given fingerprint.
+func (r *Registry) Lookup(fp [8]byte) (*Type, bool) {
+	if r == nil {
+		return nil, false
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.types[fp]
+	return t, ok
+}
+
+func (m DecMode) newReader(data []byte) *reader {
+	return &reader{data: data, end: len(data), maxDepth: m.maxDepth,
+		zs: zsLimit{budget: m.zsBudget, rate: m.zsRate}}
+}
+
+// Decode decodes a whole message (v1 or XBF 2, rows or columns) with the
+// default options.
+func Decode(data []byte) (Value, error) { return defaultDec.Decode(data) }
+
+// Decode decodes one whole message; every byte must be consumed.
+func (m DecMode) Decode(data []byte) (v Value, err error) {
+	defer catchInternal(&err)
+	r := m.newReader(data)
+	t, flags, err := m.header(r, false)
+	if err != nil {
+		return Value{}, err
+	}
+	if flags&flagColumnar != 0 {
+		return m.decodeColumnar(r, t)
+	}
+	v, err = r.value(t, 0, false)
+	if err != nil {
+		return Value{}, err
+	}
+	if r.pos != len(data) {
+		return Value{}, errAt(KindTrailingBytes, r.pos, "")
+	}
+	return v, nil
+}
+
+const (
+	flagByRef    = 0x01
+	flagColumnar = 0x02
+	flagStream   = 0x04
+	flagChecksum = 0x08
+)
+
+// header reads the version byte, the flags and the type (inline or by
+// fingerprint). For v1 there are no flags.
+func (m DecMode) header(r *reader, stream bool) (*Type, byte, error) {
+	if len(r.data) == 0 {
+		return nil, 0, errAt(KindTruncated, 0, "")
+	}
+	first := r.data[0]
+	switch {
+	case first <= byte(Struct) && !stream:
+		r.v1 = true
+		t, err := r.typ(0, true)
+		return t, 0, err
+	case first == 0xc2:
+	case first >= 0xc0 && first <= 0xcf:
+		return nil, 0, errAt(KindUnsupported, 0, fmt.Sprintf("version byte %#x", first))
+	default:
+		return nil, 0, errAt(KindUnknownDiscriminant, 0, "")
+	}
+	if len(r.data) < 2 {
+		return nil, 0, errAt(KindTruncated, 1, "")
+	}
+	flags := r.data[1]
+	r.pos = 2
+	switch {
+	case flags&0xf0 != 0:
+		return nil, 0, errAt(KindUnsupported, 1, "reserved flag bits")
+	case flags&flagChecksum != 0 && flags&flagStream == 0:
+		return nil, 0, errAt(KindUnsupported, 1, "checksums without a stream")
+	case flags&flagColumnar != 0 && flags&flagStream != 0:
+		return nil, 0, errAt(KindUnsupported, 1, "columns in a stream")
+	case stream && flags&flagStream == 0:
+		return nil, 0, errAt(KindUnsupported, 1, "a message given to the stream reader")
+	case !stream && flags&flagStream != 0:
+		return nil, 0, errAt(KindUnsupported, 1, "a stream given to the message decoder")
+	}
+	if flags&flagByRef == 0 {
+		t, err := r.typ(0, true)
+		return t, flags, err
+	}
+	if len(r.data)-2 < 8 {
+		return nil, 0, errAt(KindTruncated, 2, "")
+	}
+	var fp [8]byte
+	copy(fp[:], r.data[2:10])
+	t, ok := m.reg.Lookup(fp)
+	if !ok {
+		return nil, 0, errAt(KindUnknownSchema, 2, fmt.Sprintf("fingerprint %x", fp))
+	}
+	if t.depth > m.maxDepth {
+		return nil, 0, errAt(KindTooDeep, 2, "")
+	}
+	r.pos = 10
+	if t.Kind == Struct || t.Kind == Enum {
+		r.path = append(r.path, seg{kind: 'r', name: t.Name})
+	}
+	return t, flags, nil
+}
+
+// catchInternal turns a panic (a bug: the decoder checks before it indexes)
+// into an `internal` error, so that hostile input can never crash a caller.
+func catchInternal(err *error) {
+	if p := recover(); p != nil {
+		*err = &Error{Kind: KindInternal, Offset: -1, Detail: fmt.Sprint(p)}
+	}
+}
