@@ -47,6 +47,7 @@ mod de;
 mod error;
 #[cfg(feature = "serde")]
 pub mod fast;
+mod file;
 #[cfg(feature = "json")]
 pub mod json;
 mod metadata;
@@ -64,6 +65,10 @@ mod varint;
 pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
 pub use de::DecodeOptions;
 pub use error::{Error, ErrorKind, PathSegment, Result};
+pub use file::{
+    is_file, BlockInfo, Blocks, ColumnInfo, ColumnStatistics, DamagedBlock, FileOptions, FileReader, FileStreamReader,
+    FileWriter, Op, Predicate, ReadOptions,
+};
 pub use metadata::{
     ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,
     ARRAY_DISCRIMINANT, ENUM_DISCRIMINANT, MAP_DISCRIMINANT, OPTION_DISCRIMINANT, STRUCT_DISCRIMINANT,
