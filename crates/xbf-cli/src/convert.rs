@@ -47,6 +47,11 @@ pub struct EncodingArgs {
 }
 
 impl EncodingArgs {
+    /// Whether the layout was left to the writer (files are always columns).
+    pub fn is_auto_layout(&self) -> bool {
+        matches!(self.layout, LayoutArg::Auto)
+    }
+
     /// The encoder's options these arguments ask for.
     pub fn options(&self) -> xbf::EncodeOptions {
         let layout = match self.layout {
@@ -65,6 +70,12 @@ pub struct FromJsonArgs {
     io: ConvertArgs,
     #[command(flatten)]
     encoding: EncodingArgs,
+    /// JSON Lines (one value a line; also for names ending in .jsonl or
+    /// .ndjson), written as an XBF file of those records, of any size.
+    #[arg(long)]
+    lines: bool,
+    #[command(flatten)]
+    file: crate::file_cmd::WriteArgs,
 }
 
 fn positive_float(s: &str) -> Result<f64, String> {
@@ -87,10 +98,20 @@ pub struct ToJsonArgs {
     /// a columnar message's other columns are not even read.
     #[arg(long, value_delimiter = ',')]
     fields: Vec<String>,
+    /// One JSON value a line (JSON Lines): the records of an XBF file or
+    /// stream, or the items of a message's root vec.
+    #[arg(long)]
+    lines: bool,
+    #[command(flatten)]
+    read: crate::file_cmd::ReadArgs,
 }
 
 /// JSON in, an XBF 2 message out.
 pub fn from_json(args: &FromJsonArgs) -> CliResult {
+    if crate::file_cmd::is_json_lines(args.io.input.as_deref(), args.lines) {
+        let (input, output) = (args.io.input.as_deref(), args.io.output.as_deref());
+        return crate::file_cmd::json_lines_to_file(input, output, args.encoding.options(), &args.file);
+    }
     let (name, text) = read_all(args.io.input.as_deref())?;
     let value = xbf::json::from_json_reader(&text[..]).map_err(|e| xbf_error(&name, &e))?;
     let opts = args.encoding.options();
@@ -101,6 +122,10 @@ pub fn from_json(args: &FromJsonArgs) -> CliResult {
 /// Any XBF message in (v1 or XBF 2), JSON out; a record stream gives one
 /// JSON document a line.
 pub fn to_json(args: &ToJsonArgs) -> CliResult {
+    if crate::file_cmd::is_file_input(args.io.input.as_deref())? {
+        let (input, output) = (args.io.input.as_deref(), args.io.output.as_deref());
+        return crate::file_cmd::to_json(input, output, args.pretty, args.lines, &args.fields, &args.read);
+    }
     if !args.fields.is_empty() {
         let (name, bytes) = read_all(args.io.input.as_deref())?;
         let value =
@@ -112,6 +137,11 @@ pub fn to_json(args: &ToJsonArgs) -> CliResult {
     let (name, source) = load(args.io.input.as_deref())?;
     let mut out = Output::create(args.io.output.as_deref())?;
     match source {
+        Source::Message(_, xbf::Value::Vec(items)) if args.lines => {
+            for item in items.items() {
+                out.line(&xbf::json::to_json_string(item, false).map_err(|e| xbf_error(&name, &e))?)?;
+            }
+        }
         Source::Message(_, value) => {
             let text = xbf::json::to_json_string(&value, args.pretty).map_err(|e| xbf_error(&name, &e))?;
             out.line(&text)?;

@@ -13,7 +13,7 @@ use crate::io::{read_all, write_output, xbf_error, CliResult, Failure, Output};
 use crate::view::{load, Source};
 
 /// The struct name of a CSV record.
-const ROW: &str = "Row";
+pub(crate) const ROW: &str = "Row";
 
 /// Arguments of `xbf from-csv`.
 #[derive(clap::Args, Debug)]
@@ -29,21 +29,27 @@ pub struct FromCsvArgs {
     explain: bool,
     #[command(flatten)]
     encoding: crate::convert::EncodingArgs,
+    /// Write one message, vec<struct Row>, built whole in memory, instead
+    /// of an XBF file (also implied by --layout rows or columns).
+    #[arg(long)]
+    message: bool,
+    #[command(flatten)]
+    file: crate::file_cmd::WriteArgs,
 }
 
 /// The type chosen for a column and why.
-struct ColumnType {
-    name: String,
+pub(crate) struct ColumnType {
+    pub(crate) name: String,
     /// The type of the non-empty cells.
-    ty: PrimitiveType,
+    pub(crate) ty: PrimitiveType,
     /// Whether some cells are empty (the column is then `option<ty>`).
-    nullable: bool,
-    empty: usize,
-    why: String,
+    pub(crate) nullable: bool,
+    pub(crate) empty: usize,
+    pub(crate) why: String,
 }
 
 impl ColumnType {
-    fn metadata(&self) -> Metadata {
+    pub(crate) fn metadata(&self) -> Metadata {
         let t = Metadata::from(self.ty);
         if self.nullable {
             Metadata::option(t)
@@ -102,7 +108,7 @@ fn short(s: &str) -> String {
     }
 }
 
-fn cell_value(ty: PrimitiveType, s: &str) -> Option<Value> {
+pub(crate) fn cell_value(ty: PrimitiveType, s: &str) -> Option<Value> {
     use PrimitiveType as P;
     Some(match ty {
         P::Bool => Value::Bool(s == "true"),
@@ -122,6 +128,10 @@ fn cell_value(ty: PrimitiveType, s: &str) -> Option<Value> {
 }
 
 pub fn from_csv(args: &FromCsvArgs) -> CliResult {
+    if !args.message && args.encoding.is_auto_layout() {
+        let (input, output) = (args.input.as_deref(), args.output.as_deref());
+        return crate::file_cmd::csv_to_file(input, output, args.explain, args.encoding.options(), &args.file);
+    }
     let (name, bytes) = read_all(args.input.as_deref())?;
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let bad = |e: csv::Error| Failure::Failed(format!("{name}: invalid CSV: {e}"));
@@ -190,7 +200,7 @@ pub fn from_csv(args: &FromCsvArgs) -> CliResult {
 }
 
 /// Whether values of this type fit in one CSV cell.
-fn flat(ty: &Metadata) -> bool {
+pub(crate) fn flat(ty: &Metadata) -> bool {
     match ty {
         Metadata::Primitive(_) => true,
         Metadata::Option(inner) => matches!(&**inner, Metadata::Primitive(_)),
@@ -198,7 +208,7 @@ fn flat(ty: &Metadata) -> bool {
     }
 }
 
-fn cell_text(v: &Value, out: &mut String) {
+pub(crate) fn cell_text(v: &Value, out: &mut String) {
     match v {
         Value::F64(x) => float_text(*x, out),
         Value::F32(x) => float_text(f64::from(*x), out),
@@ -240,7 +250,7 @@ fn push_csv_field(field: &str, line: &mut String, only: bool) {
     }
 }
 
-fn csv_line(fields: impl ExactSizeIterator<Item = String>) -> String {
+pub(crate) fn csv_line(fields: impl ExactSizeIterator<Item = String>) -> String {
     let only = fields.len() == 1;
     let mut line = String::new();
     for (i, f) in fields.enumerate() {
@@ -291,7 +301,7 @@ pub fn to_csv(args: &ConvertArgs) -> CliResult {
     out.finish()
 }
 
-fn not_records(name: &str, ty: &Metadata) -> Failure {
+pub(crate) fn not_records(name: &str, ty: &Metadata) -> Failure {
     Failure::Failed(format!(
         "{name}: to-csv takes a vec or stream of flat records (a struct of numbers, strings, dates, ...), not {ty}"
     ))

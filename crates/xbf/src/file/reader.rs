@@ -53,6 +53,11 @@ impl ReadOptions {
         self
     }
 
+    /// Whether damaged blocks are skipped.
+    pub fn skips_damaged(&self) -> bool {
+        self.skip_damaged
+    }
+
     /// Decode this many blocks at a time, each on its own thread (default 1).
     pub fn threads(mut self, n: usize) -> Self {
         self.threads = n;
@@ -402,6 +407,19 @@ impl<R: Read + Seek> FileReader<R> {
             }
         }
         Ok(Raw { body, base })
+    }
+
+    /// Block `i`'s columns with the encoding each one took (the block is
+    /// read whole and its checksum checked; the columns are not decoded).
+    pub fn block_column_stats(&mut self, i: usize) -> Result<Vec<crate::ColumnStats>> {
+        if i >= self.blocks.len() {
+            return Err(Error::new(ErrorKind::Truncated, format!("block {i} of a file of {}", self.blocks.len())));
+        }
+        let plan = Plan { decode: None, keep: None, filter: None };
+        let raw = self.fetch(i, &plan).map_err(|e| self.damage(i, e))?;
+        let skip = varint_size(u128::from(self.blocks[i].records));
+        columnar::column_stats(&self.ty, &raw.body[skip..], raw.base + skip as u64, &self.opts)
+            .map_err(|e| self.damage(i, e))
     }
 
     /// The records of block `i` that `q` asks for (none if the statistics
