@@ -692,12 +692,10 @@ fn unify(a: &Metadata, b: &Metadata) -> Metadata {
                 let signed = sx || sy;
                 // An unsigned value as signed needs the next rank.
                 let need = |s: bool, r: u8| if signed && !s { r + 1 } else { r };
-                let rank = need(sx, rx).max(need(sy, ry));
-                if rank > 4 {
-                    Metadata::Any
-                } else {
-                    int_type(signed, rank).into()
-                }
+                // xbf::json types a line's integers u64 or i64 by sign, so
+                // both in one field make i64; a line whose integer does not
+                // fit then fails the conversion (coerce keeps it u64).
+                int_type(signed, need(sx, rx).max(need(sy, ry)).min(4)).into()
             }
             _ if *x == PrimitiveType::Unit => Metadata::option(b.clone()),
             _ if *y == PrimitiveType::Unit => Metadata::option(a.clone()),

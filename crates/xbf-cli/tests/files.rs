@@ -134,7 +134,9 @@ fn json_lines_to_file_and_back() {
     let mut text = String::new();
     for i in 0..3000 {
         let extra = if i % 2 == 0 { format!(",\"tag\":\"t{i}\"") } else { String::new() };
+        // u8 and u16 widen to u32; with negatives (i64 in xbf::json) to i64.
         let n = if i == 2999 { "70000".to_owned() } else { (i % 200).to_string() };
+        let n = if i % 7 == 0 { format!("-{n}") } else { n };
         text.push_str(&format!(
             "{{\"id\":{i},\"n\":{n},\"x\":{}{extra},\"maybe\":{}}}\n",
             i as f64 + 0.5,

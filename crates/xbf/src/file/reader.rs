@@ -99,7 +99,11 @@ impl Plan {
         if let Some(f) = &q.filter {
             all.push(f.field().to_owned());
         }
-        Ok(Plan { decode: Some(Selection::from_paths(&all)), keep: Some(keep), filter })
+        let decode = Selection::from_paths(&all);
+        // When the filter's field is among the fields, the decoded records
+        // are already what is kept: no record needs pruning.
+        let same = columnar::prune_type(ty, &decode) == columnar::prune_type(ty, &keep);
+        Ok(Plan { decode: Some(decode), keep: (!same).then_some(keep), filter })
     }
 }
 
@@ -313,9 +317,11 @@ impl<R: Read + Seek> FileReader<R> {
 
     /// The type of the records a read with `q` hands out.
     pub fn projected_type(&self, q: &ReadOptions) -> Result<Metadata> {
-        let plan = Plan::new(&self.ty, q)?;
-        Ok(match &plan.keep {
-            Some(keep) => columnar::prune_type(&self.ty, keep).expect("checked by the plan"),
+        Plan::new(&self.ty, q)?;
+        Ok(match &q.fields {
+            Some(fields) => {
+                columnar::prune_type(&self.ty, &Selection::from_paths(fields)).expect("checked by the plan")
+            }
             None => self.ty.clone(),
         })
     }
