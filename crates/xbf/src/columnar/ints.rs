@@ -19,6 +19,7 @@ pub(crate) fn encoding_name(enc: u8) -> &'static str {
         FOR => "frame-of-reference",
         DELTA_FOR => "delta",
         RLE => "run-length",
+        super::entropy::ENTROPY => "entropy",
         _ => "?",
     }
 }
@@ -370,16 +371,26 @@ pub(crate) fn encode_into<T: Int>(out: &mut Vec<u8>, values: &[T]) {
 pub(crate) struct Planned<'a, T: Int = u128> {
     values: &'a [T],
     plan: Plan,
+    /// The entropy-coded body, where the file writer enabled it and it is
+    /// smaller (SPEC.md §22.2, encoding `04`).
+    entropy: Option<Vec<u8>>,
 }
 
 impl<'a, T: Int> Planned<'a, T> {
     pub(crate) fn new(values: &'a [T]) -> Self {
-        Planned { values, plan: plan(values) }
+        let plan = plan(values);
+        let entropy = super::entropy::encode(values, plan.size + 1);
+        Planned { values, plan, entropy }
+    }
+
+    /// [`Planned::new`] among the encodings `00` to `03` only.
+    pub(crate) fn plain(values: &'a [T]) -> Self {
+        Planned { values, plan: plan(values), entropy: None }
     }
 
     /// The encoding byte and the payload.
     pub(crate) fn size(&self) -> usize {
-        self.plan.size + 1
+        self.entropy.as_ref().map_or(self.plan.size + 1, Vec::len)
     }
 
     /// As a length-prefixed block.
@@ -393,6 +404,10 @@ impl<'a, T: Int> Planned<'a, T> {
     }
 
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        if let Some(body) = &self.entropy {
+            out.extend_from_slice(body);
+            return;
+        }
         let (p, values) = (&self.plan, self.values);
         out.reserve(p.size + 1);
         let start = out.len();
@@ -535,6 +550,7 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
             }
         }
         FOR => read_for(c, n, &mut vals)?,
+        super::entropy::ENTROPY => super::entropy::decode(c, n, max_bits, &mut vals.out)?,
         DELTA_FOR => {
             if n == 0 {
                 return Err(c.invalid(at, "a delta column of no values".into()));

@@ -5,6 +5,7 @@
 
 mod builder;
 mod cursor;
+mod entropy;
 mod floats;
 mod ints;
 mod strings;
@@ -32,6 +33,7 @@ use crate::DecodeOptions;
 
 pub use builder::{ColumnNode, Columns};
 pub(crate) use cursor::Cursor;
+pub(crate) use entropy::Enabled as EntropyEnabled;
 pub(crate) use ints::{put_varint, varint_size};
 
 /// A fast hash for the writer's dictionaries (multiply and rotate over
@@ -1103,7 +1105,7 @@ fn walk(
 /// The name of a column encoding byte.
 pub(crate) fn encoding_name(enc: u8) -> &'static str {
     match enc {
-        ints::VARINT | ints::FOR | ints::DELTA_FOR | ints::RLE => ints::encoding_name(enc),
+        ints::VARINT | ints::FOR | ints::DELTA_FOR | ints::RLE | entropy::ENTROPY => ints::encoding_name(enc),
         WIDE => "plain-256",
         floats::PLAIN => "plain-float",
         floats::DECIMAL => "decimal",

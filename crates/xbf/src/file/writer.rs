@@ -162,7 +162,11 @@ impl<W: Write> FileWriter<W> {
         let mut body = Vec::new();
         put_varint(&mut body, refs.len() as u128);
         let cols_at = body.len();
-        columnar::encode(&self.ty, &refs, &mut body, &self.cfg);
+        {
+            // Files may use the entropy-coded integers (SPEC.md §22.2, `04`).
+            let _entropy = columnar::EntropyEnabled::new();
+            columnar::encode(&self.ty, &refs, &mut body, &self.cfg);
+        }
         let mut stats = if self.slots.is_some() { stats::gather(&self.ty, &refs) } else { Default::default() };
         drop(refs);
         drop(records);
