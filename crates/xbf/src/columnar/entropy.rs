@@ -21,11 +21,18 @@ use super::ints::{self, Int, Lane};
 pub(crate) const ENTROPY: u8 = 4;
 /// The longest code; a column that would need longer ones is not coded.
 const MAX_LEN: u8 = 24;
+/// Codes of up to this many bits are decoded by one table lookup.
+const TABLE: u8 = 11;
 /// Columns shorter than this are not worth the tables.
 const MIN_VALUES: usize = 1024;
 
 thread_local! {
     static ON: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the file writer enabled `04` and `05` on this thread.
+pub(crate) fn enabled() -> bool {
+    ON.with(Cell::get)
 }
 
 /// While alive, integer columns encoded on this thread may take encoding
@@ -176,24 +183,56 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
     if kraft != 1u128 << MAX_LEN {
         return Err(c.invalid(lens_at, "the code lengths do not make a complete prefix code".into()));
     }
-    // Canonical decoding: symbols sorted by (length, value); for each
-    // length the first code and the index of its first symbol.
+    // Canonical decoding: symbols sorted by (length, value). Codes of up
+    // to TABLE bits are looked up in one step by the stream's next bits;
+    // longer ones are read a bit at a time from a code's first bit.
     let mut order: Vec<usize> = (0..lens.len()).collect();
     order.sort_by_key(|&i| (lens[i], i));
+    let lens8: Vec<u8> = lens.iter().map(|&l| l as u8).collect();
+    let codes = canonical(&lens8);
+    let mut table = vec![(0u32, 0u8); 1 << TABLE];
+    for (i, (&code, &len)) in codes.iter().zip(&lens8).enumerate() {
+        if len <= TABLE {
+            let rev = code.reverse_bits() >> (32 - u32::from(len));
+            for hi in 0..1u32 << (TABLE - len) {
+                table[(rev | (hi << len)) as usize] = (i as u32, len);
+            }
+        }
+    }
     let stream_at = c.offset();
     let bytes = c.take(c.remaining() as usize)?;
     let total_bits = bytes.len() as u64 * 8;
+    let peek = |bit: u64| -> u32 {
+        let i = (bit / 8) as usize;
+        let word = match bytes.get(i..i + 8) {
+            Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+            None => {
+                let mut b = [0u8; 8];
+                let rest = &bytes[i.min(bytes.len())..];
+                b[..rest.len()].copy_from_slice(rest);
+                u64::from_le_bytes(b)
+            }
+        };
+        (word >> (bit % 8)) as u32 & ((1 << TABLE) - 1)
+    };
+    let ended =
+        || crate::error::Error::at(crate::error::ErrorKind::Truncated, stream_at, "the entropy-coded values end early");
     let mut bit = 0u64;
     for _ in 0..n {
+        let (sym, len) = table[peek(bit) as usize];
+        if len > 0 {
+            if bit + u64::from(len) > total_bits {
+                return Err(ended());
+            }
+            bit += u64::from(len);
+            out.push(T::lane(values[sym as usize]));
+            continue;
+        }
         let (mut code, mut first, mut index) = (0u32, 0u32, 0u32);
         let mut len = 1usize;
         loop {
             if bit >= total_bits {
-                return Err(crate::error::Error::at(
-                    crate::error::ErrorKind::Truncated,
-                    stream_at,
-                    "the entropy-coded values end early",
-                ));
+                return Err(ended());
             }
             code |= u32::from(bytes[(bit / 8) as usize] >> (bit % 8)) & 1;
             bit += 1;

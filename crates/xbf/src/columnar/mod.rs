@@ -8,6 +8,7 @@ mod cursor;
 mod entropy;
 mod floats;
 mod ints;
+mod runs;
 mod strings;
 // Reading into serde types: value by value, and whole columns for the derive.
 #[cfg(feature = "serde")]
@@ -1105,7 +1106,9 @@ fn walk(
 /// The name of a column encoding byte.
 pub(crate) fn encoding_name(enc: u8) -> &'static str {
     match enc {
-        ints::VARINT | ints::FOR | ints::DELTA_FOR | ints::RLE | entropy::ENTROPY => ints::encoding_name(enc),
+        ints::VARINT | ints::FOR | ints::DELTA_FOR | ints::RLE | entropy::ENTROPY | runs::RUNS => {
+            ints::encoding_name(enc)
+        }
         WIDE => "plain-256",
         floats::PLAIN => "plain-float",
         floats::DECIMAL => "decimal",
