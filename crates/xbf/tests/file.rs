@@ -328,3 +328,40 @@ fn hostile_footers_fail_cleanly() {
         }
     }
 }
+
+#[test]
+fn every_cut_and_flip_of_a_file_with_cascaded_columns_fails_cleanly() {
+    // 2,500 records in two blocks: sorted dates in cascaded runs (05),
+    // delays and origins entropy-coded (04), so that damage reaches them.
+    let ty = xbf::metadata_of::<Flight>().unwrap();
+    let mut w = FileWriter::new(Vec::new(), ty, FileOptions::default().block_rows(1250)).unwrap();
+    for i in 0..2500 {
+        let mut f = flight(i);
+        f.date = 1_000_000 + i64::from(i / 3) * 60;
+        w.write_serde(&f).unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    let mut r = FileReader::open(Cursor::new(&bytes)).unwrap();
+    let encodings: Vec<&str> = r.block_column_stats(0).unwrap().iter().map(|c| c.encoding).collect();
+    assert!(encodings.contains(&"runs") && encodings.contains(&"entropy"), "{encodings:?}");
+    let all: Vec<Value> = r.records(&ReadOptions::default()).collect::<Result<_, _>>().unwrap();
+    assert_eq!(all.len(), 2500);
+    assert_eq!(typed(&all[2499]).date, 1_000_000 + 833 * 60);
+    let read_all = |b: &[u8]| {
+        if let Ok(mut r) = FileReader::open(Cursor::new(b)) {
+            let _ = r.records(&ReadOptions::default().skip_damaged(true)).count();
+            let _ = r.records(&ReadOptions::default().fields(&["delay"])).count();
+        }
+        if let Ok(mut s) = FileStreamReader::new(b) {
+            while let Ok(Some(_)) = s.next_block(&ReadOptions::default()) {}
+        }
+    };
+    for cut in (0..bytes.len()).step_by(7) {
+        read_all(&bytes[..cut]);
+    }
+    for i in (0..bytes.len()).step_by(3) {
+        let mut b = bytes.clone();
+        b[i] ^= 0x10;
+        read_all(&b);
+    }
+}
