@@ -10,7 +10,10 @@
 # - typed_columns reads each input as the columns of a message of a fixed
 #   record type, straight into serde types and the long way (Value, rows,
 #   typed rows), and checks that both accept the same inputs, with the same
-#   values.
+#   values;
+# - file_reader reads each input as an XBF file (SPEC.md §24) from the end and
+#   forward, whole, projected and filtered, and checks that both ways agree
+#   and that the records written again read back the same.
 # Crashes land in fuzz/artifacts/TARGET/.
 #
 # cargo-fuzz passes nightly-only flags (-Zsanitizer=address and friends);
@@ -43,8 +46,17 @@ typed_columns)
     (cd fuzz && cargo run --quiet --bin seed_typed_columns -- "../$corpus")
     echo "seeded $corpus with valid columns of 0 to 200 records"
     ;;
+file_reader)
+    # The valid file vectors, one file each.
+    n=0
+    while IFS= read -r hex; do
+        n=$((n + 1))
+        printf '%s' "$hex" | xxd -r -p >"$corpus/file-$n"
+    done < <(python3 -c 'import json; [print(v["hex"]) for v in json.load(open("vectors/files/files.json")) if "error" not in v]')
+    echo "seeded $corpus with $n valid file vectors"
+    ;;
 *)
-    echo "unknown target $target (decode_message, typed_columns)" >&2
+    echo "unknown target $target (decode_message, typed_columns, file_reader)" >&2
     exit 2
     ;;
 esac

@@ -23,6 +23,8 @@ fi
 
 echo "== Conformance vectors, through the Rust implementation"
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/*.json
+# XBF files (SPEC.md §24): Rust only so far, so they sit apart from the vectors every package reads.
+cargo run --quiet --locked -p xbf-cli -- vectors check vectors/files/*.json
 
 echo "== Python: the xbf package (build with maturin, pytest + hypothesis, every vector file)"
 PY="${PYTHON:-python3}"

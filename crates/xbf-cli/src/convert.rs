@@ -47,6 +47,11 @@ pub struct EncodingArgs {
 }
 
 impl EncodingArgs {
+    /// Whether the layout was left to the writer (files are always columns).
+    pub fn is_auto_layout(&self) -> bool {
+        matches!(self.layout, LayoutArg::Auto)
+    }
+
     /// The encoder's options these arguments ask for.
     pub fn options(&self) -> xbf::EncodeOptions {
         let layout = match self.layout {
@@ -69,6 +74,12 @@ pub struct FromJsonArgs {
     /// most 128: what every XBF reader allows by default).
     #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u8).range(1..=128))]
     max_depth: u8,
+    /// JSON Lines (one value a line; also for names ending in .jsonl or
+    /// .ndjson), written as an XBF file of those records, of any size.
+    #[arg(long)]
+    lines: bool,
+    #[command(flatten)]
+    file: crate::file_cmd::WriteArgs,
 }
 
 fn positive_float(s: &str) -> Result<f64, String> {
@@ -91,10 +102,20 @@ pub struct ToJsonArgs {
     /// a columnar message's other columns are not even read.
     #[arg(long, value_delimiter = ',')]
     fields: Vec<String>,
+    /// One JSON value a line (JSON Lines): the records of an XBF file or
+    /// stream, or the items of a message's root vec.
+    #[arg(long)]
+    lines: bool,
+    #[command(flatten)]
+    read: crate::file_cmd::ReadArgs,
 }
 
 /// JSON in, an XBF 2 message out.
 pub fn from_json(args: &FromJsonArgs) -> CliResult {
+    if crate::file_cmd::is_json_lines(args.io.input.as_deref(), args.lines) {
+        let (input, output) = (args.io.input.as_deref(), args.io.output.as_deref());
+        return crate::file_cmd::json_lines_to_file(input, output, args.encoding.options(), &args.file);
+    }
     let (name, text) = read_all(args.io.input.as_deref())?;
     let json = xbf::json::JsonOptions::default().max_depth(args.max_depth.into());
     let value = json.convert_slice(&text).map_err(|e| xbf_error(&name, &e))?;
@@ -109,6 +130,10 @@ pub fn from_json(args: &FromJsonArgs) -> CliResult {
 /// Any XBF message in (v1 or XBF 2), JSON out; a record stream gives one
 /// JSON document a line.
 pub fn to_json(args: &ToJsonArgs) -> CliResult {
+    if crate::file_cmd::is_file_input(args.io.input.as_deref())? {
+        let (input, output) = (args.io.input.as_deref(), args.io.output.as_deref());
+        return crate::file_cmd::to_json(input, output, args.pretty, args.lines, &args.fields, &args.read);
+    }
     if !args.fields.is_empty() {
         let (name, bytes) = read_all(args.io.input.as_deref())?;
         let value =
@@ -120,6 +145,11 @@ pub fn to_json(args: &ToJsonArgs) -> CliResult {
     let (name, source) = load(args.io.input.as_deref())?;
     let mut out = Output::create(args.io.output.as_deref())?;
     match source {
+        Source::Message(_, xbf::Value::Vec(items)) if args.lines => {
+            for item in items.items() {
+                out.line(&xbf::json::to_json_string(item, false).map_err(|e| xbf_error(&name, &e))?)?;
+            }
+        }
         Source::Message(_, value) => {
             let text = xbf::json::to_json_string(&value, args.pretty).map_err(|e| xbf_error(&name, &e))?;
             out.line(&text)?;

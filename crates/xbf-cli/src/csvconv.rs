@@ -13,7 +13,7 @@ use crate::io::{read_all, write_output, xbf_error, CliResult, Failure, Output};
 use crate::view::{load, Source};
 
 /// The struct name of a CSV record.
-const ROW: &str = "Row";
+pub(crate) const ROW: &str = "Row";
 
 /// Arguments of `xbf from-csv`.
 #[derive(clap::Args, Debug)]
@@ -29,21 +29,27 @@ pub struct FromCsvArgs {
     explain: bool,
     #[command(flatten)]
     encoding: crate::convert::EncodingArgs,
+    /// Write one message, vec<struct Row>, built whole in memory, instead
+    /// of an XBF file (also implied by --layout rows or columns).
+    #[arg(long)]
+    message: bool,
+    #[command(flatten)]
+    file: crate::file_cmd::WriteArgs,
 }
 
 /// The type chosen for a column and why.
-struct ColumnType {
-    name: String,
+pub(crate) struct ColumnType {
+    pub(crate) name: String,
     /// The type of the non-empty cells.
-    ty: PrimitiveType,
+    pub(crate) ty: PrimitiveType,
     /// Whether some cells are empty (the column is then `option<ty>`).
-    nullable: bool,
-    empty: usize,
-    why: String,
+    pub(crate) nullable: bool,
+    pub(crate) empty: usize,
+    pub(crate) why: String,
 }
 
 impl ColumnType {
-    fn metadata(&self) -> Metadata {
+    pub(crate) fn metadata(&self) -> Metadata {
         let t = Metadata::from(self.ty);
         if self.nullable {
             Metadata::option(t)
@@ -53,59 +59,10 @@ impl ColumnType {
     }
 }
 
-/// Parses an RFC 3339 timestamp (`2019-01-02T03:04:05.5Z`,
-/// `2019-01-02 03:04:05+01:00`) into microseconds since 1970; `None` if it
-/// is not one, or has digits below the microsecond that are not zero.
+/// Parses an RFC 3339 timestamp into microseconds since 1970 (the core's
+/// parser, which `--where` on timestamps uses too).
 pub fn parse_timestamp(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let days = xbf::time::parse_date(s.get(..10)?)?;
-    let two = |i: usize| -> Option<i64> {
-        let p = s.get(i..i + 2)?;
-        p.bytes().all(|c| c.is_ascii_digit()).then(|| p.parse().ok())?
-    };
-    let (h, m, sec) = (two(11)?, two(14)?, two(17)?);
-    if h > 23 || m > 59 || sec > 59 {
-        return None;
-    }
-    let mut i = 19;
-    let mut micros = 0i64;
-    if b[i] == b'.' {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        let digits = &s[start..i];
-        if digits.is_empty() || digits.len() > 9 {
-            return None;
-        }
-        let (keep, rest) = digits.split_at(digits.len().min(6));
-        if rest.bytes().any(|c| c != b'0') {
-            return None;
-        }
-        micros = format!("{keep:0<6}").parse().ok()?;
-    }
-    let offset_secs = match s.get(i..)? {
-        "Z" | "z" => 0,
-        tz if tz.len() == 6 && matches!(tz.as_bytes()[0], b'+' | b'-') && tz.as_bytes()[3] == b':' => {
-            let (oh, om) = (two(i + 1)?, two(i + 4)?);
-            if oh > 23 || om > 59 {
-                return None;
-            }
-            let v = oh * 3600 + om * 60;
-            if tz.starts_with('-') {
-                -v
-            } else {
-                v
-            }
-        }
-        _ => return None,
-    };
-    let secs = i128::from(days) * 86_400 + i128::from(h * 3600 + m * 60 + sec) - i128::from(offset_secs);
-    i64::try_from(secs * 1_000_000 + i128::from(micros)).ok()
+    xbf::time::parse_timestamp(s)
 }
 
 fn infer_column(name: String, cells: &[&str]) -> ColumnType {
@@ -151,7 +108,7 @@ fn short(s: &str) -> String {
     }
 }
 
-fn cell_value(ty: PrimitiveType, s: &str) -> Option<Value> {
+pub(crate) fn cell_value(ty: PrimitiveType, s: &str) -> Option<Value> {
     use PrimitiveType as P;
     Some(match ty {
         P::Bool => Value::Bool(s == "true"),
@@ -171,6 +128,10 @@ fn cell_value(ty: PrimitiveType, s: &str) -> Option<Value> {
 }
 
 pub fn from_csv(args: &FromCsvArgs) -> CliResult {
+    if !args.message && args.encoding.is_auto_layout() {
+        let (input, output) = (args.input.as_deref(), args.output.as_deref());
+        return crate::file_cmd::csv_to_file(input, output, args.explain, args.encoding.options(), &args.file);
+    }
     let (name, bytes) = read_all(args.input.as_deref())?;
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let bad = |e: csv::Error| Failure::Failed(format!("{name}: invalid CSV: {e}"));
@@ -240,7 +201,7 @@ pub fn from_csv(args: &FromCsvArgs) -> CliResult {
 }
 
 /// Whether values of this type fit in one CSV cell.
-fn flat(ty: &Metadata) -> bool {
+pub(crate) fn flat(ty: &Metadata) -> bool {
     match ty {
         Metadata::Primitive(_) => true,
         Metadata::Option(inner) => matches!(&**inner, Metadata::Primitive(_)),
@@ -248,7 +209,7 @@ fn flat(ty: &Metadata) -> bool {
     }
 }
 
-fn cell_text(v: &Value, out: &mut String) {
+pub(crate) fn cell_text(v: &Value, out: &mut String) {
     match v {
         Value::F64(x) => float_text(*x, out),
         Value::F32(x) => float_text(f64::from(*x), out),
@@ -290,7 +251,7 @@ fn push_csv_field(field: &str, line: &mut String, only: bool) {
     }
 }
 
-fn csv_line(fields: impl ExactSizeIterator<Item = String>) -> String {
+pub(crate) fn csv_line(fields: impl ExactSizeIterator<Item = String>) -> String {
     let only = fields.len() == 1;
     let mut line = String::new();
     for (i, f) in fields.enumerate() {
@@ -341,7 +302,7 @@ pub fn to_csv(args: &ConvertArgs) -> CliResult {
     out.finish()
 }
 
-fn not_records(name: &str, ty: &Metadata) -> Failure {
+pub(crate) fn not_records(name: &str, ty: &Metadata) -> Failure {
     Failure::Failed(format!(
         "{name}: to-csv takes a vec or stream of flat records (a struct of numbers, strings, dates, ...), not {ty}"
     ))

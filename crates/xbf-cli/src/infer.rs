@@ -125,35 +125,44 @@ pub fn exact_float(s: &str) -> bool {
 pub fn infer_text<'a>(cells: impl Iterator<Item = &'a str>) -> PrimitiveType {
     let mut inf = Inference::new();
     for (i, s) in cells.enumerate() {
-        if s != "true" && s != "false" {
-            inf.bools = false;
-        }
-        match number_shape(s) {
-            Some(true) => match s.parse::<i128>() {
-                Ok(x) if x >= i64::MIN as i128 && x <= u64::MAX as i128 => inf.int(x, i == 0),
-                // Too wide for 64 bits: a float, if it is finite.
-                _ => {
-                    inf.ints = false;
-                    inf.bools = false;
-                    if !exact_float(s) {
-                        inf.numbers = false;
-                    }
-                }
-            },
-            Some(false) => {
-                inf.ints = false;
-                inf.bools = false;
-                if !exact_float(s) {
-                    inf.numbers = false;
-                }
-            }
-            None => inf.not_number(),
-        }
+        inf.push(s, i == 0);
         if !inf.ints && !inf.numbers && !inf.bools {
             break;
         }
     }
     inf.column_type()
+}
+
+impl Inference {
+    /// Takes one more cell (`first` for a column's first), as `infer_text`
+    /// does: for inferring a column cell by cell, as `from-csv` does on
+    /// input of any size.
+    pub fn push(&mut self, s: &str, first: bool) {
+        if s != "true" && s != "false" {
+            self.bools = false;
+        }
+        match number_shape(s) {
+            Some(true) => match s.parse::<i128>() {
+                Ok(x) if x >= i64::MIN as i128 && x <= u64::MAX as i128 => self.int(x, first),
+                // Too wide for 64 bits: a float, if it is finite.
+                _ => {
+                    self.ints = false;
+                    self.bools = false;
+                    if !exact_float(s) {
+                        self.numbers = false;
+                    }
+                }
+            },
+            Some(false) => {
+                self.ints = false;
+                self.bools = false;
+                if !exact_float(s) {
+                    self.numbers = false;
+                }
+            }
+            None => self.not_number(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -465,6 +465,9 @@ fn check(bytes: &[u8]) -> Option<xbf::Error> {
 }
 
 pub fn run(args: &InspectArgs) -> CliResult {
+    if crate::file_cmd::is_file_input(args.input.as_deref())? {
+        return crate::file_cmd::inspect(args.input.as_deref());
+    }
     let (name, bytes) = read_all(args.input.as_deref())?;
     let err = check(&bytes);
     let end = err.as_ref().and_then(xbf::Error::offset).map_or(bytes.len(), |o| (o as usize).min(bytes.len()));

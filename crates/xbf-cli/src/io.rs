@@ -199,6 +199,15 @@ impl Output {
         let Some(path) = path.filter(|p| *p != Path::new("-")) else {
             return Ok(Output { target: None, writer: Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout())) });
         };
+        // A device or a pipe (`-o /dev/null`) is written in place: renaming
+        // a temporary file onto it would replace the device with a file.
+        if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| Failure::Failed(format!("{}: {e}", path.display())))?;
+            return Ok(Output { target: None, writer: Box::new(io::BufWriter::with_capacity(1 << 16, file)) });
+        }
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let file_name =
             path.file_name().ok_or_else(|| Failure::Failed(format!("{}: not a file name", path.display())))?;

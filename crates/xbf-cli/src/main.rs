@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod compare;
 mod convert;
 mod csvconv;
+mod file_cmd;
 mod infer;
 mod inspect;
 mod io;
@@ -75,17 +76,21 @@ enum Command {
     ///
     /// Example: xbf to-json flights.xbf --pretty
     ToJson(convert::ToJsonArgs),
-    /// Convert CSV with a header line to an XBF 2 message, vec<struct Row>,
-    /// inferring each column's type: the narrowest integer, f64, bool, date
-    /// (YYYY-MM-DD), timestamp (RFC 3339) or string; option<…> where cells
-    /// are empty.
+    /// Convert CSV with a header line to an XBF file of struct Row records
+    /// (SPEC.md §24: columns in blocks, a footer with statistics; input of
+    /// any size, one block in memory), or with --message to one message,
+    /// vec<struct Row>. Each column's type is inferred: the narrowest
+    /// integer, f64, bool, date (YYYY-MM-DD), timestamp (RFC 3339) or
+    /// string; option<…> where cells are empty.
     ///
     /// Example: xbf from-csv prices.csv -o prices.xbf --explain
+    /// Example: xbf from-csv big.csv -o big.xbf && xbf to-csv big.xbf --where 'delay > 300' --fields date,delay
     FromCsv(csvconv::FromCsvArgs),
-    /// Convert a vec (or stream) of flat records to CSV with a header line.
+    /// Convert an XBF file, or a vec (or stream) of flat records, to CSV
+    /// with a header line.
     ///
     /// Example: xbf to-csv prices.xbf -o prices.csv
-    ToCsv(convert::ConvertArgs),
+    ToCsv(file_cmd::ToCsvArgs),
     /// Conformance vectors.
     #[command(subcommand)]
     Vectors(VectorsCommand),
@@ -121,7 +126,7 @@ fn main() -> ExitCode {
         Command::FromJson(args) => report("from-json", convert::from_json(&args)),
         Command::ToJson(args) => report("to-json", convert::to_json(&args)),
         Command::FromCsv(args) => report("from-csv", csvconv::from_csv(&args)),
-        Command::ToCsv(args) => report("to-csv", csvconv::to_csv(&args)),
+        Command::ToCsv(args) => report("to-csv", file_cmd::to_csv_cmd(&args)),
         Command::Vectors(VectorsCommand::Check(args)) => vectors::check(&args),
     }
 }

@@ -17,6 +17,9 @@ pub struct StatsArgs {
 /// encoding, bytes and share of the message. A message in rows is shown as
 /// the columns it would take.
 pub fn run(args: &StatsArgs) -> CliResult {
+    if crate::file_cmd::is_file_input(args.input.as_deref())? {
+        return crate::file_cmd::stats(args.input.as_deref());
+    }
     let (name, bytes) = read_all(args.input.as_deref())?;
     let opts = crate::io::decode_options();
     let (ty, value) = opts.decode_typed_message(&bytes).map_err(|e| xbf_error(&name, &e))?;

@@ -5,6 +5,8 @@
 //! valid ones carry a type, a value and the message's hex; invalid ones carry
 //! hex and the error kind that decoding it must fail with.
 
+mod files;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -108,7 +110,13 @@ fn run_vector(v: &Json) -> Outcome {
     if !KNOWN_VERSIONS.contains(&version) {
         return Outcome::SkipVersion;
     }
-    let checked = if v.get("stream").is_some() { check_stream_vector(v) } else { check_vector(v, version) };
+    let checked = if v.get("file").is_some() {
+        files::check(v)
+    } else if v.get("stream").is_some() {
+        check_stream_vector(v)
+    } else {
+        check_vector(v, version)
+    };
     match checked {
         Ok(()) => Outcome::Pass,
         Err(why) => Outcome::Fail(why),

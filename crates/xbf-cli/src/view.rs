@@ -52,6 +52,11 @@ pub struct CatArgs {
     /// is not read past them).
     #[arg(long, short = 'n', value_name = "N")]
     head: Option<u64>,
+    /// Only these fields (of an XBF file): only their columns are read.
+    #[arg(long, value_delimiter = ',')]
+    fields: Vec<String>,
+    #[command(flatten)]
+    read: crate::file_cmd::ReadArgs,
 }
 
 /// Arguments of `xbf schema`.
@@ -65,6 +70,9 @@ pub struct SchemaArgs {
 }
 
 pub fn cat(args: &CatArgs) -> CliResult {
+    if crate::file_cmd::is_file_input(args.input.as_deref())? {
+        return crate::file_cmd::cat(args.input.as_deref(), args.head, &args.fields, &args.read);
+    }
     let (name, source) = load(args.input.as_deref())?;
     let mut out = Output::create(None)?;
     let head = args.head.unwrap_or(u64::MAX);
@@ -115,6 +123,9 @@ fn describe_message(ty: &Metadata, value: &Value) -> String {
 }
 
 pub fn schema(args: &SchemaArgs) -> CliResult {
+    if crate::file_cmd::is_file_input(args.input.as_deref())? {
+        return crate::file_cmd::schema(args.input.as_deref(), args.compact);
+    }
     let (_, source) = load(args.input.as_deref())?;
     let text = match &source {
         Source::Message(ty, _) => decl(ty, args.compact),

@@ -236,7 +236,8 @@ fn csv_round_trips_the_sp500_values() {
     let schema = run(&["schema", "--compact"], &out.stdout);
     assert_eq!(
         text(&schema.stdout).trim(),
-        "vec<struct Row { date: date, open: f64, high: f64, low: f64, close: f64, adjclose: f64, volume: u64 }>"
+        // from-csv writes an XBF file of records by default (SPEC.md §24).
+        "file of struct Row { date: date, open: f64, high: f64, low: f64, close: f64, adjclose: f64, volume: u64 }"
     );
     let back = run(&["to-csv"], &out.stdout);
     assert!(back.status.success(), "{}", text(&back.stderr));
@@ -260,14 +261,15 @@ fn csv_layout_zstd_and_float_tolerance_options() {
         assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
         out.stdout
     };
-    let auto = size(&["from-csv"]);
+    // The layouts of a single message (--message; from-csv writes a file by default).
+    let auto = size(&["from-csv", "--message"]);
     let rows = size(&["from-csv", "--layout", "rows"]);
     let cols = size(&["from-csv", "--layout", "columns"]);
     assert_eq!(auto, cols, "the default picks the smaller layout");
     assert!(rows.len() > cols.len() * 2, "{} vs {}", rows.len(), cols.len());
-    assert!(size(&["from-csv", "--zstd", "19"]).len() <= cols.len());
+    assert!(size(&["from-csv", "--message", "--zstd", "19"]).len() <= cols.len());
     // Cents: every price within half a cent, and fewer bytes.
-    let lossy = size(&["from-csv", "--float-tolerance", "0.005"]);
+    let lossy = size(&["from-csv", "--message", "--float-tolerance", "0.005"]);
     assert!(lossy.len() < cols.len() * 3 / 4, "{} vs {}", lossy.len(), cols.len());
     let back = text(&run(&["to-csv"], &lossy).stdout);
     for (x, y) in SP500.lines().zip(back.lines()).skip(1) {
@@ -290,7 +292,7 @@ fn csv_types_nulls_and_errors() {
     let schema = text(&run(&["schema", "--compact"], &out.stdout).stdout);
     assert_eq!(
         schema.trim(),
-        "vec<struct Row { id: u16, when: option<date>, at: timestamp, ok: bool, name: option<string>, score: option<f64> }>"
+        "file of struct Row { id: u16, when: option<date>, at: timestamp, ok: bool, name: option<string>, score: option<f64> }"
     );
     let back = text(&run(&["to-csv"], &out.stdout).stdout);
     assert_eq!(
@@ -374,8 +376,8 @@ fn a_failed_conversion_leaves_the_old_file() {
     assert_eq!(left.len(), 1, "{left:?}");
     let out = run(&["from-csv", "-o", target.to_str().unwrap()], SP500.as_bytes());
     assert!(out.status.success());
-    let written = xbf::decode_message(&std::fs::read(&target).unwrap()).unwrap();
-    assert_eq!(written.as_vec().map(|v| v.len()), Some(252));
+    let written = xbf::FileReader::open(std::fs::File::open(&target).unwrap()).unwrap();
+    assert_eq!(written.records_total(), 252);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -441,7 +443,7 @@ fn hostile_csv_is_refused_or_kept_exactly() {
     let out = run(&["from-csv"], b"tiny,zero,int\n1E-400,-0,1\n2.5,3,-0\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let schema = text(&run(&["schema", "--compact"], &out.stdout).stdout);
-    assert_eq!(schema.trim(), "vec<struct Row { tiny: string, zero: f64, int: f64 }>");
+    assert_eq!(schema.trim(), "file of struct Row { tiny: string, zero: f64, int: f64 }");
     let back = text(&run(&["to-csv"], &out.stdout).stdout);
     assert_eq!(back, "tiny,zero,int\n1E-400,-0.0,1.0\n2.5,3.0,-0.0\n");
 }

@@ -33,6 +33,16 @@ fn every_vector_file_passes() {
 }
 
 #[test]
+fn every_file_vector_passes() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors/files/files.json");
+    let out = xbf().args(["vectors", "check"]).arg(file).output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(last.ends_with(" passed, 0 failed") && !last.starts_with("0 "), "{last}");
+}
+
+#[test]
 fn a_wrong_vector_is_reported_and_fails_the_run() {
     let dir = std::env::temp_dir().join(format!("xbf-vectors-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -287,7 +287,10 @@ impl<'o, I: Input> Decoder<'o, I> {
         let flags = self.input.u8()?;
         let known = FLAG_SCHEMA_REF | FLAG_STREAM | FLAG_CHECKSUM | FLAG_COLUMNAR;
         let stream = flags & FLAG_STREAM != 0;
-        if flags & !known != 0 || (flags & FLAG_CHECKSUM != 0 && !stream) || (flags & FLAG_COLUMNAR != 0 && stream) {
+        // Columns and a stream together are an XBF file (SPEC.md §24), whose
+        // blocks always carry checksums.
+        let file = flags & FLAG_COLUMNAR != 0 && stream;
+        if flags & !known != 0 || (flags & FLAG_CHECKSUM != 0 && !stream) || (file && flags & FLAG_CHECKSUM == 0) {
             let what = format!("header flags 0x{flags:02x} are not supported");
             return Err(Error::at(ErrorKind::Unsupported, at, what));
         }

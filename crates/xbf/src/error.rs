@@ -225,6 +225,12 @@ impl Error {
         self
     }
 
+    /// Puts `context` before the detail: which block of a file, and where.
+    pub(crate) fn context(mut self, context: &str) -> Error {
+        self.inner.detail = format!("{context}: {}", self.inner.detail);
+        self
+    }
+
     /// Adds the segment that encloses the current path: decoders call it
     /// while an error unwinds, so that a successful decode never pays for
     /// path bookkeeping (`#[derive(Xbf)]`'s code calls it too).

@@ -47,6 +47,7 @@ mod de;
 mod error;
 #[cfg(feature = "serde")]
 pub mod fast;
+mod file;
 pub mod infer;
 #[cfg(feature = "json")]
 pub mod json;
@@ -65,6 +66,10 @@ mod varint;
 pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
 pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES};
 pub use error::{Error, ErrorKind, PathSegment, Result};
+pub use file::{
+    is_file, BlockInfo, Blocks, ColumnInfo, ColumnStatistics, DamagedBlock, FileOptions, FileReader, FileStreamReader,
+    FileWriter, Op, Predicate, ReadOptions,
+};
 pub use metadata::{
     ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,
     ARRAY_DISCRIMINANT, ENUM_DISCRIMINANT, MAP_DISCRIMINANT, OPTION_DISCRIMINANT, STRUCT_DISCRIMINANT,

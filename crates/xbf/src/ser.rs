@@ -263,7 +263,7 @@ impl EncodeOptions {
         }
     }
 
-    fn column_config(&self) -> crate::columnar::ColumnConfig {
+    pub(crate) fn column_config(&self) -> crate::columnar::ColumnConfig {
         crate::columnar::ColumnConfig {
             zstd_level: self.column_zstd,
             float_tolerance: self.float_tolerance.map(f64::from_bits),

@@ -234,6 +234,9 @@ impl<R: io::Read> StreamReader<R> {
         if header.flags & FLAG_STREAM == 0 {
             return Err(Error::at(ErrorKind::Unsupported, 1, "this is a single message, not a record stream"));
         }
+        if header.flags & crate::ser::FLAG_COLUMNAR != 0 {
+            return Err(Error::at(ErrorKind::Unsupported, 1, "this is an XBF file: read it with FileReader"));
+        }
         let ty = d.schema(&header)?;
         let input = d.input;
         Ok(StreamReader {

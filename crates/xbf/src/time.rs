@@ -74,6 +74,61 @@ pub fn parse_date(s: &str) -> Option<i64> {
     days_from_civil(i64::from(num(0..4)?), num(5..7)?, num(8..10)?)
 }
 
+/// Parses an RFC 3339 timestamp (`2019-01-02T03:04:05.5Z`,
+/// `2019-01-02 03:04:05+01:00`) into microseconds since 1970; `None` if it
+/// is not one, or has digits below the microsecond that are not zero.
+pub fn parse_timestamp(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let days = parse_date(s.get(..10)?)?;
+    let two = |i: usize| -> Option<i64> {
+        let p = s.get(i..i + 2)?;
+        p.bytes().all(|c| c.is_ascii_digit()).then(|| p.parse().ok())?
+    };
+    let (h, m, sec) = (two(11)?, two(14)?, two(17)?);
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    let mut i = 19;
+    let mut micros = 0i64;
+    if b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let digits = &s[start..i];
+        if digits.is_empty() || digits.len() > 9 {
+            return None;
+        }
+        let (keep, rest) = digits.split_at(digits.len().min(6));
+        if rest.bytes().any(|c| c != b'0') {
+            return None;
+        }
+        micros = format!("{keep:0<6}").parse().ok()?;
+    }
+    let offset_secs = match s.get(i..)? {
+        "Z" | "z" => 0,
+        tz if tz.len() == 6 && matches!(tz.as_bytes()[0], b'+' | b'-') && tz.as_bytes()[3] == b':' => {
+            let (oh, om) = (two(i + 1)?, two(i + 4)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let v = oh * 3600 + om * 60;
+            if tz.starts_with('-') {
+                -v
+            } else {
+                v
+            }
+        }
+        _ => return None,
+    };
+    let secs = i128::from(days) * 86_400 + i128::from(h * 3600 + m * 60 + sec) - i128::from(offset_secs);
+    i64::try_from(secs * 1_000_000 + i128::from(micros)).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

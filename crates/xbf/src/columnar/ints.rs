@@ -19,6 +19,8 @@ pub(crate) fn encoding_name(enc: u8) -> &'static str {
         FOR => "frame-of-reference",
         DELTA_FOR => "delta",
         RLE => "run-length",
+        super::entropy::ENTROPY => "entropy",
+        super::runs::RUNS => "runs",
         _ => "?",
     }
 }
@@ -370,16 +372,35 @@ pub(crate) fn encode_into<T: Int>(out: &mut Vec<u8>, values: &[T]) {
 pub(crate) struct Planned<'a, T: Int = u128> {
     values: &'a [T],
     plan: Plan,
+    /// The entropy-coded or cascaded-runs body, where the file writer
+    /// enabled them and one is smaller (SPEC.md §22.2, encodings `04`, `05`).
+    entropy: Option<Vec<u8>>,
 }
 
 impl<'a, T: Int> Planned<'a, T> {
     pub(crate) fn new(values: &'a [T]) -> Self {
-        Planned { values, plan: plan(values) }
+        let mut planned = Self::no_runs(values);
+        if let Some(runs) = super::runs::encode(values, planned.size()) {
+            planned.entropy = Some(runs);
+        }
+        planned
+    }
+
+    /// [`Planned::new`] without cascaded runs (for the blocks inside one).
+    pub(crate) fn no_runs(values: &'a [T]) -> Self {
+        let plan = plan(values);
+        let entropy = super::entropy::encode(values, plan.size + 1);
+        Planned { values, plan, entropy }
+    }
+
+    /// [`Planned::new`] among the encodings `00` to `03` only.
+    pub(crate) fn plain(values: &'a [T]) -> Self {
+        Planned { values, plan: plan(values), entropy: None }
     }
 
     /// The encoding byte and the payload.
     pub(crate) fn size(&self) -> usize {
-        self.plan.size + 1
+        self.entropy.as_ref().map_or(self.plan.size + 1, Vec::len)
     }
 
     /// As a length-prefixed block.
@@ -393,6 +414,10 @@ impl<'a, T: Int> Planned<'a, T> {
     }
 
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        if let Some(body) = &self.entropy {
+            out.extend_from_slice(body);
+            return;
+        }
         let (p, values) = (&self.plan, self.values);
         out.reserve(p.size + 1);
         let start = out.len();
@@ -535,6 +560,8 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
             }
         }
         FOR => read_for(c, n, &mut vals)?,
+        super::entropy::ENTROPY => super::entropy::decode(c, n, max_bits, &mut vals.out)?,
+        super::runs::RUNS => super::runs::decode(c, n, max_bits, &mut vals.out)?,
         DELTA_FOR => {
             if n == 0 {
                 return Err(c.invalid(at, "a delta column of no values".into()));

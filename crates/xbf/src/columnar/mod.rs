@@ -5,8 +5,10 @@
 
 mod builder;
 mod cursor;
+mod entropy;
 mod floats;
 mod ints;
+mod runs;
 mod strings;
 // Reading into serde types: value by value, and whole columns for the derive.
 #[cfg(feature = "serde")]
@@ -31,7 +33,9 @@ use crate::varint;
 use crate::DecodeOptions;
 
 pub use builder::{ColumnNode, Columns};
-use cursor::Cursor;
+pub(crate) use cursor::Cursor;
+pub(crate) use entropy::Enabled as EntropyEnabled;
+pub(crate) use ints::{put_varint, varint_size};
 
 /// A fast hash for the writer's dictionaries (multiply and rotate over
 /// 8-byte words), keyed once per process so that chosen inputs cannot
@@ -101,7 +105,7 @@ pub(crate) fn mostly_distinct(seen: usize, distinct: usize, n: usize) -> bool {
 /// Encoding byte of a column of 256-bit integers: 32 bytes a value.
 const WIDE: u8 = 8;
 /// Encoding byte of the column of types of an `any` node.
-const TYPES: u8 = 48;
+pub(crate) const TYPES: u8 = 48;
 
 /// What a decoded message may cost: every value is charged the size of a
 /// `Value`, and strings made from dictionaries or shared prefixes their
@@ -631,7 +635,7 @@ fn any_value(v: &Value) -> &AnyValue {
 /// Which fields of a struct to decode; `None` at a place means all of it.
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
-    fields: HashMap<String, Option<Selection>>,
+    pub(crate) fields: HashMap<String, Option<Selection>>,
 }
 
 impl Selection {
@@ -1103,7 +1107,9 @@ fn walk(
 /// The name of a column encoding byte.
 pub(crate) fn encoding_name(enc: u8) -> &'static str {
     match enc {
-        ints::VARINT | ints::FOR | ints::DELTA_FOR | ints::RLE => ints::encoding_name(enc),
+        ints::VARINT | ints::FOR | ints::DELTA_FOR | ints::RLE | entropy::ENTROPY | runs::RUNS => {
+            ints::encoding_name(enc)
+        }
         WIDE => "plain-256",
         floats::PLAIN => "plain-float",
         floats::DECIMAL => "decimal",
@@ -1186,7 +1192,7 @@ pub(crate) fn worth_trying(value: &Value) -> bool {
 // -------------------------------------------------------------- projection
 
 /// The type that `sel` leaves of `ty`; `None` if it selects nothing.
-fn prune_type(ty: &Metadata, sel: &Selection) -> Option<Metadata> {
+pub(crate) fn prune_type(ty: &Metadata, sel: &Selection) -> Option<Metadata> {
     Some(match ty {
         Metadata::Struct(s) => {
             let mut fields = Vec::new();

@@ -1,0 +1,129 @@
+//! XBF file vectors (vectors/files/, SPEC.md §24.8): read forward, read from
+//! the end through the footer, and written again in the same blocks.
+
+use std::io::Cursor;
+
+use serde_json::Value as Json;
+use xbf::{ErrorKind, FileOptions, FileReader, FileStreamReader, FileWriter, ReadOptions, Value};
+
+use super::{from_hex, parse_type, parse_value, same, to_hex};
+
+fn kind(v: &Json, key: &str) -> Result<Option<ErrorKind>, String> {
+    match v.get(key) {
+        None => Ok(None),
+        Some(k) => {
+            let k = k.as_str().ok_or_else(|| format!("\"{key}\" is not a string"))?;
+            Ok(Some(ErrorKind::from_name(k).ok_or_else(|| format!("unknown error kind {k:?}"))?))
+        }
+    }
+}
+
+fn show(rs: &[Value]) -> String {
+    rs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+fn outcome(what: &str, failure: Option<xbf::Error>, want: Option<ErrorKind>) -> Result<(), String> {
+    match (failure, want) {
+        (None, None) => Ok(()),
+        (Some(e), Some(k)) if e.kind() == k => Ok(()),
+        (Some(e), Some(k)) => Err(format!("{what}: failed with {e}, expected {k}")),
+        (Some(e), None) => Err(format!("{what}: failed with {e}, expected a clean end")),
+        (None, Some(k)) => Err(format!("{what}: ended cleanly, expected {k}")),
+    }
+}
+
+/// A file vector: the forward reader yields `records` then fails with
+/// `error` (or ends cleanly); a reader from the end yields `records` or
+/// fails with `end_error`; `blocks` (valid files) rewrites the bytes.
+pub(super) fn check(v: &Json) -> Result<(), String> {
+    let hex = v.get("hex").and_then(Json::as_str).ok_or("no \"hex\" string")?;
+    let bytes = from_hex(hex).ok_or("\"hex\" is not lowercase hex")?;
+    let ty = parse_type(v.get("type").ok_or("no \"type\"")?).map_err(|e| format!("bad type: {e}"))?;
+    let records = v.get("records").and_then(Json::as_array).ok_or("no \"records\" array")?;
+    let records = records
+        .iter()
+        .map(|r| parse_value(r, &ty))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("bad record: {e}"))?;
+    let q = ReadOptions::default();
+
+    // Forward, with nothing but the blocks.
+    let mut got = Vec::new();
+    let mut failure = None;
+    match FileStreamReader::new(&bytes[..]) {
+        Err(e) => failure = Some(e),
+        Ok(mut r) => {
+            if *r.metadata() != ty {
+                return Err(format!("decoded type {}, expected {ty}", r.metadata()));
+            }
+            loop {
+                match r.next_block(&q) {
+                    Ok(Some(b)) => got.extend(b),
+                    Ok(None) => break,
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if got.len() != records.len() || !got.iter().zip(&records).all(|(a, b)| same(a, b)) {
+        return Err(format!("forward: yielded [{}], expected [{}]", show(&got), show(&records)));
+    }
+    outcome("forward", failure, kind(v, "error")?)?;
+
+    // From the end, through the footer.
+    let want_end = kind(v, "end_error")?;
+    let mut got = Vec::new();
+    let mut failure = None;
+    match FileReader::open(Cursor::new(&bytes)) {
+        Err(e) => failure = Some(e),
+        Ok(mut r) => {
+            for item in r.records(&q) {
+                match item {
+                    Ok(x) => got.push(x),
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if want_end.is_none() && (got.len() != records.len() || !got.iter().zip(&records).all(|(a, b)| same(a, b))) {
+        return Err(format!("from the end: yielded [{}], expected [{}]", show(&got), show(&records)));
+    }
+    outcome("from the end", failure, want_end)?;
+
+    if let Some(blocks) = v.get("blocks") {
+        let sizes = blocks.as_array().ok_or("\"blocks\" is not an array")?;
+        let append_after = v.get("append_after").and_then(Json::as_u64);
+        let flags = *bytes.get(1).ok_or("no flags byte")?;
+        let opts = || {
+            FileOptions::default()
+                .block_rows(usize::MAX)
+                .block_bytes(usize::MAX)
+                .encode_options(xbf::EncodeOptions::v2().schema_by_reference(flags & 0x01 != 0))
+        };
+        let mut w = FileWriter::new(Cursor::new(Vec::new()), ty, opts()).map_err(|e| e.to_string())?;
+        let mut next = records.iter();
+        for (i, size) in sizes.iter().enumerate() {
+            if append_after == Some(i as u64) {
+                let mut file = w.finish().map_err(|e| e.to_string())?;
+                file.set_position(0);
+                w = FileWriter::append(file, opts()).map_err(|e| e.to_string())?;
+            }
+            for _ in 0..size.as_u64().ok_or("a block size is not a number")? {
+                let r = next.next().ok_or("\"blocks\" add up to more than the records")?;
+                w.write(r.clone()).map_err(|e| e.to_string())?;
+            }
+            w.flush_block().map_err(|e| e.to_string())?;
+        }
+        let written = w.finish().map_err(|e| e.to_string())?.into_inner();
+        if written != bytes {
+            return Err(format!("wrote {}, expected {hex}", to_hex(&written)));
+        }
+    }
+    Ok(())
+}
