@@ -305,7 +305,7 @@ func (r *reader) typ(depth int, root bool) (*Type, error) {
 }
 
 func (r *reader) chargeZS(w uint64, off int) error {
-	if !r.zs.add(w, off-r.base) {
+	if !r.zs.add(w) {
 		return r.fail(KindTooLarge, off)
 	}
 	return nil
