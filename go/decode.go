@@ -11,7 +11,6 @@ type reader struct {
 	data     []byte
 	pos      int
 	end      int // the end of the input, or of the stream block's body
-	base     int // where the zero-size allowance counts offsets from
 	v1       bool
 	maxDepth int
 	zs       zsLimit

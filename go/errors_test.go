@@ -221,3 +221,35 @@ func wantErr(t *testing.T, what string, f func() error, kind string, off int64, 
 		t.Errorf("%s: %v, want %s at %d in %q", what, err, kind, off, path)
 	}
 }
+
+// Zero-size fields are charged where they stand, by the typed reader as by
+// the dynamic one: 1,000 records with a unit field pass a budget of 1,000
+// values and fail on the last record's field under 999.
+func TestZeroSizeFieldsTypedAndDynamic(t *testing.T) {
+	type rec struct {
+		A struct{} `xbf:"a"`
+		B uint8    `xbf:"b"`
+	}
+	b, err := Marshal(make([]rec, 1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits, _ := DecOptions{MaxDecodedBytes: 1000 * DecodedValueBytes}.DecMode()
+	var out []rec
+	if err := fits.Unmarshal(b, &out); err != nil || len(out) != 1000 {
+		t.Fatalf("1,000 unit fields in a budget of 1,000 values: %v", err)
+	}
+	if _, err := fits.Decode(b); err != nil {
+		t.Fatal(err)
+	}
+	short, _ := DecOptions{MaxDecodedBytes: 1000*DecodedValueBytes - 1}.DecMode()
+	_, derr := short.Decode(b)
+	terr := short.Unmarshal(b, &out)
+	want := len(b) - 1 // the last record's unit field stands before its u8
+	for _, err := range []error{derr, terr} {
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindTooLarge || e.Offset != int64(want) || e.Path != "[999].a" {
+			t.Errorf("1,000 unit fields, 999 allowed: %v, want too-large at %d in [999].a", err, want)
+		}
+	}
+}

@@ -116,7 +116,6 @@ func (s *StreamReader) block() error {
 		s.bodyEnd = body + int(l)
 	}
 	r.end = min(s.bodyEnd, len(r.data))
-	r.base = body
 	r.zs.total = 0 // the budget is per block (16.2)
 	coff := r.pos
 	n, err := r.uvarint(w64)
