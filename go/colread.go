@@ -585,23 +585,12 @@ func (cr *colReader) primitive(t *Type, n uint64, c *cursor, out []Value) ([]Val
 			}
 			return out, nil
 		}
-		// The column's strings are cut from one string holding them all
-		// (their bytes were checked against the input or the budget).
-		total := 0
-		for _, b := range vals {
-			if !validUTF8(b) {
-				return nil, &Error{Kind: KindInvalidUTF8, Offset: at, Detail: "a string of the column is not UTF-8"}
-			}
-			total += len(b)
+		strs, err := columnStrings(vals, at)
+		if err != nil {
+			return nil, err
 		}
-		buf := make([]byte, 0, total)
-		for _, b := range vals {
-			buf = append(buf, b...)
-		}
-		all, k := string(buf), 0
-		for i, b := range vals {
-			out[i] = Value{Type: t, Str: all[k : k+len(b)]}
-			k += len(b)
+		for i, str := range strs {
+			out[i] = Value{Type: t, Str: str}
 		}
 		return out, nil
 	case U256, I256:

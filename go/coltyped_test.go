@@ -1,0 +1,96 @@
+package xbf
+
+import (
+	"errors"
+	"math/rand"
+	"reflect"
+	"testing"
+)
+
+type colRec struct {
+	Name  string  `xbf:"name"`
+	Small int8    `xbf:"small"`
+	Count uint16  `xbf:"count"`
+	Delta int     `xbf:"delta"`
+	Ratio float64 `xbf:"ratio"`
+	Half  float32 `xbf:"half"`
+	Ok    bool    `xbf:"ok"`
+	Fixed uint32  `xbf:"fixed"`
+}
+
+// What colRec's readers meet: wider integers than the Go fields (values
+// that may not fit), an extra field, and no "fixed" column.
+type colWire struct {
+	Name  string   `xbf:"name"`
+	Small int64    `xbf:"small"`
+	Count int32    `xbf:"count"`
+	Extra []string `xbf:"extra"`
+	Delta int64    `xbf:"delta"`
+	Ratio float64  `xbf:"ratio"`
+	Half  float64  `xbf:"half"`
+	Ok    bool     `xbf:"ok"`
+}
+
+// The typed column reader gives what the dynamic path gives: the same
+// records, or the same error kind, offset and path, on columns that are
+// valid, that overflow the Go fields, and that are mutated at random.
+func TestTypedColumnsAgreeWithDynamic(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	enc, _ := EncOptions{Layout: LayoutColumns}.EncMode()
+	zenc, _ := EncOptions{Layout: LayoutColumns, ZstdLevel: 3}.EncMode()
+	var seeds [][]byte
+	for _, n := range []int{0, 1, 5, 200} {
+		for _, big := range []bool{false, true} {
+			recs := make([]colWire, n)
+			for i := range recs {
+				recs[i] = colWire{Name: []string{"Paris", "Parisian", "Lyon"}[i%3], Small: int64(i%50 - 25),
+					Count: int32(i * 3), Delta: int64(i * 1000), Ratio: float64(i) / 3, Half: float64(i) / 2,
+					Ok: i%3 == 0, Extra: []string{"x", "yy"}[:i%2]}
+				if big && i == n/2 {
+					recs[i].Small = 300
+					recs[n-1].Count = -1
+				}
+			}
+			for _, m := range []EncMode{enc, zenc} {
+				b, err := m.Marshal(recs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				seeds = append(seeds, b)
+			}
+		}
+	}
+	if wt, err := TypeOf([]colWire{}); err != nil {
+		t.Fatal(err)
+	} else if _, ok := colPlanFor(wt, reflect.TypeOf([]colRec{})); !ok {
+		t.Fatal("no typed plan for colRec")
+	}
+	budgets := []uint64{0, 500, 5000, 20000}
+	for k := 0; k < 6000; k++ {
+		in := append([]byte(nil), seeds[rng.Intn(len(seeds))]...)
+		if k >= len(seeds) && len(in) > 0 {
+			for j := rng.Intn(3) + 1; j > 0; j-- {
+				in[rng.Intn(len(in))] = byte(rng.Intn(256))
+			}
+		}
+		m, _ := DecOptions{MaxDecodedBytes: budgets[rng.Intn(len(budgets))]}.DecMode()
+		var typed, dyn []colRec
+		terr := m.Unmarshal(in, &typed)
+		noTypedColumns = true
+		derr := m.Unmarshal(in, &dyn)
+		noTypedColumns = false
+		var te, de *Error
+		switch {
+		case terr == nil && derr == nil:
+			if !reflect.DeepEqual(typed, dyn) && !(len(typed) == 0 && len(dyn) == 0) {
+				t.Fatalf("%x: typed %v, dynamic %v", in, typed, dyn)
+			}
+		case errors.As(terr, &te) && errors.As(derr, &de):
+			if te.Kind != de.Kind || te.Offset != de.Offset || te.Path != de.Path {
+				t.Fatalf("%x: typed %v, dynamic %v", in, terr, derr)
+			}
+		default:
+			t.Fatalf("%x: typed %v, dynamic %v", in, terr, derr)
+		}
+	}
+}
