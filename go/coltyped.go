@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
 )
 
 // Typed reading of columns (SPEC 22) for the common shape, a vec of structs
@@ -275,4 +276,117 @@ func columnStrings(vals [][]byte, at int64) ([]string, error) {
 		k += len(b)
 	}
 	return out, nil
+}
+
+// Typed writing of columns: the same shape (a slice of structs with
+// integer, float, bool and string fields) is written column by column from
+// the Go fields, with the dynamic writer's encoders, so the bytes are the
+// ones the dynamic path writes. Anything else, or a value the rows writer
+// would refuse (a string that is not UTF-8), returns ok = false, and
+// Marshal takes the dynamic path, which reports it.
+
+type colEncField struct {
+	wire  *Type
+	index int
+}
+
+var colEncPlans sync.Map // reflect.Type -> []colEncField, or nil when the shape does not fit
+
+func colEncPlanFor(xt *Type, rt reflect.Type) ([]colEncField, bool) {
+	if p, ok := colEncPlans.Load(rt); ok {
+		f := p.([]colEncField)
+		return f, f != nil
+	}
+	f := compileColEnc(xt, rt)
+	colEncPlans.Store(rt, f) // one entry per Go type, which the program names
+	return f, f != nil
+}
+
+func compileColEnc(xt *Type, rt reflect.Type) []colEncField {
+	if xt.Kind != Vec || xt.Elem.Kind != Struct || rt.Kind() != reflect.Slice || rt.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	p, ok := colPlanFor(xt, rt)
+	if !ok {
+		return nil
+	}
+	out := make([]colEncField, 0, len(p.fields))
+	st := rt.Elem()
+	for _, f := range p.fields {
+		if f.index < 0 {
+			return nil
+		}
+		ft := st.Field(f.index).Type
+		for _, hook := range []reflect.Type{typMarshaler, typBinMarsh} {
+			if ft.Implements(hook) || reflect.PointerTo(ft).Implements(hook) {
+				return nil
+			}
+		}
+		out = append(out, colEncField{wire: f.wire, index: f.index})
+	}
+	return out
+}
+
+// appendColumnsTyped writes the slice rv of Go type with codec c as a
+// columnar message after out.
+func (m EncMode) appendColumnsTyped(out []byte, c *codec, rv reflect.Value) ([]byte, bool) {
+	fields, ok := colEncPlanFor(c.xt, rv.Type())
+	if !ok {
+		return nil, false
+	}
+	start := len(out)
+	out = append(out, 0xc2, flagColumnar)
+	if m.o.SchemaByReference {
+		out[start+1] |= flagByRef
+		fp := c.xt.Fingerprint()
+		out = append(out, fp[:]...)
+	} else {
+		out = append(out, c.meta...)
+	}
+	n := rv.Len()
+	w := colWriter{out: out, level: m.o.ZstdLevel}
+	w.column(appendInts(nil, []u128{{uint64(n), 0}}))
+	for _, f := range fields {
+		switch k := f.wire.Kind; k {
+		case String:
+			bs := make([]string, n)
+			for i := range bs {
+				s := rv.Index(i).Field(f.index).String()
+				if !validUTF8String(s) {
+					return nil, false
+				}
+				bs[i] = s
+			}
+			w.strings(bs)
+		case F32, F64:
+			bits := make([]uint64, n)
+			for i := range bits {
+				x := rv.Index(i).Field(f.index).Float()
+				if k == F32 {
+					bits[i] = uint64(math.Float32bits(float32(x)))
+				} else {
+					bits[i] = math.Float64bits(x)
+				}
+			}
+			w.floats(k, bits)
+		default:
+			_, signed := intColumnBits(k)
+			col := make([]u128, n)
+			for i := range col {
+				fv := rv.Index(i).Field(f.index)
+				switch {
+				case k == Bool:
+					if fv.Bool() {
+						col[i] = u128{1, 0}
+					}
+				case signed:
+					col[i] = u128{zigzag(fv.Int()), 0}
+				default:
+					col[i] = u128{fv.Uint(), 0}
+				}
+			}
+			w.column(appendInts(nil, col))
+		}
+	}
+	return w.out, true
 }

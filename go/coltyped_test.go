@@ -94,3 +94,74 @@ func TestTypedColumnsAgreeWithDynamic(t *testing.T) {
 		}
 	}
 }
+
+// The typed column writer writes the bytes the dynamic path writes, with
+// and without zstd and schemas by reference, and leaves what it cannot
+// write (a string that is not UTF-8) to the dynamic path's error.
+func TestTypedColumnsWriteTheSameBytes(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	type named string
+	if _, ok := colEncPlanFor(mustType(t, []colWire{}), reflect.TypeOf([]colWire{})); ok {
+		t.Fatal("a struct with a []string field took the typed writer")
+	}
+	type flat struct {
+		Name  string  `xbf:"name"`
+		Small int8    `xbf:"small"`
+		Count uint16  `xbf:"count"`
+		Delta int     `xbf:"delta"`
+		Ratio float64 `xbf:"ratio"`
+		Half  float32 `xbf:"half"`
+		Ok    bool    `xbf:"ok"`
+		Label named   `xbf:"label"`
+		Skip  int     `xbf:"-"`
+		Big   uint64  `xbf:"big"`
+		Neg   int32   `xbf:"neg"`
+	}
+	if _, ok := colEncPlanFor(mustType(t, []flat{}), reflect.TypeOf([]flat{})); !ok {
+		t.Fatal("no typed writer for a flat struct")
+	}
+	words := []string{"Paris", "Parisian", "Lyon", "", "Ünïcödé"}
+	for _, n := range []int{0, 1, 2, 17, 300, 5000} {
+		recs := make([]flat, n)
+		for i := range recs {
+			recs[i] = flat{Name: words[rng.Intn(len(words))], Small: int8(rng.Intn(256) - 128), Count: uint16(rng.Intn(1 << 16)),
+				Delta: i * 1000, Ratio: float64(rng.Intn(1000)) / 100, Half: rng.Float32(), Ok: rng.Intn(2) == 0,
+				Label: named(words[i%2]), Big: rng.Uint64(), Neg: -int32(i)}
+		}
+		for _, o := range []EncOptions{{Layout: LayoutColumns}, {Layout: LayoutColumns, ZstdLevel: 3},
+			{Layout: LayoutColumns, SchemaByReference: true}} {
+			m, _ := o.EncMode()
+			typed, err := m.Marshal(recs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			noTypedColumns = true
+			dyn, err := m.Marshal(recs)
+			noTypedColumns = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(typed) != string(dyn) {
+				t.Fatalf("%d records, %+v: the typed writer's bytes differ", n, o)
+			}
+		}
+	}
+	bad := []flat{{Name: "ok"}, {Name: "\xff"}}
+	m, _ := EncOptions{Layout: LayoutColumns}.EncMode()
+	_, terr := m.Marshal(bad)
+	noTypedColumns = true
+	_, derr := m.Marshal(bad)
+	noTypedColumns = false
+	if terr == nil || terr.Error() != derr.Error() {
+		t.Fatalf("invalid UTF-8: typed %v, dynamic %v", terr, derr)
+	}
+}
+
+func mustType(t *testing.T, v any) *Type {
+	t.Helper()
+	xt, err := TypeOf(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return xt
+}
