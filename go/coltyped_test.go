@@ -165,3 +165,51 @@ func mustType(t *testing.T, v any) *Type {
 	}
 	return xt
 }
+
+// FuzzTypedColumns: on any input, the typed column reader and the dynamic
+// path give the same records or the same error kind, offset and path.
+func FuzzTypedColumns(f *testing.F) {
+	enc, _ := EncOptions{Layout: LayoutColumns}.EncMode()
+	zenc, _ := EncOptions{Layout: LayoutColumns, ZstdLevel: 3}.EncMode()
+	recs := []colWire{{Name: "a", Small: 3, Count: 7, Extra: []string{"x"}, Delta: -5, Ratio: 0.5, Half: 2, Ok: true},
+		{Name: "bb", Small: 300, Count: -1, Delta: 1 << 40, Ratio: 1e300, Half: 1e-3}}
+	for _, m := range []EncMode{enc, zenc} {
+		for n := 0; n <= len(recs); n++ {
+			b, _ := m.Marshal(recs[:n])
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var typed, dyn []colRec
+		terr := Unmarshal(data, &typed)
+		noTypedColumns = true
+		derr := Unmarshal(data, &dyn)
+		noTypedColumns = false
+		checkErr(t, terr)
+		var te, de *Error
+		switch {
+		case terr == nil && derr == nil:
+			if len(typed) != len(dyn) {
+				t.Fatalf("typed %d records, dynamic %d", len(typed), len(dyn))
+			}
+			for i := range typed {
+				a, b := typed[i], dyn[i]
+				if a.Ratio != a.Ratio && b.Ratio != b.Ratio {
+					a.Ratio, b.Ratio = 0, 0 // NaN
+				}
+				if a.Half != a.Half && b.Half != b.Half {
+					a.Half, b.Half = 0, 0
+				}
+				if a != b {
+					t.Fatalf("record %d: typed %+v, dynamic %+v", i, a, b)
+				}
+			}
+		case errors.As(terr, &te) && errors.As(derr, &de):
+			if te.Kind != de.Kind || te.Offset != de.Offset || te.Path != de.Path {
+				t.Fatalf("typed %v, dynamic %v", terr, derr)
+			}
+		default:
+			t.Fatalf("typed %v, dynamic %v", terr, derr)
+		}
+	})
+}
