@@ -585,12 +585,9 @@ func (cr *colReader) primitive(t *Type, n uint64, c *cursor, out []Value) ([]Val
 			}
 			return out, nil
 		}
-		strs, err := columnStrings(vals, at)
+		err = columnStrings(vals, at, func(i int, str string) { out[i] = Value{Type: t, Str: str} })
 		if err != nil {
 			return nil, err
-		}
-		for i, str := range strs {
-			out[i] = Value{Type: t, Str: str}
 		}
 		return out, nil
 	case U256, I256:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"sync"
 )
 
@@ -168,14 +169,8 @@ func (p *colPlan) fillField(cr *colReader, c *cursor, n uint64, s reflect.Value,
 		if err := col.finish("column"); err != nil {
 			return 0, nil, err
 		}
-		strs, err := columnStrings(vals, at)
-		if err != nil {
-			return 0, nil, err
-		}
-		for i, str := range strs {
-			s.Index(i).Field(f.index).SetString(str)
-		}
-		return 0, nil, nil
+		err = columnStrings(vals, at, func(i int, str string) { s.Index(i).Field(f.index).SetString(str) })
+		return 0, nil, err
 	case F32, F64:
 		col, err := cr.column(c)
 		if err != nil {
@@ -256,26 +251,26 @@ func setColInt(fv reflect.Value, kind reflect.Kind, raw uint64, signed bool) err
 
 // columnStrings checks a column's values as UTF-8 and cuts them from one
 // string holding them all (their bytes were checked against the input or
-// the budget): one allocation for the column.
-func columnStrings(vals [][]byte, at int64) ([]string, error) {
+// the budget): one allocation for the column. set receives each string.
+func columnStrings(vals [][]byte, at int64, set func(i int, s string)) error {
 	total := 0
 	for _, b := range vals {
 		if !validUTF8(b) {
-			return nil, &Error{Kind: KindInvalidUTF8, Offset: at, Detail: "a string of the column is not UTF-8"}
+			return &Error{Kind: KindInvalidUTF8, Offset: at, Detail: "a string of the column is not UTF-8"}
 		}
 		total += len(b)
 	}
-	buf := make([]byte, 0, total)
+	var sb strings.Builder // String() hands over its buffer without a copy
+	sb.Grow(total)
 	for _, b := range vals {
-		buf = append(buf, b...)
+		sb.Write(b)
 	}
-	all, k := string(buf), 0
-	out := make([]string, len(vals))
+	all, k := sb.String(), 0
 	for i, b := range vals {
-		out[i] = all[k : k+len(b)]
+		set(i, all[k:k+len(b)])
 		k += len(b)
 	}
-	return out, nil
+	return nil
 }
 
 // Typed writing of columns: the same shape (a slice of structs with
