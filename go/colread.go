@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -36,20 +37,32 @@ type colReader struct {
 	zdec     *zstd.Decoder
 }
 
-func (cr *colReader) charge(at int64, n uint64) error {
-	if n > cr.left {
+// charge takes n bytes from the budget (22.3); a cost that does not fit in
+// 64 bits comes as overflow, and always passes it (as Rust's u128 sums do).
+func (cr *colReader) charge(at int64, n uint64, overflow bool) error {
+	if overflow || n > cr.left {
 		return &Error{Kind: KindTooLarge, Offset: at,
-			Detail: fmt.Sprintf("decoding would take more than the %d bytes allowed", cr.limit)}
+			Detail: fmt.Sprintf("decoding would take more than the %d bytes allowed (MaxDecodedBytes)", cr.limit)}
 	}
 	cr.left -= n
 	return nil
 }
 
+// budgetSum adds costs exactly, noting when the sum passes 64 bits.
+type budgetSum struct {
+	n    uint64
+	over bool
+}
+
+func (s *budgetSum) add(x uint64) {
+	var carry uint64
+	s.n, carry = bits.Add64(s.n, x, 0)
+	s.over = s.over || carry != 0
+}
+
+// chargeValues charges n values, 48 bytes each.
 func (cr *colReader) chargeValues(at int64, n uint64) error {
-	if n > cr.left/columnarValueCost {
-		return cr.charge(at, math.MaxUint64)
-	}
-	return cr.charge(at, n*columnarValueCost)
+	return cr.charge(at, n*DecodedValueBytes, n > cr.left/DecodedValueBytes)
 }
 
 // within prefixes an error's path with a segment, on its way up.
@@ -70,7 +83,7 @@ func (m DecMode) decodeColumnar(r *reader, t *Type) (v Value, err error) {
 func (m DecMode) decodeColumns(r *reader, t *Type, whole bool) (v Value, used int, err error) {
 	cr := &colReader{maxDepth: m.maxDepth}
 	rest := r.data[r.pos:]
-	cr.limit = columnarBudget(len(rest), m.maxBytes)
+	cr.limit = m.maxBytes
 	cr.left = cr.limit
 	c := &cursor{data: rest, base: int64(r.pos)}
 	vals, err := cr.node(t, 1, c, 0)
@@ -101,7 +114,7 @@ func (cr *colReader) column(c *cursor) (*cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cr.charge(at, rawLen); err != nil {
+	if err := cr.charge(at, rawLen, false); err != nil {
 		return nil, err
 	}
 	packed := b.data[b.pos:]
@@ -572,23 +585,9 @@ func (cr *colReader) primitive(t *Type, n uint64, c *cursor, out []Value) ([]Val
 			}
 			return out, nil
 		}
-		// The column's strings are cut from one string holding them all
-		// (their bytes were checked against the input or the budget).
-		total := 0
-		for _, b := range vals {
-			if !validUTF8(b) {
-				return nil, &Error{Kind: KindInvalidUTF8, Offset: at, Detail: "a string of the column is not UTF-8"}
-			}
-			total += len(b)
-		}
-		buf := make([]byte, 0, total)
-		for _, b := range vals {
-			buf = append(buf, b...)
-		}
-		all, k := string(buf), 0
-		for i, b := range vals {
-			out[i] = Value{Type: t, Str: all[k : k+len(b)]}
-			k += len(b)
+		err = columnStrings(vals, at, func(i int, str string) { out[i] = Value{Type: t, Str: str} })
+		if err != nil {
+			return nil, err
 		}
 		return out, nil
 	case U256, I256:
@@ -994,13 +993,13 @@ func (cr *colReader) decodeStrings(c *cursor, n uint64) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		size := uint64(0)
+		var size budgetSum
 		for _, id := range ids {
 			if id.lo < d {
-				size = satAdd(size, lens[id.lo])
+				size.add(lens[id.lo])
 			}
 		}
-		if err := cr.charge(at, size); err != nil {
+		if err := cr.charge(at, size.n, size.over); err != nil {
 			return nil, err
 		}
 		starts := make([]uint64, d+1)
@@ -1028,7 +1027,12 @@ func (cr *colReader) decodeStrings(c *cursor, n uint64) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := cr.charge(at, satAdd(sumLens(shared), sumLens(restLens))); err != nil {
+		var size budgetSum
+		for i := range shared {
+			size.add(shared[i])
+			size.add(restLens[i])
+		}
+		if err := cr.charge(at, size.n, size.over); err != nil {
 			return nil, err
 		}
 		// Every value is rebuilt into one buffer, whose size was charged.

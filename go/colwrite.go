@@ -131,20 +131,11 @@ func (w *colWriter) node(t *Type, vals []Value) {
 			w.node(ty, parts[j])
 		}
 	case F32, F64:
-		k := fk64
-		if t.Kind == F32 {
-			k = fk32
-		}
 		bits := make([]uint64, len(vals))
 		for i, v := range vals {
 			bits[i] = v.Uint
 		}
-		best := k.encode(bits)
-		if w.level > 0 && best[0] != encPlainF {
-			w.best(best, k.plain(bits))
-		} else {
-			w.column(best)
-		}
+		w.floats(t.Kind, bits)
 	case String, Bytes:
 		bs := make([]string, len(vals))
 		for i, v := range vals {
@@ -154,12 +145,7 @@ func (w *colWriter) node(t *Type, vals []Value) {
 				bs[i] = string(v.Bytes)
 			}
 		}
-		best := encodeStrings(bs)
-		if w.level > 0 && best[0] != encPlainS {
-			w.best(best, plainStrings(bs))
-		} else {
-			w.column(best)
-		}
+		w.strings(bs)
 	case U256, I256:
 		body := make([]byte, 1, 1+32*len(vals))
 		body[0] = encWide
@@ -175,6 +161,31 @@ func (w *colWriter) node(t *Type, vals []Value) {
 			col[i] = intColumnValue(v, bits, signed)
 		}
 		w.column(appendInts(nil, col))
+	}
+}
+
+// floats writes a float column (bits of F32 or F64 values): the smallest
+// encoding, or with zstd the smallest once compressed.
+func (w *colWriter) floats(k Kind, bits []uint64) {
+	fk := fk64
+	if k == F32 {
+		fk = fk32
+	}
+	best := fk.encode(bits)
+	if w.level > 0 && best[0] != encPlainF {
+		w.best(best, fk.plain(bits))
+	} else {
+		w.column(best)
+	}
+}
+
+// strings writes a string or bytes column, as floats does.
+func (w *colWriter) strings(bs []string) {
+	best := encodeStrings(bs)
+	if w.level > 0 && best[0] != encPlainS {
+		w.best(best, plainStrings(bs))
+	} else {
+		w.column(best)
 	}
 }
 

@@ -11,7 +11,6 @@ type reader struct {
 	data     []byte
 	pos      int
 	end      int // the end of the input, or of the stream block's body
-	base     int // where the zero-size allowance counts offsets from
 	v1       bool
 	maxDepth int
 	zs       zsLimit
@@ -305,7 +304,7 @@ func (r *reader) typ(depth int, root bool) (*Type, error) {
 }
 
 func (r *reader) chargeZS(w uint64, off int) error {
-	if !r.zs.add(w, off-r.base) {
+	if !r.zs.add(w) {
 		return r.fail(KindTooLarge, off)
 	}
 	return nil

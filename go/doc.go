@@ -33,8 +33,9 @@
 // Every decoding error is an *Error with SPEC's kind name, byte offset and
 // path (`at byte 44, in Point.last: truncated`); use errors.As. Decoders
 // treat input as hostile: lengths and counts are checked against the input
-// before anything is allocated, depth and the zero-size and columnar
-// budgets are limited as SPEC 7, 16 and 22.3 say (limits.go), and a
+// before anything is allocated, depth and the decoded-memory budget
+// (DecOptions.MaxDecodedBytes) are limited as SPEC 7, 16 and 22.3 say
+// (limits.go), and a
 // last-resort recover turns a bug into an `internal` error instead of a
 // crash.
 package xbf

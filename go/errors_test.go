@@ -35,7 +35,7 @@ func TestSpecErrorExamples(t *testing.T) {
 		{"11 03 03 00 00 00 00 00 00 00" + rep("00", 8), "at byte 2: truncated"},
 		{"11 11 13", "at byte 2, in [][]: unknown-discriminant"},
 		{"12 01 00 00 00 00 00 00 00 53 02 00 01 00 00 00 00 00 00 00 61 01 01 00 00 00 00 00 00 00 61 01", "at byte 22, in S: duplicate-field"},
-		{"11 120100000000000000450000 01 00 01 00 00 00 00 00", "at byte 13: too-large"},
+		{"11 120100000000000000450000 56 55 55 01 00 00 00 00", "at byte 13: too-large"},
 		{rep("11", 129) + "00", "at byte 128, in " + rep("[]", 128) + ": too-deep"},
 		{"c2", "at byte 1: truncated"},
 		{"c3 00 13", "at byte 0: unsupported"},
@@ -51,7 +51,7 @@ func TestSpecErrorExamples(t *testing.T) {
 		{"c2 00 12 01 53 02 01 61 01 01 61 24", "at byte 9, in S: duplicate-field"},
 		{"c2 00 12 01 43 01 03 65 6e 76 17 10 10 02 01 61 01 78 01 61 01 79", "at byte 18, in C.env[1].key: duplicate-key"},
 		{"c2 00 15 03 0d 00 00 80 3f 00 00 00 40", "at byte 5: truncated"},
-		{"c2 00 11 13 81 80 04", "at byte 4: too-large"},
+		{"c2 00 11 13 d6 aa d5 0a", "at byte 4: too-large"},
 		{"c2 00 19 24", "at byte 3: unknown-discriminant"},
 		{"c2 01 39 55 9c 68 c0 fb a9 ac 2a fb", "at byte 2: unknown-schema"},
 		{"c2 00" + rep("14", 129) + "00 00", "at byte 130: too-deep"},
@@ -170,25 +170,86 @@ func TestOptionsAreValidated(t *testing.T) {
 }
 
 func TestLimitOptions(t *testing.T) {
-	// Columns of eight u64 5s: 1 + 8 values, 48 bytes each, pass a budget of 400.
+	// Columns of eight u64 5s: 1 + 8 values, 48 bytes each, pass a budget of 432.
 	cols := mustHex(t, "c202110402000803010500")
 	if _, err := Decode(cols); err != nil {
 		t.Fatal(err)
 	}
-	small, _ := DecOptions{MaxDecodedBytes: 400}.DecMode()
-	if _, err := small.Decode(cols); err == nil || err.(*Error).Kind != KindTooLarge {
-		t.Fatalf("a budget of 400 bytes: %v", err)
+	exact, _ := DecOptions{MaxDecodedBytes: 9 * 48}.DecMode()
+	if _, err := exact.Decode(cols); err != nil {
+		t.Fatalf("a budget of 432 bytes: %v", err)
 	}
-	// 70,000 units in a vec: past the default zero-size budget, within a larger one.
+	small, _ := DecOptions{MaxDecodedBytes: 9*48 - 1}.DecMode()
+	wantErr(t, "a budget of 431 bytes", func() error { _, err := small.Decode(cols); return err }, KindTooLarge, 7, "[]")
+	// 70,000 units in a vec: within the default budget (2^30 / 48 values),
+	// past one of 65,536 values, refused at the count.
 	units := mustHex(t, "c2001113f0a204")
-	if _, err := Decode(units); err == nil || err.(*Error).Kind != KindTooLarge {
+	if v, err := Decode(units); err != nil || len(v.Items) != 70000 {
 		t.Fatalf("70,000 units: %v", err)
 	}
-	big, _ := DecOptions{ZeroSizeBudget: 100000}.DecMode()
-	if v, err := big.Decode(units); err != nil || len(v.Items) != 70000 {
-		t.Fatalf("70,000 units under a budget of 100,000: %v", err)
+	low, _ := DecOptions{MaxDecodedBytes: 65536 * DecodedValueBytes}.DecMode()
+	wantErr(t, "70,000 units, 65,536 allowed", func() error { _, err := low.Decode(units); return err }, KindTooLarge, 4, "")
+	var out []struct{}
+	wantErr(t, "70,000 units into []struct{}", func() error { return low.Unmarshal(units, &out) }, KindTooLarge, 4, "")
+	// 22,369,622 units: one more than the default budget allows.
+	wantErr(t, "22,369,622 units", func() error { _, err := Decode(mustHex(t, "c2001113d6aad50a")); return err }, KindTooLarge, 4, "")
+	// A 13-byte run of 2^40 units, refused at the element node before anything is made.
+	wantErr(t, "2^40 units in columns", func() error { _, err := Decode(mustHex(t, "c20211130803018080808080 20")); return err }, KindTooLarge, 13, "[]")
+	// [0, 1, ..., 999999] as one delta column: 1,000,001 values in a few
+	// bytes, within the default budget.
+	seq := make([]uint64, 1000000)
+	for i := range seq {
+		seq[i] = uint64(i)
 	}
-	if _, err := (DecOptions{ZeroSizeRate: 3, NoZeroSizeRate: true}).DecMode(); err == nil {
-		t.Fatal("a rate together with NoZeroSizeRate was accepted")
+	enc, _ := EncOptions{Layout: LayoutColumns}.EncMode()
+	b, err := enc.Marshal(seq)
+	if err != nil || len(b) > 20 {
+		t.Fatalf("a million delta integers took %d bytes: %v", len(b), err)
+	}
+	if v, err := Decode(b); err != nil || len(v.Items) != 1000000 {
+		t.Fatalf("a million delta integers: %v", err)
+	}
+	// A budget below one value refuses a zero-size root, as a budget of 0 would.
+	tiny, _ := DecOptions{MaxDecodedBytes: 47}.DecMode()
+	wantErr(t, "a unit root with 47 bytes", func() error { _, err := tiny.Decode(mustHex(t, "c20013")); return err }, KindTooLarge, 3, "")
+}
+
+func wantErr(t *testing.T, what string, f func() error, kind string, off int64, path string) {
+	t.Helper()
+	var e *Error
+	if err := f(); !errors.As(err, &e) || e.Kind != kind || e.Offset != off || e.Path != path {
+		t.Errorf("%s: %v, want %s at %d in %q", what, err, kind, off, path)
+	}
+}
+
+// Zero-size fields are charged where they stand, by the typed reader as by
+// the dynamic one: 1,000 records with a unit field pass a budget of 1,000
+// values and fail on the last record's field under 999.
+func TestZeroSizeFieldsTypedAndDynamic(t *testing.T) {
+	type rec struct {
+		A struct{} `xbf:"a"`
+		B uint8    `xbf:"b"`
+	}
+	b, err := Marshal(make([]rec, 1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits, _ := DecOptions{MaxDecodedBytes: 1000 * DecodedValueBytes}.DecMode()
+	var out []rec
+	if err := fits.Unmarshal(b, &out); err != nil || len(out) != 1000 {
+		t.Fatalf("1,000 unit fields in a budget of 1,000 values: %v", err)
+	}
+	if _, err := fits.Decode(b); err != nil {
+		t.Fatal(err)
+	}
+	short, _ := DecOptions{MaxDecodedBytes: 1000*DecodedValueBytes - 1}.DecMode()
+	_, derr := short.Decode(b)
+	terr := short.Unmarshal(b, &out)
+	want := len(b) - 1 // the last record's unit field stands before its u8
+	for _, err := range []error{derr, terr} {
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindTooLarge || e.Offset != int64(want) || e.Path != "[999].a" {
+			t.Errorf("1,000 unit fields, 999 allowed: %v, want too-large at %d in [999].a", err, want)
+		}
 	}
 }

@@ -1,44 +1,36 @@
 package xbf
 
-// The decoder's limits, kept in one place (SPEC 7, 16.2, 22.3). Issue 18
-// replaces the zero-size budget and the columnar allowance with one absolute
-// decode budget; only this file and its callers' two hooks need to change.
+// The decoder's limits, kept in one place (SPEC 7, 16.1, 16.2, 22.3): the
+// nesting depth and one decoded-memory budget, shared by rows, columns and
+// each block of a stream.
 
 const (
 	// DefaultMaxDepth is SPEC 7.1 / 16.1's nesting limit.
 	DefaultMaxDepth = 128
-	// DefaultZeroSizeBudget is the zero-size value budget of 7.2 / 16.2.
-	DefaultZeroSizeBudget = 65536
-	// DefaultZeroSizeRate is the per-byte allowance of 7.2 / 16.2.
-	DefaultZeroSizeRate = 8
-	// columnarValueCost is what one value of a columnar node costs against
-	// the decoding budget (22.3: the Rust reader counts its 48-byte Value).
-	columnarValueCost = 48
-	// columnarBudgetPerByte and columnarBudgetFixed give the default
-	// decoding budget of 22.3: 64 × message length + 16 MiB.
-	columnarBudgetPerByte = 64
-	columnarBudgetFixed   = 16 << 20
+	// DefaultMaxDecodedBytes is the decoded-memory budget of SPEC 16.2:
+	// 2^30 bytes (1 GiB) a message, or a stream block.
+	DefaultMaxDecodedBytes = 1 << 30
+	// DecodedValueBytes is what one value costs against the budget: the
+	// size of the Rust reader's Value, fixed by SPEC 16.2 for every
+	// implementation so that all refuse the same inputs (a Go Value is
+	// larger; see the README).
+	DecodedValueBytes = 48
 )
 
-// zsLimit tracks zero-size values for one message or one stream block.
+// zsLimit charges the zero-size values of rows (SPEC 7.2, 16.2) for one
+// message or one stream block. Costs are kept in values, not bytes: the
+// budget allows ⌊budget / 48⌋ of them, as the Rust reader counts.
 type zsLimit struct {
-	total  uint64
-	budget uint64
-	rate   uint64
+	total   uint64
+	allowed uint64
 }
 
-// add charges w at offset p (counted from the message or block start);
-// false means the allowance, max(budget, rate × p), is passed.
-func (z *zsLimit) add(w uint64, p int) bool {
+func newZSLimit(maxBytes uint64) zsLimit {
+	return zsLimit{allowed: maxBytes / DecodedValueBytes}
+}
+
+// add charges w zero-size values; false means the budget is passed.
+func (z *zsLimit) add(w uint64) bool {
 	z.total = satAdd(z.total, w)
-	allow := max(z.budget, satMul(z.rate, uint64(p)))
-	return z.total <= allow
-}
-
-// columnarBudget is the default decoding budget for a columnar message of n bytes.
-func columnarBudget(n int, max uint64) uint64 {
-	if max > 0 {
-		return max
-	}
-	return satAdd(satMul(columnarBudgetPerByte, uint64(n)), columnarBudgetFixed)
+	return z.total <= z.allowed
 }

@@ -1,7 +1,6 @@
 package xbf
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 )
@@ -19,14 +18,16 @@ const (
 type DecOptions struct {
 	// MaxDepth is the nesting limit (default 128).
 	MaxDepth int
-	// ZeroSizeBudget is the zero-size value budget (default 65,536).
-	ZeroSizeBudget uint64
-	// ZeroSizeRate is the per-byte zero-size allowance; default 8. Set
-	// NoZeroSizeRate to disable it.
-	ZeroSizeRate   uint64
-	NoZeroSizeRate bool
-	// MaxDecodedBytes is the columnar decoding budget (default 64 × the
-	// message length + 16 MiB).
+	// MaxDecodedBytes is the decoded-memory budget of one message, or of
+	// one block of a record stream (SPEC 16.2, 22.3): every value the
+	// input cannot bound costs DecodedValueBytes (48), and every byte that a
+	// string dictionary, shared prefixes or zstd makes costs one. In rows
+	// these are the zero-size values (unit, empty structs, vecs of them);
+	// in columns, every value of every node. Passing it is `too-large`,
+	// checked before anything is allocated for what a count announces.
+	// 0 means the default, DefaultMaxDecodedBytes (2^30); any value from 1
+	// to 2^64 − 1 is taken as it is. (A budget below 48 refuses every
+	// zero-size value and every columnar message, as a budget of 0 does.)
 	MaxDecodedBytes uint64
 	// Registry resolves messages and streams by fingerprint (section 14);
 	// nil is an empty registry.
@@ -37,33 +38,21 @@ type DecOptions struct {
 // concurrent use.
 type DecMode struct {
 	maxDepth int
-	zsBudget uint64
-	zsRate   uint64
 	maxBytes uint64
 	reg      *Registry
 }
 
 // DecMode validates the options once.
 func (o DecOptions) DecMode() (DecMode, error) {
-	m := DecMode{maxDepth: o.MaxDepth, zsBudget: o.ZeroSizeBudget, zsRate: o.ZeroSizeRate,
-		maxBytes: o.MaxDecodedBytes, reg: o.Registry}
+	m := DecMode{maxDepth: o.MaxDepth, maxBytes: o.MaxDecodedBytes, reg: o.Registry}
 	if o.MaxDepth < 0 || o.MaxDepth > 1<<16 {
 		return m, fmt.Errorf("xbf: MaxDepth %d out of range 0..65536", o.MaxDepth)
 	}
 	if m.maxDepth == 0 {
 		m.maxDepth = DefaultMaxDepth
 	}
-	if m.zsBudget == 0 {
-		m.zsBudget = DefaultZeroSizeBudget
-	}
-	if m.zsRate == 0 {
-		m.zsRate = DefaultZeroSizeRate
-	}
-	if o.NoZeroSizeRate {
-		if o.ZeroSizeRate != 0 {
-			return m, errors.New("xbf: ZeroSizeRate set together with NoZeroSizeRate")
-		}
-		m.zsRate = 0
+	if m.maxBytes == 0 {
+		m.maxBytes = DefaultMaxDecodedBytes
 	}
 	return m, nil
 }
@@ -115,7 +104,7 @@ func (r *Registry) Lookup(fp [8]byte) (*Type, bool) {
 
 func (m DecMode) newReader(data []byte) *reader {
 	return &reader{data: data, end: len(data), maxDepth: m.maxDepth,
-		zs: zsLimit{budget: m.zsBudget, rate: m.zsRate}}
+		zs: newZSLimit(m.maxBytes)}
 }
 
 // Decode decodes a whole message (v1 or XBF 2, rows or columns) with the

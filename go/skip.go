@@ -1,7 +1,7 @@
 package xbf
 
 // skip reads past one value of t with every check of value() (lengths,
-// varints, booleans, UTF-8, enum indices, depth, the zero-size budget) but
+// varints, booleans, UTF-8, enum indices, depth, the decoded-memory budget) but
 // keeps nothing: SPEC 23.2 rule 4. Map keys are not checked for duplicates.
 func (r *reader) skip(t *Type, depth int, counted bool) error {
 	if r.minOf(t) == 0 {

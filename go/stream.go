@@ -116,8 +116,7 @@ func (s *StreamReader) block() error {
 		s.bodyEnd = body + int(l)
 	}
 	r.end = min(s.bodyEnd, len(r.data))
-	r.base = body
-	r.zs.total = 0
+	r.zs.total = 0 // the budget is per block (16.2)
 	coff := r.pos
 	n, err := r.uvarint(w64)
 	if err != nil {
@@ -134,7 +133,7 @@ func (s *StreamReader) block() error {
 		}
 		s.counted = false
 	} else {
-		if !r.zs.add(satMul(n, s.typ.weight), coff-body) {
+		if !r.zs.add(satMul(n, s.typ.weight)) {
 			return errAt(KindTooLarge, coff, "")
 		}
 		s.counted = true

@@ -887,6 +887,9 @@ func (m DecMode) unmarshal(data []byte, v any, whole bool) (used int, err error)
 // type-mismatch then reports the offset of the first column.
 func (m DecMode) unmarshalColumnar(r *reader, wt *Type, target reflect.Value, whole bool) (int, error) {
 	colStart := r.pos
+	if p, ok := colPlanFor(wt, target.Type()); ok && !noTypedColumns {
+		return m.unmarshalColumnsTyped(r, p, target, whole)
+	}
 	val, used, err := m.decodeColumns(r, wt, whole)
 	if err != nil {
 		return 0, err
@@ -911,4 +914,20 @@ func (m DecMode) unmarshalColumnar(r *reader, wt *Type, target reflect.Value, wh
 		return 0, err
 	}
 	return used, nil
+}
+
+// noTypedColumns turns the typed column reader off (tests compare the two).
+var noTypedColumns = false
+
+// unmarshalColumnsTyped reads columns straight into the Go slice (coltyped.go).
+func (m DecMode) unmarshalColumnsTyped(r *reader, p *colPlan, target reflect.Value, whole bool) (int, error) {
+	cr := &colReader{maxDepth: m.maxDepth, limit: m.maxBytes, left: m.maxBytes}
+	c := &cursor{data: r.data[r.pos:], base: int64(r.pos)}
+	if err := p.read(cr, c, target, int64(r.pos)); err != nil {
+		return 0, err
+	}
+	if whole && !c.atEnd() {
+		return 0, &Error{Kind: KindTrailingBytes, Offset: c.offset(), Detail: "bytes remain after the columns"}
+	}
+	return r.pos + c.pos, nil
 }

@@ -486,6 +486,11 @@ func (m EncMode) appendMarshal(out []byte, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.o.Version != 1 && m.o.Layout == LayoutColumns && rv.Kind() == reflect.Slice && !noTypedColumns {
+		if b, ok := m.appendColumnsTyped(out, c, rv); ok {
+			return b, nil
+		}
+	}
 	if m.o.Version == 1 || m.o.Layout != LayoutRows {
 		// Other layouts and v1 go through the dynamic value.
 		rows, err := defaultEnc.appendMarshal(nil, v)

@@ -21,8 +21,8 @@ done
         "\`scripts/go-bench.sh\` (go/bench, \`go test -bench Flights20k\`, $RUNS runs of the whole set one after another)." \
         "Marshal of a \`[]Flight\` (5 fields: date string, delay and distance \`int\`, origin and destination strings) and" \
         "Unmarshal into a fresh one; xbf writes XBF 2 rows (its default); xbf-columns is the columnar layout" \
-        "(\`EncOptions{Layout: LayoutColumns}\`), which Marshal reaches through the dynamic Value and Unmarshal" \
-        "reads through rows; msgp uses its generated code" \
+        "(\`EncOptions{Layout: LayoutColumns}\`), which Marshal writes and Unmarshal reads column by column from and" \
+        "into the struct fields (no dynamic Value); msgp uses its generated code" \
         "(\`flights_msgp.go\`), the others reflection. ms and allocations per operation; ÷ msgpack is the time" \
         "relative to vmihailenco/msgpack in the same runs."
     echo

@@ -36,8 +36,8 @@ type codec struct {
 	unmarshal func([]byte, *Flights) error
 }
 
-// xbfColumns writes the columnar layout (SPEC 22), for its bytes; Marshal
-// reaches it through the dynamic Value and Unmarshal through rows.
+// xbfColumns writes the columnar layout (SPEC 22); Marshal and Unmarshal
+// go column by column between it and the struct fields.
 var xbfColumns, _ = xbf.EncOptions{Layout: xbf.LayoutColumns}.EncMode()
 
 var codecs = []codec{

@@ -74,7 +74,7 @@ func isPanic(err error) bool {
 }
 
 func message(data []byte) []byte {
-	v, err := xbf.Decode(data)
+	v, err := dec.Decode(data)
 	if err != nil {
 		if isPanic(err) {
 			return errorJSON(nil, err)
@@ -86,7 +86,7 @@ func message(data []byte) []byte {
 }
 
 func stream(data []byte) []byte {
-	s, err := xbf.NewStreamReader(data)
+	s, err := dec.NewStreamReader(data)
 	if err != nil {
 		if isPanic(err) {
 			return errorJSON(nil, err)

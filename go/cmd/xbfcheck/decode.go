@@ -19,7 +19,7 @@ import (
 //	{"ok":false,"kind":K,"offset":N,"path":P} the decoder's error
 //
 // A line that is not hex gives {"ok":false,"kind":"bad-input"}. Inputs are
-// decoded as whole messages with the default options and an empty registry.
+// decoded as whole messages with the default options (or -max-decoded-bytes) and an empty registry.
 func decodeLines(in io.Reader, out io.Writer) int {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
@@ -33,7 +33,7 @@ func decodeLines(in io.Reader, out io.Writer) int {
 			enc.Encode(map[string]any{"ok": false, "kind": "bad-input"})
 			continue
 		}
-		v, err := xbf.Decode(data)
+		v, err := dec.Decode(data)
 		if err == nil {
 			enc.Encode(map[string]any{"ok": true, "type": vectorform.TypeJSON(v.Type), "value": vectorform.ValueJSON(v)})
 			continue

@@ -27,11 +27,23 @@ import (
 	"github.com/xbf-format/xbf/go/vectorform"
 )
 
+// dec decodes the inputs of `decode` and `batch`: default options, unless
+// -max-decoded-bytes N follows the subcommand (for checks at small budgets).
+var dec, _ = xbf.DecOptions{}.DecMode()
+
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "decode" {
-		os.Exit(decodeLines(os.Stdin, os.Stdout))
-	}
-	if len(os.Args) > 1 && os.Args[1] == "batch" {
+	if len(os.Args) > 1 && (os.Args[1] == "decode" || os.Args[1] == "batch") {
+		fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+		budget := fs.Uint64("max-decoded-bytes", 0, "decoded-memory budget (SPEC 16.2); 0: the default, 2^30")
+		fs.Parse(os.Args[2:])
+		var err error
+		if dec, err = (xbf.DecOptions{MaxDecodedBytes: *budget}).DecMode(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		if os.Args[1] == "decode" {
+			os.Exit(decodeLines(os.Stdin, os.Stdout))
+		}
 		os.Exit(batch(os.Stdin, os.Stdout))
 	}
 	verbose := flag.Bool("v", false, "print a line for every vector that passes")
