@@ -10,7 +10,14 @@
 # - typed_columns reads each input as the columns of a message of a fixed
 #   record type, straight into serde types and the long way (Value, rows,
 #   typed rows), and checks that both accept the same inputs, with the same
-#   values.
+#   values;
+# - derive_message decodes each input as a whole message of Vec<Rec> (rows
+#   or columns, any header) with the derived reader (#[derive(Xbf)]) and
+#   the serde reader, and checks that they agree (and, on rows, that their
+#   errors have the same kind, offset and path);
+# - stream_reader reads each input as a record stream from a slice and
+#   from a dribbling reader (same records, same error), writes the records
+#   back and reads them again, and reads streams of Rec through serde too.
 # Crashes land in fuzz/artifacts/TARGET/.
 #
 # cargo-fuzz passes nightly-only flags (-Zsanitizer=address and friends);
@@ -39,12 +46,12 @@ decode_message)
     done < <(grep -v -e '"error"' -e '"version"' vectors/v1.json | grep -o '"hex": *"[0-9a-f]*"' | sed 's/.*"\([0-9a-f]*\)"$/\1/')
     echo "seeded $corpus with $n valid v1 vectors"
     ;;
-typed_columns)
-    (cd fuzz && cargo run --quiet --bin seed_typed_columns -- "../$corpus")
-    echo "seeded $corpus with valid columns of 0 to 200 records"
+typed_columns | derive_message | stream_reader)
+    (cd fuzz && cargo run --quiet --bin seed -- "$target" "../$corpus")
+    echo "seeded $corpus with valid inputs of 0 to 200 records"
     ;;
 *)
-    echo "unknown target $target (decode_message, typed_columns)" >&2
+    echo "unknown target $target (decode_message, typed_columns, derive_message, stream_reader)" >&2
     exit 2
     ;;
 esac
