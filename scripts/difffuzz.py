@@ -32,6 +32,7 @@ import argparse
 import datetime
 import io
 import json
+import os
 import random
 import struct
 import subprocess
@@ -599,7 +600,16 @@ class Fuzzer:
         if "rust" in self.impls:
             answers["rust"] = run_batch([self.xbf, "vectors", "decode"], cases, self.args.timeout)
         if "python" in self.impls:
-            answers["python"] = [json.dumps(python_decode(mode_of(b), b)) for b in cases]
+            # A Rust panic inside the package prints its message on file descriptor 2 before Python sees
+            # a PanicException: the panic is reported as a class below, so the print is dropped.
+            saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            try:
+                answers["python"] = [json.dumps(python_decode(mode_of(b), b)) for b in cases]
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+                os.close(devnull)
         if "ts" in self.impls:
             answers["ts"] = run_batch(self.ts, cases, self.args.timeout)
         return [{n: norm(answers[n][i]) for n in self.impls} for i in range(len(cases))]
