@@ -5,10 +5,10 @@
 //
 // Values come from the reference decoder's internal values (decodeInternal, StreamReader.internal: the
 // form `exact: true` is made from). Each message is also decoded with the default `decode` (the direct
-// path): its outcome is reported as "default": "ok" or the error, so the fuzzer checks that both paths
-// accept the same inputs with the same errors.
+// path): its outcome is reported as "default": "ok" (the same value as the reference decoder's, in the
+// default form), "a different value", or the error, so the fuzzer checks that both paths agree.
 import { createInterface } from "node:readline";
-import { decode, decodeInternal, typeToJson, fromHex, hex, XbfError, StreamReader } from "../../ts/dist/index.js";
+import { decode, decodeInternal, toPublic, typeToJson, fromHex, hex, XbfError, StreamReader } from "../../ts/dist/index.js";
 
 const f64 = new Float64Array(1), f32 = new Float32Array(1);
 const u8of = (a) => new Uint8Array(a.buffer);
@@ -63,6 +63,19 @@ function value(t, n) {
   }
 }
 
+/** Public values equal: NaN equals NaN, -0 is not 0, Dates by their time (an invalid one too) and their own
+ * fields (XbfDate.days, XbfTimestamp.micros), objects by class, keys in order and values. */
+function same(a, b) {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return Object.is(a, b);
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  if (a instanceof Date && !Object.is(a.getTime(), b.getTime())) return false;
+  if (a instanceof Uint8Array) return a.length === b.length && a.every((x, i) => x === b[i]);
+  if (a instanceof Map) return a.size === b.size && same([...a], [...b]);
+  if (Array.isArray(a) && a.length !== b.length) return false;
+  const ka = Object.keys(a), kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && same(a[k], b[k]));
+}
+
 function error(e) {
   if (!(e instanceof XbfError)) return { panic: `${e?.name}: ${e?.message}` };
   const j = { kind: e.kind, offset: e.offset ?? null, path: e.path ?? "" };
@@ -73,10 +86,12 @@ function error(e) {
 const errorText = (e) => { const j = error(e); return j.panic !== undefined ? null : JSON.stringify(j); };
 
 function message(bytes) {
-  let def;
-  try { decode(bytes); def = '"ok"'; } catch (e) { def = JSON.stringify(error(e)); }
+  let def, friendly;
+  try { friendly = decode(bytes); def = '"ok"'; } catch (e) { def = JSON.stringify(error(e)); }
   try {
     const d = decodeInternal(bytes);
+    // The direct path's values must be the reference decoder's, mapped to the default form.
+    if (def === '"ok"' && !same(friendly, toPublic(d.type, d.n, {}))) def = '"a different value"';
     return `{"type":${typeText(d.type)},"value":${value(d.type, d.n)},"default":${def}}`;
   } catch (e) {
     const text = errorText(e);
