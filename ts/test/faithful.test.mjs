@@ -79,3 +79,17 @@ test("repro 10: NaN payloads are kept by the exact form, in rows, columns and st
   assert.equal(hex(encode(d.value, { type: d.type, version: 1 })), "0d0100807f");
   assert.throws(() => encode(f32(snan32), { type: typeFromJson("f64") }), /expected f64/);
 });
+
+test("NaN map keys are told apart by their bits, in rows and columns", () => {
+  const t = typeFromJson({ map: ["f64", "u8"] });
+  const a = new XbfNaN(0x7ff0000000000001n, 64), b = new XbfNaN(0x7ff0000000000002n, 64);
+  for (const layout of ["rows", "columns"]) {
+    const bytes = encode([[a, 1], [b, 2], [NaN, 3]], { type: t, layout });
+    const d = decodeWithType(bytes, { exact: true });
+    assert.deepEqual(d.value.map(([k]) => (k instanceof XbfNaN ? k.bits : f64bits(k))), [a.bits, b.bits, 0x7ff8000000000000n]);
+    assert.equal(hex(encode(d.value, { type: t, layout })), hex(bytes));
+    // The default form cannot tell the keys apart in a Map: pairs.
+    assert.ok(Array.isArray(decode(bytes)));
+  }
+  assert.throws(() => encode([[a, 1], [new XbfNaN(a.bits, 64), 2]], { type: t }), (e) => e.kind === "duplicate-key");
+});
