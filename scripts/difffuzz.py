@@ -62,6 +62,10 @@ AIMED = [
     "c2041667c0",  # repro 9: a stream whose count passes the input
     "c2001200020161010131010506",  # repro 10: fields `a` then `1`
     "0d0100807f",  # a signalling f32 NaN
+    # Found by this fuzzer:
+    "c20014141401010100",  # Python read Some(Some(None)) as Some(None)
+    "c20402feffffffffffffffff01feffffffffffffffff0127",  # TypeScript compared a block's count in doubles
+    "c2021115ffffffffffffffffff01180553686170650401301301610a01321a095f5f70726f746f5f5f09020002",  # array count order
 ]
 
 
