@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Differential fuzzer: every decoder of the project on the same bytes.
 
-Cases are the conformance vectors (vectors/*.json) and random typed values
+Cases are the conformance vectors (vectors/*.json), hand-aimed reproducers
+(AIMED) and random typed values
 (a random type and value, encoded by the Python package as a message, rows
 or columns, or as a record stream), most of them mutated: bit flips, byte
 changes, insertions, deletions, cuts, splices of two cases, varint edits.
@@ -20,8 +21,9 @@ script prints its count and a minimal reproducer (hex, shrunk).
 
 Deterministic for a given --seed (printed at the start and the end).
 
-    scripts/difffuzz.py                       # 4,000 cases (the test command's run, about a minute)
-    scripts/difffuzz.py --cases 200000        # a long run
+    scripts/difffuzz.py                       # 4,000 cases, a random seed
+    scripts/difffuzz.py --cases 60000 --seed 18   # what scripts/test-all.sh runs (about a minute)
+    scripts/difffuzz.py --cases 1000000       # a long run (about 20 minutes here)
     scripts/difffuzz.py --seed 7 --cases 500  # replay
     scripts/difffuzz.py --extra go="go/bin/xbfbatch"   # one more implementation (same lines in and out)
 
