@@ -41,6 +41,12 @@ cargo build --quiet --locked -p xbf-cli
 npm ci --prefix ts --no-audit --no-fund
 npm run --prefix ts build
 (cd ts && XBF_CLI="$PWD/../target/debug/xbf" node --test test/*.test.mjs)
+
+echo "== Differential fuzzer: the Rust, Python and TypeScript decoders on the same mutated vectors and random values"
+# About a minute; a fixed seed keeps the test command deterministic (another seed, or more cases, is a longer
+# run: scripts/difffuzz.py --cases 500000). It fails on any disagreement SPEC 21.4 does not allow.
+target/python-venv/bin/python scripts/difffuzz.py --cases 60000 --seed "${DIFFFUZZ_SEED:-18}"
+
 # The browser test uses Debian's chromium (playwright-core never downloads a browser).
 if ! command -v chromium >/dev/null; then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -9,27 +9,9 @@
 //!   XBF 2; an XBF 2 message must at least survive a re-encoding.)
 #![no_main]
 
-use std::io::{self, Read};
-
 use libfuzzer_sys::fuzz_target;
 use xbf::{EncodeOptions, ErrorKind, Value};
-
-/// A reader that hands out a few bytes per call, to reach the stream
-/// decoder's short-read paths.
-struct Dribble<'a> {
-    data: &'a [u8],
-    step: usize,
-}
-
-impl Read for Dribble<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = buf.len().min(self.data.len()).min(self.step);
-        buf[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        self.step = self.step % 7 + 1;
-        Ok(n)
-    }
-}
+use xbf_fuzz::Dribble;
 
 fuzz_target!(|data: &[u8]| {
     // A v1 message starts with a v1 discriminant (0x00..=0x12); the decoder
@@ -49,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(canon(&back), again, "a re-encoded message decodes to another value");
         }
     }
-    for stream in [xbf::read_message(data), xbf::read_message(Dribble { data, step: 1 })] {
+    for stream in [xbf::read_message(data), xbf::read_message(Dribble::new(data))] {
         match (&slice, &stream) {
             (Ok(a), Ok(b)) => assert_eq!(canon(a), canon(b), "slice and stream decode different values"),
             (Err(e), Err(f)) => {

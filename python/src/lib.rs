@@ -117,6 +117,11 @@ use raw::{dict_next, dict_set};
 
 // ------------------------------------------------------------ Python refs
 
+/// Whether `v` is an `xbf.Some` (a tuple subclass: the cheap tuple check first).
+fn is_some(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(v.is_instance_of::<PyTuple>() && v.is_instance(refs(py)?.some.bind(py))?)
+}
+
 struct Refs {
     variant: Py<PyType>,
     typed: Py<PyType>,
@@ -2246,7 +2251,9 @@ impl<'a> Dec<'a> {
                 0 => Ok(py.None().into_bound(py)),
                 1 => {
                     let v = self.value(py, inner)?;
-                    if v.is_none() {
+                    // Wrapped when the payload itself reads as an option (None, or an xbf.Some of a
+                    // deeper level): else Some(None) and Some(Some(None)) would be one value.
+                    if v.is_none() || is_some(py, &v)? {
                         Ok(refs(py)?.some.bind(py).call1((v,))?)
                     } else {
                         Ok(v)
@@ -2734,7 +2741,7 @@ impl<'py> ToPy<'py> {
                 None => py.None().into_bound(py),
                 Some(inner) => {
                     let v = self.value(py, inner)?;
-                    if v.is_none() {
+                    if v.is_none() || is_some(py, &v)? {
                         r.some.bind(py).call1((v,))?
                     } else {
                         v

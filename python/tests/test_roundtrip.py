@@ -383,3 +383,14 @@ def test_a_null_column_in_many_records_decodes():
     rows = [{"a": i % 100, "b": None} for i in range(70_000)]
     for columnar in (False, True):
         assert xbf.loads(xbf.dumps(rows, columnar=columnar)) == rows
+
+
+def test_nested_options_keep_every_level():
+    # Found by scripts/difffuzz.py: Some(Some(None)) read back as Some(None), one level lost.
+    t = {"option": {"option": {"option": "u8"}}}
+    schema = xbf.Schema(t)
+    for value, wire in [(None, "00"), (xbf.Some(None), "0100"), (xbf.Some(xbf.Some(None)), "010100"), (7, "01010107")]:
+        data = xbf.dumps(value, schema=schema, columnar=False)
+        assert data.hex().endswith(wire), (value, data.hex())
+        back = xbf.loads(data)
+        assert back == value and type(back) is type(value), (value, back)

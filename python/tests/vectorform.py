@@ -55,7 +55,7 @@ def to_python(t, v):
         if v is None:
             return None
         inner = element(t["option"], v["some"])
-        return xbf.Some(None) if inner is None else inner
+        return xbf.Some(inner) if inner is None or isinstance(inner, xbf.Some) else inner
     if "map" in t:
         kt, vt = t["map"]
         pairs = [(element(kt, k), element(vt, x)) for k, x in v]

@@ -1,3 +1,4 @@
+import { Float, readF32, readF64 } from "./nan.js";
 import { XbfError, seg } from "./errors.js";
 import { INT_INFO, XbfType, Member, hex } from "./metadata.js";
 import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES, VALUE_BYTES } from "./decode_rows.js";
@@ -295,8 +296,12 @@ function sameBits(a: number, b: number, f32: boolean): boolean {
 }
 function rawFloats(out: number[], values: number[], f32: boolean): void {
   for (let i = 0; i < values.length; i++) {
-    if (f32) { scratchF32[0] = values[i]!; for (let k = 0; k < 4; k++) out.push(scratchB[k]!); }
-    else { scratchF[0] = values[i]!; for (let k = 0; k < 8; k++) out.push(scratchB[k]!); }
+    const v = values[i] as Float;
+    // An XbfNaN's bits go through the 64-bit scratch word as they are (its low 4 bytes for an f32).
+    if (typeof v !== "number") scratchBig[0] = v.bits;
+    else if (f32) scratchF32[0] = v;
+    else scratchF[0] = v;
+    for (let k = 0; k < (f32 ? 4 : 8); k++) out.push(scratchB[k]!);
   }
 }
 function decimal(values: number[], e: number, f32: boolean): number[] {
@@ -344,7 +349,8 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] {
   }
   return best;
 }
-const floatBits = (v: number, f32: boolean): bigint => (f32 ? BigInt(new Uint32Array(new Float32Array([v]).buffer)[0]!) : f64Bits(v));
+const floatBits = (v: Float, f32: boolean): bigint =>
+  typeof v !== "number" ? v.bits : f32 ? BigInt(new Uint32Array(new Float32Array([v]).buffer)[0]!) : f64Bits(v);
 const bitLength = (x: bigint) => (x === 0n ? 0 : x.toString(2).length);
 /** The fields of the XOR encoding's bit stream (SPEC 22.2.1), as the Rust writer chooses them: emit(bits, width). */
 function xorFields(values: number[], f32: boolean, emit: (v: bigint, w: number) => void): void {
@@ -376,7 +382,11 @@ function xorFields(values: number[], f32: boolean, emit: (v: bigint, w: number) 
 export function xorSize(values: number[], f32: boolean): number {
   const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
   let bits = 0, wl = -1, wlen = 0;
-  const word = (v: number) => { if (f32) { scratchF32[0] = v; return 0; } scratchF[0] = v; return scratchU[1]!; };
+  const word = (v: Float) => {
+    if (typeof v !== "number") { scratchBig[0] = v.bits; return f32 ? 0 : scratchU[1]!; }
+    if (f32) { scratchF32[0] = v; return 0; }
+    scratchF[0] = v; return scratchU[1]!;
+  };
   let ph = word(values[0]!), pl = scratchU[0]!;
   for (let i = 1; i < values.length; i++) {
     const h = word(values[i]!), l = scratchU[0]!;
@@ -432,11 +442,11 @@ function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
   const scratch = new DataView(new ArrayBuffer(8));
   let prev = f32 ? BigInt(dv.getUint32(first, true)) : dv.getBigUint64(first, true);
   const value = (bits: bigint) => {
-    if (f32) { scratch.setUint32(0, Number(bits), true); return scratch.getFloat32(0, true); }
+    if (f32) { scratch.setUint32(0, Number(bits), true); return readF32(scratch, 0) as number; }
     scratch.setBigUint64(0, bits, true);
-    return scratch.getFloat64(0, true);
+    return readF64(scratch, 0) as number;
   };
-  const out = [f32 ? dv.getFloat32(first, true) : dv.getFloat64(first, true)];
+  const out = [(f32 ? readF32(dv, first) : readF64(dv, first)) as number];
   let window: [number, number] | null = null;
   for (let i = 1; i < n; i++) {
     if (read(1) === 1n) {
@@ -465,7 +475,8 @@ function encodeFloats(values: number[], f32: boolean): number[] {
   // Distinct by bits: numbers are their own keys, but for the two zeros and NaNs (whose payloads differ).
   const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
   for (const v of values) {
-    const k = v !== 0 && v === v ? v : Object.is(v, 0) ? "+0" : Object.is(v, -0) ? "-0" : f32 ? (scratchF32[0] = v, "n" + scratchU[0]) : "n" + f64Bits(v);
+    const x = v as Float;
+    const k = typeof x !== "number" ? "n" + x.bits : x !== 0 && x === x ? x : Object.is(x, 0) ? "+0" : Object.is(x, -0) ? "-0" : f32 ? (scratchF32[0] = x, "n" + scratchU[0]) : "n" + f64Bits(x);
     let id = index.get(k);
     if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
     ids.push(id);
@@ -482,7 +493,7 @@ function encodeFloats(values: number[], f32: boolean): number[] {
 function readFloats(c: Cursor, n: number, f32: boolean, p: number, count: number): number[] {
   const dv = new DataView(c.b.buffer, c.b.byteOffset, c.b.byteLength);
   const out: number[] = [];
-  for (let i = 0; i < count; i++) out.push(f32 ? dv.getFloat32(p + 4 * i, true) : dv.getFloat64(p + 8 * i, true));
+  for (let i = 0; i < count; i++) out.push((f32 ? readF32(dv, p + 4 * i) : readF64(dv, p + 8 * i)) as number);
   void n;
   return out;
 }

@@ -1,3 +1,4 @@
+import { readF32, readF64 } from "./nan.js";
 import { XbfError, seg } from "./errors.js";
 import { DISC, INT_INFO, KIND_OF, V1_PRIM, XbfType, Member, SchemaRegistry, hex, isZeroSize, minSize, weight, depthOf } from "./metadata.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
@@ -282,8 +283,8 @@ export class Reader {
       case "unit": return null;
       case "u8": return this.u8();
       case "i8": { const b = this.u8(); return b > 127 ? b - 256 : b; }
-      case "f32": return this.dv.getFloat32(this.need(4), true);
-      case "f64": return this.dv.getFloat64(this.need(8), true);
+      case "f32": return readF32(this.dv, this.need(4));
+      case "f64": return readF64(this.dv, this.need(8));
       case "string": return this.string();
       case "bytes": {
         const start = this.pos;

@@ -323,6 +323,8 @@ class Columns {
     const v = decodeFloats(c, n, f32);
     c.finish("column");
     this.pos = end;
+    // The public values: a NaN held with its bits (nan.ts) is JavaScript's NaN here.
+    for (let i = 0; i < v.length; i++) if (typeof v[i] !== "number") v[i] = NaN;
     return v;
   }
   floats(n: number, f32: boolean, end: number): number[] | null {

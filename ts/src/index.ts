@@ -7,4 +7,5 @@ export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions, inf
 export { decode, decodeWithType, decodeInternal, encode, encodeInternal, type DecodeOptions, type EncodeOptions, type Decoded } from "./codec.js";
 export { StreamReader, StreamWriter, readStream, type StreamReadOptions, type StreamWriteOptions } from "./stream.js";
 export { crc32c, sha256 } from "./checksums.js";
+export { XbfNaN } from "./nan.js";
 export type { LimitOptions } from "./decode_rows.js";

@@ -53,9 +53,16 @@ export class StreamReader implements Iterable<unknown> {
       r.v2 = true;
       const count = r.uvarNum(64);
       if (count === 0) throw new XbfError("invalid-varint", base, "a block holds at least one record");
-      const rest = declared - (r.pos - base);
       const min = minSize(t, true);
-      if (min > 0 && count * min > rest) throw new XbfError("truncated", base, `${count} records of at least ${min} bytes do not fit in the block's ${rest} bytes`);
+      if (min > 0) {
+        // Exact: a declared length or a count past 2^53 is not a safe number (2^64 - 2 records do not
+        // fit in 2^64 - 12 bytes, though both round to 2^64), so those are compared as bigints.
+        const big = (at: number) => { const x = new Reader(b, this.opts, at); x.v2 = true; return x.uvarBig(64); };
+        const exactCount = count > Number.MAX_SAFE_INTEGER ? big(base) : BigInt(count);
+        const exactDeclared = declared > Number.MAX_SAFE_INTEGER ? big(lenAt) : BigInt(declared);
+        const rest = exactDeclared - BigInt(r.pos - base);
+        if (exactCount * BigInt(min) > rest) throw new XbfError("truncated", base, `${exactCount} records of at least ${min} bytes do not fit in the block's ${rest} bytes`);
+      }
       if (min === 0) r.charge(base, count * weight(t));
       r.prepaid = isZeroSize(t) ? 1 : 0;
       for (let i = 0; i < count; i++) {

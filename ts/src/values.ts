@@ -2,6 +2,7 @@ import { XbfError, mismatch, within, seg } from "./errors.js";
 import { INT_INFO, XbfType, Member, typeToString, metadataBytes, hex, depthOf } from "./metadata.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
+import { XbfNaN } from "./nan.js";
 
 /** An enum value: the variant's name and its payload (`null` for a variant without data). */
 export class XbfEnum {
@@ -35,7 +36,8 @@ export class XbfDate extends Date {
 
 export interface ValueOptions {
   /** Exact representation: 64-bit and wider integers and timestamps as bigint, dates as day numbers,
-   * options as `null | XbfSome`, maps as arrays of `[key, value]`, `any` as XbfAny, enums always XbfEnum. */
+   * options as `null | XbfSome`, maps as arrays of `[key, value]`, `any` as XbfAny, enums always XbfEnum, and NaNs
+   * other than the canonical quiet NaN as XbfNaN (their exact bits; a JS number may not keep them). */
   exact?: boolean;
   /** `"auto"` (default): 64-bit and wider integers are numbers when safe, bigint otherwise; `"bigint"`: always bigint. */
   int64?: "auto" | "bigint";
@@ -66,10 +68,15 @@ export function toPublic(t: XbfType, n: any, o: ValueOptions): unknown {
       if (o.exact || o.int64 === "bigint") return n;
       return n <= 9007199254740991n && n >= -9007199254740991n ? Number(n) : n;
     case "date": return o.exact ? n : new XbfDate(n);
+    // A NaN held with its bits (nan.ts) is JavaScript's NaN in the default form.
+    case "f32": case "f64": return o.exact || typeof n === "number" ? n : NaN;
     case "timestamp": return o.exact ? n : new XbfTimestamp(n);
     case "vec": case "array": {
       const e = t.element;
-      if (isPlain(e)) return n;
+      if (isPlain(e)) {
+        if ((e.kind !== "f32" && e.kind !== "f64") || o.exact) return n;
+        return (n as unknown[]).some((x) => typeof x !== "number") ? (n as unknown[]).map((x) => (typeof x === "number" ? x : NaN)) : n;
+      }
       return (n as unknown[]).map((x) => toPublic(e, x, o));
     }
     case "tuple": return (n as unknown[]).map((x, i) => toPublic(t.elements[i]!, x, o));
@@ -99,8 +106,10 @@ export function toPublic(t: XbfType, n: any, o: ValueOptions): unknown {
         for (const [k, v] of entries) setKey(out, k as string, v);
         return out;
       }
+      // A Map turns a -0 key into +0 (SameValueZero), and cannot tell NaNs of other bits apart: maps with
+      // a -0 key, or with keys it merges, stay as [key, value] pairs, which keep every key exactly.
+      if ((t.key.kind === "f32" || t.key.kind === "f64") && entries.some(([k]) => Object.is(k, -0))) return entries;
       const m = new Map(entries);
-      // Float keys that a Map cannot tell apart (0 and -0, NaNs of other bits) stay as [key, value] pairs.
       return m.size === entries.length ? m : entries;
     }
     case "enum": {
@@ -184,6 +193,7 @@ export function normalize(t: XbfType, v: unknown): unknown {
       if (typeof v !== "boolean") throw mismatch(`expected bool, got ${describe(v)}`);
       return v;
     case "f32": case "f64":
+      if (v instanceof XbfNaN && v.width === (t.kind === "f32" ? 32 : 64)) return v;
       if (typeof v !== "number") throw mismatch(`expected ${t.kind}, got ${describe(v)}`);
       return v;
     case "string":
@@ -361,6 +371,7 @@ function intRange(s: Shape): [bigint, bigint] {
 function kindOf(v: unknown): string {
   if (typeof v === "boolean") return "bool";
   if (typeof v === "number") return Number.isSafeInteger(v) && !Object.is(v, -0) ? "int" : "float";
+  if (v instanceof XbfNaN) return "float";
   if (typeof v === "bigint") return "int";
   if (typeof v === "string") return "string";
   if (v instanceof Uint8Array) return "bytes";

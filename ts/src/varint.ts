@@ -1,3 +1,4 @@
+import type { Float } from "./nan.js";
 const utf8 = new TextEncoder();
 
 /** Byte writer with LEB128 varints (SPEC 11). */
@@ -79,14 +80,16 @@ export class Writer {
     this.uvar(b.length);
     this.bytes(b);
   }
-  f32(x: number): void {
+  f32(x: Float): void {
     this.ensure(4);
-    this.dv.setFloat32(this.len, x, true);
+    if (typeof x === "number") this.dv.setFloat32(this.len, x, true);
+    else this.dv.setUint32(this.len, Number(x.bits), true);
     this.len += 4;
   }
-  f64(x: number): void {
+  f64(x: Float): void {
     this.ensure(8);
-    this.dv.setFloat64(this.len, x, true);
+    if (typeof x === "number") this.dv.setFloat64(this.len, x, true);
+    else this.dv.setBigUint64(this.len, x.bits, true);
     this.len += 8;
   }
   finish(): Uint8Array {

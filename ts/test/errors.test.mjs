@@ -148,3 +148,17 @@ test("-0 keeps its sign and sparse records share one struct (SPEC 19, 19.1)", ()
   assert.deepStrictEqual(decode(encode(rows)), rows);
   assert.equal(hex(encode(rows)).slice(4, 8), "1112");
 });
+
+test("a stream block's count is checked against its declared length exactly, past 2^53 too (found by difffuzz)", () => {
+  // u16 records; block length 2^64 - 2, count 2^64 - 2: the records cannot fit in the 2^64 - 12 bytes after
+  // the count (SPEC 15.3 step 4), though both numbers round to 2^64 as doubles. Rust says the same.
+  const cut = readStream(h("c2 04 02 feffffffffffffffff01 feffffffffffffffff01 27"));
+  assert.deepEqual(cut.records, []);
+  assert.equal(cut.error?.kind, "truncated");
+  assert.equal(cut.error?.offset, 13);
+  // 2^64 - 13 records would fit: they are read one by one until the input ends.
+  const fits = readStream(h("c2 04 02 feffffffffffffffff01 f3ffffffffffffffff01 27"));
+  assert.deepEqual(fits.records, [39]);
+  assert.equal(fits.error?.kind, "truncated");
+  assert.equal(fits.error?.offset, 24);
+});

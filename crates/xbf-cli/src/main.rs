@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod batch;
 mod compare;
 mod convert;
 mod csvconv;
@@ -105,6 +106,11 @@ enum VectorsCommand {
     /// Prints a line for each failing vector, then `N passed, N failed`;
     /// exits 1 if any failed.
     Check(vectors::CheckArgs),
+    /// For scripts/difffuzz.py: reads `m HEX` (a message) or `s HEX` (a
+    /// record stream) a line and writes one JSON line each: the type and
+    /// value in the vectors' form, or the error's kind, offset and path.
+    #[command(hide = true)]
+    Decode,
 }
 
 fn main() -> ExitCode {
@@ -128,6 +134,7 @@ fn main() -> ExitCode {
         Command::FromCsv(args) => report("from-csv", csvconv::from_csv(&args)),
         Command::ToCsv(args) => report("to-csv", file_cmd::to_csv_cmd(&args)),
         Command::Vectors(VectorsCommand::Check(args)) => vectors::check(&args),
+        Command::Vectors(VectorsCommand::Decode) => batch::decode(),
     }
 }
 

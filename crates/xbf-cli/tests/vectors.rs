@@ -74,3 +74,80 @@ fn unreadable_input_is_a_failure_not_a_panic() {
     let out = xbf().args(["vectors", "check"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "usage error");
 }
+
+/// Numbers as f64 bits and every NaN as "NaN": the vectors' values as
+/// `xbf vectors decode` writes them, minus its NaN payloads and `1.0` for `1`.
+fn loose(j: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match j {
+        J::Number(n) => J::String(format!("{:x}", n.as_f64().unwrap().to_bits())),
+        J::String(s) if s.starts_with("NaN") => J::String("NaN".into()),
+        J::Array(a) => J::Array(a.iter().map(loose).collect()),
+        J::Object(o) => J::Object(o.iter().map(|(k, v)| (k.clone(), loose(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn the_batch_decoder_answers_every_vector_in_its_form() {
+    let mut lines = String::new();
+    let mut vectors = Vec::new();
+    for path in vector_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut de = serde_json::Deserializer::from_str(&text);
+        de.disable_recursion_limit();
+        let all: Vec<serde_json::Value> = serde::Deserialize::deserialize(&mut de).unwrap();
+        for v in all {
+            let mode = if v.get("stream").is_some() { "s" } else { "m" };
+            lines.push_str(&format!("{mode} {}\n", v["hex"].as_str().unwrap()));
+            vectors.push(v);
+        }
+    }
+    let out = decode_lines(&lines);
+    assert!(out.status.success());
+    let answers: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut de = serde_json::Deserializer::from_str(l);
+            de.disable_recursion_limit();
+            serde::Deserialize::deserialize(&mut de).unwrap()
+        })
+        .collect();
+    assert_eq!(answers.len(), vectors.len());
+    for (v, a) in vectors.iter().zip(&answers) {
+        let name = &v["name"];
+        let kind = |e: &serde_json::Value| e.get("kind").cloned();
+        if v.get("stream").is_some() {
+            assert_eq!(loose(&a["records"]), loose(&v["records"]), "{name}");
+            assert_eq!(a["error"].get("kind"), v.get("error"), "{name}");
+        } else if let Some(e) = v.get("error") {
+            assert_eq!(kind(&a["error"]).as_ref(), Some(e), "{name}: {a}");
+            assert!(a["error"]["offset"].is_u64() && a["error"]["path"].is_string(), "{name}: {a}");
+        } else {
+            assert_eq!(loose(&a["type"]), loose(&v["type"]), "{name}");
+            assert_eq!(loose(&a["value"]), loose(&v["value"]), "{name}");
+        }
+    }
+    // NaNs keep their bits; a line in another form is a usage error (exit 2).
+    let out = decode_lines("m 0d0100807f\nm 0e010000000000f0ff\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "{\"type\":\"f32\",\"value\":\"NaN:7f800001\"}\n{\"type\":\"f64\",\"value\":\"NaN:fff0000000000001\"}\n"
+    );
+    assert_eq!(decode_lines("x 00\n").status.code(), Some(2));
+    assert_eq!(decode_lines("m 0g\n").status.code(), Some(2));
+}
+
+fn decode_lines(input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = xbf()
+        .args(["vectors", "decode"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
