@@ -378,7 +378,9 @@ func (cr *colReader) node(t *Type, n uint64, c *cursor, depth int) ([]Value, err
 	case Array:
 		hi, total := mulHi(n, t.Len)
 		if hi != 0 {
-			return nil, c.invalid(at, "the array elements pass 2^64")
+			// More values than any budget holds (22.3): too-large at the
+			// element node, with its path.
+			return nil, within(cr.charge(at, 0, true), "[]")
 		}
 		flat, err := cr.node(t.Elem, total, c, child)
 		if err != nil {

@@ -85,11 +85,14 @@ function error(e) {
 }
 const errorText = (e) => { const j = error(e); return j.panic !== undefined ? null : JSON.stringify(j); };
 
+// The decoded-memory budget difffuzz.py gives every implementation (its first argument).
+const LIMITS = process.argv[2] ? { maxDecodedBytes: Number(process.argv[2]) } : {};
+
 function message(bytes) {
   let def, friendly;
-  try { friendly = decode(bytes); def = '"ok"'; } catch (e) { def = JSON.stringify(error(e)); }
+  try { friendly = decode(bytes, LIMITS); def = '"ok"'; } catch (e) { def = JSON.stringify(error(e)); }
   try {
-    const d = decodeInternal(bytes);
+    const d = decodeInternal(bytes, LIMITS);
     // The direct path's values must be the reference decoder's, mapped to the default form.
     if (def === '"ok"' && !same(friendly, toPublic(d.type, d.n, {}))) def = '"a different value"';
     return `{"type":${typeText(d.type)},"value":${value(d.type, d.n)},"default":${def}}`;
@@ -101,7 +104,7 @@ function message(bytes) {
 
 function stream(bytes) {
   let s;
-  try { s = new StreamReader(bytes); } catch (e) {
+  try { s = new StreamReader(bytes, LIMITS); } catch (e) {
     const text = errorText(e);
     return text === null ? JSON.stringify(error(e)) : `{"type":null,"records":[],"error":${text}}`;
   }

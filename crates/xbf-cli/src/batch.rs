@@ -18,7 +18,7 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
 use serde_json::{json, Value as Json};
-use xbf::{DecodeOptions, Error, Metadata, StreamReader, Value};
+use xbf::{Error, Metadata, Value};
 
 use crate::vectors::{from_hex, to_hex};
 
@@ -61,14 +61,15 @@ pub fn decode() -> ExitCode {
 }
 
 fn message(bytes: &[u8]) -> Json {
-    match DecodeOptions::default().decode_typed_message(bytes) {
+    match crate::io::decode_options().decode_typed_message(bytes) {
         Ok((ty, v)) => json!({"type": type_json(&ty), "value": value_json(&v)}),
         Err(e) => json!({"error": error_json(&e)}),
     }
 }
 
 fn stream(bytes: &[u8]) -> Json {
-    let reader = match StreamReader::new(bytes) {
+    // The length is known, as every batch decoder's is (SPEC.md 15.3).
+    let reader = match crate::io::decode_options().stream_reader_with_length(bytes, bytes.len() as u64) {
         Ok(r) => r,
         Err(e) => return json!({"type": null, "records": [], "error": error_json(&e)}),
     };

@@ -11,17 +11,32 @@ pub(crate) struct Cursor<'a> {
     base: u64,
     /// Report `base` as every offset (for bytes that were decompressed).
     fixed: bool,
+    /// The bytes are a block of an XBF file, where the file-only integer
+    /// encodings (SPEC.md §22.2: `04`, `05`) may stand; in a message they are
+    /// unknown, as to every reader that implements messages alone.
+    file: bool,
 }
 
 impl<'a> Cursor<'a> {
     pub(crate) fn new(bytes: &'a [u8], base: u64) -> Self {
-        Cursor { bytes, pos: 0, base, fixed: false }
+        Cursor { bytes, pos: 0, base, fixed: false, file: false }
     }
 
     /// The same cursor, reporting its base as every offset.
     pub(crate) fn fixed(mut self) -> Self {
         self.fixed = true;
         self
+    }
+
+    /// The same cursor, over a block of an XBF file.
+    pub(crate) fn in_file(mut self) -> Self {
+        self.file = true;
+        self
+    }
+
+    /// Whether the bytes are a block of an XBF file.
+    pub(crate) fn is_file(&self) -> bool {
+        self.file
     }
 
     pub(crate) fn offset(&self) -> u64 {
@@ -143,7 +158,7 @@ impl<'a> Cursor<'a> {
         let len = self.varint(64)?;
         let body_at = self.offset();
         let body = self.take_checked(len).map_err(|e| Error::at(ErrorKind::Truncated, at, e.detail()))?;
-        let inner = Cursor::new(body, body_at);
+        let inner = Cursor { file: self.file, ..Cursor::new(body, body_at) };
         Ok(if self.fixed { inner.fixed() } else { inner })
     }
 

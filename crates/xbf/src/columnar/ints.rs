@@ -560,8 +560,8 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
             }
         }
         FOR => read_for(c, n, &mut vals)?,
-        super::entropy::ENTROPY => super::entropy::decode(c, n, max_bits, &mut vals.out)?,
-        super::runs::RUNS => super::runs::decode(c, n, max_bits, &mut vals.out)?,
+        super::entropy::ENTROPY if c.is_file() => super::entropy::decode(c, n, max_bits, &mut vals.out)?,
+        super::runs::RUNS if c.is_file() => super::runs::decode(c, n, max_bits, &mut vals.out)?,
         DELTA_FOR => {
             if n == 0 {
                 return Err(c.invalid(at, "a delta column of no values".into()));
@@ -602,7 +602,12 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
             return Err(Error::at(
                 ErrorKind::UnknownDiscriminant,
                 at,
-                format!("0x{other:02x} is not an integer column encoding"),
+                match other {
+                    super::entropy::ENTROPY | super::runs::RUNS => {
+                        format!("0x{other:02x} is an integer column encoding of XBF files only, not of messages")
+                    }
+                    _ => format!("0x{other:02x} is not an integer column encoding"),
+                },
             ))
         }
     }

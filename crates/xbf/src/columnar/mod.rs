@@ -226,11 +226,16 @@ pub(crate) struct Column<'a> {
     /// Offsets inside a decompressed body have no place in the message:
     /// errors there report the column's own offset.
     fixed: bool,
+    /// The column stands in a block of an XBF file (see [`Cursor::in_file`]).
+    file: bool,
 }
 
 impl Column<'_> {
     pub(crate) fn cursor(&self) -> Cursor<'_> {
-        let c = Cursor::new(&self.data, self.base);
+        let mut c = Cursor::new(&self.data, self.base);
+        if self.file {
+            c = c.in_file();
+        }
         if self.fixed {
             c.fixed()
         } else {
@@ -672,6 +677,14 @@ pub(crate) struct Reader<'o> {
     unpacker: Option<zstd::bulk::Decompressor<'static>>,
 }
 
+/// An array node whose child would hold more than 2^64 values: more than
+/// any budget allows (SPEC.md §22.3), at the child node's first byte and
+/// with its path (the array's elements).
+pub(crate) fn array_too_large(at: u64) -> Error {
+    Error::at(ErrorKind::TooLarge, at, "the array's elements (n × N) pass 2^64 values, more than any budget allows")
+        .within(PathSegment::Element)
+}
+
 fn within(seg: PathSegment) -> impl FnOnce(Error) -> Error {
     move |e| e.within(seg)
 }
@@ -697,7 +710,7 @@ impl<'o> Reader<'o> {
         if block.clone_first_byte() != ZSTD {
             let base = block.offset();
             let rest = block.take(block.remaining() as usize)?;
-            return Ok(Column { data: std::borrow::Cow::Borrowed(rest), base, fixed: false });
+            return Ok(Column { data: std::borrow::Cow::Borrowed(rest), base, fixed: false, file: c.is_file() });
         }
         block.u8()?;
         let raw_len = block.varint(64)?;
@@ -718,7 +731,7 @@ impl<'o> Reader<'o> {
                     format!("the column decompresses to {} bytes, not the {raw_len} it declares", raw.len()),
                 ));
             }
-            Ok(Column { data: std::borrow::Cow::Owned(raw), base: at, fixed: true })
+            Ok(Column { data: std::borrow::Cow::Owned(raw), base: at, fixed: true, file: c.is_file() })
         }
         #[cfg(not(feature = "zstd"))]
         {
@@ -782,7 +795,7 @@ impl<'o> Reader<'o> {
                 (Metadata::Vec(ety), Box::new(values))
             }
             Metadata::Array(a) => {
-                let total = n.checked_mul(a.len).ok_or_else(|| c.invalid(at, "the array elements pass 2^64".into()))?;
+                let total = n.checked_mul(a.len).ok_or_else(|| array_too_large(at))?;
                 let (ety, mut flat) =
                     self.node(&a.element, total, c, child, sel).map_err(within(PathSegment::Element))?;
                 let ety = Arc::new(ety);

@@ -308,7 +308,7 @@ impl<'de> Node<'de> {
                 Data::Vec { lens, elems: Box::new(Node::new((**elem).clone(), total, c, child)) }
             }
             Metadata::Array(a) => {
-                let total = n.checked_mul(a.len).ok_or_else(|| c.invalid(at, "the array elements pass 2^64".into()))?;
+                let total = n.checked_mul(a.len).ok_or_else(|| super::array_too_large(at))?;
                 Data::Array { len: a.len, elems: Box::new(Node::new(a.element.clone(), total, c, child)) }
             }
             Metadata::Struct(s) => {

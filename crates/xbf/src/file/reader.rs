@@ -111,7 +111,7 @@ struct Raw {
 
 /// Decodes a block body (record count, then columns) at file offset `base`.
 fn decode_body(ty: &Metadata, raw: &Raw, opts: &DecodeOptions, plan: &Plan) -> Result<Vec<Value>> {
-    let mut c = Cursor::new(&raw.body, raw.base);
+    let mut c = Cursor::new(&raw.body, raw.base).in_file();
     let n_at = c.offset();
     let n = c.varint(64)? as u64;
     if n == 0 {
@@ -349,7 +349,7 @@ impl<R: Read + Seek> FileReader<R> {
             self.src.seek(SeekFrom::Start(b.offset)).map_err(io_at(b.offset))?;
             let mut bytes = vec![0u8; b.size as usize];
             self.src.read_exact(&mut bytes).map_err(io_at(b.offset))?;
-            let mut c = Cursor::new(&bytes, b.offset);
+            let mut c = Cursor::new(&bytes, b.offset).in_file();
             if c.varint(64)? as u64 != len {
                 return Err(Error::at(ErrorKind::InvalidColumn, b.offset, "the block's length is not the footer's"));
             }
@@ -365,7 +365,7 @@ impl<R: Read + Seek> FileReader<R> {
                     format!("the block's CRC-32C is {actual:08x}, the file says {stored:08x}"),
                 ));
             }
-            let mut c = Cursor::new(body, base);
+            let mut c = Cursor::new(body, base).in_file();
             let count = c.varint(64)? as u64;
             if count == 0 {
                 return Err(bad_varint(base, "a block holds at least one record".to_owned()));
@@ -649,7 +649,7 @@ impl<R: Read> FileStreamReader<R> {
             self.blocks += 1;
             self.seen.push((len_at, crc_at + 4 - len_at, 0));
             let raw = Raw { body, base };
-            let mut c = Cursor::new(&raw.body, base);
+            let mut c = Cursor::new(&raw.body, base).in_file();
             let count = c.varint(64).map_err(|e| e.context(&range))? as u64;
             self.seen.last_mut().expect("pushed").2 = count;
             return decode_body(&self.ty, &raw, &self.opts, &plan).map(Some).map_err(|e| e.context(&range));

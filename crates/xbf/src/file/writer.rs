@@ -175,7 +175,7 @@ impl<W: Write> FileWriter<W> {
         let mut columns = Vec::new();
         let mut at = cols_at;
         let opts = DecodeOptions::default();
-        let mut c = Cursor::new(&body[cols_at..], 0);
+        let mut c = Cursor::new(&body[cols_at..], 0).in_file();
         let mut sizes = Vec::new();
         columnar::skip(&self.ty, &mut c, 0, &opts, &mut |path, enc, len| {
             let size = if enc == TYPES && path.last().is_some_and(|l| l == "(types)") {
