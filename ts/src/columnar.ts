@@ -417,41 +417,41 @@ function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
   const b = c.b, total = 8 * len;
   let bit = 0;
   const short = () => new XbfError("truncated", streamAt, `the bits end before the ${n} values of the column`);
-  const read = (k: number): bigint => {
+  // The bits as 32-bit words (numbers, not BigInt: this loop runs once per value of the column).
+  // read(k), k <= 32: the next k bits, the first read the lowest, as an unsigned number. Up to 24 bits
+  // come from one little-endian 32-bit load at the current byte (bytes past the end of `b` read as 0 and
+  // bytes past the stream are masked off: `bit + k <= total` is checked first).
+  const end = sp + len;
+  const read = (k: number): number => {
     if (bit + k > total) throw short();
-    let v = 0n, got = 0;
-    while (got < k) {
-      const byte = b[sp + (bit >> 3)]!, off = bit & 7, take = Math.min(8 - off, k - got);
-      v |= BigInt((byte >> off) & ((1 << take) - 1)) << BigInt(got);
-      got += take;
-      bit += take;
-    }
+    if (k > 24) return read(16) + read(k - 16) * 65536;
+    const p = sp + (bit >> 3);
+    const word = b[p]! | (p + 1 < end ? b[p + 1]! << 8 : 0) | (p + 2 < end ? b[p + 2]! << 16 : 0) | (p + 3 < end ? b[p + 3]! << 24 : 0);
+    const v = (word >>> (bit & 7)) & ((1 << k) - 1);
+    bit += k;
     return v;
   };
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const scratch = new DataView(new ArrayBuffer(8));
-  let prev = f32 ? BigInt(dv.getUint32(first, true)) : dv.getBigUint64(first, true);
-  const value = (bits: bigint) => {
-    if (f32) { scratch.setUint32(0, Number(bits), true); return scratch.getFloat32(0, true); }
-    scratch.setBigUint64(0, bits, true);
-    return scratch.getFloat64(0, true);
-  };
+  // The previous value's bits: high and low 32-bit words (for f32 the one word is `lo`).
+  let hi = f32 ? 0 : dv.getUint32(first + 4, true), lo = dv.getUint32(first, true);
   const out = [f32 ? dv.getFloat32(first, true) : dv.getFloat64(first, true)];
-  let window: [number, number] | null = null;
+  let lead = -1, wlen = 0;
   for (let i = 1; i < n; i++) {
-    if (read(1) === 1n) {
-      let lead: number, wlen: number;
-      if (read(1) === 1n) {
-        lead = Number(read(field));
-        wlen = Number(read(field)) + 1;
+    if (read(1) === 1) {
+      if (read(1) === 1) {
+        lead = read(field);
+        wlen = read(field) + 1;
         if (lead + wlen > width) throw invalid(streamAt, `value ${i}: ${lead} leading zeros and ${wlen} bits pass the ${width} bits of the float`);
-        window = [lead, wlen];
-      } else {
-        if (!window) throw invalid(streamAt, `value ${i} reuses a window before any was opened`);
-        [lead, wlen] = window;
-      }
-      prev ^= read(wlen) << BigInt(width - lead - wlen);
-      out.push(value(prev));
+      } else if (lead < 0) throw invalid(streamAt, `value ${i} reuses a window before any was opened`);
+      // wlen bits, shifted left by sh into the width-bit word (lead + wlen <= width, so nothing is lost).
+      const sh = width - lead - wlen;
+      const vl = read(Math.min(wlen, 32)), vh = wlen > 32 ? read(wlen - 32) : 0;
+      if (sh === 0) { hi ^= vh; lo ^= vl; }
+      else if (sh >= 32) hi ^= vl << (sh - 32);
+      else { hi ^= (vh << sh) | (vl >>> (32 - sh)); lo ^= vl << sh; }
+      if (f32) { scratch.setUint32(0, lo >>> 0, true); out.push(scratch.getFloat32(0, true)); }
+      else { scratch.setUint32(0, lo >>> 0, true); scratch.setUint32(4, hi >>> 0, true); out.push(scratch.getFloat64(0, true)); }
     } else out.push(out[i - 1]!);
   }
   const used = Math.ceil(bit / 8);
