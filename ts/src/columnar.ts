@@ -550,7 +550,7 @@ const wellFormed = (s: string): boolean => {
 };
 /** Writes the column of byte strings `values` (length and payload) in the smallest of the three string
  * encodings, sized first; `keys`, when given, are the strings themselves (one key per distinct byte string). */
-function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
+function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: StringDict): void {
   const n = values.length;
   const lens: number[] = [];
   let total = 0;
@@ -564,8 +564,11 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
     let p = 0;
-    const m = Math.min(prev.length, v.length);
-    while (p < m && prev[p] === v[p]) p++;
+    if (v === prev) p = v.length; // a repeated dictionary entry
+    else {
+      const m = Math.min(prev.length, v.length);
+      while (p < m && prev[p] === v[p]) p++;
+    }
     shared.push(p); restLens.push(v.length - p);
     restTotal += v.length - p;
     prev = v;
@@ -575,7 +578,18 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
   // dictionary
   let dict: { distinct: Uint8Array[]; dlens: number[]; dtotal: number; ids: number[]; idsBody: number[]; dlensBody: number[] } | null = null;
   let dictSize = Infinity;
-  {
+  if (pre) {
+    // The dictionary was built on the strings (stringDict): the same entries in the same order as below.
+    let dbytes = 0;
+    for (const v of pre.distinct) dbytes += v.length;
+    if (dbytes < Math.min(plainSize, prefixSize)) {
+      const { distinct, ids } = pre;
+      const dlens = distinct.map((v) => v.length);
+      const dlensBody = encodeInts(dlens), idsBody = encodeInts(ids);
+      dictSize = 1 + varLen(distinct.length) + blockSize(dlensBody) + varLen(dbytes) + dbytes + idsBody.length;
+      dict = { distinct, dlens, dtotal: dbytes, ids, idsBody, dlensBody };
+    }
+  } else {
     const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: number[] = [];
     let ok = true;
     const limit = Math.floor(n / 2) + 16;
@@ -621,6 +635,29 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
     block(plainLens);
     for (let i = 0; i < n; i++) out.bytes(values[i]!);
   }
+}
+interface StringDict { values: Uint8Array[]; distinct: Uint8Array[]; ids: number[] }
+/** The dictionary of a string column built on the strings themselves, before any UTF-8: when the column has
+ * few distinct values (at most putStrings' limit, n/2 + 16) only those are encoded, and every value is one of
+ * their byte arrays (no allocation per value). Undefined when there are more, or a string is not well formed
+ * (then equal bytes need not mean equal strings): putStrings builds it on bytes then. */
+function stringDict(values: string[]): StringDict | undefined {
+  const n = values.length, limit = Math.floor(n / 2) + 16;
+  const index = new Map<string, number>(), strs: string[] = [], ids: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    let id = index.get(v);
+    if (id === undefined) {
+      id = strs.length;
+      if (id >= limit) return undefined;
+      strs.push(v); index.set(v, id);
+    }
+    ids[i] = id;
+  }
+  if (!strs.every(wellFormed)) return undefined;
+  const distinct = utf8Each(strs), out: Uint8Array[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = distinct[ids[i]!]!;
+  return { values: out, distinct, ids };
 }
 /** The UTF-8 bytes of each string: one TextEncoder call for a column of ASCII strings (views into it). */
 function utf8Each(values: string[]): Uint8Array[] {
@@ -989,6 +1026,8 @@ export function columnsOf(kind: string, values: any[], out: Writer): void {
     case "lengths": putColumn(out, encodeInts(values)); return;
     case "f32": case "f64": putColumn(out, encodeFloats(values, kind === "f32")); return;
     case "string": {
+      const pre = stringDict(values);
+      if (pre) { putStrings(out, pre.values, undefined, pre); return; }
       const bytes = utf8Each(values);
       // Equal strings have equal bytes and, when well formed, the other way round too (lone surrogates all
       // become EF BF BD): the strings themselves can key the dictionary then.
