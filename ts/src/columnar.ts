@@ -179,7 +179,10 @@ function packN(out: number[], values: number[], width: number, base: number): vo
   }
   if (filled > 0) out.push(acc & 255);
 }
-function encodeIntsN(values: number[]): number[] {
+/** What measureN found: the smallest encoding (0 varint, 1 frame of reference, 2 delta, 3 run-length), its
+ * size in bytes with the tag, and the parameters writeN needs (module state: no allocation per column). */
+let mBest = 0, mSize = 0, mMin = 0, mWidth = 0, mZmin = 0, mZwidth = 0;
+function measureN(values: number[]): void {
   const n = values.length;
   // One pass for the four sizes: varint, frame of reference (min, max), delta (the zigzag differences' min
   // and max), run-length (runs and their values).
@@ -209,6 +212,11 @@ function encodeIntsN(values: number[]): number[] {
   if (fsize < size) { best = 1; size = fsize; }
   if (dsize < size) { best = 2; size = dsize; }
   if (rsize < size) { best = 3; size = rsize; }
+  mBest = best; mSize = size; mMin = min; mWidth = width; mZmin = zmin; mZwidth = zwidth;
+}
+function encodeIntsN(values: number[]): number[] {
+  measureN(values);
+  const n = values.length, best = mBest, min = mMin, width = mWidth, zmin = mZmin, zwidth = mZwidth;
   const out: number[] = [best];
   switch (best) {
     case 0: for (let i = 0; i < n; i++) putVarN(out, values[i]!); break;
@@ -229,6 +237,15 @@ function encodeIntsN(values: number[]): number[] {
       }
   }
   return out;
+}
+/** The length of encodeInts(values), without writing it when the values are small numbers. */
+export function intsSize(values: readonly (bigint | number)[]): number {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) return encodeInts(values).length;
+  }
+  measureN(values as number[]);
+  return mSize;
 }
 /** The smallest encoding of unsigned values, as the Rust writer picks it. */
 export function encodeInts(values: readonly (bigint | number)[]): number[] {
@@ -555,9 +572,10 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: St
   const lens: number[] = [];
   let total = 0;
   for (let i = 0; i < n; i++) { const l = values[i]!.length; lens.push(l); total += l; }
+  // Sizes first (intsSize writes nothing); only the chosen encoding's integer blocks are written.
   const blockSize = (b: number[]) => varLen(b.length) + b.length;
-  const plainLens = encodeInts(lens);
-  const plainSize = 1 + blockSize(plainLens) + total;
+  const sizedBlock = (xs: number[]) => { const k = intsSize(xs); return varLen(k) + k; };
+  const plainSize = 1 + sizedBlock(lens) + total;
   // shared prefixes
   const shared: number[] = [], restLens: number[] = [];
   let prev: Uint8Array = new Uint8Array(0), restTotal = 0;
@@ -573,8 +591,7 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: St
     restTotal += v.length - p;
     prev = v;
   }
-  const sharedBody = encodeInts(shared), restBody = encodeInts(restLens);
-  const prefixSize = 1 + blockSize(sharedBody) + blockSize(restBody) + restTotal;
+  const prefixSize = 1 + sizedBlock(shared) + sizedBlock(restLens) + restTotal;
   // dictionary
   let dict: { distinct: Uint8Array[]; dlens: number[]; dtotal: number; ids: number[]; idsBody: number[]; dlensBody: number[] } | null = null;
   let dictSize = Infinity;
@@ -626,13 +643,13 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: St
   } else if (prefixSize < plainSize && prefixSize < dictSize) {
     out.uvar(prefixSize);
     out.u8(0x22);
-    block(sharedBody);
-    block(restBody);
+    block(encodeInts(shared));
+    block(encodeInts(restLens));
     for (let i = 0; i < n; i++) out.bytes(values[i]!.subarray(shared[i]!));
   } else {
     out.uvar(plainSize);
     out.u8(0x20);
-    block(plainLens);
+    block(encodeInts(lens));
     for (let i = 0; i < n; i++) out.bytes(values[i]!);
   }
 }
