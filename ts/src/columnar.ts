@@ -361,35 +361,8 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] {
   }
   return best;
 }
-const floatBits = (v: number, f32: boolean): bigint => (f32 ? BigInt(new Uint32Array(new Float32Array([v]).buffer)[0]!) : f64Bits(v));
-const bitLength = (x: bigint) => (x === 0n ? 0 : x.toString(2).length);
-/** The fields of the XOR encoding's bit stream (SPEC 22.2.1), as the Rust writer chooses them: emit(bits, width). */
-function xorFields(values: number[], f32: boolean, emit: (v: bigint, w: number) => void): void {
-  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
-  let window: [number, number] | null = null;
-  if (!values.length) return;
-  let prev = floatBits(values[0]!, f32);
-  for (let i = 1; i < values.length; i++) {
-    const bits = floatBits(values[i]!, f32);
-    const x = bits ^ prev;
-    prev = bits;
-    if (x === 0n) { emit(0n, 1); continue; }
-    const lead = width - bitLength(x);
-    const trail = bitLength(x & -x) - 1;
-    const len = width - lead - trail;
-    if (window && lead >= window[0] && trail >= width - window[0] - window[1] && window[1] <= len + 2 * field) {
-      emit(0b01n, 2);
-      emit(x >> BigInt(width - window[0] - window[1]), window[1]);
-    } else {
-      emit(0b11n, 2);
-      emit(BigInt(lead), field);
-      emit(BigInt(len - 1), field);
-      emit(x >> BigInt(trail), len);
-      window = [lead, len];
-    }
-  }
-}
-/** The bytes of the XOR encoding of `values` (at least one), without writing it: xorFields on 32-bit words. */
+/** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
+ * 22.2.1), without writing it: on 32-bit words. */
 export function xorSize(values: number[], f32: boolean): number {
   const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
   let bits = 0, wl = -1, wlen = 0;
@@ -409,16 +382,52 @@ export function xorSize(values: number[], f32: boolean): number {
   }
   return 1 + (f32 ? 4 : 8) + Math.ceil(bits / 8);
 }
+/** The XOR encoding of `values` (at least one): the fields found as xorSize finds them, on 32-bit words (no
+ * BigInt per value); the bits go out least significant first, at most 16 at a time. */
 export function xorEncode(values: number[], f32: boolean): number[] {
   const out = [0x13];
   rawFloats(out, [values[0]!], f32);
-  let acc = 0n, filled = 0;
-  xorFields(values, f32, (v, w) => {
-    acc |= v << BigInt(filled);
+  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
+  let acc = 0, filled = 0;
+  const put = (v: number, w: number) => {
+    acc |= v << filled;
     filled += w;
-    while (filled >= 8) { out.push(Number(acc & 255n)); acc >>= 8n; filled -= 8; }
-  });
-  if (filled > 0) out.push(Number(acc & 255n));
+    while (filled >= 8) { out.push(acc & 255); acc >>>= 8; filled -= 8; }
+  };
+  // The k low bits of the 64-bit word (hi, lo) shifted right by s.
+  const putShifted = (hi: number, lo: number, s: number, k: number) => {
+    if (s >= 32) { lo = hi >>> (s - 32); hi = 0; }
+    else if (s > 0) { lo = ((lo >>> s) | (hi << (32 - s))) >>> 0; hi = hi >>> s; }
+    while (k > 0) {
+      const take = k < 16 ? k : 16;
+      put(lo & ((1 << take) - 1), take);
+      lo = ((lo >>> take) | (hi << (32 - take))) >>> 0; hi = hi >>> take;
+      k -= take;
+    }
+  };
+  let wl = -1, wlen = 0;
+  const word = (v: number) => { if (f32) { scratchF32[0] = v; return 0; } scratchF[0] = v; return scratchU[1]!; };
+  let ph = word(values[0]!), pl = scratchU[0]!;
+  for (let i = 1; i < values.length; i++) {
+    const h = word(values[i]!), l = scratchU[0]!;
+    const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
+    ph = h; pl = l;
+    if (xh === 0 && xl === 0) { put(0, 1); continue; }
+    const lead = (xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl)) - (64 - width);
+    const trail = xl !== 0 ? 31 - Math.clz32(xl & -xl) : 32 + 31 - Math.clz32(xh & -xh);
+    const len = width - lead - trail;
+    if (wl >= 0 && lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * field) {
+      put(1, 2);
+      putShifted(xh, xl, width - wl - wlen, wlen);
+    } else {
+      put(3, 2);
+      put(lead, field);
+      put(len - 1, field);
+      putShifted(xh, xl, trail, len);
+      wl = lead; wlen = len;
+    }
+  }
+  if (filled > 0) out.push(acc & 255);
   return out;
 }
 /** Decodes the XOR encoding's payload (after its byte) of n values: the rest of `c` (SPEC 22.2.1). */
