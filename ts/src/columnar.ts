@@ -342,9 +342,16 @@ function decimal(values: number[], e: number, f32: boolean): number[] {
 function pushAll(out: number[], xs: number[]): void {
   for (let i = 0; i < xs.length; i++) out.push(xs[i]!);
 }
-function encodeFloatsDirect(values: number[], f32: boolean): number[] {
-  let best = [0x10];
-  rawFloats(best, values, f32);
+/** The plain column (0x10) of `values`. */
+function plainFloats(values: number[], f32: boolean): number[] {
+  const out = [0x10];
+  rawFloats(out, values, f32);
+  return out;
+}
+/** The decimal column when it is smaller than the plain one, else null: the plain column is 1 + n × width
+ * bytes and is written (plainFloats) only when it is the one kept. */
+function encodeFloatsDirect(values: number[], f32: boolean): number[] | null {
+  let best: number[] | null = null, bestLen = 1 + values.length * (f32 ? 4 : 8);
   if (!values.length) return best;
   const step = Math.max(1, Math.floor(values.length / 256));
   const sample = values.filter((_, i) => i % step === 0);
@@ -357,7 +364,7 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] {
   for (const [misses, e] of byMisses.slice(0, 3)) {
     if (misses * 2 > sample.length) break;
     const cand = decimal(values, e, f32);
-    if (cand.length < best.length) best = cand;
+    if (cand.length < bestLen) { best = cand; bestLen = cand.length; }
   }
   return best;
 }
@@ -487,7 +494,8 @@ function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
 }
 function encodeFloats(values: number[], f32: boolean): number[] {
   let best = encodeFloatsDirect(values, f32);
-  if (values.length && xorSize(values, f32) < best.length) best = xorEncode(values, f32);
+  let bestLen = best ? best.length : 1 + values.length * (f32 ? 4 : 8);
+  if (values.length && xorSize(values, f32) < bestLen) { best = xorEncode(values, f32); bestLen = best.length; }
   // Distinct by bits: numbers are their own keys, but for the two zeros and NaNs (whose payloads differ).
   const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
   for (const v of values) {
@@ -495,15 +503,15 @@ function encodeFloats(values: number[], f32: boolean): number[] {
     let id = index.get(k);
     if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
     ids.push(id);
-    if (distinct.length > Math.floor(values.length / 2) + 16) return best;
+    if (distinct.length > Math.floor(values.length / 2) + 16) return best ?? plainFloats(values, f32);
   }
   const d = [0x12];
   putVar(d, distinct.length);
-  const inner = encodeFloatsDirect(distinct, f32);
+  const inner = encodeFloatsDirect(distinct, f32) ?? plainFloats(distinct, f32);
   putVar(d, inner.length); pushAll(d, inner);
   pushAll(d, encodeInts(ids));
-  if (d.length < best.length) best = d;
-  return best;
+  if (d.length < bestLen) return d;
+  return best ?? plainFloats(values, f32);
 }
 function readFloats(c: Cursor, n: number, f32: boolean, p: number, count: number): number[] {
   const dv = new DataView(c.b.buffer, c.b.byteOffset, c.b.byteLength);
