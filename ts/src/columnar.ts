@@ -584,7 +584,7 @@ const wellFormed = (s: string): boolean => {
 };
 /** Writes the column of byte strings `values` (length and payload) in the smallest of the three string
  * encodings, sized first; `keys`, when given, are the strings themselves (one key per distinct byte string). */
-function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: StringDict): void {
+function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: StringDict | null): void {
   const n = values.length;
   const lens: number[] = [];
   let total = 0;
@@ -623,7 +623,7 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: St
       dictSize = 1 + varLen(distinct.length) + blockSize(dlensBody) + varLen(dbytes) + dbytes + idsBody.length;
       dict = { distinct, dlens, dtotal: dbytes, ids, idsBody, dlensBody };
     }
-  } else {
+  } else if (pre !== null) { // null: stringDict found more distinct strings than the limit, so no dictionary
     const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: number[] = [];
     let ok = true;
     const limit = Math.floor(n / 2) + 16;
@@ -673,9 +673,10 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: St
 interface StringDict { values: Uint8Array[]; distinct: Uint8Array[]; ids: number[] }
 /** The dictionary of a string column built on the strings themselves, before any UTF-8: when the column has
  * few distinct values (at most putStrings' limit, n/2 + 16) only those are encoded, and every value is one of
- * their byte arrays (no allocation per value). Undefined when there are more, or a string is not well formed
- * (then equal bytes need not mean equal strings): putStrings builds it on bytes then. */
-function stringDict(values: string[]): StringDict | undefined {
+ * their byte arrays (no allocation per value). Null when there are more and all are well formed (then distinct
+ * strings have distinct bytes: no dictionary, and putStrings does not look for one); undefined when a string is
+ * not well formed (equal bytes need not mean equal strings): putStrings builds the dictionary on bytes then. */
+function stringDict(values: string[]): StringDict | null | undefined {
   const n = values.length, limit = Math.floor(n / 2) + 16;
   const index = new Map<string, number>(), strs: string[] = [], ids: number[] = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -683,7 +684,7 @@ function stringDict(values: string[]): StringDict | undefined {
     let id = index.get(v);
     if (id === undefined) {
       id = strs.length;
-      if (id >= limit) return undefined;
+      if (id >= limit) return values.every(wellFormed) ? null : undefined;
       strs.push(v); index.set(v, id);
     }
     ids[i] = id;
@@ -1065,7 +1066,7 @@ export function columnsOf(kind: string, values: any[], out: Writer): void {
       const bytes = utf8Each(values);
       // Equal strings have equal bytes and, when well formed, the other way round too (lone surrogates all
       // become EF BF BD): the strings themselves can key the dictionary then.
-      putStrings(out, bytes, values.every(wellFormed) ? values : undefined);
+      putStrings(out, bytes, pre === null ? undefined : values.every(wellFormed) ? values : undefined, pre);
       return;
     }
     default: putColumn(out, encodeInts(columnInts(kind, values)));
