@@ -180,7 +180,10 @@ function packN(out: number[], values: number[], width: number, base: number): vo
   }
   if (filled > 0) out.push(acc & 255);
 }
-function encodeIntsN(values: number[]): number[] {
+/** What measureN found: the smallest encoding (0 varint, 1 frame of reference, 2 delta, 3 run-length), its
+ * size in bytes with the tag, and the parameters writeN needs (module state: no allocation per column). */
+let mBest = 0, mSize = 0, mMin = 0, mWidth = 0, mZmin = 0, mZwidth = 0;
+function measureN(values: number[]): void {
   const n = values.length;
   // One pass for the four sizes: varint, frame of reference (min, max), delta (the zigzag differences' min
   // and max), run-length (runs and their values).
@@ -210,6 +213,11 @@ function encodeIntsN(values: number[]): number[] {
   if (fsize < size) { best = 1; size = fsize; }
   if (dsize < size) { best = 2; size = dsize; }
   if (rsize < size) { best = 3; size = rsize; }
+  mBest = best; mSize = size; mMin = min; mWidth = width; mZmin = zmin; mZwidth = zwidth;
+}
+function encodeIntsN(values: number[]): number[] {
+  measureN(values);
+  const n = values.length, best = mBest, min = mMin, width = mWidth, zmin = mZmin, zwidth = mZwidth;
   const out: number[] = [best];
   switch (best) {
     case 0: for (let i = 0; i < n; i++) putVarN(out, values[i]!); break;
@@ -230,6 +238,15 @@ function encodeIntsN(values: number[]): number[] {
       }
   }
   return out;
+}
+/** The length of encodeInts(values), without writing it when the values are small numbers. */
+export function intsSize(values: readonly (bigint | number)[]): number {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) return encodeInts(values).length;
+  }
+  measureN(values as number[]);
+  return mSize;
 }
 /** The smallest encoding of unsigned values, as the Rust writer picks it. */
 export function encodeInts(values: readonly (bigint | number)[]): number[] {
@@ -330,9 +347,16 @@ function decimal(values: number[], e: number, f32: boolean): number[] {
 function pushAll(out: number[], xs: number[]): void {
   for (let i = 0; i < xs.length; i++) out.push(xs[i]!);
 }
-function encodeFloatsDirect(values: number[], f32: boolean): number[] {
-  let best = [0x10];
-  rawFloats(best, values, f32);
+/** The plain column (0x10) of `values`. */
+function plainFloats(values: number[], f32: boolean): number[] {
+  const out = [0x10];
+  rawFloats(out, values, f32);
+  return out;
+}
+/** The decimal column when it is smaller than the plain one, else null: the plain column is 1 + n × width
+ * bytes and is written (plainFloats) only when it is the one kept. */
+function encodeFloatsDirect(values: number[], f32: boolean): number[] | null {
+  let best: number[] | null = null, bestLen = 1 + values.length * (f32 ? 4 : 8);
   if (!values.length) return best;
   const step = Math.max(1, Math.floor(values.length / 256));
   const sample = values.filter((_, i) => i % step === 0);
@@ -345,40 +369,12 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] {
   for (const [misses, e] of byMisses.slice(0, 3)) {
     if (misses * 2 > sample.length) break;
     const cand = decimal(values, e, f32);
-    if (cand.length < best.length) best = cand;
+    if (cand.length < bestLen) { best = cand; bestLen = cand.length; }
   }
   return best;
 }
-const floatBits = (v: Float, f32: boolean): bigint =>
-  typeof v !== "number" ? v.bits : f32 ? BigInt(new Uint32Array(new Float32Array([v]).buffer)[0]!) : f64Bits(v);
-const bitLength = (x: bigint) => (x === 0n ? 0 : x.toString(2).length);
-/** The fields of the XOR encoding's bit stream (SPEC 22.2.1), as the Rust writer chooses them: emit(bits, width). */
-function xorFields(values: number[], f32: boolean, emit: (v: bigint, w: number) => void): void {
-  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
-  let window: [number, number] | null = null;
-  if (!values.length) return;
-  let prev = floatBits(values[0]!, f32);
-  for (let i = 1; i < values.length; i++) {
-    const bits = floatBits(values[i]!, f32);
-    const x = bits ^ prev;
-    prev = bits;
-    if (x === 0n) { emit(0n, 1); continue; }
-    const lead = width - bitLength(x);
-    const trail = bitLength(x & -x) - 1;
-    const len = width - lead - trail;
-    if (window && lead >= window[0] && trail >= width - window[0] - window[1] && window[1] <= len + 2 * field) {
-      emit(0b01n, 2);
-      emit(x >> BigInt(width - window[0] - window[1]), window[1]);
-    } else {
-      emit(0b11n, 2);
-      emit(BigInt(lead), field);
-      emit(BigInt(len - 1), field);
-      emit(x >> BigInt(trail), len);
-      window = [lead, len];
-    }
-  }
-}
-/** The bytes of the XOR encoding of `values` (at least one), without writing it: xorFields on 32-bit words. */
+/** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
+ * 22.2.1), without writing it: on 32-bit words. */
 export function xorSize(values: number[], f32: boolean): number {
   const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
   let bits = 0, wl = -1, wlen = 0;
@@ -402,16 +398,56 @@ export function xorSize(values: number[], f32: boolean): number {
   }
   return 1 + (f32 ? 4 : 8) + Math.ceil(bits / 8);
 }
+/** The XOR encoding of `values` (at least one): the fields found as xorSize finds them, on 32-bit words (no
+ * BigInt per value); the bits go out least significant first, at most 16 at a time. */
 export function xorEncode(values: number[], f32: boolean): number[] {
   const out = [0x13];
   rawFloats(out, [values[0]!], f32);
-  let acc = 0n, filled = 0;
-  xorFields(values, f32, (v, w) => {
-    acc |= v << BigInt(filled);
+  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
+  let acc = 0, filled = 0;
+  const put = (v: number, w: number) => {
+    acc |= v << filled;
     filled += w;
-    while (filled >= 8) { out.push(Number(acc & 255n)); acc >>= 8n; filled -= 8; }
-  });
-  if (filled > 0) out.push(Number(acc & 255n));
+    while (filled >= 8) { out.push(acc & 255); acc >>>= 8; filled -= 8; }
+  };
+  // The k low bits of the 64-bit word (hi, lo) shifted right by s.
+  const putShifted = (hi: number, lo: number, s: number, k: number) => {
+    if (s >= 32) { lo = hi >>> (s - 32); hi = 0; }
+    else if (s > 0) { lo = ((lo >>> s) | (hi << (32 - s))) >>> 0; hi = hi >>> s; }
+    while (k > 0) {
+      const take = k < 16 ? k : 16;
+      put(lo & ((1 << take) - 1), take);
+      lo = ((lo >>> take) | (hi << (32 - take))) >>> 0; hi = hi >>> take;
+      k -= take;
+    }
+  };
+  let wl = -1, wlen = 0;
+  const word = (v: Float) => {
+    if (typeof v !== "number") { scratchBig[0] = v.bits; return f32 ? 0 : scratchU[1]!; }
+    if (f32) { scratchF32[0] = v; return 0; }
+    scratchF[0] = v; return scratchU[1]!;
+  };
+  let ph = word(values[0]!), pl = scratchU[0]!;
+  for (let i = 1; i < values.length; i++) {
+    const h = word(values[i]!), l = scratchU[0]!;
+    const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
+    ph = h; pl = l;
+    if (xh === 0 && xl === 0) { put(0, 1); continue; }
+    const lead = (xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl)) - (64 - width);
+    const trail = xl !== 0 ? 31 - Math.clz32(xl & -xl) : 32 + 31 - Math.clz32(xh & -xh);
+    const len = width - lead - trail;
+    if (wl >= 0 && lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * field) {
+      put(1, 2);
+      putShifted(xh, xl, width - wl - wlen, wlen);
+    } else {
+      put(3, 2);
+      put(lead, field);
+      put(len - 1, field);
+      putShifted(xh, xl, trail, len);
+      wl = lead; wlen = len;
+    }
+  }
+  if (filled > 0) out.push(acc & 255);
   return out;
 }
 /** Decodes the XOR encoding's payload (after its byte) of n values: the rest of `c` (SPEC 22.2.1). */
@@ -427,41 +463,42 @@ function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
   const b = c.b, total = 8 * len;
   let bit = 0;
   const short = () => new XbfError("truncated", streamAt, `the bits end before the ${n} values of the column`);
-  const read = (k: number): bigint => {
+  // The bits as 32-bit words (numbers, not BigInt: this loop runs once per value of the column).
+  // read(k), k <= 32: the next k bits, the first read the lowest, as an unsigned number. Up to 24 bits
+  // come from one little-endian 32-bit load at the current byte (bytes past the end of `b` read as 0 and
+  // bytes past the stream are masked off: `bit + k <= total` is checked first).
+  const end = sp + len;
+  const read = (k: number): number => {
     if (bit + k > total) throw short();
-    let v = 0n, got = 0;
-    while (got < k) {
-      const byte = b[sp + (bit >> 3)]!, off = bit & 7, take = Math.min(8 - off, k - got);
-      v |= BigInt((byte >> off) & ((1 << take) - 1)) << BigInt(got);
-      got += take;
-      bit += take;
-    }
+    if (k > 24) return read(16) + read(k - 16) * 65536;
+    const p = sp + (bit >> 3);
+    const word = b[p]! | (p + 1 < end ? b[p + 1]! << 8 : 0) | (p + 2 < end ? b[p + 2]! << 16 : 0) | (p + 3 < end ? b[p + 3]! << 24 : 0);
+    const v = (word >>> (bit & 7)) & ((1 << k) - 1);
+    bit += k;
     return v;
   };
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const scratch = new DataView(new ArrayBuffer(8));
-  let prev = f32 ? BigInt(dv.getUint32(first, true)) : dv.getBigUint64(first, true);
-  const value = (bits: bigint) => {
-    if (f32) { scratch.setUint32(0, Number(bits), true); return readF32(scratch, 0) as number; }
-    scratch.setBigUint64(0, bits, true);
-    return readF64(scratch, 0) as number;
-  };
+  // The previous value's bits: high and low 32-bit words (for f32 the one word is `lo`).
+  let hi = f32 ? 0 : dv.getUint32(first + 4, true), lo = dv.getUint32(first, true);
   const out = [(f32 ? readF32(dv, first) : readF64(dv, first)) as number];
-  let window: [number, number] | null = null;
+  let lead = -1, wlen = 0;
   for (let i = 1; i < n; i++) {
-    if (read(1) === 1n) {
-      let lead: number, wlen: number;
-      if (read(1) === 1n) {
-        lead = Number(read(field));
-        wlen = Number(read(field)) + 1;
+    if (read(1) === 1) {
+      if (read(1) === 1) {
+        lead = read(field);
+        wlen = read(field) + 1;
         if (lead + wlen > width) throw invalid(streamAt, `value ${i}: ${lead} leading zeros and ${wlen} bits pass the ${width} bits of the float`);
-        window = [lead, wlen];
-      } else {
-        if (!window) throw invalid(streamAt, `value ${i} reuses a window before any was opened`);
-        [lead, wlen] = window;
-      }
-      prev ^= read(wlen) << BigInt(width - lead - wlen);
-      out.push(value(prev));
+      } else if (lead < 0) throw invalid(streamAt, `value ${i} reuses a window before any was opened`);
+      // wlen bits, shifted left by sh into the width-bit word (lead + wlen <= width, so nothing is lost).
+      const sh = width - lead - wlen;
+      const vl = read(Math.min(wlen, 32)), vh = wlen > 32 ? read(wlen - 32) : 0;
+      if (sh === 0) { hi ^= vh; lo ^= vl; }
+      else if (sh >= 32) hi ^= vl << (sh - 32);
+      else { hi ^= (vh << sh) | (vl >>> (32 - sh)); lo ^= vl << sh; }
+      // readF32/readF64 keep a NaN's payload bits (an XbfNaN), as the other float readers do.
+      if (f32) { scratch.setUint32(0, lo >>> 0, true); out.push(readF32(scratch, 0) as number); }
+      else { scratch.setUint32(0, lo >>> 0, true); scratch.setUint32(4, hi >>> 0, true); out.push(readF64(scratch, 0) as number); }
     } else out.push(out[i - 1]!);
   }
   const used = Math.ceil(bit / 8);
@@ -471,7 +508,8 @@ function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
 }
 function encodeFloats(values: number[], f32: boolean): number[] {
   let best = encodeFloatsDirect(values, f32);
-  if (values.length && xorSize(values, f32) < best.length) best = xorEncode(values, f32);
+  let bestLen = best ? best.length : 1 + values.length * (f32 ? 4 : 8);
+  if (values.length && xorSize(values, f32) < bestLen) { best = xorEncode(values, f32); bestLen = best.length; }
   // Distinct by bits: numbers are their own keys, but for the two zeros and NaNs (whose payloads differ).
   const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
   for (const v of values) {
@@ -480,15 +518,15 @@ function encodeFloats(values: number[], f32: boolean): number[] {
     let id = index.get(k);
     if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
     ids.push(id);
-    if (distinct.length > Math.floor(values.length / 2) + 16) return best;
+    if (distinct.length > Math.floor(values.length / 2) + 16) return best ?? plainFloats(values, f32);
   }
   const d = [0x12];
   putVar(d, distinct.length);
-  const inner = encodeFloatsDirect(distinct, f32);
+  const inner = encodeFloatsDirect(distinct, f32) ?? plainFloats(distinct, f32);
   putVar(d, inner.length); pushAll(d, inner);
   pushAll(d, encodeInts(ids));
-  if (d.length < best.length) best = d;
-  return best;
+  if (d.length < bestLen) return d;
+  return best ?? plainFloats(values, f32);
 }
 function readFloats(c: Cursor, n: number, f32: boolean, p: number, count: number): number[] {
   const dv = new DataView(c.b.buffer, c.b.byteOffset, c.b.byteLength);
@@ -561,32 +599,46 @@ const wellFormed = (s: string): boolean => {
 };
 /** Writes the column of byte strings `values` (length and payload) in the smallest of the three string
  * encodings, sized first; `keys`, when given, are the strings themselves (one key per distinct byte string). */
-function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
+function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: StringDict | null): void {
   const n = values.length;
   const lens: number[] = [];
   let total = 0;
   for (let i = 0; i < n; i++) { const l = values[i]!.length; lens.push(l); total += l; }
+  // Sizes first (intsSize writes nothing); only the chosen encoding's integer blocks are written.
   const blockSize = (b: number[]) => varLen(b.length) + b.length;
-  const plainLens = encodeInts(lens);
-  const plainSize = 1 + blockSize(plainLens) + total;
+  const sizedBlock = (xs: number[]) => { const k = intsSize(xs); return varLen(k) + k; };
+  const plainSize = 1 + sizedBlock(lens) + total;
   // shared prefixes
   const shared: number[] = [], restLens: number[] = [];
   let prev: Uint8Array = new Uint8Array(0), restTotal = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
     let p = 0;
-    const m = Math.min(prev.length, v.length);
-    while (p < m && prev[p] === v[p]) p++;
+    if (v === prev) p = v.length; // a repeated dictionary entry
+    else {
+      const m = Math.min(prev.length, v.length);
+      while (p < m && prev[p] === v[p]) p++;
+    }
     shared.push(p); restLens.push(v.length - p);
     restTotal += v.length - p;
     prev = v;
   }
-  const sharedBody = encodeInts(shared), restBody = encodeInts(restLens);
-  const prefixSize = 1 + blockSize(sharedBody) + blockSize(restBody) + restTotal;
+  const prefixSize = 1 + sizedBlock(shared) + sizedBlock(restLens) + restTotal;
   // dictionary
   let dict: { distinct: Uint8Array[]; dlens: number[]; dtotal: number; ids: number[]; idsBody: number[]; dlensBody: number[] } | null = null;
   let dictSize = Infinity;
-  {
+  if (pre) {
+    // The dictionary was built on the strings (stringDict): the same entries in the same order as below.
+    let dbytes = 0;
+    for (const v of pre.distinct) dbytes += v.length;
+    if (dbytes < Math.min(plainSize, prefixSize)) {
+      const { distinct, ids } = pre;
+      const dlens = distinct.map((v) => v.length);
+      const dlensBody = encodeInts(dlens), idsBody = encodeInts(ids);
+      dictSize = 1 + varLen(distinct.length) + blockSize(dlensBody) + varLen(dbytes) + dbytes + idsBody.length;
+      dict = { distinct, dlens, dtotal: dbytes, ids, idsBody, dlensBody };
+    }
+  } else if (pre !== null) { // null: stringDict found more distinct strings than the limit, so no dictionary
     const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: number[] = [];
     let ok = true;
     const limit = Math.floor(n / 2) + 16;
@@ -623,15 +675,39 @@ function putStrings(out: Writer, values: Uint8Array[], keys?: string[]): void {
   } else if (prefixSize < plainSize && prefixSize < dictSize) {
     out.uvar(prefixSize);
     out.u8(0x22);
-    block(sharedBody);
-    block(restBody);
+    block(encodeInts(shared));
+    block(encodeInts(restLens));
     for (let i = 0; i < n; i++) out.bytes(values[i]!.subarray(shared[i]!));
   } else {
     out.uvar(plainSize);
     out.u8(0x20);
-    block(plainLens);
+    block(encodeInts(lens));
     for (let i = 0; i < n; i++) out.bytes(values[i]!);
   }
+}
+interface StringDict { values: Uint8Array[]; distinct: Uint8Array[]; ids: number[] }
+/** The dictionary of a string column built on the strings themselves, before any UTF-8: when the column has
+ * few distinct values (at most putStrings' limit, n/2 + 16) only those are encoded, and every value is one of
+ * their byte arrays (no allocation per value). Null when there are more and all are well formed (then distinct
+ * strings have distinct bytes: no dictionary, and putStrings does not look for one); undefined when a string is
+ * not well formed (equal bytes need not mean equal strings): putStrings builds the dictionary on bytes then. */
+function stringDict(values: string[]): StringDict | null | undefined {
+  const n = values.length, limit = Math.floor(n / 2) + 16;
+  const index = new Map<string, number>(), strs: string[] = [], ids: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    let id = index.get(v);
+    if (id === undefined) {
+      id = strs.length;
+      if (id >= limit) return values.every(wellFormed) ? null : undefined;
+      strs.push(v); index.set(v, id);
+    }
+    ids[i] = id;
+  }
+  if (!strs.every(wellFormed)) return undefined;
+  const distinct = utf8Each(strs), out: Uint8Array[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = distinct[ids[i]!]!;
+  return { values: out, distinct, ids };
 }
 /** The UTF-8 bytes of each string: one TextEncoder call for a column of ASCII strings (views into it). */
 function utf8Each(values: string[]): Uint8Array[] {
@@ -1000,10 +1076,12 @@ export function columnsOf(kind: string, values: any[], out: Writer): void {
     case "lengths": putColumn(out, encodeInts(values)); return;
     case "f32": case "f64": putColumn(out, encodeFloats(values, kind === "f32")); return;
     case "string": {
+      const pre = stringDict(values);
+      if (pre) { putStrings(out, pre.values, undefined, pre); return; }
       const bytes = utf8Each(values);
       // Equal strings have equal bytes and, when well formed, the other way round too (lone surrogates all
       // become EF BF BD): the strings themselves can key the dictionary then.
-      putStrings(out, bytes, values.every(wellFormed) ? values : undefined);
+      putStrings(out, bytes, pre === null ? undefined : values.every(wellFormed) ? values : undefined, pre);
       return;
     }
     default: putColumn(out, encodeInts(columnInts(kind, values)));

@@ -339,6 +339,8 @@ interface Shape {
   nulls: number;
   values: number;
   kinds: Set<string>;
+  /** The kind added last: a place usually holds one kind, and the Set is not touched again for it. */
+  lastKind: string;
   min: bigint; max: bigint; allSafe: boolean;
   /** Integers given as numbers: their count, least and greatest (kept apart from bigints, combined in resolve). */
   nints: number; nmin: number; nmax: number; nbigs: number; firstInt: boolean;
@@ -351,7 +353,7 @@ interface Shape {
 }
 // Every field present from the start: all shapes share one hidden class, so that `add` stays monomorphic.
 const newShape = (): Shape => ({
-  nulls: 0, values: 0, kinds: new Set(), min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
+  nulls: 0, values: 0, kinds: new Set(), lastKind: "", min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
   elems: undefined, keys: undefined, keyIndex: undefined, keyShapes: undefined, keyCounts: undefined, next: undefined, last: undefined,
   objects: 0, totalKeys: 0, mapKeys: undefined, mapValues: undefined,
 });
@@ -390,7 +392,7 @@ function add(s: Shape, v: unknown, depth: number): void {
   if (v === null || v === undefined) { s.nulls++; return; }
   s.values++;
   const k = kindOf(v);
-  s.kinds.add(k);
+  if (k !== s.lastKind) { s.kinds.add(k); s.lastKind = k; }
   if (k === "int") {
     if (s.values === 1) s.firstInt = true;
     if (typeof v === "number") {

@@ -1,0 +1,8 @@
+// The decode-only entry point (`xbf/decode`): what a page that only reads XBF needs. Bundlers keep the
+// decoders and leave out the writers, inference and streams' writer (see the README for the sizes).
+export { XbfError, type ErrorKind } from "./errors.js";
+export { type XbfType, type Member, type PrimitiveKind, SchemaRegistry } from "./metadata.js";
+export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions } from "./values.js";
+export { decode, decodeWithType, type DecodeOptions, type Decoded } from "./codec.js";
+export { StreamReader, readStream, type StreamReadOptions } from "./stream.js";
+export type { LimitOptions } from "./decode_rows.js";
