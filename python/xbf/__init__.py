@@ -55,7 +55,7 @@ from typing import Any, BinaryIO, Iterator, NamedTuple, Optional
 
 __all__ = [
     "dumps", "loads", "dump", "load", "Schema", "DecodeError", "EncodeError", "Variant", "Typed", "Some",
-    "StreamWriter", "StreamReader", "iter_stream",
+    "StreamWriter", "StreamReader", "iter_stream", "Decoder", "ValidationError",
 ]
 
 
@@ -73,6 +73,16 @@ class DecodeError(ValueError):
         self.kind = kind
         self.offset = offset
         self.path = path
+
+
+class ValidationError(DecodeError):
+    """A message whose values do not fit the type asked for (``loads(data, type=T)``,
+    ``Decoder(T)``): kind ``"type-mismatch"`` (SPEC.md 23.2), a ``DecodeError``
+    and so a ``ValueError``. The message starts with the path
+    (``$[3].delay: expected int, got string``); ``path`` holds it without the
+    ``$`` (``[3].delay``), ``offset`` the byte of the value where the decoder
+    read it (None when it was read through ``any`` or from columns).
+    """
 
 
 class EncodeError(ValueError):
@@ -123,7 +133,7 @@ class Typed:
         return f"xbf.Typed({str(self.schema)!r}, {self.value!r})"
 
 
-from . import _native  # noqa: E402
+from . import _native, _typed  # noqa: E402
 
 Schema = _native.Schema
 _native._init(Variant, Typed, Some, DecodeError, EncodeError)
@@ -153,7 +163,7 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
     return _native.dumps(obj, version, schema, columnar, compress)
 
 
-def loads(data: Any, *, with_schema: bool = False, typed_any: bool = False,
+def loads(data: Any, *, type: Any = None, with_schema: bool = False, typed_any: bool = False,
           max_decoded_bytes: Optional[int] = None) -> Any:
     """Decodes one whole XBF message (v1 or XBF 2) from bytes-like ``data``.
 
@@ -166,10 +176,68 @@ def loads(data: Any, *, with_schema: bool = False, typed_any: bool = False,
     Raises ``xbf.DecodeError`` on any damage, and never anything else for
     bad input: an internal failure of the decoder (a bug) is a
     ``DecodeError`` of kind ``"internal"``.
+
+    With ``type=T`` the message is read into ``T`` (see ``Decoder``) and a
+    value that does not fit raises ``xbf.ValidationError``.
     """
     if not isinstance(data, bytes):
         data = bytes(data)
+    if type is not None:
+        if with_schema or typed_any:
+            raise TypeError("loads: type= cannot be combined with with_schema or typed_any")
+        return _decoder_for(type).decode(data, max_decoded_bytes=max_decoded_bytes)
     return _native.loads(data, with_schema, typed_any, max_decoded_bytes)
+
+
+class Decoder:
+    """Reads messages into one Python type ``T``, as msgspec's ``Decoder(T)``.
+
+    ``T`` is built from dataclasses, ``typing.TypedDict``, ``typing.NamedTuple``,
+    ``list``/``tuple``/``dict``/``set``/``frozenset``, ``Optional[X]``/``X | None``,
+    ``Literal``, ``enum.Enum``, ``datetime.date``/``datetime.datetime``, ``bytes``,
+    ``int``/``float``/``str``/``bool`` and ``Any``. Fields are matched by name
+    (SPEC.md 23.2): fields missing from the data take their defaults, extra
+    ones are skipped; ints read into floats; an ``enum.Enum`` reads from an
+    XBF enum by variant name or from a value (string, int) by value.
+
+    The writer's type (the message's metadata) is checked against ``T`` once
+    per metadata and the plan kept, so a stream of messages of one type pays
+    it once; values are then built straight from the bytes. A value that does
+    not fit raises ``xbf.ValidationError`` naming its path; a damaged message
+    raises ``xbf.DecodeError`` as ``loads`` does. Dataclasses are built
+    without calling ``__init__`` (then ``__post_init__`` if defined), as msgspec does.
+    """
+
+    __slots__ = ("type", "_native")
+
+    def __init__(self, type: Any):
+        self.type = type
+        self._native = _native.TypedDecoder(_typed.compile_type(type))
+
+    def decode(self, data: Any, *, max_decoded_bytes: Optional[int] = None) -> Any:
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        return self._native.decode(data, max_decoded_bytes)
+
+    def __repr__(self) -> str:
+        return f"xbf.Decoder({_typed.type_name(self.type)})"
+
+
+_DECODERS: "dict[Any, Decoder]" = {}
+
+
+def _decoder_for(t: Any) -> Decoder:
+    try:
+        return _DECODERS[t]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable type form: compiled every time
+        return Decoder(t)
+    d = Decoder(t)
+    if len(_DECODERS) >= 256:
+        _DECODERS.clear()
+    _DECODERS[t] = d
+    return d
 
 
 def dump(obj: Any, file: BinaryIO, **kwargs: Any) -> None:
