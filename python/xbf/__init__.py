@@ -49,6 +49,7 @@ exactly, key order included.
 
 from __future__ import annotations
 
+import dataclasses as _dataclasses
 import io
 import os
 from typing import Any, BinaryIO, Iterator, NamedTuple, Optional
@@ -155,12 +156,55 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
     for an int that does not fit, xbf.EncodeError (a ValueError) of kind
     ``"too-deep"`` for data nested more than 128 levels, ValueError for a type that ``version``
     lacks (v1 has no option, enum, any, columns, ...).
+
+    A dataclass instance, or a list of instances of one dataclass, is written
+    with the type its fields declare (``int`` as i64, ``Optional[X]`` as
+    option, ``list[X]`` as vec, nested dataclasses as structs), so that an
+    empty list or a None still carries its type; where a declared type has
+    no XBF form here (enums, unions) or a value does not fit it, the type is
+    inferred from the values instead.
     """
     if schema is not None and not isinstance(schema, Schema):
         schema = Schema(schema)
     if columnar is not None:
         columnar = bool(columnar)
+    if schema is None and version == 2:
+        declared = _declared_type(obj)
+        if declared is not None:
+            try:
+                return _native.dumps(obj, version, declared, columnar, compress)
+            except (TypeError, OverflowError):
+                pass  # values that break their declared types: typed from the values, as before
     return _native.dumps(obj, version, schema, columnar, compress)
+
+
+def _declared_type(obj: Any) -> Optional[Schema]:
+    """The declared type of a dataclass instance, or of a list of instances of one
+    dataclass (SPEC.md 23.1: a typed writer's type comes from the program's types)."""
+    if _dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        cls = obj.__class__
+        wrap = False
+    elif obj.__class__ is list and obj and _dataclasses.is_dataclass(obj[0]) and not isinstance(obj[0], type):
+        cls = obj[0].__class__
+        if not all(x.__class__ is cls for x in obj):
+            return None
+        wrap = True
+    else:
+        return None
+    key = (cls, wrap)
+    try:
+        return _DECLARED_SCHEMAS[key]
+    except KeyError:
+        pass
+    s = _typed.declared_schema(cls)
+    schema = None if s is None else Schema({"vec": s} if wrap else s)
+    if len(_DECLARED_SCHEMAS) >= 256:
+        _DECLARED_SCHEMAS.clear()
+    _DECLARED_SCHEMAS[key] = schema
+    return schema
+
+
+_DECLARED_SCHEMAS: "dict[Any, Optional[Schema]]" = {}
 
 
 def loads(data: Any, *, type: Any = None, with_schema: bool = False, typed_any: bool = False,

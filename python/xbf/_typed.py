@@ -146,8 +146,74 @@ def _compile(t: Any, depth: int, open_records: frozenset) -> tuple:
     raise TypeError(f"xbf: no typed decoding for {t!r}")
 
 
+_DECLARED: Dict[Any, Any] = {}
+
+
+def declared_schema(cls: Any) -> Any:
+    """The XBF type (vector form, for ``xbf.Schema``) that a dataclass's
+    declared field types give, as SPEC.md 23.1 says for a typed writer: the
+    type from the program's types, never from the values (``Optional[int]``
+    is ``option<i64>`` even when every value is None, an empty list still
+    ``vec<T>``). None when a field's type has no fixed XBF form here (enums,
+    unions, TypedDicts, recursive types): ``dumps`` then infers from the values.
+    Cached per class."""
+    try:
+        return _DECLARED[cls]
+    except KeyError:
+        pass
+    try:
+        schema = _declared(compile_type(cls))
+    except TypeError:
+        schema = None
+    if len(_DECLARED) >= 256:
+        _DECLARED.clear()
+    _DECLARED[cls] = schema
+    return schema
+
+
+class _NoForm(Exception):
+    pass
+
+
+_PRIMS = {"int": "i64", "float": "f64", "str": "string", "bool": "bool", "bytes": "bytes", "none": "unit",
+          "date": "date", "datetime": "timestamp", "any": "any"}
+
+
+def _declared(form: tuple) -> Any:
+    try:
+        return _declared_of(form)
+    except _NoForm:
+        return None
+
+
+def _declared_of(form: tuple) -> Any:
+    tag = form[0]
+    if tag in _PRIMS:
+        return _PRIMS[tag]
+    if tag == "seq":
+        return {"vec": _declared_of(form[1])}
+    if tag == "tuple":
+        return {"tuple": [_declared_of(f) for f in form[1]]}
+    if tag == "dict":
+        return {"map": [_declared_of(form[1]), _declared_of(form[2])]}
+    if tag == "optional":
+        return {"option": _declared_of(form[1])}
+    if tag == "literal":
+        kinds = {type(v) for v in form[1]}
+        if kinds == {str}:
+            return "string"
+        if kinds == {int}:
+            return "i64"
+        raise _NoForm
+    if tag == "record" and form[1] == "dataclass":
+        return {"struct": form[2].__name__, "fields": [[name, _declared_of(f)] for name, f, _, _ in form[4]]}
+    if tag == "record" and form[1] == "namedtuple":
+        return {"tuple": [_declared_of(f) for _, f, _, _ in form[4]]}
+    raise _NoForm
+
+
 def type_name(t: Any) -> str:
     return getattr(t, "__qualname__", None) or repr(t)
 
 
-__all__ = ["compile_type", "type_name"]
+__all__ = ["compile_type", "declared_schema", "type_name"]
