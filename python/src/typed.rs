@@ -668,6 +668,7 @@ fn short(obj: &Bound<'_, PyAny>) -> String {
 }
 
 static OBJECT_SETATTR: GILOnceCell<PyObject> = GILOnceCell::new();
+static OBJECT_NEW: GILOnceCell<PyObject> = GILOnceCell::new();
 
 /// Builds the reader's record from its fields' values (None: not in the
 /// data), filling defaults.
@@ -705,9 +706,11 @@ fn build_record<'py>(
             // As msgspec does: the instance made without __init__, its fields
             // set in place (through __dict__, or object.__setattr__ for
             // slots), then __post_init__.
-            let obj_type = py.get_type_bound::<pyo3::types::PyAny>();
-            let inst = obj_type.call_method1("__new__", (cls,))?;
-            match inst.getattr("__dict__").ok().and_then(|d| d.downcast_into::<PyDict>().ok()) {
+            let new = OBJECT_NEW.get_or_try_init(py, || -> PyResult<PyObject> {
+                Ok(py.get_type_bound::<pyo3::types::PyAny>().getattr("__new__")?.unbind())
+            })?;
+            let inst = new.bind(py).call1((cls,))?;
+            match inst.getattr(pyo3::intern!(py, "__dict__")).ok().and_then(|d| d.downcast_into::<PyDict>().ok()) {
                 Some(d) => {
                     for (f, v) in r.fields.iter().zip(vals) {
                         if let Some(v) = v {
