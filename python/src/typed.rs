@@ -11,22 +11,24 @@
 //! absent still reads, as in msgspec.
 //!
 //! What the fast path leaves to the core (columnar messages, zero-size types,
-//! maps of zero-size keys, damaged input) is decoded untyped by the same path
-//! as `xbf.loads`, so its errors are the core's, and then converted with the
-//! same rules, value by value.
+//! maps of zero-size keys, damaged input) is decoded by the core, so its
+//! errors are the core's, and the reader's values are built from the core's
+//! `xbf::Value` by a plan of the same rules ([`from_value`]), with no
+//! intermediate Python dicts.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple, PyType};
-use xbf::{DecodeOptions, Metadata, PrimitiveType as P, Version};
+use xbf::{DecodeOptions, EncodeOptions, Metadata, PrimitiveType as P, Value as V, Version};
 
 use super::{
-    decode, decode_options, guarded, is_optional_key, make_plan, meta_has_any, refs, DErr, Dec, Plan, FAST_DEPTH,
+    core_err, decode_options, guarded, is_optional_key, make_plan, meta_has_any, refs, value_to_py, DErr, Dec, Plan,
+    ToPy, FAST_DEPTH,
 };
 
 // ------------------------------------------------------------------ forms
@@ -873,6 +875,116 @@ fn convert<'py>(py: Python<'py>, form: &Arc<Form>, obj: &Bound<'py, PyAny>) -> T
     }
 }
 
+/// Builds the reader's value by the plan from a value the core decoded
+/// (columnar messages, and what the fast path leaves to the core): no
+/// intermediate Python dicts.
+fn from_value<'py>(py: Python<'py>, plan: &TPlan, v: &xbf::Value, to_py: &mut ToPy<'py>) -> TResult<Bound<'py, PyAny>> {
+    let bad = || TErr::Dec(DErr::Bad);
+    match plan {
+        TPlan::Fail { expected, got } => Err(mismatch(expected, got, None)),
+        TPlan::Generic(_, form) => {
+            let o = to_py.value(py, v)?;
+            match form {
+                Some(f) => convert(py, f, &o),
+                None => Ok(o),
+            }
+        }
+        TPlan::Int(_) | TPlan::Prim(_) | TPlan::Unit => Ok(to_py.value(py, v)?),
+        TPlan::IntToFloat(_) => Ok(PyFloat::new_bound(py, to_py.value(py, v)?.extract::<f64>()?).into_any()),
+        TPlan::Date => convert(py, &Arc::new(Form::Date), &to_py.value(py, v)?),
+        TPlan::DateTime => convert(py, &Arc::new(Form::DateTime), &to_py.value(py, v)?),
+        TPlan::Seq { elem, ctor, .. } => {
+            let (V::Vec(items) | V::Array(items)) = v else { return Err(bad()) };
+            let mut out = Vec::with_capacity(items.items().len());
+            for (i, item) in items.items().iter().enumerate() {
+                out.push(from_value(py, elem, item, to_py).map_err(|e| e.at(Seg::Index(i)))?);
+            }
+            let list = PyList::new_bound(py, out).into_any();
+            match ctor {
+                None => Ok(list),
+                Some(c) => Ok(c.bind(py).call1((list,))?),
+            }
+        }
+        TPlan::Tuple(ts) => {
+            let items = match v {
+                V::Tuple(t) => t.items(),
+                V::Array(a) => a.items(),
+                _ => return Err(bad()),
+            };
+            let mut out = Vec::with_capacity(ts.len());
+            for (i, (t, item)) in ts.iter().zip(items).enumerate() {
+                out.push(from_value(py, t, item, to_py).map_err(|e| e.at(Seg::Index(i)))?);
+            }
+            Ok(PyTuple::new_bound(py, out).into_any())
+        }
+        TPlan::Map(kp, vp) => {
+            let V::Map(m) = v else { return Err(bad()) };
+            let d = PyDict::new_bound(py);
+            for (k, val) in m.entries() {
+                let key = from_value(py, kp, k, to_py)?;
+                let val = from_value(py, vp, val, to_py).map_err(|e| e.at(Seg::Key(short(&key))))?;
+                d.set_item(key, val)?;
+            }
+            Ok(d.into_any())
+        }
+        TPlan::StructDict { keys, names, values, optional } => {
+            let V::Struct(st) = v else { return Err(bad()) };
+            let d = PyDict::new_bound(py);
+            for ((((k, name), p), opt), fv) in keys.iter().zip(names).zip(values).zip(optional).zip(st.values()) {
+                let Some(fv) = present_value(*opt, fv) else { continue };
+                let val = from_value(py, p, fv, to_py).map_err(|e| e.at(Seg::Key(name.clone())))?;
+                d.set_item(k.bind(py), val)?;
+            }
+            Ok(d.into_any())
+        }
+        TPlan::Option { inner, none_not } => {
+            let V::Option(o) = v else { return Err(bad()) };
+            match (o.value(), none_not) {
+                (None, None) => Ok(py.None().into_bound(py)),
+                (None, Some(expected)) => Err(mismatch(expected, "None", None)),
+                (Some(inner_v), _) => from_value(py, inner, inner_v, to_py),
+            }
+        }
+        TPlan::EnumByName { members, names, enum_name, .. } => {
+            let V::Enum(e) = v else { return Err(bad()) };
+            match members.get(e.index()) {
+                Some(Some(m)) => Ok(m.bind(py).clone()),
+                _ => Err(invalid(
+                    format!("unknown variant `{}` of {enum_name}", names.get(e.index()).map_or("?", |n| n)),
+                    None,
+                )),
+            }
+        }
+        TPlan::Record { form, slots, missing_required } => {
+            let Form::Record(r) = &**form else { unreachable!() };
+            if let Some(name) = missing_required {
+                return Err(missing(name, 0).at_offset_none());
+            }
+            let fields = match v {
+                V::Struct(st) => st.values(),
+                V::Tuple(t) => t.items(),
+                _ => return Err(bad()),
+            };
+            let mut vals: Vec<Option<Bound<'py, PyAny>>> = vec![None; r.fields.len()];
+            for (slot, fv) in slots.iter().zip(fields) {
+                let Some(target) = slot.target else { continue };
+                let Some(fv) = present_value(slot.optional_key, fv) else { continue };
+                vals[target] =
+                    Some(from_value(py, &slot.plan, fv, to_py).map_err(|e| e.at(Seg::Key(slot.name.clone())))?);
+            }
+            build_record(py, r, vals)
+        }
+    }
+}
+
+/// A field's value, or None for the absent value of a `json.optional` field.
+fn present_value(optional_key: bool, v: &xbf::Value) -> Option<&xbf::Value> {
+    match v {
+        V::Enum(e) if optional_key => (e.index() == 1).then(|| e.payload()),
+        other => Some(other),
+    }
+}
+
 // ------------------------------------------------------------------ decoder
 
 /// `xbf.Decoder(T)`'s native part: the compiled form of `T`, and plans by
@@ -903,8 +1015,19 @@ impl TypedDecoder {
                 Err(TErr::Dec(DErr::Py(e))) => return Err(e),
                 Err(TErr::Dec(DErr::Bad)) => {}
             }
-            let (_, value) = decode(py, data, false, &opts)?;
-            convert(py, &self.form, &value).map_err(|e| match e {
+            let (ty, value) = opts.decode_typed_message(data).map_err(|e| core_err(py, e))?;
+            let typed = match EncodeOptions::v2().encode_metadata(&ty) {
+                Ok(mut key) => {
+                    // Kept apart from the fast path's plans of the same metadata.
+                    key.insert(0, 0xff);
+                    let compiled = self.compiled(&key, &ty, true, true);
+                    let plan = compiled.plan.as_ref().expect("plans for values are always made");
+                    let mut to_py = ToPy { typed_any: false, structs: HashMap::new(), last: None };
+                    from_value(py, plan, &value, &mut to_py)
+                }
+                Err(_) => convert(py, &self.form, &value_to_py(py, &value, false)?),
+            };
+            typed.map_err(|e| match e {
                 TErr::Invalid(e) => validation_error(py, &e),
                 TErr::Dec(DErr::Py(e)) => e,
                 TErr::Dec(DErr::Bad) => super::internal_error(py, "typed conversion gave up"),
@@ -915,11 +1038,13 @@ impl TypedDecoder {
 
 impl TypedDecoder {
     /// The plan of a message's metadata, compiled on first sight.
-    fn compiled(&self, meta: &[u8], ty: &Metadata, v2: bool) -> Rc<Compiled> {
+    /// `from_values`: for values the core decoded (columns), which any
+    /// metadata can give; else for the fast path, which leaves some to the core.
+    fn compiled(&self, meta: &[u8], ty: &Metadata, v2: bool, from_values: bool) -> Rc<Compiled> {
         if let Some((_, c)) = self.plans.borrow().iter().find(|(m, _)| m == meta) {
             return c.clone();
         }
-        let untyped = ty.depth() > FAST_DEPTH || (!v2 && meta_has_any(ty)) || has_zero_size(ty);
+        let untyped = !from_values && (ty.depth() > FAST_DEPTH || (!v2 && meta_has_any(ty)) || has_zero_size(ty));
         let mut compiler = Compiler { generics: Vec::new() };
         let plan = if untyped { None } else { Some(compiler.compile(&self.form, ty)) };
         let c = Rc::new(Compiled { plan, generics: compiler.generics, depth: ty.depth() });
@@ -945,7 +1070,7 @@ impl TypedDecoder {
         };
         let version = if v2 { Version::V2 } else { Version::V1 };
         let (ty, used) = DecodeOptions::default().decode_metadata(version, &data[start..]).map_err(|_| DErr::Bad)?;
-        let compiled = self.compiled(&data[start..start + used], &ty, v2);
+        let compiled = self.compiled(&data[start..start + used], &ty, v2, false);
         let Some(plan) = &compiled.plan else { return Err(DErr::Bad.into()) };
         let generics: Vec<Plan<'py>> = compiled.generics.iter().map(|m| make_plan(py, m, 0)).collect();
         if generics.iter().any(Plan::needs_core) {
