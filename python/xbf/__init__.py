@@ -49,7 +49,6 @@ exactly, key order included.
 
 from __future__ import annotations
 
-import dataclasses as _dataclasses
 import io
 import os
 from typing import Any, BinaryIO, Iterator, NamedTuple, Optional
@@ -168,7 +167,9 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
         schema = Schema(schema)
     if columnar is not None:
         columnar = bool(columnar)
-    if schema is None and version == 2:
+    # Dataclasses (or lists of them) only: checked inline, as this runs on every call.
+    cls = obj[0].__class__ if obj.__class__ is list and obj else obj.__class__
+    if schema is None and version == 2 and cls not in _BUILTINS and hasattr(cls, "__dataclass_fields__"):
         declared = _declared_type(obj)
         if declared is not None:
             try:
@@ -178,18 +179,23 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
     return _native.dumps(obj, version, schema, columnar, compress)
 
 
+# Types that are never dataclasses, skipped before the (slower, failing) attribute lookup.
+_BUILTINS = frozenset({dict, list, tuple, str, int, float, bool, bytes, bytearray, type(None)})
+
+
 def _declared_type(obj: Any) -> Optional[Schema]:
     """The declared type of a dataclass instance, or of a list of instances of one
     dataclass (SPEC.md 23.1: a typed writer's type comes from the program's types)."""
-    if _dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        cls = obj.__class__
-        wrap = False
-    elif obj.__class__ is list and obj and _dataclasses.is_dataclass(obj[0]) and not isinstance(obj[0], type):
-        cls = obj[0].__class__
-        if not all(x.__class__ is cls for x in obj):
+    # Checked inline (not dataclasses.is_dataclass): this runs on every dumps call.
+    cls = obj.__class__
+    wrap = cls is list
+    if wrap:
+        if not obj:
             return None
-        wrap = True
-    else:
+        cls = obj[0].__class__
+    if not hasattr(cls, "__dataclass_fields__") or isinstance(obj[0] if wrap else obj, type):
+        return None
+    if wrap and not all(x.__class__ is cls for x in obj):
         return None
     key = (cls, wrap)
     try:
