@@ -566,7 +566,7 @@ impl<'py> TDec<'_, 'py> {
                 let list = PyList::new_bound(py, items).into_any();
                 match ctor {
                     None => Ok(list),
-                    Some(c) => Ok(c.bind(py).call1((list,))?),
+                    Some(c) => c.bind(py).call1((list,)).map_err(|_| unhashable("a set's elements")),
                 }
             }
             TPlan::Tuple(ts) => {
@@ -587,7 +587,7 @@ impl<'py> TDec<'_, 'py> {
                         return Err(DErr::Bad.into());
                     }
                     let val = self.value(py, v).map_err(|e| e.at(Seg::Key(short(&key))))?;
-                    d.set_item(key, val)?;
+                    d.set_item(&key, val).map_err(|_| unhashable("a dict's keys"))?;
                 }
                 Ok(d.into_any())
             }
@@ -649,6 +649,12 @@ impl<'py> TDec<'_, 'py> {
             _ => Err(DErr::Bad.into()),
         }
     }
+}
+
+/// Values Python cannot hash where the reader's type wants them hashed
+/// (the untyped `loads` gives such a map as a list of pairs instead).
+fn unhashable(what: &str) -> TErr {
+    invalid(format!("expected hashable values for {what}, got unhashable ones"), None)
 }
 
 fn missing(name: &str, offset: usize) -> TErr {
@@ -806,7 +812,7 @@ fn convert<'py>(py: Python<'py>, form: &Arc<Form>, obj: &Bound<'py, PyAny>) -> T
             let list = PyList::new_bound(py, items).into_any();
             match ctor {
                 None => Ok(list),
-                Some(c) => Ok(c.bind(py).call1((list,))?),
+                Some(c) => c.bind(py).call1((list,)).map_err(|_| unhashable("a set's elements")),
             }
         }
         Form::Tuple(fs)
@@ -824,7 +830,7 @@ fn convert<'py>(py: Python<'py>, form: &Arc<Form>, obj: &Bound<'py, PyAny>) -> T
                 let seg = short(&key);
                 let key = convert(py, k, &key).map_err(|e| e.at(Seg::Key(seg.clone())))?;
                 let val = convert(py, v, &val).map_err(|e| e.at(Seg::Key(seg)))?;
-                d.set_item(key, val)?;
+                d.set_item(&key, val).map_err(|_| unhashable("a dict's keys"))?;
             }
             Ok(d.into_any())
         }
@@ -902,7 +908,7 @@ fn from_value<'py>(py: Python<'py>, plan: &TPlan, v: &xbf::Value, to_py: &mut To
             let list = PyList::new_bound(py, out).into_any();
             match ctor {
                 None => Ok(list),
-                Some(c) => Ok(c.bind(py).call1((list,))?),
+                Some(c) => c.bind(py).call1((list,)).map_err(|_| unhashable("a set's elements")),
             }
         }
         TPlan::Tuple(ts) => {
@@ -923,7 +929,7 @@ fn from_value<'py>(py: Python<'py>, plan: &TPlan, v: &xbf::Value, to_py: &mut To
             for (k, val) in m.entries() {
                 let key = from_value(py, kp, k, to_py)?;
                 let val = from_value(py, vp, val, to_py).map_err(|e| e.at(Seg::Key(short(&key))))?;
-                d.set_item(key, val)?;
+                d.set_item(&key, val).map_err(|_| unhashable("a dict's keys"))?;
             }
             Ok(d.into_any())
         }

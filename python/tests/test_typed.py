@@ -289,3 +289,14 @@ def test_damaged_input_raises_only_decode_errors(columnar: bool) -> None:
                 dec.decode(bad, max_decoded_bytes=1 << 20)
             except xbf.DecodeError as e:
                 assert e.kind != "internal", e
+
+
+def test_unhashable_keys_are_a_validation_error() -> None:
+    data = xbf.dumps([[[1], [2]]])
+    with pytest.raises(xbf.ValidationError, match="unhashable"):
+        xbf.loads(data, type=List[Set[Any]])
+    schema = xbf.Schema({"map": [{"vec": "u8"}, "u8"]})
+    data = xbf.dumps([([1], 2)], schema=schema)
+    assert xbf.loads(data) == [([1], 2)]  # untyped: a list of pairs
+    with pytest.raises(xbf.ValidationError, match="unhashable"):
+        xbf.loads(data, type=Dict[Any, int])
