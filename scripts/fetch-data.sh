@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=3.2.1
 SHA256=6f72fda460a9863fae5fcb32f85bcd49e1761fdea6dc6cf9f4962472881cc5a3
-FILES="sp500-2000.csv flights-2k.json flights-20k.json flights-200k.json flights-3m.parquet earthquakes.json movies.json football.json jobs.json political-contributions.json income.json gapminder.json"
+FILES="sp500-2000.csv flights-2k.json flights-20k.json flights-200k.json flights-3m.parquet earthquakes.json movies.json football.json jobs.json political-contributions.json income.json gapminder.json github.csv airports.csv unemployment-across-industries.json"
 DEST=target/data/vega-datasets
 TARBALL=target/data/vega-datasets-$VERSION.tgz
 mkdir -p "$DEST"

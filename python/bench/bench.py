@@ -1,4 +1,4 @@
-"""dumps/loads of lists of records: xbf against json, orjson, msgpack, ormsgpack, cbor2.
+"""dumps/loads of lists of records: xbf against json, orjson, msgpack, ormsgpack, cbor2, msgspec.
 
 xbf runs three ways: rows (columnar=False), columnar (columnar=True) and auto
 (the default, columnar=None: columns when they are smaller).
@@ -8,7 +8,17 @@ xbf runs three ways: rows (columnar=False), columnar (columnar=True) and auto
     python python/bench/bench.py [--rounds 15] [--json results.json] [--markdown RESULTS.md]
 
 Datasets: the stock rows (crates/xbf-cli/data/sp500-2019.csv, numbers parsed),
-vega-datasets' flights-20k.json and movies.json. Every library runs in the
+vega-datasets' flights-20k.json and movies.json, and issue 24's files, which
+the package was not tuned on: github.csv, airports.csv (csv.DictReader, then
+each column's values made ints, or floats, where every value of the column
+parses so), unemployment-across-industries.json and gapminder.json.
+
+Typed decoding (issue 24): each dataset also gets a dataclass made from its
+rows (each key a field, typed int/float/str/bool from the values, Optional
+with a default of None where a row lacks the key or holds null), and
+``xbf.Decoder(list[DC])`` is timed against ``msgspec.msgpack.Decoder(list[DC])``
+and ``msgspec.json.Decoder(list[DC])`` into the same dataclass, each on its
+own library's bytes of the same rows. Every library runs in the
 same process, interleaved round by round (the order of the libraries turns
 each round); each sample is the mean time of one call over at least
 --min-time seconds of calls, and the tables show medians of the samples.
@@ -19,6 +29,7 @@ dumps and loads at least as fast.
 """
 import argparse
 import csv
+import dataclasses
 import datetime
 import importlib
 import importlib.metadata
@@ -29,12 +40,16 @@ import statistics
 import subprocess
 import sys
 import time
+import typing
 
 import xbf
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PEERS = [("orjson", "dumps", "loads"), ("msgpack", "packb", "unpackb"),
-         ("ormsgpack", "packb", "unpackb"), ("cbor2", "dumps", "loads")]
+         ("ormsgpack", "packb", "unpackb"), ("cbor2", "dumps", "loads"),
+         ("msgspec.msgpack", "encode", "decode"), ("msgspec.json", "encode", "decode")]
+# Issue 24's bar is against the fastest of these, and the smallest of their bytes.
+FAST_PEERS = ["orjson", "ormsgpack", "msgspec.msgpack", "msgspec.json"]
 DEFAULT = "xbf auto"
 
 
@@ -55,7 +70,7 @@ def libraries():
 
 def versions():
     out = {"python": platform.python_version(), "implementation": platform.python_implementation()}
-    for name in ["xbf", "msgpack", "orjson", "ormsgpack", "cbor2"]:
+    for name in ["xbf", "msgpack", "orjson", "ormsgpack", "cbor2", "msgspec"]:
         try:
             out[name] = importlib.metadata.version(name)
         except Exception:  # not installed, or no metadata
@@ -81,12 +96,91 @@ def datasets(vega):
             rows.append({"date": r["date"], **{k: float(r[k]) for k in ("open", "high", "low", "close", "adjclose")},
                          "volume": int(r["volume"])})
         out["sp500 (stock rows)"] = rows
-    for name in ("flights-20k.json", "movies.json"):
+    for name in ("flights-20k.json", "movies.json", "github.csv", "airports.csv",
+                 "unemployment-across-industries.json", "gapminder.json"):
         p = pathlib.Path(vega) / name
-        if p.exists():
-            out[name] = json.loads(p.read_text())
-        else:
+        if not p.exists():
             print(f"(skipping {name}: {p} is missing; run scripts/fetch-data.sh)", file=sys.stderr)
+        elif name.endswith(".csv"):
+            out[name] = csv_rows(p)
+        else:
+            out[name] = json.loads(p.read_text())
+    return out
+
+
+def csv_rows(path):
+    """csv.DictReader's rows, each column's values made ints (or floats) where all of them parse so."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for key in (rows[0].keys() if rows else []):
+        for conv in (int, float):
+            try:
+                vals = [conv(r[key]) for r in rows]
+            except ValueError:
+                continue
+            for r, v in zip(rows, vals):
+                r[key] = v
+            break
+    return rows
+
+
+def record_class(rows):
+    """A dataclass for the rows: each key a field of the type its values have
+    (ints and floats together: float), Optional with default None where a row
+    lacks the key or holds None. None if the rows are not flat records."""
+    if not rows or not all(isinstance(r, dict) for r in rows):
+        return None
+    kinds, count = {}, {}
+    for r in rows:
+        for k, v in r.items():
+            kinds.setdefault(k, set()).add(type(v))
+            count[k] = count.get(k, 0) + 1
+    fields = []
+    for k, ks in kinds.items():
+        opt = type(None) in ks or count[k] < len(rows)
+        ks = ks - {type(None)}
+        if ks == {int, float}:
+            ks = {float}
+        if len(ks) > 1 or not ks <= {int, float, str, bool} or not k.isidentifier():
+            return None
+        t = ks.pop() if ks else type(None)
+        fields.append((k, typing.Optional[t], dataclasses.field(default=None)) if opt else (k, t))
+    # Fields without defaults first, as dataclasses require.
+    fields.sort(key=lambda f: len(f) == 3)
+    return dataclasses.make_dataclass("Record", fields)
+
+
+def typed_libraries(cls):
+    libs = {"xbf typed (auto)": (xbf.dumps, xbf.Decoder(typing.List[cls]).decode),
+            "xbf typed (rows)": (lambda o: xbf.dumps(o, columnar=False), xbf.Decoder(typing.List[cls]).decode)}
+    try:
+        import msgspec
+        libs["msgspec.msgpack typed"] = (msgspec.msgpack.encode, msgspec.msgpack.Decoder(typing.List[cls]).decode)
+        libs["msgspec.json typed"] = (msgspec.json.encode, msgspec.json.Decoder(typing.List[cls]).decode)
+    except ImportError:
+        print("(skipping msgspec typed: not installed)", file=sys.stderr)
+    return libs
+
+
+def run_typed(data, cls, rounds, min_time):
+    """Typed loads only: each library's bytes of `data` decoded into list[cls]."""
+    libs = typed_libraries(cls)
+    encoded = {name: d(data) for name, (d, _) in libs.items()}
+    results = {name: l(encoded[name]) for name, (_, l) in libs.items()}
+    first = next(iter(results.values()))
+    for name, r in results.items():
+        assert r == first, f"{name} decoded other records"
+    load_t = {k: [] for k in libs}
+    names = list(libs)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            load_t[name].append(timeit(libs[name][1], encoded[name], min_time))
+    out = {name: {"bytes": len(encoded[name]), "loads_s": load_t[name],
+                  "loads_median_s": statistics.median(load_t[name])} for name in libs}
+    peers = [out[n]["loads_median_s"] for n in out if n.startswith("msgspec")]
+    if peers:
+        for r in out.values():
+            r["loads_vs_msgspec_typed"] = r["loads_median_s"] / min(peers)
     return out
 
 
@@ -122,6 +216,15 @@ def run(data, libs, rounds, min_time):
                      "dumps_s": dump_t[name], "loads_s": load_t[name],
                      "dumps_median_s": statistics.median(dump_t[name]),
                      "loads_median_s": statistics.median(load_t[name])}
+    fast = [n for n in FAST_PEERS if n in out]
+    if fast:
+        t_d = min(out[n]["dumps_median_s"] for n in fast)
+        t_l = min(out[n]["loads_median_s"] for n in fast)
+        b = min(out[n]["bytes"] for n in fast)
+        for r in out.values():
+            r["dumps_vs_fastest"] = r["dumps_median_s"] / t_d
+            r["loads_vs_fastest"] = r["loads_median_s"] / t_l
+            r["bytes_vs_smallest"] = r["bytes"] / b
     if "msgpack" in out:
         mp = out["msgpack"]
         for r in out.values():
@@ -153,7 +256,7 @@ def describe(v):
 
 
 def markdown(report):
-    lines = [f"# Python: xbf against json, orjson, msgpack, ormsgpack, cbor2", "",
+    lines = [f"# Python: xbf against json, orjson, msgpack, ormsgpack, cbor2, msgspec", "",
              f"{report['date']}, commit `{report['commit']}`, Python {report['versions']['python']}, "
              + ", ".join(f"{k} {v}" for k, v in report["versions"].items() if k not in ("python", "implementation")) + ".",
              f"{report['rounds']} interleaved rounds; each sample is one call's mean time over at least "
@@ -171,6 +274,21 @@ def markdown(report):
                          f"{r['dumps_median_s'] * 1e3:.3f} | {r['loads_median_s'] * 1e3:.3f} |")
         if d.get("verdict"):
             lines += ["", f"Target on `{DEFAULT}`: **{describe(d['verdict'])}**."]
+        fast = [n for n, r in d["results"].items() if n.startswith("xbf") and "dumps_vs_fastest" in r]
+        if fast:
+            lines += ["", "Against the fastest of " + ", ".join(FAST_PEERS) + " (issue 24's bar: times 1.0x or under, "
+                      "bytes 0.4x or under):", "",
+                      "| library | dumps ÷ fastest | loads ÷ fastest | bytes ÷ smallest |", "|---|---:|---:|---:|"]
+            for n in fast:
+                r = d["results"][n]
+                lines.append(f"| {n} | {r['dumps_vs_fastest']:.2f} | {r['loads_vs_fastest']:.2f} | "
+                             f"{r['bytes_vs_smallest']:.2f} |")
+        if d.get("typed"):
+            lines += ["", f"Typed loads into `list[{d['typed_class']}]` (the same dataclass for every library):", "",
+                      "| library | bytes | loads ms | loads ÷ fastest msgspec typed |", "|---|---:|---:|---:|"]
+            for n, r in d["typed"].items():
+                lines.append(f"| {n} | {r['bytes']:,} | {r['loads_median_s'] * 1e3:.3f} | "
+                             f"{r.get('loads_vs_msgspec_typed', float('nan')):.2f} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -190,6 +308,11 @@ def main():
     for dname, data in datasets(args.vega).items():
         res = run(data, libs, args.rounds, args.min_time)
         d = {"records": len(data), "results": res, "verdict": verdict(res[DEFAULT]) if DEFAULT in res else None}
+        cls = record_class(data)
+        if cls is not None:
+            d["typed_class"] = ", ".join(f"{f.name}: {getattr(f.type, '__name__', str(f.type))}"
+                                         for f in dataclasses.fields(cls))
+            d["typed"] = run_typed(data, cls, args.rounds, args.min_time)
         report["datasets"][dname] = d
         print(f"\n## {dname}: {len(data)} records\n")
         print("| library | bytes | dumps ms | loads ms | bytes vs msgpack | dumps vs msgpack | loads vs msgpack |")
@@ -201,6 +324,12 @@ def main():
                   f"{rel[0]} | {rel[1]} | {rel[2]} |")
         if d["verdict"]:
             print(f"\ntarget ({DEFAULT}): {describe(d['verdict'])}")
+        for name, r in res.items():
+            if name.startswith("xbf") and "dumps_vs_fastest" in r:
+                print(f"{name}: dumps {r['dumps_vs_fastest']:.2f}x, loads {r['loads_vs_fastest']:.2f}x the fastest peer; "
+                      f"bytes {r['bytes_vs_smallest']:.2f}x the smallest")
+        for name, r in d.get("typed", {}).items():
+            print(f"typed {name}: {r['loads_median_s'] * 1e3:.3f} ms, {r.get('loads_vs_msgspec_typed', float('nan')):.2f}x msgspec typed")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     if args.markdown:

@@ -115,6 +115,8 @@ mod raw {
 
 use raw::{dict_next, dict_set};
 
+mod typed;
+
 // ------------------------------------------------------------ Python refs
 
 /// Whether `v` is an `xbf.Some` (a tuple subclass: the cheap tuple check first).
@@ -2981,6 +2983,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Schema>()?;
     m.add_class::<StreamReader>()?;
     m.add_class::<StreamWriter>()?;
+    m.add_class::<typed::TypedDecoder>()?;
     m.add_function(wrap_pyfunction!(_init, m)?)?;
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(_columns_via_rows, m)?)?;

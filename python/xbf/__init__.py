@@ -55,7 +55,7 @@ from typing import Any, BinaryIO, Iterator, NamedTuple, Optional
 
 __all__ = [
     "dumps", "loads", "dump", "load", "Schema", "DecodeError", "EncodeError", "Variant", "Typed", "Some",
-    "StreamWriter", "StreamReader", "iter_stream",
+    "StreamWriter", "StreamReader", "iter_stream", "Decoder", "ValidationError",
 ]
 
 
@@ -73,6 +73,16 @@ class DecodeError(ValueError):
         self.kind = kind
         self.offset = offset
         self.path = path
+
+
+class ValidationError(DecodeError):
+    """A message whose values do not fit the type asked for (``loads(data, type=T)``,
+    ``Decoder(T)``): kind ``"type-mismatch"`` (SPEC.md 23.2), a ``DecodeError``
+    and so a ``ValueError``. The message starts with the path
+    (``$[3].delay: expected int, got string``); ``path`` holds it without the
+    ``$`` (``[3].delay``), ``offset`` the byte of the value where the decoder
+    read it (None when it was read through ``any`` or from columns).
+    """
 
 
 class EncodeError(ValueError):
@@ -123,7 +133,7 @@ class Typed:
         return f"xbf.Typed({str(self.schema)!r}, {self.value!r})"
 
 
-from . import _native  # noqa: E402
+from . import _native, _typed  # noqa: E402
 
 Schema = _native.Schema
 _native._init(Variant, Typed, Some, DecodeError, EncodeError)
@@ -145,15 +155,65 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
     for an int that does not fit, xbf.EncodeError (a ValueError) of kind
     ``"too-deep"`` for data nested more than 128 levels, ValueError for a type that ``version``
     lacks (v1 has no option, enum, any, columns, ...).
+
+    A dataclass instance, or a list of instances of one dataclass, is written
+    with the type its fields declare (``int`` as i64, ``Optional[X]`` as
+    option, ``list[X]`` as vec, nested dataclasses as structs), so that an
+    empty list or a None still carries its type; where a declared type has
+    no XBF form here (enums, unions) or a value does not fit it, the type is
+    inferred from the values instead.
     """
     if schema is not None and not isinstance(schema, Schema):
         schema = Schema(schema)
     if columnar is not None:
         columnar = bool(columnar)
+    # Dataclasses (or lists of them) only: checked inline, as this runs on every call.
+    cls = obj[0].__class__ if obj.__class__ is list and obj else obj.__class__
+    if schema is None and version == 2 and cls not in _BUILTINS and hasattr(cls, "__dataclass_fields__"):
+        declared = _declared_type(obj)
+        if declared is not None:
+            try:
+                return _native.dumps(obj, version, declared, columnar, compress)
+            except (TypeError, OverflowError):
+                pass  # values that break their declared types: typed from the values, as before
     return _native.dumps(obj, version, schema, columnar, compress)
 
 
-def loads(data: Any, *, with_schema: bool = False, typed_any: bool = False,
+# Types that are never dataclasses, skipped before the (slower, failing) attribute lookup.
+_BUILTINS = frozenset({dict, list, tuple, str, int, float, bool, bytes, bytearray, type(None)})
+
+
+def _declared_type(obj: Any) -> Optional[Schema]:
+    """The declared type of a dataclass instance, or of a list of instances of one
+    dataclass (SPEC.md 23.1: a typed writer's type comes from the program's types)."""
+    # Checked inline (not dataclasses.is_dataclass): this runs on every dumps call.
+    cls = obj.__class__
+    wrap = cls is list
+    if wrap:
+        if not obj:
+            return None
+        cls = obj[0].__class__
+    if not hasattr(cls, "__dataclass_fields__") or isinstance(obj[0] if wrap else obj, type):
+        return None
+    if wrap and not all(x.__class__ is cls for x in obj):
+        return None
+    key = (cls, wrap)
+    try:
+        return _DECLARED_SCHEMAS[key]
+    except KeyError:
+        pass
+    s = _typed.declared_schema(cls)
+    schema = None if s is None else Schema({"vec": s} if wrap else s)
+    if len(_DECLARED_SCHEMAS) >= 256:
+        _DECLARED_SCHEMAS.clear()
+    _DECLARED_SCHEMAS[key] = schema
+    return schema
+
+
+_DECLARED_SCHEMAS: "dict[Any, Optional[Schema]]" = {}
+
+
+def loads(data: Any, *, type: Any = None, with_schema: bool = False, typed_any: bool = False,
           max_decoded_bytes: Optional[int] = None) -> Any:
     """Decodes one whole XBF message (v1 or XBF 2) from bytes-like ``data``.
 
@@ -166,10 +226,68 @@ def loads(data: Any, *, with_schema: bool = False, typed_any: bool = False,
     Raises ``xbf.DecodeError`` on any damage, and never anything else for
     bad input: an internal failure of the decoder (a bug) is a
     ``DecodeError`` of kind ``"internal"``.
+
+    With ``type=T`` the message is read into ``T`` (see ``Decoder``) and a
+    value that does not fit raises ``xbf.ValidationError``.
     """
     if not isinstance(data, bytes):
         data = bytes(data)
+    if type is not None:
+        if with_schema or typed_any:
+            raise TypeError("loads: type= cannot be combined with with_schema or typed_any")
+        return _decoder_for(type).decode(data, max_decoded_bytes=max_decoded_bytes)
     return _native.loads(data, with_schema, typed_any, max_decoded_bytes)
+
+
+class Decoder:
+    """Reads messages into one Python type ``T``, as msgspec's ``Decoder(T)``.
+
+    ``T`` is built from dataclasses, ``typing.TypedDict``, ``typing.NamedTuple``,
+    ``list``/``tuple``/``dict``/``set``/``frozenset``, ``Optional[X]``/``X | None``,
+    ``Literal``, ``enum.Enum``, ``datetime.date``/``datetime.datetime``, ``bytes``,
+    ``int``/``float``/``str``/``bool`` and ``Any``. Fields are matched by name
+    (SPEC.md 23.2): fields missing from the data take their defaults, extra
+    ones are skipped; ints read into floats; an ``enum.Enum`` reads from an
+    XBF enum by variant name or from a value (string, int) by value.
+
+    The writer's type (the message's metadata) is checked against ``T`` once
+    per metadata and the plan kept, so a stream of messages of one type pays
+    it once; values are then built straight from the bytes. A value that does
+    not fit raises ``xbf.ValidationError`` naming its path; a damaged message
+    raises ``xbf.DecodeError`` as ``loads`` does. Dataclasses are built
+    without calling ``__init__`` (then ``__post_init__`` if defined), as msgspec does.
+    """
+
+    __slots__ = ("type", "_native")
+
+    def __init__(self, type: Any):
+        self.type = type
+        self._native = _native.TypedDecoder(_typed.compile_type(type))
+
+    def decode(self, data: Any, *, max_decoded_bytes: Optional[int] = None) -> Any:
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        return self._native.decode(data, max_decoded_bytes)
+
+    def __repr__(self) -> str:
+        return f"xbf.Decoder({_typed.type_name(self.type)})"
+
+
+_DECODERS: "dict[Any, Decoder]" = {}
+
+
+def _decoder_for(t: Any) -> Decoder:
+    try:
+        return _DECODERS[t]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable type form: compiled every time
+        return Decoder(t)
+    d = Decoder(t)
+    if len(_DECODERS) >= 256:
+        _DECODERS.clear()
+    _DECODERS[t] = d
+    return d
 
 
 def dump(obj: Any, file: BinaryIO, **kwargs: Any) -> None:
