@@ -285,7 +285,7 @@ mod tests {
     fn round_trip(values: &[u128]) -> Vec<u8> {
         let _on = Enabled::new();
         let body = encode(values, usize::MAX).expect("coded");
-        let mut c = Cursor::new(&body, 0);
+        let mut c = Cursor::new(&body, 0).in_file();
         assert_eq!(c.u8().unwrap(), ENTROPY);
         let mut out: Vec<u128> = Vec::new();
         decode(&mut c, values.len() as u64, 64, &mut out).unwrap();
@@ -319,7 +319,7 @@ mod tests {
         // Every truncation and every bit flip: an error or (for flips that
         // keep a valid code) other values; never a panic.
         for cut in 1..body.len() {
-            let mut c = Cursor::new(&body[..cut], 0);
+            let mut c = Cursor::new(&body[..cut], 0).in_file();
             c.u8().unwrap();
             let mut out: Vec<u128> = Vec::new();
             assert!(decode(&mut c, n, 64, &mut out).is_err() || !c.at_end() || out.len() as u64 == n);
@@ -328,21 +328,21 @@ mod tests {
             for bit in 0..8 {
                 let mut b = body.clone();
                 b[i] ^= 1 << bit;
-                let mut c = Cursor::new(&b, 0);
+                let mut c = Cursor::new(&b, 0).in_file();
                 c.u8().unwrap();
                 let mut out: Vec<u128> = Vec::new();
                 let _ = decode(&mut c, n, 64, &mut out);
             }
         }
         // More distinct values than values; an incomplete code.
-        let mut c = Cursor::new(&[0x05], 0);
+        let mut c = Cursor::new(&[0x05], 0).in_file();
         let err = decode::<u128>(&mut c, 3, 64, &mut Vec::new()).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidColumn);
         let mut bad = vec![0x02];
         bad.extend([0x03, 0x00, 0x01, 0x02]); // values [1, 2]
         bad.extend([0x03, 0x00, 0x02, 0x02]); // lengths [2, 2]: half a code
         bad.push(0x00);
-        let mut c = Cursor::new(&bad, 0);
+        let mut c = Cursor::new(&bad, 0).in_file();
         let err = decode::<u128>(&mut c, 2, 64, &mut Vec::new()).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidColumn, "{err}");
     }
@@ -356,7 +356,7 @@ mod spec_example {
     #[test]
     fn the_spec_example() {
         let bytes = [0x03, 0x04, 0x00, 0x05, 0x07, 0x09, 0x04, 0x00, 0x01, 0x02, 0x02, 0x58];
-        let mut c = Cursor::new(&bytes, 0);
+        let mut c = Cursor::new(&bytes, 0).in_file();
         let mut out: Vec<u128> = Vec::new();
         decode(&mut c, 6, 64, &mut out).unwrap();
         assert_eq!(out, [5, 5, 5, 9, 5, 7]);

@@ -106,7 +106,7 @@ mod tests {
         let plain = ints::Planned::no_runs(&values).size();
         let body = encode(&values, usize::MAX).expect("runs");
         assert!(body.len() * 3 < plain * 2, "{} vs {plain}", body.len());
-        let mut c = Cursor::new(&body, 0);
+        let mut c = Cursor::new(&body, 0).in_file();
         assert_eq!(c.u8().unwrap(), RUNS);
         let mut out: Vec<u128> = Vec::new();
         decode(&mut c, values.len() as u64, 64, &mut out).unwrap();
@@ -114,18 +114,30 @@ mod tests {
         assert_eq!(out, values);
         // Runs that do not add up, and runs in runs.
         for (bytes, n) in [(&[0x01, 0x02, 0x00, 0x03, 0x02, 0x00, 0x09][..], 4u64), (&[0x00][..], 1)] {
-            let mut c = Cursor::new(bytes, 0);
+            let mut c = Cursor::new(bytes, 0).in_file();
             let err = decode::<u128>(&mut c, n, 64, &mut Vec::new()).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::InvalidColumn, "{err}");
         }
         // SPEC.md §22.2.3's example.
         let example = [0x03, 0x04, 0x00, 0x03, 0x02, 0x01, 0x04, 0x00, 0x04, 0x06, 0x09];
-        let mut c = Cursor::new(&example, 0);
+        let mut c = Cursor::new(&example, 0).in_file();
         let mut out: Vec<u128> = Vec::new();
         decode(&mut c, 6, 64, &mut out).unwrap();
         assert_eq!(out, [4, 4, 4, 6, 6, 9]);
         let nested = [0x01, 0x03, 0x05, 0x01, 0x00, 0x02, 0x00, 0x09];
-        let mut c = Cursor::new(&nested, 0);
+        let mut c = Cursor::new(&nested, 0).in_file();
         assert!(decode::<u128>(&mut c, 1, 64, &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn file_only_encodings_are_unknown_in_messages() {
+        // The example of SPEC.md §22.2.3 with its encoding byte.
+        let example = [RUNS, 0x03, 0x04, 0x00, 0x03, 0x02, 0x01, 0x04, 0x00, 0x04, 0x06, 0x09];
+        let mut c = Cursor::new(&example, 0);
+        let e = ints::decode::<u64>(&mut c, 6, 64).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::UnknownDiscriminant);
+        assert_eq!(e.offset(), Some(0));
+        let mut c = Cursor::new(&example, 0).in_file();
+        assert_eq!(ints::decode::<u64>(&mut c, 6, 64).unwrap(), [4, 4, 4, 6, 6, 9]);
     }
 }
