@@ -528,9 +528,13 @@ func (cr *colReader) anyTypes(c *cursor, depth int) ([]*Type, error) {
 	types := make([]*Type, 0, d)
 	for i := uint64(0); i < d; i++ {
 		// The metadata is read as XBF 2 metadata with the depth that is
-		// left; offsets inside it are shifted to the message's.
+		// left; offsets inside it are shifted to the message's. Its errors
+		// get the paths of a message's metadata, root name included, after
+		// the node's path, as in the Rust, Python and TypeScript readers
+		// (SPEC 17.3 leaves the name of a struct inside an `any` out: an
+		// open SPEC question).
 		r := &reader{data: col.data, pos: col.pos, end: len(col.data), maxDepth: cr.maxDepth - depth}
-		t, err := r.typ(0, false)
+		t, err := r.typ(0, true)
 		if err != nil {
 			e := err.(*Error)
 			if col.fixed {

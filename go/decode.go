@@ -482,7 +482,7 @@ func (r *reader) value(t *Type, depth int, counted bool) (Value, error) {
 		if err != nil {
 			return v, err
 		}
-		counted, err := r.checkCount(n, satAdd(t.Key.min, t.Elem.min), satAdd(t.Key.weight, t.Elem.weight), off)
+		counted, err := r.checkCount(n, satAdd(t.Key.min, t.Elem.min), entryWeight(t.Key, t.Elem), off)
 		if err != nil {
 			return v, err
 		}

@@ -114,7 +114,7 @@ func (r *reader) skip(t *Type, depth int, counted bool) error {
 		if err != nil {
 			return err
 		}
-		counted, err := r.checkCount(n, satAdd(t.Key.min, t.Elem.min), satAdd(t.Key.weight, t.Elem.weight), off)
+		counted, err := r.checkCount(n, satAdd(t.Key.min, t.Elem.min), entryWeight(t.Key, t.Elem), off)
 		if err != nil {
 			return err
 		}

@@ -128,7 +128,9 @@ func (s *StreamReader) block() error {
 	if s.typ.min > 0 {
 		// Against the body's length, not the input: a cut body still
 		// yields the records that lie whole before the cut (15.4).
-		if n > uint64(s.bodyEnd-r.pos)/s.typ.min {
+		// In u64, as declared: a body of 2^63 bytes or more is not cut to
+		// what an int holds.
+		if n > (l-uint64(r.pos-body))/s.typ.min {
 			return errAt(KindTruncated, coff, "")
 		}
 		s.counted = false

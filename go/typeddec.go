@@ -668,7 +668,7 @@ func mapDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 		if err != nil {
 			return err
 		}
-		counted, err := r.checkCount(n, satAdd(wt.Key.min, wt.Elem.min), satAdd(wt.Key.weight, wt.Elem.weight), off)
+		counted, err := r.checkCount(n, satAdd(wt.Key.min, wt.Elem.min), entryWeight(wt.Key, wt.Elem), off)
 		if err != nil {
 			return err
 		}

@@ -388,3 +388,12 @@ func (t *Type) FieldIndex(name string) int {
 	}
 	return -1
 }
+
+// entryWeight is the zero-size weight of one map entry, charged at the
+// map's count when key and value are both zero-size. It weighs the entry as
+// the tuple (key, value), 1 plus both halves, as the Rust, Python and
+// TypeScript readers do; SPEC 16.2's wording ("key plus value") would give
+// one less per entry (an open SPEC question).
+func entryWeight(key, val *Type) uint64 {
+	return satAdd(1, satAdd(key.weight, val.weight))
+}

@@ -42,10 +42,13 @@ npm ci --prefix ts --no-audit --no-fund
 npm run --prefix ts build
 (cd ts && XBF_CLI="$PWD/../target/debug/xbf" node --test test/*.test.mjs)
 
-echo "== Differential fuzzer: the Rust, Python and TypeScript decoders on the same mutated vectors and random values"
+echo "== Differential fuzzer: the Rust, Python, TypeScript and Go decoders on the same mutated vectors and random values"
 # About a minute; a fixed seed keeps the test command deterministic (another seed, or more cases, is a longer
-# run: scripts/difffuzz.py --cases 500000). It fails on any disagreement SPEC 21.4 does not allow.
-target/python-venv/bin/python scripts/difffuzz.py --cases 60000 --seed "${DIFFFUZZ_SEED:-18}"
+# run: scripts/difffuzz.py --cases 500000). It fails on any disagreement SPEC 21.4 does not allow. Go joins
+# through its batch reader, given the same budget as the others.
+(cd go && go build -o ../target/go-xbfcheck ./cmd/xbfcheck)
+target/python-venv/bin/python scripts/difffuzz.py --cases 60000 --seed "${DIFFFUZZ_SEED:-18}" \
+    --extra "go=target/go-xbfcheck batch -max-decoded-bytes 4194304"
 
 # The browser test uses Debian's chromium (playwright-core never downloads a browser).
 if ! command -v chromium >/dev/null; then
