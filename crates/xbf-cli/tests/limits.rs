@@ -92,7 +92,8 @@ fn from_json_refuses_what_would_not_read_back() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(!out.exists());
     let csv: String = std::iter::once("a,b\n".to_owned()).chain((0..50).map(|i| format!("{i},{}\n", i * 7))).collect();
-    let o = xbf(&["from-csv", "--max-decoded-bytes", "1000"], csv.as_bytes());
+    // A single message (--message): an XBF file, from-csv's default, is read block by block.
+    let o = xbf(&["from-csv", "--message", "--max-decoded-bytes", "1000"], csv.as_bytes());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("not written"), "{}", stderr(&o));
 }
