@@ -127,6 +127,36 @@ pub(crate) fn cell_value(ty: PrimitiveType, s: &str) -> Option<Value> {
     })
 }
 
+/// One CSV row as a record of the inferred columns (`r` counts rows from 1,
+/// for the message naming a cell that does not fit its column).
+pub(crate) fn row_record(
+    name: &str,
+    r: u64,
+    columns: &[ColumnType],
+    row_ty: &Arc<StructMetadata>,
+    rec: &csv::StringRecord,
+) -> CliResult<StructValue> {
+    let mut fields = Vec::with_capacity(columns.len());
+    for (i, c) in columns.iter().enumerate() {
+        let s = rec.get(i).unwrap_or("");
+        let parsed = if s.is_empty() && c.nullable {
+            Some(Value::Option(OptionValue::none(c.ty.into())))
+        } else {
+            cell_value(c.ty, s).map(|v| {
+                if c.nullable {
+                    Value::Option(OptionValue::some(c.ty.into(), v).expect("the value has the column's type"))
+                } else {
+                    v
+                }
+            })
+        };
+        let v = parsed
+            .ok_or_else(|| Failure::Failed(format!("{name}: row {r}, column {:?}: {s:?} is not a {}", c.name, c.ty)))?;
+        fields.push(v);
+    }
+    StructValue::new(row_ty.clone(), fields).map_err(|e| xbf_error(name, &e))
+}
+
 pub fn from_csv(args: &FromCsvArgs) -> CliResult {
     if !args.message && args.encoding.is_auto_layout() {
         let (input, output) = (args.input.as_deref(), args.output.as_deref());
@@ -163,26 +193,7 @@ pub fn from_csv(args: &FromCsvArgs) -> CliResult {
     );
     let mut items = Vec::with_capacity(records.len());
     for (r, rec) in records.iter().enumerate() {
-        let mut fields = Vec::with_capacity(columns.len());
-        for (i, c) in columns.iter().enumerate() {
-            let s = rec.get(i).unwrap_or("");
-            let parsed = if s.is_empty() && c.nullable {
-                Some(Value::Option(OptionValue::none(c.ty.into())))
-            } else {
-                cell_value(c.ty, s).map(|v| {
-                    if c.nullable {
-                        Value::Option(OptionValue::some(c.ty.into(), v).expect("the value has the column's type"))
-                    } else {
-                        v
-                    }
-                })
-            };
-            let v = parsed.ok_or_else(|| {
-                Failure::Failed(format!("{name}: row {}, column {:?}: {s:?} is not a {}", r + 1, c.name, c.ty))
-            })?;
-            fields.push(v);
-        }
-        items.push(Value::Struct(StructValue::new(row_ty.clone(), fields).map_err(|e| xbf_error(&name, &e))?));
+        items.push(Value::Struct(row_record(&name, r as u64 + 1, &columns, &row_ty, rec)?));
     }
     let vec = VecValue::new(Metadata::Struct(row_ty), items).map_err(|e| xbf_error(&name, &e))?;
     if args.explain {

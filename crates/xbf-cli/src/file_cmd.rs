@@ -14,7 +14,7 @@ use xbf::{
     Predicate, PrimitiveType, ReadOptions, StructMetadata, StructValue, Value, VecValue,
 };
 
-use crate::csvconv::{cell_text, cell_value, csv_line, flat, not_records, parse_timestamp, ColumnType, ROW};
+use crate::csvconv::{cell_text, csv_line, flat, not_records, parse_timestamp, row_record, ColumnType, ROW};
 use crate::infer::Inference;
 use crate::io::{open, xbf_error, CliResult, Failure, Output};
 
@@ -538,26 +538,7 @@ pub fn csv_to_file(
     let mut r = 0u64;
     while reader.read_record(&mut rec).map_err(bad)? {
         r += 1;
-        let mut fields = Vec::with_capacity(columns.len());
-        for (i, c) in columns.iter().enumerate() {
-            let s = rec.get(i).unwrap_or("");
-            let v = if s.is_empty() && c.nullable {
-                Some(Value::Option(OptionValue::none(c.ty.into())))
-            } else {
-                cell_value(c.ty, s).map(|v| {
-                    if c.nullable {
-                        Value::Option(OptionValue::some(c.ty.into(), v).expect("the value has the column's type"))
-                    } else {
-                        v
-                    }
-                })
-            };
-            let v = v.ok_or_else(|| {
-                Failure::Failed(format!("{name}: row {r}, column {:?}: {s:?} is not a {}", c.name, c.ty))
-            })?;
-            fields.push(v);
-        }
-        let record = StructValue::new(row_ty.clone(), fields).map_err(|e| xbf_error(&name, &e))?;
+        let record = row_record(&name, r, &columns, &row_ty, &rec)?;
         w.write(Value::Struct(record)).map_err(|e| xbf_error(&name, &e))?;
     }
     w.finish().map_err(|e| xbf_error(&name, &e))?;

@@ -165,7 +165,8 @@ fn check_vector(v: &Json, version: u64) -> Result<(), String> {
 /// A record-stream vector: the reader must yield exactly `records`, then
 /// fail with `error` if given; with `blocks`, writing the records in blocks
 /// of those sizes must give the same bytes.
-fn check_stream_vector(v: &Json) -> Result<(), String> {
+/// The bytes, record type and records of a stream or file vector.
+pub(crate) fn records_vector(v: &Json) -> Result<(Vec<u8>, Metadata, Vec<Value>), String> {
     let hex = v.get("hex").and_then(Json::as_str).ok_or("no \"hex\" string")?;
     let bytes = from_hex(hex).ok_or("\"hex\" is not lowercase hex")?;
     let ty = parse_type(v.get("type").ok_or("no \"type\"")?).map_err(|e| format!("bad type: {e}"))?;
@@ -175,6 +176,11 @@ fn check_stream_vector(v: &Json) -> Result<(), String> {
         .map(|r| parse_value(r, &ty))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("bad record: {e}"))?;
+    Ok((bytes, ty, records))
+}
+
+fn check_stream_vector(v: &Json) -> Result<(), String> {
+    let (bytes, ty, records) = records_vector(v)?;
     let want_error = match v.get("error") {
         None => None,
         Some(k) => {
@@ -233,7 +239,7 @@ fn check_stream_vector(v: &Json) -> Result<(), String> {
         }
         let written = w.finish().map_err(|e| e.to_string())?;
         if written != bytes {
-            return Err(format!("wrote {}, expected {hex}", to_hex(&written)));
+            return Err(format!("wrote {}, expected {}", to_hex(&written), to_hex(&bytes)));
         }
     }
     Ok(())

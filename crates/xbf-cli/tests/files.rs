@@ -180,3 +180,27 @@ fn output_to_a_pipe_or_device_is_written_in_place() {
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Hostile JSON Lines (issue 18's rules, line by line): a line nested past
+/// the limit, a repeated key and invalid UTF-8 each give exit 1 and one line
+/// naming the line, and no file is left behind.
+#[test]
+fn hostile_json_lines_are_refused_with_one_line() {
+    let dir = temp("hostile-lines");
+    let out = dir.join("out.xbf");
+    let deep = format!("{{\"a\":1}}\n{}\n", "[".repeat(100_000));
+    let cases: [(&[u8], &str); 3] = [
+        (deep.as_bytes(), "line 2: at byte 128: too-deep"),
+        (b"{\"a\":1}\n{\"a\":1,\"a\":2}\n", "line 2: at byte 7: duplicate-key"),
+        (b"{\"a\":1}\n\xff\n", "UTF-8"),
+    ];
+    for (input, want) in cases {
+        let o = run(&["from-json", "--lines", "-o", out.to_str().unwrap()], input);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{want:?} not in {err}");
+        assert!(!out.exists(), "a refused conversion left {}", out.display());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

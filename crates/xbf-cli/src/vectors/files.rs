@@ -6,7 +6,7 @@ use std::io::Cursor;
 use serde_json::Value as Json;
 use xbf::{ErrorKind, FileOptions, FileReader, FileStreamReader, FileWriter, ReadOptions, Value};
 
-use super::{from_hex, parse_type, parse_value, same, to_hex};
+use super::{same, to_hex};
 
 fn kind(v: &Json, key: &str) -> Result<Option<ErrorKind>, String> {
     match v.get(key) {
@@ -36,15 +36,7 @@ fn outcome(what: &str, failure: Option<xbf::Error>, want: Option<ErrorKind>) -> 
 /// `error` (or ends cleanly); a reader from the end yields `records` or
 /// fails with `end_error`; `blocks` (valid files) rewrites the bytes.
 pub(super) fn check(v: &Json) -> Result<(), String> {
-    let hex = v.get("hex").and_then(Json::as_str).ok_or("no \"hex\" string")?;
-    let bytes = from_hex(hex).ok_or("\"hex\" is not lowercase hex")?;
-    let ty = parse_type(v.get("type").ok_or("no \"type\"")?).map_err(|e| format!("bad type: {e}"))?;
-    let records = v.get("records").and_then(Json::as_array).ok_or("no \"records\" array")?;
-    let records = records
-        .iter()
-        .map(|r| parse_value(r, &ty))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("bad record: {e}"))?;
+    let (bytes, ty, records) = super::records_vector(v)?;
     let q = ReadOptions::default();
 
     // Forward, with nothing but the blocks.
@@ -122,7 +114,7 @@ pub(super) fn check(v: &Json) -> Result<(), String> {
         }
         let written = w.finish().map_err(|e| e.to_string())?.into_inner();
         if written != bytes {
-            return Err(format!("wrote {}, expected {hex}", to_hex(&written)));
+            return Err(format!("wrote {}, expected {}", to_hex(&written), to_hex(&bytes)));
         }
     }
     Ok(())
