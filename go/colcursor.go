@@ -10,6 +10,10 @@ type cursor struct {
 	pos   int
 	base  int64
 	fixed bool
+	// file: the bytes are a block of an XBF file, where the file-only
+	// integer encodings 04 and 05 may stand (SPEC 22.2); in a message they
+	// are unknown-discriminant.
+	file bool
 }
 
 func (c *cursor) offset() int64 {
@@ -123,7 +127,7 @@ func (c *cursor) block() (*cursor, error) {
 		e.Offset = at
 		return nil, e
 	}
-	return &cursor{data: b, base: bodyAt, fixed: c.fixed}, nil
+	return &cursor{data: b, base: bodyAt, fixed: c.fixed, file: c.file}, nil
 }
 
 func (c *cursor) finish(what string) error {

@@ -17,6 +17,8 @@ const (
 	encFOR      = 0x01
 	encDelta    = 0x02
 	encRLE      = 0x03
+	encEntropy  = 0x04 // XBF files only (colfile.go)
+	encRuns     = 0x05 // XBF files only (colfile.go)
 	encWide     = 0x08
 	encPlainF   = 0x10
 	encDecimal  = 0x11
@@ -137,7 +139,7 @@ func (cr *colReader) column(c *cursor) (*cursor, error) {
 		return nil, &Error{Kind: KindInvalidColumn, Offset: at,
 			Detail: fmt.Sprintf("the column decompresses to %d bytes or more, not the %d it declares", buf.Len(), rawLen)}
 	}
-	return &cursor{data: buf.Bytes(), base: at, fixed: true}, nil
+	return &cursor{data: buf.Bytes(), base: at, fixed: true, file: b.file}, nil
 }
 
 // ints reads an integer column of n values of at most bits bits.
@@ -237,6 +239,19 @@ func decodeInts(c *cursor, n uint64, maxBits int) ([]u128, error) {
 			for i := uint64(0); i < r.n; i++ {
 				out = append(out, r.v)
 			}
+		}
+	case encEntropy, encRuns:
+		if !c.file {
+			return nil, c.errAt(KindUnknownDiscriminant, at,
+				fmt.Sprintf("0x%02x is an integer column encoding of XBF files only, not of messages", enc))
+		}
+		if enc == encEntropy {
+			out, err = decodeEntropy(c, n, maxBits)
+		} else {
+			out, err = decodeRuns(c, n, maxBits)
+		}
+		if err != nil {
+			return nil, err
 		}
 	default:
 		return nil, c.errAt(KindUnknownDiscriminant, at, fmt.Sprintf("0x%02x is not an integer column encoding", enc))

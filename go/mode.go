@@ -174,27 +174,33 @@ func (m DecMode) header(r *reader, stream bool) (*Type, byte, error) {
 	case !stream && flags&flagStream != 0:
 		return nil, 0, errAt(KindUnsupported, 1, "a stream given to the message decoder")
 	}
+	t, err := m.headerType(r, flags)
+	return t, flags, err
+}
+
+// headerType reads the type that follows the flags at offset 2: inline
+// metadata, or a fingerprint looked up in the registry.
+func (m DecMode) headerType(r *reader, flags byte) (*Type, error) {
 	if flags&flagByRef == 0 {
-		t, err := r.typ(0, true)
-		return t, flags, err
+		return r.typ(0, true)
 	}
 	if len(r.data)-2 < 8 {
-		return nil, 0, errAt(KindTruncated, 2, "")
+		return nil, errAt(KindTruncated, 2, "")
 	}
 	var fp [8]byte
 	copy(fp[:], r.data[2:10])
 	t, ok := m.reg.Lookup(fp)
 	if !ok {
-		return nil, 0, errAt(KindUnknownSchema, 2, fmt.Sprintf("fingerprint %x", fp))
+		return nil, errAt(KindUnknownSchema, 2, fmt.Sprintf("fingerprint %x", fp))
 	}
 	if t.depth > m.maxDepth {
-		return nil, 0, errAt(KindTooDeep, 2, "")
+		return nil, errAt(KindTooDeep, 2, "")
 	}
 	r.pos = 10
 	if t.Kind == Struct || t.Kind == Enum {
 		r.path = append(r.path, seg{kind: 'r', name: t.Name})
 	}
-	return t, flags, nil
+	return t, nil
 }
 
 // catchInternal turns a panic (a bug: the decoder checks before it indexes)

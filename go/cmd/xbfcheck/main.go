@@ -121,6 +121,9 @@ func run(v map[string]any) (skip bool, err error) {
 	if _, ok := v["stream"]; ok {
 		return false, checkStream(v, data)
 	}
+	if _, ok := v["file"]; ok {
+		return false, checkFile(v, data)
+	}
 	if kind, ok := v["error"].(string); ok {
 		got, err := xbf.Decode(data)
 		if err == nil {
