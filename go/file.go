@@ -204,7 +204,9 @@ type FileReader struct {
 }
 
 // OpenFile opens an XBF file of size bytes with the default options.
-func OpenFile(src io.ReaderAt, size int64) (*FileReader, error) { return defaultDec.OpenFile(src, size) }
+func OpenFile(src io.ReaderAt, size int64) (*FileReader, error) {
+	return defaultDec.OpenFile(src, size)
+}
 
 // OpenFile reads the file's header, type and footer (SPEC 24.2). A file
 // without a footer (its writer died, or is still writing) fails with
