@@ -25,6 +25,10 @@
 // Data whose type is not known in advance decodes into a Value, which
 // carries its Type: Decode reads any message, v1 or XBF 2, rows or columns.
 //
+// XBF files (SPEC 24) are read from the end with OpenFile (any block
+// directly, only the columns asked for, blocks skipped by a filter on their
+// statistics: ReadOptions) or forward with NewFileStreamReader.
+//
 // Options are validated once into a mode, as fxamacker/cbor does:
 //
 //	enc, err := xbf.EncOptions{Layout: xbf.LayoutAuto, ZstdLevel: 3}.EncMode()

@@ -1,6 +1,7 @@
 package xbf
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -111,5 +112,63 @@ func FuzzUnmarshal(f *testing.F) {
 		checkErr(t, Unmarshal(data, &d))
 		var e [2]int
 		checkErr(t, Unmarshal(data, &e))
+	})
+}
+
+// FuzzFile: hostile XBF files never panic, read forward or from the end
+// (every block, then with a projection and a filter); both readers yield
+// the same records where both read the whole file.
+func FuzzFile(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("..", "vectors", "files", "files.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var vs []struct {
+		Hex string `json:"hex"`
+	}
+	if err := json.Unmarshal(data, &vs); err != nil {
+		f.Fatal(err)
+	}
+	for _, v := range vs {
+		if b, err := hex.DecodeString(v.Hex); err == nil {
+			f.Add(b)
+		}
+	}
+	// A budget of 2^20 bytes (about 21,000 values a block) keeps each run
+	// short; the default budget allows blocks of 22 million values.
+	m, _ := DecOptions{MaxDecodedBytes: 1 << 20}.DecMode()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fwd, ferr := readForward(m, data, ReadOptions{})
+		checkErr(t, ferr)
+		r, err := m.OpenFile(bytes.NewReader(data), int64(len(data)))
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		var end []Value
+		var eerr error
+		for v, err := range r.Records(ReadOptions{}) {
+			if err != nil {
+				eerr = err
+				break
+			}
+			end = append(end, v)
+		}
+		checkErr(t, eerr)
+		if ferr == nil && eerr == nil {
+			if len(fwd) != len(end) {
+				t.Fatalf("forward %d records, from the end %d", len(fwd), len(end))
+			}
+			for i := range fwd {
+				if !Same(fwd[i], end[i]) {
+					t.Fatalf("record %d differs", i)
+				}
+			}
+		}
+		if r.Type().Kind == Struct && len(r.Type().Fields) > 0 {
+			name := r.Type().Fields[0].Name
+			for range r.Records(ReadOptions{Fields: []string{name}, Where: name + " != 0", SkipDamaged: true}) {
+			}
+		}
 	})
 }

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../go"
 SECONDS_EACH="${1:-30}"
-for target in FuzzDecode FuzzUnmarshal FuzzTypedColumns; do
+for target in FuzzDecode FuzzUnmarshal FuzzTypedColumns FuzzFile; do
     echo "== $target for ${SECONDS_EACH}s"
     go test -run '^$' -fuzz "^${target}\$" -fuzztime "${SECONDS_EACH}s" .
 done

@@ -23,7 +23,8 @@ fi
 
 echo "== Conformance vectors, through the Rust implementation"
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/*.json
-# XBF files (SPEC.md §24): Rust only so far, so they sit apart from the vectors every package reads.
+# XBF files (SPEC.md §24): Rust and Go read them (Go through xbfcheck below), not Python and TypeScript yet,
+# so they sit apart from the vectors every package reads.
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/files/*.json
 
 echo "== Python: the xbf package (build with maturin, pytest + hypothesis, every vector file)"
@@ -60,6 +61,6 @@ fi
 echo "== Go: the go/ module (gofmt, go vet, go test with the cross-language checks, every vector file through xbfcheck)"
 cargo build --quiet --locked -p xbf-cli
 (cd go && test -z "$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above are not formatted" >&2; exit 1; })
-(cd go && go vet ./... && XBF_CLI="$PWD/../target/debug/xbf" go test ./... && go run ./cmd/xbfcheck ../vectors/*.json)
+(cd go && go vet ./... && XBF_CLI="$PWD/../target/debug/xbf" go test ./... && go run ./cmd/xbfcheck ../vectors/*.json ../vectors/files/*.json)
 # The benchmark module (its own go.mod): it builds and its codecs round-trip (on flights-2k when fetched).
 (cd go/bench && go vet ./... && go test -run TestRoundTrips ./...)
