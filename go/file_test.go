@@ -362,3 +362,113 @@ func metadataCount(goErr, rustErr string, in []byte) bool {
 	_, _, err := defaultDec.fileHead(in)
 	return err != nil
 }
+
+// Go reads the files `xbf from-csv` writes (several blocks, statistics,
+// entropy-coded and cascaded-runs columns, with and without zstd): every
+// record, typed and dynamic, forward and from the end; filters and
+// projections give what `xbf to-json --where --fields` gives.
+func TestFileFromRustCSV(t *testing.T) {
+	cli := rustCLI(t)
+	type row struct {
+		ID     int     `xbf:"id"`
+		Delay  *int    `xbf:"delay"`
+		Origin string  `xbf:"origin"`
+		Date   Date    `xbf:"date"`
+		Price  float64 `xbf:"price"`
+		OK     bool    `xbf:"ok"`
+	}
+	airports := []string{"SFO", "LAX", "JFK", "ORD", "SEA", "BOS"}
+	var want []row
+	var csv strings.Builder
+	csv.WriteString("id,delay,origin,date,price,ok\n")
+	x := uint32(7)
+	for i := 0; i < 5000; i++ {
+		x = x*1664525 + 1013904223
+		r := row{ID: i, Origin: airports[(x>>8)%6], Date: Date(19000 + i/7), Price: float64(x%10000) / 100, OK: x%3 == 0}
+		delay := ""
+		if x%11 != 0 {
+			d := int((x>>12)%4) - 1 // mostly near zero: entropy-coded
+			if x%20 == 0 {
+				d = int((x>>20)%100) + 5
+			}
+			r.Delay = &d
+			delay = fmt.Sprint(d)
+		}
+		want = append(want, r)
+		fmt.Fprintf(&csv, "%d,%s,%s,%s,%s,%v\n", r.ID, delay, r.Origin, r.Date, fmt.Sprint(r.Price), r.OK)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "rows.csv")
+	if err := os.WriteFile(in, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Blocks of 2,048 rows: delay (mostly -1 to 2) takes the entropy coder
+	// and date (runs of 7 days) cascaded runs, as `xbf stats` shows.
+	for _, extra := range [][]string{nil, {"--zstd", "3"}} {
+		out := filepath.Join(dir, "rows.xbf")
+		run(t, cli, nil, append([]string{"from-csv", in, "-o", out, "--block-rows", "2048"}, extra...)...)
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := OpenFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Blocks()) != 3 || f.NumRecords() != 5000 {
+			t.Fatalf("%d blocks, %d records", len(f.Blocks()), f.NumRecords())
+		}
+		var got []row
+		for i := range f.Blocks() {
+			var part []row
+			if err := f.UnmarshalBlock(i, ReadOptions{}, &part); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, part...)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d rows", len(got))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.ID != w.ID || g.Origin != w.Origin || g.Date != w.Date || g.Price != w.Price || g.OK != w.OK ||
+				(g.Delay == nil) != (w.Delay == nil) || (g.Delay != nil && *g.Delay != *w.Delay) {
+				t.Fatalf("row %d: %+v, want %+v", i, g, w)
+			}
+		}
+		fwd, err := readForward(defaultDec, data, ReadOptions{})
+		end, err2 := readEnd(defaultDec, data, ReadOptions{})
+		if err != nil || err2 != nil || len(fwd) != 5000 || len(end) != 5000 {
+			t.Fatalf("forward %d %v, from the end %d %v", len(fwd), err, len(end), err2)
+		}
+		for i := range fwd {
+			if !Same(fwd[i], end[i]) {
+				t.Fatalf("record %d differs forward and from the end", i)
+			}
+		}
+		// Filters: Go's count is the CLI's; the sorted id rules blocks out.
+		for _, w := range []string{"id < 1500", "id >= 4000", "delay > 100", "delay = 7", "origin = SFO",
+			"origin != SFO", "date <= 2022-01-01", "price >= 99.5", "ok = true", "id > 9999"} {
+			q := ReadOptions{Where: w, Fields: []string{"origin", "date"}}
+			var n int
+			for r, err := range f.Records(q) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(r.Items) != 2 {
+					t.Fatalf("%s: a record of %s", w, r.Type)
+				}
+				n++
+			}
+			lines := run(t, cli, nil, "to-json", "--lines", "--where", w, "--fields", "origin,date", out)
+			if c := bytes.Count(lines, []byte("\n")); c != n {
+				t.Errorf("%s: Go %d records, Rust %d", w, n, c)
+			}
+			if strings.HasPrefix(w, "id") {
+				if out, _ := f.BlocksRuledOut(q); out == 0 {
+					t.Errorf("%s: no block ruled out", w)
+				}
+			}
+		}
+	}
+}
