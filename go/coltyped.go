@@ -39,21 +39,14 @@ func colPlanFor(wt *Type, rt reflect.Type) (*colPlan, bool) {
 	if reflect.PointerTo(st).Implements(typUnmarshaler) || st.Implements(typUnmarshaler) || st == typTime {
 		return nil, false
 	}
+	// Fields promoted from embedded structs, and Go fields the data lacks
+	// (an error unless optional: SPEC 23.2 rule 3), take the dynamic path.
 	byName := map[string]int{}
-	for i := 0; i < st.NumField(); i++ {
-		f := st.Field(i)
-		if !f.IsExported() {
-			continue
+	for _, f := range goFields(st) {
+		if len(f.index) != 1 || (wt.Elem.FieldIndex(f.name) < 0 && !f.optional()) {
+			return nil, false
 		}
-		tag := f.Tag.Get("xbf")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := reflectCut(tag)
-		if name == "" {
-			name = f.Name
-		}
-		byName[name] = i
+		byName[f.name] = f.index[0]
 	}
 	p := &colPlan{elem: wt.Elem}
 	for _, wf := range wt.Elem.Fields {

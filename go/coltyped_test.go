@@ -15,7 +15,7 @@ type colRec struct {
 	Ratio float64 `xbf:"ratio"`
 	Half  float32 `xbf:"half"`
 	Ok    bool    `xbf:"ok"`
-	Fixed uint32  `xbf:"fixed"`
+	Fixed uint32  `xbf:"fixed,default"`
 }
 
 // What colRec's readers meet: wider integers than the Go fields (values

@@ -15,6 +15,9 @@ type reader struct {
 	maxDepth int
 	zs       zsLimit
 	path     pathStack
+	// allowMissing: typed reads leave Go fields the data lacks as they are
+	// (DecOptions.AllowMissingFields) instead of failing.
+	allowMissing bool
 
 	// Strings of typed reads are cut from copies of the input made a chunk
 	// at a time (one allocation per chunk, not per string); a string keeps

@@ -8,7 +8,9 @@
 //	b, err := xbf.Marshal(records)   // XBF 2 rows; the type comes from the Go type
 //	err = xbf.Unmarshal(b, &records) // fields matched by name (SPEC 23.2)
 //
-// Struct fields are written under their name or their `xbf:"name"` tag;
+// Struct fields are found as encoding/json finds them (the fields of
+// embedded structs promoted, with json's conflict rules) and written
+// under their name or their `xbf:"name"` tag;
 // `xbf:"-"` leaves a field out and `xbf:",omitempty"` makes it an option,
 // absent when empty. Pointers are options, slices vecs ([]byte is bytes),
 // arrays arrays, maps maps (entries sorted by their keys' bytes, so that a
@@ -17,7 +19,11 @@
 // the others), interfaces and Value `any`. Types implementing Marshaler or
 // encoding.BinaryMarshaler write themselves. Reading takes fields in any
 // order, skips the data's extra fields (checking them as the decoder does),
-// leaves fields the data lacks as they are (as encoding/json does), reads
+// fails on a Go field the data lacks with type-mismatch at the struct, as
+// the Rust reader does (SPEC 23.2 rule 3), unless the field is optional: a
+// pointer, `omitempty`, or tagged `xbf:",default"` (left as it is);
+// DecOptions.AllowMissingFields leaves every missing field as it is, as
+// encoding/json does. It reads
 // any integer width into any Go integer that holds the value (else
 // type-mismatch at the value's offset), an option into a plain field
 // (absent leaves the zero value) and a plain value into a pointer.

@@ -141,7 +141,7 @@ func TestFileExample(t *testing.T) {
 	type Row struct {
 		A     uint8  `xbf:"a"`
 		B     string `xbf:"b"`
-		Other int
+		Other int    `xbf:",default"` // not in the data: left as it is
 	}
 	var rows []Row
 	if err := f.UnmarshalBlock(0, ReadOptions{}, &rows); err != nil {

@@ -32,19 +32,26 @@ type DecOptions struct {
 	// Registry resolves messages and streams by fingerprint (section 14);
 	// nil is an empty registry.
 	Registry *Registry
+	// AllowMissingFields makes Unmarshal leave a Go struct field that the
+	// data lacks as it is, as encoding/json does, for every field. By
+	// default only optional fields may be missing (pointers, `omitempty`
+	// and `xbf:",default"` fields); any other missing field fails with
+	// type-mismatch at the struct, as the Rust reader fails (SPEC 23.2).
+	AllowMissingFields bool
 }
 
 // DecMode is a validated, immutable set of decoding options, safe for
 // concurrent use.
 type DecMode struct {
-	maxDepth int
-	maxBytes uint64
-	reg      *Registry
+	maxDepth     int
+	maxBytes     uint64
+	reg          *Registry
+	allowMissing bool
 }
 
 // DecMode validates the options once.
 func (o DecOptions) DecMode() (DecMode, error) {
-	m := DecMode{maxDepth: o.MaxDepth, maxBytes: o.MaxDecodedBytes, reg: o.Registry}
+	m := DecMode{maxDepth: o.MaxDepth, maxBytes: o.MaxDecodedBytes, reg: o.Registry, allowMissing: o.AllowMissingFields}
 	if o.MaxDepth < 0 || o.MaxDepth > 1<<16 {
 		return m, fmt.Errorf("xbf: MaxDepth %d out of range 0..65536", o.MaxDepth)
 	}
@@ -104,7 +111,7 @@ func (r *Registry) Lookup(fp [8]byte) (*Type, bool) {
 
 func (m DecMode) newReader(data []byte) *reader {
 	return &reader{data: data, end: len(data), maxDepth: m.maxDepth,
-		zs: newZSLimit(m.maxBytes)}
+		zs: newZSLimit(m.maxBytes), allowMissing: m.allowMissing}
 }
 
 // Decode decodes a whole message (v1 or XBF 2, rows or columns) with the

@@ -722,47 +722,51 @@ func structToMapDec(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 }
 
 // structDec matches wire fields to Go fields by name (SPEC 23.2): fields
-// the Go type lacks are skipped, fields the data lacks are left alone.
+// the Go type lacks are skipped; a Go field the data lacks is an error
+// (type-mismatch at the struct, rule 3) unless it is optional (a pointer,
+// `omitempty` or `default`: left as it is) or DecOptions.AllowMissingFields.
 func structDec(wt *Type, rt reflect.Type, depth int) decFn {
 	type step struct {
-		index int // Go field, or -1 to skip
+		index int      // Go field, or -1 to skip
+		path  *goField // a field promoted from an embedded struct
 		op    byte
 		fn    decFn
 		wire  *Type
 		name  string
 	}
-	byName := map[string]reflect.StructField{}
-	opts := map[string]string{}
-	for i := 0; i < rt.NumField(); i++ {
-		f := rt.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("xbf")
-		if tag == "-" {
-			continue
-		}
-		name, rest, _ := reflectCut(tag)
-		if name == "" {
-			name = f.Name
-		}
-		byName[name] = f
-		opts[name] = rest
+	fields := goFields(rt)
+	byName := make(map[string]*goField, len(fields))
+	for i := range fields {
+		byName[fields[i].name] = &fields[i]
 	}
 	steps := make([]step, len(wt.Fields))
 	for i, wf := range wt.Fields {
 		steps[i] = step{index: -1, wire: wf.Type, name: wf.Name}
 		if f, ok := byName[wf.Name]; ok {
-			steps[i].index = f.Index[0]
-			steps[i].fn = compileDec(wf.Type, f.Type, depth+1, opts[wf.Name])
-			steps[i].op = fastOp(wf.Type, f.Type)
+			steps[i].fn = compileDec(wf.Type, f.typ, depth+1, f.opt)
+			if len(f.index) == 1 {
+				steps[i].index = f.index[0]
+				steps[i].op = fastOp(wf.Type, f.typ)
+			} else {
+				steps[i].path = f
+			}
+		}
+	}
+	var missing string // the first required Go field the data lacks
+	for i := range fields {
+		if f := &fields[i]; wt.FieldIndex(f.name) < 0 && !f.optional() {
+			missing = f.name
+			break
 		}
 	}
 	return func(r *reader, v reflect.Value, counted bool) error {
+		start := r.pos
 		for i := range steps {
 			s := &steps[i]
 			var err error
 			switch {
+			case s.path != nil:
+				err = s.fn(r, fieldToWrite(v, s.path), counted)
 			case s.op == opString && !r.v1:
 				var str string
 				str, err = r.textArena()
@@ -788,6 +792,10 @@ func structDec(wt *Type, rt reflect.Type, depth int) decFn {
 			if err != nil {
 				return within(err, "."+s.name)
 			}
+		}
+		if missing != "" && !r.allowMissing {
+			return mismatchAt(r, start, "missing field `"+missing+
+				"`: the data has no such field and the reader's type gives it no default")
 		}
 		return nil
 	}

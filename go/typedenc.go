@@ -9,7 +9,6 @@ import (
 	"math/big"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,45 +95,22 @@ func codecOpt(rt reflect.Type, opt string, building map[reflect.Type]bool) (*cod
 	return actual.(*codec), nil
 }
 
-// fieldInfo is one exported struct field as XBF sees it.
+// fieldInfo is one struct field as XBF sees it (goFields), with its codec.
 type fieldInfo struct {
-	name      string
-	index     int
-	omitempty bool
-	opt       string
-	c         *codec
+	goField
+	c *codec
 }
 
 func structFields(rt reflect.Type, building map[reflect.Type]bool) ([]fieldInfo, error) {
 	var fs []fieldInfo
-	for i := 0; i < rt.NumField(); i++ {
-		f := rt.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("xbf")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = f.Name
-		}
-		fi := fieldInfo{name: name, index: i}
-		for _, o := range strings.Split(opts, ",") {
-			switch o {
-			case "omitempty":
-				fi.omitempty = true
-			case "u128", "i128", "u256", "i256":
-				fi.opt = o
-			}
-		}
-		c, err := codecOpt(f.Type, fi.opt, building)
+	for _, f := range goFields(rt) {
+		fi := fieldInfo{goField: f}
+		c, err := codecOpt(f.typ, f.opt, building)
 		if err != nil {
-			return nil, within(err, "."+name)
+			return nil, within(err, "."+f.name)
 		}
-		if fi.omitempty && f.Type.Kind() != reflect.Pointer {
-			c = omitCodec(c, f.Type)
+		if f.omitempty && f.typ.Kind() != reflect.Pointer {
+			c = omitCodec(c, f.typ)
 		}
 		fi.c = c
 		fs = append(fs, fi)
@@ -329,7 +305,9 @@ func buildCodec(rt reflect.Type, opt string, building map[reflect.Type]bool) (*c
 		}
 		ops := make([]byte, len(fs))
 		for i, f := range fs {
-			ops[i] = encOp(rt.Field(f.index).Type, f.c)
+			if len(f.index) == 1 {
+				ops[i] = encOp(f.typ, f.c)
+			}
 		}
 		return &codec{xt: xt, enc: func(b []byte, v reflect.Value) ([]byte, error) {
 			var err error
@@ -337,15 +315,15 @@ func buildCodec(rt reflect.Type, opt string, building map[reflect.Type]bool) (*c
 				f := &fs[i]
 				switch ops[i] {
 				case opVarintInt:
-					b = appendUvarint(b, zigzag(v.Field(f.index).Int()))
+					b = appendUvarint(b, zigzag(v.Field(f.index[0]).Int()))
 				case opString:
-					s := v.Field(f.index).String()
+					s := v.Field(f.index[0]).String()
 					if !validUTF8String(s) {
 						return b, within(encErr(KindInvalidUTF8, "", "a string that is not UTF-8"), "."+f.name)
 					}
 					b = append(appendUvarint(b, uint64(len(s))), s...)
 				default:
-					if b, err = f.c.enc(b, v.Field(f.index)); err != nil {
+					if b, err = f.c.enc(b, fieldToRead(v, &f.goField)); err != nil {
 						return b, within(err, "."+f.name)
 					}
 				}
