@@ -16,8 +16,10 @@
 // arrays arrays, maps maps (entries sorted by their keys' bytes, so that a
 // map always gives the same bytes), time.Time a timestamp (microseconds),
 // Date a date, big.Int an i128 (`xbf:",u128"`, `",i256"` or `",u256"` for
-// the others), interfaces and Value `any`. Types implementing Marshaler or
-// encoding.BinaryMarshaler write themselves. Reading takes fields in any
+// the others), interfaces and Value `any`, and a struct embedding OneOf
+// an enum (one pointer field per variant, exactly one set; see OneOf).
+// Types implementing Marshaler or encoding.BinaryMarshaler write
+// themselves. Reading takes fields in any
 // order, skips the data's extra fields (checking them as the decoder does),
 // fails on a Go field the data lacks with type-mismatch at the struct, as
 // the Rust reader does (SPEC 23.2 rule 3), unless the field is optional: a

@@ -492,6 +492,9 @@ func compileDec0(wt *Type, rt reflect.Type, depth int, opt string) decFn {
 			return structToMapDec(wt, rt, depth, opt)
 		}
 	case reflect.Struct:
+		if isEnumStruct(rt) {
+			return enumDec(wt, rt, depth)
+		}
 		if wt.Kind == Struct {
 			return structDec(wt, rt, depth)
 		}

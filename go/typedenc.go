@@ -291,6 +291,9 @@ func buildCodec(rt reflect.Type, opt string, building map[reflect.Type]bool) (*c
 		}
 		return &codec{xt: MapOf(kc.xt, vc.xt), enc: mapEncoder(kc.enc, vc.enc)}, nil
 	case reflect.Struct:
+		if isEnumStruct(rt) {
+			return enumCodec(rt, building)
+		}
 		fs, err := structFields(rt, building)
 		if err != nil {
 			return nil, within(err, rt.Name())
