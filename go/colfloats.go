@@ -16,6 +16,7 @@ type floatKind struct {
 	maxExp int
 	near   float64
 	limit  uint64
+	ic     intCoder // the integer blocks' encodings (04 and 05 in files)
 }
 
 var (
@@ -98,12 +99,12 @@ func (k floatKind) decimal(vals []uint64, e int, known []int64) []byte {
 		}
 	}
 	out := []byte{encDecimal, byte(e)}
-	body := appendInts(nil, ints)
+	body := k.ic.appendInts(nil, ints)
 	out = appendUvarint(out, uint64(len(body)))
 	out = append(out, body...)
 	out = appendUvarint(out, uint64(len(exc)))
 	if len(exc) > 0 {
-		pos := appendInts(nil, u64s(exc))
+		pos := k.ic.appendInts(nil, u64s(exc))
 		out = appendUvarint(out, uint64(len(pos)))
 		out = append(out, pos...)
 		for _, i := range exc {
@@ -333,7 +334,7 @@ func (k floatKind) encode(vals []uint64) []byte {
 		inner := k.direct(distinct)
 		d = appendUvarint(d, uint64(len(inner)))
 		d = append(d, inner...)
-		d = appendInts(d, ids)
+		d = k.ic.appendInts(d, ids)
 		if len(d) < len(best) {
 			best = d
 		}

@@ -37,6 +37,9 @@ type colReader struct {
 	left     uint64 // what remains of the decoding budget
 	limit    uint64
 	zdec     *zstd.Decoder
+	// onColumn, if set, is told each column's bytes as skip passes them
+	// (the file writer measures its columns so).
+	onColumn func(start, end int)
 }
 
 // charge takes n bytes from the budget (22.3); a cost that does not fit in

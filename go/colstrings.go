@@ -23,7 +23,7 @@ func sharesPrefixes(vals []string) bool {
 	return shared >= 512
 }
 
-func encodeStrings(vals []string) []byte {
+func encodeStrings(vals []string, ic intCoder) []byte {
 	n := len(vals)
 	const none = int(^uint(0) >> 1)
 	bytesTotal := 0
@@ -60,7 +60,7 @@ func encodeStrings(vals []string) []byte {
 				dLens[i] = u128{uint64(len(v)), 0}
 				dBytes += len(v)
 			}
-			dLensPlan, idsPlan = planInts(dLens), planInts(ids)
+			dLensPlan, idsPlan = ic.plan(dLens), ic.plan(ids)
 			dictSize = 1 + uvarintLen(uint64(len(distinct))) + intBlockSize(dLensPlan) +
 				uvarintLen(uint64(dBytes)) + dBytes + idsPlan.size + 1
 		}
@@ -74,7 +74,7 @@ func encodeStrings(vals []string) []byte {
 		for i, v := range vals {
 			lens[i] = u128{uint64(len(v)), 0}
 		}
-		lensPlan = planInts(lens)
+		lensPlan = ic.plan(lens)
 		plainSize = 1 + intBlockSize(lensPlan) + bytesTotal
 	}
 	// Shared prefixes.
@@ -100,7 +100,7 @@ func encodeStrings(vals []string) []byte {
 			prev = v
 		}
 		if 5+rest < others {
-			sharedPlan, restPlan = planInts(shared), planInts(restLens)
+			sharedPlan, restPlan = ic.plan(shared), ic.plan(restLens)
 			prefixSize = 1 + intBlockSize(sharedPlan) + intBlockSize(restPlan) + rest
 		}
 	}
@@ -135,13 +135,13 @@ func encodeStrings(vals []string) []byte {
 }
 
 // plainStrings is the plain encoding, a candidate for zstd.
-func plainStrings(vals []string) []byte {
+func plainStrings(vals []string, ic intCoder) []byte {
 	lens := make([]u128, len(vals))
 	for i, v := range vals {
 		lens[i] = u128{uint64(len(v)), 0}
 	}
 	out := []byte{encPlainS}
-	out = appendIntBlock(out, lens, planInts(lens))
+	out = appendIntBlock(out, lens, ic.plan(lens))
 	for _, v := range vals {
 		out = append(out, v...)
 	}

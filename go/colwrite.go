@@ -11,6 +11,7 @@ import (
 type colWriter struct {
 	out   []byte
 	level int // zstd level, 0 for none
+	ic    intCoder
 }
 
 // appendColumns writes v's columns after head (header and metadata).
@@ -37,7 +38,7 @@ func (w *colWriter) node(t *Type, vals []Value) {
 			lens[i] = u128{uint64(n), 0}
 			total += n
 		}
-		w.column(appendInts(nil, lens))
+		w.column(w.ic.appendInts(nil, lens))
 		if t.Kind == Vec {
 			flat := make([]Value, 0, total)
 			for _, v := range vals {
@@ -86,7 +87,7 @@ func (w *colWriter) node(t *Type, vals []Value) {
 				inner = append(inner, v.Items[0])
 			}
 		}
-		w.column(appendInts(nil, present))
+		w.column(w.ic.appendInts(nil, present))
 		w.node(t.Elem, inner)
 	case Enum:
 		tags := make([]u128, len(vals))
@@ -95,7 +96,7 @@ func (w *colWriter) node(t *Type, vals []Value) {
 			tags[i] = u128{v.Uint, 0}
 			payloads[v.Uint] = append(payloads[v.Uint], v.Items[0])
 		}
-		w.column(appendInts(nil, tags))
+		w.column(w.ic.appendInts(nil, tags))
 		for j, f := range t.Fields {
 			w.node(f.Type, payloads[j])
 		}
@@ -126,7 +127,7 @@ func (w *colWriter) node(t *Type, vals []Value) {
 		// The column of types is never compressed.
 		w.out = appendUvarint(w.out, uint64(len(body)))
 		w.out = append(w.out, body...)
-		w.column(appendInts(nil, tags))
+		w.column(w.ic.appendInts(nil, tags))
 		for j, ty := range types {
 			w.node(ty, parts[j])
 		}
@@ -160,7 +161,7 @@ func (w *colWriter) node(t *Type, vals []Value) {
 		for i, v := range vals {
 			col[i] = intColumnValue(v, bits, signed)
 		}
-		w.column(appendInts(nil, col))
+		w.column(w.ic.appendInts(nil, col))
 	}
 }
 
@@ -171,6 +172,7 @@ func (w *colWriter) floats(k Kind, bits []uint64) {
 	if k == F32 {
 		fk = fk32
 	}
+	fk.ic = w.ic
 	best := fk.encode(bits)
 	if w.level > 0 && best[0] != encPlainF {
 		w.best(best, fk.plain(bits))
@@ -181,9 +183,9 @@ func (w *colWriter) floats(k Kind, bits []uint64) {
 
 // strings writes a string or bytes column, as floats does.
 func (w *colWriter) strings(bs []string) {
-	best := encodeStrings(bs)
+	best := encodeStrings(bs, w.ic)
 	if w.level > 0 && best[0] != encPlainS {
-		w.best(best, plainStrings(bs))
+		w.best(best, plainStrings(bs, w.ic))
 	} else {
 		w.column(best)
 	}

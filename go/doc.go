@@ -35,7 +35,8 @@
 //
 // XBF files (SPEC 24) are read from the end with OpenFile (any block
 // directly, only the columns asked for, blocks skipped by a filter on their
-// statistics: ReadOptions) or forward with NewFileStreamReader.
+// statistics: ReadOptions) or forward with NewFileStreamReader, and
+// written with NewFileWriter (or appended to with AppendFile).
 //
 // Options are validated once into a mode, as fxamacker/cbor does:
 //

@@ -386,7 +386,14 @@ func newFilePlan(t *Type, q ReadOptions) (*filePlan, error) {
 // skip passes over the columns of a node of type t unread (a field left
 // out by a projection); an `any` node's types column says what follows.
 func (cr *colReader) skip(t *Type, c *cursor, depth int) error {
-	one := func() error { _, err := c.block(); return err }
+	one := func() error {
+		at := c.pos
+		_, err := c.block()
+		if err == nil && cr.onColumn != nil {
+			cr.onColumn(at, c.pos)
+		}
+		return err
+	}
 	switch t.Kind {
 	case Unit:
 		return nil
@@ -425,9 +432,13 @@ func (cr *colReader) skip(t *Type, c *cursor, depth int) error {
 		}
 		return nil
 	case Any:
+		at := c.pos
 		types, err := cr.anyTypes(c, depth+1)
 		if err != nil {
 			return err
+		}
+		if cr.onColumn != nil {
+			cr.onColumn(at, c.pos)
 		}
 		if err := one(); err != nil {
 			return err

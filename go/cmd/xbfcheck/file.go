@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	xbf "github.com/xbf-format/xbf/go"
 	"github.com/xbf-format/xbf/go/vectorform"
@@ -11,9 +14,9 @@ import (
 
 // checkFile runs an XBF file vector (SPEC 24.8): read forward, it yields
 // "records" then fails with "error" (or ends cleanly); read from the end,
-// every block whole, it yields "records" or fails with "end_error". The Go
-// package has no file writer yet, so "blocks" (the bytes written again) is
-// not checked.
+// every block whole, it yields "records" or fails with "end_error"; with
+// "blocks", the records written in blocks of those sizes (finished after
+// "append_after" blocks and appended to) give the same bytes.
 func checkFile(v map[string]any, data []byte) error {
 	t, err := vectorform.ParseType(v["type"])
 	if err != nil {
@@ -87,7 +90,93 @@ func checkFile(v map[string]any, data []byte) error {
 	if _, fails := v["end_error"]; !fails && !same(got) {
 		return fmt.Errorf("from the end: yielded %d records %v, expected %d", len(got), showAll(got), len(want))
 	}
-	return outcome("from the end", failure, v, "end_error")
+	if err := outcome("from the end", failure, v, "end_error"); err != nil {
+		return err
+	}
+	if blocks, ok := v["blocks"].([]any); ok {
+		return rewrite(v, data, t, want, blocks)
+	}
+	return nil
+}
+
+// memFile is a file in memory for the writer: io.ReaderAt and io.WriteSeeker.
+type memFile struct {
+	b   []byte
+	pos int64
+}
+
+func (m *memFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= int64(len(m.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (m *memFile) Write(p []byte) (int, error) {
+	m.b = append(m.b[:m.pos], p...)
+	m.pos = int64(len(m.b))
+	return len(p), nil
+}
+
+func (m *memFile) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+		m.pos = off
+	case io.SeekEnd:
+		m.pos = int64(len(m.b)) + off
+	default:
+		m.pos += off
+	}
+	return m.pos, nil
+}
+
+func rewrite(v map[string]any, data []byte, t *xbf.Type, want []xbf.Value, blocks []any) error {
+	appendAfter := -1
+	if n, ok := v["append_after"].(json.Number); ok {
+		k, _ := n.Int64()
+		appendAfter = int(k)
+	}
+	opts := xbf.FileOptions{BlockRows: math.MaxInt, BlockBytes: math.MaxInt, SchemaByReference: data[1]&0x01 != 0}
+	f := &memFile{}
+	w, err := xbf.NewFileWriter(f, t, opts)
+	if err != nil {
+		return err
+	}
+	next := 0
+	for i, b := range blocks {
+		if i == appendAfter {
+			if err := w.Close(); err != nil {
+				return err
+			}
+			if w, err = xbf.AppendFile(f, int64(len(f.b)), opts); err != nil {
+				return fmt.Errorf("append: %v", err)
+			}
+		}
+		n, _ := b.(json.Number).Int64()
+		for range n {
+			if next >= len(want) {
+				return errors.New(`"blocks" add up to more than the records`)
+			}
+			if err := w.Write(want[next]); err != nil {
+				return err
+			}
+			next++
+		}
+		if err := w.FlushBlock(); err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if !bytes.Equal(f.b, data) {
+		return fmt.Errorf("wrote %x, expected %x", f.b, data)
+	}
+	return nil
 }
 
 func outcome(what string, failure error, v map[string]any, key string) error {
