@@ -520,7 +520,12 @@ type FileStreamReader struct {
 	plans       planCache
 	lastAt      uint64
 	err         error // a cut input: every later call fails alike
+	damaged     []DamagedBlock
+	blockErr    bool // the last error was a damaged block, which can be passed
 }
+
+// unknownCount stands for the record count of a block whose checksum failed.
+const unknownCount = ^uint64(0)
 
 // NewFileStreamReader reads the header and type with the default options.
 func NewFileStreamReader(r io.Reader) (*FileStreamReader, error) {
@@ -627,6 +632,7 @@ func (s *FileStreamReader) NextBlock(q ReadOptions) (recs []Value, err error) {
 	if err != nil {
 		return nil, err
 	}
+	s.blockErr = false
 	for {
 		lenAt := s.pos
 		first, err := s.in.ReadByte()
@@ -667,7 +673,11 @@ func (s *FileStreamReader) NextBlock(q ReadOptions) (recs []Value, err error) {
 		i := s.blocks
 		s.blocks++
 		stored := binary.LittleEndian.Uint32(crc)
+		s.lastAt, s.blockErr = lenAt, true
 		if got := crc32.Checksum(body, castagnoli); got != stored {
+			// Its place is known, its record count is not: a footer after
+			// it (read with SkipDamaged) is held to the place alone.
+			s.seen = append(s.seen, [3]uint64{lenAt, end - lenAt, unknownCount})
 			e := &Error{Kind: KindBadChecksum, Offset: int64(crcAt),
 				Detail: fmt.Sprintf("the block's CRC-32C is %08x, the file says %08x", got, stored)}
 			return nil, withBlock(e, i, lenAt, end)
@@ -679,11 +689,11 @@ func (s *FileStreamReader) NextBlock(q ReadOptions) (recs []Value, err error) {
 			return nil, withBlock(err, i, lenAt, end)
 		}
 		s.seen[len(s.seen)-1][2] = count
-		s.lastAt = lenAt
 		recs, err := s.br.decode(body, base, p)
 		if err != nil {
 			return nil, withBlock(err, i, lenAt, end)
 		}
+		s.blockErr = false
 		return recs, nil
 	}
 }
@@ -725,8 +735,11 @@ func (s *FileStreamReader) footer(at uint64) error {
 	}
 	same := len(blocks) == len(s.seen)
 	for i := 0; same && i < len(blocks); i++ {
-		b := blocks[i]
-		same = [3]uint64{b.Offset, b.Size, b.Records} == s.seen[i]
+		b, seen := blocks[i], s.seen[i]
+		if seen[2] == unknownCount {
+			seen[2] = b.Records
+		}
+		same = [3]uint64{b.Offset, b.Size, b.Records} == seen
 	}
 	if !same {
 		return &Error{Kind: KindInvalidColumn, Offset: int64(base),
@@ -735,6 +748,9 @@ func (s *FileStreamReader) footer(at uint64) error {
 	s.afterFooter = true
 	return nil
 }
+
+// Damaged lists the blocks Records skipped with SkipDamaged.
+func (s *FileStreamReader) Damaged() []DamagedBlock { return s.damaged }
 
 // UnmarshalNextBlock reads the next block's records that q asks for into
 // out, a pointer to a slice (see FileReader.UnmarshalBlock); io.EOF at the
@@ -753,13 +769,18 @@ func (s *FileStreamReader) UnmarshalNextBlock(q ReadOptions, out any) error {
 }
 
 // Records yields the records q asks for, block by block; it stops after
-// the first error (a clean end is no error).
+// the first error (a clean end is no error), except that with SkipDamaged
+// a damaged block is listed by Damaged and passed.
 func (s *FileStreamReader) Records(q ReadOptions) iter.Seq2[Value, error] {
 	return func(yield func(Value, error) bool) {
 		for {
 			recs, err := s.NextBlock(q)
 			if err == io.EOF {
 				return
+			}
+			if err != nil && q.SkipDamaged && s.blockErr {
+				s.damaged = append(s.damaged, DamagedBlock{Index: s.blocks - 1, Start: s.lastAt, End: s.pos, Err: err})
+				continue
 			}
 			if err != nil {
 				yield(Value{}, err)

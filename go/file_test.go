@@ -194,6 +194,22 @@ func TestFileSkipDamaged(t *testing.T) {
 	if fmt.Sprint(got) != "[5 300 1000000]" || len(f.Damaged()) != 1 || f.Damaged()[0].Index != 1 {
 		t.Fatalf("records %v, damaged %+v", got, f.Damaged())
 	}
+	// Forward too: the block is passed, and the footer still checked.
+	s, err := NewFileStreamReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for r, err := range s.Records(ReadOptions{SkipDamaged: true}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r.Uint)
+	}
+	if fmt.Sprint(got) != "[5 300 1000000]" || len(s.Damaged()) != 1 || s.Damaged()[0].Index != 1 ||
+		s.Damaged()[0].Start != 14 || s.Damaged()[0].End != 24 {
+		t.Fatalf("forward: records %v, damaged %+v", got, s.Damaged())
+	}
 	_, err = f.ReadBlock(1, ReadOptions{})
 	var xe *Error
 	if !errors.As(err, &xe) || xe.Kind != KindBadChecksum || !strings.Contains(xe.Detail, "block 1 (bytes") {
