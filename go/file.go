@@ -10,6 +10,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -456,7 +457,12 @@ func (f *FileReader) ReadBlock(i int, q ReadOptions) (recs []Value, err error) {
 // UnmarshalBlock reads the records of block i that q asks for into out, a
 // pointer to a slice of any type Unmarshal can fill from the record type
 // (by field name: SPEC 23.2).
-func (f *FileReader) UnmarshalBlock(i int, q ReadOptions, out any) error {
+func (f *FileReader) UnmarshalBlock(i int, q ReadOptions, out any) (err error) {
+	if q.Fields == nil && q.Where == "" && i >= 0 && i < len(f.blocks) {
+		if done, err := f.unmarshalColumns(i, out); done {
+			return err
+		}
+	}
 	recs, err := f.ReadBlock(i, q)
 	if err != nil {
 		return err
@@ -466,6 +472,50 @@ func (f *FileReader) UnmarshalBlock(i int, q ReadOptions, out any) error {
 		return err
 	}
 	return f.br.m.unmarshalRecords(t, recs, out, f.blocks[i].Offset)
+}
+
+// unmarshalColumns reads block i straight from its columns into out when
+// it is a slice of flat structs the typed column reader fills (as
+// Unmarshal does for a columnar vec: coltyped.go); done is false otherwise.
+func (f *FileReader) unmarshalColumns(i int, out any) (done bool, err error) {
+	defer catchInternal(&err)
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return false, nil
+	}
+	p, ok := colPlanFor(VecOf(f.br.typ), rv.Type().Elem())
+	if !ok || noTypedColumns {
+		return false, nil
+	}
+	b := &f.blocks[i]
+	fail := func(err error) (bool, error) { return true, withBlock(err, i, b.Offset, b.Offset+b.Size) }
+	body, base, err := f.fetch(i, &filePlan{dt: f.br.typ})
+	if err != nil {
+		return fail(err)
+	}
+	c := &cursor{data: body, base: int64(base), file: true}
+	n, err := c.varint64() // checked by fetch: the footer's count, at least 1
+	if err != nil {
+		return fail(err)
+	}
+	m := f.br.m
+	cr := &colReader{maxDepth: m.maxDepth, left: m.maxBytes, limit: m.maxBytes, zdec: f.br.zdec}
+	s := reflect.New(rv.Type().Elem()).Elem()
+	// A value a Go field cannot hold: at the block's offset with the path
+	// of the record ([3].small), as the other path reports it.
+	bad, err := p.readStructs(cr, c, n, &s, int64(b.Offset))
+	f.br.zdec = cr.zdec
+	if err == nil && !c.atEnd() {
+		err = &Error{Kind: KindTrailingBytes, Offset: c.offset(), Detail: "bytes remain after the block's columns"}
+	}
+	if err != nil {
+		return fail(within(err, f.br.typ.Name))
+	}
+	if bad != nil {
+		return fail(bad)
+	}
+	rv.Elem().Set(s)
+	return true, nil
 }
 
 // Records yields the records q asks for, block by block, in file order;

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -589,5 +590,57 @@ func TestFileWriterAppendOnDisk(t *testing.T) {
 	// A filter on id rules out the blocks before it.
 	if n, _ := f.BlocksRuledOut(ReadOptions{Where: "id >= 5"}); n != 2 {
 		t.Fatalf("%d blocks ruled out", n)
+	}
+}
+
+// UnmarshalBlock reads flat structs straight from the columns: the same
+// rows, and the same type-mismatch, as the path through Values.
+func TestFileUnmarshalTypedColumns(t *testing.T) {
+	type flat struct {
+		ID     int     `xbf:"id"`
+		Origin string  `xbf:"origin"`
+		Price  float64 `xbf:"price"`
+		OK     bool    `xbf:"ok"`
+	}
+	type narrow struct {
+		ID int8 `xbf:"id"` // too small for ids past 127
+	}
+	rt, _ := TypeOf(flat{})
+	var buf bytes.Buffer
+	w, err := NewFileWriter(&buf, rt, FileOptions{BlockRows: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4000 {
+		if err := w.Marshal(flat{ID: i, Origin: []string{"SFO", "LAX"}[i%2], Price: float64(i%100) / 4, OK: i%3 == 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Blocks() {
+		var fast, slow []flat
+		errFast := f.UnmarshalBlock(i, ReadOptions{}, &fast)
+		noTypedColumns = true
+		errSlow := f.UnmarshalBlock(i, ReadOptions{}, &slow)
+		noTypedColumns = false
+		if errFast != nil || errSlow != nil || !reflect.DeepEqual(fast, slow) || len(fast) == 0 || fast[0].ID != 1500*i {
+			t.Fatalf("block %d: %v %v", i, errFast, errSlow)
+		}
+		var a, b []narrow
+		errFast = f.UnmarshalBlock(i, ReadOptions{}, &a)
+		noTypedColumns = true
+		errSlow = f.UnmarshalBlock(i, ReadOptions{}, &b)
+		noTypedColumns = false
+		var x, y *Error
+		if !errors.As(errFast, &x) || !errors.As(errSlow, &y) || x.Kind != KindTypeMismatch || x.Kind != y.Kind ||
+			x.Offset != y.Offset || x.Path != y.Path {
+			t.Fatalf("block %d: %v / %v", i, errFast, errSlow)
+		}
 	}
 }

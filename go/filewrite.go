@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 )
@@ -45,6 +46,10 @@ type FileWriter struct {
 	pos     uint64
 	blocks  []BlockInfo
 	err     error
+	// Marshal: the codec last checked against the file's type, and the
+	// buffer each record's rows are written to.
+	lastCodec *codec
+	scratch   []byte
 }
 
 func (o FileOptions) withDefaults() FileOptions {
@@ -130,26 +135,61 @@ func (f *FileWriter) Write(v Value) error {
 	if err := (&encoder{}).value(v, f.typ); err != nil {
 		return err
 	}
+	return f.add(v)
+}
+
+// Marshal adds a Go value as a record; its type (as Marshal gives it) must
+// be the file's.
+func (f *FileWriter) Marshal(v any) error {
+	if f.err != nil {
+		return f.err
+	}
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return encErr(KindUnsupported, "", "Marshal of a nil interface")
+	}
+	c, err := codecFor(rv.Type())
+	if err != nil {
+		return err
+	}
+	if c != f.lastCodec {
+		if !c.xt.Equal(f.typ) {
+			return &Error{Kind: KindTypeMismatch, Offset: -1, Detail: fmt.Sprintf("a file of %s given a %s", f.typ, c.xt)}
+		}
+		f.lastCodec = c
+	}
+	// The record's rows, read back as a Value of the file's type: no
+	// header or metadata to parse for each record.
+	if f.scratch, err = c.enc(f.scratch[:0], rv); err != nil {
+		return err
+	}
+	r := &reader{data: f.scratch, end: len(f.scratch), maxDepth: math.MaxInt, zs: newZSLimit(math.MaxUint64)}
+	x, err := r.value(f.typ, 0, false)
+	if err != nil {
+		return err
+	}
+	x = detach(x)
+	return f.add(x)
+}
+
+// detach copies the bytes a decoded value borrows from the scratch buffer.
+func detach(v Value) Value {
+	if v.Bytes != nil {
+		v.Bytes = append([]byte(nil), v.Bytes...)
+	}
+	for i := range v.Items {
+		v.Items[i] = detach(v.Items[i])
+	}
+	return v
+}
+
+func (f *FileWriter) add(v Value) error {
 	f.bytes += approxSize(v)
 	f.pending = append(f.pending, v)
 	if len(f.pending) >= f.opts.BlockRows || f.bytes >= f.opts.BlockBytes {
 		return f.FlushBlock()
 	}
 	return nil
-}
-
-// Marshal adds a Go value as a record; its type (as Marshal gives it) must
-// be the file's.
-func (f *FileWriter) Marshal(v any) error {
-	b, err := Marshal(v)
-	if err != nil {
-		return err
-	}
-	x, err := Decode(b)
-	if err != nil {
-		return err
-	}
-	return f.Write(x)
 }
 
 // FlushBlock writes the buffered records as a block now (nothing if none).
