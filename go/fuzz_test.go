@@ -94,6 +94,23 @@ type fuzzTarget struct {
 	Any    any               `xbf:"any"`
 }
 
+// An enum (SPEC 18.7's Shape, by name) and embedded structs as targets.
+type fuzzShape struct {
+	OneOf
+	Empty  *struct{}
+	Circle *float64
+	Rect   *struct {
+		W uint16 `xbf:"w"`
+		H uint16 `xbf:"h"`
+	}
+	Point *fuzzTarget `xbf:"Point"`
+}
+
+type fuzzEmbedding struct {
+	*fuzzTarget
+	Shape fuzzShape `xbf:"shape,default"`
+}
+
 // FuzzUnmarshal: hostile bytes never panic, into typed targets.
 func FuzzUnmarshal(f *testing.F) {
 	for _, b := range vectorHexes(f) {
@@ -101,6 +118,11 @@ func FuzzUnmarshal(f *testing.F) {
 	}
 	good, _ := Marshal([]fuzzTarget{{First: 1, Name: "x", List: []uint16{1, 2}, Map: map[string]string{"a": "b"}}})
 	f.Add(good)
+	r := 2.5
+	shapes, _ := Marshal([]fuzzShape{{Circle: &r}, {Empty: &struct{}{}}, {Point: &fuzzTarget{Name: "p"}}})
+	f.Add(shapes)
+	emb, _ := Marshal(fuzzEmbedding{fuzzTarget: &fuzzTarget{Name: "e"}, Shape: fuzzShape{Circle: &r}})
+	f.Add(emb)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var a []fuzzTarget
 		checkErr(t, Unmarshal(data, &a))
@@ -112,6 +134,10 @@ func FuzzUnmarshal(f *testing.F) {
 		checkErr(t, Unmarshal(data, &d))
 		var e [2]int
 		checkErr(t, Unmarshal(data, &e))
+		var g []fuzzShape
+		checkErr(t, Unmarshal(data, &g))
+		var h fuzzEmbedding
+		checkErr(t, Unmarshal(data, &h))
 	})
 }
 
