@@ -474,6 +474,40 @@ func (f *FileReader) UnmarshalBlock(i int, q ReadOptions, out any) (err error) {
 	return f.br.m.unmarshalRecords(t, recs, out, f.blocks[i].Offset)
 }
 
+// UnmarshalAll reads the records q asks for, from every block in file
+// order, into out, a pointer to a slice (see UnmarshalBlock); blocks ruled
+// out by q's filter are not read, damaged ones are skipped with
+// SkipDamaged (Damaged lists them).
+func (f *FileReader) UnmarshalAll(q ReadOptions, out any) error {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Slice {
+		return &Error{Kind: KindUnsupported, Offset: -1, Detail: fmt.Sprintf("UnmarshalAll into %T, not a pointer to a slice", out)}
+	}
+	p, err := f.plans.get(f.br.typ, q)
+	if err != nil {
+		return err
+	}
+	all := reflect.MakeSlice(rv.Elem().Type(), 0, int(min(f.NumRecords(), 1<<20)))
+	part := reflect.New(rv.Elem().Type())
+	for i := range f.blocks {
+		if f.ruledOut(i, p) {
+			continue
+		}
+		if err := f.UnmarshalBlock(i, q, part.Interface()); err != nil {
+			var xe *Error
+			if q.SkipDamaged && errors.As(err, &xe) && xe.Kind != KindTypeMismatch {
+				b := &f.blocks[i]
+				f.damaged = append(f.damaged, DamagedBlock{Index: i, Start: b.Offset, End: b.Offset + b.Size, Err: err})
+				continue
+			}
+			return err
+		}
+		all = reflect.AppendSlice(all, part.Elem())
+	}
+	rv.Elem().Set(all)
+	return nil
+}
+
 // unmarshalColumns reads block i straight from its columns into out when
 // it is a slice of flat structs the typed column reader fills (as
 // Unmarshal does for a columnar vec: coltyped.go); done is false otherwise.

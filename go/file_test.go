@@ -157,6 +157,10 @@ func TestFileExample(t *testing.T) {
 	if err := f.UnmarshalBlock(0, ReadOptions{Fields: []string{"b"}}, &bs); err != nil || len(bs) != 3 || bs[2].B != "x" {
 		t.Fatalf("%v %v", bs, err)
 	}
+	var all []Row
+	if err := f.UnmarshalAll(ReadOptions{Where: "b = x"}, &all); err != nil || fmt.Sprint(all) != "[{1 x 0} {2 x 0}]" {
+		t.Fatalf("UnmarshalAll: %v %v", all, err)
+	}
 	// Forward, typed.
 	s, err := NewFileStreamReader(bytes.NewReader(data))
 	if err != nil {
@@ -570,12 +574,8 @@ func TestFileWriterAppendOnDisk(t *testing.T) {
 		t.Fatalf("%d blocks, %d records", len(f.Blocks()), f.NumRecords())
 	}
 	var all []rec
-	for i := range f.Blocks() {
-		var part []rec
-		if err := f.UnmarshalBlock(i, ReadOptions{}, &part); err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, part...)
+	if err := f.UnmarshalAll(ReadOptions{}, &all); err != nil {
+		t.Fatal(err)
 	}
 	for i, r := range all {
 		if r.ID != uint32(i) || (r.Note != nil) != (i%2 == 0 && i < 5) || (i < 5 && len(r.Tags) != i%3) {
