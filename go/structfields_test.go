@@ -124,6 +124,16 @@ func TestEmbeddedStructs(t *testing.T) {
 	if !reflect.DeepEqual(out, want) {
 		t.Fatalf("%+v, want %+v", out, want)
 	}
+	// In columns too (the dynamic column path, for promoted fields).
+	cols, _ := EncOptions{Layout: LayoutColumns}.EncMode()
+	cb, err := cols.Marshal([]withEmbedded{in, in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []withEmbedded
+	if err := Unmarshal(cb, &outs); err != nil || len(outs) != 2 || !reflect.DeepEqual(outs[1], want) {
+		t.Fatalf("columns: %+v %v", outs, err)
+	}
 	// A nil embedded pointer writes its fields' zero values (the type fixes
 	// the fields) and reads back allocated.
 	in.Audit = nil
