@@ -226,7 +226,6 @@ func (m DecMode) OpenFile(src io.ReaderAt, size int64) (f *FileReader, err error
 		}
 		return buf, k == n, nil
 	})
-	_ = data
 	if err != nil {
 		return nil, err
 	}
