@@ -387,7 +387,7 @@ type Step = "more" | "end" | (FileBlock & { type: XbfType });
  * block being read (and whatever part of the next one came with them).
  */
 class Forward {
-  private buf = new Uint8Array(0);
+  buf = new Uint8Array(0);
   private len = 0;
   private pos = 0;
   /** The file offset of `buf[0]`. */
@@ -530,7 +530,7 @@ class Forward {
 }
 
 /** Reads a file held in memory forward (SPEC 24.6): its type, the records of every whole block (internal
- * values unless `publicValues`), the blocks skipped as damaged (with `skipDamaged`), and the error that ended
+ * values with `internal`, public ones otherwise), the blocks skipped as damaged (with `skipDamaged`), and the error that ended
  * the read, if any (a file whose writer died yields its whole blocks, then `truncated`). */
 export function readFileForward(bytes: Uint8Array, opts: FileReadOptions & FileQuery & { internal?: boolean } = {}): {
   type: XbfType | null; records: unknown[]; damaged: DamagedBlock[]; error: XbfError | null;
@@ -577,9 +577,11 @@ export class FileStreamReader implements AsyncIterable<unknown> {
   type: XbfType | null = null;
   /** The blocks skipped as damaged (with `skipDamaged`). */
   readonly damaged: DamagedBlock[] = [];
+  /** The most bytes the reader held at once (about one block and one chunk). */
+  peakBufferBytes = 0;
   constructor(private source: ChunkSource, private opts: FileReadOptions & FileQuery = {}) {}
 
-  /** The blocks, in order, with their records (internal values unless `publicValues`). */
+  /** The blocks, in order, with their records as internal values and their type. */
   async *blocksInternal(): AsyncGenerator<FileBlock & { type: XbfType }> {
     const f = new Forward(this.opts, this.opts);
     const it = chunksOf(this.source)[Symbol.asyncIterator]();
@@ -598,7 +600,7 @@ export class FileStreamReader implements AsyncIterable<unknown> {
       if (s === "more") {
         const next = await it.next();
         if (next.done) eof = true;
-        else f.push(next.value);
+        else { f.push(next.value); this.peakBufferBytes = Math.max(this.peakBufferBytes, f.buf.length); }
         continue;
       }
       yield s;
