@@ -4,7 +4,10 @@
 // checks and error offsets as the Rust reader (crates/xbf/src/columnar/{entropy,runs}.rs). The TypeScript
 // writer does not produce them; the Rust writer does, in files.
 import { XbfError } from "./errors.js";
-import { Cursor, decodeInts } from "./columnar.js";
+import type { Cursor } from "./columnar.js";
+
+/** The integer block decoder of columnar.ts, passed in (columnar.ts imports this module, not the reverse). */
+export type DecodeInts = (c: Cursor, n: number, maxBits: number) => bigint[];
 
 export const ENTROPY = 0x04, RUNS = 0x05;
 /** The longest code length (SPEC 22.2.2). */
@@ -12,7 +15,7 @@ const MAX_LEN = 24;
 const invalid = (at: number, d: string) => new XbfError("invalid-column", at, d);
 
 /** A length-prefixed integer block inside a cascade, which must not be `nested` again. */
-function innerBlock(c: Cursor, n: number, maxBits: number, nested: number, what: string): bigint[] {
+function innerBlock(decodeInts: DecodeInts, c: Cursor, n: number, maxBits: number, nested: number, what: string): bigint[] {
   const block = c.block();
   const at = block.pos;
   if (block.pos < block.end && block.b[block.pos] === nested) throw invalid(at, what);
@@ -22,14 +25,14 @@ function innerBlock(c: Cursor, n: number, maxBits: number, nested: number, what:
 }
 
 /** Encoding `04` after its byte: `n` values of at most `maxBits` bits from canonical Huffman codes. */
-export function decodeEntropy(c: Cursor, n: number, maxBits: number): bigint[] {
+export function decodeEntropy(decodeInts: DecodeInts, c: Cursor, n: number, maxBits: number): bigint[] {
   const at = c.pos;
   const d = c.varNum(64);
   if (d < 2 || d > n) throw invalid(at, `${d} distinct values for a column of ${n}`);
-  const values = innerBlock(c, d, maxBits, ENTROPY, "an entropy-coded block inside an entropy-coded column");
+  const values = innerBlock(decodeInts, c, d, maxBits, ENTROPY, "an entropy-coded block inside an entropy-coded column");
   for (let i = 1; i < d; i++) if (values[i - 1]! >= values[i]!) throw invalid(at, "the distinct values are not in ascending order");
   const lensAt = c.pos;
-  const lens = innerBlock(c, d, 8, ENTROPY, "an entropy-coded block inside an entropy-coded column").map(Number);
+  const lens = innerBlock(decodeInts, c, d, 8, ENTROPY, "an entropy-coded block inside an entropy-coded column").map(Number);
   // Kraft's sum in units of 2^-24: exactly 2^24 for a complete prefix code (d ≤ n fits in a double exactly).
   let kraft = 0;
   const count = new Array<number>(MAX_LEN + 1).fill(0);
@@ -70,14 +73,14 @@ export function decodeEntropy(c: Cursor, n: number, maxBits: number): bigint[] {
 }
 
 /** Encoding `05` after its byte: *k* runs as a block of lengths and a block of values. */
-export function decodeRuns(c: Cursor, n: number, maxBits: number): bigint[] {
+export function decodeRuns(decodeInts: DecodeInts, c: Cursor, n: number, maxBits: number): bigint[] {
   const at = c.pos;
   const k = c.varNum(64);
   if (k === 0 || k > n) throw invalid(at, `${k} runs for a column of ${n} values`);
   // k is at most n, which the decoder's budget already paid for.
-  const lens = innerBlock(c, k, 64, RUNS, "runs inside a runs column");
+  const lens = innerBlock(decodeInts, c, k, 64, RUNS, "runs inside a runs column");
   const lensAt = c.pos;
-  const vals = innerBlock(c, k, maxBits, RUNS, "runs inside a runs column");
+  const vals = innerBlock(decodeInts, c, k, maxBits, RUNS, "runs inside a runs column");
   let total = 0n;
   for (const l of lens) {
     if (l === 0n) throw invalid(lensAt, "a run of length 0");

@@ -116,7 +116,7 @@ export function decodeInts(c: Cursor, n: number, maxBits: number): bigint[] {
       break;
     }
     case ENTROPY: case RUNS:
-      if (c.file) { values = enc === ENTROPY ? decodeEntropy(c, n, maxBits) : decodeRuns(c, n, maxBits); break; }
+      if (c.file) { values = (enc === ENTROPY ? decodeEntropy : decodeRuns)(decodeInts, c, n, maxBits); break; }
       throw new XbfError("unknown-discriminant", at, `0x0${enc} is an integer column encoding of XBF files only, not of messages`);
     default: throw new XbfError("unknown-discriminant", at, `0x${enc.toString(16).padStart(2, "0")} is not an integer column encoding`);
   }
