@@ -7,7 +7,7 @@ export { decode, decodeWithType, type DecodeOptions, type Decoded } from "./code
 export { StreamReader, readStream, type StreamReadOptions } from "./stream.js";
 export type { LimitOptions } from "./decode_rows.js";
 export {
-  FileReader, FileStreamReader, FileBlockError, readFileForward, parsePredicate, encodingName,
+  FileReader, FileStreamReader, FileBlockError, readFileForward, encodingName,
   type FileReadOptions, type FileQuery, type FileBlock, type DamagedBlock, type ChunkSource, type BlockColumn,
-  type BlockInfo, type ColumnInfo, type ColumnStatistics, type Predicate, type Op,
 } from "./file.js";
+export { parsePredicate, type BlockInfo, type ColumnInfo, type ColumnStatistics, type Predicate, type Op } from "./file_footer.js";

@@ -306,7 +306,7 @@ export class FileReader {
       const cols = columnRanges(this.type, body, base, this.opts);
       const b = this.blocks[i]!;
       if (cols.length !== b.columns.length) throw new XbfError("invalid-column", base, `the block has ${cols.length} columns, the footer lists ${b.columns.length}`);
-      return cols.map((c, j) => ({ ...c, crc: b.columns[j]!.crc, stats: b.columns[j]!.stats }));
+      return cols.map((c, j) => ({ ...c, crc: b.columns[j]!.crc, stats: b.columns[j]!.stats, statType: this.slots?.[j]?.stat ?? null }));
     } catch (e) {
       throw this.damage(i, e);
     }
@@ -323,7 +323,13 @@ export interface ColumnPlace {
   encoding: number;
   encodingName: string;
 }
-export interface BlockColumn extends ColumnPlace { crc: number; stats: import("./file_footer.js").ColumnStatistics }
+export interface BlockColumn extends ColumnPlace {
+  /** The footer's CRC-32C of the column's bytes and its statistics (min and max in the internal form of
+   * `statType`, the type they are values of; null for columns without statistics). */
+  crc: number;
+  stats: import("./file_footer.js").ColumnStatistics;
+  statType: import("./metadata.js").PrimitiveKind | null;
+}
 
 const ENCODINGS: Record<number, string> = {
   0x00: "varint", 0x01: "frame of reference", 0x02: "delta", 0x03: "run-length", 0x04: "entropy-coded",
@@ -618,4 +624,3 @@ export class FileStreamReader implements AsyncIterable<unknown> {
 }
 
 export type { BlockInfo, ColumnInfo, ColumnStatistics, Predicate, Op } from "./file_footer.js";
-export { parsePredicate } from "./file_footer.js";
