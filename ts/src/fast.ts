@@ -148,11 +148,19 @@ class Columns {
   dv: DataView;
   pos: number;
   left: number;
+  /** The bytes are a block of an XBF file: the reference readers it calls may meet `04` and `05`. */
+  file = false;
   constructor(b: Uint8Array, pos: number, public o: FastOptions) {
     this.b = b;
     this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
     this.pos = pos;
     this.left = o.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
+  }
+  /** A reference cursor over [start, end), in a file's block if this is one. */
+  cursor(start: number, end: number): Cursor {
+    const c = new Cursor(this.b, start, end);
+    c.file = this.file;
+    return c;
   }
   charge(x: number): void {
     if (!(x <= this.left)) bail();
@@ -298,7 +306,7 @@ class Columns {
       for (let i = 0; i < n; i++) out.push(conv(xs[i]!));
       return out;
     }
-    const c = new Cursor(this.b, start, end);
+    const c = this.cursor(start, end);
     const big = decodeInts(c, n, bits);
     c.finish("column");
     this.pos = end;
@@ -319,7 +327,7 @@ class Columns {
     const start = this.pos;
     const xs = this.floats(n, f32, end);
     if (xs !== null && this.pos === end) return xs;
-    const c = new Cursor(this.b, start, end);
+    const c = this.cursor(start, end);
     const v = decodeFloats(c, n, f32);
     c.finish("column");
     this.pos = end;
@@ -396,7 +404,7 @@ class Columns {
     const xs = this.strings(n, end);
     if (xs !== null && this.pos === end) return xs;
     this.left = left;
-    const c = new Cursor(this.b, start, end);
+    const c = this.cursor(start, end);
     const r = new ColReader(this.left, this.o);
     const raw = decodeStrings(c, n, r);
     c.finish("column");
@@ -503,7 +511,7 @@ class Columns {
   /** The reference column reader for one node (types this path does not specialise). */
   reference(t: XbfType, n: number, depth: number): unknown[] {
     const r = new ColReader(this.left, this.o);
-    const c = new Cursor(this.b, this.pos, this.b.length);
+    const c = this.cursor(this.pos, this.b.length);
     const [, vals] = r.node(t, n, c, depth, null);
     this.left = r.left;
     this.pos = c.pos;
@@ -583,7 +591,7 @@ class Columns {
         return out;
       }
       case "any": {
-        const c = new Cursor(this.b, this.pos, this.b.length);
+        const c = this.cursor(this.pos, this.b.length);
         const types = anyTypes(c, child, this.o);
         this.pos = c.pos;
         const tags = this.counts(n, 64);
@@ -620,6 +628,15 @@ export function columnsDirect(b: Uint8Array, pos: number, t: XbfType, o: FastOpt
   const vals = c.node(t, 1, 0);
   if (c.pos !== b.length) bail();
   return vals[0];
+}
+
+/** The n records of a block body `b` of an XBF file (SPEC 24.1) whose record count ends at `pos`. */
+export function blockDirect(b: Uint8Array, pos: number, t: XbfType, n: number, o: FastOptions): unknown[] {
+  const c = new Columns(b, pos, o);
+  c.file = true;
+  const vals = c.node(t, n, 0);
+  if (c.pos !== b.length) bail();
+  return vals;
 }
 
 // ------------------------------------------------------------------ rows (XBF 2)

@@ -8,6 +8,7 @@ import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES, FLAG_CHECKSUM, FLAG_CO
 import { ColReader, Cursor, Selection, anyTypes, selectionFromPaths } from "./columnar.js";
 import { crc32c } from "./checksums.js";
 import { ValueOptions, toPublic } from "./values.js";
+import { blockDirect } from "./fast.js";
 import { Writer } from "./varint.js";
 import {
   BlockInfo, Bound, MAGIC, Predicate, Slot, TRAILER, bind, bodyLenOf, bodyOffset, columnOffsets, matcher, parseFooter,
@@ -132,6 +133,20 @@ function decodeBody(t: XbfType, body: Uint8Array, base: number, opts: LimitOptio
   } catch (e) {
     if (e instanceof XbfError) e.shifted(base);
     throw e;
+  }
+}
+
+/** The records of a block body as public values by the direct path of fast.ts, for a plain read (no fields, no
+ * filter, the default mapping); null where that path gives up: the reference decoder then decodes the block
+ * or reports its error with offset and path. */
+function directBody(t: XbfType, body: Uint8Array, opts: FileReadOptions, plan: Plan): unknown[] | null {
+  if (plan.decode || plan.bound || opts.exact) return null;
+  try {
+    const c = new Cursor(body, 0, body.length);
+    const n = c.varNum(64);
+    return n === 0 ? null : blockDirect(body, c.pos, t, n, opts);
+  } catch {
+    return null;
   }
 }
 
@@ -268,35 +283,54 @@ export class FileReader {
       throw this.damage(i, e);
     }
   }
-  /** The records of block `i` that `q` asks for (public values, as `decode` gives them). */
-  readBlock(i: number, q: FileQuery = {}): unknown[] {
-    const { type, records } = this.readBlockInternal(i, q);
+  /** Block `i`'s records as public values: by the direct path when the read is plain, else the reference one. */
+  private publicWith(i: number, plan: Plan): unknown[] {
+    if (!plan.decode && !plan.bound && !this.opts.exact) {
+      let body: Uint8Array;
+      try { body = this.fetch(i, plan).body; } catch (e) { throw this.damage(i, e); }
+      const direct = directBody(this.type, body, this.opts, plan);
+      if (direct) return direct;
+    }
+    const { type, records } = this.blockWith(i, plan);
     return records.map((n) => toPublic(type, n, this.opts));
   }
+  /** The records of block `i` that `q` asks for (public values, as `decode` gives them). */
+  readBlock(i: number, q: FileQuery = {}): unknown[] {
+    this.checkIndex(i);
+    const plan = makePlan(this.type, q);
+    return this.ruledOut(i, plan) ? [] : this.publicWith(i, plan);
+  }
 
-  /** The blocks of a read, in order, internal values; blocks ruled out by the filter are left out. */
-  *blocksInternal(q: FileQuery = {}): Generator<FileBlock & { type: XbfType }> {
+  /** The blocks of a read in order, with `read` giving each one's records; blocks ruled out by the filter are
+   * left out, damaged ones skipped with `skipDamaged`. */
+  private *each<T>(q: FileQuery, read: (i: number, plan: Plan) => T): Generator<{ index: number; offset: number; size: number; got: T }> {
     const plan = makePlan(this.type, q);
     for (let i = 0; i < this.blocks.length; i++) {
       if (this.ruledOut(i, plan)) continue;
       const b = this.blocks[i]!;
-      let got: { type: XbfType; records: unknown[] };
+      let got: T;
       try {
-        got = this.blockWith(i, plan);
+        got = read(i, plan);
       } catch (e) {
         if (q.skipDamaged && e instanceof FileBlockError) { this.damaged.push({ block: i, start: e.start, end: e.end, error: e }); continue; }
         throw e;
       }
-      yield { index: i, offset: b.offset, size: b.size, records: got.records, type: got.type };
+      yield { index: i, offset: b.offset, size: b.size, got };
+    }
+  }
+  /** The blocks of a read, in order, internal values with their type. */
+  *blocksInternal(q: FileQuery = {}): Generator<FileBlock & { type: XbfType }> {
+    for (const b of this.each(q, (i, plan) => this.blockWith(i, plan))) {
+      yield { index: b.index, offset: b.offset, size: b.size, records: b.got.records, type: b.got.type };
     }
   }
   /** The records `q` asks for, block by block (public values). */
   *blocksOf(q: FileQuery = {}): Generator<FileBlock> {
-    for (const b of this.blocksInternal(q)) yield { index: b.index, offset: b.offset, size: b.size, records: b.records.map((n) => toPublic(b.type, n, this.opts)) };
+    for (const b of this.each(q, (i, plan) => this.publicWith(i, plan))) yield { index: b.index, offset: b.offset, size: b.size, records: b.got };
   }
   /** The records `q` asks for, one by one (public values). */
   *records(q: FileQuery = {}): Generator<unknown> {
-    for (const b of this.blocksInternal(q)) for (const n of b.records) yield toPublic(b.type, n, this.opts);
+    for (const b of this.blocksOf(q)) yield* b.records;
   }
   *[Symbol.iterator](): Generator<unknown> { yield* this.records(); }
 
@@ -389,7 +423,8 @@ export function columnRanges(t: XbfType, body: Uint8Array, base: number, opts: L
 }
 
 // ---------------------------------------------------------------- forward
-type Step = "more" | "end" | (FileBlock & { type: XbfType });
+/** A block read forward: its records, public values if `isPublic`, internal values of `type` otherwise. */
+type Step = "more" | "end" | (FileBlock & { type: XbfType; isPublic: boolean });
 
 /**
  * The forward reader (SPEC 24.6) as a state machine over bytes that arrive in pieces: `push` adds bytes,
@@ -411,7 +446,8 @@ class Forward {
   /** Offset, size and record count (null: a damaged block) of each block read, to hold a footer against. */
   private seen: [number, number, number | null][] = [];
 
-  constructor(private opts: FileReadOptions, private q: FileQuery) {}
+  /** `publicValues`: give blocks as public values where the direct path can (a plain read). */
+  constructor(private opts: FileReadOptions, private q: FileQuery, private publicValues: boolean) {}
 
   push(chunk: Uint8Array): void {
     if (this.type !== null && this.pos > 0) {
@@ -494,8 +530,11 @@ class Forward {
       this.seen.push(entry);
       try {
         entry[2] = this.rel(() => this.varint(bodyAt, 64)[0]);
-        const [type, records] = decodeBody(t, body.slice(), this.base + bodyAt, this.opts, this.plan!);
-        return { index, offset: start, size: stop - start, records, type };
+        const copy = body.slice(); // the values may keep bytes of it; the buffer is reused
+        const direct = this.publicValues ? directBody(t, copy, this.opts, this.plan!) : null;
+        if (direct) return { index, offset: start, size: stop - start, records: direct, type: t, isPublic: true };
+        const [type, records] = decodeBody(t, copy, this.base + bodyAt, this.opts, this.plan!);
+        return { index, offset: start, size: stop - start, records, type, isPublic: false };
       } catch (e) {
         if (e instanceof XbfError) throw new FileBlockError(e, index, start, stop);
         throw e;
@@ -545,7 +584,7 @@ class Forward {
 export function readFileForward(bytes: Uint8Array, opts: FileReadOptions & FileQuery & { internal?: boolean } = {}): {
   type: XbfType | null; records: unknown[]; damaged: DamagedBlock[]; error: XbfError | null;
 } {
-  const f = new Forward(opts, opts);
+  const f = new Forward(opts, opts, !opts.internal);
   f.push(bytes);
   const records: unknown[] = [], damaged: DamagedBlock[] = [];
   for (;;) {
@@ -558,7 +597,7 @@ export function readFileForward(bytes: Uint8Array, opts: FileReadOptions & FileQ
       throw e;
     }
     if (s === "end" || s === "more") return { type: f.type, records, damaged, error: null };
-    for (const n of s.records) records.push(opts.internal ? n : toPublic(s.type, n, opts));
+    for (const n of s.records) records.push(s.isPublic || opts.internal ? n : toPublic(s.type, n, opts));
   }
 }
 
@@ -593,7 +632,10 @@ export class FileStreamReader implements AsyncIterable<unknown> {
 
   /** The blocks, in order, with their records as internal values and their type. */
   async *blocksInternal(): AsyncGenerator<FileBlock & { type: XbfType }> {
-    const f = new Forward(this.opts, this.opts);
+    for await (const b of this.steps(false)) yield b;
+  }
+  private async *steps(publicValues: boolean): AsyncGenerator<FileBlock & { type: XbfType; isPublic: boolean }> {
+    const f = new Forward(this.opts, this.opts, publicValues);
     const it = chunksOf(this.source)[Symbol.asyncIterator]();
     let eof = false;
     for (;;) {
@@ -618,12 +660,12 @@ export class FileStreamReader implements AsyncIterable<unknown> {
   }
   /** The blocks, in order, with their records as public values. */
   async *blocks(): AsyncGenerator<FileBlock> {
-    for await (const b of this.blocksInternal()) {
-      yield { index: b.index, offset: b.offset, size: b.size, records: b.records.map((n) => toPublic(b.type, n, this.opts)) };
+    for await (const b of this.steps(true)) {
+      yield { index: b.index, offset: b.offset, size: b.size, records: b.isPublic ? b.records : b.records.map((n) => toPublic(b.type, n, this.opts)) };
     }
   }
   async *[Symbol.asyncIterator](): AsyncGenerator<unknown> {
-    for await (const b of this.blocksInternal()) for (const n of b.records) yield toPublic(b.type, n, this.opts);
+    for await (const b of this.blocks()) yield* b.records;
   }
 }
 

@@ -163,6 +163,9 @@ test("a file written here: blocks by rows, statistics, projection, filters, bloc
   assert.equal(r.recordCount, 1000);
   assert.deepEqual(r.columnPaths, ["id", "delay", "origin", "note.(present)", "note", "dist", "ok", "legs.(lengths)", "legs.[]"]);
   assert.deepEqual([...r.records()], records);
+  // A plain read takes the direct path (fast.ts); a filter that every record passes, the reference one.
+  assert.deepEqual([...r.records({ where: "id >= 0" })], records);
+  assert.deepEqual(readFileForward(bytes).records, records);
   assert.deepEqual(r.readBlock(7), records.slice(700, 800));
   // The statistics of block 3's columns.
   const st = r.blocks[3].columns.map((c) => c.stats);
@@ -243,6 +246,7 @@ test("a file written by Rust (with its entropy-coded and cascaded columns) reads
   assert.ok(encodings.has(0x04) || encodings.has(0x05), `encodings ${[...encodings]}`);
   const plain = (v) => JSON.parse(JSON.stringify(v, (_, x) => (typeof x === "bigint" ? Number(x) : x)));
   assert.deepEqual(plain([...r.records()]), rows);
+  assert.deepEqual([...r.records()], [...r.records({ where: "t > 0" })], "the direct and the reference path agree");
   assert.deepEqual(plain(readFileForward(bytes).records), rows);
   assert.deepEqual(plain([...r.records({ fields: ["d"], where: "t < 1000100" })]), rows.filter((x) => x.t < 1000100).map((x) => ({ d: x.d })));
   assert.equal(r.blocksRuledOut({ where: "t < 1000100" }), 2);
