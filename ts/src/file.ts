@@ -638,24 +638,29 @@ export class FileStreamReader implements AsyncIterable<unknown> {
     const f = new Forward(this.opts, this.opts, publicValues);
     const it = chunksOf(this.source)[Symbol.asyncIterator]();
     let eof = false;
-    for (;;) {
-      let s: Step;
-      try {
-        s = f.step(eof);
-      } catch (e) {
-        if (e instanceof FileBlockError && this.opts.skipDamaged) { this.damaged.push({ block: e.block, start: e.start, end: e.end, error: e }); continue; }
-        throw e;
-      } finally {
-        this.type = f.type;
+    try {
+      for (;;) {
+        let s: Step;
+        try {
+          s = f.step(eof);
+        } catch (e) {
+          if (e instanceof FileBlockError && this.opts.skipDamaged) { this.damaged.push({ block: e.block, start: e.start, end: e.end, error: e }); continue; }
+          throw e;
+        } finally {
+          this.type = f.type;
+        }
+        if (s === "end") return;
+        if (s === "more") {
+          const next = await it.next();
+          if (next.done) eof = true;
+          else { f.push(next.value); this.peakBufferBytes = Math.max(this.peakBufferBytes, f.buf.length); }
+          continue;
+        }
+        yield s;
       }
-      if (s === "end") return;
-      if (s === "more") {
-        const next = await it.next();
-        if (next.done) eof = true;
-        else { f.push(next.value); this.peakBufferBytes = Math.max(this.peakBufferBytes, f.buf.length); }
-        continue;
-      }
-      yield s;
+    } finally {
+      // A reader left early (or failing) lets go of its source: a web stream's lock, a file's handle.
+      if (!eof) await it.return?.(undefined);
     }
   }
   /** The blocks, in order, with their records as public values. */

@@ -126,15 +126,19 @@ export function wanted(sel: Map<string, unknown> | null, slot: Slot): boolean {
 // ---------------------------------------------------------------- comparing and gathering values
 const isNaNValue = (v: unknown): boolean => v instanceof XbfNaN || (typeof v === "number" && v !== v);
 
-/** Compares strings by their UTF-8 bytes, which is the order of their code points (not of UTF-16 units). */
+/** Compares strings by their UTF-8 bytes, which is the order of their code points (not of UTF-16 units); a lone
+ * surrogate counts as U+FFFD, as it is written. */
 function compareStrings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!, y = b.codePointAt(i)!;
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) {
+    let x = a.codePointAt(i)!, y = b.codePointAt(j)!;
+    i += x > 0xffff ? 2 : 1;
+    j += y > 0xffff ? 2 : 1;
+    if (x >= 0xd800 && x <= 0xdfff) x = 0xfffd;
+    if (y >= 0xd800 && y <= 0xdfff) y = 0xfffd;
     if (x !== y) return x < y ? -1 : 1;
-    if (x > 0xffff) i++;
   }
-  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+  return i < a.length ? 1 : j < b.length ? -1 : 0;
 }
 
 /** Orders two internal values of one primitive type: -1, 0 or 1; null when either is NaN. */

@@ -346,3 +346,28 @@ test("a footer's counts are checked before anything is allocated", () => {
   assert.throws(() => new FileReader(bytes), (e) => e.kind === "truncated" && e.offset === head.length + 2);
   assert.equal(readFileForward(bytes).error.kind, "truncated");
 });
+
+test("statistics order strings by their UTF-8 bytes (code points), not by UTF-16 units", () => {
+  // U+FF61 sorts before U+1F600 by code point, after its high surrogate (D83D) by UTF-16 unit.
+  const t = typeFromJson({ struct: "S", fields: [["s", "string"]] });
+  const values = ["\uff61", "\u{1f600}", "a", "\u00e9"];
+  const w = new FileWriter({ type: t });
+  for (const s of values) w.write({ s });
+  const r = new FileReader(w.finish());
+  assert.deepEqual(r.blocks[0].columns[0].stats.minMax, ["a", "\u{1f600}"]);
+  assert.deepEqual([...r.records({ where: "s > \uff61" })], [{ s: "\u{1f600}" }]);
+  assert.equal(r.blocksRuledOut({ where: "s > \u{1f600}" }), 1);
+});
+
+test("a stream reader left early lets go of its source", async () => {
+  const w = new FileWriter({ type: flightType, blockRows: 10 });
+  for (const r of flights(100)) w.write(r);
+  const bytes = w.finish();
+  let released = false;
+  async function* source() { try { for (let i = 0; i < bytes.length; i += 50) yield bytes.subarray(i, i + 50); } finally { released = true; } }
+  for await (const b of new FileStreamReader(source()).blocks()) { assert.equal(b.index, 0); break; }
+  assert.ok(released);
+  const rs = new ReadableStream({ pull(c) { c.enqueue(bytes.subarray(0, 200)); } });
+  for await (const _ of new FileStreamReader(rs)) break;
+  assert.equal(rs.locked, false);
+});
