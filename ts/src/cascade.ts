@@ -33,42 +33,58 @@ export function decodeEntropy(decodeInts: DecodeInts, c: Cursor, n: number, maxB
   for (let i = 1; i < d; i++) if (values[i - 1]! >= values[i]!) throw invalid(at, "the distinct values are not in ascending order");
   const lensAt = c.pos;
   const lens = innerBlock(decodeInts, c, d, 8, ENTROPY, "an entropy-coded block inside an entropy-coded column").map(Number);
-  // Kraft's sum in units of 2^-24: exactly 2^24 for a complete prefix code (d ≤ n fits in a double exactly).
-  let kraft = 0;
-  const count = new Array<number>(MAX_LEN + 1).fill(0);
-  for (const l of lens) {
-    if (l === 0 || l > MAX_LEN) throw invalid(lensAt, `a code length of ${l}`);
-    kraft += 2 ** (MAX_LEN - l);
-    count[l]!++;
-  }
-  if (kraft !== 2 ** MAX_LEN) throw invalid(lensAt, "the code lengths do not make a complete prefix code");
-  // Canonical order: by length, then by value (the values are ascending, so by index).
-  const order = lens.map((_, i) => i).sort((a, b) => lens[a]! - lens[b]! || a - b);
+  const order = canonicalOrder(lens);
+  if (order === "length") throw invalid(lensAt, `a code length of ${lens.find((l) => l === 0 || l > MAX_LEN)}`);
+  if (order === "incomplete") throw invalid(lensAt, "the code lengths do not make a complete prefix code");
   const streamAt = c.pos;
   const p = c.take(c.remaining());
-  const bytes = c.b, totalBits = (c.end - p) * 8;
+  const codes = readCodes(c.b, p, c.end, lens, order, n);
+  if (codes === "short") throw new XbfError("truncated", streamAt, "the entropy-coded values end early");
+  if (codes === "left") throw invalid(streamAt, "bits or bytes left over after the entropy-coded values");
   const out = new Array<bigint>(n);
+  for (let i = 0; i < n; i++) out[i] = values[codes[i]!]!;
+  return out;
+}
+
+/** The distinct values' indices in canonical order (by code length, then by value, i.e. by index), or what is
+ * wrong with the lengths: one is 0 or above 24, or they are not a complete prefix code. */
+export function canonicalOrder(lens: number[]): number[] | "length" | "incomplete" {
+  // Kraft's sum in units of 2^-24: exactly 2^24 for a complete prefix code (d ≤ n fits in a double exactly).
+  let kraft = 0;
+  for (const l of lens) {
+    if (!(l >= 1 && l <= MAX_LEN)) return "length";
+    kraft += 2 ** (MAX_LEN - l);
+  }
+  if (kraft !== 2 ** MAX_LEN) return "incomplete";
+  return lens.map((_, i) => i).sort((a, b) => lens[a]! - lens[b]! || a - b);
+}
+
+/** The n canonical Huffman codes of `b[p..end)` as indices of the distinct values (SPEC 22.2.2), read one bit at
+ * a time, most significant first, until the bits are the code of a value of that length; or "short" (the
+ * stream ends first) or "left" (whole bytes or padding bits that are not 0 after the last code). The lengths
+ * are a complete code (`canonicalOrder`), so every code ends within 24 bits. */
+export function readCodes(b: Uint8Array, p: number, end: number, lens: number[], order: number[], n: number): Uint32Array | "short" | "left" {
+  const count = new Array<number>(MAX_LEN + 1).fill(0);
+  for (const l of lens) count[l]!++;
+  const totalBits = (end - p) * 8;
+  const out = new Uint32Array(n);
   let bit = 0;
   for (let i = 0; i < n; i++) {
-    // Read one bit at a time, most significant first, until the bits are the code of a value of that length.
     let code = 0, first = 0, index = 0, len = 1;
     for (;;) {
-      if (bit >= totalBits) throw new XbfError("truncated", streamAt, "the entropy-coded values end early");
-      code |= (bytes[p + (bit >> 3)]! >> (bit & 7)) & 1;
+      if (bit >= totalBits) return "short";
+      code |= (b[p + (bit >> 3)]! >> (bit & 7)) & 1;
       bit++;
       const k = count[len]!;
-      if (code < first + k) { out[i] = values[order[index + code - first]!]!; break; }
+      if (code < first + k) { out[i] = order[index + code - first]!; break; }
       index += k;
       first = (first + k) * 2;
       code *= 2;
       len++;
-      if (len > MAX_LEN) throw invalid(streamAt, "a code longer than any in the table");
     }
   }
   const used = Math.ceil(bit / 8);
-  if (used * 8 !== totalBits || (bit % 8 !== 0 && bytes[p + used - 1]! >> (bit % 8) !== 0)) {
-    throw invalid(streamAt, "bits or bytes left over after the entropy-coded values");
-  }
+  if (used * 8 !== totalBits || (bit % 8 !== 0 && b[p + used - 1]! >> (bit % 8) !== 0)) return "left";
   return out;
 }
 

@@ -13,6 +13,7 @@
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.js";
 import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
+import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag } from "./varint.js";
 
@@ -262,8 +263,49 @@ class Columns {
         }
         return out;
       }
+      case ENTROPY: case RUNS: return this.file ? this.cascade(enc, n, maxBits, end) : null;
       default: return null;
     }
+  }
+  /** A length-prefixed integer block of n values inside a cascade (not itself `nested`), or null. */
+  private inner(n: number, maxBits: number, end: number, nested: number): number[] | null {
+    const e = this.block(end);
+    if (e < 0 || this.pos >= e || this.b[this.pos] === nested) return null;
+    const xs = this.ints(n, maxBits, e);
+    return xs !== null && this.pos === e ? xs : null;
+  }
+  /** The file-only encodings after their byte (SPEC 22.2.2, 22.2.3), as numbers; null where anything is unusual
+   * (the reference reader in cascade.ts then decodes the column or reports the error). */
+  private cascade(enc: number, n: number, maxBits: number, end: number): number[] | null {
+    if (enc === ENTROPY) {
+      const d = this.small(end);
+      if (d < 2 || d > n) return null;
+      const values = this.inner(d, maxBits, end, ENTROPY);
+      if (values === null) return null;
+      for (let i = 1; i < d; i++) if (!(values[i - 1]! < values[i]!)) return null;
+      const lens = this.inner(d, 8, end, ENTROPY);
+      if (lens === null) return null;
+      const order = canonicalOrder(lens);
+      if (typeof order === "string") return null;
+      const codes = readCodes(this.b, this.pos, end, lens, order, n);
+      if (typeof codes === "string") return null;
+      this.pos = end;
+      const out: number[] = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = values[codes[i]!]!;
+      return out;
+    }
+    const k = this.small(end);
+    if (k < 1 || k > n) return null;
+    const lens = this.inner(k, 64, end, RUNS);
+    const vals = lens && this.inner(k, maxBits, end, RUNS);
+    if (lens === null || vals === null) return null;
+    let total = 0;
+    for (let i = 0; i < k; i++) { if (lens[i]! === 0) return null; total += lens[i]!; }
+    if (total !== n) return null;
+    const out: number[] = new Array(n);
+    let q = 0;
+    for (let i = 0; i < k; i++) { const v = vals[i]!; for (let j = lens[i]!; j > 0; j--) out[q++] = v; }
+    return out;
   }
   /** Appends n values base + (width bits each, LSB first from byte p); width 0..44 (exact in a double). */
   private unpack(out: number[], n: number, width: number, base: number, p: number): void {
