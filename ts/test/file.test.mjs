@@ -14,7 +14,7 @@ import {
 import { load, fromVector } from "./helpers.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const xbf = ["target/debug/xbf", "target/release/xbf"].map((p) => join(root, p)).find((p) => existsSync(p)) ?? null;
+const xbf = [process.env.XBF_CLI, join(root, "target/debug/xbf"), join(root, "target/release/xbf")].find((p) => p && existsSync(p)) ?? null;
 const noCli = xbf ? false : "target/debug/xbf is not built: the comparison with the Rust reader is skipped";
 const dir = mkdtempSync(join(tmpdir(), "xbf-file-test-"));
 const vectors = load("files/files.json");
