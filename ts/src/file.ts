@@ -285,10 +285,31 @@ export class FileReader {
   }
   /** Block `i`'s records as public values: by the direct path when the read is plain, else the reference one. */
   private publicWith(i: number, plan: Plan): unknown[] {
-    if (!plan.decode && !plan.bound && !this.opts.exact) {
-      let body: Uint8Array;
-      try { body = this.fetch(i, plan).body; } catch (e) { throw this.damage(i, e); }
-      const direct = directBody(this.type, body, this.opts, plan);
+    if (!plan.bound && !this.opts.exact) {
+      const plain: Plan = { decode: null, keep: null, bound: null };
+      let direct: unknown[] | null = null;
+      if (!plan.decode) {
+        let body: Uint8Array;
+        try { body = this.fetch(i, plan).body; } catch (e) { throw this.damage(i, e); }
+        direct = directBody(this.type, body, this.opts, plain);
+      } else if (this.slots) {
+        // Projection: the wanted columns alone are the columns of the projected type (projection reaches
+        // through structs, vecs, arrays and options, as the walk of the columns does), so they decode as a
+        // block of that type.
+        const b = this.blocks[i]!, sel = plan.decode, offsets = columnOffsets(b);
+        const w = new Writer();
+        w.uvar(b.records);
+        let intact = true;
+        this.slots.forEach((s, j) => {
+          if (!intact || !wanted(sel, s)) return;
+          const at = offsets[j]!, col = this.bytes.subarray(at, at + b.columns[j]!.size);
+          // A damaged column: the reference path below reports it (bad-checksum at the column).
+          if (crc32c(col) !== b.columns[j]!.crc) intact = false;
+          w.bytes(col);
+        });
+        const pt = pruneType(this.type, sel);
+        if (intact && pt) direct = directBody(pt, w.finish(), this.opts, plain);
+      }
       if (direct) return direct;
     }
     const { type, records } = this.blockWith(i, plan);

@@ -167,6 +167,12 @@ test("a file written here: blocks by rows, statistics, projection, filters, bloc
   assert.deepEqual([...r.records({ where: "id >= 0" })], records);
   assert.deepEqual(readFileForward(bytes).records, records);
   assert.deepEqual(r.readBlock(7), records.slice(700, 800));
+  // Projection by the direct path (the wanted columns as a block of the projected type) and by the reference one.
+  for (const fields of [["origin"], ["note", "legs"], ["legs", "id"], ["dist", "ok", "note"]]) {
+    const want = records.map((x) => Object.fromEntries(Object.keys(x).filter((k) => fields.includes(k)).map((k) => [k, x[k]])));
+    assert.deepEqual([...r.records({ fields })], want, fields.join());
+    assert.deepEqual([...r.records({ fields, where: "id >= 0" })], want, fields.join());
+  }
   // The statistics of block 3's columns.
   const st = r.blocks[3].columns.map((c) => c.stats);
   assert.deepEqual(st[0], { minMax: [300, 399], exact: true, nulls: 0, nans: 0 });
@@ -398,4 +404,21 @@ test("04 and 05 with any byte flipped: the direct path and the reference path gi
     }
     assert.ok(decoded > 50, `${v.name}: ${decoded} damaged blocks decoded`);
   }
+});
+
+test("projection through options and vecs: dotted paths, the direct and the reference path agree", () => {
+  const t = typeFromJson({ struct: "R", fields: [
+    ["p", { option: { struct: "P", fields: [["x", "u32"], ["y", "string"]] } }],
+    ["v", { vec: { struct: "V", fields: [["m", "u8"], ["n", "string"]] } }], ["z", "u8"]] });
+  const rows = Array.from({ length: 300 }, (_, i) => ({
+    p: i % 4 === 0 ? null : { x: i, y: `y${i % 9}` }, v: Array.from({ length: i % 3 }, (_, k) => ({ m: k, n: `n${i}.${k}` })), z: i % 256,
+  }));
+  const w = new FileWriter({ type: t, blockRows: 128 });
+  for (const r of rows) w.write(r);
+  const f = new FileReader(w.finish());
+  const want = rows.map((r) => ({ p: r.p && { y: r.p.y }, v: r.v.map((e) => ({ n: e.n })) }));
+  assert.deepEqual([...f.records({ fields: ["p.y", "v.n"] })], want);
+  assert.deepEqual([...f.records({ fields: ["p.y", "v.n"], where: "z >= 0" })], want);
+  assert.deepEqual([...f.records({ fields: ["v.n"], where: "p.x > 250" })], rows.filter((r) => r.p && r.p.x > 250).map((r) => ({ v: r.v.map((e) => ({ n: e.n })) })));
+  assert.equal(f.blocksRuledOut({ where: "p.x > 250" }), 1); // block 0 (x below 128); blocks 1 and 2 reach past 250
 });
