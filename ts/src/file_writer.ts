@@ -136,10 +136,23 @@ export class FileWriter {
   }
 }
 
-/** A cheap estimate of a record's size as values, for cutting blocks (the Rust writer's). */
+/** A string's UTF-8 length without encoding it (a lone surrogate is written as U+FFFD, 3 bytes). */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 2; i++; } // 4 bytes for 2 units
+    else n += 2;
+  }
+  return n;
+}
+
+/** A cheap estimate of a record's size as values, for cutting blocks (the Rust writer's, strings by UTF-8 bytes). */
 function approxSize(t: XbfType, v: any): number {
   switch (t.kind) {
-    case "string": return 8 + (v as string).length;
+    case "string": return 8 + utf8Length(v as string);
     case "bytes": return 8 + (v as Uint8Array).length;
     case "vec": case "array": { let s = 8; for (const x of v) s += approxSize(t.element, x); return s; }
     case "struct": return t.fields.reduce((a, f, i) => a + approxSize(f.type, v[i]), 0);

@@ -422,3 +422,12 @@ test("projection through options and vecs: dotted paths, the direct and the refe
   assert.deepEqual([...f.records({ fields: ["v.n"], where: "p.x > 250" })], rows.filter((r) => r.p && r.p.x > 250).map((r) => ({ v: r.v.map((e) => ({ n: e.n })) })));
   assert.equal(f.blocksRuledOut({ where: "p.x > 250" }), 1); // block 0 (x below 128); blocks 1 and 2 reach past 250
 });
+
+test("blocks are cut at blockBytes of values as the Rust writer estimates them (strings by their UTF-8 bytes)", () => {
+  const t = typeFromJson({ struct: "S", fields: [["s", "string"]] });
+  // Each record: 8 + 3 * 10 bytes (ten 3-byte characters): a block of 1,000 bytes closes after 27 records.
+  const w = new FileWriter({ type: t, blockBytes: 1000 });
+  for (let i = 0; i < 100; i++) w.write({ s: "\u20ac".repeat(10) });
+  const r = new FileReader(w.finish());
+  assert.deepEqual(r.blocks.map((b) => b.records), [27, 27, 27, 19]);
+});
