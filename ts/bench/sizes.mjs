@@ -10,6 +10,7 @@ const cases = [
   ["xbf encode + decode", "import { encode, decode } from '../dist/index.js'; globalThis.m = [encode, decode];"],
   ["xbf/decode (everything)", "import * as m from '../dist/decode_only.js'; globalThis.m = m;"],
   ["xbf/decode: decode", "import { decode } from '../dist/decode_only.js'; globalThis.m = decode;"],
+  ["xbf/decode: FileReader, FileStreamReader", "import { FileReader, FileStreamReader } from '../dist/decode_only.js'; globalThis.m = [FileReader, FileStreamReader];"],
   ["msgpackr (everything)", "import * as m from 'msgpackr'; globalThis.m = m;"],
   ["msgpackr/unpack: unpack, Unpackr", "import { unpack, Unpackr } from 'msgpackr/unpack'; globalThis.m = [unpack, Unpackr];"],
   ["@msgpack/msgpack (everything)", "import * as m from '@msgpack/msgpack'; globalThis.m = m;"],

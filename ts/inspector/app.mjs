@@ -1,5 +1,5 @@
 // The inspector page: opening files and drawing what model.mjs finds. No framework.
-import { encode, fromHex, StreamWriter, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { encode, fromHex, StreamWriter, FileWriter, XbfDate, XbfTimestamp } from "../dist/index.js";
 import { inspect, schemaText, tableModel, treeNode, annotationLines, sizeComparison } from "./model.mjs";
 
 const $ = (id) => document.getElementById(id);
@@ -28,6 +28,11 @@ const SAMPLES = {
     return w.finish();
   },
   "Nested (tree)": () => encode({ name: "config", tags: ["a", "b"], limits: new Map([[1, "one"], [2, "two"]]), owner: { id: 12345678901234567890n, key: new Uint8Array([1, 2, 254]) } }),
+  "Cities (file)": () => {
+    const w = new FileWriter({ type: CITY.element, blockRows: 400 });
+    for (const c of cities()) w.write(c);
+    return w.finish();
+  },
   "Damaged (truncated)": () => fromHex("c2001205506f696e740205666972737407046c61737407" + "2a"),
   "Damaged (stream)": () => { const b = SAMPLES["Log (stream)"](); b[Math.floor(b.length * 0.6)] ^= 0x40; return b; },
 };
@@ -54,7 +59,7 @@ function cities() {
 let current = null;
 
 function open(name, bytes, json = null) {
-  current = { name, bytes, limit: 4096, json };
+  current = { name, bytes, limit: 4096, json, block: 0 };
   render();
 }
 
@@ -77,25 +82,61 @@ function render() {
   const { name, bytes, limit } = current;
   let r;
   try {
-    r = inspect(bytes, { limitBytes: limit });
+    r = inspect(bytes, { limitBytes: limit, block: current.block });
   } catch (e) {
     $("summary").replaceChildren(h("p", { class: "error" }, `The inspector failed: ${e}`));
     return;
   }
   $("results").hidden = false;
   const parts = [h("strong", {}, name), ` — ${r.label}, ${bytes.length.toLocaleString("en")} bytes`];
-  if (r.records) parts.push(`, ${r.records.length.toLocaleString("en")} records read`);
+  if (r.file?.blocks) {
+    parts.push(`, ${r.file.recordCount.toLocaleString("en")} records in ${r.file.blocks.length.toLocaleString("en")} blocks`);
+    if (r.file.chosen !== null) parts.push(`; block ${r.file.chosen} shown`);
+  } else if (r.records) parts.push(`, ${r.records.length.toLocaleString("en")} records read`);
   $("summary").replaceChildren(h("p", {}, ...parts));
   renderError(r, bytes);
+  renderFile(r);
   $("schema").textContent = r.type ? schemaText(r.type) : "(no type: the header or metadata is damaged)";
   renderRecords(r);
   renderSizes(r, bytes);
   renderBytes(r, bytes);
 }
 
+/** An XBF file's blocks (offset, length, records, CRC-32C; a button shows a block's records) and the columns of
+ * the block shown: encoding, place and statistics. */
+function renderFile(r) {
+  const sec = $("file-section");
+  if (!r.file) { sec.hidden = true; return; }
+  sec.hidden = false;
+  if (!r.file.blocks) {
+    $("file-blocks").replaceChildren(h("p", {}, `No footer (${r.file.footerError.message}): the whole blocks were read forward.`));
+    $("block-columns-title").hidden = true;
+    $("block-columns").replaceChildren();
+    return;
+  }
+  const head = (...names) => h("thead", {}, h("tr", {}, names.map((x) => h("th", { scope: "col" }, x))));
+  const num = (x) => h("td", { class: "num" }, typeof x === "number" ? x.toLocaleString("en") : x);
+  const rows = r.file.blocks.map((b) => h("tr", { class: b.index === r.file.chosen ? "chosen" : null },
+    h("th", { scope: "row" }, String(b.index)), num(b.offset), num(b.size), num(b.records), h("td", {}, h("code", {}, b.crc)),
+    h("td", {}, b.error ? h("span", { class: "err" }, b.error.message) : "ok"),
+    h("td", {}, h("button", { type: "button", disabled: b.index === r.file.chosen ? "" : null, onclick: () => { current.block = b.index; render(); } }, "Show records"))));
+  $("file-blocks").replaceChildren(h("table", { class: "data blocks" }, head("Block", "Offset", "Length", "Records", "CRC-32C", "Check", ""), h("tbody", {}, rows)));
+  const chosen = r.file.blocks[r.file.chosen];
+  $("block-columns-title").hidden = !chosen;
+  if (!chosen) { $("block-columns").replaceChildren(h("p", {}, "The file has no blocks.")); return; }
+  $("block-columns-title").textContent = `Columns of block ${chosen.index}`;
+  if (!chosen.columns) { $("block-columns").replaceChildren(h("p", { class: "err" }, chosen.error.message)); return; }
+  const dash = (x) => (x === null ? "—" : x);
+  const cols = chosen.columns.map((c) => h("tr", {},
+    h("td", {}, h("code", {}, c.path)), h("td", {}, c.encoding), num(c.offset), num(c.size),
+    h("td", {}, dash(c.min)), h("td", {}, dash(c.max)), h("td", {}, c.min === null ? "—" : c.exact ? "exact" : "bounds"),
+    num(c.hasStats ? c.nulls : "—"), num(c.hasStats ? c.nans : "—")));
+  $("block-columns").replaceChildren(h("table", { class: "data columns" }, head("Column", "Encoding", "Offset", "Bytes", "Min", "Max", "Min/max", "Nulls", "NaN"), h("tbody", {}, cols)));
+}
+
 function renderSizes(r, bytes) {
   const sec = $("sizes-section");
-  if (r.error || !r.type || (r.value === undefined && !r.records)) { sec.hidden = true; $("sizes").replaceChildren(); return; }
+  if (r.file || r.error || !r.type || (r.value === undefined && !r.records)) { sec.hidden = true; $("sizes").replaceChildren(); return; }
   const rows = sizeComparison(r.type, r.value, { records: r.records, original: { label: r.label, bytes: bytes.length } });
   if (current.json !== null) rows.push({ format: "JSON as pasted", bytes: new TextEncoder().encode(current.json).length, note: "" });
   const json = rows.find((x) => x.format.startsWith("JSON (compact)"))?.bytes;
@@ -138,10 +179,13 @@ function renderError(r, bytes) {
 
 function renderRecords(r) {
   const out = $("records");
-  $("records-title").textContent = r.records ? "Records" : "Value";
+  $("records-title").textContent = r.file?.chosen != null ? `Records of block ${r.file.chosen}` : r.records ? "Records" : "Value";
   if (r.value === undefined && !r.records) { out.replaceChildren(h("p", {}, "No value: the input could not be decoded.")); return; }
   const table = r.type ? tableModel(r.type, r.value, r.records) : null;
-  if (table) { $("records-title").textContent = r.records ? "Records" : "Records (the value is a list)"; return renderTable(out, table, 0); }
+  if (table) {
+    if (r.file?.chosen == null) $("records-title").textContent = r.records ? "Records" : "Records (the value is a list)";
+    return renderTable(out, table, 0);
+  }
   const root = r.records ? treeNode(r.records, "records") : treeNode(r.value, "value");
   out.replaceChildren(h("ul", { class: "tree", role: "tree" }, treeItem(root, true)));
 }

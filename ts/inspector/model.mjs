@@ -1,6 +1,8 @@
 // The inspector's logic, without the DOM: schema text, the table model, byte annotations and the
 // column list. Importable from Node (test/inspector.test.mjs) and from the page (app.mjs).
-import { decodeWithType, encode, readStream, XbfError, XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp } from "../dist/index.js";
+import {
+  decodeWithType, encode, readStream, XbfError, XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, XbfNaN, FileReader, readFileForward,
+} from "../dist/index.js";
 
 // ------------------------------------------------------------------ schema text
 
@@ -42,6 +44,7 @@ export function detect(b) {
   if (b.length === 0) return { format: "empty", label: "empty input" };
   if (b[0] === 0xc2) {
     const flags = b.length > 1 ? b[1] : 0;
+    if ((flags & 0x0e) === 0x0e) return { format: "file", label: "XBF file" };
     if (flags & 0x04) return { format: "stream", label: "XBF 2 record stream" };
     if (flags & 0x02) return { format: "columns", label: "XBF 2 message, columnar" };
     return { format: "rows", label: "XBF 2 message" };
@@ -57,11 +60,13 @@ const errorInfo = (e) => ({ kind: e.kind, offset: e.offset, path: e.path, detail
  * path, message) or null, the annotated bytes and, for a columnar message, its columns.
  * `limitBytes` bounds the annotations to the items that start in the first N bytes.
  */
-export function inspect(bytes, { limitBytes = Infinity } = {}) {
+export function inspect(bytes, { limitBytes = Infinity, block = 0 } = {}) {
   const { format, label } = detect(bytes);
-  const out = { format, label, size: bytes.length, type: null, value: undefined, records: null, error: null, annotations: [], columns: null, stopped: null };
+  const out = { format, label, size: bytes.length, type: null, value: undefined, records: null, error: null, annotations: [], columns: null, stopped: null, file: null };
   try {
-    if (format === "stream") {
+    if (format === "file") {
+      readFile(bytes, out, block);
+    } else if (format === "stream") {
       const r = readStream(bytes);
       out.type = r.type;
       out.records = r.records;
@@ -95,13 +100,68 @@ export function inspect(bytes, { limitBytes = Infinity } = {}) {
   return out;
 }
 
+// ------------------------------------------------------------------ XBF files (SPEC 24)
+
+const u32le = (b, p) => (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0;
+const crcText = (x) => x.toString(16).padStart(8, "0");
+
+/** A statistics bound (internal form of `type`) as a cell shows it. */
+export function statText(v, type) {
+  if (type === "date") return dayText(v);
+  if (type === "timestamp") return microText(BigInt(v));
+  if (type === "f32" || type === "f64") return floatText(v instanceof XbfNaN ? NaN : v, type === "f32");
+  if (typeof v === "string") return quote(v); // whole: a bound holds at most 64 bytes (SPEC 24.4)
+  return cellText(v);
+}
+
+/**
+ * A file read from its footer: `out.file` gets every block (offset, size, records, CRC-32C) with its columns
+ * (path, encoding, offset, size, statistics) or the error that stops reading it, and `out.records` the records
+ * of block `chosen`. A file without a readable footer is read forward: its whole blocks' records, then the error.
+ */
+function readFile(bytes, out, chosen) {
+  let r;
+  try {
+    r = new FileReader(bytes);
+  } catch (e) {
+    if (!(e instanceof XbfError)) throw e;
+    const f = readFileForward(bytes);
+    out.type = f.type;
+    out.records = f.records;
+    out.error = errorInfo(f.error ?? e);
+    out.file = { blocks: null, recordCount: null, chosen: null, footerError: errorInfo(e) };
+    return;
+  }
+  out.type = r.type;
+  const blocks = r.blocks.map((b, i) => {
+    const info = { index: i, offset: b.offset, size: b.size, records: b.records, crc: crcText(u32le(bytes, b.offset + b.size - 4)), columns: null, error: null };
+    try {
+      info.columns = r.blockColumns(i).map((c) => ({
+        path: c.path || "(the record)", encoding: c.encodingName, offset: c.offset, size: c.size, crc: crcText(c.crc),
+        min: c.stats.minMax ? statText(c.stats.minMax[0], c.statType) : null, max: c.stats.minMax ? statText(c.stats.minMax[1], c.statType) : null,
+        exact: c.stats.exact, nulls: c.stats.nulls, nans: c.stats.nans, hasStats: c.statType !== null,
+      }));
+    } catch (e) {
+      if (!(e instanceof XbfError)) throw e;
+      info.error = errorInfo(e);
+    }
+    return info;
+  });
+  const pick = blocks.length === 0 ? null : Math.min(Math.max(0, chosen), blocks.length - 1);
+  out.file = { blocks, recordCount: r.recordCount, chosen: pick, footerError: null };
+  out.records = [];
+  if (pick !== null) {
+    try { out.records = r.readBlock(pick); } catch (e) { if (!(e instanceof XbfError)) throw e; out.error = errorInfo(e); }
+  }
+}
+
 // ------------------------------------------------------------------ the byte walker
 
 const END = Symbol("end"), LIMIT = Symbol("limit");
 const PRIM = ["bool", "u8", "u16", "u32", "u64", "u128", "u256", "i8", "i16", "i32", "i64", "i128", "i256", "f32", "f64", "bytes", "string"];
 const PRIM2 = { 0x13: "unit", 0x1a: "date", 0x1b: "timestamp", 0x1c: "fixed-u16", 0x1d: "fixed-u32", 0x1e: "fixed-u64", 0x1f: "fixed-u128", 0x20: "fixed-i16", 0x21: "fixed-i32", 0x22: "fixed-i64", 0x23: "fixed-i128" };
 const FIXED = { u16: [2, false], u32: [4, false], u64: [8, false], u128: [16, false], i16: [2, true], i32: [4, true], i64: [8, true], i128: [16, true] };
-const ENCODINGS = { 0x00: "varint", 0x01: "frame of reference", 0x02: "delta", 0x03: "run-length", 0x08: "plain 256", 0x10: "plain float", 0x11: "decimal float", 0x12: "float dictionary", 0x13: "XOR float", 0x20: "plain strings", 0x21: "string dictionary", 0x22: "shared prefixes", 0x30: "types", 0x80: "zstd" };
+const ENCODINGS = { 0x00: "varint", 0x01: "frame of reference", 0x02: "delta", 0x03: "run-length", 0x04: "entropy-coded", 0x05: "cascaded runs", 0x08: "plain 256", 0x10: "plain float", 0x11: "decimal float", 0x12: "float dictionary", 0x13: "XOR float", 0x20: "plain strings", 0x21: "string dictionary", 0x22: "shared prefixes", 0x30: "types", 0x80: "zstd" };
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 const label = (path) => path || "the value";
 const ESC = { "\0": "\\0", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", '"': '\\"' };
@@ -365,6 +425,7 @@ class Walker {
     }
     const t = (this.rootType = this.meta("", true));
     const root = t.kind === "struct" || t.kind === "enum" ? t.name : "";
+    if ((flags & 0x0e) === 0x0e) return this.file(t, root);
     if (flags & 0x02) return this.node(t, root);
     if (!(flags & 0x04)) return this.value(t, root);
     let block = 0, record = 0n;
@@ -389,6 +450,46 @@ class Walker {
         const crc = Number(this.fixed(4, false));
         this.emit(s, `CRC-32C of block ${block}'s body: ${crc.toString(16).padStart(8, "0")}`);
       }
+      block++;
+    }
+  }
+
+  /** The blocks and footer parts of an XBF file (SPEC 24.1), after its type. */
+  file(t, root) {
+    let block = 0;
+    while (this.pos < this.end) {
+      let s = this.pos;
+      const len = this.varint();
+      if (len === 0n) {
+        this.emit(s, "footer part: 00 where a block's length would stand");
+        s = this.pos;
+        const f = this.varint();
+        this.emit(s, `footer length ${f}`);
+        s = this.pos;
+        this.takeBig(f);
+        const fr = new Walker(this.b, this.pos, Infinity);
+        fr.pos = s;
+        fr.v2 = true;
+        this.emit(s, `footer: ${fr.varint()} blocks, their places, record counts and column statistics`);
+        s = this.pos;
+        this.emit(s, `CRC-32C of the footer: ${crcText(Number(this.fixed(4, false)))}`);
+        s = this.pos;
+        this.emit(s, `footer length ${this.fixed(4, false)} (u32)`);
+        s = this.pos;
+        this.take(4);
+        this.emit(s, "magic XBFF");
+        continue;
+      }
+      this.emit(s, `block ${block}: body length ${len}`);
+      const outer = this.end;
+      this.end = Math.min(this.end, this.pos + Number(len));
+      s = this.pos;
+      const n = this.count();
+      this.emit(s, `record count ${n}`);
+      this.node(t, root);
+      this.end = outer;
+      s = this.pos;
+      this.emit(s, `CRC-32C of block ${block}'s body: ${crcText(Number(this.fixed(4, false)))}`);
       block++;
     }
   }

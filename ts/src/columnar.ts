@@ -6,12 +6,15 @@ import { Writer, zigzag, unzigzag } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { writeMetadata } from "./metadata.js";
 import type { NAny, NEnum } from "./values.js";
+import { ENTROPY, RUNS, decodeEntropy, decodeRuns } from "./cascade.js";
 
 export const VALUE_COST = VALUE_BYTES;
 const utf8d = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8e = new TextEncoder();
 
 export class Cursor {
+  /** The bytes are a block of an XBF file, where the file-only integer encodings `04` and `05` may stand. */
+  file = false;
   constructor(public b: Uint8Array, public pos: number, public end: number) {}
   remaining(): number { return this.end - this.pos; }
   u8(): number {
@@ -44,6 +47,7 @@ export class Cursor {
     const len = this.varNum(64);
     if (len > this.end - this.pos) throw new XbfError("truncated", at, `needs ${len} bytes, ${this.end - this.pos} remain`);
     const c = new Cursor(this.b, this.pos, this.pos + len);
+    c.file = this.file;
     this.pos += len;
     return c;
   }
@@ -111,6 +115,9 @@ export function decodeInts(c: Cursor, n: number, maxBits: number): bigint[] {
       }
       break;
     }
+    case ENTROPY: case RUNS:
+      if (c.file) { values = (enc === ENTROPY ? decodeEntropy : decodeRuns)(decodeInts, c, n, maxBits); break; }
+      throw new XbfError("unknown-discriminant", at, `0x0${enc} is an integer column encoding of XBF files only, not of messages`);
     default: throw new XbfError("unknown-discriminant", at, `0x${enc.toString(16).padStart(2, "0")} is not an integer column encoding`);
   }
   if (maxBits < 128) {

@@ -6,3 +6,8 @@ export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions } fr
 export { decode, decodeWithType, type DecodeOptions, type Decoded } from "./codec.js";
 export { StreamReader, readStream, type StreamReadOptions } from "./stream.js";
 export type { LimitOptions } from "./decode_rows.js";
+export {
+  FileReader, FileStreamReader, FileBlockError, readFileForward, encodingName,
+  type FileReadOptions, type FileQuery, type FileBlock, type DamagedBlock, type ChunkSource, type BlockColumn,
+} from "./file.js";
+export { parsePredicate, type BlockInfo, type ColumnInfo, type ColumnStatistics, type Predicate, type Op } from "./file_footer.js";

@@ -13,6 +13,7 @@
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.js";
 import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
+import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag } from "./varint.js";
 
@@ -148,11 +149,19 @@ class Columns {
   dv: DataView;
   pos: number;
   left: number;
+  /** The bytes are a block of an XBF file: the reference readers it calls may meet `04` and `05`. */
+  file = false;
   constructor(b: Uint8Array, pos: number, public o: FastOptions) {
     this.b = b;
     this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
     this.pos = pos;
     this.left = o.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
+  }
+  /** A reference cursor over [start, end), in a file's block if this is one. */
+  cursor(start: number, end: number): Cursor {
+    const c = new Cursor(this.b, start, end);
+    c.file = this.file;
+    return c;
   }
   charge(x: number): void {
     if (!(x <= this.left)) bail();
@@ -254,8 +263,49 @@ class Columns {
         }
         return out;
       }
+      case ENTROPY: case RUNS: return this.file ? this.cascade(enc, n, maxBits, end) : null;
       default: return null;
     }
+  }
+  /** A length-prefixed integer block of n values inside a cascade (not itself `nested`), or null. */
+  private inner(n: number, maxBits: number, end: number, nested: number): number[] | null {
+    const e = this.block(end);
+    if (e < 0 || this.pos >= e || this.b[this.pos] === nested) return null;
+    const xs = this.ints(n, maxBits, e);
+    return xs !== null && this.pos === e ? xs : null;
+  }
+  /** The file-only encodings after their byte (SPEC 22.2.2, 22.2.3), as numbers; null where anything is unusual
+   * (the reference reader in cascade.ts then decodes the column or reports the error). */
+  private cascade(enc: number, n: number, maxBits: number, end: number): number[] | null {
+    if (enc === ENTROPY) {
+      const d = this.small(end);
+      if (d < 2 || d > n) return null;
+      const values = this.inner(d, maxBits, end, ENTROPY);
+      if (values === null) return null;
+      for (let i = 1; i < d; i++) if (!(values[i - 1]! < values[i]!)) return null;
+      const lens = this.inner(d, 8, end, ENTROPY);
+      if (lens === null) return null;
+      const order = canonicalOrder(lens);
+      if (typeof order === "string") return null;
+      const codes = readCodes(this.b, this.pos, end, lens, order, n);
+      if (typeof codes === "string") return null;
+      this.pos = end;
+      const out: number[] = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = values[codes[i]!]!;
+      return out;
+    }
+    const k = this.small(end);
+    if (k < 1 || k > n) return null;
+    const lens = this.inner(k, 64, end, RUNS);
+    const vals = lens && this.inner(k, maxBits, end, RUNS);
+    if (lens === null || vals === null) return null;
+    let total = 0;
+    for (let i = 0; i < k; i++) { if (lens[i]! === 0) return null; total += lens[i]!; }
+    if (total !== n) return null;
+    const out: number[] = new Array(n);
+    let q = 0;
+    for (let i = 0; i < k; i++) { const v = vals[i]!; for (let j = lens[i]!; j > 0; j--) out[q++] = v; }
+    return out;
   }
   /** Appends n values base + (width bits each, LSB first from byte p); width 0..44 (exact in a double). */
   private unpack(out: number[], n: number, width: number, base: number, p: number): void {
@@ -298,7 +348,7 @@ class Columns {
       for (let i = 0; i < n; i++) out.push(conv(xs[i]!));
       return out;
     }
-    const c = new Cursor(this.b, start, end);
+    const c = this.cursor(start, end);
     const big = decodeInts(c, n, bits);
     c.finish("column");
     this.pos = end;
@@ -319,7 +369,7 @@ class Columns {
     const start = this.pos;
     const xs = this.floats(n, f32, end);
     if (xs !== null && this.pos === end) return xs;
-    const c = new Cursor(this.b, start, end);
+    const c = this.cursor(start, end);
     const v = decodeFloats(c, n, f32);
     c.finish("column");
     this.pos = end;
@@ -396,7 +446,7 @@ class Columns {
     const xs = this.strings(n, end);
     if (xs !== null && this.pos === end) return xs;
     this.left = left;
-    const c = new Cursor(this.b, start, end);
+    const c = this.cursor(start, end);
     const r = new ColReader(this.left, this.o);
     const raw = decodeStrings(c, n, r);
     c.finish("column");
@@ -503,7 +553,7 @@ class Columns {
   /** The reference column reader for one node (types this path does not specialise). */
   reference(t: XbfType, n: number, depth: number): unknown[] {
     const r = new ColReader(this.left, this.o);
-    const c = new Cursor(this.b, this.pos, this.b.length);
+    const c = this.cursor(this.pos, this.b.length);
     const [, vals] = r.node(t, n, c, depth, null);
     this.left = r.left;
     this.pos = c.pos;
@@ -583,7 +633,7 @@ class Columns {
         return out;
       }
       case "any": {
-        const c = new Cursor(this.b, this.pos, this.b.length);
+        const c = this.cursor(this.pos, this.b.length);
         const types = anyTypes(c, child, this.o);
         this.pos = c.pos;
         const tags = this.counts(n, 64);
@@ -620,6 +670,15 @@ export function columnsDirect(b: Uint8Array, pos: number, t: XbfType, o: FastOpt
   const vals = c.node(t, 1, 0);
   if (c.pos !== b.length) bail();
   return vals[0];
+}
+
+/** The n records of a block body `b` of an XBF file (SPEC 24.1) whose record count ends at `pos`. */
+export function blockDirect(b: Uint8Array, pos: number, t: XbfType, n: number, o: FastOptions): unknown[] {
+  const c = new Columns(b, pos, o);
+  c.file = true;
+  const vals = c.node(t, n, 0);
+  if (c.pos !== b.length) bail();
+  return vals;
 }
 
 // ------------------------------------------------------------------ rows (XBF 2)

@@ -9,3 +9,9 @@ export { StreamReader, StreamWriter, readStream, type StreamReadOptions, type St
 export { crc32c, sha256 } from "./checksums.js";
 export { XbfNaN } from "./nan.js";
 export type { LimitOptions } from "./decode_rows.js";
+export {
+  FileReader, FileStreamReader, FileBlockError, readFileForward, encodingName,
+  type FileReadOptions, type FileQuery, type FileBlock, type DamagedBlock, type ChunkSource, type BlockColumn,
+} from "./file.js";
+export { parsePredicate, type BlockInfo, type ColumnInfo, type ColumnStatistics, type Predicate, type Op } from "./file_footer.js";
+export { FileWriter, type FileWriteOptions } from "./file_writer.js";

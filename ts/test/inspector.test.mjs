@@ -194,3 +194,23 @@ test("the page builds into one self-contained file", () => {
   assert.ok(!/\bimport\s*\{/.test(html) && !/from\s*"\.\.?\//.test(html), "no module imports left");
   assert.match(html, /const m_model_mjs = /);
 });
+
+test("an XBF file: every block with its columns' encodings and statistics, the records of the block asked for", () => {
+  const v = load("files/files.json").find((x) => x.name.startsWith("u32 records in blocks of 2, 2 and 1"));
+  const b = fromHex(v.hex);
+  const r = inspect(b, { block: 1 });
+  assert.equal(r.format, "file");
+  assert.equal(r.error, null);
+  assert.deepEqual(r.file.blocks.map((x) => [x.index, x.offset, x.size, x.records, x.error]), [[0, 3, 11, 2, null], [1, 14, 10, 2, null], [2, 24, 11, 1, null]]);
+  assert.deepEqual(r.file.blocks[0].columns.map((c) => [c.path, c.encoding, c.min, c.max, c.exact, c.nulls, c.nans]), [["(the record)", "varint", "5", "300", true, 0, 0]]);
+  assert.equal(r.file.chosen, 1);
+  assert.deepEqual(r.records, v.records.slice(2, 4));
+  assert.equal(r.annotations.at(-1).text, "magic XBFF");
+  assert.equal(r.annotations.at(-1).end, b.length);
+  // Without a footer (cut after block 1): read forward, then the error.
+  const cut = inspect(fromHex(load("files/files.json").find((x) => x.name.startsWith("cut after block 1")).hex));
+  assert.equal(cut.file.blocks, null);
+  assert.equal(cut.file.footerError.kind, "truncated");
+  assert.equal(cut.records.length, 4);
+  assert.equal(cut.error.kind, "truncated");
+});

@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, rmSync, existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -159,5 +159,58 @@ test("opening a file from ?sample= works and a message's size comparison is show
   await page.waitForSelector("#sizes tbody tr");
   const formats = await page.$$eval("#sizes tbody th", (ths) => ths.map((t) => t.textContent));
   assert.deepEqual(formats, ["this input (XBF 2 message)", "XBF 2, rows", "XBF 2, columns", "JSON (compact)", "MessagePack (field names)"]);
+  assert.deepEqual(pageErrors, []);
+});
+
+test("an XBF file (a file vector): its blocks, each column's encoding and statistics, the records of a chosen block", async () => {
+  const vectors = JSON.parse(readFileSync(join(root, "..", "vectors", "files", "files.json"), "utf8"));
+  const v = vectors.find((x) => x.name.startsWith("options and NaN"));
+  const bytes = fromHex(v.hex);
+  await openBytes("options.xbf", bytes);
+  assert.match(await text("#summary"), new RegExp(`options\\.xbf — XBF file, ${bytes.length} bytes, 4 records in 2 blocks; block 0 shown`));
+  assert.equal(await page.locator("#error").isHidden(), true);
+  assert.equal(await text("#schema"), "struct M {\n    note: option<string>,\n    x: f64,\n}");
+  const cells = (sel) => page.$$eval(sel, (trs) => trs.map((r) => [...r.cells].map((c) => c.textContent)));
+  // Blocks: offset, length, records, CRC-32C (the last four bytes of each block).
+  const blocks = await cells("#file-blocks tbody tr");
+  const crcOf = (end) => Buffer.from(bytes.subarray(end - 4, end)).readUInt32LE(0).toString(16).padStart(8, "0");
+  assert.deepEqual(blocks.map((b) => b.slice(0, 6)), [["0", "16", "29", "2", crcOf(45), "ok"], ["1", "45", "99", "2", crcOf(144), "ok"]]);
+  // Block 0's columns: encodings and statistics (the null of note, the NaN of x).
+  assert.equal(await text("#block-columns-title"), "Columns of block 0");
+  assert.deepEqual(await cells("#block-columns tbody tr"), [
+    ["note.(present)", "varint", "18", "4", "—", "—", "—", "—", "—"],
+    ["note", "plain strings", "22", "7", '"é"', '"é"', "exact", "1", "0"],
+    ["x", "XOR float", "29", "12", "1.5", "1.5", "exact", "0", "1"],
+  ]);
+  assert.equal(await text("#records-title"), "Records of block 0");
+  assert.deepEqual((await cells("#records table.data tbody tr")).map((r) => r.slice(1)), [["null", "NaN"], ['"é"', "1.5"]]);
+  // Block 1: a 70-byte string whose bounds are cut to 64 bytes (not exact).
+  await page.locator("#file-blocks tbody tr").nth(1).getByRole("button", { name: "Show records" }).click();
+  await page.waitForFunction(() => document.querySelector("#block-columns-title")?.textContent === "Columns of block 1");
+  const note = (await cells("#block-columns tbody tr"))[1];
+  assert.equal(note[6], "bounds");
+  assert.equal(note[4], `"${"z".repeat(64)}"`);
+  assert.equal(note[5], `"${"z".repeat(63)}{"`);
+  assert.deepEqual((await cells("#records table.data tbody tr")).map((r) => r.slice(1)), [["null", "-2"], [`"${"z".repeat(48)}"…`, "NaN"]]);
+  const lines = await byteLines();
+  assert.ok(lines.some((l) => l[2] === "magic XBFF"), "the footer part is annotated");
+  assert.ok(lines.some((l) => l[2] === "block 1: body length 94"));
+  assert.deepEqual(pageErrors, []);
+});
+
+test("a damaged file: the damaged block is marked in the block list, the others stay readable", async () => {
+  const vectors = JSON.parse(readFileSync(join(root, "..", "vectors", "files", "files.json"), "utf8"));
+  const v = vectors.find((x) => x.name.startsWith("bad-checksum in block 1"));
+  await openBytes("damaged.xbf", fromHex(v.hex));
+  const blocks = await page.$$eval("#file-blocks tbody tr", (trs) => trs.map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.equal(blocks.length, 3);
+  assert.equal(blocks[0][5], "ok");
+  assert.match(blocks[1][5], /^at byte 20: bad-checksum: block 1 \(bytes 14\.\.24\)/);
+  await page.locator("#file-blocks tbody tr").nth(1).getByRole("button", { name: "Show records" }).click();
+  await page.waitForFunction(() => !document.querySelector("#error").hidden);
+  assert.match(await text("#error"), /Kind\s+bad-checksum/);
+  assert.match(await text("#error"), /Offset\s+byte 20/);
+  await page.locator("#file-blocks tbody tr").nth(2).getByRole("button", { name: "Show records" }).click();
+  await page.waitForFunction(() => document.querySelector("#error").hidden);
   assert.deepEqual(pageErrors, []);
 });
