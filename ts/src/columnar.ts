@@ -905,8 +905,9 @@ export class ColReader {
       case "map": {
         const at = c.pos;
         const [lens, tot] = this.lengths(c, n);
-        const keys = wrap(seg.field("key"), () => this.node(t.key, tot, c, child, null))[1];
-        const vals = wrap(seg.field("value"), () => this.node(t.value, tot, c, child, null))[1];
+        // The paths of a map's key and value types in metadata (SPEC 17.3): `[].key`, `[].value`.
+        const keys = wrap(seg.element, () => wrap(seg.field("key"), () => this.node(t.key, tot, c, child, null)))[1];
+        const vals = wrap(seg.element, () => wrap(seg.field("value"), () => this.node(t.value, tot, c, child, null)))[1];
         let q = 0;
         const out = lens.map((l) => {
           const entries: [unknown, unknown][] = [];
