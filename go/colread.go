@@ -352,11 +352,13 @@ func (cr *colReader) node(t *Type, n uint64, c *cursor, depth int) ([]Value, err
 		}
 		keys, err := cr.node(t.Key, total, c, child)
 		if err != nil {
-			return nil, within(err, ".key")
+			// The paths of a map's key and value types in metadata
+			// (SPEC 17.3): `[].key`, `[].value`.
+			return nil, within(within(err, ".key"), "[]")
 		}
 		vals, err := cr.node(t.Elem, total, c, child)
 		if err != nil {
-			return nil, within(err, ".value")
+			return nil, within(within(err, ".value"), "[]")
 		}
 		k := uint64(0)
 		for i, l := range lens {
