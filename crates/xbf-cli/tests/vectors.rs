@@ -52,7 +52,8 @@ fn a_wrong_vector_is_reported_and_fails_the_run() {
         r#"[
 {"name": "right", "type": "u16", "value": 1024, "hex": "020004"},
 {"name": "wrong value", "type": "u16", "value": 7, "hex": "020004"},
-{"name": "wrong kind", "hex": "0002", "error": "truncated"},
+{"name": "wrong kind", "hex": "0002", "error": "truncated", "offset": 1, "path": ""},
+{"name": "wrong path", "hex": "0002", "error": "invalid-bool", "offset": 1, "path": "x"},
 {"name": "later version", "version": 9, "type": "u8", "value": 1, "hex": "0101"}
 ]"#,
     )
@@ -62,7 +63,11 @@ fn a_wrong_vector_is_reported_and_fails_the_run() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("wrong value: decoded 1024, expected 7"), "{stdout}");
     assert!(stdout.contains("wrong kind: failed with at byte 1: invalid-bool"), "{stdout}");
-    assert!(stdout.trim_end().ends_with("1 passed, 2 failed, 1 skipped (versions other than [1, 2])"), "{stdout}");
+    assert!(
+        stdout.contains("wrong path: failed with at byte 1: invalid-bool, expected at byte 1, in x: invalid-bool"),
+        "{stdout}"
+    );
+    assert!(stdout.trim_end().ends_with("1 passed, 3 failed, 1 skipped (versions other than [1, 2])"), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -121,9 +126,13 @@ fn the_batch_decoder_answers_every_vector_in_its_form() {
         if v.get("stream").is_some() {
             assert_eq!(loose(&a["records"]), loose(&v["records"]), "{name}");
             assert_eq!(a["error"].get("kind"), v.get("error"), "{name}");
+            if v.get("error").is_some() {
+                assert_eq!((&a["error"]["offset"], &a["error"]["path"]), (&v["offset"], &v["path"]), "{name}");
+            }
         } else if let Some(e) = v.get("error") {
             assert_eq!(kind(&a["error"]).as_ref(), Some(e), "{name}: {a}");
-            assert!(a["error"]["offset"].is_u64() && a["error"]["path"].is_string(), "{name}: {a}");
+            // The batch decoder's error is the vector's: kind, offset and path (SPEC 17.2).
+            assert_eq!((&a["error"]["offset"], &a["error"]["path"]), (&v["offset"], &v["path"]), "{name}: {a}");
         } else {
             assert_eq!(loose(&a["type"]), loose(&v["type"]), "{name}");
             assert_eq!(loose(&a["value"]), loose(&v["value"]), "{name}");
