@@ -192,5 +192,7 @@ test("the page builds into one self-contained file", () => {
   const html = readFileSync(here + "inspector.html", "utf8");
   assert.ok(!/<script[^>]+src=/.test(html), "no external script");
   assert.ok(!/\bimport\s*\{/.test(html) && !/from\s*"\.\.?\//.test(html), "no module imports left");
-  assert.match(html, /const m_model_mjs = /);
+  assert.equal(html.match(/<script\b/g).length, 1, "one inline script");
+  assert.match(html, /function schemaText\(/, "the model is in the page");
+  assert.match(html, /function decodeWithType\(/, "the package is in the page");
 });
