@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { readFileSync, existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { encode, fromHex, StreamWriter, typeFromJson } from "../dist/index.js";
+import { encode, StreamWriter, typeFromJson } from "../dist/index.js";
+import { fromHex } from "../dist/metadata.js";
 import { inspect, schemaText, tableModel, treeNode, annotationText, cellText, floatText, dayText } from "../inspector/model.mjs";
 import { load } from "./helpers.mjs";
 

@@ -1,9 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  decodeInternal, decodeWithType, encodeInternal, encode, normalize, typeFromJson, typeToJson, fromHex, hex,
-  XbfError, StreamReader, StreamWriter,
+  decodeWithType, encode, typeFromJson, typeToJson, XbfError, StreamReader, StreamWriter,
 } from "../dist/index.js";
+import { decodeInternal, encodeInternal } from "../dist/codec.js";
+import { normalize } from "../dist/values.js";
+import { fromHex, hex } from "../dist/metadata.js";
 import { load, fromVector } from "./helpers.mjs";
 
 const counts = { valid: 0, invalid: 0, streams: 0 };
