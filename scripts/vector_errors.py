@@ -27,7 +27,7 @@ XBF = ROOT / "target" / "debug" / "xbf"
 
 def rust_errors(lines):
     """The Rust reader's error for each `m HEX` / `s HEX` line (None: no error)."""
-    out = subprocess.run([str(XBF), "vectors", "decode"], input="".join(l + "\n" for l in lines),
+    out = subprocess.run([str(XBF), "vectors", "decode"], input="".join(line + "\n" for line in lines),
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert len(out) == len(lines), "one answer a line"
     return [json.loads(a).get("error") for a in out]
