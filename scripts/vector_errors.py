@@ -11,7 +11,8 @@ implementation's vector checker, Rust's included.
     scripts/vector_errors.py --check    # exit 1 if a file would change
 
 Only the lines of invalid vectors change: each file keeps one vector per line,
-and the fields `offset` and `path` follow `error`. A vector whose kind the Rust
+and the fields `offset` and `path` follow `error` (in the file vectors of
+vectors/files/, also `end_offset` and `end_path` follow `end_error`). A vector whose kind the Rust
 reader does not give is an error of the vector, reported and left alone.
 Build the CLI first (cargo build -p xbf-cli).
 """
@@ -25,29 +26,35 @@ ROOT = Path(__file__).resolve().parent.parent
 XBF = ROOT / "target" / "debug" / "xbf"
 
 
-def rust_errors(lines):
-    """The Rust reader's error for each `m HEX` / `s HEX` line (None: no error)."""
+def rust_answers(lines):
+    """The Rust reader's answer for each `m HEX` / `s HEX` / `f HEX` line, with its `error` (and a file's
+    `end_error`): None where there is none."""
     out = subprocess.run([str(XBF), "vectors", "decode"], input="".join(line + "\n" for line in lines),
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert len(out) == len(lines), "one answer a line"
-    return [json.loads(a).get("error") for a in out]
+    return [json.loads(a) for a in out]
 
 
-def with_error(v, err):
-    """`v` with `offset` and `path` right after `error` (replacing any earlier ones)."""
+def with_error(v, errors):
+    """`v` with `{prefix}offset` and `{prefix}path` right after each error key (`error`, and `end_error` in
+    file vectors), replacing any earlier ones; `errors` maps each key to its error."""
+    placed = {"offset", "path", "end_offset", "end_path"}
     out = {}
     for k, x in v.items():
-        if k in ("offset", "path"):
+        if k in placed:
             continue
         out[k] = x
-        if k == "error":
-            out["offset"] = err["offset"]
-            out["path"] = err["path"]
+        if k in errors:
+            prefix = "end_" if k == "end_error" else ""
+            out[prefix + "offset"] = errors[k]["offset"]
+            out[prefix + "path"] = errors[k]["path"]
     return out
 
 
 def fill(path, problems):
     text = path.read_text(encoding="utf-8")
+    if text.startswith("[\n  {"):
+        return fill_indented(path, text, problems)
     lines = text.split("\n")
     todo = []  # (line index, vector, trailing comma)
     for i, line in enumerate(lines):
@@ -55,15 +62,32 @@ def fill(path, problems):
         if not body.startswith("{"):
             continue
         v = json.loads(body)
-        if "error" in v:
+        if "error" in v or "end_error" in v:
             todo.append((i, v, line.endswith(",")))
-    errors = rust_errors([("s " if v.get("stream") else "m ") + v["hex"] for _, v, _ in todo])
-    for (i, v, comma), err in zip(todo, errors):
-        if err is None or err["kind"] != v["error"] or err["offset"] is None:
-            problems.append(f"{path.name}: {v['name']}: the Rust reader gives {err}, the vector {v['error']}")
+    mode = lambda v: "f " if v.get("file") else "s " if v.get("stream") else "m "  # noqa: E731
+    answers = rust_answers([mode(v) + v["hex"] for _, v, _ in todo])
+    for (i, v, comma), answer in zip(todo, answers):
+        errors = {k: answer.get(k) for k in ("error", "end_error") if k in v}
+        bad = [k for k, e in errors.items() if e is None or e["kind"] != v[k] or e["offset"] is None]
+        if bad:
+            problems.append(f"{path.name}: {v['name']}: the Rust reader gives {answer}, the vector {v}")
             continue
-        lines[i] = json.dumps(with_error(v, err), ensure_ascii=False) + ("," if comma else "")
+        lines[i] = json.dumps(with_error(v, errors), ensure_ascii=False) + ("," if comma else "")
     return "\n".join(lines)
+
+
+def fill_indented(path, text, problems):
+    """A file written as one indented JSON document (vectors/files/files.json), rewritten whole."""
+    vectors = json.loads(text)
+    todo = [(i, v) for i, v in enumerate(vectors) if "error" in v or "end_error" in v]
+    mode = lambda v: "f " if v.get("file") else "s " if v.get("stream") else "m "  # noqa: E731
+    for (i, v), answer in zip(todo, rust_answers([mode(v) + v["hex"] for _, v in todo])):
+        errors = {k: answer.get(k) for k in ("error", "end_error") if k in v}
+        if any(e is None or e["kind"] != v[k] or e["offset"] is None for k, e in errors.items()):
+            problems.append(f"{path.name}: {v['name']}: the Rust reader gives {answer}")
+            continue
+        vectors[i] = with_error(v, errors)
+    return json.dumps(vectors, indent=2, ensure_ascii=False) + "\n"
 
 
 def main():
@@ -71,7 +95,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     args = ap.parse_args()
     problems, changed = [], []
-    for path in sorted((ROOT / "vectors").glob("*.json")):
+    for path in sorted((ROOT / "vectors").glob("*.json")) + sorted((ROOT / "vectors" / "files").glob("*.json")):
         new = fill(path, problems)
         if new != path.read_text(encoding="utf-8"):
             changed.append(path.name)

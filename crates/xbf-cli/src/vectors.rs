@@ -6,7 +6,7 @@
 //! hex and the error kind, byte offset and path that decoding it must fail
 //! with (vectors/README.md).
 
-mod files;
+pub(crate) mod files;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
