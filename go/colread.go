@@ -96,7 +96,7 @@ func (m DecMode) decodeColumns(r *reader, t *Type, whole bool) (v Value, used in
 		err = &Error{Kind: KindTrailingBytes, Offset: c.offset(), Detail: "bytes remain after the columns"}
 	}
 	if err != nil {
-		if t.Kind == Struct {
+		if t.Kind == Struct || t.Kind == Enum {
 			err = within(err, t.Name)
 		}
 		return Value{}, 0, err
@@ -286,9 +286,15 @@ func readFOR(c *cursor, n uint64, maxBits int, push func(u128)) error {
 	} else {
 		nbytes = (lo + 7) / 8
 	}
+	packedAt := c.offset()
 	packed, err := c.take(nbytes)
 	if err != nil {
 		return err
+	}
+	// The last byte's padding bits are 0 (SPEC 22.2): one form for a column.
+	// n*w cannot wrap here: its bytes were in the input.
+	if r := (n * w) % 8; r != 0 && packed[len(packed)-1]>>r != 0 {
+		return c.invalid(packedAt, "the padding bits of the frame of reference are not 0")
 	}
 	bit := uint64(0)
 	for i := uint64(0); i < n; i++ {
@@ -364,11 +370,13 @@ func (cr *colReader) node(t *Type, n uint64, c *cursor, depth int) ([]Value, err
 		}
 		keys, err := cr.node(t.Key, total, c, child)
 		if err != nil {
-			return nil, within(err, ".key")
+			// The paths of a map's key and value types in metadata
+			// (SPEC 17.3): `[].key`, `[].value`.
+			return nil, within(within(err, ".key"), "[]")
 		}
 		vals, err := cr.node(t.Elem, total, c, child)
 		if err != nil {
-			return nil, within(err, ".value")
+			return nil, within(within(err, ".value"), "[]")
 		}
 		k := uint64(0)
 		for i, l := range lens {
@@ -546,13 +554,11 @@ func (cr *colReader) anyTypes(c *cursor, depth int) ([]*Type, error) {
 	types := make([]*Type, 0, d)
 	for i := uint64(0); i < d; i++ {
 		// The metadata is read as XBF 2 metadata with the depth that is
-		// left; offsets inside it are shifted to the message's. Its errors
-		// get the paths of a message's metadata, root name included, after
-		// the node's path, as in the Rust, Python and TypeScript readers
-		// (SPEC 17.3 leaves the name of a struct inside an `any` out: an
-		// open SPEC question).
+		// left; offsets inside it are shifted to the message's. As in rows
+		// (SPEC 17.3), the name of a struct or enum inside an `any` is not
+		// part of the path: its errors get the node's path only.
 		r := &reader{data: col.data, pos: col.pos, end: len(col.data), maxDepth: cr.maxDepth - depth}
-		t, err := r.typ(0, true)
+		t, err := r.typ(0, false)
 		if err != nil {
 			e := err.(*Error)
 			if col.fixed {
@@ -790,6 +796,12 @@ func decodeFloats(c *cursor, n, size uint64) ([]uint64, error) {
 			b, err := c.takeMul(k, size)
 			if err != nil {
 				return nil, err
+			}
+			// Strictly ascending (SPEC 22.2): one form, and no exception overwrites another.
+			for j := 1; j < len(positions); j++ {
+				if positions[j].lo <= positions[j-1].lo {
+					return nil, c.invalid(countAt, "the exception positions are not strictly ascending")
+				}
 			}
 			for j, p := range positions {
 				if p.lo >= n {

@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== Rust: formatting (rustfmt.toml) and clippy, warnings as errors"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+
 echo "== Rust: unit, property, hostile-input and CLI tests"
 cargo test --workspace --all-features --locked
 # The core alone (no serde): it builds, with no warnings.
@@ -23,8 +27,10 @@ fi
 
 echo "== Conformance vectors, through the Rust implementation"
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/*.json
-# XBF files (SPEC.md §24): Rust and Go read them (Go through xbfcheck below), not Python and TypeScript yet,
-# so they sit apart from the vectors every package reads.
+# Every invalid vector's offset and path are the Rust reader's (scripts/vector_errors.py wrote them).
+python3 scripts/vector_errors.py --check
+# XBF files (SPEC.md §24): Rust, TypeScript and Go read them (Go through xbfcheck below; TypeScript in
+# ts/test/file.test.mjs), so they sit apart from the message vectors every package reads.
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/files/*.json
 
 echo "== Python: the xbf package (build with maturin, pytest + hypothesis, every vector file)"
@@ -32,6 +38,8 @@ PY="${PYTHON:-python3}"
 "$PY" -m venv target/python-venv
 target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
 target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check ./python
+# The linter (ruff.toml: the package, its tests and scripts/), pinned in requirements-test.txt.
+target/python-venv/bin/ruff check .
 target/python-venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 
 echo "== Benchmarks: smoke run on tiny inputs (bench/, its own workspace); every format's round trip checked"
@@ -40,6 +48,7 @@ cargo run --quiet --locked --manifest-path bench/Cargo.toml -- smoke
 echo "== TypeScript: the ts/ package (npm ci, tsc build, node --test: vectors, properties, cross-language, inspector in headless Chromium)"
 cargo build --quiet --locked -p xbf-cli
 npm ci --prefix ts --no-audit --no-fund
+# tsc in strict mode (ts/tsconfig.json: strict, noUncheckedIndexedAccess): a type error fails the build.
 npm run --prefix ts build
 (cd ts && XBF_CLI="$PWD/../target/debug/xbf" node --test test/*.test.mjs)
 

@@ -425,6 +425,10 @@ pub fn write_all(root: &Path) -> std::io::Result<()> {
             }
         }
     }
+    if let Ok(decisions) = std::fs::read_to_string(root.join("bench/DECISIONS.md")) {
+        o.push_str(&decisions);
+        o.push('\n');
+    }
     if let Ok(reading) = std::fs::read_to_string(root.join("bench/READING.md")) {
         o.push_str(&reading);
     }

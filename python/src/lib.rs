@@ -10,7 +10,7 @@
 //! # Unsafe code
 //!
 //! The crate is safe PyO3 except for two raw `pyo3::ffi` calls that measured
-//! faster than their safe equivalents by 5% or more (`dict_next`:
+//! faster than their safe equivalents (`dict_next`:
 //! `PyDict_Next`, and `dict_set`: `PyDict_SetItem`); each block states why it is
 //! sound, and python/UNSAFE.md has the measurements. Miri cannot run this
 //! crate, as every path goes through CPython's C API; it is checked instead
@@ -51,7 +51,8 @@ const EPOCH_ORDINAL: i64 = 719_163;
 // ------------------------------------------------------- raw FFI (unsafe)
 
 /// The only unsafe code of the crate: raw `pyo3::ffi` calls kept because
-/// they measured >= 5% faster than the safe PyO3 API (python/UNSAFE.md).
+/// they measured faster than the safe PyO3 API (python/UNSAFE.md; the figures
+/// are in BENCHMARKS.md, "Measured design decisions").
 /// (`unsafe_op_in_unsafe_fn` is denied here rather than crate-wide because
 /// PyO3 0.22's `#[pymethods]`/`#[pyfunction]` expansions trip it.)
 mod raw {
@@ -63,8 +64,8 @@ mod raw {
     use pyo3::types::{PyDict, PyString};
 
     /// One step of `PyDict_Next`: the entry of `d` at or after `*pos`, as new
-    /// references, and `*pos` moved past it. Measured: about 10% of `dumps` on
-    /// lists of records against `PyDict::iter` (python/UNSAFE.md).
+    /// references, and `*pos` moved past it. Faster than `PyDict::iter` on
+    /// lists of records (python/UNSAFE.md).
     #[inline]
     pub(crate) fn dict_next<'py>(
         d: &Bound<'py, PyDict>,
@@ -91,8 +92,8 @@ mod raw {
         }
     }
 
-    /// `d[k] = v` for a struct field of a decoded record. Measured: 2-13% of
-    /// `loads` against `PyDict::set_item` (python/UNSAFE.md), which takes each
+    /// `d[k] = v` for a struct field of a decoded record. Faster than
+    /// `PyDict::set_item` in `loads` (python/UNSAFE.md), which takes each
     /// key and value through `ToPyObject` (an extra reference count round trip).
     #[inline]
     pub(crate) fn dict_set(d: &Bound<'_, PyDict>, k: &Bound<'_, PyString>, v: &Bound<'_, PyAny>) -> PyResult<()> {

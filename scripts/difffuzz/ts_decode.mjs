@@ -8,7 +8,10 @@
 // path): its outcome is reported as "default": "ok" (the same value as the reference decoder's, in the
 // default form), "a different value", or the error, so the fuzzer checks that both paths agree.
 import { createInterface } from "node:readline";
-import { decode, decodeInternal, toPublic, typeToJson, fromHex, hex, XbfError, StreamReader } from "../../ts/dist/index.js";
+import { decode, typeToJson, XbfError, StreamReader } from "../../ts/dist/index.js";
+import { decodeInternal } from "../../ts/dist/codec.js";
+import { toPublic } from "../../ts/dist/values.js";
+import { fromHex, hex } from "../../ts/dist/metadata.js";
 
 const f64 = new Float64Array(1), f32 = new Float32Array(1);
 const u8of = (a) => new Uint8Array(a.buffer);

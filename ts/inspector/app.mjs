@@ -1,5 +1,6 @@
 // The inspector page: opening files and drawing what model.mjs finds. No framework.
-import { encode, fromHex, StreamWriter, FileWriter, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { encode, StreamWriter, FileWriter, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { fromHex } from "../dist/metadata.js";
 import { inspect, schemaText, tableModel, treeNode, annotationLines, sizeComparison } from "./model.mjs";
 
 const $ = (id) => document.getElementById(id);

@@ -52,9 +52,11 @@ export function decode(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
   if (!opts.exact && !opts.fields && bytes instanceof Uint8Array) {
     try {
       return decodeDirect(bytes, opts);
-    } catch {
-      // Damaged input, or a part the direct path does not hold: the reference decoder below decodes it
-      // or reports the error with its offset and path.
+    } catch (e) {
+      // Damaged input, or a part the direct path does not hold (BAIL, or an XbfError of the column readers it
+      // shares): the reference decoder below decodes it or reports the error with its offset and path. Anything
+      // else is a bug, not to be hidden.
+      if (e !== BAIL && !(e instanceof XbfError)) throw e;
     }
   }
   const d = decodeInternal(bytes, opts);
@@ -123,8 +125,10 @@ export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
   if (opts.version !== 1 && handles(t)) {
     try {
       return encodeDirect(t, value, opts);
-    } catch {
-      // A value the direct writer does not take (or a wrong one): normalize below checks it and reports.
+    } catch (e) {
+      // A value the direct writer does not take (BAIL) or a wrong one (an XbfError): normalize below checks it
+      // and reports. Anything else is a bug, not to be hidden.
+      if (e !== BAIL && !(e instanceof XbfError)) throw e;
     }
   }
   const n = normalize(t, value);

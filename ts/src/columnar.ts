@@ -63,8 +63,12 @@ function readFor(c: Cursor, n: number, maxBits: number): bigint[] {
   const at = c.pos;
   const width = c.u8();
   if (width > maxBits) throw invalid(at, `a bit width of ${width} passes the ${maxBits} bits of the type`);
-  const bytes = Math.ceil((n * width) / 8);
-  const p = c.take(bytes);
+  const bits = n * width;
+  const p = c.take(Math.ceil(bits / 8));
+  // The last byte's padding bits are 0 (SPEC 22.2): one form for a column.
+  if (bits % 8 !== 0 && c.b[p + Math.floor(bits / 8)]! >> (bits % 8) !== 0) {
+    throw invalid(p, "the padding bits of the frame of reference are not 0");
+  }
   const out: bigint[] = [];
   let bit = 0;
   for (let i = 0; i < n; i++) {
@@ -569,6 +573,10 @@ export function decodeFloats(c: Cursor, n: number, f32: boolean): number[] {
         pc.finish("exception positions");
         const p = c.take(k * w);
         const raw = readFloats(c, k, f32, p, k);
+        // Strictly ascending (SPEC 22.2): one form, and no exception overwrites another.
+        if (positions.some((pos, i) => i > 0 && pos <= positions[i - 1]!)) {
+          throw invalid(countAt, "the exception positions are not strictly ascending");
+        }
         positions.forEach((pos, i) => {
           if (pos >= BigInt(n)) throw invalid(countAt, `an exception at position ${pos} of a column of ${n}`);
           out[Number(pos)] = raw[i]!;
@@ -904,8 +912,9 @@ export class ColReader {
       case "map": {
         const at = c.pos;
         const [lens, tot] = this.lengths(c, n);
-        const keys = wrap(seg.field("key"), () => this.node(t.key, tot, c, child, null))[1];
-        const vals = wrap(seg.field("value"), () => this.node(t.value, tot, c, child, null))[1];
+        // The paths of a map's key and value types in metadata (SPEC 17.3): `[].key`, `[].value`.
+        const keys = wrap(seg.element, () => wrap(seg.field("key"), () => this.node(t.key, tot, c, child, null)))[1];
+        const vals = wrap(seg.element, () => wrap(seg.field("value"), () => this.node(t.value, tot, c, child, null)))[1];
         let q = 0;
         const out = lens.map((l) => {
           const entries: [unknown, unknown][] = [];
@@ -1006,9 +1015,11 @@ export function anyTypes(c: Cursor, depth: number, opts: LimitOptions): XbfType[
   col.checkFits(dAt, d, 1);
   const types: XbfType[] = [];
   for (let i = 0; i < d; i++) {
-    const r = new Reader(col.b, { ...opts, maxDepth: maxDepth - depth }, col.pos, col.end);
+    // Read as metadata nested `depth` levels down, as in rows (SPEC 17.3): the name of a struct or
+    // enum inside an `any` is not part of any path.
+    const r = new Reader(col.b, { ...opts, maxDepth }, col.pos, col.end);
     r.v2 = true;
-    types.push(r.metadata(0));
+    types.push(r.metadata(depth));
     col.pos = r.pos;
   }
   col.finish("column of types");
@@ -1047,7 +1058,7 @@ export function decodeColumns(b: Uint8Array, pos: number, t: XbfType, opts: Limi
     if (c.pos !== c.end) throw new XbfError("trailing-bytes", c.pos, "bytes remain after the columns");
     return [pt, vals[0]];
   } catch (e) {
-    if (e instanceof XbfError && t.kind === "struct") e.within(seg.root(t.name));
+    if (e instanceof XbfError && (t.kind === "struct" || t.kind === "enum")) e.within(seg.root(t.name));
     throw e;
   }
 }

@@ -15,7 +15,7 @@ import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.j
 import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
-import { unzigzag } from "./varint.js";
+import { unzigzag, unzigzagNum } from "./varint.js";
 
 /** Thrown when the direct path gives up; the caller then runs the reference decoder. */
 export const BAIL: unique symbol = Symbol("xbf.bail");
@@ -29,7 +29,6 @@ export type FastOptions = ValueOptions & LimitOptions;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const MAX_SAFE = 9007199254740991;
 
-const unzz = (u: number) => (u % 2 === 0 ? u / 2 : -(u + 1) / 2);
 
 /** Public value of an integer of `kind` (zigzag already undone) held exactly in a number. */
 function intConv(kind: string, o: FastOptions): ((x: number) => unknown) | null {
@@ -167,34 +166,17 @@ class Columns {
     if (!(x <= this.left)) bail();
     this.left -= x;
   }
-  /** A varint of at most 7 bytes (49 bits) ending before `end`, canonical; -1 if it is longer or damaged. */
-  small(end: number): number {
-    const b = this.b;
-    let p = this.pos, x = 0, mul = 1;
-    for (let i = 0; i < 7; i++) {
-      if (p >= end) return -1;
-      const c = b[p++]!;
-      x += (c & 127) * mul;
-      if (c < 128) {
-        if (c === 0 && i > 0) return -1;
-        this.pos = p;
-        return x;
-      }
-      mul *= 128;
-    }
-    return -1;
-  }
   /** A column's start: returns the end of its payload, leaves pos at its encoding byte. */
   column(): number {
     const end = this.b.length;
-    const len = this.small(end);
+    const len = small(this, end);
     if (len < 0 || len > end - this.pos) bail();
     if (len > 0 && this.b[this.pos] === 0x80) bail(); // zstd: the reference decoder reports it
     return this.pos + len;
   }
   /** A length-prefixed block inside [pos, end): returns its end. */
   block(end: number): number {
-    const len = this.small(end);
+    const len = small(this, end);
     if (len < 0 || len > end - this.pos) return -1;
     return this.pos + len;
   }
@@ -211,40 +193,40 @@ class Columns {
       case 0: {
         if (n > end - this.pos) return null;
         for (let i = 0; i < n; i++) {
-          const x = this.small(end);
+          const x = small(this, end);
           if (x < 0 || x > lim) return null;
           out.push(x);
         }
         return out;
       }
       case 1: {
-        const base = this.small(end);
+        const base = small(this, end);
         if (base < 0 || this.pos >= end) return null;
         const width = b[this.pos++]!;
         if (width > maxBits || width > 44 || base + 2 ** width - 1 > lim) return null;
         const bytes = Math.ceil((n * width) / 8);
-        if (bytes > end - this.pos) return null;
+        if (bytes > end - this.pos || padded(b, this.pos, n * width)) return null;
         this.unpack(out, n, width, base, this.pos);
         this.pos += bytes;
         return out;
       }
       case 2: {
         if (n === 0) return null;
-        let v = this.small(end);
+        let v = small(this, end);
         if (v < 0 || v > lim) return null;
         out.push(v);
-        const base = this.small(end);
+        const base = small(this, end);
         if (base < 0 || this.pos >= end) return null;
         const width = b[this.pos++]!;
         if (width > 44 || base + 2 ** width > MAX_SAFE) return null;
         const bytes = Math.ceil(((n - 1) * width) / 8);
-        if (bytes > end - this.pos) return null;
+        if (bytes > end - this.pos || padded(b, this.pos, (n - 1) * width)) return null;
         if (width === 0) {
-          const d = unzz(base);
+          const d = unzigzagNum(base);
           for (let i = 1; i < n; i++) { v += d; out.push(v); }
         } else {
           this.unpack(out, n - 1, width, base, this.pos);
-          for (let i = 1; i < n; i++) { v += unzz(out[i]!); out[i] = v; }
+          for (let i = 1; i < n; i++) { v += unzigzagNum(out[i]!); out[i] = v; }
         }
         this.pos += bytes;
         // A sum that left [0, lim] wraps in 128 bits or passes the type: the bigint reader decides.
@@ -254,9 +236,9 @@ class Columns {
       case 3: {
         let count = 0;
         while (count < n) {
-          const run = this.small(end);
+          const run = small(this, end);
           if (run <= 0 || run > n - count) return null;
-          const x = this.small(end);
+          const x = small(this, end);
           if (x < 0 || x > lim) return null;
           for (let i = 0; i < run; i++) out.push(x);
           count += run;
@@ -341,7 +323,7 @@ class Columns {
     const xs = this.ints(n, bits, end);
     if (xs !== null && this.pos === end) {
       if (kind === "bool") { const out: boolean[] = []; for (let i = 0; i < n; i++) out.push(xs[i] === 1); return out; }
-      if (signed) for (let i = 0; i < n; i++) xs[i] = unzz(xs[i]!);
+      if (signed) for (let i = 0; i < n; i++) xs[i] = unzigzagNum(xs[i]!);
       const conv = intConv(kind, this.o);
       if (conv === null) return xs;
       const out: unknown[] = [];
@@ -401,9 +383,9 @@ class Columns {
         const out = this.ints(n, 64, bend);
         if (out === null || this.pos !== bend) return null;
         const scale = 10 ** e;
-        if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzz(out[i]!) / scale);
-        else for (let i = 0; i < n; i++) out[i] = unzz(out[i]!) / scale;
-        const k = this.small(end);
+        if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(out[i]!) / scale);
+        else for (let i = 0; i < n; i++) out[i] = unzigzagNum(out[i]!) / scale;
+        const k = small(this, end);
         if (k < 0 || k > n) return null;
         if (k > 0) {
           const pend = this.block(end);
@@ -413,7 +395,8 @@ class Columns {
           let p = this.pos;
           for (let i = 0; i < k; i++, p += w) {
             const at = positions[i]!;
-            if (at >= n) return null;
+            // Past the column or not strictly ascending (SPEC 22.2): the reference decoder reports it.
+            if (at >= n || (i > 0 && at <= positions[i - 1]!)) return null;
             out[at] = f32 ? dv.getFloat32(p, true) : dv.getFloat64(p, true);
           }
           this.pos = p;
@@ -421,7 +404,7 @@ class Columns {
         return out;
       }
       case 0x12: {
-        const d = this.small(end);
+        const d = small(this, end);
         if (d < 0 || d > end - this.pos) return null;
         const iend = this.block(end);
         if (iend < 0 || (this.pos < iend && (b[this.pos] === 0x12 || b[this.pos] === 0x13))) return null;
@@ -452,7 +435,8 @@ class Columns {
     c.finish("column");
     this.left = r.left;
     this.pos = end;
-    return raw.map((s) => utf8.decode(s));
+    // Invalid UTF-8: the reference decoder reports it, with its offset and path.
+    return raw.map((s) => { try { return utf8.decode(s); } catch { return bail(); } });
   }
   /** n byte lengths in a length-prefixed block, as numbers; null if unusual. */
   private lengths(n: number, end: number): number[] | null {
@@ -501,7 +485,7 @@ class Columns {
         return out;
       }
       case 0x21: {
-        const d = this.small(end);
+        const d = small(this, end);
         if (d < 0 || d > end - this.pos) return null;
         const lens = this.lengths(d, end);
         if (lens === null) return null;
@@ -684,9 +668,17 @@ export function blockDirect(b: Uint8Array, pos: number, t: XbfType, n: number, o
 // ------------------------------------------------------------------ rows (XBF 2)
 type RowFn = (r: Reader) => unknown;
 
-/** A canonical varint of at most 7 bytes at r.pos as a number, or -1 (pos unchanged) when longer or damaged. */
-function small(r: Reader): number {
-  const b = r.b, end = r.end;
+/** Whether the packed bits from byte p, `bits` of them, leave padding bits that are not 0 (SPEC 22.2: the
+ * reference decoder reports them). */
+function padded(b: Uint8Array, p: number, bits: number): boolean {
+  return bits % 8 !== 0 && b[p + Math.floor(bits / 8)]! >> (bits % 8) !== 0;
+}
+
+/** A canonical varint of at most 7 bytes (49 bits) at r.pos, ending before `end`, as a number (pos moves
+ * past it), or -1 (pos unchanged) when it is longer or damaged: the one small-varint reader of the columns
+ * and the rows, which fall back to the reference decoder on -1. */
+function small(r: { b: Uint8Array; pos: number }, end: number): number {
+  const b = r.b;
   let p = r.pos, x = 0, mul = 1;
   for (let i = 0; i < 7; i++) {
     if (p >= end) return -1;
@@ -737,7 +729,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
     case "f64": return (r) => { const p = r.pos; if (p + 8 > r.end) bail(); r.pos = p + 8; return r.dv.getFloat64(p, true); };
     case "f32": return (r) => { const p = r.pos; if (p + 4 > r.end) bail(); r.pos = p + 4; return r.dv.getFloat32(p, true); };
     case "string": return (r) => {
-      const len = small(r);
+      const len = small(r, r.end);
       if (len < 0 || len > r.end - r.pos) bail();
       const p = r.pos;
       r.pos = p + len;
@@ -748,7 +740,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
       if (isZeroSize(e)) return reference;
       const m = minSize(e, true), f = compileRow(e, child, o);
       return (r) => {
-        const count = small(r);
+        const count = small(r, r.end);
         if (count < 0 || count * m > r.end - r.pos) bail();
         const out: unknown[] = [];
         for (let i = 0; i < count; i++) out.push(f(r));
@@ -785,7 +777,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
         const pf = compileRow(pt, child + 1, o), absentWeight = weight({ kind: "unit" });
         return (r: Reader) => {
           const p = r.pos;
-          const g = small(r);
+          const g = small(r, r.end);
           if (g === 0) { r.charge(r.pos, absentWeight); return ABSENT; }
           if (g !== 1) bail();
           void p;
@@ -839,9 +831,9 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
       const conv = intConv(t.kind, o), big = bigConv(t.kind, o);
       return (r) => {
         const start = r.pos;
-        const u = small(r);
+        const u = small(r, r.end);
         if (u >= 0 && u <= lim) {
-          const x = signed ? unzz(u) : u;
+          const x = signed ? unzigzagNum(u) : u;
           return conv === null ? x : conv(x);
         }
         if (bits <= 32) bail();

@@ -202,7 +202,8 @@ export function worthTryingPublic(t: XbfType, v: unknown): boolean {
   const items = (t: XbfType, v: any, depth: number): number => {
     if (depth > 3 || v === null || v === undefined) return 0;
     switch (t.kind) {
-      case "vec": return v.length + v.slice(0, 4).reduce((a: number, x: any) => a + items(t.element, x, depth + 1), 0);
+      // Not an array: a wrong value, which the writer leaves to the reference path to report.
+      case "vec": return Array.isArray(v) ? v.length + v.slice(0, 4).reduce((a: number, x: any) => a + items(t.element, x, depth + 1), 0) : 0;
       case "struct": return t.fields.reduce((a, f) => a + (isOptionalEnum(f.type) ? 0 : items(f.type, v[f.name], depth + 1)), 0);
       default: return 0;
     }

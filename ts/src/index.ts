@@ -1,10 +1,10 @@
 export { XbfError, type ErrorKind } from "./errors.js";
 export {
   type XbfType, type Member, type PrimitiveKind, SchemaRegistry, fingerprint, metadataBytes, typeFromJson, typeToJson,
-  typeToString, hex, fromHex,
+  typeToString,
 } from "./metadata.js";
-export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions, inferType, normalize, toPublic } from "./values.js";
-export { decode, decodeWithType, decodeInternal, encode, encodeInternal, type DecodeOptions, type EncodeOptions, type Decoded } from "./codec.js";
+export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions, inferType } from "./values.js";
+export { decode, decodeWithType, encode, type DecodeOptions, type EncodeOptions, type Decoded } from "./codec.js";
 export { StreamReader, StreamWriter, readStream, type StreamReadOptions, type StreamWriteOptions } from "./stream.js";
 export { crc32c, sha256 } from "./checksums.js";
 export { XbfNaN } from "./nan.js";

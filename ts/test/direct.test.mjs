@@ -3,7 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encode, decode, decodeWithType, fromHex, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { encode, decode, decodeWithType, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { fromHex } from "../dist/metadata.js";
 import { decodeDirect } from "../dist/codec.js";
 import { jsonish } from "./arbitraries.mjs";
 import { load } from "./helpers.mjs";
@@ -123,7 +124,8 @@ test("readers cached by metadata: options and damaged values still give the refe
 
 test("the direct encoder writes the reference encoder's bytes, or leaves the value to it", async () => {
   const { encodeDirect, encodeInternal } = await import("../dist/codec.js");
-  const { inferType, normalize } = await import("../dist/index.js");
+  const { inferType } = await import("../dist/index.js");
+  const { normalize } = await import("../dist/values.js");
   const check = (v, t, layout) => {
     let want, wantErr;
     try { want = encodeInternal(t, normalize(t, v), { layout }); } catch (e) { wantErr = e; }
@@ -172,7 +174,8 @@ test("row objects built by closures: many fields, absent keys, a __proto__ key",
 
 test("layout auto: the direct writer keeps the same layout as the reference (rows skipped only when surely larger)", async () => {
   const { encodeInternal } = await import("../dist/codec.js");
-  const { inferType, normalize } = await import("../dist/index.js");
+  const { inferType } = await import("../dist/index.js");
+  const { normalize } = await import("../dist/values.js");
   const rec = fc.record({ id: fc.oneof(fc.nat(), fc.constant(7)), s: fc.oneof(fc.string({ maxLength: 6 }), fc.constant("same"), fc.string({ unit: "binary", maxLength: 4 })),
     x: fc.oneof(fc.double(), fc.constant(0.5)), b: fc.boolean(), o: fc.option(fc.integer({ min: -3, max: 3 })) }, { requiredKeys: ["id", "s", "x", "b"] });
   let rows = 0, cols = 0;

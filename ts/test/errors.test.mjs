@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decode, encode, readStream, fromHex, XbfError, SchemaRegistry, fingerprint, hex, crc32c, sha256, typeFromJson } from "../dist/index.js";
+import { decode, encode, readStream, XbfError, SchemaRegistry, fingerprint, crc32c, sha256, typeFromJson } from "../dist/index.js";
+import { fromHex, hex } from "../dist/metadata.js";
 
 const h = (s) => fromHex(s.replace(/ /g, ""));
 const msg = (bytes) => { try { decode(bytes); } catch (e) { assert.ok(e instanceof XbfError); return e.message.split(": ").slice(0, 2).join(": "); } return "ok"; };

@@ -2,7 +2,9 @@
 // written (SPEC 21.4), and the faithful form (`decodeWithType`, `exact: true`) that keeps it all.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decode, decodeWithType, decodeInternal, encode, fromHex, hex, XbfNaN, StreamWriter, StreamReader, typeFromJson } from "../dist/index.js";
+import { decode, decodeWithType, encode, XbfNaN, StreamWriter, StreamReader, typeFromJson } from "../dist/index.js";
+import { decodeInternal } from "../dist/codec.js";
+import { fromHex, hex } from "../dist/metadata.js";
 
 const f64bits = (x) => { const b = new DataView(new ArrayBuffer(8)); b.setFloat64(0, x, true); return b.getBigUint64(0, true); };
 

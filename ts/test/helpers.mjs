@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { typeFromJson, fromHex } from "../dist/index.js";
+import { typeFromJson } from "../dist/index.js";
+import { fromHex } from "../dist/metadata.js";
 
 export const VECTORS = fileURLToPath(new URL("../../vectors/", import.meta.url));
 export const load = (name) => JSON.parse(readFileSync(VECTORS + name, "utf8"));

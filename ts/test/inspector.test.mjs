@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { readFileSync, existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { encode, fromHex, StreamWriter, typeFromJson } from "../dist/index.js";
+import { encode, StreamWriter, typeFromJson } from "../dist/index.js";
+import { fromHex } from "../dist/metadata.js";
 import { inspect, schemaText, tableModel, treeNode, annotationText, cellText, floatText, dayText } from "../inspector/model.mjs";
 import { load } from "./helpers.mjs";
 
@@ -192,7 +193,9 @@ test("the page builds into one self-contained file", () => {
   const html = readFileSync(here + "inspector.html", "utf8");
   assert.ok(!/<script[^>]+src=/.test(html), "no external script");
   assert.ok(!/\bimport\s*\{/.test(html) && !/from\s*"\.\.?\//.test(html), "no module imports left");
-  assert.match(html, /const m_model_mjs = /);
+  assert.equal(html.match(/<script\b/g).length, 1, "one inline script");
+  assert.match(html, /function schemaText\(/, "the model is in the page");
+  assert.match(html, /function decodeWithType\(/, "the package is in the page");
 });
 
 test("an XBF file: every block with its columns' encodings and statistics, the records of the block asked for", () => {

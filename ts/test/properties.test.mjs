@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encode, decode, decodeWithType, XbfError, StreamReader, StreamWriter, XbfDate, XbfTimestamp, XbfEnum, fromHex } from "../dist/index.js";
+import { encode, decode, decodeWithType, XbfError, StreamReader, StreamWriter, XbfDate, XbfTimestamp, XbfEnum } from "../dist/index.js";
+import { fromHex } from "../dist/metadata.js";
 import { jsonish } from "./arbitraries.mjs";
 import { load } from "./helpers.mjs";
 

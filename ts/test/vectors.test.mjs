@@ -1,9 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  decodeInternal, decodeWithType, encodeInternal, encode, normalize, typeFromJson, typeToJson, fromHex, hex,
-  XbfError, StreamReader, StreamWriter,
+  decodeWithType, encode, typeFromJson, typeToJson, XbfError, StreamReader, StreamWriter,
 } from "../dist/index.js";
+import { decodeInternal, encodeInternal } from "../dist/codec.js";
+import { normalize } from "../dist/values.js";
+import { fromHex, hex } from "../dist/metadata.js";
 import { load, fromVector } from "./helpers.mjs";
 
 const counts = { valid: 0, invalid: 0, streams: 0 };
@@ -16,9 +18,7 @@ for (const file of ["v1.json", "v2.json", "columnar.json"]) {
         counts.invalid++;
         assert.throws(() => decodeInternal(bytes), (e) => {
           assert.ok(e instanceof XbfError, `not an XbfError: ${e}`);
-          assert.equal(e.kind, v.error, e.message);
-          assert.equal(typeof e.offset, "number");
-          if (v.offset !== undefined) assert.equal(e.offset, v.offset, e.message);
+          assert.deepEqual([e.kind, e.offset, e.path], [v.error, v.offset, v.path], e.message);
           return true;
         });
         return;
@@ -60,7 +60,7 @@ for (const v of load("v2-streams.json")) {
     assert.deepStrictEqual(got, v.records.map((r) => fromVector(t, r)));
     if (v.error) assert.equal(error?.kind, v.error, error ? error.message : "no error");
     else assert.equal(error, null, error?.message);
-    if (v.offset !== undefined) assert.equal(error?.offset, v.offset, error?.message);
+    if (v.error) assert.deepEqual([error.offset, error.path], [v.offset, v.path], error.message);
     if (v.blocks) {
       const w = new StreamWriter({ type: t, checksums: (bytes[1] & 8) !== 0, schemaByReference: (bytes[1] & 1) !== 0 });
       let i = 0;

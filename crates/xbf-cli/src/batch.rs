@@ -1,12 +1,13 @@
 //! `xbf vectors decode` (hidden): the Rust side of scripts/difffuzz.py.
 //!
-//! Reads lines `m HEX` (decode one message) or `s HEX` (read a record
-//! stream) on standard input and writes one JSON line for each on standard
+//! Reads lines `m HEX` (decode one message), `s HEX` (read a record
+//! stream) or `f HEX` (read an XBF file forward and from the end) on standard input and writes one JSON line for each on standard
 //! output, so that the differential fuzzer compares implementations line by
 //! line:
 //!
 //! - a message: `{"type": TYPE, "value": VALUE}` or `{"error": ERROR}`;
 //! - a stream: `{"type": TYPE | null, "records": [VALUE...], "error": ERROR | null}`;
+//! - a file: `{"error": ERROR | null, "end_error": ERROR | null}`;
 //! - ERROR is `{"kind", "offset" (null where unknown), "path"}`;
 //! - a panic (a bug) is `{"panic": message}`, and the batch goes on.
 //!
@@ -45,8 +46,9 @@ pub fn decode() -> ExitCode {
         let answer = match mode {
             "m" => caught(message),
             "s" => caught(stream),
+            "f" => caught(file),
             _ => {
-                eprintln!("xbf vectors decode: a line is `m HEX` or `s HEX`, not {line:?}");
+                eprintln!("xbf vectors decode: a line is `m HEX`, `s HEX` or `f HEX`, not {line:?}");
                 return ExitCode::from(2);
             }
         };
@@ -82,6 +84,14 @@ fn stream(bytes: &[u8]) -> Json {
         }
     }
     json!({"type": ty, "records": records, "error": null})
+}
+
+/// An XBF file (SPEC.md §24), read forward and from the end: the errors each
+/// read ends with (scripts/vector_errors.py fills the file vectors from them).
+fn file(bytes: &[u8]) -> Json {
+    let (_, _, forward) = crate::vectors::files::read_forward(bytes);
+    let (_, from_end) = crate::vectors::files::read_from_end(bytes);
+    json!({"error": forward.as_ref().map(error_json), "end_error": from_end.as_ref().map(error_json)})
 }
 
 fn error_json(e: &Error) -> Json {

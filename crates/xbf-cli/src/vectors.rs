@@ -3,9 +3,10 @@
 //!
 //! A vector file is a JSON array of vectors in the project's conformance form:
 //! valid ones carry a type, a value and the message's hex; invalid ones carry
-//! hex and the error kind that decoding it must fail with.
+//! hex and the error kind, byte offset and path that decoding it must fail
+//! with (vectors/README.md).
 
-mod files;
+pub(crate) mod files;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -128,16 +129,10 @@ fn check_vector(v: &Json, version: u64) -> Result<(), String> {
     let bytes = from_hex(hex).ok_or("\"hex\" is not lowercase hex")?;
     if let Some(kind) = v.get("error") {
         let kind = kind.as_str().ok_or("\"error\" is not a string")?;
-        let want = ErrorKind::from_name(kind).ok_or_else(|| format!("unknown error kind {kind:?}"))?;
-        // An optional "offset": the byte the error must be reported at.
-        let offset = v.get("offset").map(|o| o.as_u64().ok_or("\"offset\" is not a number")).transpose()?;
+        let want = Want::of(v, kind)?;
         return match xbf::decode_message(&bytes) {
             Ok(value) => Err(format!("decoded as {value:?}, expected error {kind}")),
-            Err(e) if e.kind() == want && offset.map_or(true, |o| e.offset() == Some(o)) => Ok(()),
-            Err(e) => Err(format!(
-                "failed with {e}, expected {kind}{}",
-                offset.map(|o| format!(" at byte {o}")).unwrap_or_default()
-            )),
+            Err(e) => want.check(&e),
         };
     }
     let ty = parse_type(v.get("type").ok_or("no \"type\"")?).map_err(|e| format!("bad type: {e}"))?;
@@ -179,14 +174,36 @@ pub(crate) fn records_vector(v: &Json) -> Result<(Vec<u8>, Metadata, Vec<Value>)
     Ok((bytes, ty, records))
 }
 
+/// The error an invalid vector names: its kind, the byte and the path every
+/// implementation must report (SPEC.md §17.2, vectors/README.md).
+struct Want {
+    kind: ErrorKind,
+    offset: u64,
+    path: String,
+}
+
+impl Want {
+    fn of(v: &Json, kind: &str) -> Result<Want, String> {
+        let kind = ErrorKind::from_name(kind).ok_or_else(|| format!("unknown error kind {kind:?}"))?;
+        let offset = v.get("offset").and_then(Json::as_u64).ok_or("an invalid vector needs a numeric \"offset\"")?;
+        let path = v.get("path").and_then(Json::as_str).ok_or("an invalid vector needs a \"path\" string")?;
+        Ok(Want { kind, offset, path: path.to_owned() })
+    }
+
+    fn check(&self, e: &xbf::Error) -> Result<(), String> {
+        if e.kind() == self.kind && e.offset() == Some(self.offset) && e.path_string() == self.path {
+            return Ok(());
+        }
+        let path = if self.path.is_empty() { String::new() } else { format!(", in {}", self.path) };
+        Err(format!("failed with {e}, expected at byte {}{path}: {}", self.offset, self.kind.name()))
+    }
+}
+
 fn check_stream_vector(v: &Json) -> Result<(), String> {
     let (bytes, ty, records) = records_vector(v)?;
     let want_error = match v.get("error") {
         None => None,
-        Some(k) => {
-            let k = k.as_str().ok_or("\"error\" is not a string")?;
-            Some(ErrorKind::from_name(k).ok_or_else(|| format!("unknown error kind {k:?}"))?)
-        }
+        Some(k) => Some(Want::of(v, k.as_str().ok_or("\"error\" is not a string")?)?),
     };
 
     let mut got = Vec::new();
@@ -209,16 +226,11 @@ fn check_stream_vector(v: &Json) -> Result<(), String> {
         let show = |rs: &[Value]| rs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
         return Err(format!("yielded [{}], expected [{}]", show(&got), show(&records)));
     }
-    let want_offset = v.get("offset").map(|o| o.as_u64().ok_or("\"offset\" is not a number")).transpose()?;
     match (failure, want_error) {
         (None, None) => {}
-        (Some(e), Some(k)) if e.kind() == k && want_offset.is_some_and(|o| e.offset() != Some(o)) => {
-            return Err(format!("failed with {e}, expected {k} at byte {}", want_offset.unwrap_or_default()))
-        }
-        (Some(e), Some(k)) if e.kind() == k => {}
-        (Some(e), Some(k)) => return Err(format!("failed with {e}, expected {k}")),
+        (Some(e), Some(want)) => want.check(&e)?,
         (Some(e), None) => return Err(format!("failed with {e}, expected a clean end")),
-        (None, Some(k)) => return Err(format!("ended cleanly, expected {k}")),
+        (None, Some(want)) => return Err(format!("ended cleanly, expected {}", want.kind.name())),
     }
 
     if let Some(blocks) = v.get("blocks") {
@@ -491,10 +503,18 @@ mod tests {
         assert!(check_vector(&wrong_value, 1).unwrap_err().contains("expected 1025"));
         let wrong_type = json!({"name": "u16", "type": "i16", "value": 1024, "hex": "020004"});
         assert!(check_vector(&wrong_type, 1).unwrap_err().contains("decoded type u16"));
-        let wrong_kind = json!({"name": "b", "hex": "0002", "error": "truncated"});
+        let wrong_kind = json!({"name": "b", "hex": "0002", "error": "truncated", "offset": 1, "path": ""});
         assert!(check_vector(&wrong_kind, 1).unwrap_err().contains("invalid-bool"));
-        let decodes = json!({"name": "b", "hex": "0001", "error": "invalid-bool"});
+        let decodes = json!({"name": "b", "hex": "0001", "error": "invalid-bool", "offset": 1, "path": ""});
         assert!(check_vector(&decodes, 1).is_err());
+        let right = json!({"name": "b", "hex": "0002", "error": "invalid-bool", "offset": 1, "path": ""});
+        assert!(check_vector(&right, 1).is_ok());
+        let wrong_offset = json!({"name": "b", "hex": "0002", "error": "invalid-bool", "offset": 0, "path": ""});
+        assert!(check_vector(&wrong_offset, 1).unwrap_err().contains("expected at byte 0"));
+        let wrong_path = json!({"name": "b", "hex": "0002", "error": "invalid-bool", "offset": 1, "path": "x"});
+        assert!(check_vector(&wrong_path, 1).unwrap_err().contains("in x"));
+        let no_offset = json!({"name": "b", "hex": "0002", "error": "invalid-bool", "path": ""});
+        assert!(check_vector(&no_offset, 1).unwrap_err().contains("\"offset\""));
     }
 
     #[test]

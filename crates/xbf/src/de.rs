@@ -247,6 +247,7 @@ impl<'o, I: Input> Decoder<'o, I> {
             let rest = self.input.bytes_up_to(u64::MAX)?;
             let root = |e: Error| match &meta {
                 Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
+                Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
                 _ => e,
             };
             return crate::columnar::decode_message(&meta, &rest, base, self.opts, sel).map_err(root);

@@ -3,12 +3,9 @@
 //! This module holds the crate's only `unsafe` code. Nearly every string
 //! in real data is ASCII, and for the short strings records hold (names,
 //! symbols, dates), the call into `std::str::from_utf8` costs more than
-//! the rest of reading the string. Measured on the derive path in A/B
-//! builds, bench/'s 100,000 records of ten fields (two 8-byte strings)
-//! decode in 6.0 ms instead of 7.2, or 3.3 instead of 4.2 with the strings
-//! borrowed as `&str`; the market records (one 4-7 byte symbol) in 4.4
-//! instead of 4.9, then 3.8 instead of 4.1 once strings shorter than a
-//! word were checked in one read rather than byte by byte. ASCII
+//! the rest of reading the string: checking ASCII first, and strings
+//! shorter than a word in one read, measured faster on the derive path
+//! (the figures are in BENCHMARKS.md, "Measured design decisions"). ASCII
 //! bytes are valid UTF-8, so the checked conversion can be skipped for
 //! them; any other input goes through `std`'s check, errors and all.
 //!

@@ -171,9 +171,17 @@ func run(v map[string]any) (skip bool, err error) {
 	return false, nil
 }
 
-// wantKind checks an error's kind, and its offset and path where the
-// vector gives them ("offset", "path").
+// wantKind checks an error's kind, offset and path against the vector's
+// "error", "offset" and "path", which every invalid vector gives (SPEC 17.2).
 func wantKind(err error, kind string, v map[string]any) error {
+	off, ok := v["offset"].(json.Number)
+	if !ok {
+		return errors.New(`an invalid vector needs a numeric "offset"`)
+	}
+	p, ok := v["path"].(string)
+	if !ok {
+		return errors.New(`an invalid vector needs a "path" string`)
+	}
 	var xe *xbf.Error
 	if !errors.As(err, &xe) {
 		return fmt.Errorf("failed with a foreign error %v, expected %s", err, kind)
@@ -181,10 +189,10 @@ func wantKind(err error, kind string, v map[string]any) error {
 	if xe.Kind != kind {
 		return fmt.Errorf("failed with %v, expected %s", err, kind)
 	}
-	if off, ok := v["offset"].(json.Number); ok && off.String() != fmt.Sprint(xe.Offset) {
+	if off.String() != fmt.Sprint(xe.Offset) {
 		return fmt.Errorf("failed with %v, expected offset %s", err, off)
 	}
-	if p, ok := v["path"].(string); ok && p != xe.Path {
+	if p != xe.Path {
 		return fmt.Errorf("failed with %v, expected path %q", err, p)
 	}
 	return nil

@@ -10,7 +10,8 @@ import { join, dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { encode as msgpack } from "@msgpack/msgpack";
-import { encode, fromHex } from "../../dist/index.js";
+import { encode } from "../../dist/index.js";
+import { fromHex } from "../../dist/metadata.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");

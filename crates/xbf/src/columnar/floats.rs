@@ -592,6 +592,11 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
                 let positions: Vec<u64> = ints::decode(&mut pos, k, 64)?;
                 pos.finish("exception positions")?;
                 let bytes = c.take_checked(u128::from(k) * F::BYTES as u128)?;
+                // Strictly ascending positions: one form for a column, and
+                // no exception that overwrites another.
+                if positions.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(c.invalid(count_at, "the exception positions are not strictly ascending".into()));
+                }
                 for (p, b) in positions.iter().zip(bytes.chunks_exact(F::BYTES)) {
                     let slot = usize::try_from(*p).ok().and_then(|p| out.get_mut(p)).ok_or_else(|| {
                         c.invalid(count_at, format!("an exception at position {p} of a column of {n}"))

@@ -501,8 +501,14 @@ fn read_for<T: Lane>(c: &mut Cursor<'_>, n: u64, vals: &mut Values<T>) -> Result
     if u32::from(width) > vals.max_bits {
         return Err(c.invalid(at, format!("a bit width of {width} passes the {} bits of the type", vals.max_bits)));
     }
-    let bytes = (n as u128 * u128::from(width)).div_ceil(8);
-    let packed = c.take_checked(bytes)?;
+    let bits = n as u128 * u128::from(width);
+    let packed_at = c.offset();
+    let packed = c.take_checked(bits.div_ceil(8))?;
+    // The last byte's padding bits are 0 (SPEC.md §22.2), so that a column
+    // has one form for its base, width and values.
+    if bits % 8 != 0 && packed[packed.len() - 1] >> (bits % 8) != 0 {
+        return Err(c.invalid(packed_at, "the padding bits of the frame of reference are not 0".into()));
+    }
     // The common case: eight bytes from a value's first hold all of it, and
     // every value fits the column (so none is checked).
     if width <= 56 && base.checked_add((1u128 << width) - 1).is_some_and(|top| vals.fits(top)) {

@@ -861,10 +861,14 @@ impl<'o> Reader<'o> {
             }
             Metadata::Map(m) => {
                 let (lens, total) = self.lengths(c, n)?;
-                let keys =
-                    self.node(&m.key, total, c, child, None).map_err(within(PathSegment::Field("key".into())))?.1;
-                let vals =
-                    self.node(&m.value, total, c, child, None).map_err(within(PathSegment::Field("value".into())))?.1;
+                // The keys' and values' nodes have the paths of a map's key
+                // and value types in metadata (SPEC.md §17.3): `[].key`, `[].value`.
+                let entry = |part: &str| {
+                    let part = PathSegment::Field(part.into());
+                    move |e: Error| e.within(part).within(PathSegment::Element)
+                };
+                let keys = self.node(&m.key, total, c, child, None).map_err(entry("key"))?.1;
+                let vals = self.node(&m.value, total, c, child, None).map_err(entry("value"))?.1;
                 let mut pairs = keys.zip(vals);
                 let mut values = Vec::with_capacity(n as usize);
                 for &l in &lens {
@@ -1026,12 +1030,16 @@ fn any_types(c: &mut Cursor<'_>, depth: usize, opts: &DecodeOptions) -> Result<V
     let d_at = col.offset();
     let d = col.varint(64)? as u64;
     col.check_fits(d_at, d, 1)?;
-    let inner = opts.clone().max_depth(opts.max_depth - depth);
     let mut types = Vec::with_capacity(d as usize);
     for _ in 0..d {
         let rest_at = col.offset();
         let rest = col.take(col.remaining() as usize)?;
-        let (ty, used) = inner.decode_metadata(crate::Version::V2, rest).map_err(|e| e.shifted(rest_at))?;
+        // Read as metadata nested `depth` levels down, as in rows (SPEC.md
+        // §17.3): the name of a struct or enum inside an `any` is not part
+        // of any path.
+        let mut d = crate::de::Decoder::new(crate::read::SliceInput::new(rest), opts, crate::Version::V2);
+        let ty = d.metadata(depth).map_err(|e| e.shifted(rest_at))?;
+        let used = crate::read::Input::offset(&d.input) as usize;
         col = Cursor::new(&rest[used..], rest_at + used as u64);
         types.push(ty);
     }

@@ -392,8 +392,9 @@ fn check_keys(
     // The keys are made as values here only to be compared, then dropped:
     // the budget is charged for them once, when the reader takes them.
     let left = r.budget.left;
-    let (_, mut keys) =
-        r.node(key, total, &mut c, depth, None).map_err(|e| e.within(PathSegment::Field("key".into())))?;
+    let (_, mut keys) = r
+        .node(key, total, &mut c, depth, None)
+        .map_err(|e| e.within(PathSegment::Field("key".into())).within(PathSegment::Element))?;
     r.budget.left = left;
     for &l in lens {
         let mut seen = std::collections::HashSet::with_capacity(l as usize);

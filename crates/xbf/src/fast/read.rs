@@ -48,10 +48,10 @@ impl<'de> Reader<'de, '_> {
     /// An unsigned varint of at most `BITS` (<= 64) bits. A one-byte
     /// varint (lengths, small counts, flags) is read where it is called;
     /// a longer one by a routine of its own per width, so that the width
-    /// checks are constants and the callers stay small. Measured in A/B
-    /// builds on bench/'s records, against one routine taking the width as
-    /// an argument: ten fields read into `&str`s 3.3 -> 2.2 ms, market
-    /// 4.4 -> 4.1 ms (inlining the longer routine too was no faster).
+    /// checks are constants and the callers stay small: faster than one
+    /// routine taking the width as an argument on bench/'s records, and
+    /// inlining the longer routine too was not (BENCHMARKS.md, "Measured
+    /// design decisions").
     #[inline(always)]
     fn varint<const BITS: u32>(&mut self) -> Result<u64> {
         if let Some(&b) = self.d.input.rest().first() {

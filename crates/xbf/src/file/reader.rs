@@ -120,6 +120,7 @@ fn decode_body(ty: &Metadata, raw: &Raw, opts: &DecodeOptions, plan: &Plan) -> R
     let mut reader = columnar::Reader::new(opts);
     let root = |e: Error| match ty {
         Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
+        Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
         _ => e,
     };
     let (_, values) = reader.node(ty, n, &mut c, 0, plan.decode.as_ref()).map_err(root)?;
