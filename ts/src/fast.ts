@@ -260,7 +260,7 @@ class Columns {
    * (the reference reader in cascade.ts then decodes the column or reports the error). */
   private cascade(enc: number, n: number, maxBits: number, end: number): number[] | null {
     if (enc === ENTROPY) {
-      const d = this.small(end);
+      const d = small(this, end);
       if (d < 2 || d > n) return null;
       const values = this.inner(d, maxBits, end, ENTROPY);
       if (values === null) return null;
@@ -276,7 +276,7 @@ class Columns {
       for (let i = 0; i < n; i++) out[i] = values[codes[i]!]!;
       return out;
     }
-    const k = this.small(end);
+    const k = small(this, end);
     if (k < 1 || k > n) return null;
     const lens = this.inner(k, 64, end, RUNS);
     const vals = lens && this.inner(k, maxBits, end, RUNS);

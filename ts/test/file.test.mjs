@@ -9,8 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  FileReader, FileWriter, FileStreamReader, FileBlockError, readFileForward, typeFromJson, fromHex, hex, XbfError, crc32c,
+  FileReader, FileWriter, FileStreamReader, FileBlockError, readFileForward, typeFromJson, XbfError, crc32c,
 } from "../dist/index.js";
+import { fromHex, hex } from "../dist/metadata.js";
 import { load, fromVector } from "./helpers.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
