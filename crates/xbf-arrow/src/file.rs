@@ -43,7 +43,9 @@ pub struct FileBatchReader<R> {
     out_schema: SchemaRef,
     blocks: std::ops::Range<usize>,
     batch_size: Option<usize>,
-    ready: VecDeque<RecordBatch>,
+    ready: VecDeque<Result<RecordBatch, ArrowError>>,
+    /// More readers of the same file, each decoding a block on its own thread.
+    extra: Vec<FileReader<R>>,
 }
 
 impl<R: Read + Seek> FileBatchReader<R> {
@@ -113,6 +115,7 @@ impl<R: Read + Seek> FileBatchReader<R> {
             blocks,
             batch_size: opts.batch_size.filter(|&n| n > 0),
             ready: VecDeque::new(),
+            extra: Vec::new(),
         })
     }
 
@@ -121,56 +124,110 @@ impl<R: Read + Seek> FileBatchReader<R> {
         &self.ty
     }
 
-    fn next_block(&mut self) -> Option<Result<RecordBatch, ArrowError>> {
-        let i = self.blocks.next()?;
-        let records = match self.reader.read_block(i, &self.q) {
-            Ok(r) => r,
-            Err(e) => return Some(Err(xbf_err(e))),
-        };
-        if records.is_empty() {
-            return Some(Ok(RecordBatch::new_empty(self.out_schema.clone())));
+    /// Decodes with `readers.len() + 1` threads: each of `readers` (the
+    /// same file, opened again) decodes a block while this one decodes
+    /// another, blocks handed out in file order and batches kept in it.
+    pub fn with_threads(mut self, readers: Vec<FileReader<R>>) -> Self {
+        self.extra = readers;
+        self
+    }
+
+    /// Reads and converts the next blocks, one on each reader, in order.
+    fn refill(&mut self) -> bool
+    where
+        R: Send,
+    {
+        let want = 1 + self.extra.len();
+        let picked: Vec<usize> = self.blocks.by_ref().take(want).collect();
+        if picked.is_empty() {
+            return false;
         }
-        Some(batch_with_schema(self.schema.clone(), &self.ty, &records).and_then(|batch| {
-            let batch = crate::filter::filter_batch(&batch, &self.rest)?;
-            match &self.keep {
-                Some(k) => batch.project(k),
-                None => Ok(batch),
+        let plan =
+            Plan { q: &self.q, rest: &self.rest, keep: self.keep.as_deref(), ty: &self.ty, schema: &self.schema };
+        let results: Vec<Result<RecordBatch, ArrowError>> = if picked.len() == 1 {
+            vec![plan.block(&mut self.reader, picked[0])]
+        } else {
+            let (first, others) = (&mut self.reader, &mut self.extra);
+            std::thread::scope(|s| {
+                let plan = &plan;
+                let handles: Vec<_> = std::iter::once(first)
+                    .chain(others.iter_mut())
+                    .zip(&picked)
+                    .map(|(r, &i)| s.spawn(move || plan.block(r, i)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| Err(ArrowError::ComputeError("a decoding thread panicked".into())))
+                    })
+                    .collect()
+            })
+        };
+        for r in results {
+            match r {
+                Ok(batch) if batch.num_rows() == 0 => {}
+                Ok(batch) => match self.batch_size {
+                    Some(n) if batch.num_rows() > n => {
+                        let mut at = 0;
+                        while at < batch.num_rows() {
+                            let len = n.min(batch.num_rows() - at);
+                            self.ready.push_back(Ok(batch.slice(at, len)));
+                            at += len;
+                        }
+                    }
+                    _ => self.ready.push_back(Ok(batch)),
+                },
+                Err(e) => {
+                    // Nothing after a failed block.
+                    self.ready.push_back(Err(e));
+                    self.blocks = self.blocks.end..self.blocks.end;
+                    break;
+                }
             }
-        }))
+        }
+        true
     }
 }
 
-impl<R: Read + Seek> Iterator for FileBatchReader<R> {
+/// What every block of a read goes through, shared by the decoding threads.
+struct Plan<'a> {
+    q: &'a ReadOptions,
+    rest: &'a [Filter],
+    keep: Option<&'a [usize]>,
+    ty: &'a Metadata,
+    schema: &'a SchemaRef,
+}
+
+impl Plan<'_> {
+    /// Block `i`'s records that the read asks for, as a batch of the read's
+    /// output schema (empty when its statistics rule the first filter out).
+    fn block<R: Read + Seek>(&self, reader: &mut FileReader<R>, i: usize) -> Result<RecordBatch, ArrowError> {
+        let records = reader.read_block(i, self.q).map_err(xbf_err)?;
+        let batch = batch_with_schema(self.schema.clone(), self.ty, &records)?;
+        let batch = crate::filter::filter_batch(&batch, self.rest)?;
+        match self.keep {
+            Some(k) => batch.project(k),
+            None => Ok(batch),
+        }
+    }
+}
+
+impl<R: Read + Seek + Send> Iterator for FileBatchReader<R> {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             if let Some(b) = self.ready.pop_front() {
-                return Some(Ok(b));
+                return Some(b);
             }
-            let batch = match self.next_block()? {
-                Ok(b) => b,
-                Err(e) => return Some(Err(e)),
-            };
-            if batch.num_rows() == 0 {
-                continue;
-            }
-            match self.batch_size {
-                Some(n) if batch.num_rows() > n => {
-                    let mut at = 0;
-                    while at < batch.num_rows() {
-                        let len = n.min(batch.num_rows() - at);
-                        self.ready.push_back(batch.slice(at, len));
-                        at += len;
-                    }
-                }
-                _ => return Some(Ok(batch)),
+            if !self.refill() {
+                return None;
             }
         }
     }
 }
 
-impl<R: Read + Seek> RecordBatchReader for FileBatchReader<R> {
+impl<R: Read + Seek + Send> RecordBatchReader for FileBatchReader<R> {
     fn schema(&self) -> SchemaRef {
         self.out_schema.clone()
     }

@@ -123,3 +123,16 @@ fn refuses_what_it_cannot_map() {
     let mut w = FileBatchWriter::new(Vec::new(), &ns, FileOptions::default()).unwrap();
     assert!(w.write(&b).is_err());
 }
+
+#[test]
+fn threads_give_the_same_batches_in_order() {
+    let opts =
+        ScanOptions { filters: vec![Filter::new("delay", Op::Gt, "15")], batch_size: Some(3), ..Default::default() };
+    let one: Vec<RecordBatch> =
+        FileBatchReader::new(Cursor::new(file()), opts.clone()).unwrap().collect::<Result<_, _>>().unwrap();
+    let extra = (0..2).map(|_| FileReader::open(Cursor::new(file())).unwrap()).collect();
+    let three: Vec<RecordBatch> =
+        FileBatchReader::new(Cursor::new(file()), opts).unwrap().with_threads(extra).collect::<Result<_, _>>().unwrap();
+    assert_eq!(one, three);
+    assert_eq!(delays(&three), (16..100).map(Some).collect::<Vec<_>>());
+}
