@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::sync::Mutex;
 
-use arrow_array::ffi_stream::{RecordBatchStreamReader, FFI_ArrowArrayStream};
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::RecordBatchReader;
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{ArrowError, SchemaRef};
@@ -85,7 +85,9 @@ impl ArrowReader {
             .lock()
             .map_err(|_| PyRuntimeError::new_err("the reader's lock is poisoned"))?
             .take()
-            .ok_or_else(|| PyRuntimeError::new_err("this reader's stream was already taken; open the file again"))?;
+            .ok_or_else(|| {
+            PyRuntimeError::new_err("this reader's stream was already taken; open the file again")
+        })?;
         let boxed: Box<dyn RecordBatchReader + Send> = Box::new(reader);
         let stream = FFI_ArrowArrayStream::new(boxed);
         PyCapsule::new_bound(py, stream, Some(CString::new("arrow_array_stream").expect("no NUL")))
