@@ -205,3 +205,27 @@ def test_errors_are_xbf_errors(tmp_path, path):
         xa.write_table(pa.table({"d": pa.array([1], type=pa.decimal128(5, 2))}), tmp_path / "d.xbf")
     assert not (tmp_path / "d.xbf").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".xbf-")] == []
+
+
+def test_polars_scan_with_pushdown(path):
+    import xbf.polars as xp
+
+    lf = xp.scan_xbf(path)
+    assert lf.collect_schema().names() == flights().schema.names
+    src = pl.DataFrame(flights())
+    q = lf.filter((pl.col("delay") > 300) & (pl.col("origin") == "SFO")).select(["distance", "delay"])
+    want = src.filter((pl.col("delay") > 300) & (pl.col("origin") == "SFO")).select(["distance", "delay"])
+    assert q.collect().equals(want)
+    assert lf.head(5).collect().equals(src.head(5))
+    g = lf.group_by("origin").agg(pl.len()).sort("origin").collect()
+    assert g["len"].to_list() == [250, 250, 250, 250]
+    # Blocks past every date's range: nothing read, nothing returned.
+    assert lf.filter(pl.col("distance") > 5000).collect().height == 0
+
+
+def test_polars_pushable_terms():
+    import xbf.polars as xp
+
+    schema = pl.Schema({"delay": pl.Int64, "origin": pl.String, "x": pl.Float64})
+    e = (pl.col("delay") > 300) & (pl.col("origin") == "SFO") & (2.5 >= pl.col("x")) & (pl.col("delay") % 2 == 0)
+    assert xp._pushable(e, schema) == [("delay", ">", 300), ("origin", "=", "SFO"), ("x", "<=", 2.5)]
