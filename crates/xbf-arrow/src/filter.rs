@@ -52,6 +52,8 @@ pub fn matches(batch: &RecordBatch, f: &Filter) -> Result<BooleanArray, ArrowErr
         DataType::Dictionary(_, v) => (**v).clone(),
         other => other.clone(),
     };
+    // Zones dropped, as when writing (a name needs a time zone database).
+    let (dt, col) = (crate::from_arrow::naive(&dt), crate::from_arrow::without_zones(&col)?);
     let col = if &dt == col.data_type() { col } else { arrow_cast::cast(&col, &dt)? };
     let lit = arrow_cast::cast(&(Arc::new(StringArray::from(vec![f.value.as_str()])) as ArrayRef), &dt)?;
     if lit.is_null(0) {

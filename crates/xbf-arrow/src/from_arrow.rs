@@ -48,7 +48,10 @@ pub fn batch_to_records(ty: &Metadata, batch: &RecordBatch) -> Result<Vec<Value>
 pub(crate) fn values(ty: &Metadata, arr: &ArrayRef) -> Result<Vec<Value>, ArrowError> {
     let (want, _) = data_type(ty)?;
     check_timestamps(arr)?;
-    let arr = if arr.data_type() == &want { arr.clone() } else { arrow_cast::cast(arr, &want)? };
+    // Time zones only label an instant (Arrow stores UTC): dropped before the
+    // cast, which would otherwise need a time zone database to read names.
+    let (want, arr) = (naive(&want), without_zones(arr)?);
+    let arr = if arr.data_type() == &want { arr } else { arrow_cast::cast(&arr, &want)? };
     let arr = &arr;
     if let Metadata::Option(inner) = ty {
         let present = values(inner, arr)?;
@@ -178,6 +181,51 @@ pub(crate) fn values(ty: &Metadata, arr: &ArrayRef) -> Result<Vec<Value>, ArrowE
         }
         other => return Err(unsupported(other)),
     })
+}
+
+/// `dt` with every timestamp's time zone dropped.
+pub(crate) fn naive(dt: &DataType) -> DataType {
+    match dt {
+        DataType::Timestamp(u, Some(_)) => DataType::Timestamp(*u, None),
+        DataType::List(f) => DataType::List(Arc::new(f.as_ref().clone().with_data_type(naive(f.data_type())))),
+        DataType::LargeList(f) => {
+            DataType::LargeList(Arc::new(f.as_ref().clone().with_data_type(naive(f.data_type()))))
+        }
+        DataType::FixedSizeList(f, n) => {
+            DataType::FixedSizeList(Arc::new(f.as_ref().clone().with_data_type(naive(f.data_type()))), *n)
+        }
+        DataType::Struct(fs) => DataType::Struct(
+            fs.iter().map(|f| Arc::new(f.as_ref().clone().with_data_type(naive(f.data_type())))).collect(),
+        ),
+        DataType::Map(f, sorted) => {
+            DataType::Map(Arc::new(f.as_ref().clone().with_data_type(naive(f.data_type()))), *sorted)
+        }
+        DataType::Union(fs, mode) => DataType::Union(
+            arrow_schema::UnionFields::try_new(
+                fs.iter().map(|(id, _)| id),
+                fs.iter().map(|(_, f)| f.as_ref().clone().with_data_type(naive(f.data_type()))),
+            )
+            .expect("the same ids and fields"),
+            *mode,
+        ),
+        DataType::Dictionary(k, v) => DataType::Dictionary(k.clone(), Box::new(naive(v))),
+        other => other.clone(),
+    }
+}
+
+/// The same array with its (and its children's) timestamps' zones dropped;
+/// the values, instants in UTC, are untouched.
+pub(crate) fn without_zones(arr: &ArrayRef) -> Result<ArrayRef, ArrowError> {
+    let dt = naive(arr.data_type());
+    if &dt == arr.data_type() {
+        return Ok(arr.clone());
+    }
+    fn strip(d: arrow_data::ArrayData) -> Result<arrow_data::ArrayData, ArrowError> {
+        let dt = naive(d.data_type());
+        let children = d.child_data().iter().cloned().map(strip).collect::<Result<Vec<_>, _>>()?;
+        d.into_builder().data_type(dt).child_data(children).build()
+    }
+    Ok(make_array(strip(arr.to_data())?))
 }
 
 fn first_variant(e: &xbf::EnumMetadata) -> Result<&str, ArrowError> {

@@ -136,3 +136,39 @@ fn threads_give_the_same_batches_in_order() {
     assert_eq!(one, three);
     assert_eq!(delays(&three), (16..100).map(Some).collect::<Vec<_>>());
 }
+
+#[test]
+fn timestamps_of_any_unit_and_zone_become_utc_microseconds() {
+    use arrow_array::{TimestampMicrosecondArray, TimestampNanosecondArray};
+    use arrow_schema::TimeUnit;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("naive", DataType::Timestamp(TimeUnit::Nanosecond, None), false),
+        Field::new("paris", DataType::Timestamp(TimeUnit::Microsecond, Some("Europe/Paris".into())), false),
+    ]));
+    let b = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(TimestampNanosecondArray::from(vec![1_000, 2_000_000])),
+            Arc::new(TimestampMicrosecondArray::from(vec![5, 6]).with_timezone("Europe/Paris")),
+        ],
+    )
+    .unwrap();
+    let mut w = FileBatchWriter::new(Vec::new(), &schema, FileOptions::default()).unwrap();
+    w.write(&b).unwrap();
+    let bytes = w.finish().unwrap();
+    let opts = ScanOptions {
+        filters: vec![
+            Filter::new("naive", Op::Ge, "1970-01-01T00:00:00Z"),
+            Filter::new("paris", Op::Gt, "1970-01-01T00:00:00.000005Z"),
+        ],
+        ..Default::default()
+    };
+    let back: Vec<RecordBatch> =
+        FileBatchReader::new(Cursor::new(bytes), opts).unwrap().collect::<Result<_, _>>().unwrap();
+    let utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+    assert_eq!(back[0].schema().field(0).data_type(), &utc);
+    let naive = back[0].column(0).as_any().downcast_ref::<TimestampMicrosecondArray>().unwrap();
+    assert_eq!(naive.values().to_vec(), vec![2_000]);
+    let paris = back[0].column(1).as_any().downcast_ref::<TimestampMicrosecondArray>().unwrap();
+    assert_eq!(paris.values().to_vec(), vec![6]);
+}
