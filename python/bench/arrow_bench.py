@@ -131,11 +131,40 @@ def peak(name, path, op):
     return int(out.stdout.strip()) * 1024
 
 
+def spark_bench(xbf_path, parquet_path, rounds):
+    """Spark count() and groupBy("origin").count() over XBF and over Parquet, local[2]."""
+    from pyspark.sql import SparkSession
+
+    import xbf.spark
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+             .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    xbf.spark.register(spark)
+    frames = {"xbf": lambda: spark.read.format("xbf").load(xbf_path), "parquet": lambda: spark.read.parquet(parquet_path)}
+    raw = {n: {"count": [], "groupBy": []} for n in frames}
+    answers = {}
+    for r in range(rounds):
+        for n in (list(frames) if r % 2 == 0 else list(frames)[::-1]):
+            s = time.perf_counter()
+            frames[n]().count()
+            raw[n]["count"].append(time.perf_counter() - s)
+            s = time.perf_counter()
+            answers[n] = sorted(tuple(x) for x in frames[n]().groupBy("origin").count().collect())
+            raw[n]["groupBy"].append(time.perf_counter() - s)
+    assert answers["xbf"] == answers["parquet"]
+    parts = frames["xbf"]().rdd.getNumPartitions()
+    spark.stop()
+    return {"partitions_xbf": parts, "raw_s": raw,
+            "median_s": {n: {o: statistics.median(v) for o, v in d.items()} for n, d in raw.items()}}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json")
     ap.add_argument("--folder")
+    ap.add_argument("--spark", action="store_true", help="also Spark count/groupBy in local[2]")
     args = ap.parse_args()
     table = pq.read_table(SRC)
     folder = args.folder or tempfile.mkdtemp(prefix="arrow-bench-")
@@ -167,6 +196,8 @@ def main():
     result = {"rows": table.num_rows, "write_s": write_times, "bytes": {n: os.path.getsize(p) for n, p in paths.items()},
               "raw_s": raw, "median_s": {n: {o: statistics.median(v) for o, v in d.items() if v} for n, d in raw.items()},
               "peak_bytes": {n: {o: peak(n, paths[n], o) for o in ops[:3]} for n in paths}}
+    if args.spark:
+        result["spark"] = spark_bench(paths["xbf"], paths["parquet zstd"], args.rounds)
     text = json.dumps(result, indent=1)
     if args.json:
         with open(args.json, "w") as f:
