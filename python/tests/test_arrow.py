@@ -181,6 +181,14 @@ def test_write_from_polars_and_duckdb(tmp_path):
     assert xa.read_table(p2, filters=[("i", ">=", 4990)]).column("s").to_pylist() == [str(i) for i in range(4990, 5000)]
 
 
+def test_written_file_has_the_usual_mode(path):
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
 def test_xbf_file_written_by_xbf_reads_back_with_the_core(path):
     # The file is an ordinary XBF file: the core reads it with default options.
     raw = path.read_bytes()

@@ -240,6 +240,10 @@ def write_table(
     os.close(fd)
     try:
         rows = _native.arrow_write(table, tmp, block_rows, zstd)
+        # mkstemp makes the file private (0600); give it the mode a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         try:
