@@ -17,7 +17,6 @@ child process (its ru_maxrss, less the child's RSS before the read).
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -121,11 +120,12 @@ def duckdb_query(name, path):
 
 
 def peak(name, path, op):
+    # VmHWM, not ru_maxrss: Linux updates the latter lazily, so a process
+    # reading its own sees a stale value.
     code = (
-        "import resource, sys; sys.path.insert(0, %r); import arrow_bench as b; "
-        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
-        "r = b.readers(%r, %r)[%r](); "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)"
+        "import sys; sys.path.insert(0, %r); import arrow_bench as b; "
+        "hwm = lambda: int([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]); "
+        "base = hwm(); r = b.readers(%r, %r)[%r](); print(hwm() - base)"
     ) % (os.path.dirname(os.path.abspath(__file__)), name, path, op)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return int(out.stdout.strip()) * 1024
