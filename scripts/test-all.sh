@@ -33,7 +33,12 @@ python3 scripts/vector_errors.py --check
 # ts/test/file.test.mjs), so they sit apart from the message vectors every package reads.
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/files/*.json
 
-echo "== Python: the xbf package (build with maturin, pytest + hypothesis, every vector file)"
+echo "== Python: the xbf package (build with maturin, pytest + hypothesis, every vector file; xbf.arrow with pyarrow, Polars, DuckDB, pandas and PySpark in local[2])"
+# PySpark (python/tests/test_spark.py) needs a Java runtime: Debian's, where none is installed.
+if ! command -v java >/dev/null; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update && $SUDO apt-get install -y openjdk-17-jre-headless
+fi
 PY="${PYTHON:-python3}"
 "$PY" -m venv target/python-venv
 target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt

@@ -116,6 +116,7 @@ mod raw {
 
 use raw::{dict_next, dict_set};
 
+mod arrow;
 mod typed;
 
 // ------------------------------------------------------------ Python refs
@@ -2981,6 +2982,7 @@ impl StreamWriter {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    arrow::register(m)?;
     m.add_class::<Schema>()?;
     m.add_class::<StreamReader>()?;
     m.add_class::<StreamWriter>()?;

@@ -1,0 +1,287 @@
+//! XBF files as streams of record batches (one batch a block, or slices of
+//! it), and record batches written as XBF files; columnar messages both ways.
+
+use std::collections::VecDeque;
+use std::io::{Read, Seek, Write};
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
+use xbf::{
+    EncodeOptions, FileOptions, FileReader, FileWriter, Layout, Metadata, Predicate, ReadOptions, Value, VecValue,
+};
+
+use crate::filter::Filter;
+use crate::from_arrow::batch_to_records;
+use crate::schema::{arrow_schema, xbf_err, xbf_type};
+use crate::to_arrow::batch_with_schema;
+
+/// What to read of a file: columns, filters and the largest batch.
+#[derive(Clone, Debug, Default)]
+pub struct ScanOptions {
+    /// Top-level columns (or dotted paths into structs) to read; all if `None`.
+    pub columns: Option<Vec<String>>,
+    /// Filters that every row kept matches (`AND`). The first one is given to
+    /// the file reader, which skips the blocks whose statistics rule it out
+    /// and tests it record by record; the others are tested on the batch.
+    pub filters: Vec<Filter>,
+    /// Split each block's batch into batches of at most this many rows.
+    pub batch_size: Option<usize>,
+}
+
+/// The batches of an XBF file, one block at a time: an Arrow
+/// [`RecordBatchReader`], so memory holds one block's records.
+pub struct FileBatchReader<R> {
+    reader: FileReader<R>,
+    /// The read of the first filter (and of the columns the other filters
+    /// need, dropped after them).
+    q: ReadOptions,
+    /// The filters tested on batches, and the columns kept after them.
+    rest: Vec<Filter>,
+    keep: Option<Vec<usize>>,
+    ty: Metadata,
+    schema: SchemaRef,
+    out_schema: SchemaRef,
+    blocks: std::ops::Range<usize>,
+    batch_size: Option<usize>,
+    ready: VecDeque<Result<RecordBatch, ArrowError>>,
+    /// More readers of the same file, each decoding a block on its own thread.
+    extra: Vec<FileReader<R>>,
+}
+
+impl<R: Read + Seek> FileBatchReader<R> {
+    /// Opens a file for reading with `opts`, every block.
+    pub fn new(src: R, opts: ScanOptions) -> Result<Self, ArrowError> {
+        let reader = FileReader::open(src).map_err(xbf_err)?;
+        let blocks = 0..reader.blocks().len();
+        Self::with_reader(reader, opts, blocks)
+    }
+
+    /// Reads the blocks in `blocks` of an open file (a split of the file, for
+    /// one task of many).
+    pub fn with_reader(
+        reader: FileReader<R>,
+        opts: ScanOptions,
+        blocks: std::ops::Range<usize>,
+    ) -> Result<Self, ArrowError> {
+        let mut filters = opts.filters.into_iter();
+        let first = filters.next();
+        let rest: Vec<Filter> = filters.collect();
+        let mut q = ReadOptions::default();
+        if let Some(f) = first {
+            q = q.filter(Predicate::new(f.field, f.op, f.value));
+        }
+        // The other filters' fields are read too and dropped after testing.
+        let mut keep_names = None;
+        if let Some(cols) = &opts.columns {
+            let mut all = cols.clone();
+            for p in &rest {
+                let top = p.field.clone();
+                if !all.contains(&top) {
+                    all.push(top);
+                }
+            }
+            if all.len() > cols.len() {
+                keep_names = Some(cols.clone());
+            }
+            q = q.fields(&all);
+        }
+        let ty = match &opts.columns {
+            Some(_) => reader.projected_type(&q).map_err(xbf_err)?,
+            None => reader.metadata().clone(),
+        };
+        let schema = arrow_schema(&ty)?;
+        let keep = keep_names
+            .map(|names| {
+                names
+                    .iter()
+                    .map(|n| schema.index_of(n.split('.').next().unwrap_or(n)))
+                    .collect::<Result<Vec<usize>, _>>()
+            })
+            .transpose()?;
+        let out_schema = match &keep {
+            Some(k) => std::sync::Arc::new(schema.project(k)?),
+            None => schema.clone(),
+        };
+        let end = blocks.end.min(reader.blocks().len());
+        let blocks = blocks.start.min(end)..end;
+        Ok(FileBatchReader {
+            reader,
+            q,
+            rest,
+            keep,
+            ty,
+            schema,
+            out_schema,
+            blocks,
+            batch_size: opts.batch_size.filter(|&n| n > 0),
+            ready: VecDeque::new(),
+            extra: Vec::new(),
+        })
+    }
+
+    /// The XBF type of the records read (after projection).
+    pub fn xbf_type(&self) -> &Metadata {
+        &self.ty
+    }
+
+    /// Decodes with `readers.len() + 1` threads: each of `readers` (the
+    /// same file, opened again) decodes a block while this one decodes
+    /// another, blocks handed out in file order and batches kept in it.
+    pub fn with_threads(mut self, readers: Vec<FileReader<R>>) -> Self {
+        self.extra = readers;
+        self
+    }
+
+    /// Reads and converts the next blocks, one on each reader, in order.
+    fn refill(&mut self) -> bool
+    where
+        R: Send,
+    {
+        let want = 1 + self.extra.len();
+        let picked: Vec<usize> = self.blocks.by_ref().take(want).collect();
+        if picked.is_empty() {
+            return false;
+        }
+        let plan =
+            Plan { q: &self.q, rest: &self.rest, keep: self.keep.as_deref(), ty: &self.ty, schema: &self.schema };
+        let results: Vec<Result<RecordBatch, ArrowError>> = if picked.len() == 1 {
+            vec![plan.block(&mut self.reader, picked[0])]
+        } else {
+            let (first, others) = (&mut self.reader, &mut self.extra);
+            std::thread::scope(|s| {
+                let plan = &plan;
+                let handles: Vec<_> = std::iter::once(first)
+                    .chain(others.iter_mut())
+                    .zip(&picked)
+                    .map(|(r, &i)| s.spawn(move || plan.block(r, i)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| Err(ArrowError::ComputeError("a decoding thread panicked".into())))
+                    })
+                    .collect()
+            })
+        };
+        for r in results {
+            match r {
+                Ok(batch) if batch.num_rows() == 0 => {}
+                Ok(batch) => match self.batch_size {
+                    Some(n) if batch.num_rows() > n => {
+                        let mut at = 0;
+                        while at < batch.num_rows() {
+                            let len = n.min(batch.num_rows() - at);
+                            self.ready.push_back(Ok(batch.slice(at, len)));
+                            at += len;
+                        }
+                    }
+                    _ => self.ready.push_back(Ok(batch)),
+                },
+                Err(e) => {
+                    // Nothing after a failed block.
+                    self.ready.push_back(Err(e));
+                    self.blocks = self.blocks.end..self.blocks.end;
+                    break;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// What every block of a read goes through, shared by the decoding threads.
+struct Plan<'a> {
+    q: &'a ReadOptions,
+    rest: &'a [Filter],
+    keep: Option<&'a [usize]>,
+    ty: &'a Metadata,
+    schema: &'a SchemaRef,
+}
+
+impl Plan<'_> {
+    /// Block `i`'s records that the read asks for, as a batch of the read's
+    /// output schema (empty when its statistics rule the first filter out).
+    fn block<R: Read + Seek>(&self, reader: &mut FileReader<R>, i: usize) -> Result<RecordBatch, ArrowError> {
+        let records = reader.read_block(i, self.q).map_err(xbf_err)?;
+        let batch = batch_with_schema(self.schema.clone(), self.ty, &records)?;
+        let batch = crate::filter::filter_batch(&batch, self.rest)?;
+        match self.keep {
+            Some(k) => batch.project(k),
+            None => Ok(batch),
+        }
+    }
+}
+
+impl<R: Read + Seek + Send> Iterator for FileBatchReader<R> {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(b) = self.ready.pop_front() {
+                return Some(b);
+            }
+            if !self.refill() {
+                return None;
+            }
+        }
+    }
+}
+
+impl<R: Read + Seek + Send> RecordBatchReader for FileBatchReader<R> {
+    fn schema(&self) -> SchemaRef {
+        self.out_schema.clone()
+    }
+}
+
+/// Writes record batches as an XBF file of the type [`xbf_type`] gives for
+/// their schema, one block every `FileOptions::block_rows` records.
+pub struct FileBatchWriter<W: Write> {
+    writer: FileWriter<W>,
+    ty: Metadata,
+}
+
+impl<W: Write> FileBatchWriter<W> {
+    /// Starts a file for batches of `schema`.
+    pub fn new(out: W, schema: &arrow_schema::Schema, opts: FileOptions) -> Result<Self, ArrowError> {
+        let ty = xbf_type(schema)?;
+        let writer = FileWriter::new(out, ty.clone(), opts).map_err(xbf_err)?;
+        Ok(FileBatchWriter { writer, ty })
+    }
+
+    /// The record type of the file.
+    pub fn xbf_type(&self) -> &Metadata {
+        &self.ty
+    }
+
+    /// Writes a batch's rows (blocks close as they fill).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
+        for r in batch_to_records(&self.ty, batch)? {
+            self.writer.write(r).map_err(xbf_err)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the last block and the footer.
+    pub fn finish(self) -> Result<W, ArrowError> {
+        self.writer.finish().map_err(xbf_err)
+    }
+}
+
+/// A columnar message of a `vec<T>` as one record batch.
+pub fn message_to_batch(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
+    match xbf::decode_message(bytes).map_err(xbf_err)? {
+        Value::Vec(v) => {
+            let ty = v.element_type().clone();
+            batch_with_schema(arrow_schema(&ty)?, &ty, v.items())
+        }
+        other => Err(ArrowError::SchemaError(format!("a message of {}, not of a vec of records", other.metadata()))),
+    }
+}
+
+/// A record batch as a columnar message of a `vec<T>`.
+pub fn batch_to_message(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
+    let ty = xbf_type(&batch.schema())?;
+    let records = batch_to_records(&ty, batch)?;
+    let v = VecValue::new(ty, records).map_err(xbf_err)?;
+    EncodeOptions::default().layout(Layout::Columnar).encode_message(&Value::Vec(v)).map_err(xbf_err)
+}

@@ -1,0 +1,254 @@
+"""XBF files as Apache Arrow tables, mirroring ``pyarrow.parquet``.
+
+- ``write_table(table, path, *, block_rows=None, zstd=None)`` writes a
+  ``pyarrow.Table`` (or anything with ``__arrow_c_stream__``: a Polars
+  DataFrame, a DuckDB relation's ``.arrow()``, a ``RecordBatchReader``) as an
+  XBF file, one block every ``block_rows`` rows (default 131,072), with the
+  zstd stage at level ``zstd`` if given.
+- ``read_table(path, columns=None, filters=None) -> pyarrow.Table``.
+  ``filters`` is pyarrow's list of ``(column, op, value)`` tuples, all of which
+  a row matches (op one of ``= == != < <= > >= in not in``), or a list of such
+  lists, any of which it matches. Blocks whose statistics rule a filter out
+  are not read; rows are then tested.
+  ``read_table(...).to_pandas()`` gives a pandas DataFrame.
+- ``open(path, columns=None, filters=None, batch_size=None)`` returns a
+  reader implementing the Arrow PyCapsule interface (``__arrow_c_stream__``,
+  ``__arrow_c_schema__``) that reads one block at a time:
+  ``pa.RecordBatchReader.from_stream(r)``, ``pl.DataFrame(r)`` (``pl.from_arrow(r)`` gives
+  one struct Series, as for any Arrow stream) and DuckDB
+  (``duckdb.sql("select ... from r")``) take it as it is. Iterating it gives
+  ``pyarrow.RecordBatch``es. The stream can be taken once.
+
+Only the functions that return pyarrow objects import pyarrow. The type
+mapping is crates/xbf-arrow's (its crate documentation and the README have
+the table): options are nullable columns, vec is ``list``, struct is
+``struct``, map is ``map``, enums of unit variants are dictionary-encoded
+strings, date is ``date32``, timestamp is ``timestamp[us, tz=UTC]``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import tempfile
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
+
+from . import _native
+
+__all__ = ["write_table", "read_table", "open", "XbfArrowReader"]
+
+_PUSHED = {"=", "==", "!=", "<", "<=", ">", ">="}
+
+
+def _literal(value: Any) -> str:
+    """A filter value as the text the reader parses as the column's type."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        return value.isoformat(timespec="microseconds") + "Z"
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        raise TypeError("filters on bytes columns are not supported")
+    return str(value)
+
+
+def _is_dnf(filters: Sequence) -> bool:
+    return bool(filters) and isinstance(filters[0], (list, tuple)) and len(filters[0]) > 0 and isinstance(
+        filters[0][0], (list, tuple)
+    )
+
+
+def _split(conj: Sequence) -> Tuple[List[Tuple[str, str, str]], list]:
+    """Splits one conjunction into what the reader tests and the rest."""
+    pushed, rest = [], []
+    for f in conj:
+        if len(f) != 3:
+            raise ValueError(f"a filter is (column, op, value), not {f!r}")
+        col, op, val = f
+        op = op.strip().lower()
+        if op in _PUSHED:
+            pushed.append((col, op, _literal(val)))
+        elif op in ("in", "not in"):
+            rest.append((col, op, val))
+        else:
+            raise ValueError(f"filter operator {op!r} is not one of = == != < <= > >= in, not in")
+    return pushed, rest
+
+
+class XbfArrowReader:
+    """An open XBF file read as Arrow record batches, one block at a time."""
+
+    def __init__(self, native: Any):
+        self._native = native
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._native.__arrow_c_stream__(requested_schema)
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._native.__arrow_c_schema__()
+
+    @property
+    def column_names(self) -> List[str]:
+        return list(self._native.column_names)
+
+    @property
+    def schema(self) -> Any:
+        import pyarrow as pa
+
+        return pa.schema(self)
+
+    def __iter__(self) -> Iterator[Any]:
+        import pyarrow as pa
+
+        return iter(pa.RecordBatchReader.from_stream(self))
+
+    def read_all(self) -> Any:
+        import pyarrow as pa
+
+        return pa.RecordBatchReader.from_stream(self).read_all()
+
+
+def open(  # noqa: A001 (mirrors pyarrow.parquet.ParquetFile / io.open)
+    path: "os.PathLike[str] | str",
+    columns: Optional[Sequence[str]] = None,
+    filters: Optional[Sequence] = None,
+    batch_size: Optional[int] = None,
+    *,
+    threads: Optional[int] = None,
+    _blocks: Optional[Tuple[int, int]] = None,
+) -> XbfArrowReader:
+    """Opens an XBF file as a stream of Arrow record batches (see the module doc).
+
+    ``filters`` here takes the operators the reader tests itself
+    (``= == != < <= > >=``), all of which a row matches. ``threads`` blocks
+    are decoded at once, each on its own thread (default: the machine's
+    cores, at most 4); memory holds that many blocks.
+    """
+    pushed: List[Tuple[str, str, str]] = []
+    if filters:
+        if _is_dnf(filters):
+            raise ValueError("open() takes one list of filters (AND); read_table() also takes lists of lists (OR)")
+        pushed, rest = _split(filters)
+        if rest:
+            raise ValueError("open() filters take = == != < <= > >=; use read_table() for 'in' and 'not in'")
+    native = _native.arrow_open(
+        os.fspath(path),
+        list(columns) if columns is not None else None,
+        pushed or None,
+        batch_size,
+        _blocks,
+        threads,
+    )
+    return XbfArrowReader(native)
+
+
+def _mask(table: Any, conj: Sequence) -> Any:
+    import pyarrow.compute as pc
+
+    mask = None
+    for col, op, val in conj:
+        c = table.column(col)
+        op = op.strip().lower()
+        if op in ("=", "=="):
+            m = pc.equal(c, val)
+        elif op == "!=":
+            m = pc.not_equal(c, val)
+        elif op == "<":
+            m = pc.less(c, val)
+        elif op == "<=":
+            m = pc.less_equal(c, val)
+        elif op == ">":
+            m = pc.greater(c, val)
+        elif op == ">=":
+            m = pc.greater_equal(c, val)
+        elif op == "in":
+            m = pc.is_in(c, value_set=_value_set(c, val))
+        else:
+            m = pc.invert(pc.is_in(c, value_set=_value_set(c, val)))
+        m = pc.fill_null(m, False)
+        mask = m if mask is None else pc.and_(mask, m)
+    return mask
+
+
+def _value_set(column: Any, values: Any) -> Any:
+    import pyarrow as pa
+
+    ty = column.type
+    if pa.types.is_dictionary(ty):
+        ty = ty.value_type
+    return pa.array(list(values), type=ty)
+
+
+def read_table(
+    path: "os.PathLike[str] | str",
+    columns: Optional[Sequence[str]] = None,
+    filters: Optional[Sequence] = None,
+) -> Any:
+    """Reads an XBF file as a ``pyarrow.Table`` (see the module doc)."""
+    import pyarrow.compute as pc
+
+    if not filters:
+        return open(path, columns=columns).read_all()
+    if not _is_dnf(filters):
+        pushed, rest = _split(filters)
+        if not rest:
+            return open(path, columns=columns, filters=[(c, o, v) for c, o, v in filters]).read_all()
+        # Comparisons go to the reader (blocks skipped), 'in' is tested here.
+        need = None
+        if columns is not None:
+            need = list(columns) + [c for c, _, _ in rest if c not in columns]
+        native = _native.arrow_open(os.fspath(path), need, pushed or None, None, None)
+        table = XbfArrowReader(native).read_all()
+        table = table.filter(_mask(table, rest))
+        return table.select(list(columns)) if columns is not None else table
+    # A disjunction: every block is read, each row tested against each list.
+    conjs = [list(c) for c in filters]
+    need = None
+    if columns is not None:
+        extra = [f[0] for c in conjs for f in c if f[0] not in columns]
+        need = list(columns) + list(dict.fromkeys(extra))
+    table = open(path, columns=need).read_all()
+    mask = None
+    for conj in conjs:
+        m = _mask(table, conj)
+        mask = m if mask is None else pc.or_(mask, m)
+    table = table.filter(mask)
+    return table.select(list(columns)) if columns is not None else table
+
+
+def write_table(
+    table: Any,
+    path: "os.PathLike[str] | str",
+    *,
+    block_rows: Optional[int] = None,
+    zstd: Optional[int] = None,
+) -> int:
+    """Writes ``table`` (anything with ``__arrow_c_stream__``) as an XBF file.
+
+    The file is written under a temporary name next to ``path`` and renamed
+    into place when whole, so a reader never sees half a file. Returns the
+    number of rows written.
+    """
+    if not hasattr(table, "__arrow_c_stream__"):
+        raise TypeError(f"write_table needs an object with __arrow_c_stream__, not {type(table).__name__}")
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".xbf-", suffix=".tmp", dir=folder)
+    os.close(fd)
+    try:
+        rows = _native.arrow_write(table, tmp, block_rows, zstd)
+        # mkstemp makes the file private (0600); give it the mode a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return rows
