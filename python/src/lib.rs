@@ -116,6 +116,7 @@ mod raw {
 use raw::{dict_next, dict_set};
 
 mod typed;
+mod file;
 
 // ------------------------------------------------------------ Python refs
 
@@ -2989,5 +2990,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_columns_via_rows, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(_check_panic_mapping, m)?)?;
+    file::register(m)?;
     Ok(())
 }
