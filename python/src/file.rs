@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 use xbf::{DecodeOptions, EncodeOptions, FileOptions, Metadata, Predicate, ReadOptions, Value, Version};
 
 use crate::{
@@ -44,19 +44,20 @@ impl Seek for PySeekable {
             SeekFrom::End(n) => (n, 2),
         };
         Python::with_gil(|py| {
-            self.0 .0.bind(py).call_method1("seek", (offset, whence)).and_then(|p| p.extract()).map_err(io::Error::other)
+            self.0
+                 .0
+                .bind(py)
+                .call_method1("seek", (offset, whence))
+                .and_then(|p| p.extract())
+                .map_err(io::Error::other)
         })
     }
 }
 
-fn bytes_of(source: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
-    if let Ok(b) = source.downcast::<PyBytes>() {
-        return Ok(Some(b.as_bytes().to_vec()));
-    }
-    if source.is_instance_of::<PyByteArray>() || source.is_instance_of::<PyMemoryView>() {
-        return Ok(Some(source.call_method0("__bytes__").or_else(|_| source.call_method0("tobytes"))?.extract()?));
-    }
-    Ok(None)
+/// The bytes of `source` if it is `bytes` (the Python side turns other
+/// bytes-like objects into `bytes`).
+fn bytes_of(source: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    source.downcast::<PyBytes>().ok().map(|b| b.as_bytes().to_vec())
 }
 
 /// A path given as `str` or `os.PathLike`, if `source` is one.
@@ -69,7 +70,7 @@ fn path_of(source: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
 }
 
 fn open_path(path: &Path) -> PyResult<fs::File> {
-    fs::File::open(path).map_err(|e| PyErr::from(e))
+    fs::File::open(path).map_err(PyErr::from)
 }
 
 /// The read a caller asked for: fields (dotted paths) and a filter
@@ -136,7 +137,7 @@ impl FileReader {
     ) -> PyResult<Self> {
         let src: Box<dyn Source> = if let Some(path) = path_of(source)? {
             Box::new(BufReader::with_capacity(1 << 16, open_path(&path)?))
-        } else if let Some(bytes) = bytes_of(source)? {
+        } else if let Some(bytes) = bytes_of(source) {
             Box::new(io::Cursor::new(bytes))
         } else {
             Box::new(BufReader::with_capacity(1 << 16, PySeekable(PyReader(source.clone().unbind()))))
@@ -284,7 +285,7 @@ impl FileStream {
     ) -> PyResult<Self> {
         let src: Box<dyn Read + Send> = if let Some(path) = path_of(source)? {
             Box::new(open_path(&path)?)
-        } else if let Some(bytes) = bytes_of(source)? {
+        } else if let Some(bytes) = bytes_of(source) {
             Box::new(io::Cursor::new(bytes))
         } else {
             Box::new(PyReader(source.clone().unbind()))
@@ -396,12 +397,16 @@ impl<'py> Records<'py> {
 }
 
 /// Writes `records` (an iterable) as an XBF file at `path`, under a
-/// temporary name renamed into place once the file is whole. The type is
-/// `schema`, or the one `dumps` infers for the records of a list or tuple,
-/// or for the first block of records of another iterable (later records
-/// must fit it). Returns the number of records written.
+/// temporary name renamed into place once the file is whole; or, with
+/// `append`, adds them to the finished file at `path` (SPEC.md 24.5), in
+/// place, cutting the file back to its old length if writing fails. The
+/// type is `schema`, or (appending) the file's, or the one `dumps` infers
+/// for the records of a list or tuple, or for the first block of records of
+/// another iterable (later records must fit it). Returns the number of
+/// records written.
 #[pyfunction]
-#[pyo3(signature = (path, records, schema=None, block_rows=None, block_bytes=None, zstd=None))]
+#[pyo3(signature = (path, records, schema=None, block_rows=None, block_bytes=None, zstd=None, append=false))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn write_file(
     py: Python<'_>,
     path: PathBuf,
@@ -410,6 +415,7 @@ pub(crate) fn write_file(
     block_rows: Option<usize>,
     block_bytes: Option<usize>,
     zstd: Option<i32>,
+    append: bool,
 ) -> PyResult<u64> {
     if zstd.is_some() && !cfg!(feature = "zstd") {
         return Err(PyValueError::new_err("this build of xbf has no zstd (build with the `zstd` feature)"));
@@ -423,6 +429,27 @@ pub(crate) fn write_file(
     }
     if let Some(n) = block_bytes {
         opts = opts.block_bytes(n);
+    }
+    if append {
+        let file = fs::OpenOptions::new().read(true).write(true).open(&path)?;
+        let old_len = file.metadata()?.len();
+        let w = guarded(py, || xbf::FileWriter::append(file, opts).map_err(|e| core_err(py, e)))?;
+        if let Some(s) = schema {
+            if s.get().ty != *w.metadata() {
+                return Err(PyValueError::new_err(format!(
+                    "xbf.write: appending {} to a file of {}",
+                    s.get().ty,
+                    w.metadata()
+                )));
+            }
+        }
+        let conv = Records::new(py, w.metadata().clone());
+        let written = write_all(py, w, &conv, records.iter()?.map(|r| r.map(Some)), Vec::new());
+        if written.is_err() {
+            // The old footer back at the end: the file as it was.
+            fs::OpenOptions::new().write(true).open(&path)?.set_len(old_len)?;
+        }
+        return written.map(|(n, _)| n);
     }
     let first_block = block_rows.unwrap_or(131_072);
     let mut iter = records.iter()?;
@@ -452,19 +479,32 @@ pub(crate) fn write_file(
     };
     let conv = Records::new(py, ty.clone());
     let (tmp, file) = TempFile::create(&path)?;
-    let mut w = xbf::FileWriter::new(BufWriter::with_capacity(1 << 16, file), ty, opts).map_err(encode_err)?;
+    let w = xbf::FileWriter::new(BufWriter::with_capacity(1 << 16, file), ty, opts).map_err(encode_err)?;
+    let (n, out) = write_all(py, w, &conv, iter.map(|r| r.map(Some)), head)?;
+    // Closed before the rename.
+    drop(out.into_inner().map_err(|e| PyErr::from(e.into_error()))?);
+    tmp.commit()?;
+    Ok(n)
+}
+
+/// Writes `head`, then the records of `rest`, then the footer.
+fn write_all<'py, W: io::Write + Send>(
+    py: Python<'py>,
+    mut w: xbf::FileWriter<W>,
+    conv: &Records<'py>,
+    rest: impl Iterator<Item = PyResult<Option<Bound<'py, PyAny>>>>,
+    head: Vec<Bound<'py, PyAny>>,
+) -> PyResult<(u64, W)> {
     let mut n = 0u64;
-    for r in head.into_iter().map(Ok).chain(iter) {
-        let v = conv.value(&r?)?;
+    for r in head.into_iter().map(|r| Ok(Some(r))).chain(rest) {
+        let Some(r) = r? else { continue };
+        let v = conv.value(&r)?;
         // A full block is encoded here: without the GIL.
         py.allow_threads(|| w.write(v)).map_err(encode_err)?;
         n += 1;
     }
     let out = py.allow_threads(|| w.finish()).map_err(encode_err)?;
-    // Closed before the rename.
-    drop(out.into_inner().map_err(|e| PyErr::from(e.into_error()))?);
-    tmp.commit()?;
-    Ok(n)
+    Ok((n, out))
 }
 
 /// Registers the file classes and functions on the `_native` module.

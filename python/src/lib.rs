@@ -115,8 +115,8 @@ mod raw {
 
 use raw::{dict_next, dict_set};
 
-mod typed;
 mod file;
+mod typed;
 
 // ------------------------------------------------------------ Python refs
 

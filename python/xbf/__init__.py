@@ -397,8 +397,8 @@ class ColumnInfo(NamedTuple):
 
 
 class BlockInfo(NamedTuple):
-    """One block of an XBF file: its number, byte range, record count and columns."""
-    index: int
+    """One block of an XBF file: its number (from 0), byte range, record count and columns."""
+    number: int
     offset: int
     size: int
     records: int
@@ -503,6 +503,8 @@ def open(source: Any, *, fields: Optional["list[str]"] = None, where: Any = None
     whole blocks. ``max_decoded_bytes`` is the decoded-memory budget of each
     block (SPEC.md 16.2).
     """
+    if isinstance(source, (bytearray, memoryview)):
+        source = bytes(source)
     native = _native.FileReader(source, None if fields is None else list(fields), _where(where), skip_damaged,
                                 typed_any, max_decoded_bytes)
     return File(native, source if isinstance(source, (str, os.PathLike)) else None)
@@ -514,12 +516,14 @@ def iter_file(source: Any, *, fields: Optional["list[str]"] = None, where: Any =
     24.6): needs nothing but the bytes in order, so it reads a pipe or a file
     whose writer died (every whole block, then ``DecodeError`` ``"truncated"``).
     ``source`` is a path, bytes or a binary file object."""
+    if isinstance(source, (bytearray, memoryview)):
+        source = bytes(source)
     return _native.FileStream(source, None if fields is None else list(fields), _where(where), typed_any,
                               max_decoded_bytes)
 
 
 def write(path: Any, records: Any, *, schema: Any = None, block_rows: Optional[int] = None,
-          block_bytes: Optional[int] = None, zstd: Optional[int] = None) -> int:
+          block_bytes: Optional[int] = None, zstd: Optional[int] = None, append: bool = False) -> int:
     """Writes ``records`` (any iterable) as an XBF file at ``path`` and returns how many were written.
 
     The file is written under a temporary name beside ``path`` and renamed
@@ -530,7 +534,12 @@ def write(path: Any, records: Any, *, schema: Any = None, block_rows: Optional[i
     otherwise). Blocks close at ``block_rows`` records (default 131,072) or
     about ``block_bytes`` of values (default 32 MiB); ``zstd=level`` adds the
     zstd stage to each column where it pays.
+
+    With ``append=True`` the records are added to the finished XBF file at
+    ``path`` as new blocks and a new footer (SPEC.md 24.5), in place; they
+    must fit the file's type, and a failed append cuts the file back to
+    what it was.
     """
     if schema is not None and not isinstance(schema, Schema):
         schema = Schema(schema)
-    return _native.write_file(os.fspath(path), records, schema, block_rows, block_bytes, zstd)
+    return _native.write_file(os.fspath(path), records, schema, block_rows, block_bytes, zstd, append)
