@@ -99,8 +99,9 @@ pub(crate) struct FileReader {
     inner: xbf::FileReader<Box<dyn Source>>,
     q: ReadOptions,
     typed_any: bool,
-    /// `(index, start, end, DecodeError)` of each block skipped as damaged.
-    damaged: Vec<PyObject>,
+    /// `(index, start, end, DecodeError)` of each block skipped as damaged
+    /// (once, however many passes met it).
+    damaged: Vec<(usize, PyObject)>,
 }
 
 impl FileReader {
@@ -113,8 +114,10 @@ impl FileReader {
             Ok(values) => block_to_py(py, &values, self.typed_any).map(Some),
             Err(e) if self.q.skips_damaged() => {
                 let range = self.inner.blocks()[i].range();
-                let err = core_err(py, e).into_value(py);
-                self.damaged.push((i, range.start, range.end, err).into_py(py));
+                if !self.damaged.iter().any(|(j, _)| *j == i) {
+                    let err = core_err(py, e).into_value(py);
+                    self.damaged.push((i, (i, range.start, range.end, err).into_py(py)));
+                }
                 Ok(None)
             }
             Err(e) => Err(core_err(py, e)),
@@ -209,7 +212,7 @@ impl FileReader {
     /// The blocks skipped as damaged so far: `(index, start, end, error)`.
     #[getter]
     fn damaged(&self, py: Python<'_>) -> Vec<PyObject> {
-        self.damaged.iter().map(|d| d.clone_ref(py)).collect()
+        self.damaged.iter().map(|(_, d)| d.clone_ref(py)).collect()
     }
 
     /// How many records the file holds (before any filter).

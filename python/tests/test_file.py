@@ -148,6 +148,7 @@ def test_damaged_block_is_skipped_and_listed():
     with xbf.open(data, skip_damaged=True) as f:
         b = f.blocks
         assert list(f) == [5, 300, 1000000]
+        assert list(f) == [5, 300, 1000000]  # a second pass lists the block once
         [(index, start, end, err)] = f.damaged
         assert (index, start, end) == (1, b[1].offset, b[1].offset + b[1].size)
         assert err.kind == "bad-checksum"
