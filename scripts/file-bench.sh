@@ -9,14 +9,14 @@
 # its peak RSS is its own; rounds are interleaved (every format once a
 # round), raw lines go to bench/results/files-raw-SIZE.jsonl and
 # scripts/file-bench-summary.py prints the medians.
-#   ROUNDS=3 SIZES="3m 30m" FORMATS="xbf ..." scripts/file-bench.sh
+#   ROUNDS=3 SIZES="3m 30m" FORMATS="xbf ..." OPS="all delay filter" scripts/file-bench.sh
 #   SIZES=smoke: 20,000 rows, one round (a check that every format writes and reads back the same rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 SIZES=${SIZES:-"3m 30m"}
 FORMATS=${FORMATS:-"xbf xbf-zstd parquet-zstd parquet-snappy parquet-none arrow-ipc-zstd avro csv-gzip jsonl-zstd"}
-OPS="all delay filter"
+OPS=${OPS:-"all delay filter"}
 # Built in bench/'s target directory, reusing what the suite's build compiled.
 CARGO_TARGET_DIR=bench/target cargo build --quiet --release --locked --manifest-path bench/files/Cargo.toml
 BIN=bench/target/release/files
