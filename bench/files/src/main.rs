@@ -193,7 +193,7 @@ fn write(format: &str, input: &str, output: &str) -> u64 {
         }
         "avro" => {
             let schema = avro_schema();
-            let mut w = apache_avro::Writer::with_codec(&schema, out, apache_avro::Codec::Null);
+            let mut w = apache_avro::Writer::with_codec(&schema, out, apache_avro::Codec::Null).expect("a writer");
             for r in rows(input) {
                 use apache_avro::types::Value as V;
                 let rec = V::Record(vec![
@@ -203,7 +203,7 @@ fn write(format: &str, input: &str, output: &str) -> u64 {
                     ("origin".into(), V::String(r.origin)),
                     ("destination".into(), V::String(r.destination)),
                 ]);
-                w.append(rec).expect("written");
+                w.append_value(rec).expect("written");
                 n += 1;
             }
             w.into_inner().expect("flushed").flush().expect("flushed");
