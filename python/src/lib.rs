@@ -117,6 +117,7 @@ mod raw {
 use raw::{dict_next, dict_set};
 
 mod arrow;
+mod file;
 mod typed;
 
 // ------------------------------------------------------------ Python refs
@@ -2992,5 +2993,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_columns_via_rows, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(_check_panic_mapping, m)?)?;
+    file::register(m)?;
     Ok(())
 }

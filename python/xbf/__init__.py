@@ -55,8 +55,10 @@ from typing import Any, BinaryIO, Iterator, NamedTuple, Optional
 
 __all__ = [
     "dumps", "loads", "dump", "load", "Schema", "DecodeError", "EncodeError", "Variant", "Typed", "Some",
-    "StreamWriter", "StreamReader", "iter_stream", "Decoder", "ValidationError",
+    "StreamWriter", "StreamReader", "iter_stream", "Decoder", "ValidationError", "File", "BlockInfo", "ColumnInfo",
+    "iter_file",
 ]
+# xbf.open and xbf.write are left out of __all__: `from xbf import *` would hide the builtin open.
 
 
 class DecodeError(ValueError):
@@ -367,7 +369,177 @@ def iter_stream(file: Any, *, typed_any: bool = False, max_decoded_bytes: Option
     if isinstance(file, (bytes, bytearray, memoryview)):
         file = io.BytesIO(bytes(file))
     if isinstance(file, (str, os.PathLike)):
-        with open(file, "rb") as f:
+        with io.open(file, "rb") as f:
             yield from StreamReader(f, typed_any, max_decoded_bytes)
         return
     yield from StreamReader(file, typed_any, max_decoded_bytes)
+
+
+# ------------------------------------------------------------------ files
+
+class ColumnInfo(NamedTuple):
+    """One column of one block of an XBF file, as the footer gives it (SPEC.md 24.3, 24.4).
+
+    ``path`` is the column's name (``delay``, ``origin.(lengths)``; None for
+    a type with ``any``, whose columns vary by block); ``size`` its bytes,
+    length prefix included; ``min`` and ``max`` bound its values (None when
+    the footer keeps no range), ``exact`` says they are values of the column;
+    ``nulls`` and ``nans`` count absent and NaN values.
+    """
+    path: Optional[str]
+    size: int
+    crc: int
+    min: Any
+    max: Any
+    exact: bool
+    nulls: int
+    nans: int
+
+
+class BlockInfo(NamedTuple):
+    """One block of an XBF file: its number (from 0), byte range, record count and columns."""
+    number: int
+    offset: int
+    size: int
+    records: int
+    columns: "list[ColumnInfo]"
+
+
+class File:
+    """An XBF file opened from its footer (``xbf.open``).
+
+    Iterate for the records (one block in memory at a time; each ``iter()``
+    is a new pass); ``len()`` is the file's record count (before any
+    ``where``); ``schema`` the file's record type and ``read_schema`` that of
+    the records handed out (``fields``); ``blocks`` the footer's blocks with
+    their statistics; ``read_block(i)`` block ``i``'s records as a list.
+    With ``skip_damaged`` a damaged block is left out and listed in
+    ``damaged`` as ``(index, start, end, DecodeError)``; without it, it
+    raises ``xbf.DecodeError`` (after every record before it).
+    """
+
+    __slots__ = ("_r", "_blocks", "path")
+
+    def __init__(self, native: Any, path: Any = None):
+        self._r = native
+        self._blocks: Optional[list] = None
+        self.path = path
+
+    @property
+    def schema(self) -> Schema:
+        return self._r.schema
+
+    @property
+    def read_schema(self) -> Schema:
+        return self._r.read_schema
+
+    @property
+    def blocks(self) -> "list[BlockInfo]":
+        if self._blocks is None:
+            self._blocks = [
+                BlockInfo(i, off, size, n, [ColumnInfo(*c) for c in cols])
+                for i, (off, size, n, cols) in enumerate(self._r._blocks())
+            ]
+        return self._blocks
+
+    @property
+    def damaged(self) -> "list[tuple[int, int, int, DecodeError]]":
+        return self._r.damaged
+
+    def blocks_ruled_out(self) -> int:
+        """How many blocks ``where`` rules out by their statistics (none of their bytes are read)."""
+        return self._r.blocks_ruled_out()
+
+    def read_block(self, i: int) -> "list[Any]":
+        return self._r.read_block(i)
+
+    def __len__(self) -> int:
+        return len(self._r)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._r)
+
+    def close(self) -> None:
+        self._r = _Closed()
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<xbf.File {self.path!r}: {len(self)} records of {self.schema}>"
+
+
+class _Closed:
+    def __getattr__(self, name: str) -> Any:
+        raise ValueError("the XBF file is closed")
+
+    def __len__(self) -> int:
+        raise ValueError("the XBF file is closed")
+
+    def __iter__(self) -> Any:
+        raise ValueError("the XBF file is closed")
+
+
+def _where(where: Any) -> Optional[str]:
+    if where is None or isinstance(where, str):
+        return where
+    field, op, value = where
+    return f'{field} {op} "{value}"' if isinstance(value, str) else f"{field} {op} {value}"
+
+
+def open(source: Any, *, fields: Optional["list[str]"] = None, where: Any = None, skip_damaged: bool = False,
+         typed_any: bool = False, max_decoded_bytes: Optional[int] = None) -> File:
+    """Opens an XBF file (SPEC.md section 24) from its footer.
+
+    ``source`` is a path, bytes, or a seekable binary file object.
+    ``fields`` (dotted paths) reads only those fields' columns; ``where``
+    (``"delay > 300"``, or ``("delay", ">", 300)``; OP one of ``= != < <= > >=``)
+    keeps the records that match and skips, unread, the blocks whose
+    statistics rule it out. A file without a footer (its writer died) raises
+    ``xbf.DecodeError`` of kind ``"truncated"``: ``iter_file`` reads its
+    whole blocks. ``max_decoded_bytes`` is the decoded-memory budget of each
+    block (SPEC.md 16.2).
+    """
+    if isinstance(source, (bytearray, memoryview)):
+        source = bytes(source)
+    native = _native.FileReader(source, None if fields is None else list(fields), _where(where), skip_damaged,
+                                typed_any, max_decoded_bytes)
+    return File(native, source if isinstance(source, (str, os.PathLike)) else None)
+
+
+def iter_file(source: Any, *, fields: Optional["list[str]"] = None, where: Any = None, typed_any: bool = False,
+              max_decoded_bytes: Optional[int] = None) -> Iterator[Any]:
+    """Yields the records of an XBF file read forward, block by block (SPEC.md
+    24.6): needs nothing but the bytes in order, so it reads a pipe or a file
+    whose writer died (every whole block, then ``DecodeError`` ``"truncated"``).
+    ``source`` is a path, bytes or a binary file object."""
+    if isinstance(source, (bytearray, memoryview)):
+        source = bytes(source)
+    return _native.FileStream(source, None if fields is None else list(fields), _where(where), typed_any,
+                              max_decoded_bytes)
+
+
+def write(path: Any, records: Any, *, schema: Any = None, block_rows: Optional[int] = None,
+          block_bytes: Optional[int] = None, zstd: Optional[int] = None, append: bool = False) -> int:
+    """Writes ``records`` (any iterable) as an XBF file at ``path`` and returns how many were written.
+
+    The file is written under a temporary name beside ``path`` and renamed
+    into place once whole; memory holds one block. The record type is
+    ``schema``, else the one ``dumps`` infers for the records (for a list or
+    tuple all of them; for another iterable the first block of them, which
+    later records must fit: give ``schema=Schema.infer_records(sample)``
+    otherwise). Blocks close at ``block_rows`` records (default 131,072) or
+    about ``block_bytes`` of values (default 32 MiB); ``zstd=level`` adds the
+    zstd stage to each column where it pays.
+
+    With ``append=True`` the records are added to the finished XBF file at
+    ``path`` as new blocks and a new footer (SPEC.md 24.5), in place; they
+    must fit the file's type, and a failed append cuts the file back to
+    what it was.
+    """
+    if schema is not None and not isinstance(schema, Schema):
+        schema = Schema(schema)
+    return _native.write_file(os.fspath(path), records, schema, block_rows, block_bytes, zstd, append)

@@ -1,5 +1,20 @@
 import os
-from typing import Any, BinaryIO, Generic, Iterator, NamedTuple, Optional, Type, TypeVar, Union, overload
+from typing import (
+    Any,
+    BinaryIO,
+    Generic,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    overload,
+)
 
 class DecodeError(ValueError):
     kind: str
@@ -81,3 +96,45 @@ class StreamReader(Iterator[Any]):
 def iter_stream(
     file: Union[BinaryIO, str, os.PathLike, bytes], *, typed_any: bool = ..., max_decoded_bytes: Optional[int] = ...,
 ) -> Iterator[Any]: ...
+
+class ColumnInfo(NamedTuple):
+    path: Optional[str]
+    size: int
+    crc: int
+    min: Any
+    max: Any
+    exact: bool
+    nulls: int
+    nans: int
+
+class BlockInfo(NamedTuple):
+    number: int
+    offset: int
+    size: int
+    records: int
+    columns: List[ColumnInfo]
+
+class File:
+    path: Any
+    @property
+    def schema(self) -> Schema: ...
+    @property
+    def read_schema(self) -> Schema: ...
+    @property
+    def blocks(self) -> List[BlockInfo]: ...
+    @property
+    def damaged(self) -> List[Tuple[int, int, int, DecodeError]]: ...
+    def blocks_ruled_out(self) -> int: ...
+    def read_block(self, i: int) -> List[Any]: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "File": ...
+    def __exit__(self, *exc: Any) -> None: ...
+
+_Source = Union[str, os.PathLike, bytes, bytearray, memoryview, BinaryIO]
+_Where = Union[None, str, Tuple[str, str, Any]]
+
+def open(source: _Source, *, fields: Optional[Sequence[str]] = ..., where: _Where = ..., skip_damaged: bool = ..., typed_any: bool = ..., max_decoded_bytes: Optional[int] = ...) -> File: ...
+def iter_file(source: _Source, *, fields: Optional[Sequence[str]] = ..., where: _Where = ..., typed_any: bool = ..., max_decoded_bytes: Optional[int] = ...) -> Iterator[Any]: ...
+def write(path: Union[str, os.PathLike], records: Iterable[Any], *, schema: Any = ..., block_rows: Optional[int] = ..., block_bytes: Optional[int] = ..., zstd: Optional[int] = ..., append: bool = ...) -> int: ...

@@ -16,7 +16,7 @@ use xbf::{
 
 use crate::csvconv::{cell_text, csv_line, flat, not_records, parse_timestamp, row_record, ColumnType, ROW};
 use crate::infer::Inference;
-use crate::io::{open, xbf_error, CliResult, Failure, Output};
+use crate::io::{open, progress_bar, xbf_error, CliResult, Failure, Output};
 
 /// How commands that read files read them.
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -103,24 +103,34 @@ impl Opened {
 
     /// Calls `f` with each block's records that `q` keeps, in order, until
     /// it returns false; damaged blocks are skipped and reported when `q`
-    /// says so.
+    /// says so. With `progress`, a file opened by its footer shows a
+    /// progress bar by its blocks' bytes (a file read forward has one by
+    /// its input's bytes, from [`open`]).
     fn each_block(
         &mut self,
         name: &str,
         q: &ReadOptions,
+        progress: bool,
         mut f: impl FnMut(Vec<Value>) -> CliResult<bool>,
     ) -> CliResult {
         let report = |e: &xbf::Error| eprintln!("xbf: {name}: skipped a damaged block: {e}");
         match self {
             Opened::Seek(r) => {
+                let ends: Vec<u64> = r.blocks().iter().map(|b| b.range().end).collect();
+                let bar = match ends.last() {
+                    Some(&end) if progress => progress_bar(name, end),
+                    _ => indicatif::ProgressBar::hidden(),
+                };
                 let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
                 let q = q.clone().threads(threads);
                 for block in r.blocks_iter(&q) {
-                    let (_, records) = block.map_err(|e| xbf_error(name, &e))?;
+                    let (i, records) = block.map_err(|e| xbf_error(name, &e))?;
+                    bar.set_position(ends[i]);
                     if !f(records)? {
                         break;
                     }
                 }
+                bar.finish_and_clear();
                 for d in r.damaged() {
                     report(&d.error);
                 }
@@ -173,7 +183,7 @@ pub fn cat(input: Option<&Path>, head: Option<u64>, fields: &[String], args: &Re
     }
     let limit = head.unwrap_or(u64::MAX);
     let mut n = 0u64;
-    src.each_block(&name, &q, |records| {
+    src.each_block(&name, &q, false, |records| {
         for r in records {
             if n >= limit {
                 return Ok(false);
@@ -215,7 +225,8 @@ pub fn to_json(
     if !lines {
         out.str("[")?;
     }
-    src.each_block(&name, &q, |records| {
+    let progress = !out.is_terminal();
+    src.each_block(&name, &q, progress, |records| {
         for r in &records {
             let text = xbf::json::to_json_string(r, pretty && !lines).map_err(|e| xbf_error(&name, &e))?;
             if lines {
@@ -256,7 +267,8 @@ pub fn to_csv(input: Option<&Path>, output: Option<&Path>, fields: &[String], ar
     };
     let mut out = Output::create(output)?;
     out.str(&csv_line(st.fields().map(|(n, _)| n.to_owned())))?;
-    src.each_block(&name, &q, |records| {
+    let progress = !out.is_terminal();
+    src.each_block(&name, &q, progress, |records| {
         let mut text = String::new();
         for r in &records {
             let s = r.as_struct().expect("a record of the struct type");

@@ -6,7 +6,8 @@
 use std::fs;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How a command failed.
 #[derive(Debug)]
@@ -95,63 +96,47 @@ pub fn one_line(s: &str) -> String {
 /// Inputs at least this big get a progress bar (on a terminal).
 const PROGRESS_FROM: u64 = 4 << 20;
 
-/// A reader that draws its progress on standard error, when standard error
-/// is a terminal and the input is big; never otherwise.
+/// A progress bar on standard error for a long conversion of `total` bytes
+/// (indicatif: redrawn at most 20 times a second, erased when dropped); a
+/// hidden one, which writes nothing, unless standard error is a terminal
+/// and the work is big, so that pipes and logs see no difference.
+pub fn progress_bar(label: &str, total: u64) -> ProgressBar {
+    if total < PROGRESS_FROM || !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let style =
+        ProgressStyle::with_template("{msg} [{bar:30}] {percent:>3}% {binary_bytes}/{binary_total_bytes} {eta}")
+            .expect("a valid template")
+            .progress_chars("#>-");
+    bar.set_style(style);
+    bar.set_message(label.to_owned());
+    bar
+}
+
+/// A reader that advances a progress bar (see [`progress_bar`]) by the
+/// bytes read.
 pub struct Progress<R> {
     inner: R,
-    label: String,
-    total: u64,
-    done: u64,
-    last: Option<Instant>,
-    drawn: bool,
+    bar: ProgressBar,
 }
 
 impl<R> Progress<R> {
     fn new(inner: R, label: String, total: Option<u64>) -> Self {
-        let show = total.is_some_and(|t| t >= PROGRESS_FROM) && io::stderr().is_terminal();
-        Progress { inner, label, total: if show { total.unwrap_or(0) } else { 0 }, done: 0, last: None, drawn: false }
-    }
-
-    fn draw(&mut self) {
-        if self.total == 0 {
-            return;
-        }
-        let now = Instant::now();
-        if self.last.is_some_and(|t| now.duration_since(t) < Duration::from_millis(100)) && self.done < self.total {
-            return;
-        }
-        self.last = Some(now);
-        let frac = (self.done as f64 / self.total as f64).min(1.0);
-        let width = 30;
-        let filled = (frac * width as f64) as usize;
-        let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
-        let mb = |b: u64| b as f64 / (1 << 20) as f64;
-        let _ = write!(
-            io::stderr(),
-            "\r{} [{bar}] {:3.0}% {:.1}/{:.1} MiB",
-            self.label,
-            frac * 100.0,
-            mb(self.done),
-            mb(self.total)
-        );
-        self.drawn = true;
+        Progress { inner, bar: total.map_or_else(ProgressBar::hidden, |t| progress_bar(&label, t)) }
     }
 }
 
 impl<R> Drop for Progress<R> {
     fn drop(&mut self) {
-        if self.drawn {
-            // Erase the bar.
-            let _ = write!(io::stderr(), "\r\x1b[2K");
-        }
+        self.bar.finish_and_clear();
     }
 }
 
 impl<R: Read> Read for Progress<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.done += n as u64;
-        self.draw();
+        self.bar.inc(n as u64);
         Ok(n)
     }
 }
@@ -217,6 +202,12 @@ impl Output {
             target: Some((tmp, path.to_owned())),
             writer: Box::new(io::BufWriter::with_capacity(1 << 16, file)),
         })
+    }
+
+    /// Whether this output is standard output on a terminal (where a
+    /// progress bar would mix with the output).
+    pub fn is_terminal(&self) -> bool {
+        self.target.is_none() && io::stdout().is_terminal()
     }
 
     /// Writes bytes; a closed standard output is [`Failure::BrokenPipe`].

@@ -204,3 +204,43 @@ fn hostile_json_lines_are_refused_with_one_line() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Long conversions draw a progress bar on standard error only when it is a
+/// terminal: with standard error a pipe, inputs and files well past the
+/// bar's threshold (4 MiB) convert with nothing on it, and the same bytes.
+#[test]
+fn no_progress_bar_when_standard_error_is_not_a_terminal() {
+    let dir = temp("progress");
+    let mut csv = String::from("date,delay,origin,note\n");
+    // Few rows, long cells: past the threshold at little conversion work.
+    let pad = "x".repeat(90);
+    for i in 0..50_000i64 {
+        csv.push_str(&format!(
+            "2001-02-{:02}T10:{:02}:00Z,{},ORIGIN{},{pad}{}\n",
+            1 + i % 28,
+            i % 60,
+            i % 300 - 9,
+            i % 50,
+            i
+        ));
+    }
+    assert!(csv.len() > 5 << 20);
+    let input = dir.join("in.csv");
+    std::fs::write(&input, &csv).unwrap();
+    let (i, f, back, lines) = (input.to_str().unwrap(), dir.join("f.xbf"), dir.join("back.csv"), dir.join("f.jsonl"));
+    let (f, back, lines) = (f.to_str().unwrap(), back.to_str().unwrap(), lines.to_str().unwrap());
+    for args in [
+        vec!["from-csv", i, "-o", f, "--block-rows", "10000"],
+        vec!["to-csv", f, "-o", back],
+        vec!["to-json", "--lines", f, "-o", lines],
+        vec!["from-json", "--lines", lines, "-o", f],
+    ] {
+        let out = run(&args, b"");
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{args:?} wrote to standard error: {:?}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty());
+    }
+    assert!(std::fs::metadata(lines).unwrap().len() > 5 << 20);
+    assert_eq!(std::fs::read_to_string(back).unwrap(), csv);
+    std::fs::remove_dir_all(dir).unwrap();
+}
