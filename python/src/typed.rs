@@ -26,10 +26,11 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple, PyType};
 use xbf::{DecodeOptions, EncodeOptions, Metadata, PrimitiveType as P, Value as V, Version};
 
-use super::{
-    core_err, decode_options, guarded, is_optional_key, make_plan, meta_has_any, refs, value_to_py, DErr, Dec, Plan,
-    ToPy, FAST_DEPTH,
-};
+use crate::decode::{decode_options, meta_has_any, DErr, Dec, FAST_DEPTH};
+use crate::errors::{core_err, guarded, internal_error};
+use crate::plan::{is_optional_key, make_plan, Plan};
+use crate::pyobj::{refs, short_repr, type_name};
+use crate::to_py::{value_to_py, ToPy};
 
 // ------------------------------------------------------------------ forms
 
@@ -671,7 +672,7 @@ fn with_offset(mut e: TErr, offset: usize) -> TErr {
 fn short(obj: &Bound<'_, PyAny>) -> String {
     match obj.downcast::<PyString>() {
         Ok(s) => s.to_string(),
-        Err(_) => super::short_repr(obj),
+        Err(_) => short_repr(obj),
     }
 }
 
@@ -782,7 +783,7 @@ fn py_kind(obj: &Bound<'_, PyAny>) -> String {
     } else if obj.is_instance_of::<PyDate>() {
         "date".into()
     } else {
-        super::type_name(obj)
+        type_name(obj)
     }
 }
 
@@ -841,7 +842,7 @@ fn convert<'py>(py: Python<'py>, form: &Arc<Form>, obj: &Bound<'py, PyAny>) -> T
                     return Ok(v.clone());
                 }
             }
-            Err(invalid(format!("expected {}, got {}", form.expected(), super::short_repr(obj)), None))
+            Err(invalid(format!("expected {}, got {}", form.expected(), short_repr(obj)), None))
         }
         Form::Enum { name, by_value, by_name } => {
             let variant = refs(py)?.variant.bind(py);
@@ -852,7 +853,7 @@ fn convert<'py>(py: Python<'py>, form: &Arc<Form>, obj: &Bound<'py, PyAny>) -> T
             } else {
                 None
             };
-            hit.ok_or_else(|| invalid(format!("{} is not a value of {name}", super::short_repr(obj)), None))
+            hit.ok_or_else(|| invalid(format!("{} is not a value of {name}", short_repr(obj)), None))
         }
         Form::Record(r) if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() => {
             let n = obj.len()?;
@@ -1036,7 +1037,7 @@ impl TypedDecoder {
             typed.map_err(|e| match e {
                 TErr::Invalid(e) => validation_error(py, &e),
                 TErr::Dec(DErr::Py(e)) => e,
-                TErr::Dec(DErr::Bad) => super::internal_error(py, "typed conversion gave up"),
+                TErr::Dec(DErr::Bad) => internal_error(py, "typed conversion gave up"),
             })
         })
     }
