@@ -72,10 +72,15 @@ const _: () = assert!(std::mem::size_of::<Value>() as u64 == DECODED_VALUE_BYTES
 /// The default of [`DecodeOptions::max_decoded_bytes`]: 1 GiB.
 pub const DEFAULT_MAX_DECODED_BYTES: u64 = 1 << 30;
 
+/// The default of [`DecodeOptions::max_depth`]: the levels every reader
+/// allows (SPEC.md §16.1), so the most that writers may produce when they
+/// infer a type.
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
-            max_depth: 128,
+            max_depth: DEFAULT_MAX_DEPTH,
             schemas: Arc::new(SchemaRegistry::new()),
             max_decoded_bytes: DEFAULT_MAX_DECODED_BYTES,
         }

@@ -64,7 +64,7 @@ mod value;
 mod varint;
 
 pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
-pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES};
+pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use file::{
     is_file, BlockInfo, Blocks, ColumnInfo, ColumnStatistics, DamagedBlock, FileOptions, FileReader, FileStreamReader,
