@@ -7,12 +7,12 @@ use std::sync::Arc;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
-use xbf::infer::Ints;
+use xbf::infer::{Ints, Slot, OBJECT_STRUCT};
 use xbf::{DecodeOptions, EncodeOptions, EnumMetadata, Layout, Metadata, PrimitiveType as P, StructMetadata, Version};
 
 use crate::encode::key_matches;
 use crate::errors::encode_err;
-use crate::infer::{Obj, Shape, Slot, MAX_DEPTH, OBJECT_STRUCT};
+use crate::infer::{Obj, Shape, MAX_DEPTH};
 use crate::plan::is_optional_key;
 use crate::raw::dict_next;
 
@@ -404,12 +404,7 @@ pub(crate) fn records_direct(
                 K_BOOL
             } else if v.is_exact_instance_of::<PyLong>() {
                 let (kind, bits, x) = if let Ok(x) = v.extract::<i64>() {
-                    let bits = if x >= 0 {
-                        Ints { ubits: 64 - x.leading_zeros(), sbits: 0 }
-                    } else {
-                        Ints { ubits: 0, sbits: 65 - (!x).leading_zeros() }
-                    };
-                    (K_INT, bits, x as u64)
+                    (K_INT, Ints::of_i64(x), x as u64)
                 } else if let Ok(x) = v.extract::<u64>() {
                     (K_UINT, Ints { ubits: 64, sbits: 0 }, x)
                 } else {
@@ -430,7 +425,7 @@ pub(crate) fn records_direct(
     }
     // The type inference gives (`Shape::of`), from the kinds seen.
     // Every record has every key, in one order: one object, counted n times.
-    let mut o = Obj::new(OBJECT_STRUCT.into());
+    let mut o = Obj::new(OBJECT_STRUCT);
     o.objects.begin();
     for ((key, name), col) in keys.iter().zip(names).zip(&cols) {
         o.objects.key(&name, || Slot { key: key.clone(), shape: col.shape() });
@@ -438,8 +433,8 @@ pub(crate) fn records_direct(
     for _ in 1..n {
         o.objects.repeat();
     }
-    let shape = Shape::Arr(Box::new(Shape::Obj(o)));
-    let ty = shape.metadata();
+    let shape = Shape::Vec(Box::new(Shape::Obj(Box::new(o))));
+    let ty = shape.metadata().map_err(encode_err)?;
     let Metadata::Vec(elem) = &ty else { return Ok(None) };
     let Metadata::Struct(s) = &**elem else { return Ok(None) };
     if elem.is_zero_size() {

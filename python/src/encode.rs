@@ -13,7 +13,7 @@ use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
 
 use crate::columns::{columns_direct, records_direct, rows_to_columns, worth_columns};
 use crate::errors::{cannot, encode_err, too_deep};
-use crate::infer::{inferred, int_bits, is_dataclass, Shape, MAX_DEPTH};
+use crate::infer::{inferred, int_bits, is_dataclass, Infer, Shape, MAX_DEPTH};
 use crate::plan::{make_plan, Plan};
 use crate::pyobj::{refs, short_repr};
 use crate::raw::dict_next;
@@ -413,7 +413,7 @@ impl Enc {
                     let s = s.downcast::<Schema>().map_err(|_| cannot(obj, "any"))?;
                     (s.get().ty.clone(), obj.getattr("value")?)
                 } else {
-                    (Shape::of(obj, depth)?.metadata(), obj.clone())
+                    (Shape::of(obj, depth)?.metadata().map_err(encode_err)?, obj.clone())
                 };
                 // Readers count the any value as a level, then its type's.
                 if open + 1 + ty.depth() > MAX_DEPTH {

@@ -1,93 +1,48 @@
 //! Type inference from Python values (`xbf.dumps` without a schema,
 //! `Schema.infer`).
 
-use std::sync::Arc;
-
 use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyMemoryView, PyString, PyTuple,
     PyType,
 };
-use xbf::infer::{Field, Ints, Objects, Resolved};
-use xbf::{EnumMetadata, Metadata, PrimitiveType as P, StructMetadata};
+use xbf::infer::{Field, Ints, Slot, OBJECT_STRUCT};
+use xbf::Metadata;
 
-use crate::errors::{cannot, kind_err, too_deep};
+use crate::errors::{cannot, encode_err, kind_err, too_deep};
 use crate::pyobj::{refs, short_repr};
 use crate::raw::dict_next;
 use crate::schema::Schema;
 
-pub(crate) const MAX_DEPTH: usize = 128;
-pub(crate) const OPTIONAL_KEY_ENUM: &str = "json.optional";
-pub(crate) const OBJECT_STRUCT: &str = "Object";
+pub(crate) use xbf::DEFAULT_MAX_DEPTH as MAX_DEPTH;
 
-// ------------------------------------------------------------- inference
+/// The core's inference lattice (`xbf::infer::Shape`, shared with `xbf
+/// from-json`), each object key kept as the Python string first seen (the
+/// fast path compares keys by identity first).
+pub(crate) type Shape<'py> = xbf::infer::Shape<Bound<'py, PyString>>;
+/// Dicts with str keys (named `Object`) or dataclass instances of one class.
+pub(crate) type Obj<'py> = xbf::infer::Obj<Bound<'py, PyString>>;
 
-#[derive(Clone)]
-pub(crate) enum Shape<'py> {
-    Never,
-    Null,
-    Bool,
-    Int(Ints),
-    Float,
-    Str,
-    Bytes,
-    Date,
-    Ts,
-    Arr(Box<Shape<'py>>),
-    Tup(Vec<Shape<'py>>),
-    Obj(Obj<'py>),
-    Map(Box<Shape<'py>>, Box<Shape<'py>>),
-    Nullable(Box<Shape<'py>>),
-    Any,
-    Fixed(Metadata),
-}
-
-/// Dicts with str keys (named `Object`) or dataclass instances of one class,
-/// merged by the core's rules (`xbf::infer`, shared with `xbf from-json`).
-#[derive(Clone)]
-pub(crate) struct Obj<'py> {
-    pub(crate) name: String,
-    pub(crate) objects: Objects<Slot<'py>>,
-}
-
-/// What the values of one key are, with the key as a Python string (the
-/// fast path compares it by identity first).
-#[derive(Clone)]
-pub(crate) struct Slot<'py> {
-    pub(crate) key: Bound<'py, PyString>,
-    pub(crate) shape: Shape<'py>,
-}
-
-impl<'py> Obj<'py> {
-    pub(crate) fn new(name: String) -> Self {
-        Obj { name, objects: Objects::new() }
+/// Adds one object given as (key, value) pairs, in its order.
+fn add_object<'py>(
+    o: &mut Obj<'py>,
+    items: impl IntoIterator<Item = PyResult<(Bound<'py, PyString>, Bound<'py, PyAny>)>>,
+    depth: usize,
+) -> PyResult<()> {
+    o.objects.begin();
+    for item in items {
+        let (key, v) = item?;
+        let slot = o.objects.key(key.to_str()?, || Slot { key: key.clone(), shape: Shape::Never });
+        slot.shape.absorb(&v, depth + 1)?;
     }
-
-    /// Adds one object given as (key, value) pairs, in its order.
-    pub(crate) fn add(
-        &mut self,
-        items: impl IntoIterator<Item = PyResult<(Bound<'py, PyString>, Bound<'py, PyAny>)>>,
-        depth: usize,
-    ) -> PyResult<()> {
-        self.objects.begin();
-        for item in items {
-            let (key, v) = item?;
-            let slot = self.objects.key(key.to_str()?, || Slot { key: key.clone(), shape: Shape::Never });
-            slot.shape.absorb(&v, depth + 1)?;
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
 pub(crate) fn int_bits(obj: &Bound<'_, PyAny>) -> PyResult<Ints> {
     let small = obj.extract::<i64>();
     let ints = if let Ok(v) = small {
-        if v >= 0 {
-            Ints { ubits: 64 - v.leading_zeros(), sbits: 0 }
-        } else {
-            Ints { ubits: 0, sbits: 65 - (!v).leading_zeros() }
-        }
+        Ints::of_i64(v)
     } else if obj.gt(0i32)? {
         Ints { ubits: obj.call_method0("bit_length")?.extract()?, sbits: 0 }
     } else {
@@ -122,14 +77,25 @@ pub(crate) fn dataclass_items<'py>(
     Ok(out)
 }
 
-impl<'py> Shape<'py> {
-    pub(crate) fn of(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Shape<'py>> {
+/// Inference from Python objects: the core's lattice widened one object at a
+/// time.
+pub(crate) trait Infer<'py>: Sized {
+    /// The shape of one object.
+    fn of(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Self>;
+    /// The shape of `obj` on its own.
+    fn fresh(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Self>;
+    /// Widens this shape to also describe `obj`.
+    fn absorb(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()>;
+}
+
+impl<'py> Infer<'py> for Shape<'py> {
+    fn of(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Shape<'py>> {
         let mut s = Shape::Never;
         s.absorb(obj, depth)?;
         Ok(s)
     }
 
-    pub(crate) fn fresh(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Shape<'py>> {
+    fn fresh(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Shape<'py>> {
         if depth > MAX_DEPTH {
             return Err(too_deep(obj.py()));
         }
@@ -161,22 +127,22 @@ impl<'py> Shape<'py> {
                 for item in obj.downcast::<PyList>()?.iter() {
                     e.absorb(&item, depth + 1)?;
                 }
-                return Ok(Shape::Arr(Box::new(e)));
+                return Ok(Shape::Vec(Box::new(e)));
             }
             if obj.is_instance_of::<PyTuple>() {
                 let mut ts = Vec::new();
                 for item in obj.downcast::<PyTuple>()?.iter() {
                     ts.push(Shape::of(&item, depth + 1)?);
                 }
-                return Ok(Shape::Tup(ts));
+                return Ok(Shape::Tuple(ts));
             }
             if obj.is_instance_of::<PyDict>() {
                 let d = obj.downcast::<PyDict>()?;
                 let all_str = d.keys().iter().all(|k| k.is_instance_of::<PyString>());
                 if all_str {
-                    let mut o = Obj::new(OBJECT_STRUCT.into());
-                    o.add(d.iter().map(|(k, v)| Ok((k.downcast_into::<PyString>()?, v))), depth)?;
-                    return Ok(Shape::Obj(o));
+                    let mut o = Obj::new(OBJECT_STRUCT);
+                    add_object(&mut o, d.iter().map(|(k, v)| Ok((k.downcast_into::<PyString>()?, v))), depth)?;
+                    return Ok(Shape::Obj(Box::new(o)));
                 }
                 let (mut ks, mut vs) = (Shape::Never, Shape::Never);
                 for (k, v) in d.iter() {
@@ -187,7 +153,7 @@ impl<'py> Shape<'py> {
             }
         }
         if obj.is_instance_of::<PyDateTime>() {
-            return Ok(Shape::Ts);
+            return Ok(Shape::Timestamp);
         }
         if obj.is_instance_of::<PyDate>() {
             return Ok(Shape::Date);
@@ -200,8 +166,8 @@ impl<'py> Shape<'py> {
         }
         if is_dataclass(obj) {
             let mut o = Obj::new(obj.get_type().name()?.to_string());
-            o.add(dataclass_items(obj)?.into_iter().map(Ok), depth)?;
-            return Ok(Shape::Obj(o));
+            add_object(&mut o, dataclass_items(obj)?.into_iter().map(Ok), depth)?;
+            return Ok(Shape::Obj(Box::new(o)));
         }
         if obj.is_instance(r.variant.bind(py))? || obj.is_instance(r.some.bind(py))? {
             return Err(cannot(obj, "a value without an explicit xbf.Schema (enums and Some need one)"));
@@ -211,7 +177,7 @@ impl<'py> Shape<'py> {
 
     /// Widens this shape to also describe `obj`. Records (dicts of the same
     /// keys in the same order), numbers and strings take fast paths.
-    pub(crate) fn absorb(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
+    fn absorb(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
         match self {
             Shape::Never => {
                 *self = Shape::fresh(obj, depth)?;
@@ -242,7 +208,7 @@ impl<'py> Shape<'py> {
                 }
                 return Ok(());
             }
-            Shape::Arr(e) if obj.is_exact_instance_of::<PyList>() => {
+            Shape::Vec(e) if obj.is_exact_instance_of::<PyList>() => {
                 if depth > MAX_DEPTH {
                     return Err(too_deep(obj.py()));
                 }
@@ -262,7 +228,7 @@ impl<'py> Shape<'py> {
                     // code), the dict is added as a whole below; the values
                     // absorbed so far belong to the keys they widened, and
                     // joins only widen, so absorbing them twice changes nothing.
-                    let same_key = |k: &Bound<'_, PyAny>, f: &Field<Slot<'_>>| {
+                    let same_key = |k: &Bound<'_, PyAny>, f: &Field<Slot<Bound<'_, PyString>>>| {
                         k.is(&f.shape.key)
                             || k.downcast::<PyString>().ok().and_then(|k| k.to_str().ok()).is_some_and(|k| k == f.name)
                     };
@@ -285,7 +251,7 @@ impl<'py> Shape<'py> {
                     }
                 }
                 if depth <= MAX_DEPTH && d.keys().iter().all(|k| k.is_instance_of::<PyString>()) {
-                    o.add(d.iter().map(|(k, v)| Ok((k.downcast_into::<PyString>()?, v))), depth)?;
+                    add_object(o, d.iter().map(|(k, v)| Ok((k.downcast_into::<PyString>()?, v))), depth)?;
                     return Ok(());
                 }
             }
@@ -301,90 +267,13 @@ impl<'py> Shape<'py> {
         *self = s.join(other);
         Ok(())
     }
-
-    pub(crate) fn join(self, other: Shape<'py>) -> Shape<'py> {
-        use Shape::*;
-        match (self, other) {
-            (Never, s) | (s, Never) => s,
-            (Any, _) | (_, Any) => Any,
-            (Null, Null) => Null,
-            (Null, Nullable(s)) | (Nullable(s), Null) => Nullable(s),
-            (Null, s) | (s, Null) => Nullable(Box::new(s)),
-            (Nullable(a), Nullable(b)) => nullable(a.join(*b)),
-            (Nullable(a), b) | (b, Nullable(a)) => nullable(a.join(b)),
-            (Bool, Bool) => Bool,
-            (Int(a), Int(b)) => {
-                let both = a.join(b);
-                if both.primitive().is_some() {
-                    Int(both)
-                } else {
-                    Any
-                }
-            }
-            (Float, Float) => Float,
-            (Str, Str) => Str,
-            (Bytes, Bytes) => Bytes,
-            (Date, Date) => Date,
-            (Ts, Ts) => Ts,
-            (Arr(a), Arr(b)) => Arr(Box::new(a.join(*b))),
-            (Tup(a), Tup(b)) if a.len() == b.len() => {
-                let ts: Vec<Shape> = a.into_iter().zip(b).map(|(x, y)| x.join(y)).collect();
-                Tup(ts)
-            }
-            (Map(ka, va), Map(kb, vb)) => Map(Box::new(ka.join(*kb)), Box::new(va.join(*vb))),
-            (Obj(mut a), Obj(b)) if a.name == b.name => {
-                a.objects.merge(b.objects, |x, y| x.shape = std::mem::replace(&mut x.shape, Never).join(y.shape));
-                Obj(a)
-            }
-            (Fixed(a), Fixed(b)) if a == b => Fixed(a),
-            _ => Any,
-        }
-    }
-
-    pub(crate) fn metadata(&self) -> Metadata {
-        match self {
-            Shape::Never | Shape::Null => Metadata::UNIT,
-            Shape::Bool => P::Bool.into(),
-            Shape::Int(c) => c.primitive().expect("joins keep a type").into(),
-            Shape::Float => P::F64.into(),
-            Shape::Str => P::String.into(),
-            Shape::Bytes => P::Bytes.into(),
-            Shape::Date => P::Date.into(),
-            Shape::Ts => P::Timestamp.into(),
-            Shape::Arr(e) => Metadata::vec(e.metadata()),
-            Shape::Tup(ts) => Metadata::tuple(ts.iter().map(Shape::metadata)),
-            Shape::Map(k, v) => Metadata::map(k.metadata(), v.metadata()),
-            // Objects whose key orders conflict are `any`, which holds None itself.
-            Shape::Nullable(s) => match s.metadata() {
-                Metadata::Any => Metadata::Any,
-                inner => Metadata::option(inner),
-            },
-            Shape::Any => Metadata::Any,
-            Shape::Fixed(m) => m.clone(),
-            Shape::Obj(o) => match o.objects.resolve() {
-                Resolved::Map => {
-                    let values = o.objects.fields().iter().fold(Shape::Never, |all, f| all.join(f.shape.shape.clone()));
-                    Metadata::map(P::String.into(), values.metadata())
-                }
-                Resolved::Conflict => Metadata::Any,
-                Resolved::Struct(fields) => {
-                    let n = o.objects.count();
-                    let fields = fields.into_iter().map(|f| {
-                        let ty = f.shape.shape.metadata();
-                        (f.name.as_str(), if f.count < n { optional_key(ty) } else { ty })
-                    });
-                    StructMetadata::new(o.name.as_str(), fields).expect("keys are unique").into()
-                }
-            },
-        }
-    }
 }
 
 /// The type of an inferred shape, refused (`too-deep`) where it nests more
 /// than readers allow (SPEC §16.1: an `option` or an optional key is a level
 /// too), so that `dumps` never writes what `loads` refuses.
 pub(crate) fn inferred(py: Python<'_>, shape: Shape<'_>) -> PyResult<Metadata> {
-    let ty = shape.metadata();
+    let ty = shape.metadata().map_err(encode_err)?;
     if ty.depth() > MAX_DEPTH {
         return Err(kind_err(
             py,
@@ -393,16 +282,4 @@ pub(crate) fn inferred(py: Python<'_>, shape: Shape<'_>) -> PyResult<Metadata> {
         ));
     }
     Ok(ty)
-}
-
-pub(crate) fn nullable(s: Shape<'_>) -> Shape<'_> {
-    match s {
-        Shape::Null | Shape::Nullable(_) | Shape::Any => s,
-        s => Shape::Nullable(Box::new(s)),
-    }
-}
-
-pub(crate) fn optional_key(ty: Metadata) -> Metadata {
-    let e = EnumMetadata::new(OPTIONAL_KEY_ENUM, [("absent", Metadata::UNIT), ("present", ty)]).expect("distinct");
-    Metadata::Enum(Arc::new(e))
 }

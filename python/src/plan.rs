@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use xbf::{Metadata, PrimitiveType as P};
 
-use crate::infer::OPTIONAL_KEY_ENUM;
+use xbf::infer::OPTIONAL_KEY_ENUM;
 
 // ------------------------------------------------------------------ plans
 

@@ -8,7 +8,7 @@ use xbf::{EncodeOptions, EnumMetadata, Metadata, PrimitiveType as P, StructMetad
 
 use crate::encode::seq_items;
 use crate::errors::{encode_err, kind_err};
-use crate::infer::{inferred, Shape, MAX_DEPTH};
+use crate::infer::{inferred, Infer, Shape, MAX_DEPTH};
 use crate::pyobj::short_repr;
 
 // ------------------------------------------------------------- Schema
