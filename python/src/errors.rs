@@ -79,14 +79,43 @@ pub(crate) fn internal_error(py: Python<'_>, why: &str) -> PyErr {
     }
 }
 
-/// Checks the mapping of a panic to `xbf.DecodeError` (kind `internal`) on
-/// a panic of this function's own, without any hook in the decoder:
-/// `xbf._native._check_panic_mapping()` returns the error it gives.
-#[pyfunction]
-pub(crate) fn _check_panic_mapping(py: Python<'_>) -> PyErr {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result: PyResult<()> = guarded(py, || panic!("a panic raised to check its mapping"));
-    std::panic::set_hook(hook);
-    result.expect_err("the step panicked")
+#[cfg(test)]
+mod tests {
+    use pyo3::types::PyType;
+
+    use super::*;
+    use crate::pyobj::_init;
+
+    /// The mapping of a panic to `xbf.DecodeError` (kind `internal`), on a
+    /// panic of the test's own (no input is known to make the core panic),
+    /// with stand-ins for the classes `xbf/__init__.py` gives `_init`.
+    #[test]
+    fn a_panic_becomes_decode_error_of_kind_internal() {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            let m = PyModule::from_code_bound(
+                py,
+                "class DecodeError(ValueError):\n    def __init__(self, message, kind, offset, path):\n        \
+                 super().__init__(message)\n        self.kind, self.offset, self.path = kind, offset, path\n\
+                 class EncodeError(ValueError):\n    pass\nclass Other(tuple):\n    pass\n",
+                "stand_ins.py",
+                "stand_ins",
+            )
+            .unwrap();
+            let class = |name: &str| m.getattr(name).unwrap().downcast_into::<PyType>().unwrap().unbind();
+            let other = class("Other");
+            _init(py, other.clone_ref(py), other.clone_ref(py), other, class("DecodeError"), class("EncodeError"))
+                .unwrap();
+            let hook = std::panic::take_hook();
+            std::panic::set_hook(Box::new(|_| {}));
+            let result: PyResult<()> = guarded(py, || panic!("a panic raised to check its mapping"));
+            std::panic::set_hook(hook);
+            let e = result.expect_err("the step panicked").into_value(py).into_bound(py);
+            assert!(e.is_instance(&m.getattr("DecodeError").unwrap()).unwrap());
+            assert_eq!(e.getattr("kind").unwrap().extract::<String>().unwrap(), "internal");
+            assert!(e.getattr("offset").unwrap().is_none() && e.getattr("path").unwrap().is_none());
+            let text = e.str().unwrap().to_string();
+            assert!(text.contains("internal error") && text.contains("a panic raised to check its mapping"), "{text}");
+        });
+    }
 }

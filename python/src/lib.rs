@@ -51,6 +51,5 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(encode::_columns_via_rows, m)?)?;
     m.add_function(wrap_pyfunction!(decode::loads, m)?)?;
-    m.add_function(wrap_pyfunction!(errors::_check_panic_mapping, m)?)?;
     Ok(())
 }
