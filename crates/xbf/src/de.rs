@@ -799,7 +799,9 @@ fn reserve(count: u64) -> usize {
 
 /// The number of values in one value of a zero-size type (the type itself
 /// and everything inside it), which the decoded-memory budget charges (48 bytes each).
-pub(crate) fn zero_size_values(ty: &Metadata) -> u64 {
+/// Public for the Python binding's fast decoder, which charges the same.
+#[doc(hidden)]
+pub fn zero_size_values(ty: &Metadata) -> u64 {
     let inner: u64 = match ty {
         Metadata::Array(a) => a.len.saturating_mul(zero_size_values(&a.element)),
         other => other.children().into_iter().map(zero_size_values).fold(0, u64::saturating_add),

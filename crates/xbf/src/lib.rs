@@ -65,6 +65,7 @@ mod varint;
 
 pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
 pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
+// For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use file::{
     is_file, BlockInfo, Blocks, ColumnInfo, ColumnStatistics, DamagedBlock, FileOptions, FileReader, FileStreamReader,
@@ -85,6 +86,11 @@ pub use typed::{
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 #[cfg(feature = "derive")]
 pub use xbf_derive::Xbf;
+#[doc(hidden)]
+pub use {
+    columnar::{worth_columns, Repeats},
+    de::zero_size_values,
+};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "derive"))]

@@ -1186,20 +1186,50 @@ pub(crate) fn column_stats(ty: &Metadata, bytes: &[u8], base: u64, opts: &Decode
 
 /// Whether `value` holds enough repeated items for columns to pay.
 pub(crate) fn worth_trying(value: &Value) -> bool {
-    fn items(v: &Value, depth: usize) -> usize {
+    fn repeats(v: &Value) -> Repeats<&Value> {
+        match v {
+            Value::Vec(x) | Value::Array(x) => Repeats::List(x.len(), x.items().iter().take(4).collect()),
+            Value::Map(m) => Repeats::Map(m.len()),
+            Value::Struct(s) => Repeats::Fields(s.values().iter().collect()),
+            _ => Repeats::Scalar,
+        }
+    }
+    worth_columns(value, &repeats)
+}
+
+/// A value as the `Layout::Auto` test sees it ([`worth_columns`]).
+#[doc(hidden)]
+pub enum Repeats<T> {
+    /// A list of this many items, with its first few to look into.
+    List(usize, Vec<T>),
+    /// The values of a record's fields.
+    Fields(Vec<T>),
+    /// A map of this many entries.
+    Map(usize),
+    /// Anything else.
+    Scalar,
+}
+
+/// The `Layout::Auto` test, on values of any representation (the Python
+/// binding runs it on Python objects, before converting anything): whether
+/// the lists and maps within three levels of the root hold at least 16
+/// items, looking into the first four items of each list.
+#[doc(hidden)]
+pub fn worth_columns<T>(value: T, repeats: &impl Fn(T) -> Repeats<T>) -> bool {
+    fn items<T>(v: T, depth: usize, repeats: &impl Fn(T) -> Repeats<T>) -> usize {
         if depth > 3 {
             return 0;
         }
-        match v {
-            Value::Vec(x) | Value::Array(x) => {
-                x.len() + x.items().iter().take(4).map(|i| items(i, depth + 1)).sum::<usize>()
+        match repeats(v) {
+            Repeats::List(n, first) => {
+                n + first.into_iter().take(4).map(|i| items(i, depth + 1, repeats)).sum::<usize>()
             }
-            Value::Map(m) => m.len(),
-            Value::Struct(s) => s.values().iter().map(|f| items(f, depth + 1)).sum(),
-            _ => 0,
+            Repeats::Fields(values) => values.into_iter().map(|f| items(f, depth + 1, repeats)).sum(),
+            Repeats::Map(n) => n,
+            Repeats::Scalar => 0,
         }
     }
-    items(value, 0) >= 16
+    items(value, 0, repeats) >= 16
 }
 
 // -------------------------------------------------------------- projection
