@@ -8,6 +8,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
 use xbf::infer::{Ints, Slot, OBJECT_STRUCT};
+use xbf::Repeats;
 use xbf::{DecodeOptions, EncodeOptions, EnumMetadata, Layout, Metadata, PrimitiveType as P, StructMetadata, Version};
 
 use crate::encode::key_matches;
@@ -583,24 +584,22 @@ pub(crate) fn rows_to_columns(ty: &Metadata, value_bytes: &[u8], zstd: Option<i3
         .map_err(encode_err)
 }
 
-/// The core's `Layout::Auto` test (at least 16 repeated items near the
-/// root), on the Python objects, before anything is converted.
+/// The core's `Layout::Auto` test (`xbf::worth_columns`), on the Python
+/// objects, before anything is converted: lists are lists, dicts of str
+/// keys records, other dicts maps.
 pub(crate) fn worth_columns(obj: &Bound<'_, PyAny>) -> bool {
-    fn items(obj: &Bound<'_, PyAny>, depth: usize) -> usize {
-        if depth > 3 {
-            return 0;
-        }
+    fn repeats<'py>(obj: Bound<'py, PyAny>) -> Repeats<Bound<'py, PyAny>> {
         if let Ok(l) = obj.downcast::<PyList>() {
-            l.len() + l.iter().take(4).map(|i| items(&i, depth + 1)).sum::<usize>()
+            Repeats::List(l.len(), l.iter().take(4).collect())
         } else if let Ok(d) = obj.downcast::<PyDict>() {
             if d.keys().iter().all(|k| k.is_instance_of::<PyString>()) {
-                d.values().iter().map(|v| items(&v, depth + 1)).sum()
+                Repeats::Fields(d.values().iter().collect())
             } else {
-                d.len()
+                Repeats::Map(d.len())
             }
         } else {
-            0
+            Repeats::Scalar
         }
     }
-    items(obj, 0) >= 16
+    xbf::worth_columns(obj.clone(), &repeats)
 }

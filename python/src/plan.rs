@@ -5,9 +5,8 @@ use std::cell::RefCell;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use xbf::{Metadata, PrimitiveType as P};
-
 use xbf::infer::OPTIONAL_KEY_ENUM;
+use xbf::{zero_size_values, Metadata, PrimitiveType as P};
 
 // ------------------------------------------------------------------ plans
 
@@ -55,15 +54,6 @@ pub(crate) fn is_optional_key(ty: &Metadata) -> bool {
         }
         _ => false,
     }
-}
-
-/// The core's weight of a zero-size type: the value and every value inside it.
-pub(crate) fn zero_size_values(ty: &Metadata) -> u64 {
-    let inner: u64 = match ty {
-        Metadata::Array(a) => a.len.saturating_mul(zero_size_values(&a.element)),
-        other => other.children().into_iter().map(zero_size_values).fold(0, u64::saturating_add),
-    };
-    inner.saturating_add(1)
 }
 
 pub(crate) fn zs_weight(ty: &Metadata) -> u64 {
