@@ -61,7 +61,7 @@ pub mod time;
 mod typed;
 mod utf8;
 mod value;
-mod varint;
+pub mod wire;
 
 pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
 pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
@@ -71,11 +71,7 @@ pub use file::{
     is_file, BlockInfo, Blocks, ColumnInfo, ColumnStatistics, DamagedBlock, FileOptions, FileReader, FileStreamReader,
     FileWriter, Op, Predicate, ReadOptions,
 };
-pub use metadata::{
-    ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,
-    ARRAY_DISCRIMINANT, ENUM_DISCRIMINANT, MAP_DISCRIMINANT, OPTION_DISCRIMINANT, STRUCT_DISCRIMINANT,
-    TUPLE_DISCRIMINANT, VEC_DISCRIMINANT,
-};
+pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 pub use schema::{fingerprint, SchemaRegistry};
 pub use ser::{encode_message, write_message, EncodeOptions, Layout, Version};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};

@@ -29,13 +29,12 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{ArrayMetadata, Metadata, PrimitiveType as P, StructMetadata};
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
-use crate::varint;
+use crate::wire::varint;
 use crate::DecodeOptions;
 
 pub use builder::{ColumnNode, Columns};
 pub(crate) use cursor::Cursor;
 pub(crate) use entropy::Enabled as EntropyEnabled;
-pub(crate) use ints::{put_varint, varint_size};
 
 /// A fast hash for the writer's dictionaries (multiply and rotate over
 /// 8-byte words), keyed once per process so that chosen inputs cannot
@@ -203,10 +202,10 @@ fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
         if body.len() > 32 && may_compress(body) {
             if let Ok(packed) = zstd::bulk::compress(body, level) {
                 let mut wrapped = vec![ZSTD];
-                ints::put_varint(&mut wrapped, body.len() as u128);
+                varint::put(&mut wrapped, body.len() as u128);
                 wrapped.extend_from_slice(&packed);
                 if wrapped.len() < body.len() {
-                    ints::put_varint(out, wrapped.len() as u128);
+                    varint::put(out, wrapped.len() as u128);
                     out.extend_from_slice(&wrapped);
                     return;
                 }
@@ -215,7 +214,7 @@ fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
     }
     #[cfg(not(feature = "zstd"))]
     let _ = cfg;
-    ints::put_varint(out, body.len() as u128);
+    varint::put(out, body.len() as u128);
     out.extend_from_slice(body);
 }
 
@@ -563,7 +562,7 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     cfg: &ColumnConfig,
 ) {
     let mut body = vec![TYPES];
-    ints::put_varint(&mut body, types.len() as u128);
+    varint::put(&mut body, types.len() as u128);
     for t in types {
         body.extend_from_slice(&crate::ser::metadata_bytes_v2(t.borrow()));
     }
