@@ -8,6 +8,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
 use xbf::infer::{Ints, Slot, OBJECT_STRUCT};
+use xbf::wire::varint;
 use xbf::Repeats;
 use xbf::{DecodeOptions, EncodeOptions, EnumMetadata, Layout, Metadata, PrimitiveType as P, StructMetadata, Version};
 
@@ -94,8 +95,10 @@ pub(crate) fn vplan<'py>(py: Python<'py>, ty: &Metadata, open: usize) -> Option<
     })
 }
 
+/// The bytes `x` takes as a varint.
+#[inline]
 pub(crate) fn uvarint_len(x: u64) -> usize {
-    (64 - (x | 1).leading_zeros() as usize).div_ceil(7)
+    varint::len(u128::from(x))
 }
 
 /// Python objects straight to a core value of the type `plan` was made
@@ -139,7 +142,7 @@ pub(crate) fn to_value<'py>(
             }
             if matches!(plan, VPlan::I64) {
                 let Ok(v) = obj.extract::<i64>() else { return Ok(false) };
-                *rows += uvarint_len(((v << 1) ^ (v >> 63)) as u64);
+                *rows += zigzag_len(v);
                 V::I64(v)
             } else {
                 let Ok(v) = obj.extract::<u64>() else { return Ok(false) };
@@ -180,7 +183,7 @@ pub(crate) fn to_value<'py>(
                     *rows += uvarint_len(v);
                     V::U64(v)
                 } else if let Ok(v) = obj.extract::<i64>() {
-                    *rows += uvarint_len(((v << 1) ^ (v >> 63)) as u64);
+                    *rows += zigzag_len(v);
                     V::I64(v)
                 } else {
                     return Ok(false);
@@ -455,8 +458,9 @@ pub(crate) fn records_direct(
     Ok(Some((cols, 2 + meta.len() + rows, ty)))
 }
 
+#[inline]
 pub(crate) fn zigzag_len(x: i64) -> usize {
-    uvarint_len(((x << 1) ^ (x >> 63)) as u64)
+    uvarint_len(varint::zigzag64(x))
 }
 
 /// Pushes the values of one key into its column node of type `ty`, as

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyString, PyTuple};
+use xbf::wire::{self, varint};
 use xbf::{DecodeOptions, Metadata, PrimitiveType as P, Version};
 
 use crate::errors::{core_err, guarded};
@@ -80,39 +81,22 @@ impl<'a> Dec<'a> {
         Ok(self.take(N)?.try_into().expect("N bytes"))
     }
 
-    /// The core's canonical varint rules.
+    /// A canonical varint of at most `bits` bits: one byte (the usual case)
+    /// here, anything longer by the core's rules (`xbf::wire::varint`).
     #[inline]
     pub(crate) fn uvarint(&mut self, bits: u32) -> DResult<u128> {
-        let first = self.u8()?;
+        let first = *self.b.get(self.pos).ok_or(DErr::Bad)?;
         if first < 0x80 {
+            self.pos += 1;
             return Ok(u128::from(first));
         }
-        let mut x: u128 = 0;
-        let mut shift = 0u32;
-        let mut b = first;
-        loop {
-            let low = u128::from(b & 0x7f);
-            if shift + 7 > bits && low >> (bits - shift) != 0 {
-                return Err(DErr::Bad);
-            }
-            x |= low << shift;
-            if b & 0x80 == 0 {
-                if b == 0 && shift > 0 {
-                    return Err(DErr::Bad);
-                }
-                return Ok(x);
-            }
-            shift += 7;
-            if shift >= bits {
-                return Err(DErr::Bad);
-            }
-            b = self.u8()?;
-        }
+        let (x, n) = varint::decode(&self.b[self.pos..], bits).map_err(|_| DErr::Bad)?;
+        self.pos += n;
+        Ok(x)
     }
 
     pub(crate) fn svarint(&mut self, bits: u32) -> DResult<i128> {
-        let u = self.uvarint(bits)?;
-        Ok(((u >> 1) as i128) ^ -((u & 1) as i128))
+        Ok(varint::unzigzag(self.uvarint(bits)?))
     }
 
     pub(crate) fn length(&mut self) -> DResult<u64> {
@@ -470,6 +454,24 @@ pub(crate) fn meta_has_any(ty: &Metadata) -> bool {
     matches!(ty, Metadata::Any) || ty.children().into_iter().any(meta_has_any)
 }
 
+/// The header the fast path reads: whether the message is XBF 2, and where
+/// its metadata starts. Header flags (schema by reference, columns, streams)
+/// and other versions are the core's.
+pub(crate) fn header(data: &[u8]) -> DResult<(bool, usize)> {
+    let first = *data.first().ok_or(DErr::Bad)?;
+    if first == wire::V2_MARKER {
+        if data.get(1) != Some(&0) {
+            return Err(DErr::Bad);
+        }
+        Ok((true, 2))
+    } else if first & 0xf0 == wire::V2_MARKER & 0xf0 {
+        // A version marker of another version.
+        Err(DErr::Bad)
+    } else {
+        Ok((false, 0))
+    }
+}
+
 /// Decodes a whole message on the fast path; `Bad` means "ask the core".
 pub(crate) fn fast_decode<'py>(
     py: Python<'py>,
@@ -478,17 +480,7 @@ pub(crate) fn fast_decode<'py>(
     trusted: bool,
     opts: &DecodeOptions,
 ) -> DResult<(Metadata, Bound<'py, PyAny>)> {
-    let first = *data.first().ok_or(DErr::Bad)?;
-    let (v2, start) = if first == 0xc2 {
-        if data.get(1) != Some(&0) {
-            return Err(DErr::Bad);
-        }
-        (true, 2)
-    } else if first & 0xf0 == 0xc0 {
-        return Err(DErr::Bad);
-    } else {
-        (false, 0)
-    };
+    let (v2, start) = header(data)?;
     let version = if v2 { Version::V2 } else { Version::V1 };
     let (ty, used) = DecodeOptions::default().decode_metadata(version, &data[start..]).map_err(|_| DErr::Bad)?;
     if ty.depth() > FAST_DEPTH || (!v2 && meta_has_any(&ty)) {

@@ -9,6 +9,7 @@ use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyMemoryView,
     PyString, PyTimeAccess, PyTuple,
 };
+use xbf::wire::{self, varint};
 use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
 
 use crate::columns::{columns_direct, records_direct, rows_to_columns, worth_columns};
@@ -43,24 +44,6 @@ impl Enc {
         self.any_codes.push((p, code));
         Ok(())
     }
-}
-
-#[inline]
-pub(crate) fn uvarint(out: &mut Vec<u8>, mut x: u128) {
-    while x >= 0x80 {
-        out.push((x as u8) | 0x80);
-        x >>= 7;
-    }
-    out.push(x as u8);
-}
-
-#[inline]
-pub(crate) fn uvarint64(out: &mut Vec<u8>, mut x: u64) {
-    while x >= 0x80 {
-        out.push((x as u8) | 0x80);
-        x >>= 7;
-    }
-    out.push(x as u8);
 }
 
 pub(crate) fn is_fixed(p: P) -> bool {
@@ -105,7 +88,7 @@ pub(crate) fn int_256(obj: &Bound<'_, PyAny>, signed: bool, what: &str) -> PyRes
 impl Enc {
     pub(crate) fn len(&mut self, n: usize) {
         if self.v2 {
-            uvarint64(&mut self.out, n as u64)
+            varint::put_u64(&mut self.out, n as u64)
         } else {
             self.out.extend_from_slice(&(n as u64).to_le_bytes())
         }
@@ -124,9 +107,9 @@ impl Enc {
                 if varint {
                     if $signed {
                         let x = v as i128;
-                        uvarint(&mut self.out, ((x << 1) ^ (x >> 127)) as u128)
+                        varint::put(&mut self.out, varint::zigzag(x))
                     } else {
-                        uvarint(&mut self.out, v as u128)
+                        varint::put(&mut self.out, v as u128)
                     }
                 } else {
                     self.out.extend_from_slice(&v.to_le_bytes())
@@ -140,7 +123,7 @@ impl Enc {
             P::U64 => {
                 let v: u64 = obj.extract().map_err(|_| range())?;
                 if varint {
-                    uvarint64(&mut self.out, v)
+                    varint::put_u64(&mut self.out, v)
                 } else {
                     self.out.extend_from_slice(&v.to_le_bytes())
                 }
@@ -152,7 +135,7 @@ impl Enc {
             P::I64 => {
                 let v: i64 = obj.extract().map_err(|_| range())?;
                 if varint {
-                    uvarint64(&mut self.out, ((v << 1) ^ (v >> 63)) as u64)
+                    varint::put_u64(&mut self.out, varint::zigzag64(v))
                 } else {
                     self.out.extend_from_slice(&v.to_le_bytes())
                 }
@@ -234,7 +217,7 @@ impl Enc {
                         };
                         let d = i32::try_from(d).map_err(|_| cannot(obj, "date"))?;
                         let x = i64::from(d);
-                        uvarint64(&mut self.out, ((x << 1) ^ (x >> 63)) as u64);
+                        varint::put_u64(&mut self.out, varint::zigzag64(x));
                     }
                     P::Timestamp => {
                         let t = if obj.is_instance_of::<PyDateTime>() {
@@ -244,7 +227,7 @@ impl Enc {
                         } else {
                             return Err(cannot(obj, "timestamp"));
                         };
-                        uvarint64(&mut self.out, ((t << 1) ^ (t >> 63)) as u64);
+                        varint::put_u64(&mut self.out, varint::zigzag64(t));
                     }
                     _ => self.int(obj, *p)?,
                 }
@@ -519,7 +502,7 @@ pub(crate) fn encode_rows(
     let meta = opts.encode_metadata(ty).map_err(encode_err)?;
     let mut enc = Enc::new(Vec::with_capacity(meta.len() + 64), v2);
     if v2 {
-        enc.out.extend_from_slice(&[0xc2, 0x00]);
+        enc.out.extend_from_slice(&[wire::V2_MARKER, 0]);
     }
     enc.out.extend_from_slice(&meta);
     let head = enc.out.len();

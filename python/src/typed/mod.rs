@@ -26,7 +26,7 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple};
 use xbf::{DecodeOptions, EncodeOptions, Metadata, PrimitiveType as P, Value as V, Version};
 
-use crate::decode::{decode_options, meta_has_any, DErr, Dec, FAST_DEPTH};
+use crate::decode::{decode_options, header, meta_has_any, DErr, Dec, FAST_DEPTH};
 use crate::errors::{core_err, guarded, internal_error};
 use crate::plan::{is_optional_key, make_plan, Plan};
 use crate::pyobj::{refs, short_repr, type_name};
@@ -814,17 +814,7 @@ impl TypedDecoder {
     }
 
     fn fast<'py>(&self, py: Python<'py>, data: &[u8], opts: &DecodeOptions) -> TResult<Bound<'py, PyAny>> {
-        let first = *data.first().ok_or(DErr::Bad)?;
-        let (v2, start) = if first == 0xc2 {
-            if data.get(1) != Some(&0) {
-                return Err(DErr::Bad.into());
-            }
-            (true, 2)
-        } else if first & 0xf0 == 0xc0 {
-            return Err(DErr::Bad.into());
-        } else {
-            (false, 0)
-        };
+        let (v2, start) = header(data)?;
         let version = if v2 { Version::V2 } else { Version::V1 };
         let (ty, used) = DecodeOptions::default().decode_metadata(version, &data[start..]).map_err(|_| DErr::Bad)?;
         let compiled = self.compiled(&data[start..start + used], &ty, v2, false);
