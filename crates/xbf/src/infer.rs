@@ -278,9 +278,10 @@ pub const OBJECT_STRUCT: &str = "Object";
 /// has fewer kinds of values than Python), and joins and types by the rules
 /// here. `K` is what a front end keeps with each key of its objects (Python:
 /// the key as a Python string, to compare by identity first; JSON: nothing).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub enum Shape<K> {
     /// No value seen (the elements of empty arrays).
+    #[default]
     Never,
     /// Only nulls (`None`).
     Null,
@@ -312,12 +313,6 @@ pub enum Shape<K> {
     Any,
     /// Values whose type was given with them.
     Fixed(Metadata),
-}
-
-impl<K> Default for Shape<K> {
-    fn default() -> Self {
-        Shape::Never
-    }
 }
 
 /// The objects seen at one place: their struct name ([`OBJECT_STRUCT`], or
