@@ -7,6 +7,25 @@
 //! that take no bytes, ...), the message is decoded by the core instead, so
 //! every error is the core's own: same kind, offset, path and message.
 //!
+//! # Modules, by role
+//!
+//! The rules themselves (inference's lattice, limits, layout choice, varints)
+//! are the core's; these modules apply them to Python objects.
+//!
+//! - [`pyobj`]: the classes of the `xbf` package (given once by `_init`) and
+//!   small helpers on Python objects; [`errors`]: `EncodeError` and
+//!   `DecodeError` of the core's kinds, and the guard that turns a panic into
+//!   `DecodeError` of kind `internal`; [`raw`]: the two unsafe FFI calls.
+//! - [`schema`]: `xbf.Schema`, the type tree to and from Python;
+//!   [`infer`]: Python values to a type; [`plan`]: a type prepared for one
+//!   encode or decode.
+//! - [`encode`]: Python to XBF rows, and `dumps`; [`columns`]: Python to the
+//!   columnar layout.
+//! - [`decode`]: XBF to Python (the fast path, and `loads`); [`to_py`]: the
+//!   core's values to Python; [`typed`]: decoding into the reader's types
+//!   (`xbf.Decoder`).
+//! - [`streams`]: `StreamReader` and `StreamWriter`.
+//!
 //! # Unsafe code
 //!
 //! The crate is safe PyO3 except for two raw `pyo3::ffi` calls that measured
