@@ -35,6 +35,10 @@ impl From<PyErr> for DErr {
 
 pub(crate) type DResult<T> = Result<T, DErr>;
 
+/// The fast path's reader. Its bounds checks (`take`, `u8`, `arr`) are its
+/// own rather than `xbf::wire::Cursor`'s because they do not make errors:
+/// any fault sends the message to the core, whose cursor then makes the
+/// error. Varints longer than a byte are read by `xbf::wire::varint`.
 pub(crate) struct Dec<'a> {
     pub(crate) b: &'a [u8],
     pub(crate) pos: usize,

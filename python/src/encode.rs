@@ -306,8 +306,7 @@ impl Enc {
                             self.value(&item, &payloads[1], depth + 1)
                         } else {
                             self.value(&item, f, depth + 1)
-                        }
-                        .map_err(|e| within_key(py, e, k))?;
+                        }?;
                     }
                     if present != d.len() {
                         return Err(PyTypeError::new_err(format!(
@@ -469,11 +468,6 @@ impl Enc {
         }
         Ok(true)
     }
-}
-
-pub(crate) fn within_key(py: Python<'_>, e: PyErr, _k: &Bound<'_, PyString>) -> PyErr {
-    let _ = py;
-    e
 }
 
 pub(crate) fn seq_items<'py>(obj: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
