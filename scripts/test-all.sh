@@ -46,6 +46,7 @@ target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check
 # The linter (ruff.toml: the package, its tests and scripts/), pinned in requirements-test.txt.
 target/python-venv/bin/ruff check .
 target/python-venv/bin/python -m pytest python/tests -q -p no:cacheprovider
+cargo test --quiet --locked --manifest-path python/Cargo.toml
 
 echo "== Benchmarks: smoke run on tiny inputs (bench/, its own workspace); every format's round trip checked"
 cargo run --quiet --locked --manifest-path bench/Cargo.toml -- smoke

@@ -31,7 +31,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 fn arrow_err(py: Python<'_>, e: ArrowError) -> PyErr {
     match e {
         ArrowError::ExternalError(inner) => match inner.downcast::<xbf::Error>() {
-            Ok(x) => crate::core_err(py, *x),
+            Ok(x) => crate::errors::core_err(py, *x),
             Err(other) => PyValueError::new_err(other.to_string()),
         },
         ArrowError::IoError(m, _) => PyIOError::new_err(m),
@@ -122,7 +122,7 @@ fn arrow_open(
         .map(|(f, o, v)| Ok(Filter::new(f, op(&o)?, v)))
         .collect::<PyResult<Vec<Filter>>>()?;
     let file = File::open(&path).map_err(|e| PyIOError::new_err(format!("{}: {e}", path.display())))?;
-    let reader = FileReader::open(BufReader::new(file)).map_err(|e| crate::core_err(py, e))?;
+    let reader = FileReader::open(BufReader::new(file)).map_err(|e| crate::errors::core_err(py, e))?;
     let range = match blocks {
         Some((a, b)) => a..b,
         None => 0..reader.blocks().len(),
@@ -132,7 +132,7 @@ fn arrow_open(
     let mut extra = Vec::new();
     for _ in 1..threads.min(range.len()).max(1) {
         let f = File::open(&path).map_err(|e| PyIOError::new_err(format!("{}: {e}", path.display())))?;
-        extra.push(FileReader::open(BufReader::new(f)).map_err(|e| crate::core_err(py, e))?);
+        extra.push(FileReader::open(BufReader::new(f)).map_err(|e| crate::errors::core_err(py, e))?);
     }
     let r = FileBatchReader::with_reader(reader, opts, range).map_err(|e| arrow_err(py, e))?.with_threads(extra);
     Ok(ArrowReader { schema: r.schema(), reader: Mutex::new(Some(r)) })
@@ -142,7 +142,7 @@ fn arrow_open(
 #[pyfunction]
 fn arrow_blocks(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Vec<u64>> {
     let file = File::open(&path).map_err(|e| PyIOError::new_err(format!("{}: {e}", path.display())))?;
-    let reader = FileReader::open(BufReader::new(file)).map_err(|e| crate::core_err(py, e))?;
+    let reader = FileReader::open(BufReader::new(file)).map_err(|e| crate::errors::core_err(py, e))?;
     Ok(reader.blocks().iter().map(|b| b.records).collect())
 }
 

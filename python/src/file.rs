@@ -17,10 +17,15 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use xbf::{DecodeOptions, EncodeOptions, FileOptions, Metadata, Predicate, ReadOptions, Value, Version};
 
-use crate::{
-    core_err, decode_options, encode_err, guarded, inferred, make_plan, to_value, vplan, Enc, PyReader, Schema, Shape,
-    ToPy,
-};
+use crate::columns::{to_value, vplan, VPlan};
+use crate::decode::decode_options;
+use crate::encode::Enc;
+use crate::errors::{core_err, encode_err, guarded};
+use crate::infer::{inferred, Infer, Shape};
+use crate::plan::{make_plan, Plan};
+use crate::schema::Schema;
+use crate::streams::PyReader;
+use crate::to_py::ToPy;
 
 /// What a file is read from: a file on disk, bytes in memory or a seekable
 /// Python file object.
@@ -376,8 +381,8 @@ impl Drop for TempFile {
 /// also gives the error for a record that does not fit the type.
 struct Records<'py> {
     ty: Metadata,
-    direct: Option<crate::VPlan<'py>>,
-    rows: crate::Plan<'py>,
+    direct: Option<VPlan<'py>>,
+    rows: Plan<'py>,
 }
 
 impl<'py> Records<'py> {

@@ -12,16 +12,13 @@ use std::io;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::metadata::{
-    ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,
-    ARRAY_DISCRIMINANT, ENUM_DISCRIMINANT, MAP_DISCRIMINANT, OPTION_DISCRIMINANT, STRUCT_DISCRIMINANT,
-    TUPLE_DISCRIMINANT, VEC_DISCRIMINANT,
-};
+use crate::metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 use crate::read::{Input, IoInput, SliceInput};
 use crate::schema::SchemaRegistry;
-use crate::ser::{Version, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, V2_MARKER};
+use crate::ser::Version;
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
-use crate::varint;
+use crate::wire::varint;
+use crate::wire::{Discriminant, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, KNOWN_FLAGS, V2_MARKER};
 
 /// Limits and switches for decoding; `DecodeOptions::default()` is what the
 /// free functions such as [`decode_message`](crate::decode_message) use.
@@ -72,10 +69,15 @@ const _: () = assert!(std::mem::size_of::<Value>() as u64 == DECODED_VALUE_BYTES
 /// The default of [`DecodeOptions::max_decoded_bytes`]: 1 GiB.
 pub const DEFAULT_MAX_DECODED_BYTES: u64 = 1 << 30;
 
+/// The default of [`DecodeOptions::max_depth`]: the levels every reader
+/// allows (SPEC.md §16.1), so the most that writers may produce when they
+/// infer a type.
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
-            max_depth: 128,
+            max_depth: DEFAULT_MAX_DEPTH,
             schemas: Arc::new(SchemaRegistry::new()),
             max_decoded_bytes: DEFAULT_MAX_DECODED_BYTES,
         }
@@ -286,7 +288,7 @@ impl<'o, I: Input> Decoder<'o, I> {
         self.v2 = true;
         let at = self.input.offset();
         let flags = self.input.u8()?;
-        let known = FLAG_SCHEMA_REF | FLAG_STREAM | FLAG_CHECKSUM | FLAG_COLUMNAR;
+        let known = KNOWN_FLAGS;
         let stream = flags & FLAG_STREAM != 0;
         // Columns and a stream together are an XBF file (SPEC.md §24), whose
         // blocks always carry checksums.
@@ -338,22 +340,12 @@ impl<'o, I: Input> Decoder<'o, I> {
                 return Ok(Metadata::Primitive(p));
             }
         }
-        if d == ANY_DISCRIMINANT && self.v2 {
-            return Ok(Metadata::Any);
-        }
-        let composite = matches!(d, VEC_DISCRIMINANT | STRUCT_DISCRIMINANT)
-            || (self.v2
-                && matches!(
-                    d,
-                    OPTION_DISCRIMINANT
-                        | ARRAY_DISCRIMINANT
-                        | TUPLE_DISCRIMINANT
-                        | MAP_DISCRIMINANT
-                        | ENUM_DISCRIMINANT
-                ));
-        if !composite {
+        let Some(kind) = Discriminant::from_byte(d, self.v2) else {
             let version = if self.v2 { "XBF 2" } else { "v1" };
             return Err(Error::at(ErrorKind::UnknownDiscriminant, start, format!("0x{d:02x} is not a {version} type")));
+        };
+        if kind == Discriminant::Any {
+            return Ok(Metadata::Any);
         }
         if depth >= self.opts.max_depth {
             return Err(Error::at(
@@ -364,15 +356,15 @@ impl<'o, I: Input> Decoder<'o, I> {
         }
         let child = depth + 1;
         let within = |seg: PathSegment| move |e: Error| e.within(seg);
-        Ok(match d {
-            VEC_DISCRIMINANT => Metadata::Vec(Arc::new(self.metadata(child).map_err(within(PathSegment::Element))?)),
-            OPTION_DISCRIMINANT => Metadata::Option(Arc::new(self.metadata(child)?)),
-            ARRAY_DISCRIMINANT => {
+        Ok(match kind {
+            Discriminant::Vec => Metadata::Vec(Arc::new(self.metadata(child).map_err(within(PathSegment::Element))?)),
+            Discriminant::Option => Metadata::Option(Arc::new(self.metadata(child)?)),
+            Discriminant::Array => {
                 let len = self.length()?;
                 let element = self.metadata(child).map_err(within(PathSegment::Element))?;
                 Metadata::Array(Arc::new(ArrayMetadata { len, element }))
             }
-            TUPLE_DISCRIMINANT => {
+            Discriminant::Tuple => {
                 let count_at = self.input.offset();
                 let n = self.length()?;
                 self.check_fits(count_at, n, 1)?;
@@ -382,7 +374,7 @@ impl<'o, I: Input> Decoder<'o, I> {
                 }
                 Metadata::Tuple(types.into())
             }
-            MAP_DISCRIMINANT => {
+            Discriminant::Map => {
                 let in_entry = |part: &str| {
                     let part: Box<str> = part.into();
                     move |e: Error| e.within(PathSegment::Field(part)).within(PathSegment::Element)
@@ -391,16 +383,16 @@ impl<'o, I: Input> Decoder<'o, I> {
                 let value = self.metadata(child).map_err(in_entry("value"))?;
                 Metadata::Map(Arc::new(MapMetadata { key, value }))
             }
-            STRUCT_DISCRIMINANT | ENUM_DISCRIMINANT => {
+            Discriminant::Struct | Discriminant::Enum => {
                 let name = self.string()?;
-                let members = self.members(d == ENUM_DISCRIMINANT, name.clone().into_boxed_str(), child);
+                let members = self.members(kind == Discriminant::Enum, name.clone().into_boxed_str(), child);
                 match members {
                     Ok(m) => m,
                     Err(e) if depth == 0 => return Err(e.within(PathSegment::Root(name.into()))),
                     Err(e) => return Err(e),
                 }
             }
-            _ => unreachable!("composite discriminants are matched above"),
+            Discriminant::Any => unreachable!("any is matched above"),
         })
     }
 
@@ -515,38 +507,14 @@ impl<'o, I: Input> Decoder<'o, I> {
     }
 
     /// An unsigned varint of at most `bits` bits, canonical.
+    #[inline]
     pub(crate) fn uvarint(&mut self, bits: u32) -> Result<u128> {
-        let start = self.input.offset();
-        let first = self.input.u8()?;
-        self.uvarint_after(first, start, bits)
+        self.input.varint(bits)
     }
 
     /// The rest of a varint whose first byte, at `start`, was just read.
     pub(crate) fn uvarint_after(&mut self, first: u8, start: u64, bits: u32) -> Result<u128> {
-        let mut x: u128 = 0;
-        let mut shift = 0u32;
-        let mut next = Some(first);
-        loop {
-            let b = match next.take() {
-                Some(b) => b,
-                None => self.input.u8().map_err(|e| relocate(e, start))?,
-            };
-            let low = u128::from(b & 0x7f);
-            if shift + 7 > bits && low >> (bits - shift) != 0 {
-                return Err(bad_varint(start, format!("does not fit in {bits} bits")));
-            }
-            x |= low << shift;
-            if b & 0x80 == 0 {
-                if b == 0 && shift > 0 {
-                    return Err(bad_varint(start, "overlong: it ends with a zero byte".to_owned()));
-                }
-                return Ok(x);
-            }
-            shift += 7;
-            if shift >= bits {
-                return Err(bad_varint(start, format!("longer than a {bits}-bit varint can be")));
-            }
-        }
+        self.input.varint_after(first, start, bits)
     }
 
     fn svarint(&mut self, bits: u32) -> Result<i128> {
@@ -795,7 +763,9 @@ fn reserve(count: u64) -> usize {
 
 /// The number of values in one value of a zero-size type (the type itself
 /// and everything inside it), which the decoded-memory budget charges (48 bytes each).
-pub(crate) fn zero_size_values(ty: &Metadata) -> u64 {
+/// Public for the Python binding's fast decoder, which charges the same.
+#[doc(hidden)]
+pub fn zero_size_values(ty: &Metadata) -> u64 {
     let inner: u64 = match ty {
         Metadata::Array(a) => a.len.saturating_mul(zero_size_values(&a.element)),
         other => other.children().into_iter().map(zero_size_values).fold(0, u64::saturating_add),

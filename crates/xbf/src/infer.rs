@@ -7,14 +7,17 @@
 //!   and memory linear in the number of keys, then resolved to a struct
 //!   (fields in one order every object agrees with), a `map<string, T>`
 //!   (keys that are data) or a conflict (`any`).
-//!
-//! The shapes of the values are the caller's (`S`): JSON has fewer kinds
-//! than Python (bytes, dates, tuples), and only the merge rules are shared.
+//! - [`Shape`]: what the values at one place are, with the join table and
+//!   the type each shape gives. Each front end widens shapes with its own
+//!   values (JSON has fewer kinds than Python: bytes, dates, tuples), but
+//!   the lattice, its joins and its types are these.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::sync::Arc;
 
-use crate::metadata::PrimitiveType as P;
+use crate::error::{Error, ErrorKind, Result};
+use crate::metadata::{EnumMetadata, Metadata, PrimitiveType as P, StructMetadata};
 
 /// What the integers at one place need: the bits of the largest
 /// non-negative one (as unsigned) and of the most negative one (as two's
@@ -259,6 +262,187 @@ impl<S> Objects<S> {
             Resolved::Struct(order)
         }
     }
+}
+
+// ------------------------------------------------------------------ shapes
+
+/// The name of the enum that marks a key some objects lack:
+/// `enum "json.optional" { absent, present: T }`.
+pub const OPTIONAL_KEY_ENUM: &str = "json.optional";
+/// The name given to structs inferred from objects with string keys (JSON
+/// objects, Python dicts).
+pub const OBJECT_STRUCT: &str = "Object";
+
+/// What inference knows of the values at one place: the lattice that every
+/// front end widens one value at a time, each with its own `absorb` (JSON
+/// has fewer kinds of values than Python), and joins and types by the rules
+/// here. `K` is what a front end keeps with each key of its objects (Python:
+/// the key as a Python string, to compare by identity first; JSON: nothing).
+#[derive(Clone, Debug, Default)]
+pub enum Shape<K> {
+    /// No value seen (the elements of empty arrays).
+    #[default]
+    Never,
+    /// Only nulls (`None`).
+    Null,
+    /// Booleans.
+    Bool,
+    /// Integers, and the bits they need.
+    Int(Ints),
+    /// Floats.
+    Float,
+    /// Strings.
+    Str,
+    /// Byte strings.
+    Bytes,
+    /// Dates.
+    Date,
+    /// Timestamps.
+    Timestamp,
+    /// Lists: their elements.
+    Vec(Box<Shape<K>>),
+    /// Tuples: each position.
+    Tuple(Vec<Shape<K>>),
+    /// Maps whose keys are not all strings: their keys and values.
+    Map(Box<Shape<K>>, Box<Shape<K>>),
+    /// Objects of one name, merged key by key.
+    Obj(Box<Obj<K>>),
+    /// Values of the inner shape, or null.
+    Nullable(Box<Shape<K>>),
+    /// Values of different kinds: each carries its own type.
+    Any,
+    /// Values whose type was given with them.
+    Fixed(Metadata),
+}
+
+/// The objects seen at one place: their struct name ([`OBJECT_STRUCT`], or
+/// a class's) and their keys.
+#[derive(Clone, Debug)]
+pub struct Obj<K> {
+    /// The name of the struct they become.
+    pub name: String,
+    /// Their keys, merged.
+    pub objects: Objects<Slot<K>>,
+}
+
+impl<K> Obj<K> {
+    /// No objects yet, of struct name `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Obj { name: name.into(), objects: Objects::new() }
+    }
+}
+
+/// What the values of one key are, and the front end's own data of the key.
+#[derive(Clone, Debug, Default)]
+pub struct Slot<K> {
+    /// The front end's data of the key.
+    pub key: K,
+    /// What its values are.
+    pub shape: Shape<K>,
+}
+
+impl<K> Shape<K> {
+    /// The least shape that describes values of both, losing nothing.
+    pub fn join(self, other: Shape<K>) -> Shape<K> {
+        use Shape::*;
+        match (self, other) {
+            (Never, s) | (s, Never) => s,
+            (Any, _) | (_, Any) => Any,
+            (Null, Null) => Null,
+            (Null, Nullable(s)) | (Nullable(s), Null) => Nullable(s),
+            (Null, s) | (s, Null) => Nullable(Box::new(s)),
+            (Nullable(a), Nullable(b)) => nullable(a.join(*b)),
+            (Nullable(a), b) | (b, Nullable(a)) => nullable(a.join(b)),
+            (Bool, Bool) => Bool,
+            (Int(a), Int(b)) => {
+                let both = a.join(b);
+                // Past 256 bits with a sign: no one type holds both.
+                if both.primitive().is_some() {
+                    Int(both)
+                } else {
+                    Any
+                }
+            }
+            (Float, Float) => Float,
+            (Str, Str) => Str,
+            (Bytes, Bytes) => Bytes,
+            (Date, Date) => Date,
+            (Timestamp, Timestamp) => Timestamp,
+            (Vec(a), Vec(b)) => Vec(Box::new(a.join(*b))),
+            (Tuple(a), Tuple(b)) if a.len() == b.len() => Tuple(a.into_iter().zip(b).map(|(x, y)| x.join(y)).collect()),
+            (Map(ka, va), Map(kb, vb)) => Map(Box::new(ka.join(*kb)), Box::new(va.join(*vb))),
+            (Obj(mut a), Obj(b)) if a.name == b.name => {
+                a.objects.merge(b.objects, |x, y| x.shape = std::mem::take(&mut x.shape).join(y.shape));
+                Obj(a)
+            }
+            (Fixed(a), Fixed(b)) if a == b => Fixed(a),
+            // 1 and 1.0 must stay apart, so ints and floats do not mix.
+            _ => Any,
+        }
+    }
+
+    /// The type of the values; an error only for integers no 256-bit type
+    /// holds (which no join makes: it gives `any` instead).
+    pub fn metadata(&self) -> Result<Metadata>
+    where
+        K: Clone,
+    {
+        Ok(match self {
+            Shape::Never | Shape::Null => Metadata::UNIT,
+            Shape::Bool => P::Bool.into(),
+            Shape::Int(c) => c
+                .primitive()
+                .ok_or_else(|| Error::new(ErrorKind::TypeMismatch, "an integer wider than 256 bits"))?
+                .into(),
+            Shape::Float => P::F64.into(),
+            Shape::Str => P::String.into(),
+            Shape::Bytes => P::Bytes.into(),
+            Shape::Date => P::Date.into(),
+            Shape::Timestamp => P::Timestamp.into(),
+            Shape::Vec(e) => Metadata::vec(e.metadata()?),
+            Shape::Tuple(ts) => Metadata::tuple(ts.iter().map(Shape::metadata).collect::<Result<Vec<_>>>()?),
+            Shape::Map(k, v) => Metadata::map(k.metadata()?, v.metadata()?),
+            // Objects whose key orders conflict are `any`, which holds null itself.
+            Shape::Nullable(s) => match s.metadata()? {
+                Metadata::Any => Metadata::Any,
+                inner => Metadata::option(inner),
+            },
+            Shape::Any => Metadata::Any,
+            Shape::Fixed(m) => m.clone(),
+            Shape::Obj(o) => match o.objects.resolve() {
+                Resolved::Map => {
+                    let values = o.objects.fields().iter().fold(Shape::Never, |all, f| all.join(f.shape.shape.clone()));
+                    Metadata::map(P::String.into(), values.metadata()?)
+                }
+                Resolved::Conflict => Metadata::Any,
+                Resolved::Struct(fields) => {
+                    let mut typed = Vec::with_capacity(fields.len());
+                    for f in fields {
+                        let ty = f.shape.shape.metadata()?;
+                        typed.push((f.name.as_str(), if f.count < o.objects.count() { optional_key(ty) } else { ty }));
+                    }
+                    StructMetadata::new(o.name.as_str(), typed)?.into()
+                }
+            },
+        })
+    }
+}
+
+/// `Nullable` of a shape that may already be nullable (`any` holds null
+/// itself).
+pub fn nullable<K>(s: Shape<K>) -> Shape<K> {
+    match s {
+        Shape::Null | Shape::Nullable(_) | Shape::Any => s,
+        s => Shape::Nullable(Box::new(s)),
+    }
+}
+
+/// The type of a key that some objects lack: `enum "json.optional" {
+/// absent, present: ty }`.
+pub fn optional_key(ty: Metadata) -> Metadata {
+    let e = EnumMetadata::new(OPTIONAL_KEY_ENUM, [("absent", Metadata::UNIT), ("present", ty)])
+        .expect("two distinct variant names");
+    Metadata::Enum(Arc::new(e))
 }
 
 #[cfg(test)]

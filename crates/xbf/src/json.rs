@@ -28,25 +28,20 @@
 //! ```
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::infer::{Ints, Objects, Resolved};
-use crate::metadata::{EnumMetadata, Metadata, PrimitiveType as P, StructMetadata};
+use crate::infer::{Ints, Obj, Slot};
+use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, Value, VecValue, I256, U256};
 
-/// The name of the enum that marks a key some objects lack:
-/// `enum "json.optional" { absent, present: T }`.
-pub const OPTIONAL_KEY_ENUM: &str = "json.optional";
-/// The name given to structs inferred from JSON objects.
-pub const OBJECT_STRUCT: &str = "Object";
+pub use crate::infer::{OBJECT_STRUCT, OPTIONAL_KEY_ENUM};
 /// How many levels of arrays and objects a document may nest by default:
 /// as many as XBF readers allow in a message (SPEC.md §16.1).
-pub const DEFAULT_MAX_DEPTH: usize = 128;
+pub const DEFAULT_MAX_DEPTH: usize = crate::DEFAULT_MAX_DEPTH;
 /// The most levels [`JsonOptions::max_depth`] allows. Parsing needs no stack
 /// per level, but inference and conversion recurse once per level; this many
 /// fit in a 2 MiB thread stack even in a debug build (measured: the
@@ -532,25 +527,8 @@ impl Serialize for Json {
 
 // ------------------------------------------------------------------ shapes
 
-/// What the inference knows of the values at one place of the document.
-#[derive(Clone, Debug, Default, PartialEq)]
-enum Shape {
-    /// No value seen (the elements of empty arrays).
-    #[default]
-    Never,
-    Null,
-    Bool,
-    Int(Ints),
-    Float,
-    Str,
-    Arr(Box<Shape>),
-    /// Objects, merged by the shared rules of [`crate::infer`].
-    Obj(Box<Objects<Shape>>),
-    /// Values of the inner shape, or null.
-    Nullable(Box<Shape>),
-    /// Values of different kinds: each carries its own type.
-    Any,
-}
+/// The shapes of JSON values: the core's lattice, with nothing kept per key.
+type Shape = crate::infer::Shape<()>;
 
 /// The needs of one integer, or `None` if no 256-bit type holds it.
 fn ints_of(text: &str) -> Option<Ints> {
@@ -579,7 +557,7 @@ fn is_int(text: &str) -> bool {
     !text.contains(['.', 'e', 'E']) && text != "-0"
 }
 
-impl Shape {
+impl crate::infer::Shape<()> {
     /// The shape of one value.
     fn of(j: &Json) -> Result<Shape> {
         Ok(match j {
@@ -612,20 +590,20 @@ impl Shape {
             (Shape::Any, _) => return Ok(()),
             (Shape::Nullable(inner), _) if *j != Json::Null => {
                 inner.absorb(j)?;
-                if **inner == Shape::Any {
+                if matches!(**inner, Shape::Any) {
                     *self = Shape::Any;
                 }
                 return Ok(());
             }
-            (Shape::Never, Json::Array(_)) => *self = Shape::Arr(Box::new(Shape::Never)),
-            (Shape::Never, Json::Object(_)) => *self = Shape::Obj(Box::default()),
+            (Shape::Never, Json::Array(_)) => *self = Shape::Vec(Box::new(Shape::Never)),
+            (Shape::Never, Json::Object(_)) => *self = Shape::Obj(Box::new(Obj::new(OBJECT_STRUCT))),
             _ => {}
         }
         match (&mut *self, j) {
-            (Shape::Arr(elem), Json::Array(items)) => items.iter().try_for_each(|item| elem.absorb(item)),
-            (Shape::Obj(objects), Json::Object(members)) => {
-                objects.begin();
-                members.iter().try_for_each(|(k, v)| objects.key(k, Shape::default).absorb(v))
+            (Shape::Vec(elem), Json::Array(items)) => items.iter().try_for_each(|item| elem.absorb(item)),
+            (Shape::Obj(o), Json::Object(members)) => {
+                o.objects.begin();
+                members.iter().try_for_each(|(k, v)| o.objects.key(k, Slot::default).shape.absorb(v))
             }
             _ => {
                 let other = Shape::of(j)?;
@@ -634,86 +612,6 @@ impl Shape {
             }
         }
     }
-
-    /// The least shape that describes values of both, losing nothing.
-    fn join(self, other: Shape) -> Shape {
-        use Shape::*;
-        match (self, other) {
-            (Never, s) | (s, Never) => s,
-            (Any, _) | (_, Any) => Any,
-            (Null, Null) => Null,
-            (Null, Nullable(s)) | (Nullable(s), Null) => Nullable(s),
-            (Null, s) | (s, Null) => Nullable(Box::new(s)),
-            (Nullable(a), Nullable(b)) => nullable(a.join(*b)),
-            (Nullable(a), b) | (b, Nullable(a)) => nullable(a.join(b)),
-            (Bool, Bool) => Bool,
-            (Int(a), Int(b)) => {
-                let both = a.join(b);
-                // Past 256 bits with a sign: no one type holds both.
-                if both.primitive().is_some() {
-                    Int(both)
-                } else {
-                    Any
-                }
-            }
-            (Float, Float) => Float,
-            (Str, Str) => Str,
-            (Arr(a), Arr(b)) => Arr(Box::new(a.join(*b))),
-            (Obj(mut a), Obj(b)) => {
-                a.merge(*b, |x, y| *x = std::mem::take(x).join(y));
-                Obj(a)
-            }
-            // 1 and 1.0 must stay apart, so ints and floats do not mix.
-            _ => Any,
-        }
-    }
-
-    fn metadata(&self) -> Result<Metadata> {
-        Ok(match self {
-            Shape::Never | Shape::Null => Metadata::UNIT,
-            Shape::Bool => P::Bool.into(),
-            Shape::Int(c) => c.primitive().ok_or_else(|| json_err("an integer wider than 256 bits"))?.into(),
-            Shape::Float => P::F64.into(),
-            Shape::Str => P::String.into(),
-            Shape::Arr(e) => Metadata::vec(e.metadata()?),
-            // Objects whose key orders conflict are `any`, which holds null itself.
-            Shape::Nullable(s) => match s.metadata()? {
-                Metadata::Any => Metadata::Any,
-                inner => Metadata::option(inner),
-            },
-            Shape::Any => Metadata::Any,
-            Shape::Obj(o) => match o.resolve() {
-                Resolved::Map => {
-                    let values = o.fields().iter().fold(Shape::Never, |all, f| all.join(f.shape.clone()));
-                    Metadata::map(P::String.into(), values.metadata()?)
-                }
-                Resolved::Conflict => Metadata::Any,
-                Resolved::Struct(fields) => {
-                    let mut typed = Vec::with_capacity(fields.len());
-                    for f in fields {
-                        let ty = f.shape.metadata()?;
-                        typed.push((f.name.as_str(), if f.count < o.count() { optional_key(ty) } else { ty }));
-                    }
-                    StructMetadata::new(OBJECT_STRUCT, typed)?.into()
-                }
-            },
-        })
-    }
-}
-
-/// `Nullable` of a shape that may already be nullable (`any` holds null
-/// itself).
-fn nullable(s: Shape) -> Shape {
-    match s {
-        Shape::Null | Shape::Nullable(_) | Shape::Any => s,
-        s => Shape::Nullable(Box::new(s)),
-    }
-}
-
-fn optional_key(ty: Metadata) -> Metadata {
-    let e = EnumMetadata::new(OPTIONAL_KEY_ENUM, [("absent", Metadata::UNIT), ("present", ty)])
-        .expect("two distinct variant names");
-    Metadata::Enum(Arc::new(e))
 }
 
 /// The f64 of a JSON number, refused where f64 cannot hold it: past its

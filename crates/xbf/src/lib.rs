@@ -61,20 +61,17 @@ pub mod time;
 mod typed;
 mod utf8;
 mod value;
-mod varint;
+pub mod wire;
 
 pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
-pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES};
+pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
+// For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use file::{
     is_file, BlockInfo, Blocks, ColumnInfo, ColumnStatistics, DamagedBlock, FileOptions, FileReader, FileStreamReader,
     FileWriter, Op, Predicate, ReadOptions,
 };
-pub use metadata::{
-    ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata, ANY_DISCRIMINANT,
-    ARRAY_DISCRIMINANT, ENUM_DISCRIMINANT, MAP_DISCRIMINANT, OPTION_DISCRIMINANT, STRUCT_DISCRIMINANT,
-    TUPLE_DISCRIMINANT, VEC_DISCRIMINANT,
-};
+pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 pub use schema::{fingerprint, SchemaRegistry};
 pub use ser::{encode_message, write_message, EncodeOptions, Layout, Version};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};
@@ -85,6 +82,11 @@ pub use typed::{
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 #[cfg(feature = "derive")]
 pub use xbf_derive::Xbf;
+#[doc(hidden)]
+pub use {
+    columnar::{worth_columns, Repeats},
+    de::zero_size_values,
+};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "derive"))]

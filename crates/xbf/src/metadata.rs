@@ -6,6 +6,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::wire::Discriminant;
 
 /// The 17 primitive types, with their wire discriminants as the enum's values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,23 +69,6 @@ pub enum PrimitiveType {
     /// XBF 2: an `i128` written fixed-width.
     FixedI128 = 0x23,
 }
-
-/// The discriminant of a vec's metadata.
-pub const VEC_DISCRIMINANT: u8 = 0x11;
-/// The discriminant of a struct's metadata.
-pub const STRUCT_DISCRIMINANT: u8 = 0x12;
-/// XBF 2: the discriminant of an option's metadata.
-pub const OPTION_DISCRIMINANT: u8 = 0x14;
-/// XBF 2: the discriminant of a fixed-size array's metadata.
-pub const ARRAY_DISCRIMINANT: u8 = 0x15;
-/// XBF 2: the discriminant of a tuple's metadata.
-pub const TUPLE_DISCRIMINANT: u8 = 0x16;
-/// XBF 2: the discriminant of a map's metadata.
-pub const MAP_DISCRIMINANT: u8 = 0x17;
-/// XBF 2: the discriminant of an enum's metadata.
-pub const ENUM_DISCRIMINANT: u8 = 0x18;
-/// XBF 2: the discriminant of `any`, a value that carries its own type.
-pub const ANY_DISCRIMINANT: u8 = 0x19;
 
 impl PrimitiveType {
     /// All primitives, in discriminant order: the 17 of v1, then XBF 2's.
@@ -349,14 +333,14 @@ impl Metadata {
     pub fn discriminant(&self) -> u8 {
         match self {
             Metadata::Primitive(p) => p.discriminant(),
-            Metadata::Vec(_) => VEC_DISCRIMINANT,
-            Metadata::Struct(_) => STRUCT_DISCRIMINANT,
-            Metadata::Option(_) => OPTION_DISCRIMINANT,
-            Metadata::Array(_) => ARRAY_DISCRIMINANT,
-            Metadata::Tuple(_) => TUPLE_DISCRIMINANT,
-            Metadata::Map(_) => MAP_DISCRIMINANT,
-            Metadata::Enum(_) => ENUM_DISCRIMINANT,
-            Metadata::Any => ANY_DISCRIMINANT,
+            Metadata::Vec(_) => Discriminant::Vec.byte(),
+            Metadata::Struct(_) => Discriminant::Struct.byte(),
+            Metadata::Option(_) => Discriminant::Option.byte(),
+            Metadata::Array(_) => Discriminant::Array.byte(),
+            Metadata::Tuple(_) => Discriminant::Tuple.byte(),
+            Metadata::Map(_) => Discriminant::Map.byte(),
+            Metadata::Enum(_) => Discriminant::Enum.byte(),
+            Metadata::Any => Discriminant::Any.byte(),
         }
     }
 

@@ -4,7 +4,9 @@
 
 use std::io::{self, Read};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
+use crate::wire::varint::{Fault, Partial};
+use crate::wire::{self, Cursor};
 
 /// A byte source for the decoder. Every read reports errors at the offset
 /// where the item that failed began.
@@ -28,76 +30,87 @@ pub(crate) trait Input {
     fn u8(&mut self) -> Result<u8> {
         Ok(self.array::<1>()?[0])
     }
+
+    /// A canonical varint of at most `bits` bits, errors at its first byte.
+    fn varint(&mut self, bits: u32) -> Result<u128> {
+        let start = self.offset();
+        let first = self.u8()?;
+        self.varint_after(first, start, bits)
+    }
+
+    /// The rest of a varint whose first byte, at `start`, was just read:
+    /// byte by byte, as a stream delivers them.
+    fn varint_after(&mut self, first: u8, start: u64, bits: u32) -> Result<u128> {
+        let mut p = Partial::new(bits);
+        let mut b = first;
+        loop {
+            match p.push(b) {
+                Ok(Some(x)) => return Ok(x),
+                Ok(None) => {}
+                Err(fault) => return Err(fault.at(start)),
+            }
+            b = self.u8().map_err(|e| match e.kind() {
+                crate::ErrorKind::Truncated => Fault::Truncated.at(start),
+                _ => e,
+            })?;
+        }
+    }
 }
 
-#[cold]
-#[inline(never)]
-fn truncated(offset: u64, need: u64, have: u64) -> Error {
-    Error::at(ErrorKind::Truncated, offset, format!("needs {need} bytes, {have} remain"))
-}
-
+/// A slice: [`wire::Cursor`], whose bounds checks and messages every slice
+/// reader shares.
 pub(crate) struct SliceInput<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+    c: Cursor<'a>,
 }
 
 impl<'a> SliceInput<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        SliceInput { bytes, pos: 0 }
+        SliceInput { c: Cursor::new(bytes) }
     }
 
     /// Moves past the first `n` bytes (offsets still count from the start).
     pub(crate) fn skip(&mut self, n: usize) {
-        self.pos = n.min(self.bytes.len());
+        self.c.seek(n);
     }
 
     /// The bytes not yet consumed.
     #[inline]
     pub(crate) fn rest(&self) -> &'a [u8] {
-        &self.bytes[self.pos..]
+        self.c.rest()
     }
 
     /// The bytes from offset `from` to the current one.
     #[inline]
     pub(crate) fn since(&self, from: usize) -> &'a [u8] {
-        &self.bytes[from.min(self.pos)..self.pos]
+        self.c.since(from)
     }
 
     /// Consumes `n` bytes of [`rest`](Self::rest) (`n` at most its length).
     #[inline]
     pub(crate) fn advance(&mut self, n: usize) {
-        debug_assert!(n <= self.bytes.len() - self.pos);
-        self.pos += n;
+        self.c.advance(n);
     }
 
     #[inline]
     pub(crate) fn take(&mut self, len: u64) -> Result<&'a [u8]> {
-        let rest = &self.bytes[self.pos..];
-        match usize::try_from(len) {
-            Ok(n) if n <= rest.len() => {
-                self.pos += n;
-                Ok(&rest[..n])
-            }
-            _ => Err(truncated(self.pos as u64, len, rest.len() as u64)),
-        }
+        self.c.take_claim(len.into())
     }
 }
 
 impl Input for SliceInput<'_> {
     #[inline]
     fn offset(&self) -> u64 {
-        self.pos as u64
+        self.c.offset()
     }
 
     #[inline]
     fn remaining(&self) -> Option<u64> {
-        Some((self.bytes.len() - self.pos) as u64)
+        Some(self.c.remaining())
     }
 
     #[inline]
     fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let s = self.take(N as u64)?;
-        Ok(s.try_into().expect("take returns N bytes"))
+        self.c.array()
     }
 
     fn bytes(&mut self, len: u64) -> Result<Vec<u8>> {
@@ -105,18 +118,26 @@ impl Input for SliceInput<'_> {
     }
 
     fn at_end(&mut self) -> Result<bool> {
-        Ok(self.pos == self.bytes.len())
+        Ok(self.c.at_end())
     }
 
     fn next_byte(&mut self) -> Result<Option<u8>> {
-        let b = self.bytes.get(self.pos).copied();
-        self.pos += usize::from(b.is_some());
-        Ok(b)
+        Ok(self.c.u8().ok())
     }
 
     fn bytes_up_to(&mut self, len: u64) -> Result<Vec<u8>> {
-        let n = self.remaining().unwrap_or(0).min(len);
+        let n = self.c.remaining().min(len);
         self.bytes(n)
+    }
+
+    #[inline]
+    fn u8(&mut self) -> Result<u8> {
+        self.c.u8()
+    }
+
+    #[inline]
+    fn varint(&mut self, bits: u32) -> Result<u128> {
+        self.c.varint(bits)
     }
 }
 
@@ -162,7 +183,7 @@ impl<R: io::Read> Input for IoInput<R> {
         let mut buf = Vec::new();
         let got = (&mut self.reader).take(len).read_to_end(&mut buf).map_err(|e| Error::io(self.pos, e))? as u64;
         if got < len {
-            return Err(truncated(self.pos, len, got));
+            return Err(wire::cursor::truncated(self.pos, len, got));
         }
         self.pos += len;
         Ok(buf)
@@ -224,5 +245,13 @@ impl<T: Input> Input for &mut T {
 
     fn bytes_up_to(&mut self, len: u64) -> Result<Vec<u8>> {
         (**self).bytes_up_to(len)
+    }
+
+    fn u8(&mut self) -> Result<u8> {
+        (**self).u8()
+    }
+
+    fn varint(&mut self, bits: u32) -> Result<u128> {
+        (**self).varint(bits)
     }
 }

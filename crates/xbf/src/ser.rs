@@ -10,18 +10,7 @@ use std::io::{self, Write};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
 use crate::value::Value;
-use crate::varint;
-
-/// The first byte of an XBF 2 message: 0xC0 | version.
-pub(crate) const V2_MARKER: u8 = 0xC2;
-/// Header flag: an 8-byte schema fingerprint replaces the metadata.
-pub(crate) const FLAG_SCHEMA_REF: u8 = 0x01;
-/// Header flag: columnar layout (a later chapter of SPEC.md).
-pub(crate) const FLAG_COLUMNAR: u8 = 0x02;
-/// Header flag: a record stream follows.
-pub(crate) const FLAG_STREAM: u8 = 0x04;
-/// Header flag: stream blocks carry a CRC-32C.
-pub(crate) const FLAG_CHECKSUM: u8 = 0x08;
+use crate::wire::{varint, FLAG_COLUMNAR, FLAG_SCHEMA_REF, V2_MARKER};
 
 /// A version of the wire format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -21,9 +21,10 @@ use crate::de::{bad_varint, zero_size_values, DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::read::{Input, IoInput, SliceInput};
-use crate::ser::{Encoder, Version, FLAG_CHECKSUM, FLAG_STREAM, V2_MARKER};
+use crate::ser::{Encoder, Version};
 use crate::value::Value;
-use crate::varint;
+use crate::wire::varint;
+use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_STREAM, V2_MARKER};
 
 /// How a [`StreamWriter`] writes: checksums, schema by reference, and the
 /// body size at which a block is closed.
@@ -234,7 +235,7 @@ impl<R: io::Read> StreamReader<R> {
         if header.flags & FLAG_STREAM == 0 {
             return Err(Error::at(ErrorKind::Unsupported, 1, "this is a single message, not a record stream"));
         }
-        if header.flags & crate::ser::FLAG_COLUMNAR != 0 {
+        if header.flags & FLAG_COLUMNAR != 0 {
             return Err(Error::at(ErrorKind::Unsupported, 1, "this is an XBF file: read it with FileReader"));
         }
         let ty = d.schema(&header)?;

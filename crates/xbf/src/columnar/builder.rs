@@ -6,7 +6,7 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::value::Value;
-use crate::varint;
+use crate::wire::varint;
 
 use super::{Shred, TypeKey};
 

@@ -13,6 +13,7 @@ use std::cell::Cell;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::error::Result;
+use crate::wire::varint;
 
 use super::cursor::Cursor;
 use super::ints::{self, Int, Lane};
@@ -120,7 +121,7 @@ pub(crate) fn encode<T: Int>(values: &[T], than: usize) -> Option<Vec<u8>> {
     let dict = ints::Planned::plain(&distinct);
     let lens_block = ints::Planned::plain(&lens_wide);
     let estimate = 1
-        + ints::varint_size(distinct.len() as u128)
+        + varint::len(distinct.len() as u128)
         + dict.block_size()
         + lens_block.block_size()
         + bits.div_ceil(8) as usize;
@@ -129,7 +130,7 @@ pub(crate) fn encode<T: Int>(values: &[T], than: usize) -> Option<Vec<u8>> {
     }
     let mut out = Vec::with_capacity(estimate);
     out.push(ENTROPY);
-    ints::put_varint(&mut out, distinct.len() as u128);
+    varint::put(&mut out, distinct.len() as u128);
     dict.write_block(&mut out);
     lens_block.write_block(&mut out);
     let codes = canonical(&lens);

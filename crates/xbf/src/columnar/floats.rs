@@ -7,7 +7,7 @@
 //! that changed (the Gorilla method); otherwise the plain IEEE bytes.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::varint;
+use crate::wire::varint;
 
 use super::cursor::Cursor;
 use super::ints;
@@ -187,13 +187,13 @@ fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
     }
     let mut out = vec![DECIMAL, e];
     let body = ints::encode(&ints);
-    ints::put_varint(&mut out, body.len() as u128);
+    varint::put(&mut out, body.len() as u128);
     out.extend_from_slice(&body);
-    ints::put_varint(&mut out, exceptions.len() as u128);
+    varint::put(&mut out, exceptions.len() as u128);
     if !exceptions.is_empty() {
         let positions: Vec<u64> = exceptions.iter().map(|&i| i as u64).collect();
         let pos = ints::encode(&positions);
-        ints::put_varint(&mut out, pos.len() as u128);
+        varint::put(&mut out, pos.len() as u128);
         out.extend_from_slice(&pos);
         for &i in &exceptions {
             out.extend_from_slice(&values[i].to_bits64().to_le_bytes()[..F::BYTES]);
@@ -482,9 +482,9 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
     }
     if let Some((distinct, ids)) = dictionary(values) {
         let mut d = vec![DICT];
-        ints::put_varint(&mut d, distinct.len() as u128);
+        varint::put(&mut d, distinct.len() as u128);
         let inner = encode_direct(&distinct);
-        ints::put_varint(&mut d, inner.len() as u128);
+        varint::put(&mut d, inner.len() as u128);
         d.extend_from_slice(&inner);
         d.extend_from_slice(&ints::encode(&ids));
         if d.len() < best.len() {

@@ -3,7 +3,7 @@
 //! with whichever of five encodings is smallest for them.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::varint;
+use crate::wire::varint;
 
 use super::cursor::Cursor;
 
@@ -23,12 +23,6 @@ pub(crate) fn encoding_name(enc: u8) -> &'static str {
         super::runs::RUNS => "runs",
         _ => "?",
     }
-}
-
-pub(crate) fn put_varint(out: &mut Vec<u8>, x: u128) {
-    let mut buf = [0u8; varint::MAX_LEN];
-    let n = varint::encode(x, &mut buf);
-    out.extend_from_slice(&buf[..n]);
 }
 
 /// A value of an integer column as the writer takes it: any unsigned width
@@ -109,18 +103,8 @@ fn pack(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
     }
 }
 
-fn varint_len(x: u128) -> usize {
-    (bits_for(x).max(1) as usize).div_ceil(7)
-}
-
-/// The bytes of `x` as a varint.
-pub(crate) fn varint_size(x: u128) -> usize {
-    varint_len(x)
-}
-
 fn zigzag_delta(v: u128, prev: u128) -> u128 {
-    let d = v.wrapping_sub(prev) as i128;
-    ((d << 1) ^ (d >> 127)) as u128
+    varint::zigzag(v.wrapping_sub(prev) as i128)
 }
 
 /// The sizes of the four encodings of a column, worked out in one pass,
@@ -274,13 +258,13 @@ fn rle_size<T: Int>(values: &[T]) -> usize {
     for v in values {
         let v = v.wide();
         if v != prev {
-            size += varint_len(run as u128) + varint_len(prev);
+            size += varint::len(run as u128) + varint::len(prev);
             prev = v;
             run = 0;
         }
         run += 1;
     }
-    size + varint_len(run as u128) + varint_len(prev)
+    size + varint::len(run as u128) + varint::len(prev)
 }
 
 fn plan_wide<T: Int>(values: &[T], first: u128) -> Plan {
@@ -289,17 +273,17 @@ fn plan_wide<T: Int>(values: &[T], first: u128) -> Plan {
     let (mut prev, mut run) = (first, 0usize);
     for v in values {
         let v = v.wide();
-        varint_size += varint_len(v);
+        varint_size += varint::len(v);
         lo = lo.min(v);
         hi = hi.max(v);
         if v != prev {
-            rle_size += varint_len(run as u128) + varint_len(prev);
+            rle_size += varint::len(run as u128) + varint::len(prev);
             prev = v;
             run = 0;
         }
         run += 1;
     }
-    rle_size += varint_len(run as u128) + varint_len(prev);
+    rle_size += varint::len(run as u128) + varint::len(prev);
     let (dmin, dmax) = if values.len() > 1 { diff_range(values) } else { (0, 0) };
     finish_plan(values, first, varint_size, rle_size, (lo, hi, dmin, dmax))
 }
@@ -314,12 +298,12 @@ fn finish_plan<T: Int>(
 ) -> Plan {
     let n = values.len();
     let width = bits_for(max - min);
-    let for_size = varint_len(min) + 1 + (n * usize::from(width)).div_ceil(8);
+    let for_size = varint::len(min) + 1 + (n * usize::from(width)).div_ceil(8);
     let mut sizes = [(varint_size, VARINT), (for_size, FOR), (usize::MAX, DELTA_FOR), (rle_size, RLE)];
     let mut delta_width = 0;
     if n > 1 {
         delta_width = bits_for(dmax - dmin);
-        sizes[2].0 = varint_len(first) + varint_len(dmin) + 1 + ((n - 1) * usize::from(delta_width)).div_ceil(8);
+        sizes[2].0 = varint::len(first) + varint::len(dmin) + 1 + ((n - 1) * usize::from(delta_width)).div_ceil(8);
     }
     // Ties go to the earlier encoding, as when each was written and compared.
     let (size, enc) =
@@ -350,7 +334,7 @@ const VARINT_LEN: [u8; 65] = {
 };
 
 fn write_for(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, min: u128, width: u8) {
-    put_varint(out, min);
+    varint::put(out, min);
     out.push(width);
     pack(out, values.map(|v| v - min), width);
 }
@@ -405,11 +389,11 @@ impl<'a, T: Int> Planned<'a, T> {
 
     /// As a length-prefixed block.
     pub(crate) fn block_size(&self) -> usize {
-        varint_len(self.size() as u128) + self.size()
+        varint::len(self.size() as u128) + self.size()
     }
 
     pub(crate) fn write_block(&self, out: &mut Vec<u8>) {
-        put_varint(out, self.size() as u128);
+        varint::put(out, self.size() as u128);
         self.write(out);
     }
 
@@ -423,10 +407,10 @@ impl<'a, T: Int> Planned<'a, T> {
         let start = out.len();
         out.push(p.enc);
         match p.enc {
-            VARINT => values.iter().for_each(|v| put_varint(out, v.wide())),
+            VARINT => values.iter().for_each(|v| varint::put(out, v.wide())),
             FOR => write_for(out, values.iter().map(|v| v.wide()), p.min, p.width),
             DELTA_FOR => {
-                put_varint(out, values[0].wide());
+                varint::put(out, values[0].wide());
                 let deltas = values.windows(2).map(|w| zigzag_delta(w[1].wide(), w[0].wide()));
                 write_for(out, deltas, p.delta_min, p.delta_width);
             }
@@ -434,8 +418,8 @@ impl<'a, T: Int> Planned<'a, T> {
                 let mut i = 0;
                 while i < values.len() {
                     let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
-                    put_varint(out, run as u128);
-                    put_varint(out, values[i].wide());
+                    varint::put(out, run as u128);
+                    varint::put(out, values[i].wide());
                     i += run;
                 }
             }

@@ -29,13 +29,12 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{ArrayMetadata, Metadata, PrimitiveType as P, StructMetadata};
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
-use crate::varint;
+use crate::wire::varint;
 use crate::DecodeOptions;
 
 pub use builder::{ColumnNode, Columns};
 pub(crate) use cursor::Cursor;
 pub(crate) use entropy::Enabled as EntropyEnabled;
-pub(crate) use ints::{put_varint, varint_size};
 
 /// A fast hash for the writer's dictionaries (multiply and rotate over
 /// 8-byte words), keyed once per process so that chosen inputs cannot
@@ -203,10 +202,10 @@ fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
         if body.len() > 32 && may_compress(body) {
             if let Ok(packed) = zstd::bulk::compress(body, level) {
                 let mut wrapped = vec![ZSTD];
-                ints::put_varint(&mut wrapped, body.len() as u128);
+                varint::put(&mut wrapped, body.len() as u128);
                 wrapped.extend_from_slice(&packed);
                 if wrapped.len() < body.len() {
-                    ints::put_varint(out, wrapped.len() as u128);
+                    varint::put(out, wrapped.len() as u128);
                     out.extend_from_slice(&wrapped);
                     return;
                 }
@@ -215,7 +214,7 @@ fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
     }
     #[cfg(not(feature = "zstd"))]
     let _ = cfg;
-    ints::put_varint(out, body.len() as u128);
+    varint::put(out, body.len() as u128);
     out.extend_from_slice(body);
 }
 
@@ -563,7 +562,7 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     cfg: &ColumnConfig,
 ) {
     let mut body = vec![TYPES];
-    ints::put_varint(&mut body, types.len() as u128);
+    varint::put(&mut body, types.len() as u128);
     for t in types {
         body.extend_from_slice(&crate::ser::metadata_bytes_v2(t.borrow()));
     }
@@ -1194,20 +1193,50 @@ pub(crate) fn column_stats(ty: &Metadata, bytes: &[u8], base: u64, opts: &Decode
 
 /// Whether `value` holds enough repeated items for columns to pay.
 pub(crate) fn worth_trying(value: &Value) -> bool {
-    fn items(v: &Value, depth: usize) -> usize {
+    fn repeats(v: &Value) -> Repeats<&Value> {
+        match v {
+            Value::Vec(x) | Value::Array(x) => Repeats::List(x.len(), x.items().iter().take(4).collect()),
+            Value::Map(m) => Repeats::Map(m.len()),
+            Value::Struct(s) => Repeats::Fields(s.values().iter().collect()),
+            _ => Repeats::Scalar,
+        }
+    }
+    worth_columns(value, &repeats)
+}
+
+/// A value as the `Layout::Auto` test sees it ([`worth_columns`]).
+#[doc(hidden)]
+pub enum Repeats<T> {
+    /// A list of this many items, with its first few to look into.
+    List(usize, Vec<T>),
+    /// The values of a record's fields.
+    Fields(Vec<T>),
+    /// A map of this many entries.
+    Map(usize),
+    /// Anything else.
+    Scalar,
+}
+
+/// The `Layout::Auto` test, on values of any representation (the Python
+/// binding runs it on Python objects, before converting anything): whether
+/// the lists and maps within three levels of the root hold at least 16
+/// items, looking into the first four items of each list.
+#[doc(hidden)]
+pub fn worth_columns<T>(value: T, repeats: &impl Fn(T) -> Repeats<T>) -> bool {
+    fn items<T>(v: T, depth: usize, repeats: &impl Fn(T) -> Repeats<T>) -> usize {
         if depth > 3 {
             return 0;
         }
-        match v {
-            Value::Vec(x) | Value::Array(x) => {
-                x.len() + x.items().iter().take(4).map(|i| items(i, depth + 1)).sum::<usize>()
+        match repeats(v) {
+            Repeats::List(n, first) => {
+                n + first.into_iter().take(4).map(|i| items(i, depth + 1, repeats)).sum::<usize>()
             }
-            Value::Map(m) => m.len(),
-            Value::Struct(s) => s.values().iter().map(|f| items(f, depth + 1)).sum(),
-            _ => 0,
+            Repeats::Fields(values) => values.into_iter().map(|f| items(f, depth + 1, repeats)).sum(),
+            Repeats::Map(n) => n,
+            Repeats::Scalar => 0,
         }
     }
-    items(value, 0) >= 16
+    items(value, 0, repeats) >= 16
 }
 
 // -------------------------------------------------------------- projection

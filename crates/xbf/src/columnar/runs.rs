@@ -6,6 +6,7 @@
 //! run. Like `04`, the writer uses it only in XBF files.
 
 use crate::error::Result;
+use crate::wire::varint;
 
 use super::cursor::Cursor;
 use super::ints::{self, Int, Lane};
@@ -39,13 +40,13 @@ pub(crate) fn encode<T: Int>(values: &[T], than: usize) -> Option<Vec<u8>> {
     }
     let lens_block = ints::Planned::no_runs(&lens);
     let vals_block = ints::Planned::no_runs(&vals);
-    let size = 1 + ints::varint_size(vals.len() as u128) + lens_block.block_size() + vals_block.block_size();
+    let size = 1 + varint::len(vals.len() as u128) + lens_block.block_size() + vals_block.block_size();
     if size >= than {
         return None;
     }
     let mut out = Vec::with_capacity(size);
     out.push(RUNS);
-    ints::put_varint(&mut out, vals.len() as u128);
+    varint::put(&mut out, vals.len() as u128);
     lens_block.write_block(&mut out);
     vals_block.write_block(&mut out);
     debug_assert_eq!(out.len(), size);

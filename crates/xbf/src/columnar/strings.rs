@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::wire::varint;
 
 use super::cursor::Cursor;
 use super::ints::{self, Planned};
@@ -94,18 +95,18 @@ impl<'a, 'v> Dict<'a, 'v> {
         Dict { distinct: &parts.0, lens: Planned::new(&parts.1), ids: Planned::new(&parts.2), bytes }
     }
     fn size(&self) -> usize {
-        1 + ints::varint_size(self.distinct.len() as u128)
+        1 + varint::len(self.distinct.len() as u128)
             + self.lens.block_size()
-            + ints::varint_size(self.bytes as u128)
+            + varint::len(self.bytes as u128)
             + self.bytes
             + self.ids.size()
     }
     fn write(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.size());
         out.push(DICT);
-        ints::put_varint(&mut out, self.distinct.len() as u128);
+        varint::put(&mut out, self.distinct.len() as u128);
         self.lens.write_block(&mut out);
-        ints::put_varint(&mut out, self.bytes as u128);
+        varint::put(&mut out, self.bytes as u128);
         for v in self.distinct {
             out.extend_from_slice(v);
         }
@@ -435,7 +436,7 @@ mod tests {
     use super::*;
 
     fn put_block(out: &mut Vec<u8>, block: &[u8]) {
-        ints::put_varint(out, block.len() as u128);
+        varint::put(out, block.len() as u128);
         out.extend_from_slice(block);
     }
 

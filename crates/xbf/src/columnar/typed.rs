@@ -21,7 +21,7 @@ use super::strings::{self, Span};
 use super::{any_types, floats, skip, Reader, VALUE_COST, WIDE};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
-use crate::varint;
+use crate::wire::varint;
 use crate::DecodeOptions;
 
 /// Decodes the root value of type `ty` from the columns in `bytes` (which

@@ -84,7 +84,7 @@ simple!(i32, I32, 1, v1 4, |s, w| w.signed(i64::from(*s), 4), |r| r.signed(4).ma
 simple!(i64, I64, 1, v1 8, |s, w| w.signed(*s, 8), |r| r.signed(8), whole |c| lanes(c, unzigzag));
 simple!(u128, U128, 1, v1 16, |s, w| w.u128(*s), |r| r.u128(), whole |c| c.wide_ints());
 simple!(i128, I128, 1, v1 16, |s, w| w.i128(*s), |r| r.i128(),
-    whole |c| Ok(c.wide_ints()?.into_iter().map(crate::varint::unzigzag).collect()));
+    whole |c| Ok(c.wide_ints()?.into_iter().map(crate::wire::varint::unzigzag).collect()));
 simple!(u8, U8, 1, |s, w| w.byte(*s), |r| r.byte(), whole |c| lanes(c, |x| x as u8), plain u8::from_le_bytes);
 simple!(i8, I8, 1, |s, w| w.byte(*s as u8), |r| r.byte().map(|b| b as i8),
     whole |c| lanes(c, |x| unzigzag(x) as i8), plain i8::from_le_bytes);

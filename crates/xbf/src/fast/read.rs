@@ -187,7 +187,7 @@ impl<'de> Reader<'de, '_> {
     /// An `i128`.
     pub fn i128(&mut self) -> Result<i128> {
         if self.d.v2 {
-            self.d.uvarint(128).map(crate::varint::unzigzag)
+            self.d.uvarint(128).map(crate::wire::varint::unzigzag)
         } else {
             self.array().map(i128::from_le_bytes)
         }

@@ -1,6 +1,8 @@
 //! The output side of the derive path: values written straight into a
 //! buffer, in the same bytes as the dynamic and serde encoders.
 
+use crate::wire::varint;
+
 /// Where [`Encode`](super::Encode) impls write a value; made by
 /// [`to_vec`](super::to_vec).
 pub struct Writer {
@@ -22,25 +24,13 @@ impl Writer {
     }
 
     #[inline]
-    fn varint(&mut self, mut x: u64) {
-        // Byte by byte: a push is cheaper than a copy of a variable length.
-        while x >= 0x80 {
-            self.buf.push((x as u8) | 0x80);
-            x >>= 7;
-        }
-        self.buf.push(x as u8);
+    fn varint(&mut self, x: u64) {
+        varint::put_u64(&mut self.buf, x);
     }
 
     #[inline]
     fn varint128(&mut self, x: u128) {
-        match u64::try_from(x) {
-            Ok(x) => self.varint(x),
-            Err(_) => {
-                let mut tmp = [0u8; crate::varint::MAX_LEN];
-                let n = crate::varint::encode(x, &mut tmp);
-                self.buf.extend_from_slice(&tmp[..n]);
-            }
-        }
+        varint::put(&mut self.buf, x);
     }
 
     /// A `u8` or `i8` (as its two's complement byte).
@@ -71,7 +61,7 @@ impl Writer {
     #[inline]
     pub fn signed(&mut self, x: i64, bytes: usize) {
         if self.v2 {
-            self.varint(((x << 1) ^ (x >> 63)) as u64)
+            self.varint(varint::zigzag64(x))
         } else {
             self.buf.extend_from_slice(&x.to_le_bytes()[..bytes])
         }
@@ -91,7 +81,7 @@ impl Writer {
     #[inline]
     pub fn i128(&mut self, x: i128) {
         if self.v2 {
-            self.varint128(crate::varint::zigzag(x))
+            self.varint128(varint::zigzag(x))
         } else {
             self.buf.extend_from_slice(&x.to_le_bytes())
         }

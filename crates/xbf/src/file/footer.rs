@@ -3,10 +3,11 @@
 //! statistics; and the static list of a record type's columns that the
 //! footer's entries follow.
 
-use crate::columnar::{put_varint, varint_size, Cursor, Selection};
+use crate::columnar::{Cursor, Selection};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::value::Value;
+use crate::wire::varint;
 use crate::{DecodeOptions, EncodeOptions, Version};
 
 use super::stats::{stat_type, ColumnStatistics};
@@ -37,7 +38,7 @@ impl BlockInfo {
 
     /// The file offset of the block's body (its record count).
     pub(crate) fn body_offset(&self) -> u64 {
-        self.offset + varint_size(u128::from(self.body_len())) as u64
+        self.offset + varint::len(u128::from(self.body_len())) as u64
     }
 
     /// The length of the block's body.
@@ -48,7 +49,7 @@ impl BlockInfo {
     /// The file offset of each column's first byte, the first right after
     /// the record count.
     pub(crate) fn column_offsets(&self) -> Vec<u64> {
-        let mut at = self.body_offset() + varint_size(u128::from(self.records)) as u64;
+        let mut at = self.body_offset() + varint::len(u128::from(self.records)) as u64;
         self.columns
             .iter()
             .map(|c| {
@@ -65,7 +66,7 @@ impl BlockInfo {
 pub(crate) fn body_len_of(total: u64) -> u64 {
     (1..=10u64)
         .filter_map(|p| total.checked_sub(p))
-        .find(|&b| varint_size(u128::from(b)) as u64 + b == total)
+        .find(|&b| varint::len(u128::from(b)) as u64 + b == total)
         .unwrap_or(0)
 }
 
@@ -181,14 +182,14 @@ const EXACT: u8 = 0x02;
 /// The footer's body: every block's entry.
 pub(crate) fn encode(blocks: &[BlockInfo]) -> Vec<u8> {
     let mut out = Vec::new();
-    put_varint(&mut out, blocks.len() as u128);
+    varint::put(&mut out, blocks.len() as u128);
     for b in blocks {
-        put_varint(&mut out, u128::from(b.offset));
-        put_varint(&mut out, u128::from(b.size));
-        put_varint(&mut out, u128::from(b.records));
-        put_varint(&mut out, b.columns.len() as u128);
+        varint::put(&mut out, u128::from(b.offset));
+        varint::put(&mut out, u128::from(b.size));
+        varint::put(&mut out, u128::from(b.records));
+        varint::put(&mut out, b.columns.len() as u128);
         for c in &b.columns {
-            put_varint(&mut out, u128::from(c.size));
+            varint::put(&mut out, u128::from(c.size));
             out.extend_from_slice(&c.crc.to_le_bytes());
             let st = &c.stats;
             match &st.min_max {
@@ -196,14 +197,14 @@ pub(crate) fn encode(blocks: &[BlockInfo]) -> Vec<u8> {
                     out.push(HAS_MIN_MAX | if st.exact { EXACT } else { 0 });
                     for v in [lo, hi] {
                         let bytes = EncodeOptions::v2().encode_value(v).expect("a primitive value encodes");
-                        put_varint(&mut out, bytes.len() as u128);
+                        varint::put(&mut out, bytes.len() as u128);
                         out.extend_from_slice(&bytes);
                     }
                 }
                 None => out.push(0),
             }
-            put_varint(&mut out, u128::from(st.nulls));
-            put_varint(&mut out, u128::from(st.nans));
+            varint::put(&mut out, u128::from(st.nulls));
+            varint::put(&mut out, u128::from(st.nans));
         }
     }
     out
@@ -254,7 +255,7 @@ pub(crate) fn parse(
             }
         }
         let mut columns = Vec::with_capacity(k as usize);
-        let mut sum = varint_size(u128::from(records)) as u64;
+        let mut sum = varint::len(u128::from(records)) as u64;
         for j in 0..k as usize {
             let size = c.varint(64)? as u64;
             sum = sum.saturating_add(size);

@@ -6,13 +6,15 @@
 use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};
 
-use crate::columnar::{self, put_varint, varint_size, Cursor, Selection};
+use crate::columnar::{self, Cursor, Selection};
 use crate::de::{bad_varint, DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::read::{Input, IoInput};
-use crate::ser::{Version, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, V2_MARKER};
+use crate::ser::Version;
 use crate::value::Value;
+use crate::wire::varint;
+use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, V2_MARKER};
 
 use super::footer::{self, body_len_of, BlockInfo, Slot, MAGIC, TRAILER};
 use super::stats::{Bound, Predicate};
@@ -238,7 +240,7 @@ impl<R: Read + Seek> FileReader<R> {
         }
         let stored = u32::from_le_bytes(trailer[..4].try_into().expect("4 bytes"));
         let flen = u64::from(u32::from_le_bytes(trailer[4..8].try_into().expect("4 bytes")));
-        let head = 1 + varint_size(u128::from(flen)) as u64;
+        let head = 1 + varint::len(u128::from(flen)) as u64;
         let Some(marker_at) = trailer_at.checked_sub(flen + head).filter(|&m| m >= data_start) else {
             return Err(Error::at(
                 ErrorKind::InvalidColumn,
@@ -250,7 +252,7 @@ impl<R: Read + Seek> FileReader<R> {
         let mut footer = vec![0u8; (head + flen) as usize];
         src.read_exact(&mut footer).map_err(io_at(marker_at))?;
         let mut expect = vec![0u8];
-        put_varint(&mut expect, u128::from(flen));
+        varint::put(&mut expect, u128::from(flen));
         if footer[..head as usize] != expect[..] {
             return Err(Error::at(
                 ErrorKind::InvalidColumn,
@@ -377,7 +379,7 @@ impl<R: Read + Seek> FileReader<R> {
             return Ok(Raw { body: body.to_vec(), base });
         };
         let mut body = Vec::with_capacity(len as usize);
-        put_varint(&mut body, u128::from(b.records));
+        varint::put(&mut body, u128::from(b.records));
         for ((col, at), want) in b.columns.iter().zip(b.column_offsets()).zip(wanted) {
             if want {
                 self.src.seek(SeekFrom::Start(at)).map_err(io_at(at))?;
@@ -396,7 +398,7 @@ impl<R: Read + Seek> FileReader<R> {
                 // A column left unread: its length, so that the decoder
                 // skips it, and zeros it never looks at.
                 let inner = body_len_of(col.size);
-                put_varint(&mut body, u128::from(inner));
+                varint::put(&mut body, u128::from(inner));
                 body.resize(body.len() + inner as usize, 0);
             }
         }
@@ -411,7 +413,7 @@ impl<R: Read + Seek> FileReader<R> {
         }
         let plan = Plan { decode: None, keep: None, filter: None };
         let raw = self.fetch(i, &plan).map_err(|e| self.damage(i, e))?;
-        let skip = varint_size(u128::from(self.blocks[i].records));
+        let skip = varint::len(u128::from(self.blocks[i].records));
         columnar::column_stats(&self.ty, &raw.body[skip..], raw.base + skip as u64, &self.opts)
             .map_err(|e| self.damage(i, e))
     }

@@ -4,11 +4,13 @@
 
 use std::io::{Read, Seek, SeekFrom, Write};
 
-use crate::columnar::{self, put_varint, varint_size, ColumnConfig, Cursor, TYPES};
+use crate::columnar::{self, ColumnConfig, Cursor, TYPES};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
-use crate::ser::{Encoder, Version, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_STREAM};
+use crate::ser::{Encoder, Version};
 use crate::value::Value;
+use crate::wire::varint;
+use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_STREAM};
 use crate::{DecodeOptions, EncodeOptions};
 
 use super::footer::{self, BlockInfo, ColumnInfo, Slot, MAGIC};
@@ -160,7 +162,7 @@ impl<W: Write> FileWriter<W> {
         let n = records.len() as u64;
         let refs: Vec<&Value> = records.iter().collect();
         let mut body = Vec::new();
-        put_varint(&mut body, refs.len() as u128);
+        varint::put(&mut body, refs.len() as u128);
         let cols_at = body.len();
         {
             // Files may use the entropy-coded integers (SPEC.md §22.2, `04`).
@@ -181,7 +183,7 @@ impl<W: Write> FileWriter<W> {
             let size = if enc == TYPES && path.last().is_some_and(|l| l == "(types)") {
                 len
             } else {
-                varint_size(u128::from(len)) as u64 + len
+                varint::len(u128::from(len)) as u64 + len
             };
             sizes.push((path.join("."), size));
         })?;
@@ -195,7 +197,7 @@ impl<W: Write> FileWriter<W> {
             columns.push(ColumnInfo { size, crc: crc32c::crc32c(bytes), stats: st });
         }
         let mut block = Vec::with_capacity(body.len() + 14);
-        put_varint(&mut block, body.len() as u128);
+        varint::put(&mut block, body.len() as u128);
         block.extend_from_slice(&body);
         block.extend_from_slice(&crc32c::crc32c(&body).to_le_bytes());
         self.out.write_all(&block).map_err(write_err)?;
@@ -211,7 +213,7 @@ impl<W: Write> FileWriter<W> {
         let len = u32::try_from(body.len())
             .map_err(|_| Error::new(ErrorKind::TooLarge, "a footer of 4 GiB or more: write fewer, larger blocks"))?;
         let mut tail = vec![0u8];
-        put_varint(&mut tail, body.len() as u128);
+        varint::put(&mut tail, body.len() as u128);
         tail.extend_from_slice(&body);
         tail.extend_from_slice(&crc32c::crc32c(&body).to_le_bytes());
         tail.extend_from_slice(&len.to_le_bytes());

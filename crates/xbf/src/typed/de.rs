@@ -13,7 +13,7 @@ use crate::de::{invalid_bool, relocate, zero_size_values, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType, StructMetadata};
 use crate::read::{Input, SliceInput};
-use crate::varint;
+use crate::wire::varint;
 
 pub(crate) struct De<'de, 'o> {
     pub(crate) d: Decoder<'o, SliceInput<'de>>,
@@ -147,44 +147,16 @@ impl<'de, 'o> De<'de, 'o> {
         (same, zero)
     }
 
-    /// An unsigned varint of at most `bits` (<= 64) bits, read straight from
-    /// the slice; anything unusual (an error, the input's end) is left to
-    /// the general routine, which reports it.
+    /// An unsigned varint of at most `bits` (8 to 64) bits: the one-byte
+    /// case here, the rest by the slice cursor's routine.
     #[inline]
     fn uvar(&mut self, bits: u32) -> Result<u64> {
-        let rest = self.d.input.rest();
-        if let Some(&b) = rest.first() {
+        if let Some(&b) = self.d.input.rest().first() {
             if b < 0x80 {
                 self.d.input.advance(1);
                 return Ok(u64::from(b));
             }
         }
-        let mut x = 0u64;
-        let mut shift = 0u32;
-        for (i, &b) in rest.iter().enumerate().take(10) {
-            let low = u64::from(b & 0x7f);
-            if shift + 7 > bits && low >> (bits - shift) != 0 {
-                break;
-            }
-            x |= low << shift;
-            if b & 0x80 == 0 {
-                if b == 0 && shift > 0 {
-                    break;
-                }
-                self.d.input.advance(i + 1);
-                return Ok(x);
-            }
-            shift += 7;
-            if shift >= bits {
-                break;
-            }
-        }
-        self.uvar_slow(bits)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn uvar_slow(&mut self, bits: u32) -> Result<u64> {
         self.d.uvarint(bits).map(|x| x as u64)
     }
 

@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType, StructMetadata};
 use crate::ser::Encoder;
 use crate::ser::Version;
-use crate::varint;
+use crate::wire::varint;
 
 use super::value_ser::ValueSer;
 
@@ -21,13 +21,7 @@ pub(crate) struct Out {
 impl Out {
     #[inline]
     fn uvarint(&mut self, x: u128) {
-        if x < 0x80 {
-            self.buf.push(x as u8);
-            return;
-        }
-        let mut tmp = [0u8; varint::MAX_LEN];
-        let n = varint::encode(x, &mut tmp);
-        self.buf.extend_from_slice(&tmp[..n]);
+        varint::put(&mut self.buf, x);
     }
 
     #[inline]
@@ -43,9 +37,7 @@ impl Out {
     fn insert_len(&mut self, start: usize, n: usize) {
         let mut tmp = Vec::with_capacity(10);
         if self.v2 {
-            let mut b = [0u8; varint::MAX_LEN];
-            let k = varint::encode(n as u128, &mut b);
-            tmp.extend_from_slice(&b[..k]);
+            varint::put_u64(&mut tmp, n as u64);
         } else {
             tmp.extend_from_slice(&(n as u64).to_le_bytes());
         }

@@ -23,268 +23,19 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple};
 use xbf::{DecodeOptions, EncodeOptions, Metadata, PrimitiveType as P, Value as V, Version};
 
-use super::{
-    core_err, decode_options, guarded, is_optional_key, make_plan, meta_has_any, refs, value_to_py, DErr, Dec, Plan,
-    ToPy, FAST_DEPTH,
+use crate::decode::{decode_options, header, meta_has_any, DErr, Dec, FAST_DEPTH};
+use crate::errors::{core_err, guarded, internal_error};
+use crate::plan::{is_optional_key, make_plan, Plan};
+use crate::pyobj::{refs, short_repr, type_name};
+use crate::to_py::{value_to_py, ToPy};
+
+mod form;
+use form::{
+    invalid, is_int, meta_name, mismatch, parse_form, validation_error, Default, Form, Kind, Record, Seg, TErr, TResult,
 };
-
-// ------------------------------------------------------------------ forms
-
-/// The reader's type, as compiled by `xbf/_typed.py`.
-enum Form {
-    Any,
-    Int,
-    Float,
-    Str,
-    Bool,
-    Bytes,
-    NoneT,
-    Date,
-    DateTime,
-    /// Elements, and the constructor of the sequence (None: list).
-    Seq(Arc<Form>, Option<PyObject>),
-    Tuple(Vec<Arc<Form>>),
-    Dict(Arc<Form>, Arc<Form>),
-    Optional(Arc<Form>),
-    Literal(Vec<PyObject>, String),
-    Enum {
-        name: String,
-        by_value: Py<PyDict>,
-        by_name: Py<PyDict>,
-    },
-    Record(Record),
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Kind {
-    Dataclass,
-    NamedTuple,
-    TypedDict,
-}
-
-struct Record {
-    kind: Kind,
-    cls: PyObject,
-    name: String,
-    fields: Vec<RField>,
-    post_init: bool,
-}
-
-struct RField {
-    name: String,
-    key: Py<PyString>,
-    form: Arc<Form>,
-    default: Default,
-}
-
-enum Default {
-    Required,
-    Value(PyObject),
-    Factory(PyObject),
-    /// A TypedDict key that need not be there: left out.
-    Omit,
-}
-
-fn parse_form(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Form>> {
-    let t = obj.downcast::<PyTuple>()?;
-    let tag: String = t.get_item(0)?.extract()?;
-    let form = match tag.as_str() {
-        "any" => Form::Any,
-        "int" => Form::Int,
-        "float" => Form::Float,
-        "str" => Form::Str,
-        "bool" => Form::Bool,
-        "bytes" => Form::Bytes,
-        "none" => Form::NoneT,
-        "date" => Form::Date,
-        "datetime" => Form::DateTime,
-        "seq" => {
-            let ctor = t.get_item(2)?;
-            Form::Seq(parse_form(&t.get_item(1)?)?, if ctor.is_none() { None } else { Some(ctor.unbind()) })
-        }
-        "tuple" => {
-            let items = t.get_item(1)?;
-            let mut forms = Vec::new();
-            for item in items.iter()? {
-                forms.push(parse_form(&item?)?);
-            }
-            Form::Tuple(forms)
-        }
-        "dict" => Form::Dict(parse_form(&t.get_item(1)?)?, parse_form(&t.get_item(2)?)?),
-        "optional" => Form::Optional(parse_form(&t.get_item(1)?)?),
-        "literal" => {
-            let values = t.get_item(1)?.iter()?.map(|v| v.map(Bound::unbind)).collect::<PyResult<Vec<_>>>()?;
-            Form::Literal(values, t.get_item(2)?.extract()?)
-        }
-        "enum" => {
-            let cls = t.get_item(1)?;
-            Form::Enum {
-                name: cls.getattr("__qualname__")?.extract()?,
-                by_value: t.get_item(2)?.downcast_into::<PyDict>()?.unbind(),
-                by_name: t.get_item(3)?.downcast_into::<PyDict>()?.unbind(),
-            }
-        }
-        "record" => {
-            let kind = match t.get_item(1)?.extract::<String>()?.as_str() {
-                "dataclass" => Kind::Dataclass,
-                "namedtuple" => Kind::NamedTuple,
-                _ => Kind::TypedDict,
-            };
-            let mut fields = Vec::new();
-            for f in t.get_item(4)?.iter()? {
-                let f = f?;
-                let f = f.downcast::<PyTuple>()?;
-                let name: String = f.get_item(0)?.extract()?;
-                let default = match f.get_item(2)?.extract::<String>()?.as_str() {
-                    "value" => Default::Value(f.get_item(3)?.unbind()),
-                    "factory" => Default::Factory(f.get_item(3)?.unbind()),
-                    "omit" => Default::Omit,
-                    _ => Default::Required,
-                };
-                let key = PyString::intern_bound(obj.py(), &name).unbind();
-                fields.push(RField { name, key, form: parse_form(&f.get_item(1)?)?, default });
-            }
-            Form::Record(Record {
-                kind,
-                cls: t.get_item(2)?.unbind(),
-                name: t.get_item(3)?.extract()?,
-                fields,
-                post_init: t.get_item(5)?.is_truthy()?,
-            })
-        }
-        other => return Err(pyo3::exceptions::PyTypeError::new_err(format!("xbf: unknown type form {other:?}"))),
-    };
-    Ok(Arc::new(form))
-}
-
-impl Form {
-    /// The type named in "expected ..." messages.
-    fn expected(&self) -> String {
-        match self {
-            Form::Any => "any".into(),
-            Form::Int => "int".into(),
-            Form::Float => "float".into(),
-            Form::Str => "str".into(),
-            Form::Bool => "bool".into(),
-            Form::Bytes => "bytes".into(),
-            Form::NoneT => "None".into(),
-            Form::Date => "date".into(),
-            Form::DateTime => "datetime".into(),
-            Form::Seq(..) => "array".into(),
-            Form::Tuple(fs) => format!("tuple of {}", fs.len()),
-            Form::Dict(..) => "object".into(),
-            Form::Optional(f) => format!("{} or None", f.expected()),
-            Form::Literal(_, text) => text.clone(),
-            Form::Enum { name, .. } => name.clone(),
-            Form::Record(r) => r.name.clone(),
-        }
-    }
-}
-
-/// The writer's type, as named in "got ..." messages.
-fn meta_name(ty: &Metadata) -> String {
-    match ty {
-        Metadata::Primitive(p) => p.name().to_owned(),
-        Metadata::Vec(_) => "vec".into(),
-        Metadata::Struct(s) => format!("struct {}", s.name()),
-        Metadata::Option(_) => "option".into(),
-        Metadata::Array(a) => format!("array of {}", a.len),
-        Metadata::Tuple(ts) => format!("tuple of {}", ts.len()),
-        Metadata::Map(_) => "map".into(),
-        Metadata::Enum(e) => format!("enum {}", e.name()),
-        Metadata::Any => "any".into(),
-        _ => "another type".into(),
-    }
-}
-
-fn is_int(p: P) -> bool {
-    matches!(
-        p.integer_type(),
-        P::U8 | P::U16 | P::U32 | P::U64 | P::U128 | P::U256 | P::I8 | P::I16 | P::I32 | P::I64 | P::I128 | P::I256
-    )
-}
-
-// ------------------------------------------------------------------ errors
-
-enum Seg {
-    Index(usize),
-    Key(String),
-}
-
-struct Invalid {
-    /// Innermost first: each level adds its own on the way out.
-    segs: Vec<Seg>,
-    msg: String,
-    offset: Option<usize>,
-}
-
-enum TErr {
-    Dec(DErr),
-    Invalid(Box<Invalid>),
-}
-
-type TResult<T> = Result<T, TErr>;
-
-impl From<DErr> for TErr {
-    fn from(e: DErr) -> Self {
-        TErr::Dec(e)
-    }
-}
-
-impl From<PyErr> for TErr {
-    fn from(e: PyErr) -> Self {
-        TErr::Dec(DErr::Py(e))
-    }
-}
-
-impl TErr {
-    fn at(mut self, seg: Seg) -> Self {
-        if let TErr::Invalid(i) = &mut self {
-            i.segs.push(seg);
-        }
-        self
-    }
-}
-
-fn invalid(msg: String, offset: Option<usize>) -> TErr {
-    TErr::Invalid(Box::new(Invalid { segs: Vec::new(), msg, offset }))
-}
-
-fn mismatch(expected: &str, got: &str, offset: Option<usize>) -> TErr {
-    invalid(format!("expected {expected}, got {got}"), offset)
-}
-
-static VALIDATION_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
-
-/// `xbf.ValidationError` (a `DecodeError` of kind `type-mismatch`), its
-/// message led by the path: `$[3].delay: expected int, got string`.
-fn validation_error(py: Python<'_>, e: &Invalid) -> PyErr {
-    let mut path = String::new();
-    for seg in e.segs.iter().rev() {
-        match seg {
-            Seg::Index(i) => path.push_str(&format!("[{i}]")),
-            Seg::Key(k) => {
-                path.push('.');
-                path.push_str(k);
-            }
-        }
-    }
-    let message = format!("${path}: {}", e.msg);
-    let cls = VALIDATION_ERROR.get_or_try_init(py, || -> PyResult<Py<PyType>> {
-        Ok(py.import_bound("xbf")?.getattr("ValidationError")?.downcast_into::<PyType>()?.unbind())
-    });
-    let path = if path.is_empty() { None } else { Some(path.trim_start_matches('.').to_owned()) };
-    match cls {
-        Ok(cls) => match cls.bind(py).call1((message, "type-mismatch", e.offset, path)) {
-            Ok(inst) => PyErr::from_value_bound(inst),
-            Err(err) => err,
-        },
-        Err(err) => err,
-    }
-}
 
 // ------------------------------------------------------------------ plans
 
@@ -671,7 +422,7 @@ fn with_offset(mut e: TErr, offset: usize) -> TErr {
 fn short(obj: &Bound<'_, PyAny>) -> String {
     match obj.downcast::<PyString>() {
         Ok(s) => s.to_string(),
-        Err(_) => super::short_repr(obj),
+        Err(_) => short_repr(obj),
     }
 }
 
@@ -782,7 +533,7 @@ fn py_kind(obj: &Bound<'_, PyAny>) -> String {
     } else if obj.is_instance_of::<PyDate>() {
         "date".into()
     } else {
-        super::type_name(obj)
+        type_name(obj)
     }
 }
 
@@ -841,7 +592,7 @@ fn convert<'py>(py: Python<'py>, form: &Arc<Form>, obj: &Bound<'py, PyAny>) -> T
                     return Ok(v.clone());
                 }
             }
-            Err(invalid(format!("expected {}, got {}", form.expected(), super::short_repr(obj)), None))
+            Err(invalid(format!("expected {}, got {}", form.expected(), short_repr(obj)), None))
         }
         Form::Enum { name, by_value, by_name } => {
             let variant = refs(py)?.variant.bind(py);
@@ -852,7 +603,7 @@ fn convert<'py>(py: Python<'py>, form: &Arc<Form>, obj: &Bound<'py, PyAny>) -> T
             } else {
                 None
             };
-            hit.ok_or_else(|| invalid(format!("{} is not a value of {name}", super::short_repr(obj)), None))
+            hit.ok_or_else(|| invalid(format!("{} is not a value of {name}", short_repr(obj)), None))
         }
         Form::Record(r) if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() => {
             let n = obj.len()?;
@@ -1036,7 +787,7 @@ impl TypedDecoder {
             typed.map_err(|e| match e {
                 TErr::Invalid(e) => validation_error(py, &e),
                 TErr::Dec(DErr::Py(e)) => e,
-                TErr::Dec(DErr::Bad) => super::internal_error(py, "typed conversion gave up"),
+                TErr::Dec(DErr::Bad) => internal_error(py, "typed conversion gave up"),
             })
         })
     }
@@ -1063,17 +814,7 @@ impl TypedDecoder {
     }
 
     fn fast<'py>(&self, py: Python<'py>, data: &[u8], opts: &DecodeOptions) -> TResult<Bound<'py, PyAny>> {
-        let first = *data.first().ok_or(DErr::Bad)?;
-        let (v2, start) = if first == 0xc2 {
-            if data.get(1) != Some(&0) {
-                return Err(DErr::Bad.into());
-            }
-            (true, 2)
-        } else if first & 0xf0 == 0xc0 {
-            return Err(DErr::Bad.into());
-        } else {
-            (false, 0)
-        };
+        let (v2, start) = header(data)?;
         let version = if v2 { Version::V2 } else { Version::V1 };
         let (ty, used) = DecodeOptions::default().decode_metadata(version, &data[start..]).map_err(|_| DErr::Bad)?;
         let compiled = self.compiled(&data[start..start + used], &ty, v2, false);
