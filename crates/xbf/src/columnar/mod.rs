@@ -30,6 +30,8 @@ use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{ArrayMetadata, Metadata, PrimitiveType as P, StructMetadata};
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
+use crate::wire::ColumnEncoding;
 use crate::DecodeOptions;
 
 pub use builder::{ColumnNode, Columns};
@@ -101,11 +103,6 @@ pub(crate) fn mostly_distinct(seen: usize, distinct: usize, n: usize) -> bool {
     n > 8192 && seen == 4096 && distinct > 3072
 }
 
-/// Encoding byte of a column of 256-bit integers: 32 bytes a value.
-const WIDE: u8 = 8;
-/// Encoding byte of the column of types of an `any` node.
-pub(crate) const TYPES: u8 = 48;
-
 /// What a decoded message may cost: every value is charged the size of a
 /// `Value`, and strings made from dictionaries or shared prefixes their
 /// bytes. Compression can make a few bytes stand for millions of values,
@@ -140,10 +137,6 @@ const VALUE_COST: u128 = crate::de::DECODED_VALUE_BYTES as u128;
 
 /// The values of a node, made as they are taken.
 pub(crate) type Vals = Box<dyn Iterator<Item = Value>>;
-
-/// Encoding byte of a column whose body is compressed with zstd: the raw
-/// body's length, then a zstd frame of it.
-const ZSTD: u8 = 0x80;
 
 /// Writer settings for columns.
 #[derive(Clone, Copy, Debug, Default)]
@@ -201,7 +194,7 @@ fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
     if let Some(level) = cfg.zstd_level {
         if body.len() > 32 && may_compress(body) {
             if let Ok(packed) = zstd::bulk::compress(body, level) {
-                let mut wrapped = vec![ZSTD];
+                let mut wrapped = vec![E::Zstd.byte()];
                 varint::put(&mut wrapped, body.len() as u128);
                 wrapped.extend_from_slice(&packed);
                 if wrapped.len() < body.len() {
@@ -446,7 +439,7 @@ impl<'v> Shred<'v> {
             }
             (Shred::Wide(col), _) => {
                 let mut body = Vec::with_capacity(1 + col.len());
-                body.push(WIDE);
+                body.push(E::Plain256.byte());
                 body.extend_from_slice(&col);
                 put_column(out, &body, cfg);
             }
@@ -561,7 +554,7 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     out: &mut Vec<u8>,
     cfg: &ColumnConfig,
 ) {
-    let mut body = vec![TYPES];
+    let mut body = vec![E::Types.byte()];
     varint::put(&mut body, types.len() as u128);
     for t in types {
         body.extend_from_slice(&crate::ser::metadata_bytes_v2(t.borrow()));
@@ -706,7 +699,7 @@ impl<'o> Reader<'o> {
     fn column<'a>(&mut self, c: &mut Cursor<'a>) -> Result<Column<'a>> {
         let mut block = c.block()?;
         let at = block.offset();
-        if block.clone_first_byte() != ZSTD {
+        if block.clone_first_byte() != E::Zstd.byte() {
             let base = block.offset();
             let rest = block.take(block.remaining() as usize)?;
             return Ok(Column { data: std::borrow::Cow::Borrowed(rest), base, fixed: false, file: c.is_file() });
@@ -819,7 +812,7 @@ impl<'o> Reader<'o> {
                             fields.push((name, fty));
                             columns.push(vals);
                         }
-                        None => skip(fty, c, child, self.opts, &mut |_, _, _| {})
+                        None => skip(fty, c, child, self.opts, &mut |_, _, _, _| {})
                             .map_err(within(PathSegment::Field(name.into())))?,
                     }
                 }
@@ -985,7 +978,7 @@ impl<'o> Reader<'o> {
                 let col = self.column(c)?;
                 let mut col = col.cursor();
                 let at = col.offset();
-                if col.u8()? != WIDE {
+                if col.u8()? != E::Plain256.byte() {
                     return Err(Error::at(ErrorKind::UnknownDiscriminant, at, "not a 256-bit integer column encoding"));
                 }
                 let bytes = col.take_checked(u128::from(n) * 32)?;
@@ -1019,7 +1012,7 @@ fn any_types(c: &mut Cursor<'_>, depth: usize, opts: &DecodeOptions) -> Result<V
     }
     let mut col = c.block()?;
     let at = col.offset();
-    if col.u8()? != TYPES {
+    if col.u8()? != E::Types.byte() {
         return Err(Error::at(ErrorKind::UnknownDiscriminant, at, "not a column of types"));
     }
     let d_at = col.offset();
@@ -1045,13 +1038,14 @@ pub(crate) fn skip(
     c: &mut Cursor<'_>,
     depth: usize,
     opts: &DecodeOptions,
-    visit: &mut dyn FnMut(&[String], u8, u64),
+    visit: &mut Visit<'_>,
 ) -> Result<()> {
     let mut path = Vec::new();
     walk(ty, c, depth, opts, &mut path, visit)
 }
 
-type Visit<'v> = dyn FnMut(&[String], u8, u64) + 'v;
+/// Told each column's path, encoding byte, size and offset.
+type Visit<'v> = dyn FnMut(&[String], u8, u64, u64) + 'v;
 
 /// Skips one column, telling `visit` its path (with `label`), encoding and size.
 fn column(c: &mut Cursor<'_>, path: &mut Vec<String>, label: Option<&str>, visit: &mut Visit<'_>) -> Result<()> {
@@ -1059,7 +1053,7 @@ fn column(c: &mut Cursor<'_>, path: &mut Vec<String>, label: Option<&str>, visit
     if let Some(l) = label {
         path.push(l.to_owned());
     }
-    visit(path, col.clone_first_byte(), col.remaining());
+    visit(path, col.clone_first_byte(), col.remaining(), col.offset());
     if label.is_some() {
         path.pop();
     }
@@ -1108,31 +1102,11 @@ fn walk(
             let at = c.offset();
             let types = any_types(c, child, opts)?;
             path.push("(types)".to_owned());
-            visit(path, TYPES, c.offset() - at);
+            visit(path, E::Types.byte(), c.offset() - at, at);
             path.pop();
             column(c, path, Some("(type)"), visit)?;
             types.iter().enumerate().try_for_each(|(i, t)| nested(format!("<{i}: {t}>"), t, c, path, visit))
         }
-    }
-}
-
-/// The name of a column encoding byte.
-pub(crate) fn encoding_name(enc: u8) -> &'static str {
-    match enc {
-        ints::VARINT | ints::FOR | ints::DELTA_FOR | ints::RLE | entropy::ENTROPY | runs::RUNS => {
-            ints::encoding_name(enc)
-        }
-        WIDE => "plain-256",
-        floats::PLAIN => "plain-float",
-        floats::DECIMAL => "decimal",
-        floats::DICT => "float-dictionary",
-        floats::XOR => "xor-float",
-        strings::PLAIN => "plain-strings",
-        strings::DICT => "dictionary",
-        strings::PREFIX => "prefix",
-        TYPES => "types",
-        ZSTD => "zstd",
-        _ => "?",
     }
 }
 
@@ -1161,24 +1135,33 @@ pub struct ColumnStats {
     /// The path of the column, e.g. `features.[].properties.mag`, with
     /// `(lengths)`, `(present)`, `(variant)`, `(type)` for structural columns.
     pub path: String,
-    /// The encoding chosen for it, e.g. `decimal` or `dictionary`.
-    pub encoding: &'static str,
+    /// The encoding chosen for it; its `Display` is the name `xbf stats`
+    /// shows, e.g. `decimal` or `dictionary`.
+    pub encoding: ColumnEncoding,
     /// Its bytes, without its length prefix.
     pub bytes: u64,
 }
 
 pub(crate) fn column_stats(ty: &Metadata, bytes: &[u8], base: u64, opts: &DecodeOptions) -> Result<Vec<ColumnStats>> {
     let mut out = Vec::new();
+    let mut unknown = None;
     let mut c = Cursor::new(bytes, base);
-    skip(ty, &mut c, 0, opts, &mut |path, enc, len| {
-        out.push(ColumnStats {
+    skip(ty, &mut c, 0, opts, &mut |path, enc, len, at| match E::from_byte(enc) {
+        Some(encoding) => out.push(ColumnStats {
             path: if path.is_empty() { "(root)".into() } else { path.join(".") },
-            encoding: encoding_name(enc),
+            encoding,
             bytes: len,
-        })
+        }),
+        None => {
+            unknown.get_or_insert((enc, at));
+        }
     })?;
     if !c.at_end() {
         return Err(Error::at(ErrorKind::TrailingBytes, c.offset(), "bytes remain after the columns"));
+    }
+    // Skipping reads no column's body; a decoder would refuse this one.
+    if let Some((enc, at)) = unknown {
+        return Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{enc:02x} is not a column encoding")));
     }
     Ok(out)
 }

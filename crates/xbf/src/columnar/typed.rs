@@ -18,10 +18,11 @@ use serde::de::{
 
 use super::cursor::Cursor;
 use super::strings::{self, Span};
-use super::{any_types, floats, skip, Reader, VALUE_COST, WIDE};
+use super::{any_types, floats, skip, Reader, VALUE_COST};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
 use crate::DecodeOptions;
 
 /// Decodes the root value of type `ty` from the columns in `bytes` (which
@@ -53,7 +54,7 @@ pub(super) fn read_root<'de, T>(
     // The columns are framed before any is read: a message whose columns
     // end early or leave bytes over fails here, whatever the reader reads.
     let mut end = start.clone();
-    skip(ty, &mut end, 0, opts, &mut |_, _, _| {})?;
+    skip(ty, &mut end, 0, opts, &mut |_, _, _, _| {})?;
     if !end.at_end() {
         return Err(Error::at(ErrorKind::TrailingBytes, end.offset(), "bytes remain after the columns"));
     }
@@ -296,7 +297,7 @@ impl<'de> Node<'de> {
                 let mut nodes = Vec::new();
                 for (t, count) in types {
                     let start = c.clone();
-                    skip(&t, c, child, opts, &mut |_, _, _| {})?;
+                    skip(&t, c, child, opts, &mut |_, _, _, _| {})?;
                     nodes.push(Node::new(t, count, start, child));
                 }
                 Ok(nodes)
@@ -438,7 +439,7 @@ fn primitive<'de>(r: &mut Reader<'_>, p: P, n: u64, c: &mut Cursor<'de>) -> Resu
         P::F32 => Data::F32(floats::decode(&mut cur, n)?),
         P::F64 => Data::F64(floats::decode(&mut cur, n)?),
         P::U256 | P::I256 => {
-            if cur.u8()? != WIDE {
+            if cur.u8()? != E::Plain256.byte() {
                 return Err(Error::at(ErrorKind::UnknownDiscriminant, at, "not a 256-bit integer column encoding"));
             }
             cur.take_checked(u128::from(n) * 32)?;
