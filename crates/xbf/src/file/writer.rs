@@ -89,7 +89,7 @@ pub struct FileWriter<W: Write> {
 }
 
 fn write_err(e: std::io::Error) -> Error {
-    Error::new(ErrorKind::Io, e.to_string())
+    Error::from(e)
 }
 
 impl<W: Write> FileWriter<W> {
