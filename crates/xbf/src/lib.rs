@@ -87,7 +87,7 @@ mod utf8;
 pub mod value;
 pub mod wire;
 
-pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
+pub use columnar::{ColumnNode, ColumnStats, Columns};
 pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES};
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use file::{

@@ -43,7 +43,6 @@ pub(crate) use cursor::Cursor;
 pub(crate) use entropy::Enabled as EntropyEnabled;
 pub(crate) use hash::*;
 pub(crate) use reader::*;
-pub use selection::Selection;
 pub(crate) use selection::*;
 pub(crate) use shred::*;
 pub use walk::ColumnStats;
