@@ -333,8 +333,8 @@ pub fn stats(input: Option<&Path>) -> CliResult {
             }
             let slot = &mut columns[j];
             slot.1 += block.columns.get(j).map_or(c.bytes, |x| x.size);
-            if !slot.2.contains(&c.encoding) {
-                slot.2.push(c.encoding);
+            if !slot.2.contains(&c.encoding.name()) {
+                slot.2.push(c.encoding.name());
             }
         }
         per_block.push(cols);

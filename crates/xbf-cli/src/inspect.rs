@@ -11,7 +11,10 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use xbf::PrimitiveType as P;
+use std::sync::Arc;
+
+use xbf::wire::{self, varint, Discriminant};
+use xbf::{EnumMetadata, Metadata, PrimitiveType as P, StructMetadata};
 
 use crate::io::{read_all, xbf_error, CliResult, Failure, Output};
 
@@ -23,31 +26,6 @@ pub struct InspectArgs {
     /// Annotate only the items that start in the first N bytes.
     #[arg(long, value_name = "N")]
     limit_bytes: Option<u64>,
-}
-
-/// A type, as the walker reads it from the metadata.
-enum Ty {
-    P(P),
-    Vec(Box<Ty>),
-    Struct(String, Vec<(String, Ty)>),
-    Opt(Box<Ty>),
-    Arr(u64, Box<Ty>),
-    Tup(Vec<Ty>),
-    Map(Box<Ty>, Box<Ty>),
-    Enum(String, Vec<(String, Ty)>),
-    Any,
-}
-
-impl Ty {
-    fn zero_size(&self) -> bool {
-        match self {
-            Ty::P(p) => *p == P::Unit,
-            Ty::Struct(_, fs) => fs.iter().all(|(_, t)| t.zero_size()),
-            Ty::Tup(ts) => ts.iter().all(Ty::zero_size),
-            Ty::Arr(n, e) => *n == 0 || e.zero_size(),
-            _ => false,
-        }
-    }
 }
 
 /// Why the walk stopped before the end.
@@ -127,15 +105,9 @@ impl Walker<'_> {
     }
 
     fn varint(&mut self) -> W<u128> {
-        let mut v = 0u128;
-        for i in 0..19 {
-            let x = self.take(1)?[0];
-            v |= u128::from(x & 0x7f) << (7 * i);
-            if x & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(Stop::End)
+        let (v, n) = varint::decode(&self.b[self.pos..self.end], 128).map_err(|_| Stop::End)?;
+        self.pos += n;
+        Ok(v)
     }
 
     /// A length or count: u64 LE in v1, a varint in XBF 2.
@@ -167,22 +139,23 @@ impl Walker<'_> {
 
     /// Reads metadata; `path` is where it stands (SPEC 17.3), `root` whether
     /// it is the message's outermost type.
-    fn meta(&mut self, path: &str, root: bool) -> W<Ty> {
+    fn meta(&mut self, path: &str, root: bool) -> W<Metadata> {
         self.enter()?;
         let start = self.pos;
         let d = self.take(1)?[0];
         let role = if path.is_empty() { "discriminant".to_owned() } else { format!("type of {path}") };
         let ty = if let Some(p) = P::from_discriminant(d) {
             self.emit(start, &format!("{role}: {p}"))?;
-            Ty::P(p)
+            Metadata::Primitive(p)
         } else {
-            match d {
-                0x11 => {
+            match Discriminant::from_byte(d, self.v2).ok_or(Stop::End)? {
+                Discriminant::Vec => {
                     self.emit(start, &format!("{role}: vec of"))?;
-                    Ty::Vec(Box::new(self.meta(&format!("{path}[]"), false)?))
+                    Metadata::vec(self.meta(&format!("{path}[]"), false)?)
                 }
-                0x12 | 0x18 => {
-                    let (kw, member) = if d == 0x12 { ("struct", "field") } else { ("enum", "variant") };
+                kind @ (Discriminant::Struct | Discriminant::Enum) => {
+                    let is_struct = kind == Discriminant::Struct;
+                    let (kw, member) = if is_struct { ("struct", "field") } else { ("enum", "variant") };
                     self.emit(start, &format!("{role}: {kw}"))?;
                     let name = self.name(&format!("{kw} name"))?;
                     let base = if root { name.clone() } else { path.to_owned() };
@@ -199,24 +172,25 @@ impl Walker<'_> {
                         let t = self.meta(&format!("{base}.{m}"), false)?;
                         members.push((m, t));
                     }
-                    if d == 0x12 {
-                        Ty::Struct(name, members)
+                    // The decoder accepted these bytes, so the names are distinct.
+                    if is_struct {
+                        Metadata::Struct(Arc::new(StructMetadata::new(name, members).map_err(|_| Stop::End)?))
                     } else {
-                        Ty::Enum(name, members)
+                        Metadata::Enum(Arc::new(EnumMetadata::new(name, members).map_err(|_| Stop::End)?))
                     }
                 }
-                0x14 => {
+                Discriminant::Option => {
                     self.emit(start, &format!("{role}: option of"))?;
-                    Ty::Opt(Box::new(self.meta(path, false)?))
+                    Metadata::option(self.meta(path, false)?)
                 }
-                0x15 => {
+                Discriminant::Array => {
                     self.emit(start, &format!("{role}: array"))?;
                     let s = self.pos;
                     let n = self.count()?;
                     self.emit(s, &format!("array length {n}"))?;
-                    Ty::Arr(n, Box::new(self.meta(&format!("{path}[]"), false)?))
+                    Metadata::array(n, self.meta(&format!("{path}[]"), false)?)
                 }
-                0x16 => {
+                Discriminant::Tuple => {
                     self.emit(start, &format!("{role}: tuple"))?;
                     let s = self.pos;
                     let n = self.count()?;
@@ -225,19 +199,18 @@ impl Walker<'_> {
                     for j in 0..n {
                         ts.push(self.meta(&format!("{path}.{j}"), false)?);
                     }
-                    Ty::Tup(ts)
+                    Metadata::tuple(ts)
                 }
-                0x17 => {
+                Discriminant::Map => {
                     self.emit(start, &format!("{role}: map"))?;
                     let k = self.meta(&format!("{path}[].key"), false)?;
                     let v = self.meta(&format!("{path}[].value"), false)?;
-                    Ty::Map(Box::new(k), Box::new(v))
+                    Metadata::map(k, v)
                 }
-                0x19 => {
+                Discriminant::Any => {
                     self.emit(start, &format!("{role}: any (each value carries its own type)"))?;
-                    Ty::Any
+                    Metadata::Any
                 }
-                _ => return Err(Stop::End),
             }
         };
         self.depth -= 1;
@@ -251,7 +224,7 @@ impl Walker<'_> {
     fn primitive(&mut self, p: P, path: &str) -> W<()> {
         let start = self.pos;
         let v2 = self.v2;
-        let unzig = |u: u128| -> i128 { ((u >> 1) as i128) ^ -((u & 1) as i128) };
+        let unzig = varint::unzigzag;
         let text = match p {
             P::Unit => return Ok(()),
             P::Bool => match self.take(1)?[0] {
@@ -305,15 +278,15 @@ impl Walker<'_> {
         self.emit(start, &format!("{} = {text} ({p})", label(path)))
     }
 
-    fn value(&mut self, ty: &Ty, path: &str) -> W<()> {
+    fn value(&mut self, ty: &Metadata, path: &str) -> W<()> {
         self.enter()?;
         match ty {
-            Ty::P(p) => self.primitive(*p, path)?,
-            Ty::Vec(e) => {
+            Metadata::Primitive(p) => self.primitive(*p, path)?,
+            Metadata::Vec(e) => {
                 let start = self.pos;
                 let n = self.count()?;
                 self.emit(start, &format!("{}: element count {n}", label(path)))?;
-                if e.zero_size() {
+                if e.is_zero_size() {
                     self.emit(self.pos, &format!("({n} elements of zero size: no bytes)"))?;
                 } else {
                     for i in 0..n {
@@ -321,12 +294,12 @@ impl Walker<'_> {
                     }
                 }
             }
-            Ty::Struct(_, fields) => {
-                for (f, t) in fields {
+            Metadata::Struct(s) => {
+                for (f, t) in s.fields() {
                     self.value(t, &format!("{path}.{f}"))?;
                 }
             }
-            Ty::Opt(t) => {
+            Metadata::Option(t) => {
                 let start = self.pos;
                 let tag = self.take(1)?[0];
                 self.emit(start, &format!("{}: {}", label(path), if tag == 0 { "absent" } else { "present" }))?;
@@ -334,40 +307,43 @@ impl Walker<'_> {
                     self.value(t, path)?;
                 }
             }
-            Ty::Arr(n, e) => {
-                if !e.zero_size() {
-                    for i in 0..*n {
-                        self.value(e, &format!("{path}[{i}]"))?;
+            Metadata::Array(a) => {
+                if !a.element.is_zero_size() {
+                    for i in 0..a.len {
+                        self.value(&a.element, &format!("{path}[{i}]"))?;
                     }
                 }
             }
-            Ty::Tup(ts) => {
+            Metadata::Tuple(ts) => {
                 for (j, t) in ts.iter().enumerate() {
                     self.value(t, &format!("{path}.{j}"))?;
                 }
             }
-            Ty::Map(k, v) => {
+            Metadata::Map(m) => {
+                let (k, v) = (&m.key, &m.value);
                 let start = self.pos;
                 let n = self.count()?;
                 self.emit(start, &format!("{}: entry count {n}", label(path)))?;
-                if !(k.zero_size() && v.zero_size()) {
+                if !(k.is_zero_size() && v.is_zero_size()) {
                     for i in 0..n {
                         self.value(k, &format!("{path}[{i}].key"))?;
                         self.value(v, &format!("{path}[{i}].value"))?;
                     }
                 }
             }
-            Ty::Enum(_, variants) => {
+            Metadata::Enum(e) => {
                 let start = self.pos;
                 let i = self.varint()?;
-                let (name, t) = usize::try_from(i).ok().and_then(|i| variants.get(i)).ok_or(Stop::End)?;
+                let (name, t) = usize::try_from(i).ok().and_then(|i| e.variant_at(i)).ok_or(Stop::End)?;
                 self.emit(start, &format!("{}: variant {i}, {name}", label(path)))?;
                 self.value(t, &format!("{path}.{name}"))?;
             }
-            Ty::Any => {
+            Metadata::Any => {
                 let t = self.meta(&format!("{path} (any)"), false)?;
                 self.value(&t, path)?;
             }
+            // A type this walker does not know: the annotation stops here.
+            _ => return Err(Stop::End),
         }
         self.depth -= 1;
         Ok(())
@@ -378,10 +354,10 @@ impl Walker<'_> {
         let Some(&first) = self.b.first() else {
             return Ok(());
         };
-        if first != 0xc2 {
+        if first != wire::V2_MARKER {
             let ty = self.meta("", true)?;
             let path = match &ty {
-                Ty::Struct(name, _) => name.clone(),
+                Metadata::Struct(s) => s.name().to_owned(),
                 _ => String::new(),
             };
             return self.value(&ty, &path);
@@ -394,7 +370,12 @@ impl Walker<'_> {
         if flags == 0 {
             what.push("none (a message with inline metadata)");
         }
-        for (bit, name) in [(1, "schema by reference"), (2, "columnar"), (4, "record stream"), (8, "block checksums")] {
+        for (bit, name) in [
+            (wire::FLAG_SCHEMA_REF, "schema by reference"),
+            (wire::FLAG_COLUMNAR, "columnar"),
+            (wire::FLAG_STREAM, "record stream"),
+            (wire::FLAG_CHECKSUM, "block checksums"),
+        ] {
             if flags & bit != 0 {
                 what.push(name);
             }
@@ -403,19 +384,20 @@ impl Walker<'_> {
             what.push("reserved bits set");
         }
         self.emit(1, &format!("flags: {}", what.join(", ")))?;
-        if flags & 0x01 != 0 {
+        if flags & wire::FLAG_SCHEMA_REF != 0 {
             let s = self.pos;
             self.take(8)?;
             self.emit(s, "fingerprint of the type (schema by reference)")?;
             return Err(Stop::End);
         }
-        if flags & 0x02 != 0 {
+        if flags & wire::FLAG_COLUMNAR != 0 {
             return Err(Stop::End);
         }
         let ty = self.meta("", true)?;
-        if flags & 0x04 == 0 {
+        if flags & wire::FLAG_STREAM == 0 {
             let path = match &ty {
-                Ty::Struct(name, _) | Ty::Enum(name, _) => name.clone(),
+                Metadata::Struct(s) => s.name().to_owned(),
+                Metadata::Enum(e) => e.name().to_owned(),
                 _ => String::new(),
             };
             return self.value(&ty, &path);
@@ -431,7 +413,7 @@ impl Walker<'_> {
             let s = self.pos;
             let n = self.count()?;
             self.emit(s, &format!("record count {n}"))?;
-            if ty.zero_size() {
+            if ty.is_zero_size() {
                 self.emit(self.pos, &format!("({n} records of zero size: no bytes)"))?;
                 record += n;
             } else {
@@ -441,7 +423,7 @@ impl Walker<'_> {
                 }
             }
             self.end = outer_end;
-            if flags & 0x08 != 0 {
+            if flags & wire::FLAG_CHECKSUM != 0 {
                 let s = self.pos;
                 let crc = u32::from_le_bytes(self.fixed()?);
                 self.emit(s, &format!("CRC-32C of block {block}'s body: {crc:08x}"))?;
@@ -454,7 +436,7 @@ impl Walker<'_> {
 
 /// The first error the library finds in the input, if any.
 fn check(bytes: &[u8]) -> Option<xbf::Error> {
-    if bytes.len() >= 2 && bytes[0] == 0xc2 && bytes[1] & 0x04 != 0 {
+    if bytes.len() >= 2 && bytes[0] == wire::V2_MARKER && bytes[1] & wire::FLAG_STREAM != 0 {
         match crate::io::decode_options().stream_reader_with_length(bytes, bytes.len() as u64) {
             Err(e) => Some(e),
             Ok(mut s) => s.find_map(Result::err),
@@ -475,8 +457,10 @@ pub fn run(args: &InspectArgs) -> CliResult {
     let mut out = Output::create(None)?;
     let kind = match bytes.first() {
         None => "empty input".to_owned(),
-        Some(0xc2) if bytes.get(1).is_some_and(|f| f & 0x04 != 0) => "XBF 2 record stream".to_owned(),
-        Some(0xc2) => "XBF 2 message".to_owned(),
+        Some(&wire::V2_MARKER) if bytes.get(1).is_some_and(|f| f & wire::FLAG_STREAM != 0) => {
+            "XBF 2 record stream".to_owned()
+        }
+        Some(&wire::V2_MARKER) => "XBF 2 message".to_owned(),
         Some(0..=0x12) => "XBF v1 message".to_owned(),
         Some(b) => format!("not XBF (first byte 0x{b:02x})"),
     };

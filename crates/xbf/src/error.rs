@@ -1,6 +1,7 @@
 //! The one error type of the crate: a stable kind, a byte offset and a path.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// What went wrong, as a stable name that every XBF implementation shares.
 ///
@@ -133,7 +134,7 @@ pub struct Error {
     inner: Box<Inner>,
 }
 
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 struct Inner {
     kind: ErrorKind,
     offset: Option<u64>,
@@ -141,7 +142,21 @@ struct Inner {
     /// so that a successful decode never pays for path bookkeeping.
     path_rev: Vec<PathSegment>,
     detail: String,
+    /// The I/O error this one reports, for [`std::error::Error::source`]
+    /// (shared, so that an `Error` stays `Clone`).
+    source: Option<Arc<std::io::Error>>,
 }
+
+/// Errors are equal when what they report is: kind, offset, path and detail
+/// (an I/O source's text is the detail already).
+impl PartialEq for Inner {
+    fn eq(&self, other: &Inner) -> bool {
+        (self.kind, self.offset, &self.path_rev, &self.detail)
+            == (other.kind, other.offset, &other.path_rev, &other.detail)
+    }
+}
+
+impl Eq for Inner {}
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -149,7 +164,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error of `kind` with a detail message and no position.
     pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Error {
-        Error { inner: Box::new(Inner { kind, offset: None, path_rev: Vec::new(), detail: detail.into() }) }
+        Error {
+            inner: Box::new(Inner { kind, offset: None, path_rev: Vec::new(), detail: detail.into(), source: None }),
+        }
     }
 
     /// A new error of `kind` at byte `offset`.
@@ -163,7 +180,9 @@ impl Error {
         if err.kind() == std::io::ErrorKind::UnexpectedEof {
             Error::at(ErrorKind::Truncated, offset, "the input ends early")
         } else {
-            Error::at(ErrorKind::Io, offset, err.to_string())
+            let mut e = Error::from(err);
+            e.inner.offset = Some(offset);
+            e
         }
     }
 
@@ -265,7 +284,20 @@ impl fmt::Debug for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// An I/O error of a reader or writer: kind `io`, the source kept.
+impl From<std::io::Error> for Error {
+    fn from(err: std::io::Error) -> Error {
+        let mut e = Error::new(ErrorKind::Io, err.to_string());
+        e.inner.source = Some(Arc::new(err));
+        e
+    }
+}
 
 impl From<Error> for std::io::Error {
     fn from(e: Error) -> std::io::Error {
@@ -299,5 +331,17 @@ mod tests {
         assert_eq!(e.to_string(), "at byte 0: unknown-discriminant");
         let e = Error::new(ErrorKind::TypeMismatch, "expected u8");
         assert_eq!(e.to_string(), "type-mismatch: expected u8");
+    }
+
+    #[test]
+    fn io_errors_keep_their_source() {
+        use std::error::Error as _;
+        let e = Error::from(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "pipe closed"));
+        assert_eq!((e.kind(), e.to_string()), (ErrorKind::Io, "io: pipe closed".to_owned()));
+        let source = e.source().and_then(|s| s.downcast_ref::<std::io::Error>()).expect("an io::Error source");
+        assert_eq!(source.kind(), std::io::ErrorKind::BrokenPipe);
+        let e = Error::io(7, std::io::Error::other("disk"));
+        assert_eq!((e.offset(), e.source().is_some()), (Some(7), true));
+        assert!(Error::io(7, std::io::ErrorKind::UnexpectedEof.into()).source().is_none());
     }
 }

@@ -16,6 +16,30 @@
 //!
 //! The wire format is defined in `SPEC.md` at the repository's root.
 //!
+//! # Where things live
+//!
+//! The modules are layers, from the bytes up:
+//!
+//! 1. [`wire`]: the bytes alone (header flags, discriminants, column
+//!    encoding ids, canonical varints and zigzag, the bounds-checked
+//!    cursor). A change to the varint rules goes here and nowhere else.
+//! 2. The data model: [`Error`], the type tree in [`metadata`] and dynamic
+//!    values in [`value`] (their main types are also at the crate's root).
+//! 3. Layouts, one folder or file per layout and, inside each, one reader
+//!    or writer per API (`Value`, serde, derive):
+//!    - rows: `de.rs` / `ser.rs` for `Value`, `typed/` for serde, [`fast`]
+//!      for the derive;
+//!    - columns: `columnar/`, with a module per role (shredding encoder,
+//!      the column encodings, the `Value` reader, the serde and derive
+//!      readers, skipping and stats, projection).
+//! 4. Containers of many messages: `stream` (record streams) and `file`
+//!    (XBF files of columnar blocks with a footer).
+//! 5. Conversions: [`json`] and [`infer`] (types inferred from JSON-like
+//!    input), [`time`].
+//!
+//! A change to a column encoding goes in `columnar/ints.rs`, `floats.rs` or
+//! `strings.rs`; to the serde reader, in `typed/de.rs`.
+//!
 //! ```
 //! use xbf::{StructValue, Value, VecValue};
 //!
@@ -51,7 +75,7 @@ mod file;
 pub mod infer;
 #[cfg(feature = "json")]
 pub mod json;
-mod metadata;
+pub mod metadata;
 mod read;
 mod schema;
 mod ser;
@@ -60,10 +84,10 @@ pub mod time;
 #[cfg(feature = "serde")]
 mod typed;
 mod utf8;
-mod value;
+pub mod value;
 pub mod wire;
 
-pub use columnar::{ColumnNode, ColumnStats, Columns, Selection};
+pub use columnar::{ColumnNode, ColumnStats, Columns};
 pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
 // For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};

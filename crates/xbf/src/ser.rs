@@ -332,7 +332,7 @@ fn writer_all<W: Write>(mut writer: W, bytes: &[u8]) -> Result<()> {
 }
 
 fn write_err(e: io::Error) -> Error {
-    Error::new(ErrorKind::Io, e.to_string())
+    Error::from(e)
 }
 
 /// Checks that every type in `ty` exists in v1 and every struct fits v1's

@@ -166,7 +166,7 @@ impl<W: Write> StreamWriter<W> {
 }
 
 fn write_err(e: io::Error) -> Error {
-    Error::new(ErrorKind::Io, e.to_string())
+    Error::from(e)
 }
 
 /// One block's body, read from the input, and how far its records go.

@@ -52,7 +52,7 @@ fn compressed_columns_round_trip() {
     assert!(same(&xbf::decode_message(&z).unwrap(), &v));
     assert!(z.len() < columnar(&v).len());
     let stats = DecodeOptions::default().column_stats(&z).unwrap();
-    assert!(stats.iter().any(|c| c.encoding == "zstd"), "{stats:?}");
+    assert!(stats.iter().any(|c| c.encoding == xbf::wire::ColumnEncoding::Zstd), "{stats:?}");
 }
 
 #[test]

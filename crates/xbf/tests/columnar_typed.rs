@@ -215,7 +215,7 @@ fn strings_are_borrowed_where_the_column_holds_them_as_they_are() {
     let records: Vec<Named> = sorted.iter().enumerate().map(|(i, s)| Named { name: s, n: i as u32 }).collect();
     let bytes = columns(&records, EncodeOptions::v2());
     let stats = DecodeOptions::default().column_stats(&bytes).unwrap();
-    assert!(stats.iter().any(|c| c.encoding == "prefix"), "{stats:?}");
+    assert!(stats.iter().any(|c| c.encoding == xbf::wire::ColumnEncoding::Prefix), "{stats:?}");
     let err = xbf::from_slice::<Vec<Named>>(&bytes).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TypeMismatch, "{err}");
     let back: Vec<Owned> = xbf::from_slice(&bytes).unwrap();

@@ -342,7 +342,7 @@ fn every_cut_and_flip_of_a_file_with_cascaded_columns_fails_cleanly() {
     }
     let bytes = w.finish().unwrap();
     let mut r = FileReader::open(Cursor::new(&bytes)).unwrap();
-    let encodings: Vec<&str> = r.block_column_stats(0).unwrap().iter().map(|c| c.encoding).collect();
+    let encodings: Vec<&str> = r.block_column_stats(0).unwrap().iter().map(|c| c.encoding.name()).collect();
     assert!(encodings.contains(&"runs") && encodings.contains(&"entropy"), "{encodings:?}");
     let all: Vec<Value> = r.records(&ReadOptions::default()).collect::<Result<_, _>>().unwrap();
     assert_eq!(all.len(), 2500);

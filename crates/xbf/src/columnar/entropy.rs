@@ -14,12 +14,12 @@ use std::collections::{BinaryHeap, HashMap};
 
 use crate::error::Result;
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
 use super::ints::{self, Int, Lane};
 
 /// The encoding byte.
-pub(crate) const ENTROPY: u8 = 4;
 /// The longest code; a column that would need longer ones is not coded.
 const MAX_LEN: u8 = 24;
 /// Codes of up to this many bits are decoded by one table lookup.
@@ -129,7 +129,7 @@ pub(crate) fn encode<T: Int>(values: &[T], than: usize) -> Option<Vec<u8>> {
         return None;
     }
     let mut out = Vec::with_capacity(estimate);
-    out.push(ENTROPY);
+    out.push(E::Entropy.byte());
     varint::put(&mut out, distinct.len() as u128);
     dict.write_block(&mut out);
     lens_block.write_block(&mut out);
@@ -265,7 +265,7 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
 fn plain_block(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<u128>> {
     let mut block = c.block()?;
     let at = block.offset();
-    if block.clone_first_byte() == ENTROPY {
+    if block.clone_first_byte() == E::Entropy.byte() {
         return Err(block.invalid(at, "an entropy-coded block inside an entropy-coded column".into()));
     }
     let v = ints::decode::<u128>(&mut block, n, max_bits)?;
@@ -287,7 +287,7 @@ mod tests {
         let _on = Enabled::new();
         let body = encode(values, usize::MAX).expect("coded");
         let mut c = Cursor::new(&body, 0).in_file();
-        assert_eq!(c.u8().unwrap(), ENTROPY);
+        assert_eq!(c.u8().unwrap(), E::Entropy.byte());
         let mut out: Vec<u128> = Vec::new();
         decode(&mut c, values.len() as u64, 64, &mut out).unwrap();
         assert!(c.at_end());

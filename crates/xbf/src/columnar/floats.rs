@@ -8,14 +8,10 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
 use super::ints;
-
-pub(crate) const PLAIN: u8 = 16;
-pub(crate) const DECIMAL: u8 = 17;
-pub(crate) const DICT: u8 = 18;
-pub(crate) const XOR: u8 = 19;
 
 /// A float type's width and the largest exponent whose power of ten the
 /// type holds exactly (so that the division below is exact in every language).
@@ -128,7 +124,7 @@ fn round_within(x: f64, limit: i64) -> Option<i64> {
 
 fn plain<F: Float>(values: &[F]) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + values.len() * F::BYTES);
-    out.push(PLAIN);
+    out.push(E::PlainFloat.byte());
     for v in values {
         out.extend_from_slice(&v.to_bits64().to_le_bytes()[..F::BYTES]);
     }
@@ -185,7 +181,7 @@ fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
             }
         }
     }
-    let mut out = vec![DECIMAL, e];
+    let mut out = vec![E::Decimal.byte(), e];
     let body = ints::encode(&ints);
     varint::put(&mut out, body.len() as u128);
     out.extend_from_slice(&body);
@@ -293,7 +289,7 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
 
 fn xor<F: Float>(values: &[F]) -> Vec<u8> {
     let mut out = Vec::with_capacity(xor_size(values));
-    out.push(XOR);
+    out.push(E::XorFloat.byte());
     out.extend_from_slice(&values[0].to_bits64().to_le_bytes()[..F::BYTES]);
     let mut acc: u128 = 0;
     let mut filled = 0u32;
@@ -456,7 +452,7 @@ pub(crate) fn encode<F: Float>(values: &[F]) -> Vec<u8> {
 /// The encodings worth compressing: `best`, and plain too if it is not (a
 /// general compressor finds repeats in the IEEE bytes that XOR hides).
 pub(crate) fn candidates<F: Float>(values: &[F], best: Vec<u8>) -> Vec<Vec<u8>> {
-    if best.first() == Some(&PLAIN) {
+    if best.first() == Some(&E::PlainFloat.byte()) {
         return vec![best];
     }
     vec![best, plain(values)]
@@ -481,7 +477,7 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
         best = xor(values);
     }
     if let Some((distinct, ids)) = dictionary(values) {
-        let mut d = vec![DICT];
+        let mut d = vec![E::FloatDictionary.byte()];
         varint::put(&mut d, distinct.len() as u128);
         let inner = encode_direct(&distinct);
         varint::put(&mut d, inner.len() as u128);
@@ -564,12 +560,13 @@ fn raw<F: Float>(bytes: &[u8]) -> F {
 /// Reads a float column body of exactly `n` values.
 pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
     let at = c.offset();
-    match c.u8()? {
-        PLAIN => {
+    let enc = c.u8()?;
+    match E::from_byte(enc) {
+        Some(E::PlainFloat) => {
             let bytes = c.take_checked(u128::from(n) * F::BYTES as u128)?;
             Ok(bytes.chunks_exact(F::BYTES).map(raw).collect())
         }
-        DECIMAL => {
+        Some(E::Decimal) => {
             let e_at = c.offset();
             let e = c.u8()?;
             if e > F::MAX_EXP {
@@ -606,13 +603,13 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
             }
             Ok(out)
         }
-        DICT => {
+        Some(E::FloatDictionary) => {
             let d_at = c.offset();
             let d = c.varint(64)? as u64;
             // Each distinct value takes at least a byte of the inner column.
             c.check_fits(d_at, d, 1)?;
             let mut inner = c.block()?;
-            if matches!(inner.clone_first_byte(), DICT | XOR) {
+            if matches!(E::from_byte(inner.clone_first_byte()), Some(E::FloatDictionary | E::XorFloat)) {
                 return Err(c.invalid(d_at, "a dictionary's values are neither plain nor decimal".into()));
             }
             let distinct: Vec<F> = decode(&mut inner, d)?;
@@ -627,10 +624,8 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
                 })
                 .collect()
         }
-        XOR => decode_xor(c, n),
-        other => {
-            Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{other:02x} is not a float column encoding")))
-        }
+        Some(E::XorFloat) => decode_xor(c, n),
+        _ => Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{enc:02x} is not a float column encoding"))),
     }
 }
 
@@ -773,7 +768,7 @@ mod tests {
         let prices: Vec<f64> =
             (0..252).map(|i| 2500.0 + f64::from(i) * 1.37 + 0.01).map(|x| (x * 100.0).round() / 100.0).collect();
         let bytes = round_trip(&prices);
-        assert_eq!(bytes[0], DECIMAL);
+        assert_eq!(bytes[0], E::Decimal.byte());
         assert!(bytes.len() < 252 * 3, "{} bytes", bytes.len());
     }
 
@@ -783,7 +778,7 @@ mod tests {
         round_trip(&[1.5f32, 0.1, f32::NAN, -0.0]);
         // Square roots move slowly: their XORs with the one before are short.
         let roots: Vec<f64> = (1..500).map(|i| (f64::from(i)).sqrt()).collect();
-        assert_eq!(round_trip(&roots)[0], XOR);
+        assert_eq!(round_trip(&roots)[0], E::XorFloat.byte());
         // Random bits share nothing with their neighbours.
         let mut seed = 99u64;
         let noise: Vec<f64> = (0..500)
@@ -792,9 +787,9 @@ mod tests {
                 f64::from_bits(seed >> 2 | 0x3ff0_0000_0000_0000 ^ seed << 62)
             })
             .collect();
-        assert_eq!(round_trip(&noise)[0], PLAIN);
+        assert_eq!(round_trip(&noise)[0], E::PlainFloat.byte());
         let few: Vec<f64> = (0..1000).map(|i| f64::from(i % 7).sqrt()).collect();
-        assert_eq!(round_trip(&few)[0], DICT);
+        assert_eq!(round_trip(&few)[0], E::FloatDictionary.byte());
         round_trip::<f64>(&[]);
     }
 
@@ -812,10 +807,10 @@ mod tests {
             })
             .collect();
         let bytes = round_trip(&walk);
-        assert_eq!(bytes[0], XOR);
+        assert_eq!(bytes[0], E::XorFloat.byte());
         assert!(bytes.len() < 1000 * 8, "{} bytes", bytes.len());
         let walk32: Vec<f32> = walk.iter().map(|&v| v as f32).collect();
-        assert_eq!(round_trip(&walk32)[0], XOR);
+        assert_eq!(round_trip(&walk32)[0], E::XorFloat.byte());
         // Repeats, odd values and one value.
         for v in [
             vec![1.0, 1.0, 1.0, f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 1.0],
@@ -846,7 +841,7 @@ mod tests {
             let mut c = Cursor::new(bytes, 0);
             decode::<f64>(&mut c, n).map(|_| ()).unwrap_err().kind()
         };
-        let one = [XOR, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
+        let one = [E::XorFloat.byte(), 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
         // Too few bits for the values that follow the first.
         assert_eq!(kind(&one, 2), ErrorKind::Truncated);
         // No values at all.

@@ -4,26 +4,9 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
-
-/// Encoding bytes of integer columns (SPEC.md, "Columnar layout").
-pub(crate) const VARINT: u8 = 0;
-pub(crate) const FOR: u8 = 1;
-pub(crate) const DELTA_FOR: u8 = 2;
-pub(crate) const RLE: u8 = 3;
-
-pub(crate) fn encoding_name(enc: u8) -> &'static str {
-    match enc {
-        VARINT => "varint",
-        FOR => "frame-of-reference",
-        DELTA_FOR => "delta",
-        RLE => "run-length",
-        super::entropy::ENTROPY => "entropy",
-        super::runs::RUNS => "runs",
-        _ => "?",
-    }
-}
 
 /// A value of an integer column as the writer takes it: any unsigned width
 /// up to 128 bits (columns of narrow values take less memory to walk).
@@ -111,7 +94,7 @@ fn zigzag_delta(v: u128, prev: u128) -> u128 {
 /// and what the frames of reference need to be written.
 struct Plan {
     size: usize,
-    enc: u8,
+    enc: E,
     min: u128,
     width: u8,
     delta_min: u128,
@@ -122,7 +105,7 @@ fn plan<T: Int>(values: &[T]) -> Plan {
     let Some(first) = values.first().map(|v| v.wide()) else {
         // No values: a frame of reference of base 0, width 0 ties with the
         // empty varint column, which comes first.
-        return Plan { size: 0, enc: VARINT, min: 0, width: 0, delta_min: 0, delta_width: 0 };
+        return Plan { size: 0, enc: E::Varint, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
     let all = values.iter().fold(0u128, |a, v| a | v.wide());
     if all <= 1 {
@@ -299,7 +282,8 @@ fn finish_plan<T: Int>(
     let n = values.len();
     let width = bits_for(max - min);
     let for_size = varint::len(min) + 1 + (n * usize::from(width)).div_ceil(8);
-    let mut sizes = [(varint_size, VARINT), (for_size, FOR), (usize::MAX, DELTA_FOR), (rle_size, RLE)];
+    let mut sizes =
+        [(varint_size, E::Varint), (for_size, E::FrameOfReference), (usize::MAX, E::Delta), (rle_size, E::RunLength)];
     let mut delta_width = 0;
     if n > 1 {
         delta_width = bits_for(dmax - dmin);
@@ -405,11 +389,11 @@ impl<'a, T: Int> Planned<'a, T> {
         let (p, values) = (&self.plan, self.values);
         out.reserve(p.size + 1);
         let start = out.len();
-        out.push(p.enc);
+        out.push(p.enc.byte());
         match p.enc {
-            VARINT => values.iter().for_each(|v| varint::put(out, v.wide())),
-            FOR => write_for(out, values.iter().map(|v| v.wide()), p.min, p.width),
-            DELTA_FOR => {
+            E::Varint => values.iter().for_each(|v| varint::put(out, v.wide())),
+            E::FrameOfReference => write_for(out, values.iter().map(|v| v.wide()), p.min, p.width),
+            E::Delta => {
                 varint::put(out, values[0].wide());
                 let deltas = values.windows(2).map(|w| zigzag_delta(w[1].wide(), w[0].wide()));
                 write_for(out, deltas, p.delta_min, p.delta_width);
@@ -541,18 +525,18 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
     let at = c.offset();
     let enc = c.u8()?;
     let mut vals = Values::<T>::new(n, max_bits);
-    match enc {
-        VARINT => {
+    match E::from_byte(enc) {
+        Some(E::Varint) => {
             // Each varint takes at least a byte.
             c.check_fits(at, n, 1)?;
             for _ in 0..n {
                 vals.push(c.varint(max_bits)?);
             }
         }
-        FOR => read_for(c, n, &mut vals)?,
-        super::entropy::ENTROPY if c.is_file() => super::entropy::decode(c, n, max_bits, &mut vals.out)?,
-        super::runs::RUNS if c.is_file() => super::runs::decode(c, n, max_bits, &mut vals.out)?,
-        DELTA_FOR => {
+        Some(E::FrameOfReference) => read_for(c, n, &mut vals)?,
+        Some(E::Entropy) if c.is_file() => super::entropy::decode(c, n, max_bits, &mut vals.out)?,
+        Some(E::Runs) if c.is_file() => super::runs::decode(c, n, max_bits, &mut vals.out)?,
+        Some(E::Delta) => {
             if n == 0 {
                 return Err(c.invalid(at, "a delta column of no values".into()));
             }
@@ -566,7 +550,7 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
                 vals.push(v);
             }
         }
-        RLE => {
+        Some(E::RunLength) => {
             let mut runs = Vec::new();
             let mut count = 0u64;
             while count < n {
@@ -593,10 +577,10 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
                 ErrorKind::UnknownDiscriminant,
                 at,
                 match other {
-                    super::entropy::ENTROPY | super::runs::RUNS => {
-                        format!("0x{other:02x} is an integer column encoding of XBF files only, not of messages")
+                    Some(E::Entropy | E::Runs) => {
+                        format!("0x{enc:02x} is an integer column encoding of XBF files only, not of messages")
                     }
-                    _ => format!("0x{other:02x} is not an integer column encoding"),
+                    _ => format!("0x{enc:02x} is not an integer column encoding"),
                 },
             ))
         }
@@ -622,20 +606,20 @@ mod tests {
     #[test]
     fn each_encoding_wins_where_it_should() {
         // A constant column is a frame of reference of width 0: 3 bytes.
-        assert_eq!(round_trip(&[5; 1000]), FOR);
+        assert_eq!(round_trip(&[5; 1000]), E::FrameOfReference.byte());
         let runs: Vec<u128> = [1u128; 500].iter().chain([2u128; 500].iter()).copied().collect();
-        assert_eq!(round_trip(&runs), RLE);
+        assert_eq!(round_trip(&runs), E::RunLength.byte());
         let ids: Vec<u128> = (1_000_000..1_001_000).collect();
-        assert_eq!(round_trip(&ids), DELTA_FOR);
+        assert_eq!(round_trip(&ids), E::Delta.byte());
         let small: Vec<u128> = (0..1000).map(|i| 1000 + (i * 7919) % 13).collect();
-        assert_eq!(round_trip(&small), FOR);
-        assert_eq!(round_trip(&[1, 300, 70_000]), VARINT);
+        assert_eq!(round_trip(&small), E::FrameOfReference.byte());
+        assert_eq!(round_trip(&[1, 300, 70_000]), E::Varint.byte());
         round_trip(&[1, u128::MAX, 3]);
         round_trip(&[]);
         round_trip(&[0]);
         round_trip(&[u128::MAX, 0, u128::MAX]);
         // Frames of reference whose base + mask passes 128 bits.
-        assert_eq!(round_trip(&[u128::MAX - 2, u128::MAX, u128::MAX - 1, u128::MAX - 2]), FOR);
+        assert_eq!(round_trip(&[u128::MAX - 2, u128::MAX, u128::MAX - 1, u128::MAX - 2]), E::FrameOfReference.byte());
         round_trip(&[u128::MAX - 5, u128::MAX - 4, u128::MAX - 3, u128::MAX - 2, u128::MAX - 1, u128::MAX]);
     }
 
@@ -722,20 +706,23 @@ mod tests {
     #[test]
     fn widths_and_runs_are_checked() {
         // FOR with a width of 9 bits in a column of 8-bit values.
-        let mut c = Cursor::new(&[FOR, 0, 9, 0xff, 0x01], 0);
+        let bytes = [E::FrameOfReference.byte(), 0, 9, 0xff, 0x01];
+        let mut c = Cursor::new(&bytes, 0);
         assert!(decode::<u128>(&mut c, 1, 8).is_err());
         // A run longer than the column.
-        let mut c = Cursor::new(&[RLE, 5, 1], 0);
+        let bytes = [E::RunLength.byte(), 5, 1];
+        let mut c = Cursor::new(&bytes, 0);
         assert!(decode::<u128>(&mut c, 3, 64).is_err());
         // A run of 2^64 - 1 after a run of 1: the sum wraps past 2^64 back
         // under n, which must not let the second run through (issue 18).
-        let mut bytes = vec![RLE, 1, 5];
+        let mut bytes = vec![E::RunLength.byte(), 1, 5];
         bytes.extend([0xff; 9]);
         bytes.extend([0x01, 7, 2, 9]);
         let e = decode::<u128>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
         assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidColumn, Some(3)));
         // A packed block shorter than n × width.
-        let mut c = Cursor::new(&[FOR, 0, 64, 1, 2], 0);
+        let bytes = [E::FrameOfReference.byte(), 0, 64, 1, 2];
+        let mut c = Cursor::new(&bytes, 0);
         assert_eq!(decode::<u128>(&mut c, 1_000_000, 64).unwrap_err().kind(), ErrorKind::Truncated);
     }
 }

@@ -7,12 +7,12 @@
 
 use crate::error::Result;
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
 use super::ints::{self, Int, Lane};
 
 /// The encoding byte.
-pub(crate) const RUNS: u8 = 5;
 /// Columns shorter than this are left to the plain encodings.
 const MIN_VALUES: usize = 1024;
 
@@ -45,7 +45,7 @@ pub(crate) fn encode<T: Int>(values: &[T], than: usize) -> Option<Vec<u8>> {
         return None;
     }
     let mut out = Vec::with_capacity(size);
-    out.push(RUNS);
+    out.push(E::Runs.byte());
     varint::put(&mut out, vals.len() as u128);
     lens_block.write_block(&mut out);
     vals_block.write_block(&mut out);
@@ -87,7 +87,7 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
 fn inner<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Result<Vec<T>> {
     let mut block = c.block()?;
     let at = block.offset();
-    if block.clone_first_byte() == RUNS {
+    if block.clone_first_byte() == E::Runs.byte() {
         return Err(block.invalid(at, "runs inside a runs column".into()));
     }
     let v = ints::decode::<T>(&mut block, n, max_bits)?;
@@ -108,7 +108,7 @@ mod tests {
         let body = encode(&values, usize::MAX).expect("runs");
         assert!(body.len() * 3 < plain * 2, "{} vs {plain}", body.len());
         let mut c = Cursor::new(&body, 0).in_file();
-        assert_eq!(c.u8().unwrap(), RUNS);
+        assert_eq!(c.u8().unwrap(), E::Runs.byte());
         let mut out: Vec<u128> = Vec::new();
         decode(&mut c, values.len() as u64, 64, &mut out).unwrap();
         assert!(c.at_end());
@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn file_only_encodings_are_unknown_in_messages() {
         // The example of SPEC.md §22.2.3 with its encoding byte.
-        let example = [RUNS, 0x03, 0x04, 0x00, 0x03, 0x02, 0x01, 0x04, 0x00, 0x04, 0x06, 0x09];
+        let example = [E::Runs.byte(), 0x03, 0x04, 0x00, 0x03, 0x02, 0x01, 0x04, 0x00, 0x04, 0x06, 0x09];
         let mut c = Cursor::new(&example, 0);
         let e = ints::decode::<u64>(&mut c, 6, 64).unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::UnknownDiscriminant);

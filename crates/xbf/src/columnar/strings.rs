@@ -6,14 +6,11 @@ use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
 use super::ints::{self, Planned};
 use super::Budget;
-
-pub(crate) const PLAIN: u8 = 32;
-pub(crate) const DICT: u8 = 33;
-pub(crate) const PREFIX: u8 = 34;
 
 /// The three encodings, planned: what each needs and the bytes it takes.
 struct Plain<'a> {
@@ -33,7 +30,7 @@ impl<'a> Plain<'a> {
     /// `joined`, if given, is the values one after the other.
     fn write(&self, values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.size());
-        out.push(PLAIN);
+        out.push(E::PlainStrings.byte());
         self.lens.write_block(&mut out);
         match joined {
             Some(all) => out.extend_from_slice(all),
@@ -103,7 +100,7 @@ impl<'a, 'v> Dict<'a, 'v> {
     }
     fn write(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.size());
-        out.push(DICT);
+        out.push(E::Dictionary.byte());
         varint::put(&mut out, self.distinct.len() as u128);
         self.lens.write_block(&mut out);
         varint::put(&mut out, self.bytes as u128);
@@ -147,7 +144,7 @@ impl<'a> Prefix<'a> {
     }
     fn write(&self, values: &[&[u8]]) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.size());
-        out.push(PREFIX);
+        out.push(E::Prefix.byte());
         self.shared.write_block(&mut out);
         self.rest_lens.write_block(&mut out);
         for (v, &p) in values.iter().zip(self.lens) {
@@ -161,7 +158,7 @@ impl<'a> Prefix<'a> {
 /// too if it is not (a general compressor may shrink plain text more).
 pub(crate) fn candidates(values: &[&[u8]]) -> Vec<Vec<u8>> {
     let best = encode(values);
-    if best[0] == PLAIN {
+    if best[0] == E::PlainStrings.byte() {
         return vec![best];
     }
     let mut lens = Vec::new();
@@ -257,13 +254,14 @@ fn split(bytes: &[u8], lens: &[u64]) -> Vec<Vec<u8>> {
 /// the bytes the values will take are charged to `budget` before any is made.
 pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<Vec<Vec<u8>>> {
     let at = c.offset();
-    match c.u8()? {
-        PLAIN => {
+    let enc = c.u8()?;
+    match E::from_byte(enc) {
+        Some(E::PlainStrings) => {
             let lens = read_ints(c, n)?;
             let bytes = c.take_checked(total(&lens))?;
             Ok(split(bytes, &lens))
         }
-        DICT => {
+        Some(E::Dictionary) => {
             let ReadDict { lens, values, ids, .. } = read_dict(c, n, at, budget)?;
             let d = lens.len() as u64;
             let distinct = split(values, &lens);
@@ -277,7 +275,7 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<
                 })
                 .collect()
         }
-        PREFIX => {
+        Some(E::Prefix) => {
             let (shared, rest_lens, rest) = read_prefix(c, n, at, budget)?;
             let mut out: Vec<Vec<u8>> = Vec::with_capacity(n as usize);
             let mut at_rest = 0usize;
@@ -293,9 +291,7 @@ pub(crate) fn decode(c: &mut Cursor<'_>, n: u64, budget: &mut Budget) -> Result<
             }
             Ok(out)
         }
-        other => {
-            Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{other:02x} is not a string column encoding")))
-        }
+        _ => Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{enc:02x} is not a string column encoding"))),
     }
 }
 
@@ -379,14 +375,15 @@ pub(crate) fn decode_spans(
             })
             .collect()
     };
-    match c.u8()? {
-        PLAIN => {
+    let enc = c.u8()?;
+    match E::from_byte(enc) {
+        Some(E::PlainStrings) => {
             let lens = read_ints(c, n)?;
             let start = c.position();
             let body = c.take_checked(total(&lens))?;
             Ok((None, runs(&lens, start), (start, start + body.len())))
         }
-        DICT => {
+        Some(E::Dictionary) => {
             let ReadDict { lens, values, start, ids } = read_dict(c, n, at, budget)?;
             let (d, values) = (lens.len(), values.len());
             let distinct = runs(&lens, start);
@@ -400,7 +397,7 @@ pub(crate) fn decode_spans(
                 .collect::<Result<Vec<Span>>>()
                 .map(|spans| (None, spans, (start, start + values)))
         }
-        PREFIX => {
+        Some(E::Prefix) => {
             let (shared, rest_lens, rest) = read_prefix(c, n, at, budget)?;
             let size = total(&shared).saturating_add(total(&rest_lens));
             // Charged to the budget just above, so bounded by it; sized
@@ -425,9 +422,7 @@ pub(crate) fn decode_spans(
             let all = (0, out.len());
             Ok((Some(out), spans, all))
         }
-        other => {
-            Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{other:02x} is not a string column encoding")))
-        }
+        _ => Err(Error::at(ErrorKind::UnknownDiscriminant, at, format!("0x{enc:02x} is not a string column encoding"))),
     }
 }
 
@@ -516,12 +511,12 @@ mod tests {
     #[test]
     fn each_encoding_wins_where_it_should() {
         let repeated: Vec<&str> = (0..500).map(|i| ["Point", "Feature", "earthquake"][i % 3]).collect();
-        assert_eq!(round_trip(&repeated), DICT);
+        assert_eq!(round_trip(&repeated), E::Dictionary.byte());
         let urls: Vec<String> =
             (0..300).map(|i| format!("https://earthquake.usgs.gov/eventpage/ci{}", 37_000_000 + i)).collect();
         let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
-        assert_eq!(round_trip(&urls), PREFIX);
-        assert_eq!(round_trip(&["a", "xyz", "é"]), PLAIN);
+        assert_eq!(round_trip(&urls), E::Prefix.byte());
+        assert_eq!(round_trip(&["a", "xyz", "é"]), E::PlainStrings.byte());
         round_trip(&[]);
         round_trip(&["", "", "a", ""]);
     }
@@ -531,27 +526,27 @@ mod tests {
         // PREFIX claiming to share 5 bytes with nothing.
         let shared = ints::encode(&[5u128]);
         let rest = ints::encode(&[0u128]);
-        let mut bytes = vec![PREFIX];
+        let mut bytes = vec![E::Prefix.byte()];
         put_block(&mut bytes, &shared);
         put_block(&mut bytes, &rest);
         let mut c = Cursor::new(&bytes, 0);
         assert_eq!(decode(&mut c, 1, &mut Budget::new(1 << 20)).unwrap_err().kind(), ErrorKind::InvalidColumn);
         // DICT index past the dictionary.
-        let mut bytes = vec![DICT, 1];
+        let mut bytes = vec![E::Dictionary.byte(), 1];
         put_block(&mut bytes, &ints::encode(&[1u128]));
         put_block(&mut bytes, b"a");
         bytes.extend_from_slice(&ints::encode(&[3u128]));
         let mut c = Cursor::new(&bytes, 0);
         assert_eq!(decode(&mut c, 1, &mut Budget::new(1 << 20)).unwrap_err().kind(), ErrorKind::InvalidColumn);
         // PLAIN lengths past the column.
-        let mut bytes = vec![PLAIN];
+        let mut bytes = vec![E::PlainStrings.byte()];
         put_block(&mut bytes, &ints::encode(&[1u128 << 40]));
         let mut c = Cursor::new(&bytes, 0);
         assert_eq!(decode(&mut c, 1, &mut Budget::new(1 << 20)).unwrap_err().kind(), ErrorKind::Truncated);
         // A dictionary of one long value, referenced a million times.
         let long = vec![b'x'; 1000];
         let ids = vec![0u128; 1_000_000];
-        let mut bytes = vec![DICT, 1];
+        let mut bytes = vec![E::Dictionary.byte(), 1];
         put_block(&mut bytes, &ints::encode(&[1000u128]));
         put_block(&mut bytes, &long);
         bytes.extend_from_slice(&ints::encode(&ids));

@@ -18,10 +18,11 @@ use serde::de::{
 
 use super::cursor::Cursor;
 use super::strings::{self, Span};
-use super::{any_types, floats, skip, Reader, VALUE_COST, WIDE};
+use super::{any_types, floats, skip, Reader, VALUE_COST};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
 use crate::DecodeOptions;
 
 /// Decodes the root value of type `ty` from the columns in `bytes` (which
@@ -53,7 +54,7 @@ pub(super) fn read_root<'de, T>(
     // The columns are framed before any is read: a message whose columns
     // end early or leave bytes over fails here, whatever the reader reads.
     let mut end = start.clone();
-    skip(ty, &mut end, 0, opts, &mut |_, _, _| {})?;
+    skip(ty, &mut end, 0, opts, &mut |_, _, _, _| {})?;
     if !end.at_end() {
         return Err(Error::at(ErrorKind::TrailingBytes, end.offset(), "bytes remain after the columns"));
     }
@@ -296,7 +297,7 @@ impl<'de> Node<'de> {
                 let mut nodes = Vec::new();
                 for (t, count) in types {
                     let start = c.clone();
-                    skip(&t, c, child, opts, &mut |_, _, _| {})?;
+                    skip(&t, c, child, opts, &mut |_, _, _, _| {})?;
                     nodes.push(Node::new(t, count, start, child));
                 }
                 Ok(nodes)
@@ -439,7 +440,7 @@ fn primitive<'de>(r: &mut Reader<'_>, p: P, n: u64, c: &mut Cursor<'de>) -> Resu
         P::F32 => Data::F32(floats::decode(&mut cur, n)?),
         P::F64 => Data::F64(floats::decode(&mut cur, n)?),
         P::U256 | P::I256 => {
-            if cur.u8()? != WIDE {
+            if cur.u8()? != E::Plain256.byte() {
                 return Err(Error::at(ErrorKind::UnknownDiscriminant, at, "not a 256-bit integer column encoding"));
             }
             cur.take_checked(u128::from(n) * 32)?;
@@ -969,42 +970,4 @@ impl<'de> MapAccess<'de> for OneEntry<'_, '_, 'de> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn texts(d: Result<Data<'_>>) -> Result<Vec<String>> {
-        match d? {
-            Data::Text { text, spans, base } => {
-                Ok(spans.iter().map(|&(s, e)| text[s - base..e - base].to_owned()).collect())
-            }
-            _ => panic!("not text"),
-        }
-    }
-
-    #[test]
-    fn text_from_borrowed_and_owned_buffers() {
-        let body = "xxé€ab".as_bytes();
-        // é is bytes 2..4, € 4..7.
-        let spans = vec![(2, 4), (4, 7), (7, 9)];
-        let want = ["é", "€", "ab"];
-        for b in [Cow::Borrowed(body), Cow::Owned(body.to_vec())] {
-            assert_eq!(texts(text(b, spans.clone(), (2, 9), 0)).unwrap(), want);
-        }
-        // Spans in another order, or repeated (a dictionary's).
-        for b in [Cow::Borrowed(body), Cow::Owned(body.to_vec())] {
-            assert_eq!(texts(text(b, vec![(7, 9), (2, 4), (7, 9)], (2, 9), 0)).unwrap(), ["ab", "é", "ab"]);
-        }
-        // A span that ends inside a character: the values one by one, and
-        // the one that is not UTF-8 fails.
-        for b in [Cow::Borrowed(body), Cow::Owned(body.to_vec())] {
-            let e = texts(text(b, vec![(2, 3), (3, 4)], (2, 4), 9)).unwrap_err();
-            assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidUtf8, Some(9)));
-        }
-        // Bytes of the region no span covers need not be UTF-8.
-        let body = b"\xff\xfeok\xff";
-        for b in [Cow::Borrowed(&body[..]), Cow::Owned(body.to_vec())] {
-            assert_eq!(texts(text(b, vec![(2, 4), (3, 4)], (1, 5), 0)).unwrap(), ["ok", "k"]);
-        }
-        assert_eq!(texts(text(Cow::Owned(Vec::new()), Vec::new(), (0, 0), 0)).unwrap(), Vec::<String>::new());
-    }
-}
+mod tests;

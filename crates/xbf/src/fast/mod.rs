@@ -278,7 +278,7 @@ pub fn to_vec<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>> {
 /// Writes `value` as an XBF 2 message to `writer`.
 pub fn to_writer<W: Write, T: Encode + ?Sized>(mut writer: W, value: &T) -> Result<()> {
     let bytes = to_vec(value)?;
-    writer.write_all(&bytes).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+    writer.write_all(&bytes).map_err(Error::from)
 }
 
 /// Encodes `value` as a message of `opts`' version (v1 fails with
@@ -298,7 +298,7 @@ pub fn to_vec_with<T: Encode + ?Sized>(opts: &EncodeOptions, value: &T) -> Resul
         buf = Vec::with_capacity(64);
         Encoder::new(&mut buf, opts.version())
             .message_head(&info.metadata, opts.by_reference(), 0)
-            .map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
+            .map_err(Error::from)?;
     }
     let mut w = Writer { buf, v2 };
     value.encode(&mut w);

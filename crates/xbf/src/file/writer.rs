@@ -4,12 +4,13 @@
 
 use std::io::{Read, Seek, SeekFrom, Write};
 
-use crate::columnar::{self, ColumnConfig, Cursor, TYPES};
+use crate::columnar::{self, ColumnConfig, Cursor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
 use crate::ser::{Encoder, Version};
 use crate::value::Value;
 use crate::wire::varint;
+use crate::wire::ColumnEncoding as E;
 use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_STREAM};
 use crate::{DecodeOptions, EncodeOptions};
 
@@ -88,7 +89,7 @@ pub struct FileWriter<W: Write> {
 }
 
 fn write_err(e: std::io::Error) -> Error {
-    Error::new(ErrorKind::Io, e.to_string())
+    Error::from(e)
 }
 
 impl<W: Write> FileWriter<W> {
@@ -179,8 +180,8 @@ impl<W: Write> FileWriter<W> {
         let opts = DecodeOptions::default();
         let mut c = Cursor::new(&body[cols_at..], 0).in_file();
         let mut sizes = Vec::new();
-        columnar::skip(&self.ty, &mut c, 0, &opts, &mut |path, enc, len| {
-            let size = if enc == TYPES && path.last().is_some_and(|l| l == "(types)") {
+        columnar::skip(&self.ty, &mut c, 0, &opts, &mut |path, enc, len, _| {
+            let size = if enc == E::Types.byte() && path.last().is_some_and(|l| l == "(types)") {
                 len
             } else {
                 varint::len(u128::from(len)) as u64 + len

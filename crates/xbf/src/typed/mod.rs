@@ -45,7 +45,7 @@ use self::schema::Traced;
 pub(crate) use self::ser::check_v1;
 
 fn io_err(e: io::Error) -> Error {
-    Error::new(ErrorKind::Io, e.to_string())
+    Error::from(e)
 }
 
 /// The XBF metadata of the type `T`, as the typed API writes it: traced from

@@ -184,7 +184,7 @@ pub(crate) fn write_value<T: ?Sized + Serialize>(out: &mut Out, ty: &Metadata, v
         let version = if out.v2 { Version::V2 } else { Version::V1 };
         let mut enc = Encoder::new(&mut out.buf, version);
         let own = value.metadata();
-        enc.metadata(&own).and_then(|()| enc.value(&value, &own)).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+        enc.metadata(&own).and_then(|()| enc.value(&value, &own)).map_err(Error::from)
     } else {
         v.serialize(TSer { out, ty })
     }

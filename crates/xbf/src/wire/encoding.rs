@@ -39,7 +39,8 @@ pub enum ColumnEncoding {
     Prefix = 34,
     /// The column of types of an `any` node.
     Types = 48,
-    /// Any column, compressed with zstd.
+    /// Any column, compressed with zstd: the raw body's length, then a
+    /// zstd frame of it.
     Zstd = 0x80,
 }
 
