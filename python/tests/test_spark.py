@@ -13,8 +13,8 @@ pytest.importorskip("pyspark")
 if shutil.which("java") is None:
     pytest.skip("PySpark needs a Java runtime (scripts/test-all.sh installs one)", allow_module_level=True)
 
-from pyspark.sql import SparkSession  # noqa: E402
-from pyspark.sql import functions as F  # noqa: E402
+SparkSession = pytest.importorskip("pyspark.sql").SparkSession
+F = pytest.importorskip("pyspark.sql.functions")
 
 import xbf.arrow as xa  # noqa: E402
 import xbf.spark  # noqa: E402

@@ -135,6 +135,30 @@ class File:
 _Source = Union[str, os.PathLike, bytes, bytearray, memoryview, BinaryIO]
 _Where = Union[None, str, Tuple[str, str, Any]]
 
-def open(source: _Source, *, fields: Optional[Sequence[str]] = ..., where: _Where = ..., skip_damaged: bool = ..., typed_any: bool = ..., max_decoded_bytes: Optional[int] = ...) -> File: ...
-def iter_file(source: _Source, *, fields: Optional[Sequence[str]] = ..., where: _Where = ..., typed_any: bool = ..., max_decoded_bytes: Optional[int] = ...) -> Iterator[Any]: ...
-def write(path: Union[str, os.PathLike], records: Iterable[Any], *, schema: Any = ..., block_rows: Optional[int] = ..., block_bytes: Optional[int] = ..., zstd: Optional[int] = ..., append: bool = ...) -> int: ...
+def open(
+    source: _Source,
+    *,
+    fields: Optional[Sequence[str]] = ...,
+    where: _Where = ...,
+    skip_damaged: bool = ...,
+    typed_any: bool = ...,
+    max_decoded_bytes: Optional[int] = ...,
+) -> File: ...
+def iter_file(
+    source: _Source,
+    *,
+    fields: Optional[Sequence[str]] = ...,
+    where: _Where = ...,
+    typed_any: bool = ...,
+    max_decoded_bytes: Optional[int] = ...,
+) -> Iterator[Any]: ...
+def write(
+    path: Union[str, os.PathLike],
+    records: Iterable[Any],
+    *,
+    schema: Any = ...,
+    block_rows: Optional[int] = ...,
+    block_bytes: Optional[int] = ...,
+    zstd: Optional[int] = ...,
+    append: bool = ...,
+) -> int: ...

@@ -33,7 +33,7 @@ import os
 import shutil
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 from pyspark.sql.datasource import (
     DataSource,
@@ -43,8 +43,7 @@ from pyspark.sql.datasource import (
     WriterCommitMessage,
 )
 
-from . import _native
-from . import arrow as _xa
+from . import _native, arrow as _xa
 
 __all__ = ["register", "XbfDataSource"]
 
