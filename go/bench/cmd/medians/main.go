@@ -91,11 +91,24 @@ func main() {
 				if base != nil {
 					rel = fmt.Sprintf("%.2f", median(s.ns)/median(base.ns))
 				}
-				fmt.Printf("| %s | %.0f | %.3g | %s | %.0f | %.0f |\n", strings.TrimPrefix(name, prefix),
-					median(s.bytes), median(s.ns)/1e6, rel, median(s.allocs), median(s.allocBytes))
+				fmt.Printf("| %s | %.0f | %s | %s | %.0f | %.0f |\n", strings.TrimPrefix(name, prefix),
+					median(s.bytes), ms(median(s.ns)), rel, median(s.allocs), median(s.allocBytes))
 			}
 			fmt.Println()
 		}
+	}
+}
+
+// ms writes nanoseconds as milliseconds with three significant digits or
+// more, the precision the noise of a shared machine leaves.
+func ms(ns float64) string {
+	switch m := ns / 1e6; {
+	case m >= 10:
+		return fmt.Sprintf("%.1f", m)
+	case m >= 1:
+		return fmt.Sprintf("%.2f", m)
+	default:
+		return fmt.Sprintf("%.3f", m)
 	}
 }
 
