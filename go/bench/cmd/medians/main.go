@@ -1,6 +1,8 @@
 // Command medians reads `go test -bench` output files (one per interleaved
-// run) and prints a Markdown table of each benchmark's median ns/op,
-// allocations and bytes, with times relative to vmihailenco/msgpack.
+// run) and prints, for each dataset (BenchmarkFlights20k, BenchmarkMovies,
+// ...) in the order they ran, a Markdown table per operation (Marshal,
+// Unmarshal) of each codec's median ns/op, allocations and encoded bytes,
+// with times relative to vmihailenco/msgpack on the same dataset.
 //
 //	go run ./cmd/medians results/raw-*.txt
 package main
@@ -75,21 +77,68 @@ func main() {
 		f.Close()
 	}
 	fmt.Printf("Medians of %d interleaved runs.\n\n", runs)
-	for _, op := range []string{"Marshal", "Unmarshal"} {
-		base := results["BenchmarkFlights20k/"+op+"/vmihailenco-msgpack"]
-		fmt.Printf("| %s, flights-20k | bytes | ms | ÷ msgpack | allocs | alloc bytes |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", op)
-		for _, name := range order {
-			if !strings.HasPrefix(name, "BenchmarkFlights20k/"+op+"/") {
-				continue
+	for _, set := range datasets(order) {
+		for _, op := range []string{"Marshal", "Unmarshal"} {
+			prefix := "Benchmark" + set + "/" + op + "/"
+			base := results[prefix+"vmihailenco-msgpack"]
+			fmt.Printf("| %s, %s | bytes | ms | ÷ msgpack | allocs | alloc bytes |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", op, label(set))
+			for _, name := range order {
+				if !strings.HasPrefix(name, prefix) {
+					continue
+				}
+				s := results[name]
+				rel := "?"
+				if base != nil {
+					rel = fmt.Sprintf("%.2f", median(s.ns)/median(base.ns))
+				}
+				fmt.Printf("| %s | %.0f | %s | %s | %.0f | %.0f |\n", strings.TrimPrefix(name, prefix),
+					median(s.bytes), ms(median(s.ns)), rel, median(s.allocs), median(s.allocBytes))
 			}
-			s := results[name]
-			rel := "?"
-			if base != nil {
-				rel = fmt.Sprintf("%.2f", median(s.ns)/median(base.ns))
-			}
-			fmt.Printf("| %s | %.0f | %.2f | %s | %.0f | %.0f |\n", strings.TrimPrefix(name, "BenchmarkFlights20k/"+op+"/"),
-				median(s.bytes), median(s.ns)/1e6, rel, median(s.allocs), median(s.allocBytes))
+			fmt.Println()
 		}
-		fmt.Println()
 	}
+}
+
+// ms writes nanoseconds as milliseconds with three significant digits or
+// more, the precision the noise of a shared machine leaves.
+func ms(ns float64) string {
+	switch m := ns / 1e6; {
+	case m >= 10:
+		return fmt.Sprintf("%.1f", m)
+	case m >= 1:
+		return fmt.Sprintf("%.2f", m)
+	default:
+		return fmt.Sprintf("%.3f", m)
+	}
+}
+
+// datasets gives the benchmarks' dataset parts ("Flights20k" of
+// "BenchmarkFlights20k/Marshal/xbf"), each once, in the order they ran.
+func datasets(order []string) []string {
+	var sets []string
+	seen := map[string]bool{}
+	for _, name := range order {
+		set, _, _ := strings.Cut(strings.TrimPrefix(name, "Benchmark"), "/")
+		if !seen[set] {
+			seen[set] = true
+			sets = append(sets, set)
+		}
+	}
+	return sets
+}
+
+// label names a dataset as the other languages' results do (its file in
+// vega-datasets); a benchmark not listed here keeps its Go name.
+func label(set string) string {
+	switch set {
+	case "Flights20k":
+		return "flights-20k"
+	case "Movies":
+		return "movies"
+	case "Earthquakes":
+		return "earthquakes"
+	case "SP500":
+		return "sp500-2000"
+	}
+	return set
 }
