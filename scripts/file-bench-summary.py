@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """Medians of scripts/file-bench.sh's raw lines, as the tables of BENCHMARKS.md.
-Fails if two formats disagree on the rows or the sum of delays a read saw."""
+Fails if two formats disagree on the rows or the sum of delays a read saw.
+  file-bench-summary.py [--commits C1,C2,...] RAW.jsonl...
+--commits keeps only the lines of those runs (e.g. the rounds of one session, to
+compare 3M with 30M at the same load)."""
 import json
 import statistics
 import sys
 from collections import defaultdict
 
 
-def main(path):
+def main(path, commits=None):
     runs = defaultdict(list)
     for line in open(path):
         if line.strip():
             r = json.loads(line)
+            if commits and r["commit"] not in commits:
+                continue
             runs[(r["format"], r["op"])].append(r)
     formats = list(dict.fromkeys(f for f, _ in runs))
     ops = ["write", "read-all", "read-delay", "read-filter"]
@@ -41,5 +46,10 @@ def main(path):
 
 
 if __name__ == "__main__":
-    for p in sys.argv[1:]:
-        main(p)
+    args = sys.argv[1:]
+    commits = None
+    if args[:1] == ["--commits"]:
+        commits = set(args[1].split(","))
+        args = args[2:]
+    for p in args:
+        main(p, commits)
