@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	xbf "github.com/xbf-format/xbf/go"
 	"github.com/xbf-format/xbf/go/vectorform"
@@ -187,7 +188,9 @@ func outcome(what string, failure error, v map[string]any, key string) error {
 	case failure != nil && !wantErr:
 		return fmt.Errorf("%s: failed with %v, expected a clean end", what, failure)
 	case failure != nil:
-		if err := wantKind(failure, kind, map[string]any{}); err != nil {
+		// "error" comes with "offset" and "path", "end_error" with "end_offset" and "end_path".
+		prefix := strings.TrimSuffix(key, "error")
+		if err := wantKind(failure, kind, map[string]any{"offset": v[prefix+"offset"], "path": v[prefix+"path"]}); err != nil {
 			return fmt.Errorf("%s: %v", what, err)
 		}
 	}
