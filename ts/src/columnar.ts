@@ -365,25 +365,43 @@ function plainFloats(values: number[], f32: boolean): number[] {
   return out;
 }
 /** The decimal column when it is smaller than the plain one, else null: the plain column is 1 + n × width
- * bytes and is written (plainFloats) only when it is the one kept. */
+ * bytes and is written (plainFloats) only when it is the one kept. The exponent is chosen on a sample of at
+ * most 256 values: each sampled value's least exponent that holds it exactly (counted up from 0), then the
+ * least exponent that leaves the fewest of them as exceptions; only that one is written in full. */
 function encodeFloatsDirect(values: number[], f32: boolean): number[] | null {
-  let best: number[] | null = null, bestLen = 1 + values.length * (f32 ? 4 : 8);
-  if (!values.length) return best;
+  const bestLen = 1 + values.length * (f32 ? 4 : 8);
+  if (!values.length) return null;
+  const maxE = f32 ? 10 : 18;
   const step = Math.max(1, Math.floor(values.length / 256));
-  const sample = values.filter((_, i) => i % step === 0);
-  const byMisses: [number, number][] = [];
-  for (let e = 0; e <= (f32 ? 10 : 18); e++) {
-    const misses = sample.filter((v) => { const n = scaled(v, e, f32); return !(n !== undefined && sameBits(fromDecimal(n, e, f32), v, f32)); }).length;
-    byMisses.push([misses, e]);
+  // hist[e]: sampled values whose least exact exponent is e; `never`: none holds them (or too large).
+  const hist = HIST;
+  hist.fill(0);
+  let sampled = 0, never = 0;
+  for (let i = 0; i < values.length; i += step) {
+    const v = values[i]!;
+    sampled++;
+    let e = 0;
+    for (; e <= maxE; e++) {
+      const n = scaled(v, e, f32);
+      if (n === undefined) { e = maxE + 1; break; } // larger exponents only scale it further
+      if (sameBits(fromDecimal(n, e, f32), v, f32)) break;
+    }
+    if (e > maxE) never++; else hist[e]!++;
   }
-  byMisses.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  for (const [misses, e] of byMisses.slice(0, 3)) {
-    if (misses * 2 > sample.length) break;
-    const cand = decimal(values, e, f32);
-    if (cand.length < bestLen) { best = cand; bestLen = cand.length; }
+  if (never * 2 > sampled) return null;
+  // Misses at e: the sampled values needing more than e, plus those no exponent holds.
+  let bestE = 0, bestMisses = Infinity, above = sampled - never;
+  for (let e = 0; e <= maxE; e++) {
+    above -= hist[e]!;
+    const misses = above + never;
+    if (misses < bestMisses) { bestMisses = misses; bestE = e; }
+    if (above === 0) break;
   }
-  return best;
+  if (bestMisses * 2 > sampled) return null;
+  const cand = decimal(values, bestE, f32);
+  return cand.length < bestLen ? cand : null;
 }
+const HIST = new Array<number>(19).fill(0);
 /** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
  * 22.2.1), without writing it: on 32-bit words. */
 export function xorSize(values: number[], f32: boolean): number {

@@ -35,7 +35,7 @@ const field = (o: Record<string, unknown>, k: string): unknown => (hasOwn.call(o
 /** Whether this writer handles t (and everything inside it). */
 export function handles(t: XbfType): boolean {
   switch (t.kind) {
-    case "bool": case "f32": case "f64": case "string": return true;
+    case "bool": case "f32": case "f64": case "string": case "unit": return true;
     case "any": return true;
     case "vec": return handles(t.element);
     case "option": return t.inner.kind !== "option" && t.inner.kind !== "unit" && handles(t.inner);
@@ -61,9 +61,11 @@ function int(kind: string, v: unknown): number {
   return v;
 }
 
-/** The type inferred for a value of an `any` place, when it is a bool, a number or a string (its kind then
- * names it); others bail. */
+const UNIT: XbfType = { kind: "unit" };
+/** The type inferred for a value of an `any` place, when it is null (unit), a bool, a number or a string (its
+ * kind then names it); others bail. */
 function anyType(v: unknown): XbfType {
+  if (v === null || v === undefined) return UNIT;
   if (typeof v !== "boolean" && typeof v !== "number" && typeof v !== "string") bail();
   const it = inferType(v);
   if (!handles(it) || it.kind === "any") bail();
@@ -76,6 +78,7 @@ const zz = (n: number) => (n >= 0 ? 2 * n : -2 * n - 1);
 export function rowValue(w: Writer, t: XbfType, v: unknown): void {
   switch (t.kind) {
     case "any": { const it = anyType(v); writeMetadata(w, it, true); rowValue(w, it, v); return; }
+    case "unit": if (v !== null && v !== undefined) bail(); return;
     case "bool": if (typeof v !== "boolean") bail(); w.u8(v ? 1 : 0); return;
     case "f64": if (typeof v !== "number") bail(); w.f64(v); return;
     case "f32": if (typeof v !== "number") bail(); w.f32(v); return;
@@ -103,6 +106,7 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
           w.u8(1);
           rowValue(w, (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, x);
         } else if (x === undefined) {
+          if (f.type.kind === "unit") continue;
           if (f.type.kind !== "option") bail();
           w.u8(0);
         } else rowValue(w, f.type, x);
@@ -143,6 +147,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       types.forEach((ty, i) => columnValues(ty, groups[i]!, out));
       return;
     }
+    case "unit": for (const v of vs) if (v !== null && v !== undefined) bail(); return;
     case "bool": for (const v of vs) if (typeof v !== "boolean") bail(); columnsOf("bool", vs, out); return;
     case "f32": case "f64": for (const v of vs) if (typeof v !== "number") bail(); columnsOf(t.kind, vs, out); return;
     case "string": for (const v of vs) if (typeof v !== "string") bail(); columnsOf("string", vs, out); return;
@@ -183,7 +188,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
           columnsOf("lengths", tags, out);
           columnValues((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, present, out);
         } else {
-          if (f.type.kind !== "option") for (const x of xs) if (x === undefined) bail();
+          if (f.type.kind !== "option" && f.type.kind !== "unit") for (const x of xs) if (x === undefined) bail();
           columnValues(f.type, xs, out);
         }
       }
@@ -221,6 +226,7 @@ export function rowsLarger(t: XbfType, v: unknown, limit: number): boolean {
   const add = (k: number) => { acc += k; if (acc > limit) throw OVER; };
   const size = (t: XbfType, v: any): void => {
     switch (t.kind) {
+      case "unit": return;
       case "bool": add(1); return;
       case "f64": add(8); return;
       case "f32": add(4); return;
@@ -241,7 +247,7 @@ export function rowsLarger(t: XbfType, v: unknown, limit: number): boolean {
         for (let i = 0; i < fs.length; i++) {
           const f = fs[i]!, x = field(v, f.name);
           if (isOptionalEnum(f.type)) { add(1); if (x !== undefined) size((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, x); }
-          else if (x === undefined) add(1);
+          else if (x === undefined) add(f.type.kind === "option" ? 1 : 0);
           else size(f.type, x);
         }
         return;
