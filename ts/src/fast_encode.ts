@@ -15,7 +15,13 @@ function bail(): never {
 }
 const hasOwn = Object.prototype.hasOwnProperty;
 type Struct = Extract<XbfType, { kind: "struct" }>;
-const NAMES = new WeakMap<Struct, Set<string>>();
+const NAMES = new WeakMap<Struct, Set<string>>(), FIELD_NAMES = new WeakMap<Struct, string[]>();
+/** The struct's field names in order (cached per type). */
+function fieldNames(t: Struct): string[] {
+  let a = FIELD_NAMES.get(t);
+  if (!a) { a = t.fields.map((f) => f.name); FIELD_NAMES.set(t, a); }
+  return a;
+}
 function names(t: Struct): Set<string> {
   let s = NAMES.get(t);
   if (!s) { s = new Set(t.fields.map((f) => f.name)); NAMES.set(t, s); }
@@ -174,9 +180,24 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       return;
     }
     case "struct": {
-      const os = vs.map((v) => struct(t, v));
-      for (const f of t.fields) {
-        const xs = os.map((o) => field(o, f.name));
+      // One pass over the records: every field's values gathered at once (an own key's value, or undefined).
+      const fs = t.fields, m = fs.length, n = vs.length, keys = fieldNames(t);
+      const cols: unknown[][] = [];
+      for (let j = 0; j < m; j++) cols.push([]);
+      // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
+      // same check (struct); only objects with other keys are checked again.
+      let checked: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const o = vs[i] as Record<string, unknown>;
+        if (o === null || typeof o !== "object") bail();
+        const ok = Object.keys(o);
+        let same = ok.length === checked.length;
+        for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked[j];
+        if (!same) { struct(t, o); checked = ok; }
+        for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
+      }
+      for (let j = 0; j < m; j++) {
+        const f = fs[j]!, xs = cols[j]!;
         if (isOptionalEnum(f.type)) {
           const tags: number[] = [], present: unknown[] = [];
           for (const x of xs) {

@@ -391,6 +391,17 @@ function add(s: Shape, v: unknown, depth: number): void {
   if (depth > 128) throw new XbfError("too-deep", undefined, "the value nests deeper than 128 levels");
   if (v === null || v === undefined) { s.nulls++; return; }
   s.values++;
+  // The usual places first: a string, or a number of the kind the place held last (no Set, no kindOf).
+  if (typeof v === "string") { if (s.lastKind !== "string") { s.kinds.add("string"); s.lastKind = "string"; } return; }
+  if (typeof v === "number" && s.lastKind !== "") {
+    if (s.lastKind === "float") { if (!Number.isSafeInteger(v) || Object.is(v, -0)) return; }
+    else if (s.lastKind === "int" && s.nints > 0 && Number.isSafeInteger(v) && !Object.is(v, -0)) {
+      if (v < s.nmin) s.nmin = v;
+      if (v > s.nmax) s.nmax = v;
+      s.nints++;
+      return;
+    }
+  }
   const k = kindOf(v);
   if (k !== s.lastKind) { s.kinds.add(k); s.lastKind = k; }
   if (k === "int") {
