@@ -137,18 +137,20 @@ export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
 }
 
 /** XBF 2 straight from the public values (fast_encode.ts), for the types `handles` accepts; throws where the
- * reference path (normalize, then encodeInternal) has to take over. Exported for the tests. */
-export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {}): Uint8Array {
-  const head = (columnar: boolean) => {
-    const w = new Writer();
-    w.u8(0xc2);
-    w.u8((opts.schemaByReference ? FLAG_REF : 0) | (columnar ? FLAG_COLUMNAR : 0));
-    if (opts.schemaByReference) w.bytes(fingerprint(t));
-    else writeMetadata(w, t, true);
-    return w;
-  };
-  const rows = () => { const w = head(false); rowValue(w, t, value); return w.finish(); };
-  const cols = () => { const w = head(true); columnValues(t, [value], w); return w.finish(); };
+ * reference path (normalize, then encodeInternal) has to take over. Exported for the tests. `w`: a writer to
+ * reuse (its contents are dropped); `meta`: the type's metadata bytes, when the caller keeps them. */
+export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {}, w: Writer = new Writer(), meta?: Uint8Array): Uint8Array {
+  // Header: the magic, the flags, then the fingerprint or the metadata; `at` is where the values begin.
+  w.len = 0;
+  w.u8(0xc2);
+  w.u8(opts.schemaByReference ? FLAG_REF : 0);
+  if (opts.schemaByReference) w.bytes(fingerprint(t));
+  else if (meta) w.bytes(meta);
+  else writeMetadata(w, t, true);
+  const at = w.len;
+  const flags = opts.schemaByReference ? FLAG_REF : 0;
+  const rows = () => { w.len = at; w.buf[1] = flags; rowValue(w, t, value); return w.finish(); };
+  const cols = () => { w.len = at; w.buf[1] = flags | FLAG_COLUMNAR; columnValues(t, [value], w); return w.finish(); };
   const layout = opts.layout ?? "auto";
   if (layout === "rows") return rows();
   if (layout === "columns") return cols();
@@ -156,9 +158,52 @@ export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {
   const c = cols();
   // Rows and columns share the header and metadata; when the rows' values alone surely take more than the
   // columns', the rows are not written (the reference writes both and keeps the smaller: same choice).
-  if (rowsLarger(t, value, c.length - head(false).len)) return c;
+  if (rowsLarger(t, value, c.length - at)) return c;
   const r = rows();
   return c.length < r.length ? c : r;
+}
+
+/** An encoder kept across calls, as msgpackr's `Packr`: it remembers the type it last inferred (or was
+ * given) and its output buffer. `encode(value)` first tries the remembered type: when the value fits it
+ * (the same checks as `encode` with that type), the message is written with it and nothing is inferred;
+ * otherwise the type is inferred from the value, as `encode` does, and remembered in its place. A value
+ * encoded with a remembered type may therefore carry a wider type than `encode(value)` would infer for it
+ * alone (an option where it has no null, a field that may be absent): the same JS values decode from it,
+ * and a reader that keeps schemas by reference sees one type for the whole series. */
+export class Encoder {
+  private t: XbfType | undefined;
+  private meta: Uint8Array | undefined;
+  private readonly w = new Writer();
+  constructor(private readonly opts: EncodeOptions = {}) {
+    if (opts.type && anyLevel(opts.type, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
+    this.t = opts.type;
+  }
+  /** The type used by the last call (or given), if any. */
+  get type(): XbfType | undefined { return this.t; }
+  /** Encodes one value as one XBF message (a new Uint8Array; the encoder's buffer is reused). */
+  encode(value: unknown): Uint8Array {
+    const opts = this.opts;
+    if (opts.version === 1) return encode(value, opts);
+    const known = this.t;
+    if (known && handles(known)) {
+      try { return encodeDirect(known, value, opts, this.w, this.metadata(known)); } catch (e) {
+        if (e !== BAIL && !(e instanceof XbfError)) throw e;
+      }
+      if (opts.type) return encode(value, opts); // a given type is kept: the reference path reports the error
+    }
+    const t = inferType(value);
+    this.t = t; this.meta = undefined;
+    if (handles(t)) {
+      try { return encodeDirect(t, value, opts, this.w, this.metadata(t)); } catch (e) {
+        if (e !== BAIL && !(e instanceof XbfError)) throw e;
+      }
+    }
+    return encode(value, { ...opts, type: t });
+  }
+  private metadata(t: XbfType): Uint8Array {
+    if (!this.meta) { const m = new Writer(); writeMetadata(m, t, true); this.meta = m.finish(); }
+    return this.meta;
+  }
 }
 
 export function encodeInternal(t: XbfType, n: unknown, opts: EncodeOptions = {}): Uint8Array {
