@@ -6,7 +6,7 @@ import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
 import { BAIL, columnsDirect, rowsCached, rowsDirect } from "./fast.js";
-import { columnValues, handles, rowValue, rowsLarger, worthTryingPublic } from "./fast_encode.js";
+import { columnValues, handles, rowValue, rowsLarger, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -186,9 +186,12 @@ export class Encoder {
     if (opts.version === 1) return encode(value, opts);
     const known = this.t;
     if (known && handles(known)) {
+      // A type remembered, not given: a missing key may not become an option's null (the value would not
+      // decode as it was).
+      setNoAbsentNull(!opts.type);
       try { return encodeDirect(known, value, opts, this.w, this.metadata(known)); } catch (e) {
         if (e !== BAIL && !(e instanceof XbfError)) throw e;
-      }
+      } finally { setNoAbsentNull(false); }
       if (opts.type) return encode(value, opts); // a given type is kept: the reference path reports the error
     }
     const t = inferType(value);

@@ -13,6 +13,10 @@ import { columnsOf, varLen } from "./columnar.js";
 function bail(): never {
   throw BAIL;
 }
+/** Set by the Encoder while it writes with a type it remembers: a field missing from an object may then not
+ * stand for an option's null (it would decode as a key holding null, not as the missing key). */
+let noAbsentNull = false;
+export function setNoAbsentNull(on: boolean): void { noAbsentNull = on; }
 const hasOwn = Object.prototype.hasOwnProperty;
 type Struct = Extract<XbfType, { kind: "struct" }>;
 const NAMES = new WeakMap<Struct, Set<string>>(), FIELD_NAMES = new WeakMap<Struct, string[]>();
@@ -112,6 +116,7 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
           w.u8(1);
           rowValue(w, (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, x);
         } else if (x === undefined) {
+          if (noAbsentNull) bail();
           if (f.type.kind === "unit") continue;
           if (f.type.kind !== "option") bail();
           w.u8(0);
@@ -209,7 +214,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
           columnsOf("lengths", tags, out);
           columnValues((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, present, out);
         } else {
-          if (f.type.kind !== "option" && f.type.kind !== "unit") for (const x of xs) if (x === undefined) bail();
+          if ((f.type.kind !== "option" && f.type.kind !== "unit") || noAbsentNull) for (const x of xs) if (x === undefined) bail();
           columnValues(f.type, xs, out);
         }
       }
