@@ -1,6 +1,8 @@
 // Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
 // JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
-//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH]
+//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH] [--before DIST]
+// --before DIST also runs another build of this package (e.g. main's ts/dist copied to a temp dir) in the same
+// run, as "XBF before (default)", for before/after figures.
 // --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
 // dataset (bytes, bytes / MessagePack, encode and decode median relative to JSON in the same run).
 // Data: the stock rows (crates/xbf-cli/data/sp500-2019.csv) and, from scripts/fetch-data.sh
@@ -12,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { execFileSync } from "node:child_process";
 import { loadavg, cpus } from "node:os";
-import { encode, decode } from "../dist/index.js";
+import { encode, decode, Encoder } from "../dist/index.js";
 import * as msgpack from "@msgpack/msgpack";
 import { Packr, pack as msgpackrPack, unpack as msgpackrUnpack } from "msgpackr";
 import { Encoder as CborEncoder } from "cbor-x";
@@ -25,6 +27,8 @@ const ROUNDS = arg("--rounds", 9);
 const TARGET_MS = arg("--ms", 40);
 const JSON_OUT = argAt("--json");
 const MD_OUT = argAt("--markdown");
+const BEFORE = argAt("--before");
+const before = BEFORE ? await import(resolve(BEFORE, "index.js")) : null;
 
 // ------------------------------------------------------------------ data
 function csvRecords(text) {
@@ -47,9 +51,12 @@ if (only) datasets = datasets.filter(([l]) => only.some((o) => l.startsWith(o)))
 const packr = new Packr(); // records extension on (structures sent once), msgpackr's default
 const packrShared = new Packr({ structures: [] }); // structures kept across calls (not in the message), as a service reusing one Packr
 const cbor = new CborEncoder();
+let xbfEncoder = new Encoder(); // one per dataset (below), kept across its calls as a service would keep it
 const utf8 = new TextEncoder(), fromUtf8 = new TextDecoder();
 const codecs = [
   { name: "XBF (default: auto)", enc: (v) => encode(v), dec: (b) => decode(b) },
+  { name: "XBF Encoder (reused)", enc: (v) => xbfEncoder.encode(v), dec: (b) => decode(b) },
+  ...(before ? [{ name: "XBF before (default)", enc: (v) => before.encode(v), dec: (b) => before.decode(b) }] : []),
   { name: "XBF rows", enc: (v) => encode(v, { layout: "rows" }), dec: (b) => decode(b) },
   { name: "XBF columns", enc: (v) => encode(v, { layout: "columns" }), dec: (b) => decode(b) },
   { name: "JSON", enc: (v) => JSON.stringify(v), dec: (s) => JSON.parse(s), size: (s) => Buffer.byteLength(s) },
@@ -63,7 +70,16 @@ const codecs = [
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 let sink = 0;
+// --clock cpu: the process's CPU time (user + system, all its threads, so the collector's too) instead of the
+// wall clock: on a shared, loaded machine a process waiting for a core does not count.
+const CLOCK = argAt("--clock") ?? "wall";
 function time(f, x, n) {
+  if (CLOCK === "cpu") {
+    const c = process.cpuUsage();
+    for (let i = 0; i < n; i++) { const r = f(x); sink ^= typeof r === "string" ? r.length : (r.length ?? 1); }
+    const d = process.cpuUsage(c);
+    return (d.user + d.system) / 1000 / n; // ms per call
+  }
   const t = process.hrtime.bigint();
   for (let i = 0; i < n; i++) { const r = f(x); sink ^= typeof r === "string" ? r.length : (r.length ?? 1); }
   return Number(process.hrtime.bigint() - t) / 1e6 / n; // ms per call
@@ -76,7 +92,7 @@ function warm(f, x) {
 }
 let commit = null;
 try { commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { /* not a checkout */ }
-const results = { loadavg: loadavg(), cpus: cpus().length, node: process.version, date: new Date().toISOString(), commit, rounds: ROUNDS, targetMsPerSample: TARGET_MS,
+const results = { clock: CLOCK, before: BEFORE ?? null, loadavg: loadavg(), cpus: cpus().length, node: process.version, date: new Date().toISOString(), commit, rounds: ROUNDS, targetMsPerSample: TARGET_MS,
   warmMs: WARM_MS,
   note: "ms per call; every codec warmed up for warmMs per operation first; each sample times n calls (n chosen apart for encode and decode so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order", datasets: [] };
 
@@ -84,6 +100,7 @@ const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFix
 const rows = [];
 for (const [label, load] of datasets) {
   const value = load();
+  xbfEncoder = new Encoder();
   const jsonBytes = Buffer.byteLength(JSON.stringify(value));
   const st = codecs.map((c) => {
     const out = c.enc(value);
@@ -138,9 +155,10 @@ if (MD_OUT) {
   const pct = (x) => `${(100 * x).toFixed(1)}%`, ratio = (x) => `${x.toFixed(2)}×`;
   let md = `# TypeScript benchmark: XBF against JSON, MessagePack and CBOR in JavaScript\n\n`;
   md += `Node ${results.node}, ${results.date.slice(0, 10)}, commit ${commit ? commit.slice(0, 12) : "unknown"}; \`node bench/bench.mjs\` (ts/), `;
+  md += CLOCK === "cpu" ? "times are the process's CPU time (`--clock cpu`: user + system of all its threads, the collector's included), not the wall clock, since the machine was shared; " : "";
   md += `${ROUNDS} interleaved rounds after a warm-up of ${WARM_MS} ms per codec and operation, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
   md += `data in the same run (below 1× is faster than JSON). XBF's default is \`encode(value)\` (layout auto: columns when smaller) `;
-  md += `and \`decode(bytes)\`; msgpackr runs with its defaults (record structures), "msgpackr pack/unpack" is its module-level functions (no records), "msgpackr shared structures" a Packr keeping its structures across calls (not in the message); JSON bytes are the UTF-8 length of the compact text. Issue 23's bars are the last two ratios: encode against \`JSON.stringify\` + \`TextEncoder\`, decode against msgpackr's \`unpack\`. Machine load: ${results.loadavg.map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min) at the start, on ${results.cpus} cores.\n`;
+  md += `and \`decode(bytes)\`; "XBF Encoder (reused)" is one \`Encoder\` per dataset kept across its calls (it remembers the type: no inference after the first call)${BEFORE ? "; \"XBF before (default)\" is the package before issue 23's work (" + BEFORE + "), run in the same process" : ""}; msgpackr runs with its defaults (record structures), "msgpackr pack/unpack" is its module-level functions (no records), "msgpackr shared structures" a Packr keeping its structures across calls (not in the message); JSON bytes are the UTF-8 length of the compact text. Issue 23's bars are the last two ratios: encode against \`JSON.stringify\` + \`TextEncoder\`, decode against msgpackr's \`unpack\`. Machine load: ${results.loadavg.map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min) at the start, on ${results.cpus} cores.\n`;
   for (const d of results.datasets) {
     md += `\n## ${d.name} (${d.records.toLocaleString("en")} records)\n\n`;
     // Issue 23's bars: encode against JSON.stringify + UTF-8 (TextEncoder), decode against msgpackr's unpack (Packr defaults).
