@@ -197,25 +197,26 @@ let mBest = 0, mSize = 0, mMin = 0, mWidth = 0, mZmin = 0, mZwidth = 0;
 function measureN(values: number[]): void {
   const n = values.length;
   // One pass for the four sizes: varint, frame of reference (min, max), delta (the zigzag differences' min
-  // and max), run-length (runs and their values).
-  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = 0, zmax = 0, rsize = 1, run = 0;
+  // and max), run-length (runs and their values). Varint lengths below 2^21 inline (the usual values).
+  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = Infinity, zmax = -Infinity, rsize = 1, run = n ? 1 : 0;
   let prev = min;
-  for (let i = 0; i < n; i++) {
+  if (n > 0) vsize += prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : varLen(prev);
+  for (let i = 1; i < n; i++) {
     const v = values[i]!;
-    vsize += varLen(v);
-    if (v < min) min = v;
-    if (v > max) max = v;
-    if (i > 0) {
-      const d = v - prev;
-      const z = d >= 0 ? 2 * d : -2 * d - 1;
-      if (i === 1 || z < zmin) zmin = z;
-      if (i === 1 || z > zmax) zmax = z;
-      if (v === prev) run++;
-      else { rsize += varLen(run) + varLen(prev); run = 1; }
-    } else run = 1;
+    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : varLen(v);
+    // Math.min/max and the sign as a number: no branch on the data (random values mispredict).
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+    const d = v - prev;
+    const z = 2 * Math.abs(d) - +(d < 0);
+    zmin = Math.min(zmin, z);
+    zmax = Math.max(zmax, z);
+    if (d === 0) run++;
+    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : varLen(prev)); run = 1; }
     prev = v;
   }
   if (n > 0) rsize += varLen(run) + varLen(prev);
+  if (n < 2) { zmin = 0; zmax = 0; }
   const width = bitsN(max - min);
   const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
   const zwidth = bitsN(zmax - zmin);
@@ -1086,6 +1087,64 @@ function putColumn(out: Writer, body: number[]): void {
   out.uvar(body.length);
   out.bytes(Uint8Array.from(body));
 }
+/** A column of unsigned integers (length and payload), as `putColumn(out, encodeInts(values))` writes it: small
+ * numbers are sized by measureN and written straight into the writer's buffer (no intermediate array). */
+function putIntsColumn(out: Writer, values: readonly (bigint | number)[]): void {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) { putColumn(out, encodeInts(values)); return; }
+  }
+  const xs = values as number[];
+  measureN(xs);
+  const n = xs.length, size = mSize, best = mBest, min = mMin, width = mWidth, zmin = mZmin, zwidth = mZwidth;
+  out.uvar(size);
+  out.ensure(size + 8);
+  const b = out.buf;
+  let p = out.len;
+  const start = p;
+  b[p++] = best;
+  const varN = (x: number) => {
+    while (x >= 128) { b[p++] = (x % 128) | 128; x = Math.floor(x / 128); }
+    b[p++] = x;
+  };
+  // width bits each of (get(i) - base), least significant bit first.
+  const packInto = (count: number, get: (i: number) => number, w: number, base: number) => {
+    if (w === 0) return;
+    let acc = 0, filled = 0;
+    for (let i = 0; i < count; i++) {
+      let v = get(i) - base, k = w;
+      while (k > 0) {
+        const take = k < 24 ? k : 24;
+        const chunk = take === k ? v : v % 16777216;
+        v = (v - chunk) / 16777216;
+        acc |= chunk << filled;
+        filled += take;
+        k -= take;
+        while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+      }
+    }
+    if (filled > 0) b[p++] = acc & 255;
+  };
+  switch (best) {
+    case 0: for (let i = 0; i < n; i++) varN(xs[i]!); break;
+    case 1: varN(min); b[p++] = width; packInto(n, (i) => xs[i]!, width, min); break;
+    case 2: {
+      varN(xs[0]!); varN(zmin); b[p++] = zwidth;
+      packInto(n - 1, (i) => { const d = xs[i + 1]! - xs[i]!; return d >= 0 ? 2 * d : -2 * d - 1; }, zwidth, zmin);
+      break;
+    }
+    default:
+      for (let i = 0; i < n;) {
+        let j = i;
+        while (j < n && xs[j] === xs[i]) j++;
+        varN(j - i);
+        varN(xs[i]!);
+        i = j;
+      }
+  }
+  if (p - start !== size) throw new Error(`integer column sized ${size} but ${p - start} written`); // a bug, never input
+  out.len = p;
+}
 /** The unsigned column values of integers of `kind` (zigzag for signed): numbers while they are small. */
 function columnInts(kind: string, values: any[]): (number | bigint)[] {
   if (kind === "bool") return values.map((v) => (v ? 1 : 0));
@@ -1109,7 +1168,7 @@ const intOf = (kind: string, v: any): bigint => {
  * string, of values in the internal form (numbers for integers up to 32 bits; numbers or bigints above). */
 export function columnsOf(kind: string, values: any[], out: Writer): void {
   switch (kind) {
-    case "lengths": putColumn(out, encodeInts(values)); return;
+    case "lengths": putIntsColumn(out, values); return;
     case "f32": case "f64": putColumn(out, encodeFloats(values, kind === "f32")); return;
     case "string": {
       const pre = stringDict(values);
@@ -1120,7 +1179,7 @@ export function columnsOf(kind: string, values: any[], out: Writer): void {
       putStrings(out, bytes, pre === null ? undefined : values.every(wellFormed) ? values : undefined, pre);
       return;
     }
-    default: putColumn(out, encodeInts(columnInts(kind, values)));
+    default: putIntsColumn(out, columnInts(kind, values));
   }
 }
 
