@@ -5,6 +5,7 @@ export { type XbfType, type Member, type PrimitiveKind, SchemaRegistry } from ".
 export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions } from "./values.js";
 export { decode, decodeWithType, type DecodeOptions, type Decoded } from "./codec.js";
 export { StreamReader, readStream, type StreamReadOptions } from "./stream.js";
+export { StreamChunkReader } from "./stream_chunks.js";
 export type { LimitOptions } from "./decode_rows.js";
 export {
   FileReader, FileStreamReader, FileBlockError, readFileForward, encodingName,

@@ -625,7 +625,7 @@ export function readFileForward(bytes: Uint8Array, opts: FileReadOptions & FileQ
 /** A source of chunks: an async iterable of byte arrays (a Node stream, a generator) or a web ReadableStream. */
 export type ChunkSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
-async function* chunksOf(source: ChunkSource): AsyncGenerator<Uint8Array> {
+export async function* chunksOf(source: ChunkSource): AsyncGenerator<Uint8Array> {
   if (typeof (source as ReadableStream<Uint8Array>).getReader === "function") {
     const reader = (source as ReadableStream<Uint8Array>).getReader();
     try {

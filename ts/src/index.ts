@@ -6,6 +6,7 @@ export {
 export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions, inferType } from "./values.js";
 export { decode, decodeWithType, encode, Encoder, type DecodeOptions, type EncodeOptions, type Decoded } from "./codec.js";
 export { StreamReader, StreamWriter, readStream, type StreamReadOptions, type StreamWriteOptions } from "./stream.js";
+export { StreamChunkReader } from "./stream_chunks.js";
 export { crc32c, sha256 } from "./checksums.js";
 export { XbfNaN } from "./nan.js";
 export type { LimitOptions } from "./decode_rows.js";

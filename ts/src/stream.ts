@@ -15,6 +15,9 @@ export interface StreamReadOptions extends ValueOptions, LimitOptions {}
 export class StreamReader implements Iterable<unknown> {
   readonly type: XbfType;
   readonly checksums: boolean;
+  /** Where the first block begins (the header's length) until iteration starts. */
+  get headerEnd(): number { return this.start; }
+  private readonly start: number;
   private pos: number;
   constructor(private bytes: Uint8Array, private opts: StreamReadOptions = {}) {
     const r = new Reader(bytes, opts);
@@ -22,6 +25,7 @@ export class StreamReader implements Iterable<unknown> {
     this.type = t;
     this.checksums = (flags & FLAG_CHECKSUM) !== 0;
     this.pos = r.pos;
+    this.start = r.pos;
   }
 
   /** Internal values of the records, in order (throws at the first error). */
