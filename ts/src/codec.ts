@@ -1,7 +1,7 @@
 import { XbfError, mismatch } from "./errors.js";
 import { XbfType, Member, SchemaRegistry, writeMetadata, fingerprint, typeToString } from "./metadata.js";
 import { Reader, LimitOptions, FLAG_COLUMNAR, FLAG_REF } from "./decode_rows.js";
-import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTrying } from "./columnar.js";
+import { decodeColumns, encodeColumns, selectionFromPaths, Selection, setFloatTolerance, worthTrying } from "./columnar.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
@@ -116,10 +116,26 @@ export interface EncodeOptions {
   layout?: "rows" | "columns" | "auto";
   /** Write the type's 8-byte fingerprint instead of its metadata (flag 01); the reader needs it in its registry. */
   schemaByReference?: boolean;
+  /** Lossy floats, only on request (SPEC 22.5.1, the CLI's `--float-tolerance`): an absolute error bound,
+   * positive and finite. Float columns are rounded to short decimals within it (each decoded float is within
+   * the bound of the original); floats written in rows stay exact. */
+  floatTolerance?: number;
+}
+
+/** Runs an encode with the float tolerance of `opts` set for the column writers (checked first). */
+function withTolerance<T>(opts: EncodeOptions, f: () => T): T {
+  const t = opts.floatTolerance;
+  if (t === undefined) return f();
+  if (!(typeof t === "number" && Number.isFinite(t) && t > 0)) throw new XbfError("unsupported", undefined, `a float tolerance must be a positive finite number, not ${String(t)}`);
+  setFloatTolerance(t);
+  try { return f(); } finally { setFloatTolerance(undefined); }
 }
 
 /** Encodes a JS value as one XBF message. */
 export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
+  return withTolerance(opts, () => encodeExact(value, opts));
+}
+function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
   const t = opts.type ?? inferType(value);
   if (opts.type && anyLevel(t, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
   if (opts.version !== 1 && handles(t)) {
@@ -189,15 +205,15 @@ export class Encoder {
       // A type remembered, not given: a missing key may not become an option's null (the value would not
       // decode as it was).
       setNoAbsentNull(!opts.type);
-      try { return encodeDirect(known, value, opts, this.w, this.metadata(known)); } catch (e) {
-        if (e !== BAIL && !(e instanceof XbfError)) throw e;
+      try { return withTolerance(opts, () => encodeDirect(known, value, opts, this.w, this.metadata(known))); } catch (e) {
+        if (e !== BAIL && !(e instanceof XbfError && e.kind !== "unsupported")) throw e;
       } finally { setNoAbsentNull(false); }
       if (opts.type) return encode(value, opts); // a given type is kept: the reference path reports the error
     }
     const t = inferType(value);
     this.t = t; this.meta = undefined;
     if (handles(t)) {
-      try { return encodeDirect(t, value, opts, this.w, this.metadata(t)); } catch (e) {
+      try { return withTolerance(opts, () => encodeDirect(t, value, opts, this.w, this.metadata(t))); } catch (e) {
         if (e !== BAIL && !(e instanceof XbfError)) throw e;
       }
     }

@@ -558,6 +558,42 @@ function encodeFloats(values: number[], f32: boolean): number[] {
   if (d.length < bestLen) return d;
   return best ?? plainFloats(values, f32);
 }
+/** The absolute error allowed in float columns (SPEC 22.5.1), while an encode with `floatTolerance` runs. */
+let tolerance: number | undefined;
+/** Sets (or clears, with undefined) the float tolerance of the columns written next; codec.ts sets it around
+ * one encode. */
+export function setFloatTolerance(t: number | undefined): void { tolerance = t; }
+/** Each value rounded to e decimals as the decimal encoding gives them back (the nearest, else the other
+ * neighbour of a midpoint), where that is within t of it; NaN, the infinities, both zeros and values too large
+ * for the scaled integer stay as they are (the Rust writer's quantize). */
+function quantize(values: number[], t: number, e: number, f32: boolean): number[] {
+  const out = values.slice();
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i]!;
+    if (typeof x !== "number" || !Number.isFinite(x) || x === 0) continue;
+    const n = scaled(x, e, f32);
+    if (n === undefined) continue;
+    const other = fromDecimal(n, e, f32) > x ? n - 1 : n + 1;
+    for (const m of [n, other]) {
+      const q = fromDecimal(m, e, f32);
+      if (Math.abs(q - x) <= t) { out[i] = q; break; }
+    }
+  }
+  return out;
+}
+/** The float column when a tolerance is set (SPEC 22.5.1): the values rounded at the smallest exponent whose
+ * half unit is within it and at the next one, the smaller column kept; exact when no exponent is fine enough. */
+function floatsColumn(values: number[], f32: boolean): number[] {
+  const t = tolerance;
+  if (t === undefined) return encodeFloats(values, f32);
+  const maxE = f32 ? 10 : 18;
+  let e = -1;
+  for (let k = 0; k <= maxE; k++) if (0.5 / P10[k]! <= t) { e = k; break; }
+  if (e < 0) return encodeFloats(values, f32);
+  let best = encodeFloats(quantize(values, t, e, f32), f32);
+  if (e < maxE) { const next = encodeFloats(quantize(values, t, e + 1, f32), f32); if (next.length < best.length) best = next; }
+  return best;
+}
 function readFloats(c: Cursor, n: number, f32: boolean, p: number, count: number): number[] {
   const dv = new DataView(c.b.buffer, c.b.byteOffset, c.b.byteLength);
   const out: number[] = [];
@@ -1169,7 +1205,7 @@ const intOf = (kind: string, v: any): bigint => {
 export function columnsOf(kind: string, values: any[], out: Writer): void {
   switch (kind) {
     case "lengths": putIntsColumn(out, values); return;
-    case "f32": case "f64": putColumn(out, encodeFloats(values, kind === "f32")); return;
+    case "f32": case "f64": putColumn(out, floatsColumn(values, kind === "f32")); return;
     case "string": {
       const pre = stringDict(values);
       if (pre) { putStrings(out, pre.values, undefined, pre); return; }
@@ -1230,7 +1266,7 @@ export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
       types.forEach((ty, i) => encodeColumns(ty, values.filter((_, j) => tags[j] === i).map((v: NAny) => v.v), out));
       return;
     }
-    case "f32": case "f64": putColumn(out, encodeFloats(values, t.kind === "f32")); return;
+    case "f32": case "f64": putColumn(out, floatsColumn(values, t.kind === "f32")); return;
     case "string": columnsOf("string", values, out); return;
     case "bytes": putStrings(out, values); return;
     case "u256": case "i256": {
