@@ -15,9 +15,9 @@ use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 use crate::read::{Input, IoInput, SliceInput};
 use crate::schema::SchemaRegistry;
-use crate::ser::Version;
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 use crate::wire::varint;
+use crate::wire::Version;
 use crate::wire::{Discriminant, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, KNOWN_FLAGS, V2_MARKER};
 
 /// Limits and switches for decoding; `DecodeOptions::default()` is what the
@@ -679,7 +679,7 @@ impl<'o, I: Input> Decoder<'o, I> {
             let key_at = self.input.offset();
             let key = self.value(&m.key, child).and_then(|k| {
                 // Encodings are canonical: equal keys have equal bytes.
-                if seen.insert(crate::ser::key_bytes(&k)) {
+                if seen.insert(crate::value::key_bytes(&k)) {
                     Ok(k)
                 } else {
                     Err(Error::at(ErrorKind::DuplicateKey, key_at, format!("key {k} appears twice")))

@@ -97,13 +97,14 @@ pub use file::{
 };
 pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 pub use schema::{fingerprint, SchemaRegistry};
-pub use ser::{encode_message, write_message, EncodeOptions, Layout, Version};
+pub use ser::{encode_message, write_message, EncodeOptions, Layout};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};
 #[cfg(feature = "serde")]
 pub use typed::{
     from_reader, from_slice, metadata_of, to_vec, to_writer, typed_stream, TypedStreamReader, TypedStreamWriter,
 };
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
+pub use wire::Version;
 #[cfg(feature = "derive")]
 pub use xbf_derive::Xbf;
 #[doc(hidden)]

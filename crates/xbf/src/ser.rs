@@ -10,17 +10,7 @@ use std::io::{self, Write};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
 use crate::value::Value;
-use crate::wire::{varint, FLAG_COLUMNAR, FLAG_SCHEMA_REF, V2_MARKER};
-
-/// A version of the wire format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Version {
-    /// The XBF paper's format: fixed-width integers, u64 lengths.
-    V1,
-    /// XBF 2: varints, the types real data needs, schemas by reference.
-    V2,
-}
+use crate::wire::{varint, Version, FLAG_COLUMNAR, FLAG_SCHEMA_REF, V2_MARKER};
 
 /// How an XBF 2 message lays out its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -354,21 +344,6 @@ fn check_v1(ty: &Metadata) -> Result<()> {
     }
 }
 
-/// The canonical XBF 2 bytes of a value, used to tell map keys apart: equal
-/// values of one type have equal bytes (floats by their bits).
-pub(crate) fn key_bytes(value: &Value) -> Vec<u8> {
-    let mut enc = Encoder::new(Vec::new(), Version::V2);
-    enc.value(value, &value.metadata()).expect("writing to a Vec cannot fail");
-    enc.w
-}
-
-/// The XBF 2 metadata bytes of a type (what its fingerprint is taken over).
-pub(crate) fn metadata_bytes_v2(ty: &Metadata) -> Vec<u8> {
-    let mut enc = Encoder::new(Vec::new(), Version::V2);
-    enc.metadata(ty).expect("writing to a Vec cannot fail");
-    enc.w
-}
-
 pub(crate) struct Encoder<W> {
     pub(crate) w: W,
     v2: bool,
@@ -414,44 +389,9 @@ impl<W: Write> Encoder<W> {
     }
 
     pub(crate) fn metadata(&mut self, ty: &Metadata) -> io::Result<()> {
-        self.w.write_all(&[ty.discriminant()])?;
-        match ty {
-            Metadata::Primitive(_) | Metadata::Any => Ok(()),
-            Metadata::Vec(t) | Metadata::Option(t) => self.metadata(t),
-            Metadata::Array(a) => {
-                self.uvarint(u128::from(a.len))?;
-                self.metadata(&a.element)
-            }
-            Metadata::Tuple(ts) => {
-                self.len(ts.len())?;
-                ts.iter().try_for_each(|t| self.metadata(t))
-            }
-            Metadata::Map(m) => {
-                self.metadata(&m.key)?;
-                self.metadata(&m.value)
-            }
-            Metadata::Struct(s) => {
-                self.str(s.name())?;
-                if self.v2 {
-                    self.len(s.len())?;
-                } else {
-                    // check_v1 ran first, so the count fits.
-                    self.w.write_all(&(s.len() as u16).to_le_bytes())?;
-                }
-                s.fields().try_for_each(|(name, t)| {
-                    self.str(name)?;
-                    self.metadata(t)
-                })
-            }
-            Metadata::Enum(e) => {
-                self.str(e.name())?;
-                self.len(e.len())?;
-                e.variants().try_for_each(|(name, t)| {
-                    self.str(name)?;
-                    self.metadata(t)
-                })
-            }
-        }
+        let mut bytes = Vec::new();
+        ty.write_bytes(self.v2, &mut bytes);
+        self.w.write_all(&bytes)
     }
 
     /// Whether an integer of type `ty` is written fixed-width.

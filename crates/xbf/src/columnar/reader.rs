@@ -244,7 +244,7 @@ impl<'o> Reader<'o> {
                     let entries: Vec<(Value, Value)> = pairs.by_ref().take(l as usize).collect();
                     let mut seen = std::collections::HashSet::with_capacity(entries.len());
                     for (k, _) in &entries {
-                        if !seen.insert(crate::ser::key_bytes(k)) {
+                        if !seen.insert(crate::value::key_bytes(k)) {
                             return Err(Error::at(
                                 ErrorKind::DuplicateKey,
                                 at,

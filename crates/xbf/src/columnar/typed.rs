@@ -400,7 +400,7 @@ fn check_keys(
     for &l in lens {
         let mut seen = std::collections::HashSet::with_capacity(l as usize);
         for k in keys.by_ref().take(l as usize) {
-            if !seen.insert(crate::ser::key_bytes(&k)) {
+            if !seen.insert(crate::value::key_bytes(&k)) {
                 return Err(Error::at(ErrorKind::DuplicateKey, at, format!("key {k} appears twice in one map")));
             }
         }

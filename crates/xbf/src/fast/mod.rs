@@ -53,7 +53,8 @@ use crate::de::{DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::read::{Input, SliceInput};
-use crate::ser::{EncodeOptions, Encoder, Version};
+use crate::ser::{EncodeOptions, Encoder};
+use crate::wire::Version;
 
 /// A type's XBF metadata and minimum sizes, known without a value.
 pub trait Describe {

@@ -11,9 +11,9 @@ use crate::de::{bad_varint, DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::read::{Input, IoInput};
-use crate::ser::Version;
 use crate::value::Value;
 use crate::wire::varint;
+use crate::wire::Version;
 use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, V2_MARKER};
 
 use super::footer::{self, body_len_of, BlockInfo, Slot, MAGIC, TRAILER};

@@ -37,8 +37,9 @@ use crate::de::{DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::read::{Input, SliceInput};
-use crate::ser::{EncodeOptions, Encoder, Version};
+use crate::ser::{EncodeOptions, Encoder};
 use crate::stream::{StreamOptions, StreamReader, StreamWriter};
+use crate::wire::Version;
 
 pub(crate) use self::schema::structs_as_seq;
 use self::schema::Traced;

@@ -7,8 +7,8 @@ use serde::ser::{self, Serialize};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType, StructMetadata};
 use crate::ser::Encoder;
-use crate::ser::Version;
 use crate::wire::varint;
+use crate::wire::Version;
 
 use super::value_ser::ValueSer;
 
