@@ -63,7 +63,7 @@ def expand_use_tree(tree: str) -> list:
     return [re.sub(r"\bas\w+$", "", p) for p in out]
 
 
-def resolve(path: list, here: tuple, modules: set):
+def resolve(path: list, here: tuple, modules: set, hops: int = 0):
     """Absolute module (a tuple) a path's longest known prefix names."""
     if path[0] == "crate":
         segs = path[1:]
@@ -77,9 +77,30 @@ def resolve(path: list, here: tuple, modules: set):
     else:
         return None
     for n in range(len(segs), -1, -1):
-        if tuple(segs[:n]) in modules:
-            return tuple(segs[:n])
+        mod = tuple(segs[:n])
+        if mod in modules:
+            # A name the module re-exports (`crate::DecodeOptions`) is
+            # followed to where it is defined.
+            if n < len(segs) and hops < 4 and (mod, segs[n]) in REEXPORTS:
+                return resolve(REEXPORTS[(mod, segs[n])] + segs[n + 1 :], mod, modules, hops + 1)
+            return mod
     return None
+
+
+# (module, name) -> the path its `pub use` names, for names re-exported.
+REEXPORTS = {}
+
+
+def read_reexports(files: dict) -> None:
+    for mod, f in files.items():
+        for m in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]*);", strip(f.read_text())):
+            for p in expand_use_tree(m.group(1)):
+                parts = p.split("::")
+                if parts[-1] in ("*", "self"):
+                    continue
+                if parts[0] not in ("crate", "super", "self"):
+                    parts = ["self"] + parts
+                REEXPORTS[(mod, parts[-1])] = parts
 
 
 def main() -> int:
@@ -90,6 +111,7 @@ def main() -> int:
     src = Path(args.src)
     files = {module_of(src, f): f for f in sorted(src.rglob("*.rs")) if f.name != "tests.rs"}
     modules = set(files)
+    read_reexports(files)
     edges = defaultdict(list)  # (a, b) -> ["file:line ..."]
 
     def node(m):
@@ -101,7 +123,6 @@ def main() -> int:
         for m in re.finditer(r"\buse\s+((?:crate|super|self)::[^;]*);", text):
             for p in expand_use_tree(m.group(1)):
                 found.append((m.start(), p))
-        uses = "".join(" " * len(m.group(0)) for m in [])
         masked = re.sub(r"\buse\s+[^;]*;", lambda m: " " * len(m.group(0)), text)
         for m in re.finditer(r"\b(?:crate|super)(?:::\w+)+", masked):
             found.append((m.start(), m.group(0)))
@@ -113,7 +134,6 @@ def main() -> int:
             if a != b and a != "crate" and b != "crate":
                 line = text.count("\n", 0, pos) + 1
                 edges[(a, b)].append(f"{f.relative_to(src)}:{line} {p}")
-    del uses
 
     graph = defaultdict(set)
     for a, b in edges:

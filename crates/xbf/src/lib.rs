@@ -75,7 +75,9 @@ mod file;
 pub mod infer;
 #[cfg(feature = "json")]
 pub mod json;
+mod message;
 pub mod metadata;
+mod options;
 mod read;
 mod schema;
 mod ser;
@@ -88,7 +90,10 @@ pub mod value;
 pub mod wire;
 
 pub use columnar::{ColumnNode, ColumnStats, Columns};
-pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
+pub use message::{encode_message, write_message};
+pub use options::{
+    DecodeOptions, EncodeOptions, Layout, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH,
+};
 // For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use file::{
@@ -97,7 +102,6 @@ pub use file::{
 };
 pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 pub use schema::{fingerprint, SchemaRegistry};
-pub use ser::{encode_message, write_message, EncodeOptions, Layout};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};
 #[cfg(feature = "serde")]
 pub use typed::{

@@ -17,9 +17,10 @@
 
 use std::io::{self, Write};
 
-use crate::de::{bad_varint, zero_size_values, DecodeOptions, Decoder};
+use crate::de::{bad_varint, zero_size_values, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
+use crate::options::DecodeOptions;
 use crate::read::{Input, IoInput, SliceInput};
 use crate::ser::Encoder;
 use crate::value::Value;

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{ArrayMetadata, Metadata, PrimitiveType as P, StructMetadata};
+use crate::options::DecodeOptions;
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;
-use crate::DecodeOptions;
 
 use super::*;
 

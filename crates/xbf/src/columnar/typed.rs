@@ -21,9 +21,9 @@ use super::strings::{self, Span};
 use super::{any_types, floats, skip, Reader, VALUE_COST};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
+use crate::options::DecodeOptions;
 use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;
-use crate::DecodeOptions;
 
 /// Decodes the root value of type `ty` from the columns in `bytes` (which
 /// start at message offset `base` and must be used up) into `T`.

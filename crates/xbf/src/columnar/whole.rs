@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::typed::{place, ran_out, read_root, Cx, Data, Node, NodeDe};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
-use crate::DecodeOptions;
+use crate::options::DecodeOptions;
 
 /// Reads the columns in `bytes` (from message offset `base`), of type `ty`
 /// (the reader's own), with `T`'s whole-column reader.

@@ -49,11 +49,13 @@ pub use crate::columnar::{capacity, WholeColumn, WholeFields};
 #[doc(hidden)]
 pub use serde as __serde;
 
-use crate::de::{DecodeOptions, Decoder};
+use crate::de::Decoder;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
+use crate::options::DecodeOptions;
+use crate::options::EncodeOptions;
 use crate::read::{Input, SliceInput};
-use crate::ser::{EncodeOptions, Encoder};
+use crate::ser::Encoder;
 use crate::wire::Version;
 
 /// A type's XBF metadata and minimum sizes, known without a value.
@@ -326,7 +328,7 @@ pub fn from_slice_with<'de, T: Decode<'de>>(opts: &DecodeOptions, bytes: &'de [u
         Ok(i)
             if i.exact
                 && (!i.zero_payloads
-                    || bytes.len() as u64 <= opts.max_decoded_bytes / (8 * crate::de::DECODED_VALUE_BYTES)) =>
+                    || bytes.len() as u64 <= opts.max_decoded_bytes / (8 * crate::options::DECODED_VALUE_BYTES)) =>
         {
             i
         }

@@ -33,11 +33,13 @@ use std::marker::PhantomData;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::de::{DecodeOptions, Decoder};
+use crate::de::Decoder;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
+use crate::options::DecodeOptions;
+use crate::options::EncodeOptions;
 use crate::read::{Input, SliceInput};
-use crate::ser::{EncodeOptions, Encoder};
+use crate::ser::Encoder;
 use crate::stream::{StreamOptions, StreamReader, StreamWriter};
 use crate::wire::Version;
 
