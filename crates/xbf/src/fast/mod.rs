@@ -344,7 +344,9 @@ pub fn from_slice_with<'de, T: Decode<'de>>(opts: &DecodeOptions, bytes: &'de [u
             Ok((ty, true)) if ty == info.metadata => {
                 let base = d.input.offset();
                 let rest = bytes.get(base as usize..).unwrap_or_default();
-                return crate::columnar::from_columns_whole(opts, &ty, rest, base).map_err(|e| root_path(&ty, e));
+                let seq_ok = crate::typed::structs_as_seq::<T>();
+                return crate::columnar::from_columns_whole(opts, &ty, rest, base, seq_ok, T::decode_column)
+                    .map_err(|e| root_path(&ty, e));
             }
             _ => return opts.from_slice(bytes),
         }
