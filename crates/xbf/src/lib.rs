@@ -67,7 +67,6 @@
 extern crate self as xbf;
 
 mod columnar;
-mod de;
 mod error;
 #[cfg(feature = "serde")]
 pub mod fast;
@@ -78,9 +77,8 @@ pub mod json;
 mod message;
 pub mod metadata;
 mod options;
-mod read;
+mod rows;
 mod schema;
-mod ser;
 mod stream;
 pub mod time;
 #[cfg(feature = "serde")]
@@ -114,7 +112,7 @@ pub use xbf_derive::Xbf;
 #[doc(hidden)]
 pub use {
     columnar::{worth_columns, Repeats},
-    de::zero_size_values,
+    rows::value_read::zero_size_values,
 };
 
 /// The README's Rust examples, compiled and run as doc tests.

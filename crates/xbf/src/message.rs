@@ -5,12 +5,12 @@
 use std::io::{self, Write};
 
 use crate::columnar;
-use crate::de::Decoder;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::options::{DecodeOptions, EncodeOptions, Layout};
-use crate::read::{Input, IoInput, SliceInput};
-use crate::ser::Encoder;
+use crate::rows::input::{Input, IoInput, SliceInput};
+use crate::rows::value_read::Decoder;
+use crate::rows::value_write::Encoder;
 use crate::value::Value;
 use crate::wire::{Version, FLAG_COLUMNAR, V2_MARKER};
 

@@ -17,12 +17,12 @@
 
 use std::io::{self, Write};
 
-use crate::de::{bad_varint, zero_size_values, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::options::DecodeOptions;
-use crate::read::{Input, IoInput, SliceInput};
-use crate::ser::Encoder;
+use crate::rows::input::{Input, IoInput, SliceInput};
+use crate::rows::value_read::{bad_varint, zero_size_values, Decoder};
+use crate::rows::value_write::Encoder;
 use crate::value::Value;
 use crate::wire::varint;
 use crate::wire::Version;

@@ -406,9 +406,10 @@ pub(super) fn any_types(c: &mut Cursor<'_>, depth: usize, opts: &DecodeOptions) 
         // Read as metadata nested `depth` levels down, as in rows (SPEC.md
         // §17.3): the name of a struct or enum inside an `any` is not part
         // of any path.
-        let mut d = crate::de::Decoder::new(crate::read::SliceInput::new(rest), opts, crate::Version::V2);
+        let mut d =
+            crate::rows::value_read::Decoder::new(crate::rows::input::SliceInput::new(rest), opts, crate::Version::V2);
         let ty = d.metadata(depth).map_err(|e| e.shifted(rest_at))?;
-        let used = crate::read::Input::offset(&d.input) as usize;
+        let used = crate::rows::input::Input::offset(&d.input) as usize;
         col = Cursor::new(&rest[used..], rest_at + used as u64);
         types.push(ty);
     }

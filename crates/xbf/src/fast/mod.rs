@@ -29,8 +29,6 @@
 //! ```
 
 mod impls;
-mod read;
-mod write;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -40,22 +38,22 @@ use serde::Deserialize;
 
 pub use self::impls::BytesField;
 
-pub use self::read::Reader;
-pub use self::write::Writer;
 #[doc(hidden)]
 pub use crate::columnar::{capacity, WholeColumn, WholeFields};
+pub use crate::rows::derive_read::Reader;
+pub use crate::rows::derive_write::Writer;
 /// What `#[derive(Xbf)]`'s code names, so that it does not depend on the
 /// user's crate having `serde` under that name.
 #[doc(hidden)]
 pub use serde as __serde;
 
-use crate::de::Decoder;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::options::DecodeOptions;
 use crate::options::EncodeOptions;
-use crate::read::{Input, SliceInput};
-use crate::ser::Encoder;
+use crate::rows::input::{Input, SliceInput};
+use crate::rows::value_read::Decoder;
+use crate::rows::value_write::Encoder;
 use crate::wire::Version;
 
 /// A type's XBF metadata and minimum sizes, known without a value.
@@ -269,7 +267,7 @@ fn zero_payloads(ty: &Metadata) -> bool {
 }
 
 fn weight(ty: &Metadata) -> u64 {
-    crate::de::zero_size_values(ty)
+    crate::rows::value_read::zero_size_values(ty)
 }
 
 /// Encodes `value` as an XBF 2 message: the same bytes as
@@ -296,7 +294,7 @@ pub fn to_vec_with<T: Encode + ?Sized>(opts: &EncodeOptions, value: &T) -> Resul
         buf.extend_from_slice(&info.head_v2);
     } else {
         if !v2 {
-            crate::typed::check_v1(&info.metadata)?;
+            crate::rows::serde_write::check_v1(&info.metadata)?;
         }
         buf = Vec::with_capacity(64);
         Encoder::new(&mut buf, opts.version())

@@ -7,11 +7,11 @@ use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};
 
 use crate::columnar::{self, Cursor, Selection};
-use crate::de::{bad_varint, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::options::DecodeOptions;
-use crate::read::{Input, IoInput};
+use crate::rows::input::{Input, IoInput};
+use crate::rows::value_read::{bad_varint, Decoder};
 use crate::value::Value;
 use crate::wire::varint;
 use crate::wire::Version;

@@ -8,7 +8,7 @@ use crate::columnar::{self, ColumnConfig, Cursor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
 use crate::options::{DecodeOptions, EncodeOptions};
-use crate::ser::Encoder;
+use crate::rows::value_write::Encoder;
 use crate::value::Value;
 use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 use crate::options::{DecodeOptions, DECODED_VALUE_BYTES};
-use crate::read::Input;
+use crate::rows::input::Input;
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 use crate::wire::varint;
 use crate::wire::Version;

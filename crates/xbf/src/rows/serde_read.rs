@@ -9,10 +9,10 @@ use serde::de::{
     SeqAccess, VariantAccess, Visitor,
 };
 
-use crate::de::{invalid_bool, relocate, zero_size_values, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType, StructMetadata};
-use crate::read::{Input, SliceInput};
+use crate::rows::input::{Input, SliceInput};
+use crate::rows::value_read::{invalid_bool, relocate, zero_size_values, Decoder};
 use crate::wire::varint;
 
 pub(crate) struct De<'de, 'o> {
@@ -1025,7 +1025,7 @@ impl<'de> MapAccess<'de> for MapAcc<'_, 'de, '_, '_> {
             .map_err(|e| e.within(PathSegment::Field("key".into())).within(PathSegment::Index(i)))?;
         let bytes = self.de.d.input.since(at as usize);
         if !self.seen.insert(bytes) {
-            return Err(crate::de::duplicate_key(at)
+            return Err(crate::rows::value_read::duplicate_key(at)
                 .within(PathSegment::Field("key".into()))
                 .within(PathSegment::Index(i)));
         }
