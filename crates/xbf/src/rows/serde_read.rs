@@ -148,15 +148,30 @@ impl<'de, 'o> De<'de, 'o> {
     }
 
     /// An unsigned varint of at most `bits` (8 to 64) bits: the one-byte
-    /// case here, the rest by the slice cursor's routine.
+    /// case here, longer ones by the wire's 64-bit routine, and anything it
+    /// refuses (a fault, the input's end) by the slice cursor's, which
+    /// reports it.
     #[inline]
     fn uvar(&mut self, bits: u32) -> Result<u64> {
-        if let Some(&b) = self.d.input.rest().first() {
+        let rest = self.d.input.rest();
+        if let Some(&b) = rest.first() {
             if b < 0x80 {
                 self.d.input.advance(1);
                 return Ok(u64::from(b));
             }
         }
+        match varint::decode_u64(rest, bits) {
+            Some((x, n)) => {
+                self.d.input.advance(n);
+                Ok(x)
+            }
+            None => self.uvar_slow(bits),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn uvar_slow(&mut self, bits: u32) -> Result<u64> {
         self.d.uvarint(bits).map(|x| x as u64)
     }
 
