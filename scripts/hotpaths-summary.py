@@ -2,7 +2,9 @@
 """Instructions per round of each operation, from scripts/hotpaths-callgrind.sh's
 lines, and the ratio of each label to the first: a Markdown table.
 
-    scripts/hotpaths-summary.py OUT.jsonl
+    scripts/hotpaths-summary.py OUT.jsonl [LABEL ...]
+
+The labels (all, by default) must each have every operation and `setup`.
 """
 
 import json
@@ -11,7 +13,7 @@ import sys
 
 def main() -> None:
     rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-    labels = list(dict.fromkeys(r["label"] for r in rows))
+    labels = sys.argv[2:] or list(dict.fromkeys(r["label"] for r in rows))
     ops = list(dict.fromkeys(r["op"] for r in rows if r["op"] != "setup"))
     ir = {(r["label"], r["op"]): r for r in rows}
     head = "| operation | " + " | ".join(f"{x} (Ir/round)" for x in labels)
