@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 echo "== Rust: formatting (rustfmt.toml) and clippy, warnings as errors"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+# The core's modules are layers (crates/xbf/src/lib.rs): no import cycle between them.
+python3 scripts/module-cycles.py
 
 echo "== Rust: unit, property, hostile-input and CLI tests"
 cargo test --workspace --all-features --locked

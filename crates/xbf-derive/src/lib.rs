@@ -563,7 +563,10 @@ fn column_of(shape: &Shape, fields: &[Field]) -> TokenStream {
     let read = |f: &Field, col: TokenStream| {
         let ty = &f.ty;
         if f.bytes {
-            quote!(#col.bytes::<#ty>())
+            quote!(#col.bytes(
+                <#ty as ::xbf::fast::BytesField<'de>>::from_bytes,
+                <#ty as ::xbf::fast::BytesField<'de>>::from_made,
+            ))
         } else {
             quote!(<#ty as ::xbf::fast::Decode<'de>>::decode_column(#col))
         }

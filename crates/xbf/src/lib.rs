@@ -18,27 +18,40 @@
 //!
 //! # Where things live
 //!
-//! The modules are layers, from the bytes up:
+//! The modules are layers, from the bytes up; each uses only the layers
+//! below it (`scripts/module-cycles.py` checks that no two modules use each
+//! other). Within the layouts' layer, one folder per layout, and in each
+//! one reader and one writer per API (`Value`, serde, derive).
 //!
-//! 1. [`wire`]: the bytes alone (header flags, discriminants, column
-//!    encoding ids, canonical varints and zigzag, the bounds-checked
-//!    cursor). A change to the varint rules goes here and nowhere else.
-//! 2. The data model: [`Error`], the type tree in [`metadata`] and dynamic
-//!    values in [`value`] (their main types are also at the crate's root).
-//! 3. Layouts, one folder or file per layout and, inside each, one reader
-//!    or writer per API (`Value`, serde, derive):
-//!    - rows: `de.rs` / `ser.rs` for `Value`, `typed/` for serde, [`fast`]
-//!      for the derive;
-//!    - columns: `columnar/`, with a module per role (shredding encoder,
-//!      the column encodings, the `Value` reader, the serde and derive
-//!      readers, skipping and stats, projection).
-//! 4. Containers of many messages: `stream` (record streams) and `file`
-//!    (XBF files of columnar blocks with a footer).
-//! 5. Conversions: [`json`] and [`infer`] (types inferred from JSON-like
-//!    input), [`time`].
+//! 1. [`wire`]: the bytes alone (the header's version and flags,
+//!    discriminants, column encoding ids, canonical varints and zigzag,
+//!    the bounds-checked cursor). A change to the varint rules goes here
+//!    and nowhere else. Beside it, `error` ([`Error`]), `utf8`, [`time`].
+//! 2. The data model: the type tree in [`metadata`] (with its bytes on the
+//!    wire), dynamic values in [`value`], schema fingerprints, [`infer`]
+//!    (types inferred from JSON-like input); then the options of reading
+//!    and writing ([`DecodeOptions`], [`EncodeOptions`]).
+//! 3. Layouts:
+//!    - `rows/`: `value_read` / `value_write` for `Value`, `serde_read` /
+//!      `serde_write` for serde, `derive_read` / `derive_write` for the
+//!      derive, all over one input (`input`);
+//!    - `columnar/`: the shredding encoder (`shred`, `builder`), the column
+//!      encodings (`ints`, `floats`, `strings`, `runs`, `entropy`), the
+//!      readers `reader` (`Value`), `typed` (serde) and `whole` (derive),
+//!      skipping and stats (`walk`), projection (`selection`). Columns use
+//!      the row reader for the metadata in a column of types; rows never
+//!      use columns.
+//! 4. Whole messages, one module per API, each choosing rows or columns:
+//!    `message` for `Value` ([`decode_message`], [`encode_message`]),
+//!    `typed` for serde (`to_vec`, `from_slice`, the metadata traced
+//!    from a type), `fast` for the derive (the traits `#[derive(Xbf)]`
+//!    implements); and record streams (`stream`), which `typed` also reads.
+//! 5. XBF files of columnar blocks with a footer (`file`), and JSON
+//!    (`json`).
 //!
-//! A change to a column encoding goes in `columnar/ints.rs`, `floats.rs` or
-//! `strings.rs`; to the serde reader, in `typed/de.rs`.
+//! A change to a column encoding goes in `columnar/ints.rs`, `floats.rs`
+//! or `strings.rs`; to the serde reader, in `rows/serde_read.rs` (rows) or
+//! `columnar/typed.rs` (columns).
 //!
 //! ```
 //! use xbf::{StructValue, Value, VecValue};
@@ -67,7 +80,6 @@
 extern crate self as xbf;
 
 mod columnar;
-mod de;
 mod error;
 #[cfg(feature = "serde")]
 pub mod fast;
@@ -75,10 +87,11 @@ mod file;
 pub mod infer;
 #[cfg(feature = "json")]
 pub mod json;
+mod message;
 pub mod metadata;
-mod read;
+mod options;
+mod rows;
 mod schema;
-mod ser;
 mod stream;
 pub mod time;
 #[cfg(feature = "serde")]
@@ -88,7 +101,10 @@ pub mod value;
 pub mod wire;
 
 pub use columnar::{ColumnNode, ColumnStats, Columns};
-pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
+pub use message::{encode_message, write_message};
+pub use options::{
+    DecodeOptions, EncodeOptions, Layout, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH,
+};
 // For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};
 pub use file::{
@@ -97,19 +113,19 @@ pub use file::{
 };
 pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 pub use schema::{fingerprint, SchemaRegistry};
-pub use ser::{encode_message, write_message, EncodeOptions, Layout, Version};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};
 #[cfg(feature = "serde")]
 pub use typed::{
     from_reader, from_slice, metadata_of, to_vec, to_writer, typed_stream, TypedStreamReader, TypedStreamWriter,
 };
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
+pub use wire::Version;
 #[cfg(feature = "derive")]
 pub use xbf_derive::Xbf;
 #[doc(hidden)]
 pub use {
     columnar::{worth_columns, Repeats},
-    de::zero_size_values,
+    rows::value_read::zero_size_values,
 };
 
 /// The README's Rust examples, compiled and run as doc tests.

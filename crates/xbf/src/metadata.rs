@@ -6,7 +6,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::wire::Discriminant;
+use crate::wire::{varint, Discriminant};
 
 /// The 17 primitive types, with their wire discriminants as the enum's values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -769,6 +769,71 @@ impl fmt::Display for EnumMetadata {
 impl fmt::Debug for EnumMetadata {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "EnumMetadata({self})")
+    }
+}
+
+/// The metadata's bytes on the wire (SPEC.md §8, §12): a type's
+/// discriminant, then what it holds. v1 writes lengths as fixed-width
+/// integers (struct field counts as `u16`: the caller checked that they
+/// fit), XBF 2 as varints.
+impl Metadata {
+    /// Appends the bytes of this type in v1 (`v2` false) or XBF 2.
+    pub(crate) fn write_bytes(&self, v2: bool, out: &mut Vec<u8>) {
+        let len = |n: usize, out: &mut Vec<u8>| {
+            if v2 {
+                varint::put(out, n as u128);
+            } else {
+                out.extend_from_slice(&(n as u64).to_le_bytes());
+            }
+        };
+        let text = |s: &str, out: &mut Vec<u8>| {
+            len(s.len(), out);
+            out.extend_from_slice(s.as_bytes());
+        };
+        out.push(self.discriminant());
+        match self {
+            Metadata::Primitive(_) | Metadata::Any => {}
+            Metadata::Vec(t) | Metadata::Option(t) => t.write_bytes(v2, out),
+            Metadata::Array(a) => {
+                varint::put(out, u128::from(a.len));
+                a.element.write_bytes(v2, out);
+            }
+            Metadata::Tuple(ts) => {
+                len(ts.len(), out);
+                ts.iter().for_each(|t| t.write_bytes(v2, out));
+            }
+            Metadata::Map(m) => {
+                m.key.write_bytes(v2, out);
+                m.value.write_bytes(v2, out);
+            }
+            Metadata::Struct(s) => {
+                text(s.name(), out);
+                if v2 {
+                    len(s.len(), out);
+                } else {
+                    out.extend_from_slice(&(s.len() as u16).to_le_bytes());
+                }
+                for (name, t) in s.fields() {
+                    text(name, out);
+                    t.write_bytes(v2, out);
+                }
+            }
+            Metadata::Enum(e) => {
+                text(e.name(), out);
+                len(e.len(), out);
+                for (name, t) in e.variants() {
+                    text(name, out);
+                    t.write_bytes(v2, out);
+                }
+            }
+        }
+    }
+
+    /// The XBF 2 bytes of this type (what its fingerprint is taken over).
+    pub(crate) fn bytes_v2(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_bytes(true, &mut out);
+        out
     }
 }
 

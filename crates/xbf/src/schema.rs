@@ -18,7 +18,7 @@ use crate::metadata::Metadata;
 /// assert_ne!(fp, xbf::fingerprint(&PrimitiveType::U32.into()));
 /// ```
 pub fn fingerprint(ty: &Metadata) -> [u8; 8] {
-    let digest = Sha256::digest(crate::ser::metadata_bytes_v2(ty));
+    let digest = Sha256::digest(ty.bytes_v2());
     let mut fp = [0u8; 8];
     fp.copy_from_slice(&digest[..8]);
     fp

@@ -17,13 +17,15 @@
 
 use std::io::{self, Write};
 
-use crate::de::{bad_varint, zero_size_values, DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
-use crate::read::{Input, IoInput, SliceInput};
-use crate::ser::{Encoder, Version};
+use crate::options::DecodeOptions;
+use crate::rows::input::{Input, IoInput, SliceInput};
+use crate::rows::value_read::{bad_varint, zero_size_values, Decoder};
+use crate::rows::value_write::Encoder;
 use crate::value::Value;
 use crate::wire::varint;
+use crate::wire::Version;
 use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_STREAM, V2_MARKER};
 
 /// How a [`StreamWriter`] writes: checksums, schema by reference, and the

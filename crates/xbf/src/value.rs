@@ -499,7 +499,7 @@ impl MapValue {
             let at = |e: Error| e.within(PathSegment::Index(i as u64));
             k.expect_type(&key).map_err(at)?;
             v.expect_type(&value).map_err(at)?;
-            if !seen.insert(crate::ser::key_bytes(k)) {
+            if !seen.insert(key_bytes(k)) {
                 return Err(at(Error::new(ErrorKind::DuplicateKey, format!("key {k} appears twice"))));
             }
         }
@@ -617,6 +617,79 @@ from_scalar!(
     f32 => F32, f64 => F64, String => String, VecValue => Vec, StructValue => Struct,
     OptionValue => Option, TupleValue => Tuple, MapValue => Map, EnumValue => Enum,
 );
+
+/// The identity of a map key, to tell duplicates apart: for two values of
+/// one type, equal exactly when their XBF 2 bytes are (so floats compare by
+/// their bits), so that [`MapValue::new`] and every decoder refuse the same
+/// maps. A flat form of its own rather than the wire's, since the type is
+/// fixed: fixed-width members at their width, variable ones after their
+/// length, an `any` after its metadata's bytes.
+pub(crate) fn key_bytes(v: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    key_into(v, &mut out);
+    out
+}
+
+fn key_into(v: &Value, out: &mut Vec<u8>) {
+    let len = |n: usize, out: &mut Vec<u8>| out.extend_from_slice(&(n as u64).to_le_bytes());
+    match v {
+        Value::Bool(x) => out.push(u8::from(*x)),
+        Value::U8(x) => out.push(*x),
+        Value::I8(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::U16(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::U32(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::U64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::U128(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::U256(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::I16(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::I32(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::I64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::I128(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::I256(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::F32(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::F64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Date(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Timestamp(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Unit => {}
+        Value::Bytes(b) => {
+            len(b.len(), out);
+            out.extend_from_slice(b);
+        }
+        Value::String(s) => {
+            len(s.len(), out);
+            out.extend_from_slice(s.as_bytes());
+        }
+        Value::Vec(v) => {
+            len(v.items.len(), out);
+            v.items.iter().for_each(|x| key_into(x, out));
+        }
+        Value::Array(v) => v.items.iter().for_each(|x| key_into(x, out)),
+        Value::Struct(s) => s.fields.iter().for_each(|x| key_into(x, out)),
+        Value::Tuple(t) => t.items.iter().for_each(|x| key_into(x, out)),
+        Value::Option(o) => match &o.value {
+            None => out.push(0),
+            Some(x) => {
+                out.push(1);
+                key_into(x, out);
+            }
+        },
+        Value::Map(m) => {
+            len(m.entries.len(), out);
+            for (k, x) in &m.entries {
+                key_into(k, out);
+                key_into(x, out);
+            }
+        }
+        Value::Enum(e) => {
+            len(e.index, out);
+            key_into(&e.payload, out);
+        }
+        Value::Any(a) => {
+            a.ty.write_bytes(true, out);
+            key_into(&a.value, out);
+        }
+    }
+}
 
 impl From<&str> for Value {
     fn from(s: &str) -> Value {

@@ -85,7 +85,7 @@ impl Budget {
     }
 }
 
-const VALUE_COST: u128 = crate::de::DECODED_VALUE_BYTES as u128;
+const VALUE_COST: u128 = crate::options::DECODED_VALUE_BYTES as u128;
 
 /// The values of a node, made as they are taken.
 pub(crate) type Vals = Box<dyn Iterator<Item = Value>>;

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{ArrayMetadata, Metadata, PrimitiveType as P, StructMetadata};
+use crate::options::DecodeOptions;
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;
-use crate::DecodeOptions;
 
 use super::*;
 
@@ -244,7 +244,7 @@ impl<'o> Reader<'o> {
                     let entries: Vec<(Value, Value)> = pairs.by_ref().take(l as usize).collect();
                     let mut seen = std::collections::HashSet::with_capacity(entries.len());
                     for (k, _) in &entries {
-                        if !seen.insert(crate::ser::key_bytes(k)) {
+                        if !seen.insert(crate::value::key_bytes(k)) {
                             return Err(Error::at(
                                 ErrorKind::DuplicateKey,
                                 at,
@@ -406,9 +406,10 @@ pub(super) fn any_types(c: &mut Cursor<'_>, depth: usize, opts: &DecodeOptions) 
         // Read as metadata nested `depth` levels down, as in rows (SPEC.md
         // §17.3): the name of a struct or enum inside an `any` is not part
         // of any path.
-        let mut d = crate::de::Decoder::new(crate::read::SliceInput::new(rest), opts, crate::Version::V2);
+        let mut d =
+            crate::rows::value_read::Decoder::new(crate::rows::input::SliceInput::new(rest), opts, crate::Version::V2);
         let ty = d.metadata(depth).map_err(|e| e.shifted(rest_at))?;
-        let used = crate::read::Input::offset(&d.input) as usize;
+        let used = crate::rows::input::Input::offset(&d.input) as usize;
         col = Cursor::new(&rest[used..], rest_at + used as u64);
         types.push(ty);
     }

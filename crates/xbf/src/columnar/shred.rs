@@ -385,7 +385,7 @@ impl TypeKey {
     pub(crate) fn of(ty: &Metadata) -> TypeKey {
         match ty {
             Metadata::Primitive(p) => TypeKey::Primitive(*p),
-            t => TypeKey::Wire(crate::ser::metadata_bytes_v2(t)),
+            t => TypeKey::Wire(t.bytes_v2()),
         }
     }
 }
@@ -402,7 +402,7 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     let mut body = vec![E::Types.byte()];
     varint::put(&mut body, types.len() as u128);
     for t in types {
-        body.extend_from_slice(&crate::ser::metadata_bytes_v2(t.borrow()));
+        body.extend_from_slice(&t.borrow().bytes_v2());
     }
     // The column of types is read before anything else of the node
     // and is never compressed.

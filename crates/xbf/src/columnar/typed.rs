@@ -21,9 +21,9 @@ use super::strings::{self, Span};
 use super::{any_types, floats, skip, Reader, VALUE_COST};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
+use crate::options::DecodeOptions;
 use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;
-use crate::DecodeOptions;
 
 /// Decodes the root value of type `ty` from the columns in `bytes` (which
 /// start at message offset `base` and must be used up) into `T`.
@@ -400,7 +400,7 @@ fn check_keys(
     for &l in lens {
         let mut seen = std::collections::HashSet::with_capacity(l as usize);
         for k in keys.by_ref().take(l as usize) {
-            if !seen.insert(crate::ser::key_bytes(&k)) {
+            if !seen.insert(crate::value::key_bytes(&k)) {
                 return Err(Error::at(ErrorKind::DuplicateKey, at, format!("key {k} appears twice in one map")));
             }
         }

@@ -3,9 +3,9 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
+use crate::options::DecodeOptions;
 use crate::wire::ColumnEncoding as E;
 use crate::wire::ColumnEncoding;
-use crate::DecodeOptions;
 
 use super::*;
 

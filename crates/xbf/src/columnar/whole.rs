@@ -11,20 +11,22 @@ use serde::Deserialize;
 use super::typed::{place, ran_out, read_root, Cx, Data, Node, NodeDe};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
-use crate::DecodeOptions;
+use crate::options::DecodeOptions;
 
 /// Reads the columns in `bytes` (from message offset `base`), of type `ty`
-/// (the reader's own), with `T`'s whole-column reader.
-pub(crate) fn from_columns<'de, T: crate::fast::Decode<'de>>(
+/// (the reader's own), with a type's whole-column reader `decode` (the
+/// derive's `Decode::decode_column`); `seq_ok` as for the serde reader.
+pub(crate) fn from_columns<'de, T>(
     opts: &DecodeOptions,
     ty: &Metadata,
     bytes: &'de [u8],
     base: u64,
+    seq_ok: bool,
+    decode: impl FnOnce(WholeColumn<'_, '_, 'de>) -> Result<Vec<T>>,
 ) -> Result<T> {
-    let seq_ok = crate::typed::structs_as_seq::<T>();
     read_root(opts, ty, bytes, base, seq_ok, |cx, node| {
         let at = node.at();
-        T::decode_column(WholeColumn { cx, node })?.pop().ok_or_else(|| ran_out(at))
+        decode(WholeColumn { cx, node })?.pop().ok_or_else(|| ran_out(at))
     })
 }
 
@@ -142,15 +144,17 @@ impl<'a, 'o, 'de> WholeColumn<'a, 'o, 'de> {
         }
     }
 
-    /// A bytes column, as the field type `T` of `#[serde(with = "serde_bytes")]`.
-    pub fn bytes<T: crate::fast::BytesField<'de>>(self) -> Result<Vec<T>> {
+    /// A bytes column, as the field type `T` of `#[serde(with = "serde_bytes")]`:
+    /// `from_bytes` and `from_made` are its `BytesField` functions (values
+    /// borrowed from the message, or from bytes the reader made).
+    pub fn bytes<T>(self, from_bytes: fn(&'de [u8]) -> T, from_made: fn(&[u8]) -> Option<T>) -> Result<Vec<T>> {
         let (_, data, at) = self.whole()?;
         let Data::Bytes { bytes, spans } = data else { return Err(not_the_type(at)) };
         let mut out = Vec::with_capacity(spans.len());
         for &(s, e) in spans.iter() {
             let v = match bytes {
-                std::borrow::Cow::Borrowed(b) => b.get(s..e).map(T::from_bytes),
-                std::borrow::Cow::Owned(b) => match T::from_made(b.get(s..e).ok_or_else(|| ran_out(at))?) {
+                std::borrow::Cow::Borrowed(b) => b.get(s..e).map(from_bytes),
+                std::borrow::Cow::Owned(b) => match from_made(b.get(s..e).ok_or_else(|| ran_out(at))?) {
                     Some(v) => Some(v),
                     None => {
                         return Err(Error::at(ErrorKind::TypeMismatch, at, "bytes borrowed from a compressed column"))

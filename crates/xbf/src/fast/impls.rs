@@ -488,7 +488,7 @@ fn map_entries<'de, K: Decode<'de>, V: Decode<'de>>(r: &mut Reader<'de, '_>, m: 
         let within = |e: crate::Error, f: &str| e.within(PathSegment::Field(f.into())).within(PathSegment::Index(i));
         let k = K::decode(r).map_err(|e| within(e, "key"))?;
         if m.has(&k) {
-            return Err(within(crate::de::duplicate_key(at), "key"));
+            return Err(within(crate::rows::value_read::duplicate_key(at), "key"));
         }
         let v = V::decode(r).map_err(|e| within(e, "value"))?;
         m.put(k, v);

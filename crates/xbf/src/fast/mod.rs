@@ -29,8 +29,6 @@
 //! ```
 
 mod impls;
-mod read;
-mod write;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -40,20 +38,23 @@ use serde::Deserialize;
 
 pub use self::impls::BytesField;
 
-pub use self::read::Reader;
-pub use self::write::Writer;
 #[doc(hidden)]
 pub use crate::columnar::{capacity, WholeColumn, WholeFields};
+pub use crate::rows::derive_read::Reader;
+pub use crate::rows::derive_write::Writer;
 /// What `#[derive(Xbf)]`'s code names, so that it does not depend on the
 /// user's crate having `serde` under that name.
 #[doc(hidden)]
 pub use serde as __serde;
 
-use crate::de::{DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
-use crate::read::{Input, SliceInput};
-use crate::ser::{EncodeOptions, Encoder, Version};
+use crate::options::DecodeOptions;
+use crate::options::EncodeOptions;
+use crate::rows::input::{Input, SliceInput};
+use crate::rows::value_read::Decoder;
+use crate::rows::value_write::Encoder;
+use crate::wire::Version;
 
 /// A type's XBF metadata and minimum sizes, known without a value.
 pub trait Describe {
@@ -266,7 +267,7 @@ fn zero_payloads(ty: &Metadata) -> bool {
 }
 
 fn weight(ty: &Metadata) -> u64 {
-    crate::de::zero_size_values(ty)
+    crate::rows::value_read::zero_size_values(ty)
 }
 
 /// Encodes `value` as an XBF 2 message: the same bytes as
@@ -293,7 +294,7 @@ pub fn to_vec_with<T: Encode + ?Sized>(opts: &EncodeOptions, value: &T) -> Resul
         buf.extend_from_slice(&info.head_v2);
     } else {
         if !v2 {
-            crate::typed::check_v1(&info.metadata)?;
+            crate::rows::serde_write::check_v1(&info.metadata)?;
         }
         buf = Vec::with_capacity(64);
         Encoder::new(&mut buf, opts.version())
@@ -325,7 +326,7 @@ pub fn from_slice_with<'de, T: Decode<'de>>(opts: &DecodeOptions, bytes: &'de [u
         Ok(i)
             if i.exact
                 && (!i.zero_payloads
-                    || bytes.len() as u64 <= opts.max_decoded_bytes / (8 * crate::de::DECODED_VALUE_BYTES)) =>
+                    || bytes.len() as u64 <= opts.max_decoded_bytes / (8 * crate::options::DECODED_VALUE_BYTES)) =>
         {
             i
         }
@@ -341,7 +342,9 @@ pub fn from_slice_with<'de, T: Decode<'de>>(opts: &DecodeOptions, bytes: &'de [u
             Ok((ty, true)) if ty == info.metadata => {
                 let base = d.input.offset();
                 let rest = bytes.get(base as usize..).unwrap_or_default();
-                return crate::columnar::from_columns_whole(opts, &ty, rest, base).map_err(|e| root_path(&ty, e));
+                let seq_ok = crate::typed::structs_as_seq::<T>();
+                return crate::columnar::from_columns_whole(opts, &ty, rest, base, seq_ok, T::decode_column)
+                    .map_err(|e| root_path(&ty, e));
             }
             _ => return opts.from_slice(bytes),
         }

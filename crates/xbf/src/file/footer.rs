@@ -6,9 +6,10 @@
 use crate::columnar::{Cursor, Selection};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
+use crate::options::{DecodeOptions, EncodeOptions};
 use crate::value::Value;
 use crate::wire::varint;
-use crate::{DecodeOptions, EncodeOptions, Version};
+use crate::wire::Version;
 
 use super::stats::{stat_type, ColumnStatistics};
 

@@ -7,13 +7,14 @@ use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};
 
 use crate::columnar::{self, Cursor, Selection};
-use crate::de::{bad_varint, DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
-use crate::read::{Input, IoInput};
-use crate::ser::Version;
+use crate::options::DecodeOptions;
+use crate::rows::input::{Input, IoInput};
+use crate::rows::value_read::{bad_varint, Decoder};
 use crate::value::Value;
 use crate::wire::varint;
+use crate::wire::Version;
 use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, V2_MARKER};
 
 use super::footer::{self, body_len_of, BlockInfo, Slot, MAGIC, TRAILER};

@@ -7,12 +7,13 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use crate::columnar::{self, ColumnConfig, Cursor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
-use crate::ser::{Encoder, Version};
+use crate::options::{DecodeOptions, EncodeOptions};
+use crate::rows::value_write::Encoder;
 use crate::value::Value;
 use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;
+use crate::wire::Version;
 use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_STREAM};
-use crate::{DecodeOptions, EncodeOptions};
 
 use super::footer::{self, BlockInfo, ColumnInfo, Slot, MAGIC};
 use super::reader::FileReader;

@@ -22,10 +22,7 @@
 //! # Ok::<(), xbf::Error>(())
 //! ```
 
-mod de;
 mod schema;
-mod ser;
-mod value_ser;
 
 use std::io::{self, Read, Write};
 use std::marker::PhantomData;
@@ -33,16 +30,19 @@ use std::marker::PhantomData;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::de::{DecodeOptions, Decoder};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
-use crate::read::{Input, SliceInput};
-use crate::ser::{EncodeOptions, Encoder, Version};
+use crate::options::DecodeOptions;
+use crate::options::EncodeOptions;
+use crate::rows::input::{Input, SliceInput};
+use crate::rows::value_read::Decoder;
+use crate::rows::value_write::Encoder;
 use crate::stream::{StreamOptions, StreamReader, StreamWriter};
+use crate::wire::Version;
 
 pub(crate) use self::schema::structs_as_seq;
 use self::schema::Traced;
-pub(crate) use self::ser::check_v1;
+use crate::rows::{serde_read as de, serde_value as value_ser, serde_write as ser};
 
 fn io_err(e: io::Error) -> Error {
     Error::from(e)

@@ -18,6 +18,16 @@ pub mod varint;
 pub use cursor::Cursor;
 pub use encoding::ColumnEncoding;
 
+/// A version of the wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Version {
+    /// The XBF paper's format: fixed-width integers, u64 lengths.
+    V1,
+    /// XBF 2: varints, the types real data needs, schemas by reference.
+    V2,
+}
+
 /// The first byte of an XBF 2 message: `0xC0 | version`.
 pub const V2_MARKER: u8 = 0xC2;
 /// Header flag: an 8-byte schema fingerprint replaces the metadata.

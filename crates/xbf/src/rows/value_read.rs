@@ -8,209 +8,17 @@
 //! than a small multiple of its own length.
 
 use std::collections::HashSet;
-use std::io;
+
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
-use crate::read::{Input, IoInput, SliceInput};
-use crate::schema::SchemaRegistry;
-use crate::ser::Version;
+use crate::options::{DecodeOptions, DECODED_VALUE_BYTES};
+use crate::rows::input::Input;
 use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 use crate::wire::varint;
+use crate::wire::Version;
 use crate::wire::{Discriminant, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_SCHEMA_REF, FLAG_STREAM, KNOWN_FLAGS, V2_MARKER};
-
-/// Limits and switches for decoding; `DecodeOptions::default()` is what the
-/// free functions such as [`decode_message`](crate::decode_message) use.
-///
-/// ```
-/// use xbf::{DecodeOptions, ErrorKind};
-///
-/// // A v1 message: 3 nested vecs of u8, with a depth limit of 2.
-/// let msg = [0x11, 0x11, 0x11, 0x01, 0, 0, 0, 0, 0, 0, 0, 0];
-/// let opts = DecodeOptions::default().max_depth(2);
-/// assert_eq!(opts.decode_message(&msg).unwrap_err().kind(), ErrorKind::TooDeep);
-/// assert!(xbf::decode_message(&msg).is_ok());
-/// ```
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct DecodeOptions {
-    /// Levels of nesting allowed (each vec, struct, option, array, tuple,
-    /// map and enum is one; the outermost is level 1). Default: 128.
-    ///
-    /// Decoding recurses once per level, so raise this with care: each
-    /// level takes a few hundred bytes of the thread's stack (some
-    /// thousands of levels fit in a main thread's 8 MiB; 100,000 do not).
-    pub max_depth: usize,
-    /// The types known by fingerprint, for XBF 2 messages that send a
-    /// schema by reference. Default: none.
-    pub schemas: Arc<SchemaRegistry>,
-    /// The decoded-memory budget of one message, or of one block of a
-    /// record stream (SPEC.md §16.2): every value the input cannot bound
-    /// costs [`DECODED_VALUE_BYTES`] (48) bytes, and every byte that a
-    /// string dictionary, shared prefixes or zstd makes costs one. In rows
-    /// these are the zero-size values (unit, empty structs, vecs of them);
-    /// in columns, every value of every node. Passing it is `too-large`,
-    /// checked before anything is allocated for what the count or length
-    /// announces. Default: 2^30 (1 GiB); any value from 0 to `u64::MAX`.
-    pub max_decoded_bytes: u64,
-}
-
-/// What one decoded value costs against
-/// [`DecodeOptions::max_decoded_bytes`]: the size of a [`Value`], the form
-/// the dynamic decoder makes (SPEC.md §16.2 fixes it for every
-/// implementation, so that all refuse the same inputs).
-pub const DECODED_VALUE_BYTES: u64 = 48;
-// The figure is fixed by the specification; on 64-bit targets it is also
-// exactly what a `Value` takes.
-#[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Value>() as u64 == DECODED_VALUE_BYTES);
-
-/// The default of [`DecodeOptions::max_decoded_bytes`]: 1 GiB.
-pub const DEFAULT_MAX_DECODED_BYTES: u64 = 1 << 30;
-
-/// The default of [`DecodeOptions::max_depth`]: the levels every reader
-/// allows (SPEC.md §16.1), so the most that writers may produce when they
-/// infer a type.
-pub const DEFAULT_MAX_DEPTH: usize = 128;
-
-impl Default for DecodeOptions {
-    fn default() -> Self {
-        DecodeOptions {
-            max_depth: DEFAULT_MAX_DEPTH,
-            schemas: Arc::new(SchemaRegistry::new()),
-            max_decoded_bytes: DEFAULT_MAX_DECODED_BYTES,
-        }
-    }
-}
-
-impl DecodeOptions {
-    /// Sets [`max_depth`](Self::max_depth).
-    pub fn max_depth(mut self, levels: usize) -> Self {
-        self.max_depth = levels;
-        self
-    }
-
-    /// Sets [`max_decoded_bytes`](Self::max_decoded_bytes).
-    ///
-    /// ```
-    /// use xbf::{DecodeOptions, ErrorKind};
-    ///
-    /// // vec<unit> of 65,537 units: 3,145,776 bytes of budget.
-    /// let msg = [0xc2, 0x00, 0x11, 0x13, 0x81, 0x80, 0x04];
-    /// assert_eq!(xbf::decode_message(&msg)?.as_vec().map(|v| v.len()), Some(65_537));
-    /// let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
-    /// assert_eq!(small.decode_message(&msg).unwrap_err().kind(), ErrorKind::TooLarge);
-    /// // 2^40 units are refused at their count, with nothing allocated.
-    /// let bomb = [0xc2, 0x00, 0x11, 0x13, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20];
-    /// assert_eq!(xbf::decode_message(&bomb).unwrap_err().kind(), ErrorKind::TooLarge);
-    /// # Ok::<(), xbf::Error>(())
-    /// ```
-    pub fn max_decoded_bytes(mut self, bytes: u64) -> Self {
-        self.max_decoded_bytes = bytes;
-        self
-    }
-
-    /// Decodes only the struct fields that `paths` name (dotted, through
-    /// vecs, arrays and options: `features.properties.mag`); the value's
-    /// type keeps just those fields. A columnar message's other columns are
-    /// skipped without being read; a row message is decoded whole first.
-    ///
-    /// ```
-    /// # #[cfg(feature = "json")] {
-    /// use xbf::{DecodeOptions, EncodeOptions, Layout};
-    ///
-    /// let rows = xbf::json::from_json_str(r#"[{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]"#)?;
-    /// let bytes = EncodeOptions::v2().layout(Layout::Columnar).encode_message(&rows)?;
-    /// let only_a = DecodeOptions::default().decode_projected(&bytes, &["a"])?;
-    /// assert_eq!(only_a.metadata().to_string(), "vec<struct Object { a: u64 }>");
-    /// # }
-    /// # Ok::<(), xbf::Error>(())
-    /// ```
-    pub fn decode_projected<S: AsRef<str>>(&self, bytes: &[u8], paths: &[S]) -> Result<Value> {
-        let sel = crate::columnar::Selection::from_paths(paths);
-        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
-        let (ty, value) = d.typed_message_with(Some(&sel))?;
-        d.finish()?;
-        crate::columnar::prune(&ty, value, &sel)
-            .ok_or_else(|| Error::new(ErrorKind::TypeMismatch, "the paths select no struct field of the message"))
-    }
-
-    /// The columns of a columnar message: path, encoding and size of each.
-    pub fn column_stats(&self, bytes: &[u8]) -> Result<Vec<crate::columnar::ColumnStats>> {
-        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
-        let first = d.input.u8()?;
-        if first != V2_MARKER {
-            return Err(Error::at(ErrorKind::Unsupported, 0, "only XBF 2 messages can be columnar"));
-        }
-        let header = d.header_after_marker()?;
-        if header.flags & FLAG_COLUMNAR == 0 {
-            return Err(Error::at(ErrorKind::Unsupported, 1, "this message is in rows, not columns"));
-        }
-        let ty = d.schema(&header)?;
-        let base = d.input.offset();
-        let rest = d.input.bytes_up_to(u64::MAX)?;
-        crate::columnar::column_stats(&ty, &rest, base, self)
-    }
-
-    /// Sets the [`schemas`](Self::schemas) known by fingerprint.
-    pub fn schemas(mut self, schemas: impl Into<Arc<SchemaRegistry>>) -> Self {
-        self.schemas = schemas.into();
-        self
-    }
-
-    /// Decodes one whole message of either version (told apart by its first
-    /// byte); bytes after it are a `trailing-bytes` error.
-    pub fn decode_message(&self, bytes: &[u8]) -> Result<Value> {
-        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
-        let value = d.message()?;
-        d.finish()?;
-        Ok(value)
-    }
-
-    /// Decodes one whole message and returns its metadata with the value.
-    /// The metadata says what the value alone cannot: whether a root
-    /// integer was written fixed-width (`fixed-u64`) or as a varint (`u64`).
-    pub fn decode_typed_message(&self, bytes: &[u8]) -> Result<(Metadata, Value)> {
-        let mut d = Decoder::new(SliceInput::new(bytes), self, Version::V1);
-        let typed = d.typed_message()?;
-        d.finish()?;
-        Ok(typed)
-    }
-
-    /// Reads one message of either version from `reader`, which must then be
-    /// at its end.
-    ///
-    /// The reader is read in small pieces: wrap a file or socket in an
-    /// [`io::BufReader`].
-    pub fn read_message<R: io::Read>(&self, reader: R) -> Result<Value> {
-        let mut d = Decoder::new(IoInput::new(reader), self, Version::V1);
-        let value = d.message()?;
-        d.finish()?;
-        Ok(value)
-    }
-
-    /// Decodes metadata of `version` from the start of `bytes`; returns it
-    /// and the number of bytes it took (what follows is not looked at).
-    pub fn decode_metadata(&self, version: Version, bytes: &[u8]) -> Result<(Metadata, usize)> {
-        let mut d = Decoder::new(SliceInput::new(bytes), self, version);
-        let meta = d.metadata(0)?;
-        Ok((meta, d.input.offset() as usize))
-    }
-
-    /// Decodes a value of type `ty` in `version` that fills all of `bytes`
-    /// (the "data only" form, for a reader that already holds the type).
-    /// Offsets in errors count from the start of `bytes`.
-    pub fn decode_value(&self, version: Version, ty: &Metadata, bytes: &[u8]) -> Result<Value> {
-        if ty.depth() > self.max_depth {
-            return Err(Error::at(ErrorKind::TooDeep, 0, format!("the type nests {} levels", ty.depth())));
-        }
-        let mut d = Decoder::new(SliceInput::new(bytes), self, version);
-        let value = d.root_value(ty)?;
-        d.finish()?;
-        Ok(value)
-    }
-}
 
 pub(crate) struct Decoder<'o, I> {
     pub(crate) input: I,
@@ -231,31 +39,6 @@ pub(crate) struct Header {
 impl<'o, I: Input> Decoder<'o, I> {
     pub(crate) fn new(input: I, opts: &'o DecodeOptions, version: Version) -> Self {
         Decoder { input, opts, zero_size_used: 0, prepaid: 0, v2: version == Version::V2 }
-    }
-
-    fn message(&mut self) -> Result<Value> {
-        self.typed_message().map(|(_, v)| v)
-    }
-
-    fn typed_message(&mut self) -> Result<(Metadata, Value)> {
-        self.typed_message_with(None)
-    }
-
-    /// The message, and for a columnar one only the fields `sel` picks.
-    fn typed_message_with(&mut self, sel: Option<&crate::columnar::Selection>) -> Result<(Metadata, Value)> {
-        let (meta, columnar) = self.message_head()?;
-        if columnar {
-            let base = self.input.offset();
-            let rest = self.input.bytes_up_to(u64::MAX)?;
-            let root = |e: Error| match &meta {
-                Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
-                Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
-                _ => e,
-            };
-            return crate::columnar::decode_message(&meta, &rest, base, self.opts, sel).map_err(root);
-        }
-        let value = self.root_value(&meta)?;
-        Ok((meta, value))
     }
 
     /// The head of a whole message of either version (the header, then the
@@ -679,7 +462,7 @@ impl<'o, I: Input> Decoder<'o, I> {
             let key_at = self.input.offset();
             let key = self.value(&m.key, child).and_then(|k| {
                 // Encodings are canonical: equal keys have equal bytes.
-                if seen.insert(crate::ser::key_bytes(&k)) {
+                if seen.insert(crate::value::key_bytes(&k)) {
                     Ok(k)
                 } else {
                     Err(Error::at(ErrorKind::DuplicateKey, key_at, format!("key {k} appears twice")))

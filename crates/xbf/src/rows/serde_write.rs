@@ -6,11 +6,11 @@ use serde::ser::{self, Serialize};
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::{Metadata, PrimitiveType, StructMetadata};
-use crate::ser::Encoder;
-use crate::ser::Version;
+use crate::rows::value_write::Encoder;
 use crate::wire::varint;
+use crate::wire::Version;
 
-use super::value_ser::ValueSer;
+use super::serde_value::ValueSer;
 
 /// The output buffer and the version being written.
 pub(crate) struct Out {

@@ -2,9 +2,9 @@
 //! message's bytes, with the dynamic decoder's checks, error kinds and
 //! offsets (its slow paths are the dynamic decoder's own routines).
 
-use crate::de::{invalid_bool, relocate, Decoder};
 use crate::error::{Error, ErrorKind, Result};
-use crate::read::{Input, SliceInput};
+use crate::rows::input::{Input, SliceInput};
+use crate::rows::value_read::{invalid_bool, relocate, Decoder};
 
 /// The 7-bit groups of up to eight varint bytes in `w` (little-endian),
 /// side by side: the continuation bits dropped, each group shifted down.
@@ -16,8 +16,8 @@ fn gather(w: u64) -> u64 {
     (w & 0x0000_0000_0fff_ffff) | ((w & 0x0fff_ffff_0000_0000) >> 4)
 }
 
-/// Where [`Decode`](super::Decode) impls read a value; made by
-/// [`from_slice`](super::from_slice).
+/// Where [`Decode`](crate::fast::Decode) impls read a value; made by
+/// [`from_slice`](crate::fast::from_slice).
 pub struct Reader<'de, 'o> {
     pub(crate) d: Decoder<'o, SliceInput<'de>>,
 }

@@ -3,8 +3,8 @@
 
 use crate::wire::varint;
 
-/// Where [`Encode`](super::Encode) impls write a value; made by
-/// [`to_vec`](super::to_vec).
+/// Where [`Encode`](crate::fast::Encode) impls write a value; made by
+/// [`to_vec`](crate::fast::to_vec).
 pub struct Writer {
     pub(crate) buf: Vec<u8>,
     pub(crate) v2: bool,
