@@ -510,8 +510,10 @@ pub fn csv_to_file(
     if names.is_empty() || names == [""] {
         return Err(Failure::Failed(format!("{name}: the CSV has no header line")));
     }
-    for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
+    // A set, not a scan of the names before: a hostile header of 200,000 columns is quadratic otherwise.
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    for n in &names {
+        if !seen.insert(n.as_str()) {
             return Err(Failure::Failed(format!("{name}: two columns are named {n:?}")));
         }
     }
