@@ -79,9 +79,7 @@ fn column_py<'py>(
     let unzigzag = |x: u64| (x >> 1) as i64 ^ -((x & 1) as i64);
     Ok(Ok(match s {
         Scalar::Unit => (0..col.len()).map(|_| py.None().into_bound(py)).collect(),
-        Scalar::Bool => {
-            col.ints()?.into_iter().map(|x| PyBool::new_bound(py, x == 1).to_owned().into_any()).collect()
-        }
+        Scalar::Bool => col.ints()?.into_iter().map(|x| PyBool::new_bound(py, x == 1).to_owned().into_any()).collect(),
         Scalar::Unsigned => col.ints()?.into_iter().map(|x| x.into_py(py).into_bound(py)).collect(),
         Scalar::Signed => col.ints()?.into_iter().map(|x| unzigzag(x).into_py(py).into_bound(py)).collect(),
         Scalar::Date => match col.ints()?.into_iter().map(|x| date_py(py, i64::from(unzigzag(x) as i32))).collect() {
@@ -94,8 +92,42 @@ fn column_py<'py>(
         },
         Scalar::F32 => col.f32s()?.into_iter().map(|x| PyFloat::new_bound(py, f64::from(x)).into_any()).collect(),
         Scalar::F64 => col.f64s()?.into_iter().map(|x| PyFloat::new_bound(py, x).into_any()).collect(),
-        Scalar::Str => col.strings(|s| PyString::new_bound(py, s).into_any())?,
+        Scalar::Str => {
+            let mut cache = StrCache::new();
+            col.strings(|s| cache.get(py, s))?
+        }
     }))
+}
+
+/// The strings made last, by where their text lies: a dictionary-coded
+/// column gives each repeat of a value the same span of the message, which
+/// then becomes one shared (immutable) Python string rather than a new one
+/// each time. Direct-mapped, so that a column of distinct strings costs one
+/// probe a value.
+struct StrCache<'py> {
+    slots: Vec<Option<(*const u8, usize, Bound<'py, PyAny>)>>,
+}
+
+impl<'py> StrCache<'py> {
+    const BITS: u32 = 8;
+
+    fn new() -> Self {
+        StrCache { slots: (0..1 << Self::BITS).map(|_| None).collect() }
+    }
+
+    #[inline]
+    fn get(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyAny> {
+        let (ptr, len) = (s.as_ptr(), s.len());
+        let h = (ptr as usize ^ len).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (usize::BITS - Self::BITS);
+        match &self.slots[h] {
+            Some((p, l, v)) if *p == ptr && *l == len => v.clone(),
+            _ => {
+                let v = PyString::new_bound(py, s).into_any();
+                self.slots[h] = Some((ptr, len, v.clone()));
+                v
+            }
+        }
+    }
 }
 
 /// The values of one field, `n` of them (None where an option is absent).

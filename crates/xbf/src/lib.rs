@@ -87,9 +87,9 @@ mod utf8;
 pub mod value;
 pub mod wire;
 
-pub use columnar::{ColumnNode, ColumnStats, Columns};
 #[cfg(feature = "serde")]
 pub use columnar::{read_columns, WholeColumn, WholeFields};
+pub use columnar::{ColumnNode, ColumnStats, Columns};
 pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
 // For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};
