@@ -1,8 +1,10 @@
-"""A/B timing of two (or more) builds of the xbf extension: dumps/loads of the bench datasets, rows layout.
+"""A/B timing of two (or more) builds of the xbf extension: dumps/loads of the bench datasets, in the rows
+layout (`--layout rows`, the default) or `dumps`'s default choice (`--layout auto`).
 
 Used to decide which raw `pyo3::ffi` calls in python/src pay for their `unsafe` (see python/UNSAFE.md).
 Each variant is `name=DIR[,VAR=VALUE...]`: a directory holding an unpacked `xbf` package (e.g. an
-unzipped wheel from `maturin build --release`), and environment variables for its processes. Rounds are interleaved: every round runs each variant once, in its own
+unzipped wheel from `maturin build --release`), and environment variables for its processes. Rounds are
+interleaved: every round runs each variant once, in its own
 process, and each process times every (dataset, operation) pair; the table shows per-variant medians
 over the rounds and the change against the first variant.
 
@@ -20,16 +22,17 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def child(vega, reps):
+def child(vega, reps, layout):
     sys.path.insert(0, str(HERE))
     import bench  # noqa: E402  (datasets())
     import xbf
 
     out = {}
     for dname, data in bench.datasets(vega).items():
-        enc = xbf.dumps(data, columnar=False)
+        columnar = False if layout == "rows" else None
+        enc = xbf.dumps(data, columnar=columnar)
         assert xbf.loads(enc) == data
-        ops = {"dumps": (lambda o: xbf.dumps(o, columnar=False), data), "loads": (xbf.loads, enc)}
+        ops = {"dumps": (lambda o, c=columnar: xbf.dumps(o, columnar=c), data), "loads": (xbf.loads, enc)}
         for op, (fn, arg) in ops.items():
             fn(arg)
             ts = [bench.timeit(fn, arg, 0.03) for _ in range(reps)]
@@ -42,11 +45,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--vega", default=str(HERE.parents[1] / "target/data/vega-datasets"))
+    ap.add_argument("--layout", choices=["rows", "auto"], default="rows")
+    ap.add_argument("--json", metavar="PATH", help="write the raw timings (seconds) per variant")
     ap.add_argument("--child", action="store_true")
     ap.add_argument("variants", nargs="*")
     args = ap.parse_args()
     if args.child:
-        return child(args.vega, args.reps)
+        return child(args.vega, args.reps, args.layout)
     variants = dict(v.split("=", 1) for v in args.variants)
     results = {v: {} for v in variants}
     for r in range(args.rounds):
@@ -54,11 +59,16 @@ def main():
         for v in order:
             path, *envs = variants[v].split(",")
             env = dict(os.environ, PYTHONPATH=path, **dict(e.split("=", 1) for e in envs))
-            res = subprocess.run([sys.executable, __file__, "--child", "--vega", args.vega, "--reps", str(args.reps)],
+            res = subprocess.run([sys.executable, __file__, "--child", "--vega", args.vega, "--reps", str(args.reps),
+                                  "--layout", args.layout],
                                  env=env, check=True, capture_output=True, text=True, cwd="/")
             for k, t in json.loads(res.stdout.strip().splitlines()[-1]).items():
                 results[v].setdefault(k, []).append(t)
     names = list(variants)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({"layout": args.layout, "rounds": args.rounds, "reps": args.reps,
+                                                       "date": time.strftime("%Y-%m-%d %H:%M"),
+                                                       "seconds": results}, indent=1) + "\n")
     print("| benchmark | " + " | ".join(f"{n} ms" for n in names) + " | " +
           " | ".join(f"{n} vs {names[0]}" for n in names[1:]) + " |")
     print("|---" * (1 + 2 * len(names) - 1) + "|")

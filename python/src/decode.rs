@@ -9,6 +9,7 @@ use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, 
 use xbf::wire::{self, varint};
 use xbf::{DecodeOptions, Metadata, PrimitiveType as P, Version};
 
+use crate::column_reader::records_from_columns;
 use crate::errors::{core_err, guarded};
 use crate::plan::{make_plan, Plan};
 use crate::pyobj::{is_some, refs};
@@ -524,6 +525,10 @@ pub(crate) fn decode<'py>(
             Ok(r) => return Ok(r),
             Err(DErr::Py(e)) => return Err(e),
             Err(DErr::Bad) => {}
+        }
+        // Columns of flat records: read whole, straight to Python objects.
+        if let Some(r) = records_from_columns(py, data, opts) {
+            return r;
         }
         let (ty, value) = opts.decode_typed_message(data).map_err(|e| core_err(py, e))?;
         Ok((ty, value_to_py(py, &value, typed_any)?))

@@ -21,7 +21,9 @@
 //!   encode or decode.
 //! - [`encode`]: Python to XBF rows, and `dumps`; [`columns`]: Python to the
 //!   columnar layout.
-//! - [`decode`]: XBF to Python (the fast path, and `loads`); [`to_py`]: the
+//! - [`decode`]: XBF to Python (the fast path, and `loads`);
+//!   [`column_reader`]: columnar messages of flat records to Python, whole
+//!   columns at a time; [`to_py`]: the
 //!   core's values to Python; [`typed`]: decoding into the reader's types
 //!   (`xbf.Decoder`).
 //! - [`streams`]: `StreamReader` and `StreamWriter`; [`file`]: XBF files
@@ -50,6 +52,7 @@ use pyo3::prelude::*;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod arrow;
+mod column_reader;
 mod columns;
 mod decode;
 mod encode;

@@ -395,3 +395,34 @@ def test_nested_options_keep_every_level():
         assert data.hex().endswith(wire), (value, data.hex())
         back = xbf.loads(data)
         assert back == value and type(back) is type(value), (value, back)
+
+
+def test_columns_of_every_scalar_read_whole():
+    # loads reads columns of flat records a column at a time: every scalar
+    # type it takes there, and options of them, come back as the rows give them.
+    import datetime as dt
+    scalars = ["bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "fixed-i32", "fixed-u64",
+               "f32", "f64", "string", "date", "timestamp", "unit"]
+    fields = [[f"f{i}", t] for i, t in enumerate(scalars)]
+    fields += [[f"o{i}", {"option": t}] for i, t in enumerate(scalars) if t != "unit"]
+    schema = xbf.Schema({"vec": {"struct": "R", "fields": fields}})
+    utc = dt.timezone.utc
+    values = {"bool": lambda i: i % 3 == 0, "u8": lambda i: 255 - i, "u16": lambda i: 65535 - i,
+              "u32": lambda i: 2**32 - 1 - i, "u64": lambda i: 2**64 - 1 - i * 7, "i8": lambda i: -128 + i,
+              "i16": lambda i: -i * 99, "i32": lambda i: -2**31 + i, "i64": lambda i: -2**63 + i * 3,
+              "fixed-i32": lambda i: i - 20, "fixed-u64": lambda i: i * 2**40, "f32": lambda i: i / 4,
+              "f64": lambda i: i / 3 - 7, "string": lambda i: "é€😀"[i % 3] * i, "unit": lambda i: None,
+              "date": lambda i: dt.date(1969, 12, 1) + dt.timedelta(days=i * 11),
+              "timestamp": lambda i: dt.datetime(1969, 12, 31, 23, 59, tzinfo=utc) + dt.timedelta(seconds=i * 61)}
+    rows = []
+    for i in range(40):
+        r = {f"f{j}": values[t](i) for j, t in enumerate(scalars)}
+        r.update({f"o{j}": values[t](i) if i % 4 else None for j, t in enumerate(scalars) if t != "unit"})
+        rows.append(r)
+    cols = xbf.dumps(rows, schema=schema, columnar=True)
+    assert is_columnar(cols)
+    assert xbf.loads(cols) == xbf.loads(xbf.dumps(rows, schema=schema, columnar=False)) == rows
+    assert [list(r) for r in xbf.loads(cols)] == [list(r) for r in rows]
+    for cut in range(0, len(cols), 7):
+        with pytest.raises(xbf.DecodeError):
+            xbf.loads(cols[:cut])

@@ -100,6 +100,8 @@ mod utf8;
 pub mod value;
 pub mod wire;
 
+#[cfg(feature = "serde")]
+pub use columnar::{read_columns, WholeColumn, WholeFields};
 pub use columnar::{ColumnNode, ColumnStats, Columns};
 pub use message::{encode_message, write_message};
 pub use options::{

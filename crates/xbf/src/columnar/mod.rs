@@ -33,7 +33,7 @@ pub(crate) use typed::{from_columns, ran_out};
 #[cfg(feature = "serde")]
 pub(crate) use whole::from_columns as from_columns_whole;
 #[cfg(feature = "serde")]
-pub use whole::{capacity, WholeColumn, WholeFields};
+pub use whole::{capacity, read_columns, WholeColumn, WholeFields};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::value::Value;

@@ -30,6 +30,22 @@ pub(crate) fn from_columns<'de, T>(
     })
 }
 
+/// Reads the columns of a columnar message whole, with no serde type: `ty`
+/// is the message's type and `bytes` its columns (from message offset
+/// `base`), which are framed and checked against `ty` before `read` gets
+/// the root column (one value). For readers that build values of their own
+/// from whole columns, as the Python binding does; nodes `read` leaves
+/// unread are still checked.
+pub fn read_columns<'de, T>(
+    opts: &DecodeOptions,
+    ty: &Metadata,
+    bytes: &'de [u8],
+    base: u64,
+    read: impl FnOnce(WholeColumn<'_, '_, 'de>) -> Result<T>,
+) -> Result<T> {
+    read_root(opts, ty, bytes, base, false, |cx, node| read(WholeColumn { cx, node }))
+}
+
 /// One node of a columnar message (all the values at one path of its type
 /// tree), as `#[derive(Xbf)]`'s code reads it: whole.
 pub struct WholeColumn<'a, 'o, 'de> {
