@@ -87,7 +87,7 @@ mod utf8;
 pub mod value;
 pub mod wire;
 
-pub use columnar::{ColumnNode, ColumnStats, Columns};
+pub use columnar::{ColumnBatch, ColumnData, ColumnNode, ColumnStats, Columns};
 pub use de::{DecodeOptions, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH};
 // For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};
