@@ -4,12 +4,18 @@ fastavro on vega-datasets' flights-3m (issue 21).
     scripts/fetch-data.sh      # target/data/vega-datasets/flights-3m.parquet
     pip install ./python pyarrow duckdb fastavro
     python python/bench/arrow_bench.py [--rounds 5] [--json arrow_results.json]
+        [--compare main=/tmp/xbf-main-site]
 
 Every format is written once from the same pyarrow table (the vega Parquet
 file's rows); then, round after round, each format's reads run one after the
 other (the order turns each round): all columns, one column (delay), a
 filtered read (delay > 300) and, where the format has an engine path, DuckDB
-`GROUP BY origin`. Each operation's time is the median of the rounds; every
+`GROUP BY origin`. `--compare LABEL=DIR` adds another build of the xbf
+package (installed with `pip install --target DIR`), which reads the same XBF
+file in a worker process of its own (timed there), as the format
+`xbf [LABEL]` of every round: a before/after in one interleaved run.
+
+Each operation's time is the median of the rounds; every
 raw time is kept in the JSON. Peak memory of each read is measured in a
 child process (its ru_maxrss, less the child's RSS before the read).
 """
@@ -23,7 +29,6 @@ import sys
 import tempfile
 import time
 
-import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
@@ -159,13 +164,52 @@ def spark_bench(xbf_path, parquet_path, rounds):
             "median_s": {n: {o: statistics.median(v) for o, v in d.items()} for n, d in raw.items()}}
 
 
+class Worker:
+    """Another build of xbf in a child process: `op(path, name)` runs one
+    read there and returns the time the child measured."""
+
+    def __init__(self, site):
+        env = dict(os.environ, PYTHONPATH=site)
+        self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], env=env, text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.version = self.p.stdout.readline().strip()
+
+    def op(self, path, name):
+        self.p.stdin.write(f"{path}\t{name}\n")
+        self.p.stdin.flush()
+        return float(self.p.stdout.readline())
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def worker():
+    print(xa.__file__, flush=True)
+    for line in sys.stdin:
+        path, name = line.rstrip("\n").split("\t")
+        run = duckdb_query("xbf", path) if name == "duckdb group by" else readers("xbf", path)[name]
+        s = time.perf_counter()
+        run()
+        print(time.perf_counter() - s, flush=True)
+
+
 def main():
+    if "--worker" in sys.argv:
+        return worker()
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json")
     ap.add_argument("--folder")
     ap.add_argument("--spark", action="store_true", help="also Spark count/groupBy in local[2]")
+    ap.add_argument("--compare", action="append", default=[], metavar="LABEL=DIR",
+                    help="another xbf build (pip install --target DIR) read in a worker, as `xbf [LABEL]`")
     args = ap.parse_args()
+    workers = {}
+    for c in args.compare:
+        label, site = c.split("=", 1)
+        workers[f"xbf [{label}]"] = Worker(site)
+        print(f"xbf [{label}] from {workers[f'xbf [{label}]'].version}", file=sys.stderr)
     table = pq.read_table(SRC)
     folder = args.folder or tempfile.mkdtemp(prefix="arrow-bench-")
     paths, write_times = write_all(table, folder)
@@ -178,11 +222,15 @@ def main():
     assert duckdb_query("xbf", paths["xbf"])() == duckdb_query("parquet zstd", SRC)()
     print("DuckDB's GROUP BY origin gives the same counts over XBF as over the vega Parquet", file=sys.stderr)
     ops = ["all", "one column", "filtered", "duckdb group by"]
-    raw = {n: {o: [] for o in ops} for n in paths}
-    names = list(paths)
+    names = list(paths) + list(workers)
+    raw = {n: {o: [] for o in ops} for n in names}
     for r in range(args.rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for n in order:
+            if n in workers:
+                for o in ops:
+                    raw[n][o].append(workers[n].op(paths["xbf"], o))
+                continue
             rd = readers(n, paths[n])
             for o in ops[:3]:
                 s = time.perf_counter()
@@ -193,7 +241,11 @@ def main():
                 s = time.perf_counter()
                 dq()
                 raw[n]["duckdb group by"].append(time.perf_counter() - s)
-    result = {"rows": table.num_rows, "write_s": write_times, "bytes": {n: os.path.getsize(p) for n, p in paths.items()},
+    for w in workers.values():
+        w.close()
+    result = {"rows": table.num_rows,
+              "compared": {n: w.version for n, w in workers.items()},
+              "write_s": write_times, "bytes": {n: os.path.getsize(p) for n, p in paths.items()},
               "raw_s": raw, "median_s": {n: {o: statistics.median(v) for o, v in d.items() if v} for n, d in raw.items()},
               "peak_bytes": {n: {o: peak(n, paths[n], o) for o in ops[:3]} for n in paths}}
     if args.spark:

@@ -10,6 +10,7 @@ use xbf::{
     EncodeOptions, FileOptions, FileReader, FileWriter, Layout, Metadata, Predicate, ReadOptions, Value, VecValue,
 };
 
+use crate::columns_to_arrow::columns_to_batch;
 use crate::filter::Filter;
 use crate::from_arrow::batch_to_records;
 use crate::schema::{arrow_schema, xbf_err, xbf_type};
@@ -32,10 +33,11 @@ pub struct ScanOptions {
 /// [`RecordBatchReader`], so memory holds one block's records.
 pub struct FileBatchReader<R> {
     reader: FileReader<R>,
-    /// The read of the first filter (and of the columns the other filters
-    /// need, dropped after them).
+    /// The read: the columns asked for and those the filters need (dropped
+    /// after them), the first filter to skip blocks by their statistics.
     q: ReadOptions,
-    /// The filters tested on batches, and the columns kept after them.
+    /// The filters tested on batches (all of them), and the columns kept
+    /// after them.
     rest: Vec<Filter>,
     keep: Option<Vec<usize>>,
     ty: Metadata,
@@ -63,14 +65,14 @@ impl<R: Read + Seek> FileBatchReader<R> {
         opts: ScanOptions,
         blocks: std::ops::Range<usize>,
     ) -> Result<Self, ArrowError> {
-        let mut filters = opts.filters.into_iter();
-        let first = filters.next();
-        let rest: Vec<Filter> = filters.collect();
+        // The first filter is also the file reader's, which skips the blocks
+        // its statistics rule out; every filter is tested on the batches.
+        let rest = opts.filters.clone();
         let mut q = ReadOptions::default();
-        if let Some(f) = first {
-            q = q.filter(Predicate::new(f.field, f.op, f.value));
+        if let Some(f) = opts.filters.first() {
+            q = q.filter(Predicate::new(f.field.clone(), f.op, f.value.clone()));
         }
-        // The other filters' fields are read too and dropped after testing.
+        // The filters' fields are read too and dropped after testing.
         let mut keep_names = None;
         if let Some(cols) = &opts.columns {
             let mut all = cols.clone();
@@ -142,8 +144,14 @@ impl<R: Read + Seek> FileBatchReader<R> {
         if picked.is_empty() {
             return false;
         }
-        let plan =
-            Plan { q: &self.q, rest: &self.rest, keep: self.keep.as_deref(), ty: &self.ty, schema: &self.schema };
+        let plan = Plan {
+            q: &self.q,
+            rest: &self.rest,
+            keep: self.keep.as_deref(),
+            ty: &self.ty,
+            schema: &self.schema,
+            out_schema: &self.out_schema,
+        };
         let results: Vec<Result<RecordBatch, ArrowError>> = if picked.len() == 1 {
             vec![plan.block(&mut self.reader, picked[0])]
         } else {
@@ -196,14 +204,20 @@ struct Plan<'a> {
     keep: Option<&'a [usize]>,
     ty: &'a Metadata,
     schema: &'a SchemaRef,
+    out_schema: &'a SchemaRef,
 }
 
 impl Plan<'_> {
     /// Block `i`'s records that the read asks for, as a batch of the read's
-    /// output schema (empty when its statistics rule the first filter out).
+    /// output schema (empty when its statistics rule the first filter out):
+    /// decoded into column buffers by the core and handed to Arrow as they
+    /// are, then filtered with Arrow's kernels.
     fn block<R: Read + Seek>(&self, reader: &mut FileReader<R>, i: usize) -> Result<RecordBatch, ArrowError> {
-        let records = reader.read_block(i, self.q).map_err(xbf_err)?;
-        let batch = batch_with_schema(self.schema.clone(), self.ty, &records)?;
+        let Some(columns) = reader.read_block_columns(i, self.q).map_err(xbf_err)? else {
+            return Ok(RecordBatch::new_empty(self.out_schema.clone()));
+        };
+        debug_assert_eq!(&columns.ty, self.ty);
+        let batch = columns_to_batch(self.schema.clone(), columns)?;
         let batch = crate::filter::filter_batch(&batch, self.rest)?;
         match self.keep {
             Some(k) => batch.project(k),

@@ -50,7 +50,11 @@
 //!
 //! [`FileBatchReader`] is a [`arrow_array::RecordBatchReader`] over a file,
 //! one block at a time (memory of one block), with columns, filters (blocks
-//! skipped by their statistics, then rows tested) and an optional batch size.
+//! skipped by their statistics, then rows tested with Arrow's kernels) and an
+//! optional batch size. Each block is decoded by the core straight into
+//! typed column buffers ([`xbf::ColumnBatch`]), which become the arrays'
+//! buffers without a pass over `Value`s; maps and `any` columns are read
+//! value by value.
 //! [`FileBatchWriter`] writes batches as a file. [`message_to_batch`] and
 //! [`batch_to_message`] do the same for a columnar message of a `vec<T>`.
 //!
@@ -81,6 +85,7 @@
 //! Errors of the XBF core come wrapped as [`ArrowError::ExternalError`]
 //! holding an [`xbf::Error`] (its kind, offset and path).
 
+mod columns_to_arrow;
 mod file;
 mod filter;
 mod from_arrow;

@@ -102,7 +102,7 @@ pub mod wire;
 
 #[cfg(feature = "serde")]
 pub use columnar::{read_columns, WholeColumn, WholeFields};
-pub use columnar::{ColumnNode, ColumnStats, Columns};
+pub use columnar::{ColumnBatch, ColumnData, ColumnNode, ColumnStats, Columns};
 pub use message::{encode_message, write_message};
 pub use options::{
     DecodeOptions, EncodeOptions, Layout, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH,

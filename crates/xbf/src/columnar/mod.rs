@@ -6,10 +6,12 @@
 //! By role: [`shred`] writes a `Value` as columns and [`builder`] builds
 //! them from rows of other sources; [`ints`], [`floats`], [`strings`] (and
 //! the file-only [`entropy`] and [`runs`]) are the column encodings, both
-//! ways; [`reader`] reads columns back into a `Value`, [`typed`] and
+//! ways; [`reader`] reads columns back into a `Value`, [`batch`] into typed
+//! column buffers (for Arrow), [`typed`] and
 //! [`whole`] into serde and derive types; [`walk`] skips columns without
 //! decoding them; [`selection`] is projection; [`hash`] the writer's hash.
 
+mod batch;
 mod builder;
 mod cursor;
 mod entropy;
@@ -38,6 +40,7 @@ pub use whole::{capacity, read_columns, WholeColumn, WholeFields};
 use crate::error::{Error, ErrorKind, Result};
 use crate::value::Value;
 
+pub use batch::{ColumnBatch, ColumnData};
 pub use builder::{ColumnNode, Columns};
 pub(crate) use cursor::Cursor;
 pub(crate) use entropy::Enabled as EntropyEnabled;

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};
 
-use crate::columnar::{self, Cursor, Selection};
+use crate::columnar::{self, ColumnBatch, Cursor, Selection};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::metadata::Metadata;
 use crate::options::DecodeOptions;
@@ -140,6 +140,32 @@ fn decode_body(ty: &Metadata, raw: &Raw, opts: &DecodeOptions, plan: &Plan) -> R
         }
     }
     Ok(out)
+}
+
+/// Decodes a block body into column buffers, as [`decode_body`] decodes it
+/// into values (same checks, errors and paths), without testing the filter.
+fn decode_columns(ty: &Metadata, raw: &Raw, opts: &DecodeOptions, plan: &Plan) -> Result<ColumnBatch> {
+    let mut c = Cursor::new(&raw.body, raw.base).in_file();
+    let n_at = c.offset();
+    let n = c.varint(64)? as u64;
+    if n == 0 {
+        return Err(bad_varint(n_at, "a block holds at least one record".to_owned()));
+    }
+    let mut reader = columnar::Reader::new(opts);
+    let root = |e: Error| match ty {
+        Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
+        Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
+        _ => e,
+    };
+    let data = reader.column_node(ty, n, &mut c, 0, plan.decode.as_ref()).map_err(root)?;
+    if !c.at_end() {
+        return Err(Error::at(ErrorKind::TrailingBytes, c.offset(), "bytes remain after the block's columns"));
+    }
+    let pty = match &plan.decode {
+        Some(sel) => columnar::prune_type(ty, sel).expect("checked by the plan"),
+        None => ty.clone(),
+    };
+    Ok(ColumnBatch { ty: pty, records: n, root: data })
 }
 
 /// Reads the header and type; the input then stands at the first block.
@@ -431,6 +457,27 @@ impl<R: Read + Seek> FileReader<R> {
         }
         self.fetch(i, &plan)
             .and_then(|raw| decode_body(&self.ty, &raw, &self.opts, &plan))
+            .map_err(|e| self.damage(i, e))
+    }
+
+    /// Block `i` decoded into column buffers, with no [`Value`] per record:
+    /// the fields `q` asks for and its filter's field (all fields without
+    /// [`ReadOptions::fields`]), of every record of the block. `None` when
+    /// the block's statistics rule `q`'s filter out (nothing of it is then
+    /// read); otherwise the filter is not tested record by record: the
+    /// caller tests the rows (crates/xbf-arrow does, on Arrow arrays).
+    /// Errors are those [`FileReader::read_block`] gives.
+    pub fn read_block_columns(&mut self, i: usize, q: &ReadOptions) -> Result<Option<ColumnBatch>> {
+        if i >= self.blocks.len() {
+            return Err(Error::new(ErrorKind::Truncated, format!("block {i} of a file of {}", self.blocks.len())));
+        }
+        let plan = Plan::new(&self.ty, q)?;
+        if self.ruled_out(i, &plan) {
+            return Ok(None);
+        }
+        self.fetch(i, &plan)
+            .and_then(|raw| decode_columns(&self.ty, &raw, &self.opts, &plan))
+            .map(Some)
             .map_err(|e| self.damage(i, e))
     }
 
