@@ -207,9 +207,12 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
     let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain or a dictionary");
     // In an XBF file, FSST (`23`) where it is smaller still, measured by
-    // compressing the column: its table is trained on a sample. A code
-    // stands for 8 bytes at most, so FSST cannot beat an eighth of them.
-    if fsst && sizes[best].is_some_and(|s| s >= 512 && s > bytes / 8) {
+    // compressing the column: its table is trained on a sample. Its codes
+    // take at least a byte for each value that is not empty and for each 8
+    // bytes: not tried where the best is below that (a dictionary of few
+    // values, whose indices take less than a byte).
+    let floor = || (bytes / 8).max(values.iter().filter(|v| !v.is_empty()).count());
+    if fsst && sizes[best].is_some_and(|s| s >= 512 && s > floor()) {
         let fsst = match joined {
             Some(all) => super::fsst::encode(values, all),
             None => super::fsst::encode(values, &values.concat()),
