@@ -1088,6 +1088,10 @@ func (cr *colReader) decodeStrings(c *cursor, n uint64) ([][]byte, error) {
 			prev = out[i]
 		}
 		return out, nil
+	case encFsst:
+		if c.file {
+			return cr.decodeFsst(c, n, at)
+		}
 	}
 	return nil, c.errAt(KindUnknownDiscriminant, at, fmt.Sprintf("0x%02x is not a string column encoding", enc))
 }

@@ -144,7 +144,8 @@ def spark_bench(xbf_path, parquet_path, rounds):
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-             .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+             .config("spark.sql.shuffle.partitions", "2")
+             .config("spark.sql.python.filterPushdown.enabled", "true").getOrCreate())
     xbf.spark.register(spark)
     frames = {"xbf": lambda: spark.read.format("xbf").load(xbf_path), "parquet": lambda: spark.read.parquet(parquet_path)}
     raw = {n: {"count": [], "groupBy": []} for n in frames}

@@ -7,6 +7,7 @@ import { writeValue } from "./encode_rows.js";
 import { writeMetadata } from "./metadata.js";
 import type { NAny, NEnum } from "./values.js";
 import { ENTROPY, RUNS, decodeEntropy, decodeRuns } from "./cascade.js";
+import { FSST, decodeFsst } from "./fsst.js";
 
 export const VALUE_COST = VALUE_BYTES;
 const utf8d = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -862,6 +863,9 @@ export function decodeStrings(c: Cursor, n: number, r: ColReader): Uint8Array[] 
       }
       return out;
     }
+    case FSST:
+      if (c.file) return decodeFsst(c, n, at, readLenBlock, (a, b) => r.charge(a, b));
+    // falls through: outside a file, `23` is unknown
     default: throw new XbfError("unknown-discriminant", at, `0x${enc.toString(16).padStart(2, "0")} is not a string column encoding`);
   }
 }

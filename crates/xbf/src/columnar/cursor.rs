@@ -65,6 +65,15 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The offset reported for the byte `n` bytes after the next one.
+    pub(crate) fn offset_ahead(&self, n: usize) -> u64 {
+        if self.fixed {
+            self.offset()
+        } else {
+            self.c.offset() + n as u64
+        }
+    }
+
     /// An error of the wire cursor, at the offset this cursor reports.
     fn fix(&self, e: Error) -> Error {
         if self.fixed {

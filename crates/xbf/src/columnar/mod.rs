@@ -16,6 +16,9 @@ mod builder;
 mod cursor;
 mod entropy;
 mod floats;
+mod fsst;
+#[cfg(all(test, feature = "zstd"))]
+mod fsst_measure;
 mod hash;
 mod ints;
 mod reader;

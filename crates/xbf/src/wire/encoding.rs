@@ -37,6 +37,9 @@ pub enum ColumnEncoding {
     Dictionary = 33,
     /// Strings and bytes: shared-prefix lengths and suffixes.
     Prefix = 34,
+    /// Strings and bytes, in a block of an XBF file only: an FSST symbol
+    /// table, the lengths, then the values' bytes as codes.
+    Fsst = 35,
     /// The column of types of an `any` node.
     Types = 48,
     /// Any column, compressed with zstd: the raw body's length, then a
@@ -63,6 +66,7 @@ impl ColumnEncoding {
             32 => PlainStrings,
             33 => Dictionary,
             34 => Prefix,
+            35 => Fsst,
             48 => Types,
             0x80 => Zstd,
             _ => return None,
@@ -93,6 +97,7 @@ impl ColumnEncoding {
             PlainStrings => "plain-strings",
             Dictionary => "dictionary",
             Prefix => "prefix",
+            Fsst => "fsst",
             Types => "types",
             Zstd => "zstd",
         }
@@ -112,7 +117,7 @@ mod tests {
     #[test]
     fn ids_round_trip() {
         let known: Vec<ColumnEncoding> = (0..=255).filter_map(ColumnEncoding::from_byte).collect();
-        assert_eq!(known.len(), 16);
+        assert_eq!(known.len(), 17);
         for e in known {
             assert_eq!(ColumnEncoding::from_byte(e.byte()), Some(e));
             assert_eq!(format!("{e:<12}|"), format!("{:<12}|", e.name()));
