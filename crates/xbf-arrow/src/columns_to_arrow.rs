@@ -37,7 +37,12 @@ fn overflow(what: &str) -> ArrowError {
 
 /// `n + 1` offsets as Arrow's `i32` offsets.
 fn offsets32<T: Copy + TryInto<i32>>(v: &[T], what: &str) -> Result<OffsetBuffer<i32>, ArrowError> {
-    let o: Vec<i32> = v.iter().map(|&x| x.try_into().map_err(|_| overflow(what))).collect::<Result<_, _>>()?;
+    // Offsets never decrease, so the last is the largest: one check, then a
+    // plain narrowing loop (a fallible one per offset was most of the cost).
+    if v.last().is_some_and(|&last| last.try_into().is_err()) {
+        return Err(overflow(what));
+    }
+    let o: Vec<i32> = v.iter().map(|&x| x.try_into().unwrap_or(i32::MAX)).collect();
     Ok(OffsetBuffer::new(ScalarBuffer::from(o)))
 }
 
@@ -61,9 +66,10 @@ fn build(ty: &Metadata, data: D, parent: Option<&NullBuffer>) -> Result<ArrayRef
             value_array(ty, &slots)?
         }
         (Metadata::Option(inner), D::Option { present, inner: values }) => {
-            let own = NullBuffer::from(present.as_slice());
+            // No bitmap to build when every slot is present (the common case).
+            let own = (!present.iter().all(|&p| p)).then(|| NullBuffer::from(present.as_slice()));
             // `None` when no slot is null.
-            let mask = NullBuffer::union(Some(&own), parent);
+            let mask = NullBuffer::union(own.as_ref(), parent);
             match *values {
                 values if spreadable(&values) => build(inner, spread(values, &present), mask.as_ref())?,
                 values => {
@@ -223,6 +229,10 @@ fn spread(data: D, present: &[bool]) -> D {
         out
     }
     let n = present.len();
+    if present.iter().all(|&p| p) {
+        // Nothing to spread: every slot holds its own value already.
+        return data;
+    }
     match data {
         D::Unit(_) => D::Unit(n as u64),
         D::Bool(v) => D::Bool(fill(v, present)),

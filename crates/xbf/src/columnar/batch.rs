@@ -321,12 +321,21 @@ fn gather(source: &[u8], spans: &[strings::Span]) -> (Vec<usize>, Vec<u8>) {
         return (offsets, source[lo..hi].to_vec());
     }
     let size: usize = spans.iter().map(|s| s.1 - s.0).sum();
-    // The bytes were charged to the budget by the string decoder.
-    let mut data = Vec::with_capacity(size);
+    // The bytes were charged to the budget by the string decoder. Short
+    // values (dictionary codes, names) are copied as one 8-byte word into
+    // 8 bytes of slack: a fixed-size copy, not a call to memcpy per value.
+    let mut data = vec![0u8; size + 8];
+    let mut pos = 0;
     for &(s, e) in spans {
-        data.extend_from_slice(&source[s..e]);
-        offsets.push(data.len());
+        let len = e - s;
+        match source.get(s..s + 8) {
+            Some(word) if len <= 8 => data[pos..pos + 8].copy_from_slice(word),
+            _ => data[pos..pos + len].copy_from_slice(&source[s..e]),
+        }
+        pos += len;
+        offsets.push(pos);
     }
+    data.truncate(size);
     (offsets, data)
 }
 

@@ -22,8 +22,9 @@ use super::ints::{self, Int, Lane};
 /// The encoding byte.
 /// The longest code; a column that would need longer ones is not coded.
 const MAX_LEN: u8 = 24;
-/// Codes of up to this many bits are decoded by one table lookup.
-const TABLE: u8 = 11;
+/// Codes of up to this many bits are decoded by one table lookup (13: 8,192
+/// entries, 64 KiB, built once per column of a block).
+const TABLE: u8 = 13;
 /// Columns shorter than this are not worth the tables.
 const MIN_VALUES: usize = 1024;
 
@@ -203,7 +204,8 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
     let stream_at = c.offset();
     let bytes = c.take(c.remaining() as usize)?;
     let total_bits = bytes.len() as u64 * 8;
-    let peek = |bit: u64| -> u32 {
+    #[inline(always)]
+    fn peek(bytes: &[u8], bit: u64) -> u32 {
         let i = (bit / 8) as usize;
         let word = match bytes.get(i..i + 8) {
             Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
@@ -215,18 +217,20 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
             }
         };
         (word >> (bit % 8)) as u32 & ((1 << TABLE) - 1)
-    };
+    }
+    // The d values in the output's type once, not converted per value.
+    let lanes: Vec<T> = values.iter().map(|&v| T::lane(v)).collect();
     let ended =
         || crate::error::Error::at(crate::error::ErrorKind::Truncated, stream_at, "the entropy-coded values end early");
     let mut bit = 0u64;
     for _ in 0..n {
-        let (sym, len) = table[peek(bit) as usize];
+        let (sym, len) = table[peek(bytes, bit) as usize];
         if len > 0 {
             if bit + u64::from(len) > total_bits {
                 return Err(ended());
             }
             bit += u64::from(len);
-            out.push(T::lane(values[sym as usize]));
+            out.push(lanes[sym as usize]);
             continue;
         }
         let (mut code, mut first, mut index) = (0u32, 0u32, 0u32);
@@ -239,7 +243,7 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
             bit += 1;
             let k = count[len];
             if code < first + k {
-                out.push(T::lane(values[order[(index + code - first) as usize]]));
+                out.push(lanes[order[(index + code - first) as usize]]);
                 break;
             }
             index += k;

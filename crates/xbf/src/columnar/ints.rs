@@ -480,6 +480,12 @@ fn read_for<T: Lane>(c: &mut Cursor<'_>, n: u64, vals: &mut Values<T>) -> Result
     // The common case: eight bytes from a value's first hold all of it, and
     // every value fits the column (so none is checked).
     if width <= 56 && base.checked_add((1u128 << width) - 1).is_some_and(|top| vals.fits(top)) {
+        if width == 0 {
+            // Every value is the base: a presence column with no null, a
+            // constant column. One fill instead of a window read per value.
+            vals.out.resize(vals.out.len() + n as usize, T::lane(base));
+            return Ok(());
+        }
         let mask = (1u64 << width) - 1;
         let w = usize::from(width);
         let window = |bit: usize| -> u64 {
