@@ -104,6 +104,7 @@ pub use columnar::{ColumnNode, ColumnStats, Columns};
 pub use message::{encode_message, write_message};
 pub use options::{
     DecodeOptions, EncodeOptions, Layout, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH,
+    MAX_DEPTH_CEILING, ZSTD_LEVELS,
 };
 // For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};

@@ -533,7 +533,7 @@ fn columnar_messages_are_read_whole_to_the_serde_paths_values() {
     for n in [0, 1, 2, 7, 300] {
         let v = features(n);
         for zstd in [None, Some(3)] {
-            let bytes = columnar(EncodeOptions::v2()).compress_columns(zstd).to_vec(&v).unwrap();
+            let bytes = columnar(EncodeOptions::v2()).compress_columns(zstd).unwrap().to_vec(&v).unwrap();
             assert_eq!(bytes[1] & 0x02, 0x02, "columnar");
             let before = COLUMNS_READ.load(std::sync::atomic::Ordering::Relaxed);
             assert_eq!(fast::from_slice::<Vec<Feature>>(&bytes).unwrap(), v, "{n} records, zstd {zstd:?}");
@@ -550,7 +550,7 @@ fn columnar_messages_are_read_whole_to_the_serde_paths_values() {
     assert!(bytes.as_ptr_range().contains(&back.name.as_ptr()));
     assert!(bytes.as_ptr_range().contains(&back.raw_bytes.as_ptr()));
     let rows = vec![d.clone(); 40];
-    let packed = columnar(EncodeOptions::v2()).compress_columns(Some(19)).to_vec(&rows).unwrap();
+    let packed = columnar(EncodeOptions::v2()).compress_columns(Some(19)).unwrap().to_vec(&rows).unwrap();
     match (fast::from_slice::<Vec<Doc>>(&packed), xbf::from_slice::<Vec<Doc>>(&packed)) {
         (Ok(a), Ok(b)) => assert!(a == rows && b == rows),
         (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{a} / {b}"),
@@ -600,7 +600,7 @@ fn damaged_columns_give_the_serde_paths_result() {
     let v = features(9);
     column_damage_agrees::<Vec<Feature>>(&columnar(EncodeOptions::v2()).to_vec(&v).unwrap(), 1);
     column_damage_agrees::<Vec<Feature>>(
-        &columnar(EncodeOptions::v2()).compress_columns(Some(1)).to_vec(&features(60)).unwrap(),
+        &columnar(EncodeOptions::v2()).compress_columns(Some(1)).unwrap().to_vec(&features(60)).unwrap(),
         3,
     );
 }
@@ -610,7 +610,7 @@ proptest! {
 
     #[test]
     fn generated_records_read_whole_from_columns(rows in prop::collection::vec(record(), 0..12), zstd in any::<bool>()) {
-        let bytes = columnar(EncodeOptions::v2()).compress_columns(zstd.then_some(1)).to_vec(&rows).unwrap();
+        let bytes = columnar(EncodeOptions::v2()).compress_columns(zstd.then_some(1)).unwrap().to_vec(&rows).unwrap();
         let back: Vec<Record> = fast::from_slice(&bytes).unwrap();
         prop_assert!(same_bits(&back, &rows));
     }

@@ -287,7 +287,7 @@ pub fn to_writer<W: Write, T: Encode + ?Sized>(mut writer: W, value: &T) -> Resu
 /// form; the layout is always rows.
 pub fn to_vec_with<T: Encode + ?Sized>(opts: &EncodeOptions, value: &T) -> Result<Vec<u8>> {
     let info = info::<T>()?;
-    let v2 = opts.version() == Version::V2;
+    let v2 = opts.get_version() == Version::V2;
     let mut buf;
     if v2 && !opts.by_reference() {
         buf = Vec::with_capacity(info.head_v2.len() + 64);
@@ -297,7 +297,7 @@ pub fn to_vec_with<T: Encode + ?Sized>(opts: &EncodeOptions, value: &T) -> Resul
             crate::rows::serde_write::check_v1(&info.metadata)?;
         }
         buf = Vec::with_capacity(64);
-        Encoder::new(&mut buf, opts.version())
+        Encoder::new(&mut buf, opts.get_version())
             .message_head(&info.metadata, opts.by_reference(), 0)
             .map_err(Error::from)?;
     }

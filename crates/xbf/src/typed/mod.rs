@@ -111,7 +111,7 @@ impl EncodeOptions {
     /// unless the layout is [`Layout::Columnar`](crate::Layout::Columnar)
     /// (`Layout::Auto`, which would encode twice to compare, is rows here).
     pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(&self, value: &T) -> Result<Vec<u8>> {
-        let mut out = ser::Out { buf: Vec::with_capacity(128), v2: self.version() == Version::V2 };
+        let mut out = ser::Out { buf: Vec::with_capacity(128), v2: self.get_version() == Version::V2 };
         self.write_into(&mut out, value)?;
         Ok(out.buf)
     }
@@ -126,7 +126,7 @@ impl EncodeOptions {
         let traced = schema::traced::<T>();
         match &*traced {
             Traced::Known(ty) => {
-                if self.version() == Version::V1 {
+                if self.get_version() == Version::V1 {
                     ser::check_v1(ty)?;
                 }
                 let root = |e: Error| match ty {
@@ -146,7 +146,7 @@ impl EncodeOptions {
                     out.buf = self.encode_typed_message(ty, &value)?;
                     return Ok(());
                 }
-                let version = self.version();
+                let version = self.get_version();
                 Encoder::new(&mut out.buf, version).message_head(ty, self.by_reference(), 0).map_err(io_err)?;
                 ser::write_value(out, ty, value).map_err(root)
             }
