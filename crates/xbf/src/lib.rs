@@ -49,6 +49,18 @@
 //! 5. XBF files of columnar blocks with a footer (`file`), and JSON
 //!    (`json`).
 //!
+//! # One naming scheme for the serde and derive paths
+//!
+//! Each API names its functions for what they do: serde's at the root
+//! ([`to_vec`], [`to_writer`], [`from_slice`], [`from_reader`],
+//! [`metadata_of`]), the derive's under [`fast`] with the same names
+//! (`fast::to_vec`, `fast::from_slice`, `fast::metadata_of`, ...). Each
+//! takes the default options; its `_with` form takes the options first
+//! ([`from_slice_with`]`(&opts, bytes)`, `fast::from_slice_with(&opts,
+//! bytes)`). Both paths write the same bytes and trace the same metadata.
+//! The options also carry serde's functions as methods
+//! (`opts.from_slice(bytes)`, `opts.to_vec(&value)`), the same code.
+//!
 //! A change to a column encoding goes in `columnar/ints.rs`, `floats.rs`
 //! or `strings.rs`; to the serde reader, in `rows/serde_read.rs` (rows) or
 //! `columnar/typed.rs` (columns).
@@ -117,7 +129,8 @@ pub use schema::{fingerprint, SchemaRegistry};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};
 #[cfg(feature = "serde")]
 pub use typed::{
-    from_reader, from_slice, metadata_of, to_vec, to_writer, typed_stream, TypedStreamReader, TypedStreamWriter,
+    from_reader, from_reader_with, from_slice, from_slice_with, metadata_of, to_vec, to_vec_with, to_writer,
+    to_writer_with, typed_stream, TypedStreamReader, TypedStreamWriter,
 };
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 pub use wire::Version;

@@ -138,6 +138,30 @@ fn v1_bytes_equal_the_serde_path_and_the_papers_layout() {
     assert_eq!(a.to_string(), b.to_string());
 }
 
+/// The serde and derive paths have the same functions under the same
+/// names, and the `_with` forms of both take the options first.
+#[test]
+fn serde_and_derive_functions_are_named_alike() {
+    let rows = vec![Inner { x: 2.5, tags: vec!["a".into(), "b".into()] }; 4];
+    let v1 = EncodeOptions::v1();
+    let bytes = xbf::to_vec_with(&v1, &rows).unwrap();
+    assert_eq!(bytes, fast::to_vec_with(&v1, &rows).unwrap());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    xbf::to_writer_with(&v1, &mut a, &rows).unwrap();
+    fast::to_writer_with(&v1, &mut b, &rows).unwrap();
+    assert_eq!((&a, &b), (&bytes, &bytes));
+    assert_eq!(xbf::metadata_of::<Vec<Inner>>().unwrap(), fast::metadata_of::<Vec<Inner>>().unwrap());
+    let opts = xbf::DecodeOptions::default().max_depth(3).unwrap();
+    assert_eq!(xbf::from_slice_with::<Vec<Inner>>(&opts, &bytes).unwrap(), rows);
+    assert_eq!(fast::from_slice_with::<Vec<Inner>>(&opts, &bytes).unwrap(), rows);
+    assert_eq!(xbf::from_reader_with::<Vec<Inner>, _>(&opts, &bytes[..]).unwrap(), rows);
+    // vec, struct, vec: 3 levels, one more than these options allow.
+    let shallow = xbf::DecodeOptions::default().max_depth(2).unwrap();
+    let a = xbf::from_slice_with::<Vec<Inner>>(&shallow, &bytes).unwrap_err();
+    let b = fast::from_slice_with::<Vec<Inner>>(&shallow, &bytes).unwrap_err();
+    assert_eq!((a.kind(), a.to_string()), (ErrorKind::TooDeep, b.to_string()));
+}
+
 #[test]
 fn other_types_fall_back_to_matching_by_name() {
     #[derive(Serialize, Deserialize, Xbf, Debug, PartialEq)]

@@ -277,8 +277,13 @@ pub fn to_vec<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>> {
 }
 
 /// Writes `value` as an XBF 2 message to `writer`.
-pub fn to_writer<W: Write, T: Encode + ?Sized>(mut writer: W, value: &T) -> Result<()> {
-    let bytes = to_vec(value)?;
+pub fn to_writer<W: Write, T: Encode + ?Sized>(writer: W, value: &T) -> Result<()> {
+    to_writer_with(&EncodeOptions::v2(), writer, value)
+}
+
+/// [`to_writer`] with `opts`' version and schema form (see [`to_vec_with`]).
+pub fn to_writer_with<W: Write, T: Encode + ?Sized>(opts: &EncodeOptions, mut writer: W, value: &T) -> Result<()> {
+    let bytes = to_vec_with(opts, value)?;
     writer.write_all(&bytes).map_err(Error::from)
 }
 
