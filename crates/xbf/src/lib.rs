@@ -30,7 +30,8 @@
 //! 2. The data model: the type tree in [`metadata`] (with its bytes on the
 //!    wire), dynamic values in [`value`], schema fingerprints, [`infer`]
 //!    (types inferred from JSON-like input); then the options of reading
-//!    and writing ([`DecodeOptions`], [`EncodeOptions`]).
+//!    and writing ([`options`]: [`DecodeOptions`], [`EncodeOptions`] and
+//!    the constants that bound them).
 //! 3. Layouts:
 //!    - `rows/`: `value_read` / `value_write` for `Value`, `serde_read` /
 //!      `serde_write` for serde, `derive_read` / `derive_write` for the
@@ -45,9 +46,19 @@
 //!    `message` for `Value` ([`decode_message`], [`encode_message`]),
 //!    `typed` for serde (`to_vec`, `from_slice`, the metadata traced
 //!    from a type), `fast` for the derive (the traits `#[derive(Xbf)]`
-//!    implements); and record streams (`stream`), which `typed` also reads.
-//! 5. XBF files of columnar blocks with a footer (`file`), and JSON
+//!    implements); and record streams ([`stream`]), which `typed` also reads.
+//! 5. XBF files of columnar blocks with a footer ([`file`](mod@file)), and JSON
 //!    (`json`).
+//!
+//! # What the root holds
+//!
+//! The root re-exports the entry points: the encode and decode functions
+//! (dynamic and serde), [`Value`] and its kinds, [`Metadata`] and its
+//! kinds, [`Error`] and [`ErrorKind`], the options, the file reader and
+//! writer and the stream reader and writer. The rest stays in its module:
+//! the options' limits in [`options`] (e.g. `options::DECODED_VALUE_BYTES`),
+//! a file's blocks and statistics in [`file`](mod@file) (e.g. `file::BlockInfo`),
+//! the derive's traits in [`fast`], the wire's constants in [`wire`].
 //!
 //! # One naming scheme for the serde and derive paths
 //!
@@ -95,16 +106,16 @@ mod columnar;
 mod error;
 #[cfg(feature = "serde")]
 pub mod fast;
-mod file;
+pub mod file;
 pub mod infer;
 #[cfg(feature = "json")]
 pub mod json;
 mod message;
 pub mod metadata;
-mod options;
+pub mod options;
 mod rows;
 mod schema;
-mod stream;
+pub mod stream;
 pub mod time;
 #[cfg(feature = "serde")]
 mod typed;
@@ -113,18 +124,11 @@ pub mod value;
 pub mod wire;
 
 pub use columnar::{ColumnNode, ColumnStats, Columns};
-pub use message::{encode_message, write_message};
-pub use options::{
-    DecodeOptions, EncodeOptions, Layout, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH,
-    MAX_DEPTH_CEILING, ZSTD_LEVELS,
-};
-// For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};
-pub use file::{
-    is_file, BlockInfo, Blocks, ColumnInfo, ColumnStatistics, DamagedBlock, FileOptions, FileReader, FileStreamReader,
-    FileWriter, Op, Predicate, ReadOptions,
-};
+pub use file::{is_file, FileOptions, FileReader, FileStreamReader, FileWriter, Op, Predicate, ReadOptions};
+pub use message::{encode_message, write_message};
 pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
+pub use options::{DecodeOptions, EncodeOptions, Layout};
 pub use schema::{fingerprint, SchemaRegistry};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};
 #[cfg(feature = "serde")]
@@ -136,6 +140,9 @@ pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleVa
 pub use wire::Version;
 #[cfg(feature = "derive")]
 pub use xbf_derive::Xbf;
+// Not public API: the Python binding (python/src) uses these to apply the
+// core's rules (layout choice, zero-size values) to Python objects without
+// copying them, so they are reachable but hidden.
 #[doc(hidden)]
 pub use {
     columnar::{worth_columns, Repeats},

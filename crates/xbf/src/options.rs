@@ -1,4 +1,5 @@
-//! The options of decoding and encoding: limits, version, layout. They are
+//! The options of decoding and encoding: limits, version, layout, and the
+//! constants that bound them. They are
 //! plain values, built once and passed by reference to every reader and
 //! writer; what they do is in the modules that read and write.
 
@@ -32,7 +33,7 @@ use crate::wire::Version;
 /// assert_eq!(opts.decode_message(&msg).unwrap_err().kind(), ErrorKind::TooDeep);
 /// assert!(xbf::decode_message(&msg).is_ok());
 /// // A limit past the maximum is refused when the options are built.
-/// let e = DecodeOptions::default().max_depth(xbf::MAX_DEPTH_CEILING + 1).unwrap_err();
+/// let e = DecodeOptions::default().max_depth(xbf::options::MAX_DEPTH_CEILING + 1).unwrap_err();
 /// assert_eq!(e.kind(), ErrorKind::InvalidOptions);
 /// # Ok::<(), xbf::Error>(())
 /// ```
@@ -118,7 +119,7 @@ impl DecodeOptions {
     /// // vec<unit> of 65,537 units: 3,145,776 bytes of budget.
     /// let msg = [0xc2, 0x00, 0x11, 0x13, 0x81, 0x80, 0x04];
     /// assert_eq!(xbf::decode_message(&msg)?.as_vec().map(|v| v.len()), Some(65_537));
-    /// let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    /// let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::options::DECODED_VALUE_BYTES);
     /// assert_eq!(small.decode_message(&msg).unwrap_err().kind(), ErrorKind::TooLarge);
     /// // 2^40 units are refused at their count, with nothing allocated.
     /// let bomb = [0xc2, 0x00, 0x11, 0x13, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20];

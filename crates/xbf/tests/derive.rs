@@ -206,7 +206,7 @@ fn zero_size_parts_take_the_serde_path_with_its_budget() {
     assert_eq!(bytes, xbf::to_vec(&big).unwrap());
     assert_eq!(fast::from_slice::<Units>(&bytes).unwrap(), big);
     // With a budget of 65,536 values, both paths refuse it alike.
-    let small = xbf::DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    let small = xbf::DecodeOptions::default().max_decoded_bytes(65_536 * xbf::options::DECODED_VALUE_BYTES);
     let a = fast::from_slice_with::<Units>(&small, &bytes).unwrap_err();
     let b = small.from_slice::<Units>(&bytes).unwrap_err();
     assert_eq!(a.kind(), ErrorKind::TooLarge);

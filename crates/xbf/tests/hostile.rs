@@ -288,10 +288,10 @@ fn max_depth_moves_the_limit() {
 
 #[test]
 fn max_depth_past_the_ceiling_is_refused_when_built() {
-    let e = DecodeOptions::default().max_depth(xbf::MAX_DEPTH_CEILING + 1).unwrap_err();
+    let e = DecodeOptions::default().max_depth(xbf::options::MAX_DEPTH_CEILING + 1).unwrap_err();
     assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidOptions, None));
     assert!(DecodeOptions::default().max_depth(usize::MAX).is_err());
-    assert_eq!(DecodeOptions::default().max_depth(xbf::MAX_DEPTH_CEILING).unwrap().get_max_depth(), 256);
+    assert_eq!(DecodeOptions::default().max_depth(xbf::options::MAX_DEPTH_CEILING).unwrap().get_max_depth(), 256);
 }
 
 /// The deepest message the options allow decodes on a 4 MiB stack in a
@@ -300,7 +300,7 @@ fn max_depth_past_the_ceiling_is_refused_when_built() {
 /// levels fit in 2 MiB, 256 do not.)
 #[test]
 fn deepest_allowed_message_fits_a_small_stack() {
-    let n = xbf::MAX_DEPTH_CEILING;
+    let n = xbf::options::MAX_DEPTH_CEILING;
     std::thread::Builder::new()
         .stack_size(4 << 20)
         .spawn(move || {
@@ -353,7 +353,7 @@ const MOST: u64 = (1 << 30) / 48;
 
 /// A budget of `values` zero-size values.
 fn budget(values: u64) -> DecodeOptions {
-    DecodeOptions::default().max_decoded_bytes(values * xbf::DECODED_VALUE_BYTES)
+    DecodeOptions::default().max_decoded_bytes(values * xbf::options::DECODED_VALUE_BYTES)
 }
 
 #[test]
