@@ -157,7 +157,7 @@ where
         ("XBF v1 dynamic", EncodeOptions::v1(), &v1_value),
         ("XBF 2 rows dynamic", EncodeOptions::v2().layout(Layout::Rows), &dyn_value),
         ("XBF 2 columnar", EncodeOptions::v2().layout(Layout::Columnar), &dyn_value),
-        ("XBF 2 columnar+zstd", EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19)), &dyn_value),
+        ("XBF 2 columnar+zstd", EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19)).unwrap(), &dyn_value),
     ] {
         f.push(dyn_fmt(name, opts, value.as_ref().ok().cloned(), value.as_ref().err().map(|x| x.to_string())));
     }
@@ -165,7 +165,7 @@ where
     // columns straight into the serde types, value by value; the derive
     // path (`fast::from_slice`) reads each column whole.
     let columnar = |zstd: Option<i32>| {
-        let opts = EncodeOptions::v2().layout(Layout::Columnar).compress_columns(zstd);
+        let opts = EncodeOptions::v2().layout(Layout::Columnar).compress_columns(zstd).unwrap();
         let value = dyn_value.as_ref().ok().cloned();
         let why = dyn_value.as_ref().err().map(|x| x.to_string());
         move |_t: &T| match &value {

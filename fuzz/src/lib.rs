@@ -69,7 +69,7 @@ pub fn seeds() -> Vec<Vec<u8>> {
         let recs = records(n);
         let rows = xbf::to_vec(&recs).expect("encodes");
         let (ty, v) = DecodeOptions::default().decode_typed_message(&rows).expect("decodes");
-        for opts in [EncodeOptions::v2(), EncodeOptions::v2().compress_columns(Some(1))] {
+        for opts in [EncodeOptions::v2(), EncodeOptions::v2().compress_columns(Some(1)).unwrap()] {
             let b = opts.layout(Layout::Columnar).encode_typed_message(&ty, &v).expect("encodes");
             out.push(b[head..].to_vec());
         }
@@ -109,7 +109,7 @@ pub fn message_seeds() -> Vec<Vec<u8>> {
         out.push(xbf::fast::to_vec(&recs).expect("encodes"));
         let (ty, v) =
             DecodeOptions::default().decode_typed_message(&xbf::to_vec(&recs).expect("encodes")).expect("decodes");
-        for opts in [EncodeOptions::v2(), EncodeOptions::v2().compress_columns(Some(1))] {
+        for opts in [EncodeOptions::v2(), EncodeOptions::v2().compress_columns(Some(1)).unwrap()] {
             out.push(opts.layout(Layout::Columnar).encode_typed_message(&ty, &v).expect("encodes"));
         }
     }

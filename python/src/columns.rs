@@ -288,6 +288,7 @@ pub(crate) fn columns_direct<'py>(
     let cols = EncodeOptions::v2()
         .layout(Layout::Columnar)
         .compress_columns(zstd)
+        .map_err(encode_err)?
         .encode_typed_message(ty, &value)
         .map_err(encode_err)?;
     let meta = EncodeOptions::v2().encode_metadata(ty).map_err(encode_err)?;
@@ -453,7 +454,7 @@ pub(crate) fn records_direct(
         let Some(r) = fill(node, fty, col).map_err(encode_err)? else { return Ok(None) };
         rows += r;
     }
-    let cols = EncodeOptions::v2().compress_columns(zstd).encode_columns(columns).map_err(encode_err)?;
+    let cols = EncodeOptions::v2().compress_columns(zstd).map_err(encode_err)?.encode_columns(columns).map_err(encode_err)?;
     let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
     Ok(Some((cols, 2 + meta.len() + rows, ty)))
 }
@@ -584,6 +585,7 @@ pub(crate) fn rows_to_columns(ty: &Metadata, value_bytes: &[u8], zstd: Option<i3
     EncodeOptions::v2()
         .layout(Layout::Columnar)
         .compress_columns(zstd)
+        .map_err(encode_err)?
         .encode_typed_message(ty, &value)
         .map_err(encode_err)
 }

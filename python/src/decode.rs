@@ -502,7 +502,7 @@ pub(crate) fn fast_decode<'py>(
         typed_any,
         trusted,
         zs_used: 0,
-        zs_allowed: opts.max_decoded_bytes / xbf::DECODED_VALUE_BYTES,
+        zs_allowed: opts.get_max_decoded_bytes() / xbf::options::DECODED_VALUE_BYTES,
         prepaid: 0,
         depth: ty.depth(),
         any_prims: [None; 256],

@@ -15,7 +15,7 @@ use crate::pyobj::{refs, short_repr};
 use crate::raw::dict_next;
 use crate::schema::Schema;
 
-pub(crate) use xbf::DEFAULT_MAX_DEPTH as MAX_DEPTH;
+pub(crate) use xbf::options::DEFAULT_MAX_DEPTH as MAX_DEPTH;
 
 /// The core's inference lattice (`xbf::infer::Shape`, shared with `xbf
 /// from-json`), each object key kept as the Python string first seen (the

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::io::{check_readable, read_all, write_output, xbf_error, CliResult, Output};
+use crate::io::{check_readable, read_all, write_output, xbf_error, CliResult, Failure, Output};
 use crate::view::{load, Source};
 
 /// Arguments of a conversion: where to read and where to write.
@@ -52,14 +52,20 @@ impl EncodingArgs {
         matches!(self.layout, LayoutArg::Auto)
     }
 
-    /// The encoder's options these arguments ask for.
-    pub fn options(&self) -> xbf::EncodeOptions {
+    /// The encoder's options these arguments ask for; a level or tolerance
+    /// out of range is a usage error.
+    pub fn options(&self) -> CliResult<xbf::EncodeOptions> {
         let layout = match self.layout {
             LayoutArg::Auto => xbf::Layout::Auto,
             LayoutArg::Rows => xbf::Layout::Rows,
             LayoutArg::Columns => xbf::Layout::Columnar,
         };
-        xbf::EncodeOptions::v2().layout(layout).compress_columns(self.zstd).float_tolerance(self.float_tolerance)
+        let usage = |e: xbf::Error| Failure::Usage(e.to_string());
+        xbf::EncodeOptions::v2()
+            .layout(layout)
+            .compress_columns(self.zstd)
+            .and_then(|o| o.float_tolerance(self.float_tolerance))
+            .map_err(usage)
     }
 }
 
@@ -114,13 +120,13 @@ pub struct ToJsonArgs {
 pub fn from_json(args: &FromJsonArgs) -> CliResult {
     if crate::file_cmd::is_json_lines(args.io.input.as_deref(), args.lines) {
         let (input, output) = (args.io.input.as_deref(), args.io.output.as_deref());
-        return crate::file_cmd::json_lines_to_file(input, output, args.encoding.options(), &args.file);
+        return crate::file_cmd::json_lines_to_file(input, output, args.encoding.options()?, &args.file);
     }
     let (name, text) = read_all(args.io.input.as_deref())?;
     let json = xbf::json::JsonOptions::default().max_depth(args.max_depth.into());
     let value = json.convert_slice(&text).map_err(|e| xbf_error(&name, &e))?;
     drop(text);
-    let opts = args.encoding.options();
+    let opts = args.encoding.options()?;
     let bytes = opts.encode_message(&value).map_err(|e| xbf_error(&name, &e))?;
     drop(value);
     check_readable(&name, &bytes)?;

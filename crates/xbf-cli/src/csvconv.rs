@@ -160,7 +160,7 @@ pub(crate) fn row_record(
 pub fn from_csv(args: &FromCsvArgs) -> CliResult {
     if !args.message && args.encoding.is_auto_layout() {
         let (input, output) = (args.input.as_deref(), args.output.as_deref());
-        return crate::file_cmd::csv_to_file(input, output, args.explain, args.encoding.options(), &args.file);
+        return crate::file_cmd::csv_to_file(input, output, args.explain, args.encoding.options()?, &args.file);
     }
     let (name, bytes) = read_all(args.input.as_deref())?;
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
@@ -206,7 +206,7 @@ pub fn from_csv(args: &FromCsvArgs) -> CliResult {
         }
         eprint!("{text}");
     }
-    let bytes = args.encoding.options().encode_message(&vec.into()).map_err(|e| xbf_error(&name, &e))?;
+    let bytes = args.encoding.options()?.encode_message(&vec.into()).map_err(|e| xbf_error(&name, &e))?;
     crate::io::check_readable(&name, &bytes)?;
     write_output(args.output.as_deref(), &bytes)
 }

@@ -82,7 +82,7 @@ pub fn check_readable(name: &str, bytes: &[u8]) -> CliResult {
         Err(e) if e.kind() == xbf::ErrorKind::TooLarge => Err(Failure::Failed(format!(
             "{name}: not written: decoding it would take more than the budget of {} bytes (SPEC.md 16.2); \
              pass a larger --max-decoded-bytes to write it (its readers then need as much)",
-            decode_options().max_decoded_bytes
+            decode_options().get_max_decoded_bytes()
         ))),
         Err(e) => Err(Failure::Failed(format!("{name}: the encoded value does not read back ({e}); this is a bug"))),
     }

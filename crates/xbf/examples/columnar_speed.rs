@@ -101,7 +101,7 @@ fn main() {
     let level: i32 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(19);
     let rows = EncodeOptions::v2().layout(Layout::Rows);
     let cols = EncodeOptions::v2().layout(Layout::Columnar);
-    let zstd = cols.clone().compress_columns(Some(level));
+    let zstd = cols.clone().compress_columns(Some(level)).unwrap();
     let auto = EncodeOptions::v2();
     let dec = DecodeOptions::default();
     // For a profiler: only one operation, many times.

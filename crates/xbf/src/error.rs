@@ -49,6 +49,10 @@ pub enum ErrorKind {
     TypeMismatch,
     /// The underlying reader or writer failed (other than ending early).
     Io,
+    /// An option given to an options builder is out of its documented
+    /// range (never produced by decoding bytes: only when the options are
+    /// built, e.g. [`DecodeOptions::max_depth`](crate::DecodeOptions::max_depth)).
+    InvalidOptions,
 }
 
 impl ErrorKind {
@@ -72,11 +76,12 @@ impl ErrorKind {
             ErrorKind::InvalidColumn => "invalid-column",
             ErrorKind::TypeMismatch => "type-mismatch",
             ErrorKind::Io => "io",
+            ErrorKind::InvalidOptions => "invalid-options",
         }
     }
 
     /// Every kind, in the order SPEC.md lists them.
-    pub const ALL: [ErrorKind; 17] = [
+    pub const ALL: [ErrorKind; 18] = [
         ErrorKind::Truncated,
         ErrorKind::TrailingBytes,
         ErrorKind::UnknownDiscriminant,
@@ -94,6 +99,7 @@ impl ErrorKind {
         ErrorKind::InvalidColumn,
         ErrorKind::TypeMismatch,
         ErrorKind::Io,
+        ErrorKind::InvalidOptions,
     ];
 
     /// The kind with the given stable name.

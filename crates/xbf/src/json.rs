@@ -41,7 +41,7 @@ use crate::value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, Valu
 pub use crate::infer::{OBJECT_STRUCT, OPTIONAL_KEY_ENUM};
 /// How many levels of arrays and objects a document may nest by default:
 /// as many as XBF readers allow in a message (SPEC.md §16.1).
-pub const DEFAULT_MAX_DEPTH: usize = crate::DEFAULT_MAX_DEPTH;
+pub const DEFAULT_MAX_DEPTH: usize = crate::options::DEFAULT_MAX_DEPTH;
 /// The most levels [`JsonOptions::max_depth`] allows. Parsing needs no stack
 /// per level, but inference and conversion recurse once per level; this many
 /// fit in a 2 MiB thread stack even in a debug build (measured: the

@@ -30,7 +30,8 @@
 //! 2. The data model: the type tree in [`metadata`] (with its bytes on the
 //!    wire), dynamic values in [`value`], schema fingerprints, [`infer`]
 //!    (types inferred from JSON-like input); then the options of reading
-//!    and writing ([`DecodeOptions`], [`EncodeOptions`]).
+//!    and writing ([`options`]: [`DecodeOptions`], [`EncodeOptions`] and
+//!    the constants that bound them).
 //! 3. Layouts:
 //!    - `rows/`: `value_read` / `value_write` for `Value`, `serde_read` /
 //!      `serde_write` for serde, `derive_read` / `derive_write` for the
@@ -45,9 +46,31 @@
 //!    `message` for `Value` ([`decode_message`], [`encode_message`]),
 //!    `typed` for serde (`to_vec`, `from_slice`, the metadata traced
 //!    from a type), `fast` for the derive (the traits `#[derive(Xbf)]`
-//!    implements); and record streams (`stream`), which `typed` also reads.
-//! 5. XBF files of columnar blocks with a footer (`file`), and JSON
+//!    implements); and record streams ([`stream`]), which `typed` also reads.
+//! 5. XBF files of columnar blocks with a footer ([`file`](mod@file)), and JSON
 //!    (`json`).
+//!
+//! # What the root holds
+//!
+//! The root re-exports the entry points: the encode and decode functions
+//! (dynamic and serde), [`Value`] and its kinds, [`Metadata`] and its
+//! kinds, [`Error`] and [`ErrorKind`], the options, the file reader and
+//! writer and the stream reader and writer. The rest stays in its module:
+//! the options' limits in [`options`] (e.g. `options::DECODED_VALUE_BYTES`),
+//! a file's blocks and statistics in [`file`](mod@file) (e.g. `file::BlockInfo`),
+//! the derive's traits in [`fast`], the wire's constants in [`wire`].
+//!
+//! # One naming scheme for the serde and derive paths
+//!
+//! Each API names its functions for what they do: serde's at the root
+//! ([`to_vec`], [`to_writer`], [`from_slice`], [`from_reader`],
+//! [`metadata_of`]), the derive's under [`fast`] with the same names
+//! (`fast::to_vec`, `fast::from_slice`, `fast::metadata_of`, ...). Each
+//! takes the default options; its `_with` form takes the options first
+//! ([`from_slice_with`]`(&opts, bytes)`, `fast::from_slice_with(&opts,
+//! bytes)`). Both paths write the same bytes and trace the same metadata.
+//! The options also carry serde's functions as methods
+//! (`opts.from_slice(bytes)`, `opts.to_vec(&value)`), the same code.
 //!
 //! A change to a column encoding goes in `columnar/ints.rs`, `floats.rs`
 //! or `strings.rs`; to the serde reader, in `rows/serde_read.rs` (rows) or
@@ -83,16 +106,16 @@ mod columnar;
 mod error;
 #[cfg(feature = "serde")]
 pub mod fast;
-mod file;
+pub mod file;
 pub mod infer;
 #[cfg(feature = "json")]
 pub mod json;
 mod message;
 pub mod metadata;
-mod options;
+pub mod options;
 mod rows;
 mod schema;
-mod stream;
+pub mod stream;
 pub mod time;
 #[cfg(feature = "serde")]
 mod typed;
@@ -100,30 +123,30 @@ mod utf8;
 pub mod value;
 pub mod wire;
 
+// Not public API: the Python binding's whole-column reader of messages.
 #[cfg(feature = "serde")]
+#[doc(hidden)]
 pub use columnar::{read_columns, WholeColumn, WholeFields};
 pub use columnar::{ColumnBatch, ColumnData, ColumnNode, ColumnStats, Columns};
-pub use message::{encode_message, write_message};
-pub use options::{
-    DecodeOptions, EncodeOptions, Layout, DECODED_VALUE_BYTES, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH,
-};
-// For the Python binding, which applies the same rules to Python objects.
 pub use error::{Error, ErrorKind, PathSegment, Result};
-pub use file::{
-    is_file, BlockInfo, Blocks, ColumnInfo, ColumnStatistics, DamagedBlock, FileOptions, FileReader, FileStreamReader,
-    FileWriter, Op, Predicate, ReadOptions,
-};
+pub use file::{is_file, FileOptions, FileReader, FileStreamReader, FileWriter, Op, Predicate, ReadOptions};
+pub use message::{encode_message, write_message};
 pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
+pub use options::{DecodeOptions, EncodeOptions, Layout};
 pub use schema::{fingerprint, SchemaRegistry};
 pub use stream::{StreamOptions, StreamReader, StreamWriter};
 #[cfg(feature = "serde")]
 pub use typed::{
-    from_reader, from_slice, metadata_of, to_vec, to_writer, typed_stream, TypedStreamReader, TypedStreamWriter,
+    from_reader, from_reader_with, from_slice, from_slice_with, metadata_of, to_vec, to_vec_with, to_writer,
+    to_writer_with, typed_stream, TypedStreamReader, TypedStreamWriter,
 };
 pub use value::{AnyValue, EnumValue, MapValue, OptionValue, StructValue, TupleValue, Value, VecValue, I256, U256};
 pub use wire::Version;
 #[cfg(feature = "derive")]
 pub use xbf_derive::Xbf;
+// Not public API: the Python binding (python/src) uses these to apply the
+// core's rules (layout choice, zero-size values) to Python objects without
+// copying them, so they are reachable but hidden.
 #[doc(hidden)]
 pub use {
     columnar::{worth_columns, Repeats},

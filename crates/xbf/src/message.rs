@@ -157,14 +157,6 @@ impl EncodeOptions {
         if self.version == Version::V1 && (self.schema_by_reference || self.layout == Layout::Columnar) {
             return Err(Error::new(ErrorKind::Unsupported, "XBF v1 has neither schema references nor columns"));
         }
-        if let Some(t) = self.float_tolerance.map(f64::from_bits) {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    format!("a float tolerance must be a positive finite number, not {t}"),
-                ));
-            }
-        }
         let columnar = match self.layout {
             Layout::Rows => None,
             _ if self.version == Version::V1 => None,
@@ -266,14 +258,6 @@ impl EncodeOptions {
         self.check_type(&ty)?;
         if self.version == Version::V1 {
             return Err(Error::new(ErrorKind::Unsupported, "XBF v1 has neither schema references nor columns"));
-        }
-        if let Some(t) = self.float_tolerance.map(f64::from_bits) {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    format!("a float tolerance must be a positive finite number, not {t}"),
-                ));
-            }
         }
         let mut head = Encoder::new(Vec::new(), Version::V2);
         head.message_head(&ty, self.schema_by_reference, FLAG_COLUMNAR).expect("writing to a Vec cannot fail");

@@ -219,7 +219,7 @@ fn nested_claims_stay_proportional_to_the_input() {
     tree.extend(le(65_536));
     // With a budget of 65,536 values (3 MiB), refused at the count: the
     // budget charges each element's 41 values.
-    let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::options::DECODED_VALUE_BYTES);
     measure("slice: 65,536 zero-size structs of 40 fields", &tree, &|b| small.decode_message(b));
 
     // A valid vec<u8> for comparison: what an honest message of that size costs.

@@ -48,7 +48,8 @@ fn real_records_round_trip_and_shrink() {
 #[test]
 fn compressed_columns_round_trip() {
     let v = flights();
-    let z = EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19)).encode_message(&v).unwrap();
+    let z =
+        EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19)).unwrap().encode_message(&v).unwrap();
     assert!(same(&xbf::decode_message(&z).unwrap(), &v));
     assert!(z.len() < columnar(&v).len());
     let stats = DecodeOptions::default().column_stats(&z).unwrap();
@@ -202,7 +203,7 @@ proptest! {
         let v = json(&text);
         let bytes = columnar(&v);
         prop_assert!(same(&xbf::decode_message(&bytes).unwrap(), &v), "{}", text);
-        let z = EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(3)).encode_message(&v).unwrap();
+        let z = EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(3)).unwrap().encode_message(&v).unwrap();
         prop_assert!(same(&xbf::decode_message(&z).unwrap(), &v), "{}", text);
         let stats = DecodeOptions::default().column_stats(&bytes);
         prop_assert!(stats.is_ok(), "{}: {:?}", text, stats);

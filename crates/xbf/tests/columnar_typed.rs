@@ -108,7 +108,7 @@ fn real_records_read_straight_from_columns() {
     let q = earthquakes();
     let mut settings = vec![EncodeOptions::v2()];
     if cfg!(feature = "zstd") {
-        settings.push(EncodeOptions::v2().compress_columns(Some(3)));
+        settings.push(EncodeOptions::v2().compress_columns(Some(3)).unwrap());
     }
     for opts in settings {
         let bytes = columns(&f, opts.clone());

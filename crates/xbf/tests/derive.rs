@@ -138,6 +138,30 @@ fn v1_bytes_equal_the_serde_path_and_the_papers_layout() {
     assert_eq!(a.to_string(), b.to_string());
 }
 
+/// The serde and derive paths have the same functions under the same
+/// names, and the `_with` forms of both take the options first.
+#[test]
+fn serde_and_derive_functions_are_named_alike() {
+    let rows = vec![Inner { x: 2.5, tags: vec!["a".into(), "b".into()] }; 4];
+    let v1 = EncodeOptions::v1();
+    let bytes = xbf::to_vec_with(&v1, &rows).unwrap();
+    assert_eq!(bytes, fast::to_vec_with(&v1, &rows).unwrap());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    xbf::to_writer_with(&v1, &mut a, &rows).unwrap();
+    fast::to_writer_with(&v1, &mut b, &rows).unwrap();
+    assert_eq!((&a, &b), (&bytes, &bytes));
+    assert_eq!(xbf::metadata_of::<Vec<Inner>>().unwrap(), fast::metadata_of::<Vec<Inner>>().unwrap());
+    let opts = xbf::DecodeOptions::default().max_depth(3).unwrap();
+    assert_eq!(xbf::from_slice_with::<Vec<Inner>>(&opts, &bytes).unwrap(), rows);
+    assert_eq!(fast::from_slice_with::<Vec<Inner>>(&opts, &bytes).unwrap(), rows);
+    assert_eq!(xbf::from_reader_with::<Vec<Inner>, _>(&opts, &bytes[..]).unwrap(), rows);
+    // vec, struct, vec: 3 levels, one more than these options allow.
+    let shallow = xbf::DecodeOptions::default().max_depth(2).unwrap();
+    let a = xbf::from_slice_with::<Vec<Inner>>(&shallow, &bytes).unwrap_err();
+    let b = fast::from_slice_with::<Vec<Inner>>(&shallow, &bytes).unwrap_err();
+    assert_eq!((a.kind(), a.to_string()), (ErrorKind::TooDeep, b.to_string()));
+}
+
 #[test]
 fn other_types_fall_back_to_matching_by_name() {
     #[derive(Serialize, Deserialize, Xbf, Debug, PartialEq)]
@@ -182,7 +206,7 @@ fn zero_size_parts_take_the_serde_path_with_its_budget() {
     assert_eq!(bytes, xbf::to_vec(&big).unwrap());
     assert_eq!(fast::from_slice::<Units>(&bytes).unwrap(), big);
     // With a budget of 65,536 values, both paths refuse it alike.
-    let small = xbf::DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    let small = xbf::DecodeOptions::default().max_decoded_bytes(65_536 * xbf::options::DECODED_VALUE_BYTES);
     let a = fast::from_slice_with::<Units>(&small, &bytes).unwrap_err();
     let b = small.from_slice::<Units>(&bytes).unwrap_err();
     assert_eq!(a.kind(), ErrorKind::TooLarge);
@@ -533,7 +557,7 @@ fn columnar_messages_are_read_whole_to_the_serde_paths_values() {
     for n in [0, 1, 2, 7, 300] {
         let v = features(n);
         for zstd in [None, Some(3)] {
-            let bytes = columnar(EncodeOptions::v2()).compress_columns(zstd).to_vec(&v).unwrap();
+            let bytes = columnar(EncodeOptions::v2()).compress_columns(zstd).unwrap().to_vec(&v).unwrap();
             assert_eq!(bytes[1] & 0x02, 0x02, "columnar");
             let before = COLUMNS_READ.load(std::sync::atomic::Ordering::Relaxed);
             assert_eq!(fast::from_slice::<Vec<Feature>>(&bytes).unwrap(), v, "{n} records, zstd {zstd:?}");
@@ -550,7 +574,7 @@ fn columnar_messages_are_read_whole_to_the_serde_paths_values() {
     assert!(bytes.as_ptr_range().contains(&back.name.as_ptr()));
     assert!(bytes.as_ptr_range().contains(&back.raw_bytes.as_ptr()));
     let rows = vec![d.clone(); 40];
-    let packed = columnar(EncodeOptions::v2()).compress_columns(Some(19)).to_vec(&rows).unwrap();
+    let packed = columnar(EncodeOptions::v2()).compress_columns(Some(19)).unwrap().to_vec(&rows).unwrap();
     match (fast::from_slice::<Vec<Doc>>(&packed), xbf::from_slice::<Vec<Doc>>(&packed)) {
         (Ok(a), Ok(b)) => assert!(a == rows && b == rows),
         (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{a} / {b}"),
@@ -600,7 +624,7 @@ fn damaged_columns_give_the_serde_paths_result() {
     let v = features(9);
     column_damage_agrees::<Vec<Feature>>(&columnar(EncodeOptions::v2()).to_vec(&v).unwrap(), 1);
     column_damage_agrees::<Vec<Feature>>(
-        &columnar(EncodeOptions::v2()).compress_columns(Some(1)).to_vec(&features(60)).unwrap(),
+        &columnar(EncodeOptions::v2()).compress_columns(Some(1)).unwrap().to_vec(&features(60)).unwrap(),
         3,
     );
 }
@@ -610,7 +634,7 @@ proptest! {
 
     #[test]
     fn generated_records_read_whole_from_columns(rows in prop::collection::vec(record(), 0..12), zstd in any::<bool>()) {
-        let bytes = columnar(EncodeOptions::v2()).compress_columns(zstd.then_some(1)).to_vec(&rows).unwrap();
+        let bytes = columnar(EncodeOptions::v2()).compress_columns(zstd.then_some(1)).unwrap().to_vec(&rows).unwrap();
         let back: Vec<Record> = fast::from_slice(&bytes).unwrap();
         prop_assert!(same_bits(&back, &rows));
     }

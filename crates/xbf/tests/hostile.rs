@@ -8,7 +8,7 @@
 use std::io::{self, BufReader, Cursor, Read};
 
 use xbf::{
-    decode_message, read_message, DecodeOptions, EncodeOptions, Error, ErrorKind, Metadata, PrimitiveType,
+    decode_message, read_message, DecodeOptions, EncodeOptions, Error, ErrorKind, Layout, Metadata, PrimitiveType,
     StructMetadata, StructValue, Value, VecValue, Version,
 };
 
@@ -270,7 +270,7 @@ fn depth_128_is_accepted_and_129_refused() {
 #[test]
 fn max_depth_moves_the_limit() {
     for n in [0usize, 1, 2, 5, 127, 129, 200] {
-        let opts = DecodeOptions::default().max_depth(n);
+        let opts = DecodeOptions::default().max_depth(n).unwrap();
         assert!(opts.decode_message(&nested_vecs(n)).is_ok(), "depth {n}");
         assert!(opts.read_message(&nested_vecs(n)[..]).is_ok(), "depth {n}");
         assert!(opts.decode_message(&nested_structs(n)).is_ok(), "depth {n}");
@@ -280,10 +280,50 @@ fn max_depth_moves_the_limit() {
         assert_eq!((e.kind(), e.offset()), (ErrorKind::TooDeep, Some(21 * n as u64)), "{e}");
     }
     // With a limit of 0 only primitives decode.
-    let opts = DecodeOptions::default().max_depth(0);
+    let opts = DecodeOptions::default().max_depth(0).unwrap();
     assert!(opts.decode_message(&[0x01, 0x05]).is_ok());
     assert_fails(opts.decode_message(&unhex("120100000000000000450000")), ErrorKind::TooDeep, 0, "");
-    assert_eq!(DecodeOptions::default().max_depth, 128);
+    assert_eq!(DecodeOptions::default().get_max_depth(), 128);
+}
+
+#[test]
+fn max_depth_past_the_ceiling_is_refused_when_built() {
+    let e = DecodeOptions::default().max_depth(xbf::options::MAX_DEPTH_CEILING + 1).unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidOptions, None));
+    assert!(DecodeOptions::default().max_depth(usize::MAX).is_err());
+    assert_eq!(DecodeOptions::default().max_depth(xbf::options::MAX_DEPTH_CEILING).unwrap().get_max_depth(), 256);
+}
+
+/// The deepest message the options allow decodes on a 4 MiB stack in a
+/// debug build, in rows and in columns: `MAX_DEPTH_CEILING` rests on this.
+/// (The columnar reader takes the most, about 8 KiB a level in debug: 224
+/// levels fit in 2 MiB, 256 do not.)
+#[test]
+fn deepest_allowed_message_fits_a_small_stack() {
+    let n = xbf::options::MAX_DEPTH_CEILING;
+    std::thread::Builder::new()
+        .stack_size(4 << 20)
+        .spawn(move || {
+            let opts = DecodeOptions::default().max_depth(n).unwrap();
+            // A vec at every level, each holding one element, around a u8.
+            let mut msg = vec![0x11; n];
+            msg.push(0x01);
+            for _ in 0..n {
+                msg.extend(u64le(1));
+            }
+            msg.push(42);
+            let v = opts.decode_message(&msg).unwrap();
+            assert_eq!(opts.read_message(&msg[..]).unwrap(), v);
+            let rows = EncodeOptions::v2().layout(Layout::Rows).encode_message(&v).unwrap();
+            assert_eq!(opts.decode_message(&rows).unwrap(), v);
+            let cols = EncodeOptions::v2().layout(Layout::Columnar).encode_message(&v).unwrap();
+            assert_eq!(opts.decode_message(&cols).unwrap(), v);
+            let s = opts.decode_message(&nested_structs(n)).unwrap();
+            assert_eq!(opts.decode_message(&EncodeOptions::v1().encode_message(&s).unwrap()).unwrap(), s);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 #[test]
@@ -291,8 +331,8 @@ fn decode_value_refuses_types_deeper_than_the_limit() {
     let v = decode_message(&nested_vecs(10)).unwrap();
     let ty = v.metadata();
     let data = EncodeOptions::v1().encode_value(&v).unwrap();
-    assert!(DecodeOptions::default().max_depth(10).decode_value(Version::V1, &ty, &data).is_ok());
-    let e = DecodeOptions::default().max_depth(9).decode_value(Version::V1, &ty, &data).unwrap_err();
+    assert!(DecodeOptions::default().max_depth(10).unwrap().decode_value(Version::V1, &ty, &data).is_ok());
+    let e = DecodeOptions::default().max_depth(9).unwrap().decode_value(Version::V1, &ty, &data).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::TooDeep);
 }
 
@@ -313,12 +353,12 @@ const MOST: u64 = (1 << 30) / 48;
 
 /// A budget of `values` zero-size values.
 fn budget(values: u64) -> DecodeOptions {
-    DecodeOptions::default().max_decoded_bytes(values * xbf::DECODED_VALUE_BYTES)
+    DecodeOptions::default().max_decoded_bytes(values * xbf::options::DECODED_VALUE_BYTES)
 }
 
 #[test]
 fn zero_size_elements_are_budgeted() {
-    assert_eq!(DecodeOptions::default().max_decoded_bytes, 1 << 30);
+    assert_eq!(DecodeOptions::default().get_max_decoded_bytes(), 1 << 30);
     for count in [1 << 62, u64::MAX, MOST + 1, 1 << 32] {
         let e = assert_fails(decode_message(&vec_of_empty(count)), ErrorKind::TooLarge, 13, "");
         assert_error(&e, "at byte 13: too-large");

@@ -112,7 +112,7 @@ fn decode_everything(bytes: &[u8], ty: &Metadata) {
     let _ = opts.decode_metadata(Version::V1, bytes);
     let _ = opts.decode_value(Version::V1, ty, bytes);
     // Tight limits reach the limit checks from more inputs.
-    let tight = DecodeOptions::default().max_depth(2).max_decoded_bytes(3 * xbf::DECODED_VALUE_BYTES);
+    let tight = DecodeOptions::default().max_depth(2).unwrap().max_decoded_bytes(3 * xbf::options::DECODED_VALUE_BYTES);
     let _ = tight.decode_message(bytes);
     let _ = tight.read_message(bytes);
     let _ = tight.decode_value(Version::V1, ty, bytes);
@@ -448,9 +448,9 @@ proptest! {
         }
         // The depth limit: exactly the type's depth passes, one less fails.
         let d = ty.depth();
-        prop_assert!(DecodeOptions::default().max_depth(d).decode_metadata(Version::V1, &bytes).is_ok());
+        prop_assert!(DecodeOptions::default().max_depth(d).unwrap().decode_metadata(Version::V1, &bytes).is_ok());
         if d > 0 {
-            let e = DecodeOptions::default().max_depth(d - 1).decode_metadata(Version::V1, &bytes).unwrap_err();
+            let e = DecodeOptions::default().max_depth(d - 1).unwrap().decode_metadata(Version::V1, &bytes).unwrap_err();
             prop_assert_eq!(e.kind(), ErrorKind::TooDeep);
         }
     }

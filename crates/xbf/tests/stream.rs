@@ -205,7 +205,7 @@ fn writer_refuses_records_of_another_type() {
 #[test]
 fn zero_size_records_draw_on_a_budget_per_block() {
     // A budget of 65,536 values: 48 bytes each (SPEC.md 16.2).
-    let opts = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    let opts = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::options::DECODED_VALUE_BYTES);
     let read = |bytes: &[u8]| {
         let mut got = Vec::new();
         match opts.stream_reader(bytes) {

@@ -161,7 +161,7 @@ fn depth_and_zero_size_limits_cover_xbf_2_types() {
     assert_eq!(xbf::decode_message(&hex("c2 00 11 13 81 80 04")).unwrap().as_vec().unwrap().len(), 65_537);
     fails("c2 00 11 13 d6 aa d5 0a", ErrorKind::TooLarge, 4);
     // A budget of 65,536 values.
-    let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::DECODED_VALUE_BYTES);
+    let small = DecodeOptions::default().max_decoded_bytes(65_536 * xbf::options::DECODED_VALUE_BYTES);
     assert_eq!(small.decode_message(&hex("c2 00 11 13 80 80 04")).unwrap().as_vec().unwrap().len(), 65_536);
     let err = small.decode_message(&hex("c2 00 11 13 81 80 04")).unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::TooLarge, Some(4)));

@@ -831,7 +831,7 @@ impl TypedDecoder {
                 typed_any: false,
                 trusted: false,
                 zs_used: 0,
-                zs_allowed: opts.max_decoded_bytes / xbf::DECODED_VALUE_BYTES,
+                zs_allowed: opts.get_max_decoded_bytes() / xbf::options::DECODED_VALUE_BYTES,
                 prepaid: 0,
                 depth: compiled.depth,
                 any_prims: [None; 256],

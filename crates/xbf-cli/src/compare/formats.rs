@@ -110,7 +110,7 @@ pub const FORMATS: &[Format] = &[
         name: "XBF 2 columnar+zstd",
         note: "the same columns, each compressed with zstd (level 19) where that is smaller",
         nested_note: "the same columns, each compressed with zstd (level 19) where that is smaller",
-        encode: |ds| xbf_encode(ds, EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19))),
+        encode: |ds| xbf_encode(ds, EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19)).unwrap()),
         decode: xbf_message_decode,
     },
 ];

@@ -277,8 +277,13 @@ pub fn to_vec<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>> {
 }
 
 /// Writes `value` as an XBF 2 message to `writer`.
-pub fn to_writer<W: Write, T: Encode + ?Sized>(mut writer: W, value: &T) -> Result<()> {
-    let bytes = to_vec(value)?;
+pub fn to_writer<W: Write, T: Encode + ?Sized>(writer: W, value: &T) -> Result<()> {
+    to_writer_with(&EncodeOptions::v2(), writer, value)
+}
+
+/// [`to_writer`] with `opts`' version and schema form (see [`to_vec_with`]).
+pub fn to_writer_with<W: Write, T: Encode + ?Sized>(opts: &EncodeOptions, mut writer: W, value: &T) -> Result<()> {
+    let bytes = to_vec_with(opts, value)?;
     writer.write_all(&bytes).map_err(Error::from)
 }
 
@@ -287,7 +292,7 @@ pub fn to_writer<W: Write, T: Encode + ?Sized>(mut writer: W, value: &T) -> Resu
 /// form; the layout is always rows.
 pub fn to_vec_with<T: Encode + ?Sized>(opts: &EncodeOptions, value: &T) -> Result<Vec<u8>> {
     let info = info::<T>()?;
-    let v2 = opts.version() == Version::V2;
+    let v2 = opts.get_version() == Version::V2;
     let mut buf;
     if v2 && !opts.by_reference() {
         buf = Vec::with_capacity(info.head_v2.len() + 64);
@@ -297,7 +302,7 @@ pub fn to_vec_with<T: Encode + ?Sized>(opts: &EncodeOptions, value: &T) -> Resul
             crate::rows::serde_write::check_v1(&info.metadata)?;
         }
         buf = Vec::with_capacity(64);
-        Encoder::new(&mut buf, opts.version())
+        Encoder::new(&mut buf, opts.get_version())
             .message_head(&info.metadata, opts.by_reference(), 0)
             .map_err(Error::from)?;
     }

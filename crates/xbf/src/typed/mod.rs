@@ -104,6 +104,50 @@ pub fn from_reader<T: DeserializeOwned, R: Read>(reader: R) -> Result<T> {
     DecodeOptions::default().from_reader(reader)
 }
 
+// The same names as the derive's (`xbf::fast::to_vec_with`,
+// `from_slice_with`, ...): in each API the function is named for what it
+// does, and `_with` takes the options first. The methods on the options
+// below are the same functions, kept for the callers that chain them.
+
+/// [`to_vec`] with `opts`' version, schema form and layout; the same as
+/// [`EncodeOptions::to_vec`].
+pub fn to_vec_with<'de, T: Serialize + Deserialize<'de>>(opts: &EncodeOptions, value: &T) -> Result<Vec<u8>> {
+    opts.to_vec(value)
+}
+
+/// [`to_writer`] with `opts`; the same as [`EncodeOptions::to_writer`].
+pub fn to_writer_with<'de, W: Write, T: Serialize + Deserialize<'de>>(
+    opts: &EncodeOptions,
+    writer: W,
+    value: &T,
+) -> Result<()> {
+    opts.to_writer(writer, value)
+}
+
+/// [`from_slice`] with the limits of `opts`; the same as
+/// [`DecodeOptions::from_slice`].
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct Deep { inner: Vec<Vec<u8>> }
+///
+/// let bytes = xbf::to_vec(&Deep { inner: vec![vec![1]] })?;
+/// let shallow = xbf::DecodeOptions::default().max_depth(2)?;
+/// assert_eq!(xbf::from_slice_with::<Deep>(&shallow, &bytes).unwrap_err().kind(), xbf::ErrorKind::TooDeep);
+/// let deep = xbf::DecodeOptions::default().max_depth(3)?;
+/// assert_eq!(xbf::from_slice_with::<Deep>(&deep, &bytes)?, Deep { inner: vec![vec![1]] });
+/// # Ok::<(), xbf::Error>(())
+/// ```
+pub fn from_slice_with<'de, T: Deserialize<'de>>(opts: &DecodeOptions, bytes: &'de [u8]) -> Result<T> {
+    opts.from_slice(bytes)
+}
+
+/// [`from_reader`] with the limits of `opts`; the same as
+/// [`DecodeOptions::from_reader`].
+pub fn from_reader_with<T: DeserializeOwned, R: Read>(opts: &DecodeOptions, reader: R) -> Result<T> {
+    opts.from_reader(reader)
+}
+
 impl EncodeOptions {
     /// Encodes `value` as a message of these options' version, with the
     /// metadata of `T`. In v1, fails with `unsupported` naming the path of
@@ -111,7 +155,7 @@ impl EncodeOptions {
     /// unless the layout is [`Layout::Columnar`](crate::Layout::Columnar)
     /// (`Layout::Auto`, which would encode twice to compare, is rows here).
     pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(&self, value: &T) -> Result<Vec<u8>> {
-        let mut out = ser::Out { buf: Vec::with_capacity(128), v2: self.version() == Version::V2 };
+        let mut out = ser::Out { buf: Vec::with_capacity(128), v2: self.get_version() == Version::V2 };
         self.write_into(&mut out, value)?;
         Ok(out.buf)
     }
@@ -126,7 +170,7 @@ impl EncodeOptions {
         let traced = schema::traced::<T>();
         match &*traced {
             Traced::Known(ty) => {
-                if self.version() == Version::V1 {
+                if self.get_version() == Version::V1 {
                     ser::check_v1(ty)?;
                 }
                 let root = |e: Error| match ty {
@@ -146,7 +190,7 @@ impl EncodeOptions {
                     out.buf = self.encode_typed_message(ty, &value)?;
                     return Ok(());
                 }
-                let version = self.version();
+                let version = self.get_version();
                 Encoder::new(&mut out.buf, version).message_head(ty, self.by_reference(), 0).map_err(io_err)?;
                 ser::write_value(out, ty, value).map_err(root)
             }

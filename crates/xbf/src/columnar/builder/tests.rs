@@ -20,10 +20,10 @@ fn same_bytes(ty: &Metadata, v: &Value) {
     assert_eq!(a, b, "{ty}");
     #[cfg(feature = "zstd")]
     {
-        let (a, b) = both(&EncodeOptions::v2().compress_columns(Some(3)), ty, v);
+        let (a, b) = both(&EncodeOptions::v2().compress_columns(Some(3)).unwrap(), ty, v);
         assert_eq!(a, b, "{ty}, compressed");
     }
-    let (a, b) = both(&EncodeOptions::v2().float_tolerance(Some(0.01)), ty, v);
+    let (a, b) = both(&EncodeOptions::v2().float_tolerance(Some(0.01)).unwrap(), ty, v);
     assert_eq!(a, b, "{ty}, lossy floats");
     let back = crate::decode_message(&b).unwrap();
     assert_eq!(back.metadata(), *ty);
