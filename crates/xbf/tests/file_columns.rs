@@ -83,7 +83,7 @@ fn every_file_vector_reads_the_same_both_ways() {
 
 /// `bytes` with byte `at` of block `b`'s body changed and the block's
 /// CRC-32C made right again, so that the columns' decoders meet the damage.
-fn damaged(bytes: &[u8], b: &xbf::BlockInfo, at: usize) -> Vec<u8> {
+fn damaged(bytes: &[u8], b: &xbf::file::BlockInfo, at: usize) -> Vec<u8> {
     let mut out = bytes.to_vec();
     let range = b.range();
     let (start, end) = (range.start as usize, range.end as usize);
