@@ -112,20 +112,32 @@ struct Raw {
     base: u64,
 }
 
-/// Decodes a block body (record count, then columns) at file offset `base`.
-fn decode_body(ty: &Metadata, raw: &Raw, opts: &DecodeOptions, plan: &Plan) -> Result<Vec<Value>> {
+/// A cursor over a block body past its record count, and the count (at
+/// least one record).
+fn body_cursor(raw: &Raw) -> Result<(Cursor<'_>, u64)> {
     let mut c = Cursor::new(&raw.body, raw.base).in_file();
     let n_at = c.offset();
     let n = c.varint(64)? as u64;
     if n == 0 {
         return Err(bad_varint(n_at, "a block holds at least one record".to_owned()));
     }
-    let mut reader = columnar::Reader::new(opts);
-    let root = |e: Error| match ty {
+    Ok((c, n))
+}
+
+/// `e` with the path's root named by the file's type, as a message's are.
+fn in_root(ty: &Metadata, e: Error) -> Error {
+    match ty {
         Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
         Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
         _ => e,
-    };
+    }
+}
+
+/// Decodes a block body (record count, then columns) at file offset `base`.
+fn decode_body(ty: &Metadata, raw: &Raw, opts: &DecodeOptions, plan: &Plan) -> Result<Vec<Value>> {
+    let (mut c, n) = body_cursor(raw)?;
+    let mut reader = columnar::Reader::new(opts);
+    let root = |e: Error| in_root(ty, e);
     let (_, values) = reader.node(ty, n, &mut c, 0, plan.decode.as_ref()).map_err(root)?;
     if !c.at_end() {
         return Err(Error::at(ErrorKind::TrailingBytes, c.offset(), "bytes remain after the block's columns"));
@@ -145,18 +157,9 @@ fn decode_body(ty: &Metadata, raw: &Raw, opts: &DecodeOptions, plan: &Plan) -> R
 /// Decodes a block body into column buffers, as [`decode_body`] decodes it
 /// into values (same checks, errors and paths), without testing the filter.
 fn decode_columns(ty: &Metadata, raw: &Raw, opts: &DecodeOptions, plan: &Plan) -> Result<ColumnBatch> {
-    let mut c = Cursor::new(&raw.body, raw.base).in_file();
-    let n_at = c.offset();
-    let n = c.varint(64)? as u64;
-    if n == 0 {
-        return Err(bad_varint(n_at, "a block holds at least one record".to_owned()));
-    }
+    let (mut c, n) = body_cursor(raw)?;
     let mut reader = columnar::Reader::new(opts);
-    let root = |e: Error| match ty {
-        Metadata::Struct(s) => e.within(PathSegment::Root(s.name().into())),
-        Metadata::Enum(s) => e.within(PathSegment::Root(s.name().into())),
-        _ => e,
-    };
+    let root = |e: Error| in_root(ty, e);
     let data = reader.column_node(ty, n, &mut c, 0, plan.decode.as_ref()).map_err(root)?;
     if !c.at_end() {
         return Err(Error::at(ErrorKind::TrailingBytes, c.offset(), "bytes remain after the block's columns"));
