@@ -191,10 +191,7 @@ impl Reader<'_> {
             Metadata::Struct(s) => {
                 let mut fields = Vec::new();
                 for (name, fty) in s.fields() {
-                    let pick = match sel {
-                        None => Some(None),
-                        Some(sel) => sel.fields.get(name).map(Option::as_ref),
-                    };
+                    let pick = Selection::pick(sel, name);
                     match pick {
                         Some(sub) => fields.push(
                             self.column_node(fty, n, c, child, sub).map_err(within(PathSegment::Field(name.into())))?,

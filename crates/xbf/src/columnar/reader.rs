@@ -178,10 +178,7 @@ impl<'o> Reader<'o> {
                 let mut fields = Vec::new();
                 let mut columns = Vec::new();
                 for (name, fty) in s.fields() {
-                    let pick = match sel {
-                        None => Some(None),
-                        Some(sel) => sel.fields.get(name).map(Option::as_ref),
-                    };
+                    let pick = Selection::pick(sel, name);
                     match pick {
                         Some(sub) => {
                             let (fty, vals) =

@@ -14,6 +14,15 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Whether struct field `name` is read under `sel` (everything is, with
+    /// no selection) and, if so, the selection inside it (`None`: all of it).
+    pub(crate) fn pick<'a>(sel: Option<&'a Selection>, name: &str) -> Option<Option<&'a Selection>> {
+        match sel {
+            None => Some(None),
+            Some(sel) => sel.fields.get(name).map(Option::as_ref),
+        }
+    }
+
     /// From dotted paths such as `features.properties.mag`: struct fields by
     /// name, through vecs, arrays and options transparently.
     pub fn from_paths<S: AsRef<str>>(paths: &[S]) -> Selection {
