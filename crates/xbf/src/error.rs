@@ -53,6 +53,10 @@ pub enum ErrorKind {
     /// range (never produced by decoding bytes: only when the options are
     /// built, e.g. [`DecodeOptions::max_depth`](crate::DecodeOptions::max_depth)).
     InvalidOptions,
+    /// Text given to the JSON reader that is not JSON (RFC 8259): a
+    /// character where the grammar allows none, a string that never ends, an
+    /// escape of a lone surrogate (never produced by decoding XBF bytes).
+    InvalidJson,
 }
 
 impl ErrorKind {
@@ -77,11 +81,12 @@ impl ErrorKind {
             ErrorKind::TypeMismatch => "type-mismatch",
             ErrorKind::Io => "io",
             ErrorKind::InvalidOptions => "invalid-options",
+            ErrorKind::InvalidJson => "invalid-json",
         }
     }
 
     /// Every kind, in the order SPEC.md lists them.
-    pub const ALL: [ErrorKind; 18] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::Truncated,
         ErrorKind::TrailingBytes,
         ErrorKind::UnknownDiscriminant,
@@ -100,6 +105,7 @@ impl ErrorKind {
         ErrorKind::TypeMismatch,
         ErrorKind::Io,
         ErrorKind::InvalidOptions,
+        ErrorKind::InvalidJson,
     ];
 
     /// The kind with the given stable name.

@@ -83,7 +83,7 @@ impl JsonOptions {
     /// Parses JSON text, keeping every number as written. Fails with
     /// `too-deep` as soon as an array or object opens past the limit,
     /// with `duplicate-key` on a key that an object already has, and with
-    /// `type-mismatch` on anything else that is not JSON (RFC 8259); the
+    /// `invalid-json` on anything else that is not JSON (RFC 8259); the
     /// error's offset is the byte where it was found.
     pub fn parse(&self, text: &str) -> Result<Json> {
         Parser { text, bytes: text.as_bytes(), pos: 0, max_depth: self.max_depth }.document()
@@ -320,7 +320,7 @@ impl Parser<'_> {
             Some(c) => format!("{c:?}"),
             None => "the end of the text".into(),
         };
-        Error::at(ErrorKind::TypeMismatch, self.pos as u64, format!("invalid JSON: expected {what}, found {found}"))
+        Error::at(ErrorKind::InvalidJson, self.pos as u64, format!("invalid JSON: expected {what}, found {found}"))
     }
 
     /// Steps into an array or object at `depth` open levels, if allowed.
@@ -401,7 +401,7 @@ impl Parser<'_> {
                 Some(0..=0x1f) => return Err(self.unexpected("a character (control characters must be escaped)")),
                 Some(_) => self.pos += 1,
                 None => {
-                    return Err(Error::at(ErrorKind::TypeMismatch, start as u64, "invalid JSON: the string never ends"))
+                    return Err(Error::at(ErrorKind::InvalidJson, start as u64, "invalid JSON: the string never ends"))
                 }
             }
         }
@@ -434,7 +434,7 @@ impl Parser<'_> {
                 };
                 let c = char::from_u32(code).ok_or_else(|| {
                     Error::at(
-                        ErrorKind::TypeMismatch,
+                        ErrorKind::InvalidJson,
                         at as u64,
                         "invalid JSON: a \\u escape of a lone surrogate (no Unicode text holds one)",
                     )

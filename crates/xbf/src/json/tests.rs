@@ -320,3 +320,23 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn text_that_is_not_json_is_invalid_json_at_its_byte() {
+    // What the grammar refuses is `invalid-json`, at the first byte it cannot
+    // take; a value that parses but does not fit (`1e400`) stays `type-mismatch`.
+    for (text, at) in [
+        ("[1,", 3),
+        ("[1 2]", 3),
+        ("{\"a\" 1}", 5),
+        ("\"abc", 0),
+        ("[\"\\x\"]", 3),
+        ("[\"\\udc00\"]", 2),
+        ("tru", 0),
+        ("[01]", 2),
+    ] {
+        let e = from_json_str(text).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidJson, Some(at)), "{text}");
+    }
+    assert_eq!(from_json_str("1e400").unwrap_err().kind(), ErrorKind::TypeMismatch);
+}
