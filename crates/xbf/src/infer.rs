@@ -1,5 +1,5 @@
 //! The parts of type inference (SPEC.md §19.1) that every front end shares:
-//! `xbf from-json` ([`crate::json`]) and Python's `xbf.dumps` and
+//! `xbf from-json` (the `json` module) and Python's `xbf.dumps` and
 //! `xbf.Schema.infer` both call them, so that both infer the same types.
 //!
 //! - [`Ints`]: the narrowest integer type that holds every integer seen.

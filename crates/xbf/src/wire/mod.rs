@@ -3,7 +3,7 @@
 //! types, column encoding ids, canonical LEB128 varints and zigzag, and one
 //! bounds-checked byte cursor.
 //!
-//! This module is a leaf: it uses only [`crate::error`] (which uses only
+//! This module is a leaf: it uses only `crate::error` (which uses only
 //! `std`), so every decoder and encoder above it (the `Value`, serde and
 //! derive paths, rows and columns, the Python binding, the CLI's `inspect`)
 //! can share it without an import cycle. A change to the varint rules or to
