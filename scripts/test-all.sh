@@ -3,19 +3,21 @@
 # repository. The README's Quick start names this script; .ci/run runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage prints the seconds since the start, so that the 20-minute budget (README) can be watched stage by stage.
+stage() { echo "== $* [${SECONDS}s]"; }
 
-echo "== Rust: formatting (rustfmt.toml) and clippy, warnings as errors"
+stage "Rust: formatting (rustfmt.toml) and clippy, warnings as errors"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 # The core's modules are layers (crates/xbf/src/lib.rs): no import cycle between them.
 python3 scripts/module-cycles.py
 
-echo "== Rust: unit, property, hostile-input and CLI tests"
+stage "Rust: unit, property, hostile-input and CLI tests"
 cargo test --workspace --all-features --locked
 # The core alone (no serde): it builds, with no warnings.
 RUSTFLAGS="-D warnings" cargo check --quiet --locked -p xbf --no-default-features --target-dir target/no-default
 
-echo "== Miri: the crate's one module with unsafe code (crates/xbf/src/utf8.rs), its tests under the interpreter"
+stage "Miri: the crate's one module with unsafe code (crates/xbf/src/utf8.rs), its tests under the interpreter"
 # Miri is a component of a nightly toolchain, which comes from Rust's own distribution server, not from a
 # package registry: the machine's nightly if it has one (components of its own date), else the newest. Where
 # neither can be had, Miri is skipped with a notice; the same tests ran natively in `cargo test` above, and a
@@ -27,7 +29,7 @@ else
     echo "NOTICE: no nightly toolchain with Miri could be installed here; utf8.rs's tests ran natively only."
 fi
 
-echo "== Conformance vectors, through the Rust implementation"
+stage "Conformance vectors, through the Rust implementation"
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/*.json
 # Every invalid vector's offset and path are the Rust reader's (scripts/vector_errors.py wrote them).
 python3 scripts/vector_errors.py --check
@@ -35,7 +37,7 @@ python3 scripts/vector_errors.py --check
 # ts/test/file.test.mjs), so they sit apart from the message vectors every package reads.
 cargo run --quiet --locked -p xbf-cli -- vectors check vectors/files/*.json
 
-echo "== Python: the xbf package (build with maturin, pytest + hypothesis, every vector file; xbf.arrow with pyarrow, Polars, DuckDB, pandas and PySpark in local[2])"
+stage "Python: the xbf package (build with maturin, pytest + hypothesis, every vector file; xbf.arrow with pyarrow, Polars, DuckDB, pandas and PySpark in local[2])"
 # PySpark (python/tests/test_spark.py) needs a Java runtime: Debian's, where none is installed.
 if ! command -v java >/dev/null; then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -50,17 +52,17 @@ target/python-venv/bin/ruff check .
 target/python-venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 cargo test --quiet --locked --manifest-path python/Cargo.toml
 
-echo "== Benchmarks: smoke run on tiny inputs (bench/, its own workspace); every format's round trip checked"
+stage "Benchmarks: smoke run on tiny inputs (bench/, its own workspace); every format's round trip checked"
 cargo run --quiet --locked --manifest-path bench/Cargo.toml -- smoke
 
-echo "== TypeScript: the ts/ package (npm ci, tsc build, node --test: vectors, properties, cross-language, inspector in headless Chromium)"
+stage "TypeScript: the ts/ package (npm ci, tsc build, node --test: vectors, properties, cross-language, inspector in headless Chromium)"
 cargo build --quiet --locked -p xbf-cli
 npm ci --prefix ts --no-audit --no-fund
 # tsc in strict mode (ts/tsconfig.json: strict, noUncheckedIndexedAccess): a type error fails the build.
 npm run --prefix ts build
 (cd ts && XBF_CLI="$PWD/../target/debug/xbf" node --test test/*.test.mjs)
 
-echo "== Differential fuzzer: the Rust, Python, TypeScript and Go decoders on the same mutated vectors and random values"
+stage "Differential fuzzer: the Rust, Python, TypeScript and Go decoders on the same mutated vectors and random values"
 # About a minute; a fixed seed keeps the test command deterministic (another seed, or more cases, is a longer
 # run: scripts/difffuzz.py --cases 500000). It fails on any disagreement SPEC 21.4 does not allow. Go joins
 # through its batch reader, given the same budget as the others.
@@ -75,7 +77,7 @@ if ! command -v chromium >/dev/null; then
 fi
 (cd ts && CHROMIUM="$(command -v chromium)" node --test test/e2e/*.test.mjs)
 
-echo "== Go: the go/ module (gofmt, go vet, go test with the cross-language checks, every vector file through xbfcheck)"
+stage "Go: the go/ module (gofmt, go vet, go test with the cross-language checks, every vector file through xbfcheck)"
 cargo build --quiet --locked -p xbf-cli
 (cd go && test -z "$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above are not formatted" >&2; exit 1; })
 (cd go && go vet ./... && XBF_CLI="$PWD/../target/debug/xbf" go test ./... && go run ./cmd/xbfcheck ../vectors/*.json ../vectors/files/*.json)
@@ -83,3 +85,4 @@ cargo build --quiet --locked -p xbf-cli
 # (vega-datasets 3.2.1, fetched from the npm registry at a pinned checksum; without them the tests would skip).
 scripts/fetch-data.sh
 (cd go/bench && go vet ./... && go test -run 'TestRoundTrips|TestDatasetsHaveNulls' ./...)
+echo "== all tests passed in ${SECONDS}s"
