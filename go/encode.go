@@ -29,16 +29,16 @@ func (o EncOptions) EncMode() (EncMode, error) {
 		o.Version = 2
 	}
 	if o.Version != 1 && o.Version != 2 {
-		return EncMode{}, fmt.Errorf("xbf: Version %d: only 1 and 2 exist", o.Version)
+		return EncMode{}, optionsErr(fmt.Sprintf("Version %d: only 1 and 2 exist", o.Version))
 	}
 	if o.Version == 1 && (o.Layout != LayoutRows || o.SchemaByReference || o.ZstdLevel != 0) {
-		return EncMode{}, fmt.Errorf("xbf: v1 has only rows with inline metadata")
+		return EncMode{}, optionsErr("v1 has only rows with inline metadata")
 	}
 	if o.Layout < LayoutRows || o.Layout > LayoutAuto {
-		return EncMode{}, fmt.Errorf("xbf: unknown layout %d", o.Layout)
+		return EncMode{}, optionsErr(fmt.Sprintf("unknown layout %d", o.Layout))
 	}
 	if o.ZstdLevel < 0 || o.ZstdLevel > 22 {
-		return EncMode{}, fmt.Errorf("xbf: zstd level %d out of range 0..22", o.ZstdLevel)
+		return EncMode{}, optionsErr(fmt.Sprintf("zstd level %d out of range 0..22", o.ZstdLevel))
 	}
 	return EncMode{o}, nil
 }

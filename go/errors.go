@@ -24,6 +24,9 @@ const (
 	KindInvalidColumn       = "invalid-column"
 	KindTypeMismatch        = "type-mismatch"
 	KindIO                  = "io"
+	// KindInvalidOptions: DecOptions or EncOptions out of their documented
+	// ranges, refused by DecMode or EncMode before anything is read or written.
+	KindInvalidOptions = "invalid-options"
 	// KindInternal marks a bug in this package caught by the decoder's
 	// last-resort recover; it never comes from well-behaved code.
 	KindInternal = "internal"
@@ -65,6 +68,12 @@ func (e *Error) Error() string {
 
 func errAt(kind string, off int, detail string) *Error {
 	return &Error{Kind: kind, Offset: int64(off), Detail: detail}
+}
+
+// optionsErr is DecMode's and EncMode's refusal of options out of range
+// (SPEC 8.1's invalid-options, as the Rust options builders raise it).
+func optionsErr(detail string) *Error {
+	return &Error{Kind: KindInvalidOptions, Offset: -1, Detail: detail}
 }
 
 // encErr is an error without a byte offset (encoders, constructors).

@@ -3,6 +3,7 @@ package xbf
 import (
 	"encoding/hex"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -154,15 +155,26 @@ func TestFingerprintAndRegistry(t *testing.T) {
 }
 
 func TestOptionsAreValidated(t *testing.T) {
-	if _, err := (DecOptions{MaxDepth: -1}).DecMode(); err == nil {
-		t.Error("a negative depth was accepted")
+	invalid := func(what string, err error) {
+		t.Helper()
+		if e, ok := err.(*Error); !ok || e.Kind != KindInvalidOptions || e.Offset != -1 {
+			t.Errorf("%s: %v, want invalid-options", what, err)
+		}
 	}
-	if _, err := (EncOptions{Version: 3}).EncMode(); err == nil {
-		t.Error("version 3 was accepted")
-	}
-	if _, err := (EncOptions{Version: 1, Layout: LayoutColumns}).EncMode(); err == nil {
-		t.Error("v1 columns were accepted")
-	}
+	_, err := (DecOptions{MaxDepth: -1}).DecMode()
+	invalid("a negative depth", err)
+	_, err = (DecOptions{MaxDepth: 1<<16 + 1}).DecMode()
+	invalid("a depth past 65536", err)
+	_, err = (EncOptions{Version: 3}).EncMode()
+	invalid("version 3", err)
+	_, err = (EncOptions{Version: 1, Layout: LayoutColumns}).EncMode()
+	invalid("v1 columns", err)
+	_, err = (EncOptions{Layout: LayoutAuto + 1}).EncMode()
+	invalid("an unknown layout", err)
+	_, err = (EncOptions{ZstdLevel: 23}).EncMode()
+	invalid("zstd level 23", err)
+	_, err = NewFileWriter(io.Discard, &Type{Kind: U8}, FileOptions{ZstdLevel: -1})
+	invalid("a file's zstd level -1", err)
 	m, _ := DecOptions{MaxDepth: 2}.DecMode()
 	if _, err := m.Decode(mustHex(t, "c200 11 11 11 00")); err == nil || err.(*Error).Kind != KindTooDeep {
 		t.Errorf("depth 3 under a limit of 2: %v", err)

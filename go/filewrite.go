@@ -65,6 +65,9 @@ func (o FileOptions) withDefaults() FileOptions {
 // NewFileWriter starts a file of records of type t: it writes the header
 // and the type.
 func NewFileWriter(w io.Writer, t *Type, o FileOptions) (*FileWriter, error) {
+	if o.ZstdLevel < 0 || o.ZstdLevel > 22 {
+		return nil, optionsErr(fmt.Sprintf("zstd level %d out of range 0..22", o.ZstdLevel))
+	}
 	o = o.withDefaults()
 	flags := byte(flagColumnar | flagStream | flagChecksum)
 	head := []byte{0xc2, 0}

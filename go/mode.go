@@ -53,7 +53,7 @@ type DecMode struct {
 func (o DecOptions) DecMode() (DecMode, error) {
 	m := DecMode{maxDepth: o.MaxDepth, maxBytes: o.MaxDecodedBytes, reg: o.Registry, allowMissing: o.AllowMissingFields}
 	if o.MaxDepth < 0 || o.MaxDepth > 1<<16 {
-		return m, fmt.Errorf("xbf: MaxDepth %d out of range 0..65536", o.MaxDepth)
+		return m, optionsErr(fmt.Sprintf("MaxDepth %d out of range 0..65536", o.MaxDepth))
 	}
 	if m.maxDepth == 0 {
 		m.maxDepth = DefaultMaxDepth
