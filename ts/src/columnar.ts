@@ -170,7 +170,9 @@ export const varLen = (x: number): number => {
   return n;
 };
 function putVarN(out: number[], x: number): void {
-  while (x >= 128) { out.push((x % 128) | 128); x = Math.floor(x / 128); }
+  // Above 2^31 by division (no floating-point remainder, which V8 calls out for); below it by bit operations.
+  while (x > 0x7fffffff) { const h = Math.floor(x / 128); out.push((x - h * 128) | 128); x = h; }
+  while (x >= 128) { out.push((x & 127) | 128); x >>>= 7; }
   out.push(x);
 }
 const bitsN = (x: number) => (x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296)));
@@ -182,8 +184,9 @@ function packN(out: number[], values: number[], width: number, base: number): vo
     let v = values[i]! - base, w = width;
     while (w > 0) {
       const take = w < 24 ? w : 24;
-      const chunk = take === w ? v : v % 16777216;
-      v = (v - chunk) / 16777216;
+      const hi = take === w ? 0 : Math.floor(v / 16777216);
+      const chunk = v - hi * 16777216;
+      v = hi;
       acc |= chunk << filled;
       filled += take;
       w -= take;
@@ -1144,7 +1147,8 @@ function putIntsColumn(out: Writer, values: readonly (bigint | number)[]): void 
   const start = p;
   b[p++] = best;
   const varN = (x: number) => {
-    while (x >= 128) { b[p++] = (x % 128) | 128; x = Math.floor(x / 128); }
+    while (x > 0x7fffffff) { const h = Math.floor(x / 128); b[p++] = (x - h * 128) | 128; x = h; }
+    while (x >= 128) { b[p++] = (x & 127) | 128; x >>>= 7; }
     b[p++] = x;
   };
   // width bits each of (get(i) - base), least significant bit first.
@@ -1155,8 +1159,9 @@ function putIntsColumn(out: Writer, values: readonly (bigint | number)[]): void 
       let v = get(i) - base, k = w;
       while (k > 0) {
         const take = k < 24 ? k : 24;
-        const chunk = take === k ? v : v % 16777216;
-        v = (v - chunk) / 16777216;
+        const hi = take === k ? 0 : Math.floor(v / 16777216);
+        const chunk = v - hi * 16777216;
+        v = hi;
         acc |= chunk << filled;
         filled += take;
         k -= take;

@@ -304,14 +304,17 @@ class Columns {
       }
       return;
     }
-    const scale = 2 ** width;
-    let acc = 0, mul = 1;
+    // 25 to 44 bits: the low 24 bits, then the rest, each read as 32-bit integers (no floating-point
+    // remainder, which V8 calls out for).
+    const hw = width - 24, hmask = (1 << hw) - 1;
+    let acc = 0, bits = 0;
     for (let i = 0; i < n; i++) {
-      while (mul < scale) { acc += b[p++]! * mul; mul *= 256; }
-      const x = acc % scale;
-      out.push(base + x);
-      acc = (acc - x) / scale;
-      mul /= scale;
+      while (bits < 24) { acc |= b[p++]! << bits; bits += 8; }
+      const lo = acc & 0xffffff;
+      acc >>>= 24; bits -= 24;
+      while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
+      out.push(base + lo + (acc & hmask) * 16777216);
+      acc >>>= hw; bits -= hw;
     }
   }
 
