@@ -6,7 +6,7 @@ import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
 import { BAIL, columnsDirect, rowsCached, rowsDirect } from "./fast.js";
-import { columnValues, handles, rowValue, rowsLarger, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
+import { columnValues, handles, rowValue, rowsLarger, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -139,13 +139,14 @@ function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
   const t = opts.type ?? inferType(value);
   if (opts.type && anyLevel(t, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
   if (opts.version !== 1 && handles(t)) {
+    setInferred(!opts.type);
     try {
       return encodeDirect(t, value, opts);
     } catch (e) {
       // A value the direct writer does not take (BAIL) or a wrong one (an XbfError): normalize below checks it
       // and reports. Anything else is a bug, not to be hidden.
       if (e !== BAIL && !(e instanceof XbfError)) throw e;
-    }
+    } finally { setInferred(false); }
   }
   const n = normalize(t, value);
   checkAnyLevels(t, n);
@@ -213,9 +214,10 @@ export class Encoder {
     const t = inferType(value);
     this.t = t; this.meta = undefined;
     if (handles(t)) {
+      setInferred(true);
       try { return withTolerance(opts, () => encodeDirect(t, value, opts, this.w, this.metadata(t))); } catch (e) {
         if (e !== BAIL && !(e instanceof XbfError)) throw e;
-      }
+      } finally { setInferred(false); }
     }
     return encode(value, { ...opts, type: t });
   }

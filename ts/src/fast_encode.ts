@@ -8,7 +8,8 @@ import { INT_INFO, XbfType, writeMetadata } from "./metadata.js";
 import { Writer } from "./varint.js";
 import { BAIL } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
-import { columnsOf, varLen } from "./columnar.js";
+import { columnsOf } from "./columnar.js";
+import { varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -17,6 +18,12 @@ function bail(): never {
  * stand for an option's null (it would decode as a key holding null, not as the missing key). */
 let noAbsentNull = false;
 export function setNoAbsentNull(on: boolean): void { noAbsentNull = on; }
+/** Set while the type being written was inferred from this very value (SPEC 19.1): every object of a struct
+ * place then has only the struct's keys, each field not held in a `json.optional` enum present in every one
+ * of them (inference saw them all), so the columns skip the per-object key check and the own-key lookups. The
+ * values themselves are still checked as they are written. */
+let inferred = false;
+export function setInferred(on: boolean): void { inferred = on; }
 const hasOwn = Object.prototype.hasOwnProperty;
 type Struct = Extract<XbfType, { kind: "struct" }>;
 const NAMES = new WeakMap<Struct, Set<string>>(), FIELD_NAMES = new WeakMap<Struct, string[]>();
@@ -189,17 +196,28 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       const fs = t.fields, m = fs.length, n = vs.length, keys = fieldNames(t);
       const cols: unknown[][] = [];
       for (let j = 0; j < m; j++) cols.push([]);
-      // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
-      // same check (struct); only objects with other keys are checked again.
-      let checked: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const o = vs[i] as Record<string, unknown>;
-        if (o === null || typeof o !== "object") bail();
-        const ok = Object.keys(o);
-        let same = ok.length === checked.length;
-        for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked[j];
-        if (!same) { struct(t, o); checked = ok; }
-        for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
+      if (inferred) {
+        // Fields present in every object are read directly; only those that may be absent need hasOwn (an
+        // absent key must not find an inherited property).
+        const always = fs.map((f) => !isOptionalEnum(f.type));
+        for (let i = 0; i < n; i++) {
+          const o = vs[i] as Record<string, unknown>;
+          if (o === null || typeof o !== "object") bail();
+          for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(always[j] || hasOwn.call(o, k) ? o[k] : undefined); }
+        }
+      } else {
+        // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
+        // same check (struct); only objects with other keys are checked again.
+        let checked: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const o = vs[i] as Record<string, unknown>;
+          if (o === null || typeof o !== "object") bail();
+          const ok = Object.keys(o);
+          let same = ok.length === checked.length;
+          for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked[j];
+          if (!same) { struct(t, o); checked = ok; }
+          for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
+        }
       }
       for (let j = 0; j < m; j++) {
         const f = fs[j]!, xs = cols[j]!;
@@ -284,6 +302,18 @@ export function rowsLarger(t: XbfType, v: unknown, limit: number): boolean {
       }
     }
   };
-  try { size(t, v); } catch (e) { if (e === OVER) return true; throw e; }
+  // A long list: first an estimate from 256 of its items spread over it, and when that passes the limit by a
+  // quarter, the rows are taken as larger without summing them all (auto's choice from an estimate; a list whose
+  // items differ that much in size is rare, and both layouts are valid).
+  // (The sample's items are items of the list: their sum alone passing the limit is an answer too.)
+  try {
+    if (t.kind === "vec" && Array.isArray(v) && v.length >= 2048) {
+      const step = v.length / 256;
+      for (let i = 0; i < 256; i++) size(t.element, v[Math.floor(i * step)]);
+      if ((acc * v.length) / 256 > 1.25 * limit) return true;
+      acc = 0;
+    }
+    size(t, v);
+  } catch (e) { if (e === OVER) return true; throw e; }
   return false;
 }

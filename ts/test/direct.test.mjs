@@ -94,7 +94,7 @@ test("damaged vectors and encodings: decode gives the reference's value or its e
 });
 
 test("the number integer encoder writes the bigint encoder's bytes", async () => {
-  const { encodeInts } = await import("../dist/columnar.js");
+  const { encodeInts } = await import("../dist/int_columns.js");
   const small = fc.oneof(fc.nat(3), fc.nat(300), fc.integer({ min: 0, max: 2 ** 40 }), fc.constant(2 ** 51 - 1));
   fc.assert(fc.property(fc.array(small, { maxLength: 60 }), fc.boolean(), (xs, sorted) => {
     if (sorted) xs.sort((a, b) => a - b);
