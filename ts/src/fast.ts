@@ -249,6 +249,45 @@ class Columns {
       default: return null;
     }
   }
+  /** A delta-coded block (its encoding byte 2 at pos) of n > 0 zigzag-mapped scaled decimals, decoded and
+   * divided by `scale` in one pass: `ints(n, 64, end)` then the scaling, without the intermediate array. Null
+   * (pos unchanged) wherever ints would give null: the caller then takes that path. */
+  private deltaDecimals(n: number, end: number, scale: number, f32: boolean): number[] | null {
+    const b = this.b, start = this.pos;
+    this.pos++;
+    let v = small(this, end);
+    const base = v < 0 ? -1 : small(this, end);
+    if (v < 0 || base < 0 || this.pos >= end) { this.pos = start; return null; }
+    const width = b[this.pos++]!;
+    const bytes = Math.ceil(((n - 1) * width) / 8);
+    if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, (n - 1) * width)) { this.pos = start; return null; }
+    const out: number[] = [];
+    const first = unzigzagNum(v) / scale;
+    out.push(f32 ? Math.fround(first) : first);
+    // width bits a value: the low (at most 24) bits, then the rest, each read as 32-bit integers.
+    const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
+    let p = this.pos, acc = 0, bits = 0;
+    for (let i = 1; i < n; i++) {
+      let z = base;
+      if (lw > 0) {
+        while (bits < lw) { acc |= b[p++]! << bits; bits += 8; }
+        z += acc & lmask;
+        acc >>>= lw; bits -= lw;
+        if (hw > 0) {
+          while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
+          z += (acc & hmask) * 16777216;
+          acc >>>= hw; bits -= hw;
+        }
+      }
+      v += unzigzagNum(z);
+      // A sum that leaves [0, 2^53): the bigint reader decides, as ints does.
+      if (!(v >= 0 && v <= MAX_SAFE)) { this.pos = start; return null; }
+      const x = unzigzagNum(v) / scale;
+      out.push(f32 ? Math.fround(x) : x);
+    }
+    this.pos += bytes;
+    return out;
+  }
   /** A length-prefixed integer block of n values inside a cascade (not itself `nested`), or null. */
   private inner(n: number, maxBits: number, end: number, nested: number): number[] | null {
     const e = this.block(end);
@@ -383,11 +422,15 @@ class Columns {
         if (e > (f32 ? 10 : 18)) return null;
         const bend = this.block(end);
         if (bend < 0) return null;
-        const out = this.ints(n, 64, bend);
-        if (out === null || this.pos !== bend) return null;
         const scale = 10 ** e;
-        if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(out[i]!) / scale);
-        else for (let i = 0; i < n; i++) out[i] = unzigzagNum(out[i]!) / scale;
+        // Delta-coded (the usual block of a slowly moving series): decoded and scaled in one pass.
+        let out = n > 0 && this.pos < bend && b[this.pos] === 2 ? this.deltaDecimals(n, bend, scale, f32) : null;
+        if (out === null) {
+          out = this.ints(n, 64, bend);
+          if (out === null || this.pos !== bend) return null;
+          if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(out[i]!) / scale);
+          else for (let i = 0; i < n; i++) out[i] = unzigzagNum(out[i]!) / scale;
+        } else if (this.pos !== bend) return null;
         const k = small(this, end);
         if (k < 0 || k > n) return null;
         if (k > 0) {
