@@ -11,7 +11,7 @@
 // as a value; every allocation is bounded by the same budgets (counts against the bytes that remain, the
 // decoded-memory budget of rows and columns) before it is made.
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
-import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.js";
+import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES, FLAG_COLUMNAR } from "./decode_rows.js";
 import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
@@ -78,6 +78,8 @@ function generate<T>(tag: string, keys: string[], make: () => T): T {
   }
   return f;
 }
+/** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
+const BUILDERS = new WeakMap<XbfType, Builder>();
 function builder(keys: string[], optional: boolean[]): Builder {
   const simple = !optional.some((x) => x) && !keys.includes("__proto__");
   if (simple && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
@@ -635,7 +637,9 @@ class Columns {
           if (isOptionalEnum(ft)) { optional.push(true); cols.push(this.optionalField(ft as Extract<XbfType, { kind: "enum" }>, n, child)); }
           else { optional.push(false); cols.push(this.node(ft, n, child)); }
         }
-        return builder(fs.map((f) => f.name), optional)(cols, n);
+        let build = BUILDERS.get(t);
+        if (build === undefined) { build = builder(fs.map((f) => f.name), optional); BUILDERS.set(t, build); }
+        return build(cols, n);
       }
       case "option": {
         const present = this.counts(n, 1);
@@ -901,10 +905,15 @@ function rowsWith(r: Reader, f: RowFn): unknown {
   return v;
 }
 
-// Readers compiled for metadata seen before, by its bytes and the options the readers depend on: a program
-// that decodes many small messages of one schema parses and compiles it once.
-interface Compiled { opts: string; meta: Uint8Array; f: RowFn }
-const compiled = new Map<number, Compiled>();
+// Types (and row readers) for metadata seen before, by its bytes and the options the readers depend on: a
+// program that decodes many small messages of one schema parses (and compiles) it once, as msgpackr keeps its
+// record structures.
+interface Compiled { opts: string; meta: Uint8Array; t: XbfType; f: RowFn | undefined }
+/** A cache of parsed metadata (the module's own, or a Decoder's). */
+export type MetadataCache = Map<number, Compiled>;
+const compiled: MetadataCache = new Map();
+/** Entries kept per cache, and the longest metadata cached (bytes). */
+const CACHED = 256, CACHED_META = 8192;
 /** Where metadata starting at p ends (a structural skip, nothing allocated), or -1 if it is not plain. */
 function skipMeta(b: Uint8Array, p: number, depth: number, max: number): number {
   if (p >= b.length) return -1;
@@ -946,32 +955,31 @@ function skipMeta(b: Uint8Array, p: number, depth: number, max: number): number 
     default: return -1;
   }
 }
-/** A message in rows with inline metadata (flags 00), its reader cached by its metadata; undefined when not
- * such a message or when its metadata is large. */
-export function rowsCached(bytes: Uint8Array, o: FastOptions): { value: unknown } | undefined {
-  if (bytes.length < 3 || bytes[0] !== 0xc2 || bytes[1] !== 0) return undefined;
+/** A message with inline metadata in rows or columns (flags 00 or 02), decoded with its type (and, in rows,
+ * its reader) cached by its metadata; undefined when not such a message or when its metadata is large. */
+export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataCache = compiled): { value: unknown } | undefined {
+  if (bytes.length < 3 || bytes[0] !== 0xc2 || (bytes[1] !== 0 && bytes[1] !== FLAG_COLUMNAR)) return undefined;
   const end = skipMeta(bytes, 2, 0, o.maxDepth ?? 128);
-  if (end < 0 || end - 2 > 512) return undefined;
+  if (end < 0 || end - 2 > CACHED_META) return undefined;
   const opts = `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}`;
   let h = 0x811c9dc5; // FNV-1a over the metadata bytes; a hit is confirmed byte for byte
   for (let i = 2; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   h = (h ^ opts.length) >>> 0;
-  const hit = compiled.get(h);
-  let f: RowFn | undefined;
+  let hit = cache.get(h);
   if (hit !== undefined && hit.opts === opts && hit.meta.length === end - 2) {
     const m = hit.meta;
-    let same = true;
-    for (let i = 0; i < m.length; i++) if (m[i] !== bytes[i + 2]) { same = false; break; }
-    if (same) f = hit.f;
-  }
-  if (f === undefined) {
+    for (let i = 0; i < m.length; i++) if (m[i] !== bytes[i + 2]) { hit = undefined; break; }
+  } else hit = undefined;
+  if (hit === undefined) {
     const r0 = new Reader(bytes, o);
     const [t] = r0.head(false);
     if (r0.pos !== end) bail();
-    f = compileRow(t, 0, o);
-    if (compiled.size >= 256) compiled.clear();
-    compiled.set(h, { opts, meta: bytes.slice(2, end), f });
+    if (cache.size >= CACHED) cache.clear();
+    hit = { opts, meta: bytes.slice(2, end), t, f: undefined };
+    cache.set(h, hit);
   }
+  if (bytes[1] === FLAG_COLUMNAR) return { value: columnsDirect(bytes, end, hit.t, o) };
+  const f = (hit.f ??= compileRow(hit.t, 0, o));
   const r = new Reader(bytes, o, end);
   r.v2 = true;
   return { value: rowsWith(r, f) };

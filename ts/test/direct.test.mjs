@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encode, decode, decodeWithType, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { encode, decode, decodeWithType, Decoder, XbfDate, XbfTimestamp } from "../dist/index.js";
 import { fromHex } from "../dist/metadata.js";
 import { decodeDirect } from "../dist/codec.js";
 import { jsonish } from "./arbitraries.mjs";
@@ -124,6 +124,24 @@ test("readers cached by metadata: options and damaged values still give the refe
   assert.deepEqual(decode(deep), [[[[1]]]]);
   sameOutcome(deep, { maxDepth: 2 });
   assert.deepEqual(decode(deep), [[[[1]]]]);
+});
+
+test("types cached by metadata in columns, and a Decoder's own cache, give the reference's answer", () => {
+  const rows = Array.from({ length: 40 }, (_, i) => ({ id: 2 ** 40 + i, x: i / 8, s: `s${i % 3}` }));
+  const bytes = encode(rows, { layout: "columns" });
+  const big = new Decoder({ int64: "bigint" }), plain = new Decoder();
+  for (let i = 0; i < 3; i++) {
+    assert.equal(decode(bytes)[3].id, 2 ** 40 + 3);
+    assert.equal(big.decode(bytes)[3].id, BigInt(2 ** 40 + 3));
+    assert.deepStrictEqual(plain.decode(bytes), rows);
+    assert.equal(decode(bytes, { int64: "bigint" })[3].id, BigInt(2 ** 40 + 3));
+  }
+  // Damaged columns after the same metadata: the cached type, then the reference's error.
+  for (let cut = bytes.length - 1; cut > bytes.length - 30; cut -= 7) {
+    sameOutcome(bytes.subarray(0, cut));
+    const errOf = (f) => { try { f(); } catch (e) { return [e.kind, e.offset, e.path]; } return "no error"; };
+    assert.deepEqual(errOf(() => plain.decode(bytes.subarray(0, cut))), errOf(() => decode(bytes.subarray(0, cut))));
+  }
 });
 
 test("the direct encoder writes the reference encoder's bytes, or leaves the value to it", async () => {
