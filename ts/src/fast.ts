@@ -57,7 +57,7 @@ function nullable(t: XbfType): boolean {
 type Builder = (cols: unknown[][], n: number) => unknown[];
 let codegen: boolean | undefined;
 /** Whether `new Function` is allowed here (a page's CSP may forbid it); checked once. */
-function canGenerate(): boolean {
+export function canGenerate(): boolean {
   if (codegen === undefined) {
     try { codegen = new Function("return 1")() === 1; } catch { codegen = false; }
   }
@@ -68,7 +68,7 @@ const generated = new Map<string, unknown>();
 /** Structs with more fields than this are built by closures (generated code stays small whatever the input). */
 const MAX_GENERATED = 256;
 /** Generated code for a key list, made once (at most 512 kept). */
-function generate<T>(tag: string, keys: string[], make: () => T): T {
+export function generate<T>(tag: string, keys: string[], make: () => T): T {
   const id = tag + "\u0000" + keys.join("\u0000");
   let f = generated.get(id) as T | undefined;
   if (f === undefined) {

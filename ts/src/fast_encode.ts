@@ -6,7 +6,7 @@
 // writer's: the same column encoders get the same values (tests compare both).
 import { INT_INFO, XbfType, writeMetadata } from "./metadata.js";
 import { Writer } from "./varint.js";
-import { BAIL } from "./fast.js";
+import { BAIL, canGenerate, generate } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
 import { varLen } from "./int_columns.js";
@@ -200,10 +200,14 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         // Fields present in every object are read directly; only those that may be absent need hasOwn (an
         // absent key must not find an inherited property).
         const always = fs.map((f) => !isOptionalEnum(f.type));
-        for (let i = 0; i < n; i++) {
-          const o = vs[i] as Record<string, unknown>;
-          if (o === null || typeof o !== "object") bail();
-          for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(always[j] || hasOwn.call(o, k) ? o[k] : undefined); }
+        const gather = gatherer(keys, always);
+        if (gather) cols.splice(0, m, ...gather(vs, n, hasOwn, bail));
+        else {
+          for (let i = 0; i < n; i++) {
+            const o = vs[i] as Record<string, unknown>;
+            if (o === null || typeof o !== "object") bail();
+            for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(always[j] || hasOwn.call(o, k) ? o[k] : undefined); }
+          }
         }
       } else {
         // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
@@ -244,6 +248,25 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       columnsOf(t.kind, ns, out);
     }
   }
+}
+
+type Gather = (vs: unknown[], n: number, has: typeof hasOwn, fail: () => never) => unknown[][];
+/** Generated code that gathers the fields `keys` of n objects into one array each (for a type inferred from
+ * them: `always[j]` when the key is in every object), one named property load per key instead of a keyed load
+ * per value; null where code may not be generated (a page's CSP), for a key `__proto__` or for very wide
+ * structs. Kept per key list (fast.ts's cache of generated code). */
+function gatherer(keys: string[], always: boolean[]): Gather | null {
+  if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
+  return generate("gather:" + always.map((x) => (x ? "1" : "0")).join(""), keys, () => {
+    const decl = keys.map((_, j) => `c${j} = []`).join(", ");
+    const body = keys.map((k, j) => {
+      const key = JSON.stringify(k);
+      return always[j] ? `c${j}.push(o[${key}]);` : `c${j}.push(has.call(o, ${key}) ? o[${key}] : undefined);`;
+    }).join(" ");
+    const cols = keys.map((_, j) => `c${j}`).join(", ");
+    return new Function("vs", "n", "has", "fail",
+      `const ${decl}; for (let i = 0; i < n; i++) { const o = vs[i]; if (o === null || typeof o !== "object") fail(); ${body} } return [${cols}];`) as Gather;
+  });
 }
 
 /** Rust's worth_trying on public values: 16 or more repeated items near the root. */

@@ -28,9 +28,11 @@ export function putStringColumn(out: Writer, values: string[]): void {
     let id = index.get(v);
     if (id === undefined) {
       id = strs.length;
-      if (id >= limit) {
-        // More distinct strings than a dictionary may hold: when all are well formed, distinct strings have
-        // distinct bytes and no dictionary is looked for.
+      // More distinct strings than a dictionary may hold, or (a long column) its first eighth all distinct, taken
+      // as a column of distinct values without filling the index up to the limit (a choice from a sample: a
+      // column whose repeats all come later is rare, and keeps a valid encoding). When all are well formed,
+      // distinct strings have distinct bytes and no dictionary is looked for.
+      if (id >= limit || (n >= 4096 && id === i && i === n >> 3)) {
         putStrings(out, utf8Views(values), values.every(wellFormed) ? null : undefined);
         return;
       }
