@@ -57,6 +57,9 @@ function nullable(t: XbfType): boolean {
 type Builder = (cols: unknown[][], n: number) => unknown[];
 let codegen: boolean | undefined;
 /** Whether `new Function` is allowed here (a page's CSP may forbid it); checked once. */
+/** Forbids (false) or allows again (undefined: checked anew) generated code: for the tests and the benchmark
+ * of the paths a page whose CSP forbids `new Function` takes. Not part of the package's interface. */
+export function setCodegen(allowed: false | undefined): void { codegen = allowed; }
 export function canGenerate(): boolean {
   if (codegen === undefined) {
     try { codegen = new Function("return 1")() === 1; } catch { codegen = false; }
@@ -79,7 +82,7 @@ export function generate<T>(tag: string, keys: string[], make: () => T): T {
   return f;
 }
 /** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
-const BUILDERS = new WeakMap<XbfType, Builder>();
+const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
 function builder(keys: string[], optional: boolean[]): Builder {
   const simple = !optional.some((x) => x) && !keys.includes("__proto__");
   if (simple && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
@@ -637,8 +640,9 @@ class Columns {
           if (isOptionalEnum(ft)) { optional.push(true); cols.push(this.optionalField(ft as Extract<XbfType, { kind: "enum" }>, n, child)); }
           else { optional.push(false); cols.push(this.node(ft, n, child)); }
         }
-        let build = BUILDERS.get(t);
-        if (build === undefined) { build = builder(fs.map((f) => f.name), optional); BUILDERS.set(t, build); }
+        const built = BUILDERS[canGenerate() ? 1 : 0]!;
+        let build = built.get(t);
+        if (build === undefined) { build = builder(fs.map((f) => f.name), optional); built.set(t, build); }
         return build(cols, n);
       }
       case "option": {
@@ -961,7 +965,7 @@ export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataC
   if (bytes.length < 3 || bytes[0] !== 0xc2 || (bytes[1] !== 0 && bytes[1] !== FLAG_COLUMNAR)) return undefined;
   const end = skipMeta(bytes, 2, 0, o.maxDepth ?? 128);
   if (end < 0 || end - 2 > CACHED_META) return undefined;
-  const opts = `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}`;
+  const opts = `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}|${canGenerate() ? "g" : ""}`;
   let h = 0x811c9dc5; // FNV-1a over the metadata bytes; a hit is confirmed byte for byte
   for (let i = 2; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   h = (h ^ opts.length) >>> 0;

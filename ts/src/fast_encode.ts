@@ -89,6 +89,10 @@ function anyType(v: unknown): XbfType {
   return it;
 }
 
+/** An option's present value: an XbfSome's value, or the value itself (the typeof test first: instanceof walks
+ * the prototype chain, for every number and string of an option column). */
+const unwrap = (v: unknown): unknown => (typeof v === "object" && v instanceof XbfSome ? v.value : v);
+
 // ------------------------------------------------------------------ rows
 const zz = (n: number) => (n >= 0 ? 2 * n : -2 * n - 1);
 /** Writes v of type t in XBF 2 rows. */
@@ -110,7 +114,7 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
     case "option":
       if (v === null || v === undefined) { w.u8(0); return; }
       w.u8(1);
-      rowValue(w, t.inner, v instanceof XbfSome ? v.value : v);
+      rowValue(w, t.inner, unwrap(v));
       return;
     case "struct": {
       const o = struct(t, v);
@@ -185,7 +189,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       for (const v of vs) {
         if (v === null || v === undefined) { present.push(0); continue; }
         present.push(1);
-        inner.push(v instanceof XbfSome ? v.value : v);
+        inner.push(unwrap(v));
       }
       columnsOf("lengths", present, out);
       columnValues(t.inner, inner, out);
@@ -212,13 +216,14 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       } else {
         // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
         // same check (struct); only objects with other keys are checked again.
-        let checked: string[] = [];
+        // (None checked yet: the first object is, even with no keys: an array has none either.)
+        let checked: string[] | null = null;
         for (let i = 0; i < n; i++) {
           const o = vs[i] as Record<string, unknown>;
           if (o === null || typeof o !== "object") bail();
           const ok = Object.keys(o);
-          let same = ok.length === checked.length;
-          for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked[j];
+          let same = checked !== null && ok.length === checked.length;
+          for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked![j];
           if (!same) { struct(t, o); checked = ok; }
           for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
         }
@@ -307,7 +312,7 @@ export function rowsLarger(t: XbfType, v: unknown, limit: number): boolean {
       }
       case "option":
         add(1);
-        if (v !== null && v !== undefined) size(t.inner, v instanceof XbfSome ? v.value : v);
+        if (v !== null && v !== undefined) size(t.inner, unwrap(v));
         return;
       case "struct": {
         const fs = t.fields;

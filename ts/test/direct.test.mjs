@@ -144,6 +144,21 @@ test("types cached by metadata in columns, and a Decoder's own cache, give the r
   }
 });
 
+test("without generated code (a CSP that forbids new Function) the same bytes and values", async () => {
+  const { setCodegen } = await import("../dist/fast.js");
+  const records = fc.array(fc.record({ a: fc.integer(), b: fc.option(fc.string(), { nil: undefined }), c: fc.double({ noNaN: true }), d: fc.array(fc.boolean(), { maxLength: 3 }) },
+    { requiredKeys: ["a", "c", "d"] }), { minLength: 1, maxLength: 40 });
+  fc.assert(fc.property(records, fc.constantFrom("rows", "columns"), (v, layout) => {
+    const bytes = encode(v, { layout }), value = decode(bytes), big = decode(bytes, { int64: "bigint" });
+    setCodegen(false);
+    try {
+      assert.deepStrictEqual(encode(v, { layout }), bytes);
+      assert.deepStrictEqual(decode(bytes), value);
+      assert.deepStrictEqual(decode(bytes, { int64: "bigint" }), big);
+    } finally { setCodegen(undefined); }
+  }), { numRuns: 150 });
+});
+
 test("the direct encoder writes the reference encoder's bytes, or leaves the value to it", async () => {
   const { encodeDirect, encodeInternal } = await import("../dist/codec.js");
   const { inferType } = await import("../dist/index.js");
