@@ -141,6 +141,11 @@ const f32Round = Math.fround;
  * expression gives inline). */
 const P10: number[] = [];
 for (let e = 0; e <= 18; e++) P10.push(10 ** e);
+/** n ÷ 10^e for a number n (the writers'), as fromDecimal gives it: no Number() conversion on the hot path. */
+function fromDecimalN(n: number, e: number, f32: boolean): number {
+  const x = n / P10[e]!;
+  return f32 ? f32Round(x) : x;
+}
 function fromDecimal(n: bigint | number, e: number, f32: boolean): number {
   const x = Number(n) / P10[e]!;
   return f32 ? f32Round(x) : x;
@@ -175,7 +180,7 @@ function decimal(values: number[], e: number, f32: boolean): number[] {
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
     const n = scaled(v, e, f32);
-    if (n !== undefined && sameBits(fromDecimal(n, e, f32), v, f32)) {
+    if (n !== undefined && sameBits(fromDecimalN(n, e, f32), v, f32)) {
       ints.push(n);
       if (Math.abs(n) >= 2 ** 49) big = true;
     } else { ints.push(0); exc.push(i); }
@@ -221,7 +226,7 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] | null {
     for (; e <= maxE; e++) {
       const n = scaled(v, e, f32);
       if (n === undefined) { e = maxE + 1; break; } // larger exponents only scale it further
-      if (sameBits(fromDecimal(n, e, f32), v, f32)) break;
+      if (sameBits(fromDecimalN(n, e, f32), v, f32)) break;
     }
     if (e > maxE) never++; else hist[e]!++;
   }
@@ -376,6 +381,8 @@ function encodeFloats(values: number[], f32: boolean): number[] {
   let best = encodeFloatsDirect(values, f32);
   let bestLen = best ? best.length : 1 + values.length * (f32 ? 4 : 8);
   if (values.length && xorSize(values, f32) < bestLen) { best = xorEncode(values, f32); bestLen = best.length; }
+  // A dictionary holds at most n/2 + 16 distinct values: a column sorted and counted with more is not indexed.
+  if (moreDistinct(values, Math.floor(values.length / 2) + 16)) return best ?? plainFloats(values, f32);
   // Distinct by bits: numbers are their own keys, but for the two zeros and NaNs (whose payloads differ).
   const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
   for (const v of values) {
@@ -393,6 +400,20 @@ function encodeFloats(values: number[], f32: boolean): number[] {
   pushAll(d, encodeInts(ids));
   if (d.length < bestLen) return d;
   return best ?? plainFloats(values, f32);
+}
+/** Whether the column has more than `limit` distinct values, counted by value on a sorted copy (the two zeros
+ * once, NaNs once: fewer than the distinct bit patterns, so "more" is exact); false when a value is an XbfNaN
+ * (the dictionary's own count then decides). A native sort is cheaper than a Map of numbers that grows to the
+ * limit before giving up, on columns of mostly distinct values. */
+function moreDistinct(values: number[], limit: number): boolean {
+  const n = values.length;
+  if (n <= limit) return false;
+  const a = new Float64Array(n);
+  for (let i = 0; i < n; i++) { const v = values[i]; if (typeof v !== "number") return false; a[i] = v; }
+  a.sort();
+  let d = 1;
+  for (let i = 1; i < n; i++) if (a[i] !== a[i - 1] && a[i] === a[i]) { if (++d > limit) return true; }
+  return false;
 }
 /** The absolute error allowed in float columns (SPEC 22.5.1), while an encode with `floatTolerance` runs. */
 let tolerance: number | undefined;
