@@ -254,25 +254,26 @@ class Columns {
       default: return null;
     }
   }
-  /** A delta-coded block (its encoding byte 2 at pos) of n > 0 zigzag-mapped scaled decimals, decoded and
-   * divided by `scale` in one pass: `ints(n, 64, end)` then the scaling, without the intermediate array. Null
-   * (pos unchanged) wherever ints would give null: the caller then takes that path. */
-  private deltaDecimals(n: number, end: number, scale: number, f32: boolean): number[] | null {
+  /** A frame-of-reference or delta-coded block (its encoding byte 1 or 2 at pos) of n > 0 zigzag-mapped
+   * scaled decimals, decoded and divided by `scale` in one pass: `ints(n, 64, end)` then the scaling, without
+   * the intermediate array. Null (pos unchanged) wherever ints would give null: the caller then takes that path. */
+  private scaledDecimals(n: number, end: number, scale: number, f32: boolean): number[] | null {
     const b = this.b, start = this.pos;
-    this.pos++;
-    let v = small(this, end);
-    const base = v < 0 ? -1 : small(this, end);
-    if (v < 0 || base < 0 || this.pos >= end) { this.pos = start; return null; }
+    const delta = b[this.pos++] === 2;
+    let v = 0;
+    if (delta) { v = small(this, end); if (v < 0) { this.pos = start; return null; } }
+    const base = small(this, end);
+    if (base < 0 || this.pos >= end) { this.pos = start; return null; }
     const width = b[this.pos++]!;
-    const bytes = Math.ceil(((n - 1) * width) / 8);
-    if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, (n - 1) * width)) { this.pos = start; return null; }
+    const count = delta ? n - 1 : n, bytes = Math.ceil((count * width) / 8);
+    // ints' checks: a frame's largest value and a delta's largest difference stay exact in a double.
+    if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
     const out: number[] = [];
-    const first = unzigzagNum(v) / scale;
-    out.push(f32 ? Math.fround(first) : first);
+    if (delta) { const first = unzigzagNum(v) / scale; out.push(f32 ? Math.fround(first) : first); }
     // width bits a value: the low (at most 24) bits, then the rest, each read as 32-bit integers.
     const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
     let p = this.pos, acc = 0, bits = 0;
-    for (let i = 1; i < n; i++) {
+    for (let i = 0; i < count; i++) {
       let z = base;
       if (lw > 0) {
         while (bits < lw) { acc |= b[p++]! << bits; bits += 8; }
@@ -284,9 +285,11 @@ class Columns {
           acc >>>= hw; bits -= hw;
         }
       }
-      v += unzigzagNum(z);
-      // A sum that leaves [0, 2^53): the bigint reader decides, as ints does.
-      if (!(v >= 0 && v <= MAX_SAFE)) { this.pos = start; return null; }
+      if (delta) {
+        v += unzigzagNum(z);
+        // A sum that leaves [0, 2^53): the bigint reader decides, as ints does.
+        if (!(v >= 0 && v <= MAX_SAFE)) { this.pos = start; return null; }
+      } else v = z;
       const x = unzigzagNum(v) / scale;
       out.push(f32 ? Math.fround(x) : x);
     }
@@ -428,8 +431,8 @@ class Columns {
         const bend = this.block(end);
         if (bend < 0) return null;
         const scale = 10 ** e;
-        // Delta-coded (the usual block of a slowly moving series): decoded and scaled in one pass.
-        let out = n > 0 && this.pos < bend && b[this.pos] === 2 ? this.deltaDecimals(n, bend, scale, f32) : null;
+        // Frame of reference or delta (the usual blocks): decoded and scaled in one pass.
+        let out = n > 0 && this.pos < bend && (b[this.pos] === 1 || b[this.pos] === 2) ? this.scaledDecimals(n, bend, scale, f32) : null;
         if (out === null) {
           out = this.ints(n, 64, bend);
           if (out === null || this.pos !== bend) return null;
