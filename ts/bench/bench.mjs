@@ -1,6 +1,6 @@
 // Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
 // JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
-//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH] [--before DIST]
+//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]]
 // --before DIST also runs another build of this package (e.g. main's ts/dist copied to a temp dir) in the same
 // run, as "XBF before (default)", for before/after figures.
 // --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
@@ -14,7 +14,8 @@ import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { execFileSync } from "node:child_process";
 import { loadavg, cpus } from "node:os";
-import { encode, decode, Encoder } from "../dist/index.js";
+import { encode, decode, Encoder, Decoder } from "../dist/index.js";
+import { setCodegen } from "../dist/fast.js";
 import * as msgpack from "@msgpack/msgpack";
 import { Packr, pack as msgpackrPack, unpack as msgpackrUnpack } from "msgpackr";
 import { Encoder as CborEncoder } from "cbor-x";
@@ -28,6 +29,7 @@ const TARGET_MS = arg("--ms", 40);
 const JSON_OUT = argAt("--json");
 const MD_OUT = argAt("--markdown");
 const BEFORE = argAt("--before");
+const BEFORE_LABEL = argAt("--before-label"); // what the other build is, for the markdown
 const before = BEFORE ? await import(resolve(BEFORE, "index.js")) : null;
 
 // ------------------------------------------------------------------ data
@@ -51,11 +53,15 @@ if (only) datasets = datasets.filter(([l]) => only.some((o) => l.startsWith(o)))
 const packr = new Packr(); // records extension on (structures sent once), msgpackr's default
 const packrShared = new Packr({ structures: [] }); // structures kept across calls (not in the message), as a service reusing one Packr
 const cbor = new CborEncoder();
-let xbfEncoder = new Encoder(); // one per dataset (below), kept across its calls as a service would keep it
+let xbfEncoder = new Encoder(), xbfDecoder = new Decoder(); // one each per dataset (below), kept across its calls as a service would keep them
+/** f run as on a page whose CSP forbids new Function (the package's closures instead of generated code). */
+const noCodegen = (f) => { setCodegen(false); try { return f(); } finally { setCodegen(undefined); } };
 const utf8 = new TextEncoder(), fromUtf8 = new TextDecoder();
 const codecs = [
   { name: "XBF (default: auto)", enc: (v) => encode(v), dec: (b) => decode(b) },
-  { name: "XBF Encoder (reused)", enc: (v) => xbfEncoder.encode(v), dec: (b) => decode(b) },
+  { name: "XBF Encoder + Decoder (reused)", enc: (v) => xbfEncoder.encode(v), dec: (b) => xbfDecoder.decode(b) },
+  { name: "XBF decode, int64: bigint", enc: (v) => encode(v), dec: (b) => decode(b, { int64: "bigint" }) },
+  { name: "XBF without new Function", enc: (v) => noCodegen(() => encode(v)), dec: (b) => noCodegen(() => decode(b)) },
   ...(before ? [{ name: "XBF before (default)", enc: (v) => before.encode(v), dec: (b) => before.decode(b) }] : []),
   { name: "XBF rows", enc: (v) => encode(v, { layout: "rows" }), dec: (b) => decode(b) },
   { name: "XBF columns", enc: (v) => encode(v, { layout: "columns" }), dec: (b) => decode(b) },
@@ -100,12 +106,14 @@ const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFix
 const rows = [];
 for (const [label, load] of datasets) {
   const value = load();
-  xbfEncoder = new Encoder();
+  xbfEncoder = new Encoder(); xbfDecoder = new Decoder();
   const jsonBytes = Buffer.byteLength(JSON.stringify(value));
   const st = codecs.map((c) => {
     const out = c.enc(value);
     const back = c.dec(out);
-    const ok = isDeepStrictEqual(JSON.parse(JSON.stringify(back)), JSON.parse(JSON.stringify(value)));
+    // As JSON, with bigints (int64: "bigint") as the numbers they stand for.
+    const plain = (x) => JSON.parse(JSON.stringify(x, (_, y) => (typeof y === "bigint" ? Number(y) : y)));
+    const ok = isDeepStrictEqual(plain(back), plain(value));
     // Calls per sample so that a sample takes about TARGET_MS.
     // Warm-up (every codec, so that the JavaScript ones run optimised code, as in a long-running program),
     // then calls per sample, for encode and decode apart, so that a sample takes about TARGET_MS.
@@ -158,7 +166,7 @@ if (MD_OUT) {
   md += CLOCK === "cpu" ? "times are the process's CPU time (`--clock cpu`: user + system of all its threads, the collector's included), not the wall clock, since the machine was shared; " : "";
   md += `${ROUNDS} interleaved rounds after a warm-up of ${WARM_MS} ms per codec and operation, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
   md += `data in the same run (below 1× is faster than JSON). XBF's default is \`encode(value)\` (layout auto: columns when smaller) `;
-  md += `and \`decode(bytes)\`; "XBF Encoder (reused)" is one \`Encoder\` per dataset kept across its calls (it remembers the type: no inference after the first call)${BEFORE ? "; \"XBF before (default)\" is the package before issue 23's work (" + BEFORE + "), run in the same process" : ""}; msgpackr runs with its defaults (record structures), "msgpackr pack/unpack" is its module-level functions (no records), "msgpackr shared structures" a Packr keeping its structures across calls (not in the message); JSON bytes are the UTF-8 length of the compact text. Issue 23's bars are the last two ratios: encode against \`JSON.stringify\` + \`TextEncoder\`, decode against msgpackr's \`unpack\`. Machine load: ${results.loadavg.map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min) at the start, on ${results.cpus} cores.\n`;
+  md += `and \`decode(bytes)\`; "XBF Encoder + Decoder (reused)" is one \`Encoder\` and one \`Decoder\` per dataset kept across their calls (the encoder remembers the type: no inference after the first call; the decoder its parsed metadata); "XBF decode, int64: bigint" decodes every 64-bit integer as a BigInt; "XBF without new Function" is the default encode and decode as on a page whose CSP forbids generated code (closures build the objects)${BEFORE ? "; \"XBF before (default)\" is another build of this package (" + BEFORE + (BEFORE_LABEL ? ": " + BEFORE_LABEL : "") + "), run in the same process" : ""}; msgpackr runs with its defaults (record structures), "msgpackr pack/unpack" is its module-level functions (no records), "msgpackr shared structures" a Packr keeping its structures across calls (not in the message); JSON bytes are the UTF-8 length of the compact text. Issue 23's bars are the last two ratios: encode against \`JSON.stringify\` + \`TextEncoder\`, decode against msgpackr's \`unpack\`. Machine load: ${results.loadavg.map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min) at the start, on ${results.cpus} cores.\n`;
   for (const d of results.datasets) {
     md += `\n## ${d.name} (${d.records.toLocaleString("en")} records)\n\n`;
     // Issue 23's bars: encode against JSON.stringify + UTF-8 (TextEncoder), decode against msgpackr's unpack (Packr defaults).

@@ -5,8 +5,8 @@ import { decodeColumns, encodeColumns, selectionFromPaths, Selection, setFloatTo
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
-import { BAIL, columnsDirect, rowsCached, rowsDirect } from "./fast.js";
-import { columnValues, handles, rowValue, rowsLarger, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
+import { BAIL, MetadataCache, cachedDirect, columnsDirect, rowsDirect } from "./fast.js";
+import { columnValues, handles, rowValue, rowsLarger, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -49,9 +49,12 @@ export function decodeWithType(bytes: Uint8Array, opts: DecodeOptions = {}): Dec
 
 /** Decodes one XBF message (v1 or XBF 2, rows or columnar) into a JS value. */
 export function decode(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
+  return decodeWith(bytes, opts, undefined);
+}
+function decodeWith(bytes: Uint8Array, opts: DecodeOptions, cache: MetadataCache | undefined): unknown {
   if (!opts.exact && !opts.fields && bytes instanceof Uint8Array) {
     try {
-      return decodeDirect(bytes, opts);
+      return decodeDirect(bytes, opts, cache);
     } catch (e) {
       // Damaged input, or a part the direct path does not hold (BAIL, or an XbfError of the column readers it
       // shares): the reference decoder below decodes it or reports the error with its offset and path. Anything
@@ -63,10 +66,23 @@ export function decode(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
   return toPublic(d.type, d.n, opts);
 }
 
+/** A decoder kept across calls, as msgpackr's `Unpackr`: its options, and its own cache of the metadata it has
+ * met (parsed types and compiled row readers, by the metadata's bytes), so that a service reading one kind of
+ * message parses its schema once, whatever other code decodes meanwhile. `decode` alone shares one such cache
+ * in the module (256 schemas of at most 8 KiB of metadata each). */
+export class Decoder {
+  private readonly cache: MetadataCache = new Map();
+  constructor(private readonly opts: DecodeOptions = {}) {}
+  /** Decodes one message, as `decode(bytes, opts)` with this decoder's options. */
+  decode(bytes: Uint8Array): unknown {
+    return decodeWith(bytes, this.opts, this.cache);
+  }
+}
+
 /** XBF 2 bytes straight to public values (fast.ts); throws (BAIL or an error) where the reference decoder
  * has to take over. Exported for the tests that compare both paths. */
-export function decodeDirect(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
-  const cached = rowsCached(bytes, opts);
+export function decodeDirect(bytes: Uint8Array, opts: DecodeOptions = {}, cache?: MetadataCache): unknown {
+  const cached = cachedDirect(bytes, opts, cache);
   if (cached) return cached.value;
   const r = new Reader(bytes, opts);
   const [t, flags] = r.head(false);
@@ -139,13 +155,14 @@ function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
   const t = opts.type ?? inferType(value);
   if (opts.type && anyLevel(t, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
   if (opts.version !== 1 && handles(t)) {
+    setInferred(!opts.type);
     try {
       return encodeDirect(t, value, opts);
     } catch (e) {
       // A value the direct writer does not take (BAIL) or a wrong one (an XbfError): normalize below checks it
       // and reports. Anything else is a bug, not to be hidden.
       if (e !== BAIL && !(e instanceof XbfError)) throw e;
-    }
+    } finally { setInferred(false); }
   }
   const n = normalize(t, value);
   checkAnyLevels(t, n);
@@ -213,9 +230,10 @@ export class Encoder {
     const t = inferType(value);
     this.t = t; this.meta = undefined;
     if (handles(t)) {
+      setInferred(true);
       try { return withTolerance(opts, () => encodeDirect(t, value, opts, this.w, this.metadata(t))); } catch (e) {
         if (e !== BAIL && !(e instanceof XbfError)) throw e;
-      }
+      } finally { setInferred(false); }
     }
     return encode(value, { ...opts, type: t });
   }

@@ -8,10 +8,11 @@ import { writeMetadata } from "./metadata.js";
 import type { NAny, NEnum } from "./values.js";
 import { ENTROPY, RUNS, decodeEntropy, decodeRuns } from "./cascade.js";
 import { FSST, decodeFsst } from "./fsst.js";
+import { encodeInts, putColumn, putIntsColumn, putVar } from "./int_columns.js";
+import { putBytesColumn, putStringColumn } from "./string_columns.js";
 
 export const VALUE_COST = VALUE_BYTES;
 const utf8d = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-const utf8e = new TextEncoder();
 
 export class Cursor {
   /** The bytes are a block of an XBF file, where the file-only integer encodings `04` and `05` may stand. */
@@ -131,172 +132,6 @@ export function decodeInts(c: Cursor, n: number, maxBits: number): bigint[] {
   return values;
 }
 
-function putVar(out: number[], x: bigint | number): void {
-  let v = BigInt(x);
-  while (v >= 128n) { out.push(Number(v & 127n) | 128); v >>= 7n; }
-  out.push(Number(v));
-}
-const bitsFor = (x: bigint) => x.toString(2).length - (x === 0n ? 1 : 0);
-function pack(out: number[], values: bigint[], width: number): void {
-  if (width === 0) return;
-  let acc = 0n, filled = 0n;
-  const w = BigInt(width);
-  for (const v of values) {
-    acc |= v << filled;
-    filled += w;
-    while (filled >= 8n) { out.push(Number(acc & 255n)); acc >>= 8n; filled -= 8n; }
-  }
-  if (filled > 0n) out.push(Number(acc & 255n));
-}
-function writeFor(out: number[], values: bigint[]): void {
-  let min = values.length ? values[0]! : 0n;
-  for (const v of values) if (v < min) min = v;
-  let width = 0;
-  for (const v of values) width = Math.max(width, bitsFor(v - min));
-  putVar(out, min);
-  out.push(width);
-  pack(out, values.map((v) => v - min), width);
-}
-// Number versions of the integer encodings, for values below 2^51 (so that zigzag-mapped differences stay
-// exact in a double): the same bytes as the bigint ones, sized first, only the winner written.
-const TWO51 = 2 ** 51;
-export const varLen = (x: number): number => {
-  if (x < 128) return 1;
-  if (x < 16384) return 2;
-  if (x < 2097152) return 3;
-  if (x < 268435456) return 4;
-  let n = 5;
-  for (x = Math.floor(x / 34359738368); x >= 1; x = Math.floor(x / 128)) n++;
-  return n;
-};
-function putVarN(out: number[], x: number): void {
-  while (x >= 128) { out.push((x % 128) | 128); x = Math.floor(x / 128); }
-  out.push(x);
-}
-const bitsN = (x: number) => (x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296)));
-/** Appends (v - base) in `width` bits each, least significant bit first. */
-function packN(out: number[], values: number[], width: number, base: number): void {
-  if (width === 0) return;
-  let acc = 0, filled = 0;
-  for (let i = 0; i < values.length; i++) {
-    let v = values[i]! - base, w = width;
-    while (w > 0) {
-      const take = w < 24 ? w : 24;
-      const chunk = take === w ? v : v % 16777216;
-      v = (v - chunk) / 16777216;
-      acc |= chunk << filled;
-      filled += take;
-      w -= take;
-      while (filled >= 8) { out.push(acc & 255); acc >>>= 8; filled -= 8; }
-    }
-  }
-  if (filled > 0) out.push(acc & 255);
-}
-/** What measureN found: the smallest encoding (0 varint, 1 frame of reference, 2 delta, 3 run-length), its
- * size in bytes with the tag, and the parameters writeN needs (module state: no allocation per column). */
-let mBest = 0, mSize = 0, mMin = 0, mWidth = 0, mZmin = 0, mZwidth = 0;
-function measureN(values: number[]): void {
-  const n = values.length;
-  // One pass for the four sizes: varint, frame of reference (min, max), delta (the zigzag differences' min
-  // and max), run-length (runs and their values). Varint lengths below 2^21 inline (the usual values).
-  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = Infinity, zmax = -Infinity, rsize = 1, run = n ? 1 : 0;
-  let prev = min;
-  if (n > 0) vsize += prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : varLen(prev);
-  for (let i = 1; i < n; i++) {
-    const v = values[i]!;
-    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : varLen(v);
-    // Math.min/max and the sign as a number: no branch on the data (random values mispredict).
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-    const d = v - prev;
-    const z = 2 * Math.abs(d) - +(d < 0);
-    zmin = Math.min(zmin, z);
-    zmax = Math.max(zmax, z);
-    if (d === 0) run++;
-    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : varLen(prev)); run = 1; }
-    prev = v;
-  }
-  if (n > 0) rsize += varLen(run) + varLen(prev);
-  if (n < 2) { zmin = 0; zmax = 0; }
-  const width = bitsN(max - min);
-  const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
-  const zwidth = bitsN(zmax - zmin);
-  const dsize = n > 1 ? 1 + varLen(values[0]!) + varLen(zmin) + 1 + Math.ceil(((n - 1) * zwidth) / 8) : Infinity;
-  let best = 0, size = vsize;
-  if (fsize < size) { best = 1; size = fsize; }
-  if (dsize < size) { best = 2; size = dsize; }
-  if (rsize < size) { best = 3; size = rsize; }
-  mBest = best; mSize = size; mMin = min; mWidth = width; mZmin = zmin; mZwidth = zwidth;
-}
-function encodeIntsN(values: number[]): number[] {
-  measureN(values);
-  const n = values.length, best = mBest, min = mMin, width = mWidth, zmin = mZmin, zwidth = mZwidth;
-  const out: number[] = [best];
-  switch (best) {
-    case 0: for (let i = 0; i < n; i++) putVarN(out, values[i]!); break;
-    case 1: putVarN(out, min); out.push(width); packN(out, values, width, min); break;
-    case 2: {
-      const zs: number[] = [];
-      for (let i = 1; i < n; i++) { const d = values[i]! - values[i - 1]!; zs.push(d >= 0 ? 2 * d : -2 * d - 1); }
-      putVarN(out, values[0]!); putVarN(out, zmin); out.push(zwidth); packN(out, zs, zwidth, zmin);
-      break;
-    }
-    default:
-      for (let i = 0; i < n;) {
-        let j = i;
-        while (j < n && values[j] === values[i]) j++;
-        putVarN(out, j - i);
-        putVarN(out, values[i]!);
-        i = j;
-      }
-  }
-  return out;
-}
-/** The length of encodeInts(values), without writing it when the values are small numbers. */
-export function intsSize(values: readonly (bigint | number)[]): number {
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) return encodeInts(values).length;
-  }
-  measureN(values as number[]);
-  return mSize;
-}
-/** The smallest encoding of unsigned values, as the Rust writer picks it. */
-export function encodeInts(values: readonly (bigint | number)[]): number[] {
-  let small = true;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) { small = false; break; }
-  }
-  if (small) return encodeIntsN(values as number[]);
-  return encodeIntsBig(values.map((v) => BigInt(v)));
-}
-function encodeIntsBig(values: bigint[]): number[] {
-  let best: number[] = [0];
-  for (const v of values) putVar(best, v);
-  const f = [1];
-  writeFor(f, values);
-  if (f.length < best.length) best = f;
-  if (values.length > 1) {
-    const d = [2];
-    putVar(d, values[0]!);
-    const deltas: bigint[] = [];
-    for (let i = 1; i < values.length; i++) deltas.push(zigzag(BigInt.asIntN(128, values[i]! - values[i - 1]!), 128));
-    writeFor(d, deltas);
-    if (d.length < best.length) best = d;
-  }
-  const r = [3];
-  for (let i = 0; i < values.length;) {
-    let j = i;
-    while (j < values.length && values[j] === values[i]) j++;
-    putVar(r, j - i);
-    putVar(r, values[i]!);
-    i = j;
-  }
-  if (r.length < best.length) best = r;
-  return best;
-}
-
 // ---------------------------------------------------------------- floats
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
@@ -306,6 +141,11 @@ const f32Round = Math.fround;
  * expression gives inline). */
 const P10: number[] = [];
 for (let e = 0; e <= 18; e++) P10.push(10 ** e);
+/** n ÷ 10^e for a number n (the writers'), as fromDecimal gives it: no Number() conversion on the hot path. */
+function fromDecimalN(n: number, e: number, f32: boolean): number {
+  const x = n / P10[e]!;
+  return f32 ? f32Round(x) : x;
+}
 function fromDecimal(n: bigint | number, e: number, f32: boolean): number {
   const x = Number(n) / P10[e]!;
   return f32 ? f32Round(x) : x;
@@ -340,7 +180,7 @@ function decimal(values: number[], e: number, f32: boolean): number[] {
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
     const n = scaled(v, e, f32);
-    if (n !== undefined && sameBits(fromDecimal(n, e, f32), v, f32)) {
+    if (n !== undefined && sameBits(fromDecimalN(n, e, f32), v, f32)) {
       ints.push(n);
       if (Math.abs(n) >= 2 ** 49) big = true;
     } else { ints.push(0); exc.push(i); }
@@ -386,7 +226,7 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] | null {
     for (; e <= maxE; e++) {
       const n = scaled(v, e, f32);
       if (n === undefined) { e = maxE + 1; break; } // larger exponents only scale it further
-      if (sameBits(fromDecimal(n, e, f32), v, f32)) break;
+      if (sameBits(fromDecimalN(n, e, f32), v, f32)) break;
     }
     if (e > maxE) never++; else hist[e]!++;
   }
@@ -541,6 +381,8 @@ function encodeFloats(values: number[], f32: boolean): number[] {
   let best = encodeFloatsDirect(values, f32);
   let bestLen = best ? best.length : 1 + values.length * (f32 ? 4 : 8);
   if (values.length && xorSize(values, f32) < bestLen) { best = xorEncode(values, f32); bestLen = best.length; }
+  // A dictionary holds at most n/2 + 16 distinct values: a column sorted and counted with more is not indexed.
+  if (moreDistinct(values, Math.floor(values.length / 2) + 16)) return best ?? plainFloats(values, f32);
   // Distinct by bits: numbers are their own keys, but for the two zeros and NaNs (whose payloads differ).
   const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
   for (const v of values) {
@@ -558,6 +400,20 @@ function encodeFloats(values: number[], f32: boolean): number[] {
   pushAll(d, encodeInts(ids));
   if (d.length < bestLen) return d;
   return best ?? plainFloats(values, f32);
+}
+/** Whether the column has more than `limit` distinct values, counted by value on a sorted copy (the two zeros
+ * once, NaNs once: fewer than the distinct bit patterns, so "more" is exact); false when a value is an XbfNaN
+ * (the dictionary's own count then decides). A native sort is cheaper than a Map of numbers that grows to the
+ * limit before giving up, on columns of mostly distinct values. */
+function moreDistinct(values: number[], limit: number): boolean {
+  const n = values.length;
+  if (n <= limit) return false;
+  const a = new Float64Array(n);
+  for (let i = 0; i < n; i++) { const v = values[i]; if (typeof v !== "number") return false; a[i] = v; }
+  a.sort();
+  let d = 1;
+  for (let i = 1; i < n; i++) if (a[i] !== a[i - 1] && a[i] === a[i]) { if (++d > limit) return true; }
+  return false;
 }
 /** The absolute error allowed in float columns (SPEC 22.5.1), while an encode with `floatTolerance` runs. */
 let tolerance: number | undefined;
@@ -660,143 +516,6 @@ export function decodeFloats(c: Cursor, n: number, f32: boolean): number[] {
 }
 
 // ---------------------------------------------------------------- strings
-function putBlock(out: number[], block: number[] | Uint8Array): void {
-  putVar(out, block.length);
-  for (const b of block) out.push(b);
-}
-const wellFormed = (s: string): boolean => {
-  const f = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
-  return f ? f.call(s) : !/[\uD800-\uDFFF]/.test(s);
-};
-/** Writes the column of byte strings `values` (length and payload) in the smallest of the three string
- * encodings, sized first; `keys`, when given, are the strings themselves (one key per distinct byte string). */
-function putStrings(out: Writer, values: Uint8Array[], keys?: string[], pre?: StringDict | null): void {
-  const n = values.length;
-  const lens: number[] = [];
-  let total = 0;
-  for (let i = 0; i < n; i++) { const l = values[i]!.length; lens.push(l); total += l; }
-  // Sizes first (intsSize writes nothing); only the chosen encoding's integer blocks are written.
-  const blockSize = (b: number[]) => varLen(b.length) + b.length;
-  const sizedBlock = (xs: number[]) => { const k = intsSize(xs); return varLen(k) + k; };
-  const plainSize = 1 + sizedBlock(lens) + total;
-  // shared prefixes
-  const shared: number[] = [], restLens: number[] = [];
-  let prev: Uint8Array = new Uint8Array(0), restTotal = 0;
-  for (let i = 0; i < n; i++) {
-    const v = values[i]!;
-    let p = 0;
-    if (v === prev) p = v.length; // a repeated dictionary entry
-    else {
-      const m = Math.min(prev.length, v.length);
-      while (p < m && prev[p] === v[p]) p++;
-    }
-    shared.push(p); restLens.push(v.length - p);
-    restTotal += v.length - p;
-    prev = v;
-  }
-  const prefixSize = 1 + sizedBlock(shared) + sizedBlock(restLens) + restTotal;
-  // dictionary
-  let dict: { distinct: Uint8Array[]; dlens: number[]; dtotal: number; ids: number[]; idsBody: number[]; dlensBody: number[] } | null = null;
-  let dictSize = Infinity;
-  if (pre) {
-    // The dictionary was built on the strings (stringDict): the same entries in the same order as below.
-    let dbytes = 0;
-    for (const v of pre.distinct) dbytes += v.length;
-    if (dbytes < Math.min(plainSize, prefixSize)) {
-      const { distinct, ids } = pre;
-      const dlens = distinct.map((v) => v.length);
-      const dlensBody = encodeInts(dlens), idsBody = encodeInts(ids);
-      dictSize = 1 + varLen(distinct.length) + blockSize(dlensBody) + varLen(dbytes) + dbytes + idsBody.length;
-      dict = { distinct, dlens, dtotal: dbytes, ids, idsBody, dlensBody };
-    }
-  } else if (pre !== null) { // null: stringDict found more distinct strings than the limit, so no dictionary
-    const index = new Map<string, number>(), distinct: Uint8Array[] = [], ids: number[] = [];
-    let ok = true;
-    const limit = Math.floor(n / 2) + 16;
-    // The dictionary holds at least the bytes of its distinct values: once they reach the size of the
-    // plain or the prefix column it cannot be the smallest, and the search stops (same choice, less work).
-    const bound = Math.min(plainSize, prefixSize);
-    let dbytes = 0;
-    for (let i = 0; i < n; i++) {
-      const v = values[i]!;
-      const k = keys ? keys[i]! : latin1(v);
-      let id = index.get(k);
-      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); dbytes += v.length; }
-      ids.push(id);
-      if (distinct.length > limit || dbytes >= bound) { ok = false; break; }
-    }
-    if (ok) {
-      const dlens = distinct.map((v) => v.length);
-      let dtotal = 0;
-      for (const l of dlens) dtotal += l;
-      const dlensBody = encodeInts(dlens), idsBody = encodeInts(ids);
-      dictSize = 1 + varLen(distinct.length) + blockSize(dlensBody) + varLen(dtotal) + dtotal + idsBody.length;
-      dict = { distinct, dlens, dtotal, ids, idsBody, dlensBody };
-    }
-  }
-  const block = (b: number[]) => { out.uvar(b.length); out.bytes(Uint8Array.from(b)); };
-  if (dict && dictSize < plainSize && dictSize <= prefixSize) {
-    out.uvar(dictSize);
-    out.u8(0x21);
-    out.uvar(dict.distinct.length);
-    block(dict.dlensBody);
-    out.uvar(dict.dtotal);
-    for (const v of dict.distinct) out.bytes(v);
-    out.bytes(Uint8Array.from(dict.idsBody));
-  } else if (prefixSize < plainSize && prefixSize < dictSize) {
-    out.uvar(prefixSize);
-    out.u8(0x22);
-    block(encodeInts(shared));
-    block(encodeInts(restLens));
-    for (let i = 0; i < n; i++) out.bytes(values[i]!.subarray(shared[i]!));
-  } else {
-    out.uvar(plainSize);
-    out.u8(0x20);
-    block(encodeInts(lens));
-    for (let i = 0; i < n; i++) out.bytes(values[i]!);
-  }
-}
-interface StringDict { values: Uint8Array[]; distinct: Uint8Array[]; ids: number[] }
-/** The dictionary of a string column built on the strings themselves, before any UTF-8: when the column has
- * few distinct values (at most putStrings' limit, n/2 + 16) only those are encoded, and every value is one of
- * their byte arrays (no allocation per value). Null when there are more and all are well formed (then distinct
- * strings have distinct bytes: no dictionary, and putStrings does not look for one); undefined when a string is
- * not well formed (equal bytes need not mean equal strings): putStrings builds the dictionary on bytes then. */
-function stringDict(values: string[]): StringDict | null | undefined {
-  const n = values.length, limit = Math.floor(n / 2) + 16;
-  const index = new Map<string, number>(), strs: string[] = [], ids: number[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const v = values[i]!;
-    let id = index.get(v);
-    if (id === undefined) {
-      id = strs.length;
-      if (id >= limit) return values.every(wellFormed) ? null : undefined;
-      strs.push(v); index.set(v, id);
-    }
-    ids[i] = id;
-  }
-  if (!strs.every(wellFormed)) return undefined;
-  const distinct = utf8Each(strs), out: Uint8Array[] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = distinct[ids[i]!]!;
-  return { values: out, distinct, ids };
-}
-/** The UTF-8 bytes of each string: one TextEncoder call for a column of ASCII strings (views into it). */
-function utf8Each(values: string[]): Uint8Array[] {
-  let chars = 0;
-  for (let i = 0; i < values.length; i++) chars += values[i]!.length;
-  const all = chars <= 1 << 26 ? utf8e.encode(values.join("")) : null;
-  if (all === null || all.length !== chars) return values.map((s) => utf8e.encode(s));
-  const out: Uint8Array[] = [];
-  let p = 0;
-  for (let i = 0; i < values.length; i++) { const l = values[i]!.length; out.push(all.subarray(p, p + l)); p += l; }
-  return out;
-}
-/** A Map key for a byte string (one UTF-16 unit per byte). */
-function latin1(v: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < v.length; i += 4096) s += String.fromCharCode.apply(null, v.subarray(i, i + 4096) as unknown as number[]);
-  return s;
-}
 function readLenBlock(c: Cursor, n: number): bigint[] {
   const block = c.block();
   const at = block.pos;
@@ -1123,68 +842,6 @@ export function decodeColumns(b: Uint8Array, pos: number, t: XbfType, opts: Limi
 }
 
 // ---------------------------------------------------------------- writer
-function putColumn(out: Writer, body: number[]): void {
-  out.uvar(body.length);
-  out.bytes(Uint8Array.from(body));
-}
-/** A column of unsigned integers (length and payload), as `putColumn(out, encodeInts(values))` writes it: small
- * numbers are sized by measureN and written straight into the writer's buffer (no intermediate array). */
-function putIntsColumn(out: Writer, values: readonly (bigint | number)[]): void {
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) { putColumn(out, encodeInts(values)); return; }
-  }
-  const xs = values as number[];
-  measureN(xs);
-  const n = xs.length, size = mSize, best = mBest, min = mMin, width = mWidth, zmin = mZmin, zwidth = mZwidth;
-  out.uvar(size);
-  out.ensure(size + 8);
-  const b = out.buf;
-  let p = out.len;
-  const start = p;
-  b[p++] = best;
-  const varN = (x: number) => {
-    while (x >= 128) { b[p++] = (x % 128) | 128; x = Math.floor(x / 128); }
-    b[p++] = x;
-  };
-  // width bits each of (get(i) - base), least significant bit first.
-  const packInto = (count: number, get: (i: number) => number, w: number, base: number) => {
-    if (w === 0) return;
-    let acc = 0, filled = 0;
-    for (let i = 0; i < count; i++) {
-      let v = get(i) - base, k = w;
-      while (k > 0) {
-        const take = k < 24 ? k : 24;
-        const chunk = take === k ? v : v % 16777216;
-        v = (v - chunk) / 16777216;
-        acc |= chunk << filled;
-        filled += take;
-        k -= take;
-        while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
-      }
-    }
-    if (filled > 0) b[p++] = acc & 255;
-  };
-  switch (best) {
-    case 0: for (let i = 0; i < n; i++) varN(xs[i]!); break;
-    case 1: varN(min); b[p++] = width; packInto(n, (i) => xs[i]!, width, min); break;
-    case 2: {
-      varN(xs[0]!); varN(zmin); b[p++] = zwidth;
-      packInto(n - 1, (i) => { const d = xs[i + 1]! - xs[i]!; return d >= 0 ? 2 * d : -2 * d - 1; }, zwidth, zmin);
-      break;
-    }
-    default:
-      for (let i = 0; i < n;) {
-        let j = i;
-        while (j < n && xs[j] === xs[i]) j++;
-        varN(j - i);
-        varN(xs[i]!);
-        i = j;
-      }
-  }
-  if (p - start !== size) throw new Error(`integer column sized ${size} but ${p - start} written`); // a bug, never input
-  out.len = p;
-}
 /** The unsigned column values of integers of `kind` (zigzag for signed): numbers while they are small. */
 function columnInts(kind: string, values: any[]): (number | bigint)[] {
   if (kind === "bool") return values.map((v) => (v ? 1 : 0));
@@ -1210,15 +867,7 @@ export function columnsOf(kind: string, values: any[], out: Writer): void {
   switch (kind) {
     case "lengths": putIntsColumn(out, values); return;
     case "f32": case "f64": putColumn(out, floatsColumn(values, kind === "f32")); return;
-    case "string": {
-      const pre = stringDict(values);
-      if (pre) { putStrings(out, pre.values, undefined, pre); return; }
-      const bytes = utf8Each(values);
-      // Equal strings have equal bytes and, when well formed, the other way round too (lone surrogates all
-      // become EF BF BD): the strings themselves can key the dictionary then.
-      putStrings(out, bytes, pre === null ? undefined : values.every(wellFormed) ? values : undefined, pre);
-      return;
-    }
+    case "string": putStringColumn(out, values); return;
     default: putIntsColumn(out, columnInts(kind, values));
   }
 }
@@ -1272,7 +921,7 @@ export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
     }
     case "f32": case "f64": putColumn(out, floatsColumn(values, t.kind === "f32")); return;
     case "string": columnsOf("string", values, out); return;
-    case "bytes": putStrings(out, values); return;
+    case "bytes": putBytesColumn(out, values); return;
     case "u256": case "i256": {
       const body = [0x08];
       for (const v of values) { let x = BigInt.asUintN(256, v); for (let i = 0; i < 32; i++) { body.push(Number(x & 255n)); x >>= 8n; } }

@@ -3,7 +3,7 @@
 export { XbfError, type ErrorKind } from "./errors.js";
 export { type XbfType, type Member, type PrimitiveKind, SchemaRegistry } from "./metadata.js";
 export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions } from "./values.js";
-export { decode, decodeWithType, type DecodeOptions, type Decoded } from "./codec.js";
+export { decode, decodeWithType, Decoder, type DecodeOptions, type Decoded } from "./codec.js";
 export { StreamReader, readStream, type StreamReadOptions } from "./stream.js";
 export { StreamChunkReader } from "./stream_chunks.js";
 export type { LimitOptions } from "./decode_rows.js";

@@ -11,7 +11,7 @@
 // as a value; every allocation is bounded by the same budgets (counts against the bytes that remain, the
 // decoded-memory budget of rows and columns) before it is made.
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
-import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.js";
+import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES, FLAG_COLUMNAR } from "./decode_rows.js";
 import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, decodeStrings } from "./columnar.js";
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
@@ -57,7 +57,10 @@ function nullable(t: XbfType): boolean {
 type Builder = (cols: unknown[][], n: number) => unknown[];
 let codegen: boolean | undefined;
 /** Whether `new Function` is allowed here (a page's CSP may forbid it); checked once. */
-function canGenerate(): boolean {
+/** Forbids (false) or allows again (undefined: checked anew) generated code: for the tests and the benchmark
+ * of the paths a page whose CSP forbids `new Function` takes. Not part of the package's interface. */
+export function setCodegen(allowed: false | undefined): void { codegen = allowed; }
+export function canGenerate(): boolean {
   if (codegen === undefined) {
     try { codegen = new Function("return 1")() === 1; } catch { codegen = false; }
   }
@@ -68,7 +71,7 @@ const generated = new Map<string, unknown>();
 /** Structs with more fields than this are built by closures (generated code stays small whatever the input). */
 const MAX_GENERATED = 256;
 /** Generated code for a key list, made once (at most 512 kept). */
-function generate<T>(tag: string, keys: string[], make: () => T): T {
+export function generate<T>(tag: string, keys: string[], make: () => T): T {
   const id = tag + "\u0000" + keys.join("\u0000");
   let f = generated.get(id) as T | undefined;
   if (f === undefined) {
@@ -78,6 +81,8 @@ function generate<T>(tag: string, keys: string[], make: () => T): T {
   }
   return f;
 }
+/** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
+const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
 function builder(keys: string[], optional: boolean[]): Builder {
   const simple = !optional.some((x) => x) && !keys.includes("__proto__");
   if (simple && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
@@ -249,6 +254,48 @@ class Columns {
       default: return null;
     }
   }
+  /** A frame-of-reference or delta-coded block (its encoding byte 1 or 2 at pos) of n > 0 zigzag-mapped
+   * scaled decimals, decoded and divided by `scale` in one pass: `ints(n, 64, end)` then the scaling, without
+   * the intermediate array. Null (pos unchanged) wherever ints would give null: the caller then takes that path. */
+  private scaledDecimals(n: number, end: number, scale: number, f32: boolean): number[] | null {
+    const b = this.b, start = this.pos;
+    const delta = b[this.pos++] === 2;
+    let v = 0;
+    if (delta) { v = small(this, end); if (v < 0) { this.pos = start; return null; } }
+    const base = small(this, end);
+    if (base < 0 || this.pos >= end) { this.pos = start; return null; }
+    const width = b[this.pos++]!;
+    const count = delta ? n - 1 : n, bytes = Math.ceil((count * width) / 8);
+    // ints' checks: a frame's largest value and a delta's largest difference stay exact in a double.
+    if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
+    const out: number[] = [];
+    if (delta) { const first = unzigzagNum(v) / scale; out.push(f32 ? Math.fround(first) : first); }
+    // width bits a value: the low (at most 24) bits, then the rest, each read as 32-bit integers.
+    const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
+    let p = this.pos, acc = 0, bits = 0;
+    for (let i = 0; i < count; i++) {
+      let z = base;
+      if (lw > 0) {
+        while (bits < lw) { acc |= b[p++]! << bits; bits += 8; }
+        z += acc & lmask;
+        acc >>>= lw; bits -= lw;
+        if (hw > 0) {
+          while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
+          z += (acc & hmask) * 16777216;
+          acc >>>= hw; bits -= hw;
+        }
+      }
+      if (delta) {
+        v += unzigzagNum(z);
+        // A sum that leaves [0, 2^53): the bigint reader decides, as ints does.
+        if (!(v >= 0 && v <= MAX_SAFE)) { this.pos = start; return null; }
+      } else v = z;
+      const x = unzigzagNum(v) / scale;
+      out.push(f32 ? Math.fround(x) : x);
+    }
+    this.pos += bytes;
+    return out;
+  }
   /** A length-prefixed integer block of n values inside a cascade (not itself `nested`), or null. */
   private inner(n: number, maxBits: number, end: number, nested: number): number[] | null {
     const e = this.block(end);
@@ -304,14 +351,17 @@ class Columns {
       }
       return;
     }
-    const scale = 2 ** width;
-    let acc = 0, mul = 1;
+    // 25 to 44 bits: the low 24 bits, then the rest, each read as 32-bit integers (no floating-point
+    // remainder, which V8 calls out for).
+    const hw = width - 24, hmask = (1 << hw) - 1;
+    let acc = 0, bits = 0;
     for (let i = 0; i < n; i++) {
-      while (mul < scale) { acc += b[p++]! * mul; mul *= 256; }
-      const x = acc % scale;
-      out.push(base + x);
-      acc = (acc - x) / scale;
-      mul /= scale;
+      while (bits < 24) { acc |= b[p++]! << bits; bits += 8; }
+      const lo = acc & 0xffffff;
+      acc >>>= 24; bits -= 24;
+      while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
+      out.push(base + lo + (acc & hmask) * 16777216);
+      acc >>>= hw; bits -= hw;
     }
   }
 
@@ -380,11 +430,15 @@ class Columns {
         if (e > (f32 ? 10 : 18)) return null;
         const bend = this.block(end);
         if (bend < 0) return null;
-        const out = this.ints(n, 64, bend);
-        if (out === null || this.pos !== bend) return null;
         const scale = 10 ** e;
-        if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(out[i]!) / scale);
-        else for (let i = 0; i < n; i++) out[i] = unzigzagNum(out[i]!) / scale;
+        // Frame of reference or delta (the usual blocks): decoded and scaled in one pass.
+        let out = n > 0 && this.pos < bend && (b[this.pos] === 1 || b[this.pos] === 2) ? this.scaledDecimals(n, bend, scale, f32) : null;
+        if (out === null) {
+          out = this.ints(n, 64, bend);
+          if (out === null || this.pos !== bend) return null;
+          if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(out[i]!) / scale);
+          else for (let i = 0; i < n; i++) out[i] = unzigzagNum(out[i]!) / scale;
+        } else if (this.pos !== bend) return null;
         const k = small(this, end);
         if (k < 0 || k > n) return null;
         if (k > 0) {
@@ -589,7 +643,10 @@ class Columns {
           if (isOptionalEnum(ft)) { optional.push(true); cols.push(this.optionalField(ft as Extract<XbfType, { kind: "enum" }>, n, child)); }
           else { optional.push(false); cols.push(this.node(ft, n, child)); }
         }
-        return builder(fs.map((f) => f.name), optional)(cols, n);
+        const built = BUILDERS[canGenerate() ? 1 : 0]!;
+        let build = built.get(t);
+        if (build === undefined) { build = builder(fs.map((f) => f.name), optional); built.set(t, build); }
+        return build(cols, n);
       }
       case "option": {
         const present = this.counts(n, 1);
@@ -855,10 +912,15 @@ function rowsWith(r: Reader, f: RowFn): unknown {
   return v;
 }
 
-// Readers compiled for metadata seen before, by its bytes and the options the readers depend on: a program
-// that decodes many small messages of one schema parses and compiles it once.
-interface Compiled { opts: string; meta: Uint8Array; f: RowFn }
-const compiled = new Map<number, Compiled>();
+// Types (and row readers) for metadata seen before, by its bytes and the options the readers depend on: a
+// program that decodes many small messages of one schema parses (and compiles) it once, as msgpackr keeps its
+// record structures.
+interface Compiled { opts: string; meta: Uint8Array; t: XbfType; f: RowFn | undefined }
+/** A cache of parsed metadata (the module's own, or a Decoder's). */
+export type MetadataCache = Map<number, Compiled>;
+const compiled: MetadataCache = new Map();
+/** Entries kept per cache, and the longest metadata cached (bytes). */
+const CACHED = 256, CACHED_META = 8192;
 /** Where metadata starting at p ends (a structural skip, nothing allocated), or -1 if it is not plain. */
 function skipMeta(b: Uint8Array, p: number, depth: number, max: number): number {
   if (p >= b.length) return -1;
@@ -900,32 +962,31 @@ function skipMeta(b: Uint8Array, p: number, depth: number, max: number): number 
     default: return -1;
   }
 }
-/** A message in rows with inline metadata (flags 00), its reader cached by its metadata; undefined when not
- * such a message or when its metadata is large. */
-export function rowsCached(bytes: Uint8Array, o: FastOptions): { value: unknown } | undefined {
-  if (bytes.length < 3 || bytes[0] !== 0xc2 || bytes[1] !== 0) return undefined;
+/** A message with inline metadata in rows or columns (flags 00 or 02), decoded with its type (and, in rows,
+ * its reader) cached by its metadata; undefined when not such a message or when its metadata is large. */
+export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataCache = compiled): { value: unknown } | undefined {
+  if (bytes.length < 3 || bytes[0] !== 0xc2 || (bytes[1] !== 0 && bytes[1] !== FLAG_COLUMNAR)) return undefined;
   const end = skipMeta(bytes, 2, 0, o.maxDepth ?? 128);
-  if (end < 0 || end - 2 > 512) return undefined;
-  const opts = `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}`;
+  if (end < 0 || end - 2 > CACHED_META) return undefined;
+  const opts = `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}|${canGenerate() ? "g" : ""}`;
   let h = 0x811c9dc5; // FNV-1a over the metadata bytes; a hit is confirmed byte for byte
   for (let i = 2; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   h = (h ^ opts.length) >>> 0;
-  const hit = compiled.get(h);
-  let f: RowFn | undefined;
+  let hit = cache.get(h);
   if (hit !== undefined && hit.opts === opts && hit.meta.length === end - 2) {
     const m = hit.meta;
-    let same = true;
-    for (let i = 0; i < m.length; i++) if (m[i] !== bytes[i + 2]) { same = false; break; }
-    if (same) f = hit.f;
-  }
-  if (f === undefined) {
+    for (let i = 0; i < m.length; i++) if (m[i] !== bytes[i + 2]) { hit = undefined; break; }
+  } else hit = undefined;
+  if (hit === undefined) {
     const r0 = new Reader(bytes, o);
     const [t] = r0.head(false);
     if (r0.pos !== end) bail();
-    f = compileRow(t, 0, o);
-    if (compiled.size >= 256) compiled.clear();
-    compiled.set(h, { opts, meta: bytes.slice(2, end), f });
+    if (cache.size >= CACHED) cache.clear();
+    hit = { opts, meta: bytes.slice(2, end), t, f: undefined };
+    cache.set(h, hit);
   }
+  if (bytes[1] === FLAG_COLUMNAR) return { value: columnsDirect(bytes, end, hit.t, o) };
+  const f = (hit.f ??= compileRow(hit.t, 0, o));
   const r = new Reader(bytes, o, end);
   r.v2 = true;
   return { value: rowsWith(r, f) };

@@ -6,9 +6,10 @@
 // writer's: the same column encoders get the same values (tests compare both).
 import { INT_INFO, XbfType, writeMetadata } from "./metadata.js";
 import { Writer } from "./varint.js";
-import { BAIL } from "./fast.js";
+import { BAIL, canGenerate, generate } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
-import { columnsOf, varLen } from "./columnar.js";
+import { columnsOf } from "./columnar.js";
+import { varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -17,6 +18,12 @@ function bail(): never {
  * stand for an option's null (it would decode as a key holding null, not as the missing key). */
 let noAbsentNull = false;
 export function setNoAbsentNull(on: boolean): void { noAbsentNull = on; }
+/** Set while the type being written was inferred from this very value (SPEC 19.1): every object of a struct
+ * place then has only the struct's keys, each field not held in a `json.optional` enum present in every one
+ * of them (inference saw them all), so the columns skip the per-object key check and the own-key lookups. The
+ * values themselves are still checked as they are written. */
+let inferred = false;
+export function setInferred(on: boolean): void { inferred = on; }
 const hasOwn = Object.prototype.hasOwnProperty;
 type Struct = Extract<XbfType, { kind: "struct" }>;
 const NAMES = new WeakMap<Struct, Set<string>>(), FIELD_NAMES = new WeakMap<Struct, string[]>();
@@ -82,6 +89,10 @@ function anyType(v: unknown): XbfType {
   return it;
 }
 
+/** An option's present value: an XbfSome's value, or the value itself (the typeof test first: instanceof walks
+ * the prototype chain, for every number and string of an option column). */
+const unwrap = (v: unknown): unknown => (typeof v === "object" && v instanceof XbfSome ? v.value : v);
+
 // ------------------------------------------------------------------ rows
 const zz = (n: number) => (n >= 0 ? 2 * n : -2 * n - 1);
 /** Writes v of type t in XBF 2 rows. */
@@ -103,7 +114,7 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
     case "option":
       if (v === null || v === undefined) { w.u8(0); return; }
       w.u8(1);
-      rowValue(w, t.inner, v instanceof XbfSome ? v.value : v);
+      rowValue(w, t.inner, unwrap(v));
       return;
     case "struct": {
       const o = struct(t, v);
@@ -178,7 +189,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       for (const v of vs) {
         if (v === null || v === undefined) { present.push(0); continue; }
         present.push(1);
-        inner.push(v instanceof XbfSome ? v.value : v);
+        inner.push(unwrap(v));
       }
       columnsOf("lengths", present, out);
       columnValues(t.inner, inner, out);
@@ -189,17 +200,33 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       const fs = t.fields, m = fs.length, n = vs.length, keys = fieldNames(t);
       const cols: unknown[][] = [];
       for (let j = 0; j < m; j++) cols.push([]);
-      // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
-      // same check (struct); only objects with other keys are checked again.
-      let checked: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const o = vs[i] as Record<string, unknown>;
-        if (o === null || typeof o !== "object") bail();
-        const ok = Object.keys(o);
-        let same = ok.length === checked.length;
-        for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked[j];
-        if (!same) { struct(t, o); checked = ok; }
-        for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
+      if (inferred) {
+        // Fields present in every object are read directly; only those that may be absent need hasOwn (an
+        // absent key must not find an inherited property).
+        const always = fs.map((f) => !isOptionalEnum(f.type));
+        const gather = gatherer(keys, always);
+        if (gather) cols.splice(0, m, ...gather(vs, n, hasOwn, bail));
+        else {
+          for (let i = 0; i < n; i++) {
+            const o = vs[i] as Record<string, unknown>;
+            if (o === null || typeof o !== "object") bail();
+            for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(always[j] || hasOwn.call(o, k) ? o[k] : undefined); }
+          }
+        }
+      } else {
+        // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
+        // same check (struct); only objects with other keys are checked again.
+        // (None checked yet: the first object is, even with no keys: an array has none either.)
+        let checked: string[] | null = null;
+        for (let i = 0; i < n; i++) {
+          const o = vs[i] as Record<string, unknown>;
+          if (o === null || typeof o !== "object") bail();
+          const ok = Object.keys(o);
+          let same = checked !== null && ok.length === checked.length;
+          for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked![j];
+          if (!same) { struct(t, o); checked = ok; }
+          for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
+        }
       }
       for (let j = 0; j < m; j++) {
         const f = fs[j]!, xs = cols[j]!;
@@ -226,6 +253,25 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       columnsOf(t.kind, ns, out);
     }
   }
+}
+
+type Gather = (vs: unknown[], n: number, has: typeof hasOwn, fail: () => never) => unknown[][];
+/** Generated code that gathers the fields `keys` of n objects into one array each (for a type inferred from
+ * them: `always[j]` when the key is in every object), one named property load per key instead of a keyed load
+ * per value; null where code may not be generated (a page's CSP), for a key `__proto__` or for very wide
+ * structs. Kept per key list (fast.ts's cache of generated code). */
+function gatherer(keys: string[], always: boolean[]): Gather | null {
+  if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
+  return generate("gather:" + always.map((x) => (x ? "1" : "0")).join(""), keys, () => {
+    const decl = keys.map((_, j) => `c${j} = []`).join(", ");
+    const body = keys.map((k, j) => {
+      const key = JSON.stringify(k);
+      return always[j] ? `c${j}.push(o[${key}]);` : `c${j}.push(has.call(o, ${key}) ? o[${key}] : undefined);`;
+    }).join(" ");
+    const cols = keys.map((_, j) => `c${j}`).join(", ");
+    return new Function("vs", "n", "has", "fail",
+      `const ${decl}; for (let i = 0; i < n; i++) { const o = vs[i]; if (o === null || typeof o !== "object") fail(); ${body} } return [${cols}];`) as Gather;
+  });
 }
 
 /** Rust's worth_trying on public values: 16 or more repeated items near the root. */
@@ -266,7 +312,7 @@ export function rowsLarger(t: XbfType, v: unknown, limit: number): boolean {
       }
       case "option":
         add(1);
-        if (v !== null && v !== undefined) size(t.inner, v instanceof XbfSome ? v.value : v);
+        if (v !== null && v !== undefined) size(t.inner, unwrap(v));
         return;
       case "struct": {
         const fs = t.fields;
@@ -284,6 +330,18 @@ export function rowsLarger(t: XbfType, v: unknown, limit: number): boolean {
       }
     }
   };
-  try { size(t, v); } catch (e) { if (e === OVER) return true; throw e; }
+  // A long list: first an estimate from 256 of its items spread over it, and when that passes the limit by a
+  // quarter, the rows are taken as larger without summing them all (auto's choice from an estimate; a list whose
+  // items differ that much in size is rare, and both layouts are valid).
+  // (The sample's items are items of the list: their sum alone passing the limit is an answer too.)
+  try {
+    if (t.kind === "vec" && Array.isArray(v) && v.length >= 2048) {
+      const step = v.length / 256;
+      for (let i = 0; i < 256; i++) size(t.element, v[Math.floor(i * step)]);
+      if ((acc * v.length) / 256 > 1.25 * limit) return true;
+      acc = 0;
+    }
+    size(t, v);
+  } catch (e) { if (e === OVER) return true; throw e; }
   return false;
 }

@@ -4,7 +4,7 @@ export {
   typeToString,
 } from "./metadata.js";
 export { XbfEnum, XbfAny, XbfSome, XbfDate, XbfTimestamp, type ValueOptions, inferType } from "./values.js";
-export { decode, decodeWithType, encode, Encoder, type DecodeOptions, type EncodeOptions, type Decoded } from "./codec.js";
+export { decode, decodeWithType, encode, Decoder, Encoder, type DecodeOptions, type EncodeOptions, type Decoded } from "./codec.js";
 export { StreamReader, StreamWriter, readStream, type StreamReadOptions, type StreamWriteOptions } from "./stream.js";
 export { StreamChunkReader } from "./stream_chunks.js";
 export { crc32c, sha256 } from "./checksums.js";

@@ -30,9 +30,15 @@ export class Writer {
     if (typeof x === "bigint" && x <= 9007199254740991n) x = Number(x);
     if (typeof x === "number" && x <= 9007199254740991) {
       this.ensure(8);
+      // Above 2^31 by division (no floating-point remainder, which V8 calls out for); below it by bit operations.
+      while (x > 0x7fffffff) {
+        const h = Math.floor(x / 128);
+        this.buf[this.len++] = (x - h * 128) | 128;
+        x = h;
+      }
       while (x >= 128) {
-        this.buf[this.len++] = (x % 128) | 128;
-        x = Math.floor(x / 128);
+        this.buf[this.len++] = (x & 127) | 128;
+        x >>>= 7;
       }
       this.buf[this.len++] = x;
       return;
@@ -107,5 +113,6 @@ export function zigzagNum(n: number): number {
   return n >= 0 ? 2 * n : -2 * n - 1;
 }
 export function unzigzagNum(u: number): number {
-  return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+  const h = Math.floor(u / 2); // not u % 2: a double's remainder is a call in V8
+  return u === 2 * h ? h : -h - 1;
 }

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encode, decode, decodeWithType, XbfDate, XbfTimestamp } from "../dist/index.js";
+import { encode, decode, decodeWithType, Decoder, XbfDate, XbfTimestamp } from "../dist/index.js";
 import { fromHex } from "../dist/metadata.js";
 import { decodeDirect } from "../dist/codec.js";
 import { jsonish } from "./arbitraries.mjs";
@@ -94,7 +94,7 @@ test("damaged vectors and encodings: decode gives the reference's value or its e
 });
 
 test("the number integer encoder writes the bigint encoder's bytes", async () => {
-  const { encodeInts } = await import("../dist/columnar.js");
+  const { encodeInts } = await import("../dist/int_columns.js");
   const small = fc.oneof(fc.nat(3), fc.nat(300), fc.integer({ min: 0, max: 2 ** 40 }), fc.constant(2 ** 51 - 1));
   fc.assert(fc.property(fc.array(small, { maxLength: 60 }), fc.boolean(), (xs, sorted) => {
     if (sorted) xs.sort((a, b) => a - b);
@@ -124,6 +124,39 @@ test("readers cached by metadata: options and damaged values still give the refe
   assert.deepEqual(decode(deep), [[[[1]]]]);
   sameOutcome(deep, { maxDepth: 2 });
   assert.deepEqual(decode(deep), [[[[1]]]]);
+});
+
+test("types cached by metadata in columns, and a Decoder's own cache, give the reference's answer", () => {
+  const rows = Array.from({ length: 40 }, (_, i) => ({ id: 2 ** 40 + i, x: i / 8, s: `s${i % 3}` }));
+  const bytes = encode(rows, { layout: "columns" });
+  const big = new Decoder({ int64: "bigint" }), plain = new Decoder();
+  for (let i = 0; i < 3; i++) {
+    assert.equal(decode(bytes)[3].id, 2 ** 40 + 3);
+    assert.equal(big.decode(bytes)[3].id, BigInt(2 ** 40 + 3));
+    assert.deepStrictEqual(plain.decode(bytes), rows);
+    assert.equal(decode(bytes, { int64: "bigint" })[3].id, BigInt(2 ** 40 + 3));
+  }
+  // Damaged columns after the same metadata: the cached type, then the reference's error.
+  for (let cut = bytes.length - 1; cut > bytes.length - 30; cut -= 7) {
+    sameOutcome(bytes.subarray(0, cut));
+    const errOf = (f) => { try { f(); } catch (e) { return [e.kind, e.offset, e.path]; } return "no error"; };
+    assert.deepEqual(errOf(() => plain.decode(bytes.subarray(0, cut))), errOf(() => decode(bytes.subarray(0, cut))));
+  }
+});
+
+test("without generated code (a CSP that forbids new Function) the same bytes and values", async () => {
+  const { setCodegen } = await import("../dist/fast.js");
+  const records = fc.array(fc.record({ a: fc.integer(), b: fc.option(fc.string(), { nil: undefined }), c: fc.double({ noNaN: true }), d: fc.array(fc.boolean(), { maxLength: 3 }) },
+    { requiredKeys: ["a", "c", "d"] }), { minLength: 1, maxLength: 40 });
+  fc.assert(fc.property(records, fc.constantFrom("rows", "columns"), (v, layout) => {
+    const bytes = encode(v, { layout }), value = decode(bytes), big = decode(bytes, { int64: "bigint" });
+    setCodegen(false);
+    try {
+      assert.deepStrictEqual(encode(v, { layout }), bytes);
+      assert.deepStrictEqual(decode(bytes), value);
+      assert.deepStrictEqual(decode(bytes, { int64: "bigint" }), big);
+    } finally { setCodegen(undefined); }
+  }), { numRuns: 150 });
 });
 
 test("the direct encoder writes the reference encoder's bytes, or leaves the value to it", async () => {

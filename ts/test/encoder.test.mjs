@@ -47,3 +47,12 @@ test("a given type is kept: values that do not fit it fail as encode's do", () =
   assert.throws(() => e.encode([{ id: "x" }]), (err) => err instanceof XbfError && err.message === want.message);
   assert.equal(e.type, t);
 });
+
+test("an array is not an empty struct: a remembered type with no fields does not take []", () => {
+  for (const layout of ["rows", "columns", "auto"]) {
+    const e = new Encoder({ layout });
+    e.encode({});
+    same(decode(e.encode([])), []);
+    same(decode(e.encode([{}, {}])), [{}, {}]);
+  }
+});

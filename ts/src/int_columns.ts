@@ -1,0 +1,259 @@
+// The writer of integer columns (SPEC 22.2): the four plain encodings of unsigned integers (varint, frame of
+// reference, delta, run-length), sized in one pass and the smallest written, as the Rust writer chooses. Numbers
+// below 2^51 take the number path (no BigInt per value); larger ones, bigints. Shared by the column writers of
+// columnar.ts and string_columns.ts.
+import { Writer, zigzag } from "./varint.js";
+
+export function putVar(out: number[], x: bigint | number): void {
+  let v = BigInt(x);
+  while (v >= 128n) { out.push(Number(v & 127n) | 128); v >>= 7n; }
+  out.push(Number(v));
+}
+const bitsFor = (x: bigint) => x.toString(2).length - (x === 0n ? 1 : 0);
+function pack(out: number[], values: bigint[], width: number): void {
+  if (width === 0) return;
+  let acc = 0n, filled = 0n;
+  const w = BigInt(width);
+  for (const v of values) {
+    acc |= v << filled;
+    filled += w;
+    while (filled >= 8n) { out.push(Number(acc & 255n)); acc >>= 8n; filled -= 8n; }
+  }
+  if (filled > 0n) out.push(Number(acc & 255n));
+}
+function writeFor(out: number[], values: bigint[]): void {
+  let min = values.length ? values[0]! : 0n;
+  for (const v of values) if (v < min) min = v;
+  let width = 0;
+  for (const v of values) width = Math.max(width, bitsFor(v - min));
+  putVar(out, min);
+  out.push(width);
+  pack(out, values.map((v) => v - min), width);
+}
+// Number versions of the integer encodings, for values below 2^51 (so that zigzag-mapped differences stay
+// exact in a double): the same bytes as the bigint ones, sized first, only the winner written.
+const TWO51 = 2 ** 51;
+export const varLen = (x: number): number => {
+  if (x < 128) return 1;
+  if (x < 16384) return 2;
+  if (x < 2097152) return 3;
+  if (x < 268435456) return 4;
+  let n = 5;
+  for (x = Math.floor(x / 34359738368); x >= 1; x = Math.floor(x / 128)) n++;
+  return n;
+};
+function putVarN(out: number[], x: number): void {
+  // Above 2^31 by division (no floating-point remainder, which V8 calls out for); below it by bit operations.
+  while (x > 0x7fffffff) { const h = Math.floor(x / 128); out.push((x - h * 128) | 128); x = h; }
+  while (x >= 128) { out.push((x & 127) | 128); x >>>= 7; }
+  out.push(x);
+}
+const bitsN = (x: number) => (x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296)));
+/** Appends (v - base) in `width` bits each, least significant bit first. */
+function packN(out: number[], values: number[], width: number, base: number): void {
+  if (width === 0) return;
+  let acc = 0, filled = 0;
+  for (let i = 0; i < values.length; i++) {
+    let v = values[i]! - base, w = width;
+    while (w > 0) {
+      const take = w < 24 ? w : 24;
+      const hi = take === w ? 0 : Math.floor(v / 16777216);
+      const chunk = v - hi * 16777216;
+      v = hi;
+      acc |= chunk << filled;
+      filled += take;
+      w -= take;
+      while (filled >= 8) { out.push(acc & 255); acc >>>= 8; filled -= 8; }
+    }
+  }
+  if (filled > 0) out.push(acc & 255);
+}
+/** What measureN found: the smallest encoding (0 varint, 1 frame of reference, 2 delta, 3 run-length), its
+ * size in bytes with the tag, and the parameters writeN needs (module state: no allocation per column). */
+let mBest = 0, mSize = 0, mMin = 0, mWidth = 0, mZmin = 0, mZwidth = 0;
+function measureN(values: number[]): void {
+  const n = values.length;
+  // One pass for the four sizes: varint, frame of reference (min, max), delta (the zigzag differences' min
+  // and max), run-length (runs and their values). Varint lengths below 2^21 inline (the usual values).
+  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = Infinity, zmax = -Infinity, rsize = 1, run = n ? 1 : 0;
+  let prev = min;
+  if (n > 0) vsize += prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : varLen(prev);
+  for (let i = 1; i < n; i++) {
+    const v = values[i]!;
+    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : varLen(v);
+    // Math.min/max and the sign as a number: no branch on the data (random values mispredict).
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+    const d = v - prev;
+    const z = 2 * Math.abs(d) - +(d < 0);
+    zmin = Math.min(zmin, z);
+    zmax = Math.max(zmax, z);
+    if (d === 0) run++;
+    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : varLen(prev)); run = 1; }
+    prev = v;
+  }
+  if (n > 0) rsize += varLen(run) + varLen(prev);
+  if (n < 2) { zmin = 0; zmax = 0; }
+  const width = bitsN(max - min);
+  const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
+  const zwidth = bitsN(zmax - zmin);
+  const dsize = n > 1 ? 1 + varLen(values[0]!) + varLen(zmin) + 1 + Math.ceil(((n - 1) * zwidth) / 8) : Infinity;
+  let best = 0, size = vsize;
+  if (fsize < size) { best = 1; size = fsize; }
+  if (dsize < size) { best = 2; size = dsize; }
+  if (rsize < size) { best = 3; size = rsize; }
+  mBest = best; mSize = size; mMin = min; mWidth = width; mZmin = zmin; mZwidth = zwidth;
+}
+function encodeIntsN(values: number[]): number[] {
+  measureN(values);
+  const n = values.length, best = mBest, min = mMin, width = mWidth, zmin = mZmin, zwidth = mZwidth;
+  const out: number[] = [best];
+  switch (best) {
+    case 0: for (let i = 0; i < n; i++) putVarN(out, values[i]!); break;
+    case 1: putVarN(out, min); out.push(width); packN(out, values, width, min); break;
+    case 2: {
+      const zs: number[] = [];
+      for (let i = 1; i < n; i++) { const d = values[i]! - values[i - 1]!; zs.push(d >= 0 ? 2 * d : -2 * d - 1); }
+      putVarN(out, values[0]!); putVarN(out, zmin); out.push(zwidth); packN(out, zs, zwidth, zmin);
+      break;
+    }
+    default:
+      for (let i = 0; i < n;) {
+        let j = i;
+        while (j < n && values[j] === values[i]) j++;
+        putVarN(out, j - i);
+        putVarN(out, values[i]!);
+        i = j;
+      }
+  }
+  return out;
+}
+/** What putIntsColumn needs to write small numbers (measureN's results, kept by a caller that sizes several
+ * columns before it writes one). */
+export interface Measured { values: readonly number[]; best: number; size: number; min: number; width: number; zmin: number; zwidth: number }
+/** The size of encodeInts(values) with what writing it needs, or null when they are not all small numbers. */
+export function measure(values: readonly (bigint | number)[]): Measured | null {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) return null;
+  }
+  measureN(values as number[]);
+  return { values: values as number[], best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth };
+}
+/** The length of encodeInts(values), without writing it when the values are small numbers. */
+export function intsSize(values: readonly (bigint | number)[]): number {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) return encodeInts(values).length;
+  }
+  measureN(values as number[]);
+  return mSize;
+}
+/** The smallest encoding of unsigned values, as the Rust writer picks it. */
+export function encodeInts(values: readonly (bigint | number)[]): number[] {
+  let small = true;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) { small = false; break; }
+  }
+  if (small) return encodeIntsN(values as number[]);
+  return encodeIntsBig(values.map((v) => BigInt(v)));
+}
+function encodeIntsBig(values: bigint[]): number[] {
+  let best: number[] = [0];
+  for (const v of values) putVar(best, v);
+  const f = [1];
+  writeFor(f, values);
+  if (f.length < best.length) best = f;
+  if (values.length > 1) {
+    const d = [2];
+    putVar(d, values[0]!);
+    const deltas: bigint[] = [];
+    for (let i = 1; i < values.length; i++) deltas.push(zigzag(BigInt.asIntN(128, values[i]! - values[i - 1]!), 128));
+    writeFor(d, deltas);
+    if (d.length < best.length) best = d;
+  }
+  const r = [3];
+  for (let i = 0; i < values.length;) {
+    let j = i;
+    while (j < values.length && values[j] === values[i]) j++;
+    putVar(r, j - i);
+    putVar(r, values[i]!);
+    i = j;
+  }
+  if (r.length < best.length) best = r;
+  return best;
+}
+
+export function putColumn(out: Writer, body: number[]): void {
+  out.uvar(body.length);
+  out.bytes(Uint8Array.from(body));
+}
+/** A column of unsigned integers (length and payload), as `putColumn(out, encodeInts(values))` writes it: small
+ * numbers are sized by measureN and written straight into the writer's buffer (no intermediate array).
+ * `prefixed` false: the payload alone (a dictionary's indices, which end their column). */
+export function putIntsColumn(out: Writer, values: readonly (bigint | number)[], prefixed = true, m?: Measured | null): void {
+  if (m && m.values === values) { putMeasured(out, m, prefixed); return; }
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v !== "number" || !(v >= 0 && v < TWO51)) {
+      const body = encodeInts(values);
+      if (prefixed) putColumn(out, body); else out.bytes(Uint8Array.from(body));
+      return;
+    }
+  }
+  measureN(values as number[]);
+  putMeasured(out, { values: values as number[], best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth }, prefixed);
+}
+function putMeasured(out: Writer, m: Measured, prefixed: boolean): void {
+  const xs = m.values, n = xs.length, size = m.size, best = m.best, min = m.min, width = m.width, zmin = m.zmin, zwidth = m.zwidth;
+  if (prefixed) out.uvar(size);
+  out.ensure(size + 8);
+  const b = out.buf;
+  let p = out.len;
+  const start = p;
+  b[p++] = best;
+  const varN = (x: number) => {
+    while (x > 0x7fffffff) { const h = Math.floor(x / 128); b[p++] = (x - h * 128) | 128; x = h; }
+    while (x >= 128) { b[p++] = (x & 127) | 128; x >>>= 7; }
+    b[p++] = x;
+  };
+  // width bits each of (get(i) - base), least significant bit first.
+  const packInto = (count: number, get: (i: number) => number, w: number, base: number) => {
+    if (w === 0) return;
+    let acc = 0, filled = 0;
+    for (let i = 0; i < count; i++) {
+      let v = get(i) - base, k = w;
+      while (k > 0) {
+        const take = k < 24 ? k : 24;
+        const hi = take === k ? 0 : Math.floor(v / 16777216);
+        const chunk = v - hi * 16777216;
+        v = hi;
+        acc |= chunk << filled;
+        filled += take;
+        k -= take;
+        while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+      }
+    }
+    if (filled > 0) b[p++] = acc & 255;
+  };
+  switch (best) {
+    case 0: for (let i = 0; i < n; i++) varN(xs[i]!); break;
+    case 1: varN(min); b[p++] = width; packInto(n, (i) => xs[i]!, width, min); break;
+    case 2: {
+      varN(xs[0]!); varN(zmin); b[p++] = zwidth;
+      packInto(n - 1, (i) => { const d = xs[i + 1]! - xs[i]!; return d >= 0 ? 2 * d : -2 * d - 1; }, zwidth, zmin);
+      break;
+    }
+    default:
+      for (let i = 0; i < n;) {
+        let j = i;
+        while (j < n && xs[j] === xs[i]) j++;
+        varN(j - i);
+        varN(xs[i]!);
+        i = j;
+      }
+  }
+  if (p - start !== size) throw new Error(`integer column sized ${size} but ${p - start} written`); // a bug, never input
+  out.len = p;
+}

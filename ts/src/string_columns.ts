@@ -1,0 +1,205 @@
+// The writer of string and bytes columns (SPEC 22.3): plain (0x20), dictionary (0x21) and shared prefixes
+// (0x22), each sized first and the smallest written, as the Rust writer chooses. The byte strings are views of
+// one buffer (a column's strings UTF-8 encoded by one TextEncoder call, or a dictionary's distinct entries):
+// no Uint8Array per value.
+import { Writer } from "./varint.js";
+import { Measured, intsSize, measure, putIntsColumn, varLen } from "./int_columns.js";
+
+const utf8e = new TextEncoder();
+
+/** n byte strings as views of one buffer: string i is `buf[start[i], start[i] + len[i])`. */
+interface Views { buf: Uint8Array; start: number[]; len: number[] }
+/** A dictionary: the index of each value's entry, and the distinct entries in the order they first appear. */
+interface Dict { ids: number[]; distinct: Views }
+
+const wellFormed = (s: string): boolean => {
+  const f = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+  return f ? f.call(s) : !/[\uD800-\uDFFF]/.test(s);
+};
+
+/** The column of strings `values` (length and payload). When they have few distinct values (at most the
+ * dictionary's limit, n/2 + 16) only those are UTF-8 encoded and every value is a view of its entry; the
+ * strings key the dictionary when all are well formed (equal bytes are then equal strings), else its bytes do. */
+export function putStringColumn(out: Writer, values: string[]): void {
+  const n = values.length, limit = Math.floor(n / 2) + 16;
+  const index = new Map<string, number>(), strs: string[] = [], ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    let id = index.get(v);
+    if (id === undefined) {
+      id = strs.length;
+      // More distinct strings than a dictionary may hold, or (a long column) its first eighth all distinct, taken
+      // as a column of distinct values without filling the index up to the limit (a choice from a sample: a
+      // column whose repeats all come later is rare, and keeps a valid encoding). When all are well formed,
+      // distinct strings have distinct bytes and no dictionary is looked for.
+      if (id >= limit || (n >= 4096 && id === i && i === n >> 3)) {
+        putStrings(out, utf8Views(values), values.every(wellFormed) ? null : undefined);
+        return;
+      }
+      strs.push(v); index.set(v, id);
+    }
+    ids.push(id);
+  }
+  if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
+  const distinct = utf8Views(strs), start: number[] = [], len: number[] = [];
+  for (let i = 0; i < n; i++) { const id = ids[i]!; start.push(distinct.start[id]!); len.push(distinct.len[id]!); }
+  putStrings(out, { buf: distinct.buf, start, len }, { ids, distinct });
+}
+
+/** The column of byte strings `values` (length and payload). */
+export function putBytesColumn(out: Writer, values: Uint8Array[]): void {
+  let total = 0;
+  for (const v of values) total += v.length;
+  const buf = new Uint8Array(total), start: number[] = [], len: number[] = [];
+  let p = 0;
+  for (const v of values) { buf.set(v, p); start.push(p); len.push(v.length); p += v.length; }
+  putStrings(out, { buf, start, len }, undefined);
+}
+
+/** The UTF-8 bytes of each string, as views of one buffer: one TextEncoder call when the strings are well
+ * formed (their concatenation's bytes are then theirs, one after the other), each string's length found from
+ * its characters; one call per string otherwise (a lone surrogate at the end of one string and one at the start
+ * of the next would make a pair in the concatenation). */
+function utf8Views(values: string[]): Views {
+  const n = values.length, start: number[] = [], len: number[] = [];
+  let chars = 0;
+  for (let i = 0; i < n; i++) chars += values[i]!.length;
+  if (chars <= 1 << 26) {
+    const buf = utf8e.encode(values.join(""));
+    let p = 0;
+    if (buf.length === chars) { // all ASCII: a character is a byte
+      for (let i = 0; i < n; i++) { const l = values[i]!.length; start.push(p); len.push(l); p += l; }
+      return { buf, start, len };
+    }
+    if (values.every(wellFormed)) {
+      for (let i = 0; i < n; i++) { const l = utf8Length(values[i]!); start.push(p); len.push(l); p += l; }
+      return { buf, start, len };
+    }
+  }
+  const parts = values.map((s) => utf8e.encode(s));
+  let total = 0;
+  for (const b of parts) total += b.length;
+  const buf = new Uint8Array(total);
+  let p = 0;
+  for (let i = 0; i < n; i++) { const b = parts[i]!; buf.set(b, p); start.push(p); len.push(b.length); p += b.length; }
+  return { buf, start, len };
+}
+/** The UTF-8 length of a well-formed string. */
+function utf8Length(s: string): number {
+  let l = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) l += 1;
+    else if (c >= 0xd800 && c <= 0xdbff) { l += 2; i++; } // a pair: 2 units, 4 bytes
+    else l += 2;
+  }
+  return l;
+}
+
+/** Writes the column of byte strings `v` (length and payload) in the smallest of the three string encodings,
+ * sized first. `dict`: the dictionary already built on the strings; null: none can be (more distinct values
+ * than its limit); undefined: built here on the bytes. */
+function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void {
+  const { buf, start, len } = v, n = len.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += len[i]!;
+  // Sizes first (measured, nothing written); only the chosen encoding's integer blocks are written.
+  const sizedBlock = (m: Measured | null, xs: number[]) => { const k = m ? m.size : intsSize(xs); return varLen(k) + k; };
+  const mLen = measure(len);
+  const plainSize = 1 + sizedBlock(mLen, len) + total;
+  // shared prefixes
+  const shared: number[] = [], rest: number[] = [];
+  let ps = 0, pl = 0, restTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const s = start[i]!, l = len[i]!;
+    let p = 0;
+    if (s === ps && l === pl) p = l; // a repeated dictionary entry
+    else {
+      const m = l < pl ? l : pl;
+      while (p < m && buf[ps + p] === buf[s + p]) p++;
+    }
+    shared.push(p); rest.push(l - p);
+    restTotal += l - p;
+    ps = s; pl = l;
+  }
+  const mShared = measure(shared), mRest = measure(rest);
+  const prefixSize = 1 + sizedBlock(mShared, shared) + sizedBlock(mRest, rest) + restTotal;
+  // dictionary
+  if (dict === undefined) dict = bytesDict(v, Math.min(plainSize, prefixSize));
+  let dictSize = Infinity, dbytes = 0;
+  if (dict) {
+    const d = dict.distinct.len;
+    for (let i = 0; i < d.length; i++) dbytes += d[i]!;
+    if (dbytes < Math.min(plainSize, prefixSize)) {
+      dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + intsSize(dict.ids);
+    }
+  }
+  if (dict && dictSize < plainSize && dictSize <= prefixSize) {
+    const d = dict.distinct;
+    out.uvar(dictSize);
+    out.u8(0x21);
+    out.uvar(d.len.length);
+    putIntsColumn(out, d.len);
+    out.uvar(dbytes);
+    copy(out, d.buf, d.start, d.len, null);
+    putIntsColumn(out, dict.ids, false);
+  } else if (prefixSize < plainSize && prefixSize < dictSize) {
+    out.uvar(prefixSize);
+    out.u8(0x22);
+    putIntsColumn(out, shared, true, mShared);
+    putIntsColumn(out, rest, true, mRest);
+    copy(out, buf, start, len, shared);
+  } else {
+    out.uvar(plainSize);
+    out.u8(0x20);
+    putIntsColumn(out, len, true, mLen);
+    copy(out, buf, start, len, null);
+  }
+}
+/** The dictionary of byte strings `v` (keyed by their bytes), or null when it cannot be the smallest: more
+ * distinct values than its limit (n/2 + 16), or distinct bytes reaching `bound` (it holds at least those). */
+function bytesDict(v: Views, bound: number): Dict | null {
+  const { buf, start, len } = v, n = len.length, limit = Math.floor(n / 2) + 16;
+  const index = new Map<string, number>(), ids: number[] = [];
+  const dstart: number[] = [], dlen: number[] = [];
+  let dbytes = 0;
+  for (let i = 0; i < n; i++) {
+    const s = start[i]!, l = len[i]!;
+    const k = latin1(buf, s, l);
+    let id = index.get(k);
+    if (id === undefined) {
+      id = dstart.length; index.set(k, id); dstart.push(s); dlen.push(l); dbytes += l;
+      if (dstart.length > limit || dbytes >= bound) return null;
+    }
+    ids.push(id);
+  }
+  return { ids, distinct: { buf, start: dstart, len: dlen } };
+}
+/** A Map key for a byte string (one UTF-16 unit per byte). */
+function latin1(b: Uint8Array, p: number, l: number): string {
+  let s = "";
+  for (let i = 0; i < l; i += 4096) s += String.fromCharCode.apply(null, b.subarray(p + i, p + Math.min(l, i + 4096)) as unknown as number[]);
+  return s;
+}
+/** Appends each view (less its first `skip[i]` bytes): short ones byte by byte (no subarray per value), and
+ * views that follow each other in `buf` as one copy. */
+function copy(out: Writer, buf: Uint8Array, start: number[], len: number[], skip: number[] | null): void {
+  const n = len.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += len[i]! - (skip ? skip[i]! : 0);
+  out.ensure(total);
+  const o = out.buf;
+  let p = out.len;
+  for (let i = 0; i < n;) {
+    const k = skip ? skip[i]! : 0;
+    let s = start[i]! + k, e = start[i]! + len[i]!;
+    i++;
+    // A run of views each starting where the one before ends (with nothing skipped): one copy.
+    while (i < n && start[i] === e && (!skip || skip[i] === 0)) { e += len[i]!; i++; }
+    const l = e - s;
+    if (l <= 16) { for (; s < e; s++) o[p++] = buf[s]!; }
+    else { o.set(buf.subarray(s, e), p); p += l; }
+  }
+  out.len = p;
+}
