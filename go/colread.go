@@ -817,8 +817,11 @@ func decodeFloats(c *cursor, n, size uint64) ([]uint64, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.checkFits(dAt, d, 1); err != nil {
-			return nil, err
+		// No more distinct values than values (SPEC 22.2): this bounds the
+		// dictionary by the n already charged to the budget; the bytes left
+		// do not, since a decimal column of width 0 holds any number of values.
+		if d > n {
+			return nil, c.invalid(dAt, fmt.Sprintf("a dictionary of %d values for a column of %d", d, n))
 		}
 		inner, err := c.block()
 		if err != nil {

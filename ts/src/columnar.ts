@@ -499,7 +499,9 @@ export function decodeFloats(c: Cursor, n: number, f32: boolean): number[] {
     case 0x12: {
       const dAt = c.pos;
       const d = c.varNum(64);
-      c.checkFits(dAt, d, 1);
+      // No more distinct values than values (SPEC 22.2): this bounds the dictionary by the n already charged to
+      // the budget; the bytes left do not, since a decimal column of width 0 holds any number of values.
+      if (d > n) throw invalid(dAt, `a dictionary of ${d} values for a column of ${n}`);
       const inner = c.block();
       if (inner.pos < inner.end && (inner.b[inner.pos] === 0x12 || inner.b[inner.pos] === 0x13)) throw invalid(dAt, "a dictionary's values are neither plain nor decimal");
       const distinct = decodeFloats(inner, d, f32);

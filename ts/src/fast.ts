@@ -459,7 +459,7 @@ class Columns {
       }
       case 0x12: {
         const d = small(this, end);
-        if (d < 0 || d > end - this.pos) return null;
+        if (d < 0 || d > n) return null;
         const iend = this.block(end);
         if (iend < 0 || (this.pos < iend && (b[this.pos] === 0x12 || b[this.pos] === 0x13))) return null;
         const distinct = this.floats(d, f32, iend);

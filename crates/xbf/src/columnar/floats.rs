@@ -606,8 +606,13 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
         Some(E::FloatDictionary) => {
             let d_at = c.offset();
             let d = c.varint(64)? as u64;
-            // Each distinct value takes at least a byte of the inner column.
-            c.check_fits(d_at, d, 1)?;
+            // No more distinct values than values: this bounds what the
+            // dictionary allocates by the n already charged to the budget.
+            // (Not by the bytes left: a decimal inner column of width 0
+            // holds any number of values in a few bytes.)
+            if d > n {
+                return Err(c.invalid(d_at, format!("a dictionary of {d} values for a column of {n}")));
+            }
             let mut inner = c.block()?;
             if matches!(E::from_byte(inner.clone_first_byte()), Some(E::FloatDictionary | E::XorFloat)) {
                 return Err(c.invalid(d_at, "a dictionary's values are neither plain nor decimal".into()));
@@ -641,6 +646,21 @@ mod tests {
         let bits = |v: &[F]| v.iter().map(|x| x.to_bits64()).collect::<Vec<_>>();
         assert_eq!(bits(&back), bits(values));
         bytes
+    }
+
+    #[test]
+    fn a_dictionary_may_hold_more_values_than_bytes() {
+        // 20 distinct halves, one repeated: a dictionary whose decimal values
+        // are a delta of width 0 (SPEC.md vector "a float dictionary of more
+        // values than bytes"). Readers once refused it, expecting a byte a value.
+        let mut v: Vec<f64> = (0..19).map(|i| 22.5 + f64::from(i)).collect();
+        v.extend([40.5, 41.5]);
+        let bytes = round_trip(&v);
+        assert_eq!(bytes[0], 0x12, "{bytes:02x?}");
+        assert!(bytes.len() - 2 < 20, "fewer bytes after d than its 20 values");
+        // The original report: 111 halves, from the TypeScript cross-language test.
+        let v: Vec<f64> = (0..111).map(|i| (f64::from(i) * 0.37).round() + 0.5).collect();
+        round_trip(&v);
     }
 
     /// The planning of `encode_direct` before its speed-ups (`powi` and
