@@ -142,7 +142,7 @@ export interface EncodeOptions {
 function withTolerance<T>(opts: EncodeOptions, f: () => T): T {
   const t = opts.floatTolerance;
   if (t === undefined) return f();
-  if (!(typeof t === "number" && Number.isFinite(t) && t > 0)) throw new XbfError("unsupported", undefined, `a float tolerance must be a positive finite number, not ${String(t)}`);
+  if (!(typeof t === "number" && Number.isFinite(t) && t > 0)) throw new XbfError("invalid-options", undefined, `a float tolerance must be a positive finite number, not ${String(t)}`);
   setFloatTolerance(t);
   try { return f(); } finally { setFloatTolerance(undefined); }
 }

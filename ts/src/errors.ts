@@ -3,7 +3,7 @@ export type ErrorKind =
   | "truncated" | "trailing-bytes" | "unknown-discriminant" | "invalid-utf8" | "invalid-bool"
   | "duplicate-field" | "too-deep" | "too-large" | "invalid-varint" | "unknown-variant"
   | "duplicate-key" | "unknown-schema" | "bad-checksum" | "unsupported" | "invalid-column"
-  | "type-mismatch" | "io";
+  | "type-mismatch" | "io" | "invalid-options";
 
 /**
  * An XBF error: a stable `kind`, the byte `offset` (undefined for encoder errors),
