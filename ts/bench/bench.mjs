@@ -1,6 +1,6 @@
 // Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
 // JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
-//   npm run build && node bench/bench.mjs [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]]
+//   npm run build && node bench/bench.mjs [--held-out] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]]
 // --before DIST also runs another build of this package (e.g. main's ts/dist copied to a temp dir) in the same
 // run, as "XBF before (default)", for before/after figures.
 // --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
@@ -48,6 +48,16 @@ if (vega) {
   for (const f of ["football", "jobs", "political-contributions", "income", "gapminder"]) if (existsSync(join(vega, `${f}.json`))) datasets.push([f, () => j(`${f}.json`)]);
 } else console.error("vega-datasets not found: run scripts/fetch-data.sh (or set VEGA_DATA); benchmarking the stock rows only");
 
+// --held-out: instead, nine vega-datasets files no one here tuned on (scripts/fetch-data.sh's HELD_OUT, the same
+// files as python/bench/bench.py --held-out), to check that the bars hold on data no one looked at.
+const HELD_OUT = ["cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv", "windvectors.csv", "us-employment.csv"];
+if (process.argv.includes("--held-out")) {
+  if (!vega) throw new Error("--held-out needs vega-datasets: run scripts/fetch-data.sh");
+  datasets = HELD_OUT.filter((f) => existsSync(join(vega, f))).map((f) => [f, () => {
+    const text = readFileSync(join(vega, f), "utf8");
+    return f.endsWith(".csv") ? csvRecords(text) : JSON.parse(text);
+  }]);
+}
 if (only) datasets = datasets.filter(([l]) => only.some((o) => l.startsWith(o)));
 // ------------------------------------------------------------------ codecs
 const packr = new Packr(); // records extension on (structures sent once), msgpackr's default
