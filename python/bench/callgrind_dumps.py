@@ -1,0 +1,38 @@
+"""One bench dataset through xbf.dumps N times, for instruction counts under callgrind.
+
+Wall-clock times on the shared machine are noisy; instruction counts are not.
+The set-up (imports, reading the datasets) is counted too, so run the script
+twice, with N and with 0 calls, and take (Ir(N) - Ir(0)) / N:
+
+    CARGO_PROFILE_RELEASE_DEBUG=true pip install ./python    # symbols for callgrind_annotate
+    valgrind --tool=callgrind --callgrind-out-file=cg.N python python/bench/callgrind_dumps.py sp500 20
+    valgrind --tool=callgrind --callgrind-out-file=cg.0 python python/bench/callgrind_dumps.py sp500 0
+    callgrind_annotate --inclusive=yes --threshold=100 cg.N | grep -E "records_direct|encode_columns|floats::"
+
+Datasets are bench.py's (``sp500`` and ``flights`` are short for its first two
+names); ``sizes`` prints the bytes of ``xbf.dumps`` of every dataset instead,
+to check that an encoder change keeps them.
+"""
+import sys
+
+import bench
+import xbf
+
+SHORT = {"sp500": "sp500 (stock rows)", "flights": "flights-20k.json"}
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    data = bench.datasets(str(bench.ROOT / "target/data/vega-datasets"))
+    if sys.argv[1] == "sizes":
+        for name, rows in data.items():
+            print(f"{name}\t{len(xbf.dumps(rows))}")
+        return
+    rows = data[SHORT.get(sys.argv[1], sys.argv[1])]
+    for _ in range(int(sys.argv[2]) if len(sys.argv) > 2 else 1):
+        xbf.dumps(rows)
+
+
+if __name__ == "__main__":
+    main()
