@@ -18,6 +18,10 @@
   one struct Series, as for any Arrow stream) and DuckDB
   (``duckdb.sql("select ... from r")``) take it as it is. Iterating it gives
   ``pyarrow.RecordBatch``es. The stream can be taken once.
+- ``dataset(path)`` returns the file as a ``pyarrow.dataset.Dataset`` that
+  DuckDB pushes its projection into (``duckdb.sql("select origin, count(*)
+  from d group by 1")`` reads only ``origin``; over an ``open()`` stream it
+  reads every column).
 
 Only the functions that return pyarrow objects import pyarrow. The type
 mapping is crates/xbf-arrow's (its crate documentation and the README have
