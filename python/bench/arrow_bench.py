@@ -10,7 +10,9 @@ Every format is written once from the same pyarrow table (the vega Parquet
 file's rows); then, round after round, each format's reads run one after the
 other (the order turns each round): all columns, one column (delay), a
 filtered read (delay > 300) and, where the format has an engine path, DuckDB
-`GROUP BY origin`. `--compare LABEL=DIR` adds another build of the xbf
+`GROUP BY origin` (over XBF through `xa.dataset`, and through an `xa.open`
+stream as `duckdb group by, open()`). `--formats` limits the formats timed.
+`--compare LABEL=DIR` adds another build of the xbf
 package (installed with `pip install --target DIR`), which reads the same XBF
 file in a worker process of its own (timed there), as the format
 `xbf [LABEL]` of every round: a before/after in one interleaved run.
@@ -110,13 +112,16 @@ def readers(name, path):
     raise KeyError(name)
 
 
-def duckdb_query(name, path):
+def duckdb_query(name, path, stream=False):
+    """DuckDB's GROUP BY origin: over XBF through xa.dataset (DuckDB pushes
+    its projection into it), or with `stream` through an xa.open stream
+    (which DuckDB reads whole)."""
     import duckdb
 
     q = "select origin, count(*) as n from src group by origin order by origin"
     if name.startswith("xbf"):
         def run():
-            src = xa.open(path)  # noqa: F841 (DuckDB finds it by name)
+            src = xa.open(path) if stream else xa.dataset(path)  # noqa: F841 (DuckDB finds it by name)
             return duckdb.sql(q).fetchall()
         return run
     if name.startswith("parquet"):
@@ -189,7 +194,10 @@ def worker():
     print(xa.__file__, flush=True)
     for line in sys.stdin:
         path, name = line.rstrip("\n").split("\t")
-        run = duckdb_query("xbf", path) if name == "duckdb group by" else readers("xbf", path)[name]
+        if name.startswith("duckdb group by"):
+            run = duckdb_query("xbf", path, stream=name.endswith("open()"))
+        else:
+            run = readers("xbf", path)[name]
         s = time.perf_counter()
         run()
         print(time.perf_counter() - s, flush=True)
@@ -203,6 +211,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--folder")
     ap.add_argument("--spark", action="store_true", help="also Spark count/groupBy in local[2]")
+    ap.add_argument("--formats", help="comma-separated formats to time (default: all), e.g. 'xbf,parquet zstd'")
     ap.add_argument("--compare", action="append", default=[], metavar="LABEL=DIR",
                     help="another xbf build (pip install --target DIR) read in a worker, as `xbf [LABEL]`")
     args = ap.parse_args()
@@ -221,9 +230,12 @@ def main():
         assert back.column(name).cast(table.schema.field(name).type).equals(table.column(name)), name
     print("xbf.arrow.read_table gives the Parquet file's values", file=sys.stderr)
     assert duckdb_query("xbf", paths["xbf"])() == duckdb_query("parquet zstd", SRC)()
+    assert duckdb_query("xbf", paths["xbf"], stream=True)() == duckdb_query("parquet zstd", SRC)()
     print("DuckDB's GROUP BY origin gives the same counts over XBF as over the vega Parquet", file=sys.stderr)
-    ops = ["all", "one column", "filtered", "duckdb group by"]
+    ops = ["all", "one column", "filtered", "duckdb group by", "duckdb group by, open()"]
     names = list(paths) + list(workers)
+    if args.formats:
+        names = [n for n in names if n in args.formats.split(",")]
     raw = {n: {o: [] for o in ops} for n in names}
     for r in range(args.rounds):
         order = names[r % len(names):] + names[:r % len(names)]
@@ -242,13 +254,17 @@ def main():
                 s = time.perf_counter()
                 dq()
                 raw[n]["duckdb group by"].append(time.perf_counter() - s)
+            if n.startswith("xbf"):
+                s = time.perf_counter()
+                duckdb_query(n, paths[n], stream=True)()
+                raw[n]["duckdb group by, open()"].append(time.perf_counter() - s)
     for w in workers.values():
         w.close()
     result = {"rows": table.num_rows,
               "compared": {n: w.version for n, w in workers.items()},
               "write_s": write_times, "bytes": {n: os.path.getsize(p) for n, p in paths.items()},
               "raw_s": raw, "median_s": {n: {o: statistics.median(v) for o, v in d.items() if v} for n, d in raw.items()},
-              "peak_bytes": {n: {o: peak(n, paths[n], o) for o in ops[:3]} for n in paths}}
+              "peak_bytes": {n: {o: peak(n, paths[n], o) for o in ops[:3]} for n in paths if n in names}}
     if args.spark:
         result["spark"] = spark_bench(paths["xbf"], paths["parquet zstd"], args.rounds)
     text = json.dumps(result, indent=1)

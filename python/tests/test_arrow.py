@@ -148,6 +148,37 @@ def test_open_is_an_arrow_stream_for_pyarrow_polars_duckdb(path):
     assert got == [("JFK", 250), ("LAX", 250), ("ORD", 250), ("SFO", 250)]
 
 
+def test_dataset_takes_duckdbs_projection_and_filter(path, monkeypatch):
+    # DuckDB reads an open() stream whole; through xa.dataset it asks for the
+    # columns the query uses (and the filter's), which are all that is read.
+    asked = []
+    real_open = xa.open
+
+    def recording_open(p, columns=None, **kw):
+        asked.append(columns)
+        return real_open(p, columns=columns, **kw)
+
+    monkeypatch.setattr(xa, "open", recording_open)
+    d = xa.dataset(path)
+    assert isinstance(d, pa.dataset.Dataset) and d.schema.names == flights().schema.names
+    got = duckdb.sql("select origin, count(*) as n from d group by origin order by origin").fetchall()
+    assert got == [("JFK", 250), ("LAX", 250), ("ORD", 250), ("SFO", 250)]
+    assert asked[-1] == ["origin"]
+    # A filter on another column: that column is read too, the rows filtered.
+    t = flights()
+    want = duckdb.sql("select origin, count(*) from t where delay > 300 group by 1 order by 1").fetchall()
+    got = duckdb.sql("select origin, count(*) from d where delay > 300 group by 1 order by 1").fetchall()
+    assert got == want and set(asked[-1]) == {"origin", "delay"}
+    # Scanned again (each scan opens the file again), and by pyarrow itself.
+    assert duckdb.sql("select count(*) from d").fetchall() == [(1000,)]
+    assert d.count_rows() == 1000
+    assert d.to_table(columns=["distance"], filter=pa.dataset.field("delay") > 600).num_rows == t.filter(
+        pa.compute.greater(t.column("delay"), 600)).num_rows
+    assert d.head(3, columns=["origin"]).column("origin").to_pylist() == ["SFO", "LAX", "JFK"]
+    with pytest.raises(NotImplementedError):
+        d.get_fragments()
+
+
 def test_iterating_gives_record_batches_one_block_at_a_time(path):
     batches = list(xa.open(path, columns=["delay"]))
     assert all(isinstance(b, pa.RecordBatch) for b in batches)

@@ -18,6 +18,10 @@
   one struct Series, as for any Arrow stream) and DuckDB
   (``duckdb.sql("select ... from r")``) take it as it is. Iterating it gives
   ``pyarrow.RecordBatch``es. The stream can be taken once.
+- ``dataset(path)`` returns the file as a ``pyarrow.dataset.Dataset`` that
+  DuckDB pushes its projection into (``duckdb.sql("select origin, count(*)
+  from d group by 1")`` reads only ``origin``; over an ``open()`` stream it
+  reads every column).
 
 Only the functions that return pyarrow objects import pyarrow. The type
 mapping is crates/xbf-arrow's (its crate documentation and the README have
@@ -35,7 +39,7 @@ from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 from . import _native
 
-__all__ = ["write_table", "read_table", "open", "XbfArrowReader"]
+__all__ = ["write_table", "read_table", "open", "dataset", "XbfArrowReader"]
 
 _PUSHED = {"=", "==", "!=", "<", "<=", ">", ">="}
 
@@ -143,6 +147,110 @@ def open(  # noqa: A001 (mirrors pyarrow.parquet.ParquetFile / io.open)
         threads,
     )
     return XbfArrowReader(native)
+
+
+_DATASET_CLASS: Any = None
+
+
+def _dataset_class() -> Any:
+    """``XbfDataset``, made on first use so that importing xbf.arrow does not import pyarrow."""
+    global _DATASET_CLASS
+    if _DATASET_CLASS is not None:
+        return _DATASET_CLASS
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    class XbfDataset(ds.Dataset):
+        """One XBF file as a ``pyarrow.dataset.Dataset`` (see :func:`dataset`).
+
+        Its scans open the file again each time (so it can be scanned any
+        number of times) and read only the columns asked for and those the
+        filter names; pyarrow's scanner then applies the filter to the rows.
+        Methods of ``Dataset`` that need a dataset of pyarrow's own (fragments,
+        joins, ``replace_schema``, ...) raise ``NotImplementedError``.
+        """
+
+        def __init__(self, path: str, schema: Any):
+            # Dataset.__init__ forbids direct construction; this object has
+            # no C++ dataset behind it, so every method that would use one is
+            # overridden here or below.
+            self._path = path
+            self._schema = schema
+
+        @property
+        def schema(self) -> Any:
+            return self._schema
+
+        def __repr__(self) -> str:
+            return f"XbfDataset({self._path!r})"
+
+        def __reduce__(self) -> Any:
+            return (dataset, (self._path,))
+
+        def _columns(self, columns: Any, filter: Any) -> Optional[List[str]]:  # noqa: A002
+            """The columns to read: those asked for and any the filter names."""
+            if columns is None or isinstance(columns, dict):
+                return None
+            need = [str(c) for c in columns]
+            if filter is not None:
+                # pyarrow has no public list of an expression's fields; a
+                # column whose name is in its text is read (at worst one
+                # column too many, never one too few).
+                text = str(filter)
+                need += [n for n in self._schema.names if n not in need and n in text]
+            return need
+
+        def scanner(self, columns: Any = None, filter: Any = None, batch_size: Optional[int] = None,  # noqa: A002
+                    **kwargs: Any) -> Any:
+            """A ``pyarrow.dataset.Scanner`` reading ``columns`` of the rows that match ``filter``."""
+            stream = open(self._path, columns=self._columns(columns, filter), batch_size=batch_size)
+            reader = pa.RecordBatchReader.from_stream(stream)
+            return ds.Scanner.from_batches(reader, columns=columns, filter=filter)
+
+        def to_table(self, columns: Any = None, filter: Any = None, **kwargs: Any) -> Any:  # noqa: A002
+            return self.scanner(columns=columns, filter=filter, **kwargs).to_table()
+
+        def to_batches(self, columns: Any = None, filter: Any = None, **kwargs: Any) -> Any:  # noqa: A002
+            return self.scanner(columns=columns, filter=filter, **kwargs).to_batches()
+
+        def head(self, num_rows: int, columns: Any = None, filter: Any = None, **kwargs: Any) -> Any:  # noqa: A002
+            return self.scanner(columns=columns, filter=filter, **kwargs).head(num_rows)
+
+        def count_rows(self, filter: Any = None, **kwargs: Any) -> int:  # noqa: A002
+            if filter is None:
+                return sum(_native.arrow_blocks(self._path))
+            return self.scanner(columns=[], filter=filter).count_rows()
+
+    def unsupported(name: str) -> Any:
+        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError(f"XbfDataset.{name}: read the file with to_table() first")
+
+        return method
+
+    for name in ("filter", "get_fragments", "join", "join_asof", "replace_schema", "sort_by", "take",
+                 "_get_fragments", "_scanner_options"):
+        setattr(XbfDataset, name, unsupported(name))
+    for name in ("partition_expression", "_scan_options"):
+        setattr(XbfDataset, name, property(unsupported(name)))
+    _DATASET_CLASS = XbfDataset
+    return XbfDataset
+
+
+def dataset(path: "os.PathLike[str] | str") -> Any:
+    """One XBF file as a ``pyarrow.dataset.Dataset`` that engines push projection into.
+
+    DuckDB scans a Python variable holding it (``duckdb.sql("select origin,
+    count(*) from d group by origin")``) by asking it for a scanner of the
+    columns the query uses and its filter, so only those columns are read;
+    an :func:`open` stream, by contrast, is read whole (DuckDB asks a
+    ``__arrow_c_stream__`` object for all its columns). pyarrow's
+    ``to_table(columns=..., filter=...)`` works the same way.
+    """
+    import pyarrow as pa
+
+    path = os.fspath(path)
+    schema = pa.schema(open(path))
+    return _dataset_class()(path, schema)
 
 
 def _mask(table: Any, conj: Sequence) -> Any:

@@ -67,7 +67,7 @@ fn build(ty: &Metadata, data: D, parent: Option<&NullBuffer>) -> Result<ArrayRef
         }
         (Metadata::Option(inner), D::Option { present, inner: values }) => {
             // No bitmap to build when every slot is present (the common case).
-            let own = (!present.iter().all(|&p| p)).then(|| NullBuffer::from(present.as_slice()));
+            let own = (!all_present(&present)).then(|| NullBuffer::from(present.as_slice()));
             // `None` when no slot is null.
             let mask = NullBuffer::union(own.as_ref(), parent);
             match *values {
@@ -203,6 +203,13 @@ fn spreadable(data: &D) -> bool {
     }
 }
 
+/// Whether every slot is present: in chunks whose test has no early exit,
+/// which the compiler vectorizes (an `all` per slot cost four instructions
+/// a slot, twice for every option column).
+fn all_present(present: &[bool]) -> bool {
+    present.chunks(256).all(|c| c.iter().fold(true, |all, &p| all & p))
+}
+
 /// A node's `present.iter().filter(p).count()` values spread over
 /// `present.len()` slots, a placeholder in each absent one (zero, empty);
 /// only for [`spreadable`] data (anything else comes back as it was).
@@ -229,7 +236,7 @@ fn spread(data: D, present: &[bool]) -> D {
         out
     }
     let n = present.len();
-    if present.iter().all(|&p| p) {
+    if all_present(present) {
         // Nothing to spread: every slot holds its own value already.
         return data;
     }

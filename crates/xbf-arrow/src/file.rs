@@ -158,17 +158,17 @@ impl<R: Read + Seek> FileBatchReader<R> {
             let (first, others) = (&mut self.reader, &mut self.extra);
             std::thread::scope(|s| {
                 let plan = &plan;
-                let handles: Vec<_> = std::iter::once(first)
-                    .chain(others.iter_mut())
-                    .zip(&picked)
-                    .map(|(r, &i)| s.spawn(move || plan.block(r, i)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| Err(ArrowError::ComputeError("a decoding thread panicked".into())))
-                    })
-                    .collect()
+                // The first block is decoded on this thread while the others
+                // decode on their own: one thread fewer to start and wait for
+                // each round (on a loaded machine a started thread can wait
+                // longer for a core than a small block takes).
+                let handles: Vec<_> =
+                    others.iter_mut().zip(&picked[1..]).map(|(r, &i)| s.spawn(move || plan.block(r, i))).collect();
+                let mut out = vec![plan.block(first, picked[0])];
+                out.extend(handles.into_iter().map(|h| {
+                    h.join().unwrap_or_else(|_| Err(ArrowError::ComputeError("a decoding thread panicked".into())))
+                }));
+                out
             })
         };
         for r in results {

@@ -141,11 +141,6 @@ fn within(seg: PathSegment) -> impl FnOnce(Error) -> Error {
     move |e| e.within(seg)
 }
 
-/// Zigzag-coded integers of a column, un-zigzagged into `T`.
-fn signed<T>(z: Vec<u64>, f: impl Fn(i64) -> T) -> Vec<T> {
-    z.into_iter().map(|z| f(((z >> 1) as i64) ^ -((z & 1) as i64))).collect()
-}
-
 impl Reader<'_> {
     /// Decodes the `n` values of type `ty` whose columns start at `c` into
     /// buffers; `sel` picks the struct fields to decode (the rest are
@@ -211,7 +206,7 @@ impl Reader<'_> {
                 ColumnData::Fields { n, columns: items }
             }
             Metadata::Option(inner) => {
-                let present: Vec<bool> = self.ints_as::<u64>(c, n, 1)?.into_iter().map(|p| p == 1).collect();
+                let present: Vec<bool> = self.ints_as(c, n, 1)?;
                 let count = present.iter().filter(|&&p| p).count() as u64;
                 let inner = self.column_node(inner, count, c, child, sel)?;
                 ColumnData::Option { present, inner: Box::new(inner) }
@@ -244,19 +239,19 @@ impl Reader<'_> {
     fn column_primitive(&mut self, p: P, n: u64, c: &mut Cursor<'_>) -> Result<ColumnData> {
         Ok(match p.integer_type() {
             P::Unit => ColumnData::Unit(n),
-            P::Bool => ColumnData::Bool(self.ints_as::<u64>(c, n, 1)?.into_iter().map(|v| v == 1).collect()),
-            P::U8 => ColumnData::U8(self.ints_as::<u64>(c, n, 8)?.into_iter().map(|v| v as u8).collect()),
-            P::U16 => ColumnData::U16(self.ints_as::<u64>(c, n, 16)?.into_iter().map(|v| v as u16).collect()),
-            P::U32 => ColumnData::U32(self.ints_as::<u64>(c, n, 32)?.into_iter().map(|v| v as u32).collect()),
+            P::Bool => ColumnData::Bool(self.ints_as(c, n, 1)?),
+            P::U8 => ColumnData::U8(self.ints_as(c, n, 8)?),
+            P::U16 => ColumnData::U16(self.ints_as(c, n, 16)?),
+            P::U32 => ColumnData::U32(self.ints_as(c, n, 32)?),
             P::U64 => ColumnData::U64(self.ints_as(c, n, 64)?),
             P::U128 => ColumnData::U128(self.ints(c, n, 128)?),
-            P::I8 => ColumnData::I8(signed(self.ints_as(c, n, 8)?, |v| v as i8)),
-            P::I16 => ColumnData::I16(signed(self.ints_as(c, n, 16)?, |v| v as i16)),
-            P::I32 => ColumnData::I32(signed(self.ints_as(c, n, 32)?, |v| v as i32)),
-            P::I64 => ColumnData::I64(signed(self.ints_as(c, n, 64)?, |v| v)),
+            P::I8 => ColumnData::I8(self.ints_as(c, n, 8)?),
+            P::I16 => ColumnData::I16(self.ints_as(c, n, 16)?),
+            P::I32 => ColumnData::I32(self.ints_as(c, n, 32)?),
+            P::I64 => ColumnData::I64(self.ints_as(c, n, 64)?),
             P::I128 => ColumnData::I128(self.ints(c, n, 128)?.into_iter().map(crate::wire::varint::unzigzag).collect()),
-            P::Date => ColumnData::Date(signed(self.ints_as(c, n, 32)?, |v| v as i32)),
-            P::Timestamp => ColumnData::Timestamp(signed(self.ints_as(c, n, 64)?, |v| v)),
+            P::Date => ColumnData::Date(self.ints_as(c, n, 32)?),
+            P::Timestamp => ColumnData::Timestamp(self.ints_as(c, n, 64)?),
             P::F64 => {
                 let col = self.column(c)?;
                 let mut col = col.cursor();

@@ -192,45 +192,88 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
     order.sort_by_key(|&i| (lens[i], i));
     let lens8: Vec<u8> = lens.iter().map(|&l| l as u8).collect();
     let codes = canonical(&lens8);
-    let mut table = vec![(0u32, 0u8); 1 << TABLE];
-    for (i, (&code, &len)) in codes.iter().zip(&lens8).enumerate() {
-        if len <= TABLE {
-            let rev = code.reverse_bits() >> (32 - u32::from(len));
-            for hi in 0..1u32 << (TABLE - len) {
-                table[(rev | (hi << len)) as usize] = (i as u32, len);
-            }
-        }
-    }
     let stream_at = c.offset();
     let bytes = c.take(c.remaining() as usize)?;
     let total_bits = bytes.len() as u64 * 8;
-    #[inline(always)]
-    fn peek(bytes: &[u8], bit: u64) -> u32 {
-        let i = (bit / 8) as usize;
-        let word = match bytes.get(i..i + 8) {
+    // The d values in the output's type once, not converted per value.
+    let lanes: Vec<T> = values.iter().map(|&v| T::lane(v)).collect();
+    // Two tables indexed by the stream's next TABLE bits: the code's length
+    // (0: a code longer than TABLE) and its value. Fixed-size arrays indexed
+    // by a masked window need no bounds check; the lengths (8 KiB), on
+    // which each next lookup waits, stay in L1.
+    let mut code_len: Box<[u8; 1 << TABLE]> = vec![0u8; 1 << TABLE].try_into().expect("the table's length");
+    let mut code_val: Box<[T; 1 << TABLE]> = vec![lanes[0]; 1 << TABLE].try_into().ok().expect("the table's length");
+    for ((&code, &len), &lane) in codes.iter().zip(&lens8).zip(&lanes) {
+        if len <= TABLE {
+            let rev = code.reverse_bits() >> (32 - u32::from(len));
+            for hi in 0..1u32 << (TABLE - len) {
+                let i = (rev | (hi << len)) as usize;
+                code_len[i] = len;
+                code_val[i] = lane;
+            }
+        }
+    }
+    let ended =
+        || crate::error::Error::at(crate::error::ErrorKind::Truncated, stream_at, "the entropy-coded values end early");
+    // Values are written in place: one length check for four of them, not
+    // a capacity check for each.
+    let start = out.len();
+    out.resize(start + n as usize, lanes[0]);
+    let dst = &mut out[start..];
+    const MASK: u64 = (1 << TABLE) - 1;
+    let mut bit = 0u64;
+    let mut k = 0usize;
+    while k < dst.len() {
+        // The fast path: one 64-bit window holds at least 57 bits from
+        // `bit`, enough for four codes of up to TABLE (13) bits, so four
+        // values are decoded per load while the window lies in the stream.
+        let at = (bit / 8) as usize;
+        if let (Some(w), Some(four)) = (bytes.get(at..at + 8), dst.get_mut(k..k + 4)) {
+            let word = u64::from_le_bytes(w.try_into().expect("8 bytes")) >> (bit % 8);
+            let four: &mut [T; 4] = four.try_into().expect("four slots");
+            // Branch-free: a longer code's entry has length 0, so the window
+            // stops moving there and every later lookup finds it again; the
+            // values from it on are rewritten by the slow path.
+            let i0 = (word & MASK) as usize;
+            let l0 = code_len[i0];
+            let w1 = word >> l0;
+            let i1 = (w1 & MASK) as usize;
+            let l1 = code_len[i1];
+            let w2 = w1 >> l1;
+            let i2 = (w2 & MASK) as usize;
+            let l2 = code_len[i2];
+            let w3 = w2 >> l2;
+            let i3 = (w3 & MASK) as usize;
+            let l3 = code_len[i3];
+            *four = [code_val[i0], code_val[i1], code_val[i2], code_val[i3]];
+            bit += u64::from(l0) + u64::from(l1) + u64::from(l2) + u64::from(l3);
+            let done = usize::from(l0 != 0) + usize::from(l1 != 0) + usize::from(l2 != 0) + usize::from(l3 != 0);
+            k += done;
+            if done == 4 {
+                continue;
+            }
+        }
+        // One value, near the stream's end or with a code longer than the
+        // table's: the window's bits from `bit`, zeros past the end.
+        let at = (bit / 8) as usize;
+        let word = match bytes.get(at..at + 8) {
             Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
             None => {
                 let mut b = [0u8; 8];
-                let rest = &bytes[i.min(bytes.len())..];
+                let rest = &bytes[at.min(bytes.len())..];
                 b[..rest.len()].copy_from_slice(rest);
                 u64::from_le_bytes(b)
             }
-        };
-        (word >> (bit % 8)) as u32 & ((1 << TABLE) - 1)
-    }
-    // The d values in the output's type once, not converted per value.
-    let lanes: Vec<T> = values.iter().map(|&v| T::lane(v)).collect();
-    let ended =
-        || crate::error::Error::at(crate::error::ErrorKind::Truncated, stream_at, "the entropy-coded values end early");
-    let mut bit = 0u64;
-    for _ in 0..n {
-        let (sym, len) = table[peek(bytes, bit) as usize];
+        } >> (bit % 8);
+        let i = (word & MASK) as usize;
+        let len = code_len[i];
         if len > 0 {
             if bit + u64::from(len) > total_bits {
                 return Err(ended());
             }
             bit += u64::from(len);
-            out.push(lanes[sym as usize]);
+            dst[k] = code_val[i];
+            k += 1;
             continue;
         }
         let (mut code, mut first, mut index) = (0u32, 0u32, 0u32);
@@ -241,19 +284,25 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
             }
             code |= u32::from(bytes[(bit / 8) as usize] >> (bit % 8)) & 1;
             bit += 1;
-            let k = count[len];
-            if code < first + k {
-                out.push(lanes[order[(index + code - first) as usize]]);
+            let here = count[len];
+            if code < first + here {
                 break;
             }
-            index += k;
-            first = (first + k) << 1;
+            index += here;
+            first = (first + here) << 1;
             code <<= 1;
             len += 1;
             if len > MAX_LEN as usize {
                 return Err(c.invalid(stream_at, "a code longer than any in the table".into()));
             }
         }
+        dst[k] = lanes[order[(index + code - first) as usize]];
+        k += 1;
+    }
+    // The fast path reads whole windows inside the stream, so it never
+    // passes its end: a stream that ends early fails above or here.
+    if bit > total_bits {
+        return Err(ended());
     }
     // The stream ends in its last byte, padded with zero bits.
     let used = bit.div_ceil(8);
@@ -314,6 +363,34 @@ mod tests {
         assert!(encode(&values[..100], usize::MAX).is_none());
         let distinct: Vec<u128> = (0..5000).collect();
         assert!(encode(&distinct, usize::MAX).is_none());
+    }
+
+    #[test]
+    fn codes_longer_than_the_table_round_trip_at_every_position() {
+        // Fibonacci counts make a deep code: the rarest values take codes
+        // longer than TABLE bits, which the four-at-a-time path hands to
+        // the bit-by-bit one wherever they fall among the four.
+        let mut counts = vec![1u64, 1];
+        while counts.len() < 22 {
+            counts.push(counts[counts.len() - 1] + counts[counts.len() - 2]);
+        }
+        assert!(code_lengths(&counts).iter().any(|&l| l > TABLE));
+        let mut values: Vec<u128> = Vec::new();
+        for (v, &c) in counts.iter().enumerate() {
+            values.extend(std::iter::repeat_n(v as u128 * 3, c as usize));
+        }
+        // A fixed shuffle, so that rare values land at every offset.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for i in (1..values.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            values.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        round_trip(&values);
+        for cut in [1, 2, 3, 5] {
+            round_trip(&values[..values.len() - cut]);
+        }
     }
 
     #[test]

@@ -433,6 +433,43 @@ impl Lane for u64 {
     }
 }
 
+/// Narrower unsigned lanes, and `bool` for presence columns (`v == 1`):
+/// values converted as they are decoded (an entropy-coded column converts
+/// its distinct values once), not in a pass over the column after.
+macro_rules! narrow_lanes {
+    ($($t:ty),*) => {$(
+        impl Lane for $t {
+            #[inline]
+            fn lane(v: u128) -> Self {
+                v as $t
+            }
+        }
+    )*};
+}
+narrow_lanes!(u8, u16, u32);
+
+impl Lane for bool {
+    #[inline]
+    fn lane(v: u128) -> Self {
+        v == 1
+    }
+}
+
+/// Signed lanes take the zigzag form of the column (SPEC.md §22.2) back to
+/// the value.
+macro_rules! signed_lanes {
+    ($($t:ty),*) => {$(
+        impl Lane for $t {
+            #[inline]
+            fn lane(v: u128) -> Self {
+                let z = v as u64;
+                (((z >> 1) as i64) ^ -((z & 1) as i64)) as $t
+            }
+        }
+    )*};
+}
+signed_lanes!(i8, i16, i32, i64);
+
 /// Collects values, remembering the first that passes `max_bits` (the
 /// column then fails, but only once the rest was read: errors of reading
 /// come first).

@@ -408,15 +408,25 @@ impl<R: Read + Seek> FileReader<R> {
             }
             return Ok(Raw { body: body.to_vec(), base });
         };
-        let mut body = Vec::with_capacity(len as usize);
-        varint::put(&mut body, u128::from(b.records));
+        // The body as the file has it, each unread column's length prefix
+        // written (so that the decoder skips it) over zeros it never looks
+        // at. The zeros come from one zeroed allocation, which for a large
+        // block is fresh pages that the unread columns never touch (the
+        // footer checked that the columns fill the body exactly).
+        let mut body = vec![0u8; len as usize];
+        let mut head = Vec::with_capacity(10);
+        varint::put(&mut head, u128::from(b.records));
+        let mut pos = head.len();
+        body[..pos].copy_from_slice(&head);
         for ((col, at), want) in b.columns.iter().zip(b.column_offsets()).zip(wanted) {
+            let end = pos.saturating_add(col.size as usize);
+            let Some(dst) = body.get_mut(pos..end) else {
+                return Err(Error::at(ErrorKind::InvalidColumn, at, "the block's columns pass its body"));
+            };
             if want {
                 self.src.seek(SeekFrom::Start(at)).map_err(io_at(at))?;
-                let start = body.len();
-                body.resize(start + col.size as usize, 0);
-                self.src.read_exact(&mut body[start..]).map_err(io_at(at))?;
-                let actual = crc32c::crc32c(&body[start..]);
+                self.src.read_exact(dst).map_err(io_at(at))?;
+                let actual = crc32c::crc32c(dst);
                 if actual != col.crc {
                     return Err(Error::at(
                         ErrorKind::BadChecksum,
@@ -425,12 +435,14 @@ impl<R: Read + Seek> FileReader<R> {
                     ));
                 }
             } else {
-                // A column left unread: its length, so that the decoder
-                // skips it, and zeros it never looks at.
-                let inner = body_len_of(col.size);
-                varint::put(&mut body, u128::from(inner));
-                body.resize(body.len() + inner as usize, 0);
+                head.clear();
+                varint::put(&mut head, u128::from(body_len_of(col.size)));
+                let Some(prefix) = dst.get_mut(..head.len()) else {
+                    return Err(Error::at(ErrorKind::InvalidColumn, at, "a column too short for its length prefix"));
+                };
+                prefix.copy_from_slice(&head);
             }
+            pos = end;
         }
         Ok(Raw { body, base })
     }
