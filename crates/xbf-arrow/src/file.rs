@@ -4,12 +4,14 @@
 use std::collections::VecDeque;
 use std::io::{Read, Seek, Write};
 
-use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use xbf::{
-    EncodeOptions, FileOptions, FileReader, FileWriter, Layout, Metadata, Predicate, ReadOptions, Value, VecValue,
+    BlockColumns, EncodeOptions, FileOptions, FileReader, FileWriter, Layout, Metadata, Predicate, ReadOptions, Value,
+    VecValue,
 };
 
+use crate::arrow_to_columns::{add_sizes, cast_for, push};
 use crate::columns_to_arrow::columns_to_batch;
 use crate::filter::Filter;
 use crate::from_arrow::batch_to_records;
@@ -248,18 +250,27 @@ impl<R: Read + Seek + Send> RecordBatchReader for FileBatchReader<R> {
 }
 
 /// Writes record batches as an XBF file of the type [`xbf_type`] gives for
-/// their schema, one block every `FileOptions::block_rows` records.
+/// their schema, one block every `FileOptions::block_rows` records (or
+/// `block_bytes` of estimated values). The batches' arrays go into the
+/// block's typed columns ([`xbf::BlockColumns`]) whole, without a `Value` a
+/// record; the file is byte for byte the one [`FileWriter::write`] gives for
+/// the records [`batch_to_records`] reads from the same batches.
 pub struct FileBatchWriter<W: Write> {
     writer: FileWriter<W>,
     ty: Metadata,
+    /// The block being filled, with its estimated bytes.
+    block: BlockColumns,
+    bytes: usize,
+    limits: (usize, usize),
 }
 
 impl<W: Write> FileBatchWriter<W> {
     /// Starts a file for batches of `schema`.
     pub fn new(out: W, schema: &arrow_schema::Schema, opts: FileOptions) -> Result<Self, ArrowError> {
         let ty = xbf_type(schema)?;
+        let limits = opts.block_limits();
         let writer = FileWriter::new(out, ty.clone(), opts).map_err(xbf_err)?;
-        Ok(FileBatchWriter { writer, ty })
+        Ok(FileBatchWriter { writer, block: BlockColumns::new(&ty), ty, bytes: 0, limits })
     }
 
     /// The record type of the file.
@@ -269,14 +280,68 @@ impl<W: Write> FileBatchWriter<W> {
 
     /// Writes a batch's rows (blocks close as they fill).
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
-        for r in batch_to_records(&self.ty, batch)? {
-            self.writer.write(r).map_err(xbf_err)?;
+        // Each column cast once to the Arrow type of its XBF type.
+        let ty = self.ty.clone();
+        let (columns, types): (Vec<ArrayRef>, Vec<&Metadata>) = match &ty {
+            Metadata::Struct(s) => {
+                if s.len() != batch.num_columns() {
+                    return Err(ArrowError::SchemaError(format!("{} columns for {ty}", batch.num_columns())));
+                }
+                let types: Vec<&Metadata> = s.fields().map(|(_, t)| t).collect();
+                let cols = types.iter().zip(batch.columns()).map(|(t, c)| cast_for(t, c)).collect::<Result<_, _>>()?;
+                (cols, types)
+            }
+            other => match batch.columns() {
+                [col] => (vec![cast_for(other, col)?], vec![other]),
+                _ => return Err(ArrowError::SchemaError(format!("{} columns for {ty}", batch.num_columns()))),
+            },
+        };
+        let n = batch.num_rows();
+        let mut sizes = vec![0usize; n];
+        for (t, c) in types.iter().zip(&columns) {
+            add_sizes(t, c, &mut sizes)?;
         }
+        // Blocks close where FileWriter::write would close them.
+        let (max_rows, max_bytes) = self.limits;
+        let mut start = 0;
+        for (i, size) in sizes.into_iter().enumerate() {
+            self.bytes += size;
+            if self.block.records() + (i + 1 - start) >= max_rows || self.bytes >= max_bytes {
+                self.push(&types, &columns, start, i + 1 - start)?;
+                self.flush()?;
+                start = i + 1;
+            }
+        }
+        self.push(&types, &columns, start, n - start)
+    }
+
+    /// Pushes `len` rows from `start` of the cast columns into the block.
+    fn push(&mut self, types: &[&Metadata], columns: &[ArrayRef], start: usize, len: usize) -> Result<(), ArrowError> {
+        if len == 0 {
+            return Ok(());
+        }
+        match &self.ty {
+            Metadata::Struct(_) => {
+                for (i, (t, c)) in types.iter().zip(columns).enumerate() {
+                    push(self.block.root().field(i).map_err(xbf_err)?, t, &c.slice(start, len))?;
+                }
+            }
+            _ => push(self.block.root(), types[0], &columns[0].slice(start, len))?,
+        }
+        self.block.add_records(len);
         Ok(())
     }
 
+    /// Writes the block being filled.
+    fn flush(&mut self) -> Result<(), ArrowError> {
+        let block = std::mem::replace(&mut self.block, BlockColumns::new(&self.ty));
+        self.bytes = 0;
+        self.writer.write_columns(block).map_err(xbf_err)
+    }
+
     /// Writes the last block and the footer.
-    pub fn finish(self) -> Result<W, ArrowError> {
+    pub fn finish(mut self) -> Result<W, ArrowError> {
+        self.flush()?;
         self.writer.finish().map_err(xbf_err)
     }
 }

@@ -85,6 +85,7 @@
 //! Errors of the XBF core come wrapped as [`ArrowError::ExternalError`]
 //! holding an [`xbf::Error`] (its kind, offset and path).
 
+mod arrow_to_columns;
 mod columns_to_arrow;
 mod file;
 mod filter;

@@ -8,10 +8,10 @@
 
 mod footer;
 mod reader;
-mod stats;
+pub(crate) mod stats;
 mod writer;
 
 pub use footer::{BlockInfo, ColumnInfo};
 pub use reader::{is_file, Blocks, DamagedBlock, FileReader, FileStreamReader, ReadOptions};
 pub use stats::{ColumnStatistics, Op, Predicate};
-pub use writer::{FileOptions, FileWriter};
+pub use writer::{approx_size, FileOptions, FileWriter};
