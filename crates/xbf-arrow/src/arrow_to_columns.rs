@@ -179,14 +179,14 @@ impl Items {
 fn lists(offs: &[i32], nulls: Option<&NullBuffer>) -> (Vec<usize>, Items) {
     let n = offs.len() - 1;
     let (a, b) = (offs[0] as usize, offs[n] as usize);
-    let valid = |i: usize| nulls.map_or(true, |nl| nl.is_valid(i));
+    let valid = |i: usize| nulls.is_none_or(|nl| nl.is_valid(i));
     let lens: Vec<usize> = (0..n).map(|i| if valid(i) { (offs[i + 1] - offs[i]) as usize } else { 0 }).collect();
     if (0..n).all(|i| valid(i) || offs[i + 1] == offs[i]) {
         return (lens, Items::Range(a, b));
     }
     let mut mask = Vec::with_capacity(b - a);
     for i in 0..n {
-        mask.extend(std::iter::repeat(valid(i)).take((offs[i + 1] - offs[i]) as usize));
+        mask.extend(std::iter::repeat_n(valid(i), (offs[i + 1] - offs[i]) as usize));
     }
     (lens, Items::Mask(a, b, BooleanArray::from(mask)))
 }

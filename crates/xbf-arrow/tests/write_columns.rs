@@ -74,7 +74,7 @@ fn bytes_under_null_slots_are_what_the_records_hold() {
         Field::new("city", DataType::Utf8, true),
     ]));
     let batch = RecordBatch::try_new(schema, vec![who, city]).unwrap();
-    assert_same(&[batch.clone()]);
+    assert_same(std::slice::from_ref(&batch));
     assert_same(&[batch.slice(1, 3), batch.slice(0, 2)]);
 }
 
