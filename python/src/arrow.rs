@@ -147,16 +147,19 @@ fn arrow_blocks(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Vec<u64>> 
 }
 
 /// Writes what `data.__arrow_c_stream__()` gives as an XBF file at `path`
-/// (written to `path` directly; the Python side handles temporary names).
-/// Returns the number of rows written.
+/// (written to `path` directly; the Python side handles temporary names),
+/// the arrays going into the blocks' typed columns whole and `threads`
+/// blocks encoded at once (default: the cores, at most 4). Returns the
+/// number of rows written.
 #[pyfunction]
-#[pyo3(signature = (data, path, block_rows=None, zstd=None))]
+#[pyo3(signature = (data, path, block_rows=None, zstd=None, threads=None))]
 fn arrow_write(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     path: std::path::PathBuf,
     block_rows: Option<usize>,
     zstd: Option<i32>,
+    threads: Option<usize>,
 ) -> PyResult<u64> {
     let capsule = data.call_method0("__arrow_c_stream__")?;
     let capsule = capsule
@@ -188,7 +191,9 @@ fn arrow_write(
     }
     let file = File::create(&path).map_err(|e| PyIOError::new_err(format!("{}: {e}", path.display())))?;
     let schema = reader.schema();
-    let mut w = FileBatchWriter::new(BufWriter::new(file), &schema, opts).map_err(|e| arrow_err(py, e))?;
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)));
+    let mut w =
+        FileBatchWriter::new(BufWriter::new(file), &schema, opts).map_err(|e| arrow_err(py, e))?.with_threads(threads);
     let mut rows = 0u64;
     for batch in reader {
         let batch = batch.map_err(|e| arrow_err(py, e))?;

@@ -262,6 +262,9 @@ pub struct FileBatchWriter<W: Write> {
     block: BlockColumns,
     bytes: usize,
     limits: (usize, usize),
+    /// Full blocks waiting to be encoded together, up to `threads` of them.
+    full: Vec<BlockColumns>,
+    threads: usize,
 }
 
 impl<W: Write> FileBatchWriter<W> {
@@ -270,7 +273,23 @@ impl<W: Write> FileBatchWriter<W> {
         let ty = xbf_type(schema)?;
         let limits = opts.block_limits();
         let writer = FileWriter::new(out, ty.clone(), opts).map_err(xbf_err)?;
-        Ok(FileBatchWriter { writer, block: BlockColumns::new(&ty), ty, bytes: 0, limits })
+        Ok(FileBatchWriter {
+            writer,
+            block: BlockColumns::new(&ty),
+            ty,
+            bytes: 0,
+            limits,
+            full: Vec::new(),
+            threads: 1,
+        })
+    }
+
+    /// Encodes up to `n` blocks at once, each on a thread of its own, and
+    /// writes them in order (the same file; memory holds `n` blocks). 1, the
+    /// default, encodes each block on the calling thread as it fills.
+    pub fn with_threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
     }
 
     /// The record type of the file.
@@ -332,16 +351,53 @@ impl<W: Write> FileBatchWriter<W> {
         Ok(())
     }
 
-    /// Writes the block being filled.
+    /// Closes the block being filled; encodes and writes the full blocks
+    /// once there are `threads` of them.
     fn flush(&mut self) -> Result<(), ArrowError> {
         let block = std::mem::replace(&mut self.block, BlockColumns::new(&self.ty));
         self.bytes = 0;
-        self.writer.write_columns(block).map_err(xbf_err)
+        if block.records() > 0 {
+            self.full.push(block);
+        }
+        if self.full.len() >= self.threads {
+            self.write_full()?;
+        }
+        Ok(())
     }
 
-    /// Writes the last block and the footer.
+    /// Encodes the full blocks, each on its own thread if there are several,
+    /// and writes them in order.
+    fn write_full(&mut self) -> Result<(), ArrowError> {
+        let mut blocks = std::mem::take(&mut self.full);
+        if blocks.len() <= 1 {
+            return blocks.pop().map_or(Ok(()), |b| self.writer.write_columns(b).map_err(xbf_err));
+        }
+        let encoder = self.writer.block_encoder();
+        let encoded: Vec<Result<xbf::EncodedBlock, ArrowError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = blocks
+                .into_iter()
+                .map(|b| {
+                    let encoder = &encoder;
+                    s.spawn(move || encoder.encode(b).map_err(xbf_err))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| Err(ArrowError::ComputeError("an encoding thread panicked".into())))
+                })
+                .collect()
+        });
+        for block in encoded {
+            self.writer.write_encoded(block?).map_err(xbf_err)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the last blocks and the footer.
     pub fn finish(mut self) -> Result<W, ArrowError> {
         self.flush()?;
+        self.write_full()?;
         self.writer.finish().map_err(xbf_err)
     }
 }

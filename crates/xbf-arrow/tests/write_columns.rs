@@ -14,13 +14,20 @@ use arrow_schema::{DataType, Field, Fields, Schema};
 use xbf::{EncodeOptions, FileOptions, FileWriter, Value};
 use xbf_arrow::{batch_to_records, xbf_type, FileBatchWriter};
 
+/// The file by columns (on one thread, and with three blocks encoded at
+/// once: the same bytes) and by records.
 fn both_ways(batches: &[RecordBatch], opts: FileOptions) -> (Vec<u8>, Vec<u8>) {
     let schema = batches[0].schema();
-    let mut w = FileBatchWriter::new(Vec::new(), &schema, opts.clone()).unwrap();
-    for b in batches {
-        w.write(b).unwrap();
-    }
-    let by_columns = w.finish().unwrap();
+    let by_columns = |threads: usize| {
+        let mut w = FileBatchWriter::new(Vec::new(), &schema, opts.clone()).unwrap().with_threads(threads);
+        for b in batches {
+            w.write(b).unwrap();
+        }
+        w.finish().unwrap()
+    };
+    let by_columns_threaded = by_columns(3);
+    let by_columns = by_columns(1);
+    assert_eq!(by_columns, by_columns_threaded, "three blocks at once");
     let ty = xbf_type(&schema).unwrap();
     let mut w = FileWriter::new(Vec::new(), ty.clone(), opts).unwrap();
     for b in batches {

@@ -131,7 +131,10 @@ pub use columnar::{BlockColumns, ColumnBatch, ColumnData, ColumnNode, ColumnStat
 pub use error::{Error, ErrorKind, PathSegment, Result};
 #[doc(hidden)]
 pub use file::approx_size as approx_record_size;
-pub use file::{is_file, FileOptions, FileReader, FileStreamReader, FileWriter, Op, Predicate, ReadOptions};
+pub use file::{
+    is_file, BlockEncoder, EncodedBlock, FileOptions, FileReader, FileStreamReader, FileWriter, Op, Predicate,
+    ReadOptions,
+};
 pub use message::{encode_message, write_message};
 pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 pub use options::{DecodeOptions, EncodeOptions, Layout};

@@ -6,11 +6,13 @@
 //! directly and skip blocks a filter rules out, or read it forward with
 //! nothing but the blocks.
 
+mod block_encoder;
 mod footer;
 mod reader;
 pub(crate) mod stats;
 mod writer;
 
+pub use block_encoder::{BlockEncoder, EncodedBlock};
 pub use footer::{BlockInfo, ColumnInfo};
 pub use reader::{is_file, Blocks, DamagedBlock, FileReader, FileStreamReader, ReadOptions};
 pub use stats::{ColumnStatistics, Op, Predicate};

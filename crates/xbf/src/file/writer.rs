@@ -16,6 +16,7 @@ use crate::wire::ColumnEncoding as E;
 use crate::wire::Version;
 use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_STREAM};
 
+use super::block_encoder::{BlockEncoder, EncodedBlock};
 use super::footer::{self, BlockInfo, ColumnInfo, Slot, MAGIC};
 use super::reader::FileReader;
 use super::stats::{self, ColumnStatistics};
@@ -189,26 +190,37 @@ impl<W: Write> FileWriter<W> {
     /// columns are of the file's type and their counts agree. An empty block
     /// writes nothing.
     pub fn write_columns(&mut self, block: columnar::BlockColumns) -> Result<()> {
-        if block.metadata().bytes_v2() != self.ty.bytes_v2() {
+        let encoded = self.block_encoder().encode(block)?;
+        self.write_encoded(encoded)
+    }
+
+    /// An encoder of blocks of typed columns for this file, to encode blocks
+    /// on other threads and write them with [`write_encoded`](FileWriter::write_encoded).
+    pub fn block_encoder(&self) -> BlockEncoder {
+        BlockEncoder {
+            ty: self.ty.clone(),
+            ty_bytes: self.ty.bytes_v2().into(),
+            cfg: self.cfg,
+            stats: self.slots.is_some(),
+        }
+    }
+
+    /// Writes a block that [`block_encoder`](FileWriter::block_encoder)'s
+    /// encoder encoded (after the records buffered by
+    /// [`write`](FileWriter::write), written first as their own block);
+    /// `type-mismatch` if it was encoded for another type.
+    pub fn write_encoded(&mut self, block: EncodedBlock) -> Result<()> {
+        if *block.ty_bytes != *self.ty.bytes_v2() {
             return Err(Error::new(
                 ErrorKind::TypeMismatch,
-                format!("a file of {} given columns of {}", self.ty, block.metadata()),
+                format!("a block encoded for another type than {}", self.ty),
             ));
         }
-        block.check()?;
         self.flush_block()?;
-        if block.records() == 0 {
+        if block.records == 0 {
             return Ok(());
         }
-        let block_n = block.records() as u64;
-        let mut body = Vec::new();
-        varint::put(&mut body, block.records() as u128);
-        let stats = if self.slots.is_some() { block.stats() } else { Default::default() };
-        {
-            let _entropy = columnar::EntropyEnabled::new();
-            block.write(&mut body, &self.cfg);
-        }
-        self.put_block(block_n, body, stats)
+        self.put_block(block.records, block.body, block.stats)
     }
 
     /// Writes a block whose body (the record count, then the columns) is
