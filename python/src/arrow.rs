@@ -184,7 +184,9 @@ fn arrow_write(
     if let Some(level) = zstd {
         #[cfg(feature = "zstd")]
         {
-            opts = opts.encode_options(xbf::EncodeOptions::default().compress_columns(Some(level)).map_err(crate::errors::encode_err)?);
+            opts = opts.encode_options(
+                xbf::EncodeOptions::default().compress_columns(Some(level)).map_err(crate::errors::encode_err)?,
+            );
         }
         #[cfg(not(feature = "zstd"))]
         return Err(PyValueError::new_err(format!("zstd={level}: this build of xbf has no zstd")));
