@@ -7,14 +7,12 @@ use std::io::{Read, Seek, Write};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use xbf::{
-    BlockColumns, EncodeOptions, FileOptions, FileReader, FileWriter, Layout, Metadata, Predicate, ReadOptions, Value,
-    VecValue,
+    BlockColumns, Columns, EncodeOptions, FileOptions, FileReader, FileWriter, Metadata, Predicate, ReadOptions, Value,
 };
 
 use crate::arrow_to_columns::{add_sizes, cast_for, push};
 use crate::columns_to_arrow::columns_to_batch;
 use crate::filter::Filter;
-use crate::from_arrow::batch_to_records;
 use crate::schema::{arrow_schema, xbf_err, xbf_type};
 use crate::to_arrow::batch_with_schema;
 
@@ -254,7 +252,7 @@ impl<R: Read + Seek + Send> RecordBatchReader for FileBatchReader<R> {
 /// `block_bytes` of estimated values). The batches' arrays go into the
 /// block's typed columns ([`xbf::BlockColumns`]) whole, without a `Value` a
 /// record; the file is byte for byte the one [`FileWriter::write`] gives for
-/// the records [`batch_to_records`] reads from the same batches.
+/// the records [`batch_to_records`](crate::batch_to_records) reads from the same batches.
 pub struct FileBatchWriter<W: Write> {
     writer: FileWriter<W>,
     ty: Metadata,
@@ -413,10 +411,26 @@ pub fn message_to_batch(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
     }
 }
 
-/// A record batch as a columnar message of a `vec<T>`.
+/// A record batch as a columnar message of a `vec<T>`: its arrays go into
+/// the message's columns whole (the bytes that encoding the records of
+/// [`batch_to_records`](crate::batch_to_records) as a columnar message gives).
 pub fn batch_to_message(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
     let ty = xbf_type(&batch.schema())?;
-    let records = batch_to_records(&ty, batch)?;
-    let v = VecValue::new(ty, records).map_err(xbf_err)?;
-    EncodeOptions::default().layout(Layout::Columnar).encode_message(&Value::Vec(v)).map_err(xbf_err)
+    let mut cols = Columns::new(&Metadata::vec(ty.clone()));
+    let records = cols.root().push_len(batch.num_rows()).map_err(xbf_err)?;
+    match &ty {
+        Metadata::Struct(s) => {
+            if s.len() != batch.num_columns() {
+                return Err(ArrowError::SchemaError(format!("{} columns for {ty}", batch.num_columns())));
+            }
+            for (i, ((_, fty), col)) in s.fields().zip(batch.columns()).enumerate() {
+                push(records.field(i).map_err(xbf_err)?, fty, &cast_for(fty, col)?)?;
+            }
+        }
+        other => match batch.columns() {
+            [col] => push(records, other, &cast_for(other, col)?)?,
+            _ => return Err(ArrowError::SchemaError(format!("{} columns for {ty}", batch.num_columns()))),
+        },
+    }
+    EncodeOptions::default().encode_columns(cols).map_err(xbf_err)
 }

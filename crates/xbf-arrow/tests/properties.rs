@@ -138,6 +138,10 @@ proptest! {
     fn columnar_message_round_trip((ty, records) in arb_records()) {
         let batch = xbf_arrow::records_to_batch(&ty, &records).unwrap();
         let msg = xbf_arrow::batch_to_message(&batch).unwrap();
+        // The bytes of the batch's records encoded as a columnar message.
+        let by_records = xbf_arrow::batch_to_records(&ty, &batch).unwrap();
+        let v = Value::Vec(VecValue::new(ty.clone(), by_records).unwrap());
+        prop_assert_eq!(&msg, &xbf::EncodeOptions::default().layout(xbf::Layout::Columnar).encode_message(&v).unwrap());
         let back = xbf_arrow::message_to_batch(&msg).unwrap();
         prop_assert_eq!(back.schema(), batch.schema());
         prop_assert_eq!(back.columns(), batch.columns());
