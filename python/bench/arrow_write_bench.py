@@ -32,6 +32,7 @@ SRC = "target/data/vega-datasets/flights-3m.parquet"
 
 WRITERS = {
     "xbf": lambda t, p: xa.write_table(t, p),
+    "xbf threads=2": lambda t, p: xa.write_table(t, p, threads=2),
     "xbf zstd=3": lambda t, p: xa.write_table(t, p, zstd=3),
     "parquet zstd": lambda t, p: pq.write_table(t, p, compression="zstd"),
 }
@@ -90,7 +91,8 @@ def main():
         print(f"[{label}] is {workers[label].version}", file=sys.stderr)
     # (display name, writer, worker label or None)
     runs = [(n, n, None) for n in WRITERS]
-    runs += [(f"{n} [{label}]", n, label) for label in workers for n in WRITERS if n.startswith("xbf")]
+    # Older builds have no `threads` (they encode on one thread).
+    runs += [(f"{n} [{label}]", n, label) for label in workers for n in ("xbf", "xbf zstd=3")]
     raw = {name: [] for name, _, _ in runs}
     paths = {}
     for r in range(args.rounds):

@@ -233,9 +233,9 @@ def write_table(
 
     Blocks close every ``block_rows`` rows (131,072 by default); ``zstd``
     compresses columns at that level where it pays. ``threads`` blocks are
-    encoded at once, each on a thread of its own (default: the cores, at
-    most 4; 1 encodes each block as it fills, with memory for one block):
-    the file is the same whatever the number. The file is written under a temporary name next to ``path`` and renamed
+    encoded at once, each on a thread of its own, with memory for as many
+    blocks (default 1: each block encoded as it fills); the file is the same
+    whatever the number. The file is written under a temporary name next to ``path`` and renamed
     into place when whole, so a reader never sees half a file. Returns the
     number of rows written.
     """
@@ -246,7 +246,7 @@ def write_table(
     fd, tmp = tempfile.mkstemp(prefix=".xbf-", suffix=".tmp", dir=folder)
     os.close(fd)
     try:
-        rows = _native.arrow_write(table, tmp, block_rows, zstd, threads)
+        rows = _native.arrow_write(table, tmp, block_rows, zstd, 1 if threads is None else threads)
         # mkstemp makes the file private (0600); give it the mode a plain open() would.
         umask = os.umask(0)
         os.umask(umask)
