@@ -223,16 +223,12 @@ fn gather(node: &ColumnNode, path: &mut Vec<String>, nulls: u64, out: &mut HashM
             }
         }
         (_, Metadata::Primitive(p)) => {
-            if let Some(st) = stat_type_of(*p).and_then(|p| of_column(&node.node, p, nulls)) {
+            if let Some(st) = stats::stat_type(*p).and_then(|p| of_column(&node.node, p, nulls)) {
                 out.insert(path.join("."), st);
             }
         }
         _ => {}
     }
-}
-
-fn stat_type_of(p: P) -> Option<P> {
-    stats::stat_type(p)
 }
 
 /// The statistics of one primitive column of statistics type `p`.
