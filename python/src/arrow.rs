@@ -128,7 +128,7 @@ fn arrow_open(
         None => 0..reader.blocks().len(),
     };
     let opts = ScanOptions { columns, filters, batch_size };
-    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)));
+    let threads = threads.unwrap_or(1);
     let mut extra = Vec::new();
     for _ in 1..threads.min(range.len()).max(1) {
         let f = File::open(&path).map_err(|e| PyIOError::new_err(format!("{}: {e}", path.display())))?;
@@ -147,16 +147,20 @@ fn arrow_blocks(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Vec<u64>> 
 }
 
 /// Writes what `data.__arrow_c_stream__()` gives as an XBF file at `path`
-/// (written to `path` directly; the Python side handles temporary names).
-/// Returns the number of rows written.
+/// (written to `path` directly; the Python side handles temporary names),
+/// the arrays going into the blocks' typed columns whole and `threads`
+/// blocks encoded at once (default 1: on the shared 2-core machine two
+/// threads measured no faster, BENCHMARKS.md). Returns the number of rows
+/// written.
 #[pyfunction]
-#[pyo3(signature = (data, path, block_rows=None, zstd=None))]
+#[pyo3(signature = (data, path, block_rows=None, zstd=None, threads=None))]
 fn arrow_write(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     path: std::path::PathBuf,
     block_rows: Option<usize>,
     zstd: Option<i32>,
+    threads: Option<usize>,
 ) -> PyResult<u64> {
     let capsule = data.call_method0("__arrow_c_stream__")?;
     let capsule = capsule
@@ -181,14 +185,18 @@ fn arrow_write(
     if let Some(level) = zstd {
         #[cfg(feature = "zstd")]
         {
-            opts = opts.encode_options(xbf::EncodeOptions::default().compress_columns(Some(level)).map_err(crate::errors::encode_err)?);
+            opts = opts.encode_options(
+                xbf::EncodeOptions::default().compress_columns(Some(level)).map_err(crate::errors::encode_err)?,
+            );
         }
         #[cfg(not(feature = "zstd"))]
         return Err(PyValueError::new_err(format!("zstd={level}: this build of xbf has no zstd")));
     }
     let file = File::create(&path).map_err(|e| PyIOError::new_err(format!("{}: {e}", path.display())))?;
     let schema = reader.schema();
-    let mut w = FileBatchWriter::new(BufWriter::new(file), &schema, opts).map_err(|e| arrow_err(py, e))?;
+    let threads = threads.unwrap_or(1);
+    let mut w =
+        FileBatchWriter::new(BufWriter::new(file), &schema, opts).map_err(|e| arrow_err(py, e))?.with_threads(threads);
     let mut rows = 0u64;
     for batch in reader {
         let batch = batch.map_err(|e| arrow_err(py, e))?;

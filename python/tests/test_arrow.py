@@ -268,3 +268,15 @@ def test_polars_pushable_terms():
     schema = pl.Schema({"delay": pl.Int64, "origin": pl.String, "x": pl.Float64})
     e = (pl.col("delay") > 300) & (pl.col("origin") == "SFO") & (2.5 >= pl.col("x")) & (pl.col("delay") % 2 == 0)
     assert xp._pushable(e, schema) == [("delay", ">", 300), ("origin", "=", "SFO"), ("x", "<=", 2.5)]
+
+
+def test_blocks_encoded_on_several_threads_give_the_same_file(tmp_path):
+    table = flights(5000)
+    files = []
+    for threads in (1, 3):
+        p = tmp_path / f"t{threads}.xbf"
+        xa.write_table(table, p, block_rows=700, threads=threads)
+        files.append(p.read_bytes())
+    assert files[0] == files[1]
+    assert xa.read_table(tmp_path / "t3.xbf").equals(xa.read_table(tmp_path / "t1.xbf"))
+    assert xa.read_table(tmp_path / "t3.xbf").num_rows == 5000

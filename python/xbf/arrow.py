@@ -1,10 +1,12 @@
 """XBF files as Apache Arrow tables, mirroring ``pyarrow.parquet``.
 
-- ``write_table(table, path, *, block_rows=None, zstd=None)`` writes a
-  ``pyarrow.Table`` (or anything with ``__arrow_c_stream__``: a Polars
-  DataFrame, a DuckDB relation's ``.arrow()``, a ``RecordBatchReader``) as an
-  XBF file, one block every ``block_rows`` rows (default 131,072), with the
-  zstd stage at level ``zstd`` if given.
+- ``write_table(table, path, *, block_rows=None, zstd=None, threads=None)``
+  writes a ``pyarrow.Table`` (or anything with ``__arrow_c_stream__``: a
+  Polars DataFrame, a DuckDB relation's ``.arrow()``, a ``RecordBatchReader``)
+  as an XBF file, one block every ``block_rows`` rows (default 131,072), with
+  the zstd stage at level ``zstd`` if given, ``threads`` blocks encoded at
+  once. The arrays go into the blocks' columns whole (no Python or XBF value
+  a row).
 - ``read_table(path, columns=None, filters=None) -> pyarrow.Table``.
   ``filters`` is pyarrow's list of ``(column, op, value)`` tuples, all of which
   a row matches (op one of ``= == != < <= > >= in not in``), or a list of such
@@ -333,10 +335,15 @@ def write_table(
     *,
     block_rows: Optional[int] = None,
     zstd: Optional[int] = None,
+    threads: Optional[int] = None,
 ) -> int:
     """Writes ``table`` (anything with ``__arrow_c_stream__``) as an XBF file.
 
-    The file is written under a temporary name next to ``path`` and renamed
+    Blocks close every ``block_rows`` rows (131,072 by default); ``zstd``
+    compresses columns at that level where it pays. ``threads`` blocks are
+    encoded at once, each on a thread of its own, with memory for as many
+    blocks (default 1: each block encoded as it fills); the file is the same
+    whatever the number. The file is written under a temporary name next to ``path`` and renamed
     into place when whole, so a reader never sees half a file. Returns the
     number of rows written.
     """
@@ -347,7 +354,7 @@ def write_table(
     fd, tmp = tempfile.mkstemp(prefix=".xbf-", suffix=".tmp", dir=folder)
     os.close(fd)
     try:
-        rows = _native.arrow_write(table, tmp, block_rows, zstd)
+        rows = _native.arrow_write(table, tmp, block_rows, zstd, 1 if threads is None else threads)
         # mkstemp makes the file private (0600); give it the mode a plain open() would.
         umask = os.umask(0)
         os.umask(umask)

@@ -219,7 +219,8 @@ class _Writer(DataSourceArrowWriter):
         os.makedirs(self.staging, exist_ok=True)
         tmp = os.path.join(self.staging, f"part-{uuid.uuid4().hex}.xbf")
         reader = pa.RecordBatchReader.from_batches(first.schema, batches())
-        _xa.write_table(reader, tmp, block_rows=self.block_rows, zstd=self.zstd)
+        # One thread a task: Spark runs a task on each core it was given.
+        _xa.write_table(reader, tmp, block_rows=self.block_rows, zstd=self.zstd, threads=1)
         return _Written(tmp)
 
     def commit(self, messages: List[Optional[WriterCommitMessage]]) -> None:

@@ -4,15 +4,15 @@
 use std::collections::VecDeque;
 use std::io::{Read, Seek, Write};
 
-use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use xbf::{
-    EncodeOptions, FileOptions, FileReader, FileWriter, Layout, Metadata, Predicate, ReadOptions, Value, VecValue,
+    BlockColumns, Columns, EncodeOptions, FileOptions, FileReader, FileWriter, Metadata, Predicate, ReadOptions, Value,
 };
 
+use crate::arrow_to_columns::{add_sizes, cast_for, push};
 use crate::columns_to_arrow::columns_to_batch;
 use crate::filter::Filter;
-use crate::from_arrow::batch_to_records;
 use crate::schema::{arrow_schema, xbf_err, xbf_type};
 use crate::to_arrow::batch_with_schema;
 
@@ -248,18 +248,46 @@ impl<R: Read + Seek + Send> RecordBatchReader for FileBatchReader<R> {
 }
 
 /// Writes record batches as an XBF file of the type [`xbf_type`] gives for
-/// their schema, one block every `FileOptions::block_rows` records.
+/// their schema, one block every `FileOptions::block_rows` records (or
+/// `block_bytes` of estimated values). The batches' arrays go into the
+/// block's typed columns ([`xbf::BlockColumns`]) whole, without a `Value` a
+/// record; the file is byte for byte the one [`FileWriter::write`] gives for
+/// the records [`batch_to_records`](crate::batch_to_records) reads from the same batches.
 pub struct FileBatchWriter<W: Write> {
     writer: FileWriter<W>,
     ty: Metadata,
+    /// The block being filled, with its estimated bytes.
+    block: BlockColumns,
+    bytes: usize,
+    limits: (usize, usize),
+    /// Full blocks waiting to be encoded together, up to `threads` of them.
+    full: Vec<BlockColumns>,
+    threads: usize,
 }
 
 impl<W: Write> FileBatchWriter<W> {
     /// Starts a file for batches of `schema`.
     pub fn new(out: W, schema: &arrow_schema::Schema, opts: FileOptions) -> Result<Self, ArrowError> {
         let ty = xbf_type(schema)?;
+        let limits = opts.block_limits();
         let writer = FileWriter::new(out, ty.clone(), opts).map_err(xbf_err)?;
-        Ok(FileBatchWriter { writer, ty })
+        Ok(FileBatchWriter {
+            writer,
+            block: BlockColumns::new(&ty),
+            ty,
+            bytes: 0,
+            limits,
+            full: Vec::new(),
+            threads: 1,
+        })
+    }
+
+    /// Encodes up to `n` blocks at once, each on a thread of its own, and
+    /// writes them in order (the same file; memory holds `n` blocks). 1, the
+    /// default, encodes each block on the calling thread as it fills.
+    pub fn with_threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
     }
 
     /// The record type of the file.
@@ -269,14 +297,105 @@ impl<W: Write> FileBatchWriter<W> {
 
     /// Writes a batch's rows (blocks close as they fill).
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
-        for r in batch_to_records(&self.ty, batch)? {
-            self.writer.write(r).map_err(xbf_err)?;
+        // Each column cast once to the Arrow type of its XBF type.
+        let ty = self.ty.clone();
+        let (columns, types): (Vec<ArrayRef>, Vec<&Metadata>) = match &ty {
+            Metadata::Struct(s) => {
+                if s.len() != batch.num_columns() {
+                    return Err(ArrowError::SchemaError(format!("{} columns for {ty}", batch.num_columns())));
+                }
+                let types: Vec<&Metadata> = s.fields().map(|(_, t)| t).collect();
+                let cols = types.iter().zip(batch.columns()).map(|(t, c)| cast_for(t, c)).collect::<Result<_, _>>()?;
+                (cols, types)
+            }
+            other => match batch.columns() {
+                [col] => (vec![cast_for(other, col)?], vec![other]),
+                _ => return Err(ArrowError::SchemaError(format!("{} columns for {ty}", batch.num_columns()))),
+            },
+        };
+        let n = batch.num_rows();
+        let mut sizes = vec![0usize; n];
+        for (t, c) in types.iter().zip(&columns) {
+            add_sizes(t, c, &mut sizes)?;
+        }
+        // Blocks close where FileWriter::write would close them.
+        let (max_rows, max_bytes) = self.limits;
+        let mut start = 0;
+        for (i, size) in sizes.into_iter().enumerate() {
+            self.bytes += size;
+            if self.block.records() + (i + 1 - start) >= max_rows || self.bytes >= max_bytes {
+                self.push(&types, &columns, start, i + 1 - start)?;
+                self.flush()?;
+                start = i + 1;
+            }
+        }
+        self.push(&types, &columns, start, n - start)
+    }
+
+    /// Pushes `len` rows from `start` of the cast columns into the block.
+    fn push(&mut self, types: &[&Metadata], columns: &[ArrayRef], start: usize, len: usize) -> Result<(), ArrowError> {
+        if len == 0 {
+            return Ok(());
+        }
+        match &self.ty {
+            Metadata::Struct(_) => {
+                for (i, (t, c)) in types.iter().zip(columns).enumerate() {
+                    push(self.block.root().field(i).map_err(xbf_err)?, t, &c.slice(start, len))?;
+                }
+            }
+            _ => push(self.block.root(), types[0], &columns[0].slice(start, len))?,
+        }
+        self.block.add_records(len);
+        Ok(())
+    }
+
+    /// Closes the block being filled; encodes and writes the full blocks
+    /// once there are `threads` of them.
+    fn flush(&mut self) -> Result<(), ArrowError> {
+        let block = std::mem::replace(&mut self.block, BlockColumns::new(&self.ty));
+        self.bytes = 0;
+        if block.records() > 0 {
+            self.full.push(block);
+        }
+        if self.full.len() >= self.threads {
+            self.write_full()?;
         }
         Ok(())
     }
 
-    /// Writes the last block and the footer.
-    pub fn finish(self) -> Result<W, ArrowError> {
+    /// Encodes the full blocks, each on its own thread if there are several,
+    /// and writes them in order.
+    fn write_full(&mut self) -> Result<(), ArrowError> {
+        let mut blocks = std::mem::take(&mut self.full);
+        if blocks.len() <= 1 {
+            return blocks.pop().map_or(Ok(()), |b| self.writer.write_columns(b).map_err(xbf_err));
+        }
+        let encoder = self.writer.block_encoder();
+        let encoded: Vec<Result<xbf::EncodedBlock, ArrowError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = blocks
+                .into_iter()
+                .map(|b| {
+                    let encoder = &encoder;
+                    s.spawn(move || encoder.encode(b).map_err(xbf_err))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| Err(ArrowError::ComputeError("an encoding thread panicked".into())))
+                })
+                .collect()
+        });
+        for block in encoded {
+            self.writer.write_encoded(block?).map_err(xbf_err)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the last blocks and the footer.
+    pub fn finish(mut self) -> Result<W, ArrowError> {
+        self.flush()?;
+        self.write_full()?;
         self.writer.finish().map_err(xbf_err)
     }
 }
@@ -292,10 +411,26 @@ pub fn message_to_batch(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
     }
 }
 
-/// A record batch as a columnar message of a `vec<T>`.
+/// A record batch as a columnar message of a `vec<T>`: its arrays go into
+/// the message's columns whole (the bytes that encoding the records of
+/// [`batch_to_records`](crate::batch_to_records) as a columnar message gives).
 pub fn batch_to_message(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
     let ty = xbf_type(&batch.schema())?;
-    let records = batch_to_records(&ty, batch)?;
-    let v = VecValue::new(ty, records).map_err(xbf_err)?;
-    EncodeOptions::default().layout(Layout::Columnar).encode_message(&Value::Vec(v)).map_err(xbf_err)
+    let mut cols = Columns::new(&Metadata::vec(ty.clone()));
+    let records = cols.root().push_len(batch.num_rows()).map_err(xbf_err)?;
+    match &ty {
+        Metadata::Struct(s) => {
+            if s.len() != batch.num_columns() {
+                return Err(ArrowError::SchemaError(format!("{} columns for {ty}", batch.num_columns())));
+            }
+            for (i, ((_, fty), col)) in s.fields().zip(batch.columns()).enumerate() {
+                push(records.field(i).map_err(xbf_err)?, fty, &cast_for(fty, col)?)?;
+            }
+        }
+        other => match batch.columns() {
+            [col] => push(records, other, &cast_for(other, col)?)?,
+            _ => return Err(ArrowError::SchemaError(format!("{} columns for {ty}", batch.num_columns()))),
+        },
+    }
+    EncodeOptions::default().encode_columns(cols).map_err(xbf_err)
 }

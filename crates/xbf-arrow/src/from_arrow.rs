@@ -234,7 +234,7 @@ fn first_variant(e: &xbf::EnumMetadata) -> Result<&str, ArrowError> {
 
 /// Refuses timestamps finer than microseconds that a cast would cut
 /// (pyarrow's casts refuse them likewise), anywhere in the array.
-fn check_timestamps(arr: &ArrayRef) -> Result<(), ArrowError> {
+pub(crate) fn check_timestamps(arr: &ArrayRef) -> Result<(), ArrowError> {
     match arr.data_type() {
         DataType::Timestamp(TimeUnit::Nanosecond, _) => {
             let a = arr.as_primitive::<TimestampNanosecondType>();

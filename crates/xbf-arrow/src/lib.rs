@@ -55,8 +55,16 @@
 //! typed column buffers ([`xbf::ColumnBatch`]), which become the arrays'
 //! buffers without a pass over `Value`s; maps and `any` columns are read
 //! value by value.
-//! [`FileBatchWriter`] writes batches as a file. [`message_to_batch`] and
-//! [`batch_to_message`] do the same for a columnar message of a `vec<T>`.
+//! [`FileBatchWriter`] writes batches as a file: each array, cast to the
+//! Arrow type of its XBF type, goes into the block's typed columns
+//! ([`xbf::BlockColumns`]) whole (values and offsets as they are, validity as
+//! an option's presence column), without a `Value` a record; only `any`
+//! columns, whose slots are XBF messages, are decoded value by value. Blocks
+//! close where writing the records one by one would close them, and the file
+//! is byte for byte the one [`xbf::FileWriter::write`] gives for the records
+//! of [`batch_to_records`]; [`FileBatchWriter::with_threads`] encodes several
+//! blocks at once. [`message_to_batch`] and [`batch_to_message`] do the same
+//! for a columnar message of a `vec<T>`.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -85,6 +93,7 @@
 //! Errors of the XBF core come wrapped as [`ArrowError::ExternalError`]
 //! holding an [`xbf::Error`] (its kind, offset and path).
 
+mod arrow_to_columns;
 mod columns_to_arrow;
 mod file;
 mod filter;

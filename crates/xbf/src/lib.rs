@@ -130,9 +130,14 @@ pub mod wire;
 #[cfg(feature = "serde")]
 #[doc(hidden)]
 pub use columnar::{read_columns, WholeColumn, WholeFields};
-pub use columnar::{ColumnBatch, ColumnData, ColumnNode, ColumnStats, Columns};
+pub use columnar::{BlockColumns, ColumnBatch, ColumnData, ColumnNode, ColumnStats, Columns};
 pub use error::{Error, ErrorKind, PathSegment, Result};
-pub use file::{is_file, FileOptions, FileReader, FileStreamReader, FileWriter, Op, Predicate, ReadOptions};
+#[doc(hidden)]
+pub use file::approx_size as approx_record_size;
+pub use file::{
+    is_file, BlockEncoder, EncodedBlock, FileOptions, FileReader, FileStreamReader, FileWriter, Op, Predicate,
+    ReadOptions,
+};
 pub use message::{encode_message, write_message};
 pub use metadata::{ArrayMetadata, EnumMetadata, MapMetadata, Metadata, PrimitiveType, StructMetadata};
 pub use options::{DecodeOptions, EncodeOptions, Layout};

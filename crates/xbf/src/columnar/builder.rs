@@ -715,5 +715,8 @@ impl ColumnNode {
     }
 }
 
+mod block;
 #[cfg(test)]
 mod tests;
+
+pub use block::BlockColumns;

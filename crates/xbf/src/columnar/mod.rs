@@ -44,7 +44,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::value::Value;
 
 pub use batch::{ColumnBatch, ColumnData};
-pub use builder::{ColumnNode, Columns};
+pub use builder::{BlockColumns, ColumnNode, Columns};
 pub(crate) use cursor::Cursor;
 pub(crate) use entropy::Enabled as EntropyEnabled;
 pub(crate) use hash::*;

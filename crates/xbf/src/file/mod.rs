@@ -6,12 +6,14 @@
 //! directly and skip blocks a filter rules out, or read it forward with
 //! nothing but the blocks.
 
+mod block_encoder;
 mod footer;
 mod reader;
-mod stats;
+pub(crate) mod stats;
 mod writer;
 
+pub use block_encoder::{BlockEncoder, EncodedBlock};
 pub use footer::{BlockInfo, ColumnInfo};
 pub use reader::{is_file, Blocks, DamagedBlock, FileReader, FileStreamReader, ReadOptions};
 pub use stats::{ColumnStatistics, Op, Predicate};
-pub use writer::{FileOptions, FileWriter};
+pub use writer::{approx_size, FileOptions, FileWriter};

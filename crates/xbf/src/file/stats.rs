@@ -86,10 +86,16 @@ fn of_values(values: &[&Value], nulls: u64) -> ColumnStatistics {
             hi = Some(v);
         }
     }
+    of_bounds(lo.cloned(), hi.cloned(), nulls, nans)
+}
+
+/// The statistics of a column whose smallest and largest values (NaN left
+/// out) are `lo` and `hi`: long strings and bytes cut to bounds.
+pub(crate) fn of_bounds(lo: Option<Value>, hi: Option<Value>, nulls: u64, nans: u64) -> ColumnStatistics {
     let (mut exact, mut min_max) = (true, None);
     if let (Some(lo), Some(hi)) = (lo, hi) {
-        let (lo, lo_exact) = cut_low(lo);
-        let (hi, hi_exact) = cut_high(hi);
+        let (lo, lo_exact) = cut_low(&lo);
+        let (hi, hi_exact) = cut_high(&hi);
         exact = lo_exact && hi_exact;
         min_max = hi.map(|hi| (lo, hi));
     }

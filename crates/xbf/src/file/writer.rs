@@ -2,6 +2,7 @@
 //! block is encoded in columns with the columnar encoder and written; the
 //! footer goes at the end.
 
+use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
 
 use crate::columnar::{self, ColumnConfig, Cursor};
@@ -15,9 +16,10 @@ use crate::wire::ColumnEncoding as E;
 use crate::wire::Version;
 use crate::wire::{FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_STREAM};
 
+use super::block_encoder::{BlockEncoder, EncodedBlock};
 use super::footer::{self, BlockInfo, ColumnInfo, Slot, MAGIC};
 use super::reader::FileReader;
-use super::stats;
+use super::stats::{self, ColumnStatistics};
 
 /// How a [`FileWriter`] cuts blocks and encodes columns.
 #[derive(Clone, Debug)]
@@ -47,6 +49,11 @@ impl FileOptions {
     pub fn block_bytes(mut self, bytes: usize) -> Self {
         self.block_bytes = bytes;
         self
+    }
+
+    /// The record count and the estimated bytes at which a block closes.
+    pub fn block_limits(&self) -> (usize, usize) {
+        (self.block_rows, self.block_bytes)
     }
 
     /// The column settings (zstd stage, float tolerance, schema by
@@ -165,16 +172,61 @@ impl<W: Write> FileWriter<W> {
         let refs: Vec<&Value> = records.iter().collect();
         let mut body = Vec::new();
         varint::put(&mut body, refs.len() as u128);
-        let cols_at = body.len();
         {
             // Files may use the entropy-coded integers (SPEC.md §22.2, `04`).
             let _entropy = columnar::EntropyEnabled::new();
             columnar::encode(&self.ty, &refs, &mut body, &self.cfg);
         }
-        let mut stats = if self.slots.is_some() { stats::gather(&self.ty, &refs) } else { Default::default() };
+        let stats = if self.slots.is_some() { stats::gather(&self.ty, &refs) } else { Default::default() };
         drop(refs);
         drop(records);
+        self.put_block(n, body, stats)
+    }
 
+    /// Writes one block of records given as typed columns (after the
+    /// records buffered by [`write`](FileWriter::write), written first as
+    /// their own block): the same bytes as writing the same records one by
+    /// one with a flush after the last. Fails with `type-mismatch` unless the
+    /// columns are of the file's type and their counts agree. An empty block
+    /// writes nothing.
+    pub fn write_columns(&mut self, block: columnar::BlockColumns) -> Result<()> {
+        let encoded = self.block_encoder().encode(block)?;
+        self.write_encoded(encoded)
+    }
+
+    /// An encoder of blocks of typed columns for this file, to encode blocks
+    /// on other threads and write them with [`write_encoded`](FileWriter::write_encoded).
+    pub fn block_encoder(&self) -> BlockEncoder {
+        BlockEncoder {
+            ty: self.ty.clone(),
+            ty_bytes: self.ty.bytes_v2().into(),
+            cfg: self.cfg,
+            stats: self.slots.is_some(),
+        }
+    }
+
+    /// Writes a block that [`block_encoder`](FileWriter::block_encoder)'s
+    /// encoder encoded (after the records buffered by
+    /// [`write`](FileWriter::write), written first as their own block);
+    /// `type-mismatch` if it was encoded for another type.
+    pub fn write_encoded(&mut self, block: EncodedBlock) -> Result<()> {
+        if *block.ty_bytes != *self.ty.bytes_v2() {
+            return Err(Error::new(
+                ErrorKind::TypeMismatch,
+                format!("a block encoded for another type than {}", self.ty),
+            ));
+        }
+        self.flush_block()?;
+        if block.records == 0 {
+            return Ok(());
+        }
+        self.put_block(block.records, block.body, block.stats)
+    }
+
+    /// Writes a block whose body (the record count, then the columns) is
+    /// `body`, with its CRC, and records its place, columns and statistics.
+    fn put_block(&mut self, n: u64, body: Vec<u8>, mut stats: HashMap<String, ColumnStatistics>) -> Result<()> {
+        let cols_at = varint::len(u128::from(n));
         // The columns' sizes, by walking what was just written.
         let mut columns = Vec::new();
         let mut at = cols_at;
@@ -248,8 +300,11 @@ impl<F: Read + Write + Seek> FileWriter<F> {
     }
 }
 
-/// A cheap estimate of a record's size as values, for cutting blocks.
-fn approx_size(v: &Value) -> usize {
+/// A cheap estimate of a record's size as values, for cutting blocks (what
+/// [`FileOptions::block_bytes`] counts): writers that cut blocks of columns
+/// themselves use it to cut where [`FileWriter::write`] would.
+#[doc(hidden)]
+pub fn approx_size(v: &Value) -> usize {
     match v {
         Value::String(s) => 8 + s.len(),
         Value::Bytes(b) => 8 + b.len(),
