@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::Metadata;
 use crate::wire::varint;
 
-use super::stats::ColumnStatistics;
+use super::stats::{self, ColumnStatistics};
 
 /// Encodes blocks for one [`FileWriter`](super::FileWriter) (its type and
 /// column settings): cheap to clone, and `Send` and `Sync`, so each thread
@@ -57,7 +57,12 @@ impl BlockEncoder {
         let records = block.records() as u64;
         let mut body = Vec::new();
         varint::put(&mut body, u128::from(records));
-        let stats = if self.stats && records > 0 { block.stats() } else { HashMap::new() };
+        let stats = if self.stats && records > 0 {
+            let bounds = block.bounds(stats::stat_type);
+            bounds.into_iter().map(|(k, b)| (k, stats::of_bounds(b.lo, b.hi, b.nulls, b.nans))).collect()
+        } else {
+            HashMap::new()
+        };
         if records > 0 {
             // Files may use the entropy-coded integers (SPEC.md §22.2, `04`).
             let _entropy = columnar::EntropyEnabled::new();

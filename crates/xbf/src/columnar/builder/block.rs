@@ -2,14 +2,14 @@
 //! column by column into a [`ColumnNode`] tree (for writers whose data is
 //! already in columns, such as Arrow arrays), then given to
 //! [`FileWriter::write_columns`](crate::FileWriter::write_columns), which
-//! encodes them without a `Value` per record. The block's column statistics
-//! are taken from the columns here, as `file::stats::gather` takes them from
-//! values, so both paths write the same footer.
+//! encodes them without a `Value` per record. The bounds of the block's
+//! columns are taken from the columns here, as `file::stats::gather` takes
+//! them from values, so both paths write the same footer (the file layer
+//! turns them into statistics: this layer does not know the footer's form).
 
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::file::stats::{self, ColumnStatistics};
 use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::value::Value;
 use crate::wire::varint;
@@ -81,11 +81,12 @@ impl BlockColumns {
         self.root.check(self.records, &mut Vec::new())
     }
 
-    /// The statistics of every primitive column, keyed as
-    /// `file::stats::gather` keys them.
-    pub(crate) fn stats(&self) -> HashMap<String, ColumnStatistics> {
+    /// The bounds of every primitive column that `stat_type` gives a
+    /// statistics type (the file's rule), keyed as `file::stats::gather`
+    /// keys them.
+    pub(crate) fn bounds(&self, stat_type: fn(P) -> Option<P>) -> HashMap<String, Bounds> {
         let mut out = HashMap::new();
-        gather(&self.root, &mut Vec::new(), 0, &mut out);
+        gather(&self.root, stat_type, &mut Vec::new(), 0, &mut out);
         out
     }
 
@@ -191,10 +192,16 @@ impl ColumnNode {
 /// The statistics of the primitive columns under `node`, as
 /// `file::stats::walk` gathers them from values: `nulls` counts the values
 /// of the nearest enclosing record, element or entry absent at this place.
-fn gather(node: &ColumnNode, path: &mut Vec<String>, nulls: u64, out: &mut HashMap<String, ColumnStatistics>) {
+fn gather(
+    node: &ColumnNode,
+    stat_type: fn(P) -> Option<P>,
+    path: &mut Vec<String>,
+    nulls: u64,
+    out: &mut HashMap<String, Bounds>,
+) {
     let mut nested = |name: String, node: &ColumnNode, nulls: u64| {
         path.push(name);
-        gather(node, path, nulls, out);
+        gather(node, stat_type, path, nulls, out);
         path.pop();
     };
     match (&node.node, &node.ty) {
@@ -211,7 +218,7 @@ fn gather(node: &ColumnNode, path: &mut Vec<String>, nulls: u64, out: &mut HashM
         }
         (Node::Option(present, inner), _) => {
             let absent = present.iter().filter(|&&p| p == 0).count() as u64;
-            gather(inner, path, nulls + absent, out);
+            gather(inner, stat_type, path, nulls + absent, out);
         }
         (Node::Map(_, k, v), _) => {
             nested("key".into(), k, 0);
@@ -223,7 +230,7 @@ fn gather(node: &ColumnNode, path: &mut Vec<String>, nulls: u64, out: &mut HashM
             }
         }
         (_, Metadata::Primitive(p)) => {
-            if let Some(st) = stats::stat_type(*p).and_then(|p| of_column(&node.node, p, nulls)) {
+            if let Some(st) = stat_type(*p).and_then(|p| of_column(&node.node, p, nulls)) {
                 out.insert(path.join("."), st);
             }
         }
@@ -231,8 +238,17 @@ fn gather(node: &ColumnNode, path: &mut Vec<String>, nulls: u64, out: &mut HashM
     }
 }
 
-/// The statistics of one primitive column of statistics type `p`.
-fn of_column(node: &Node, p: P, nulls: u64) -> Option<ColumnStatistics> {
+/// The smallest and largest value of one column, how many of its records,
+/// elements or entries are absent (`nulls`) and how many floats are NaN.
+pub(crate) struct Bounds {
+    pub(crate) lo: Option<Value>,
+    pub(crate) hi: Option<Value>,
+    pub(crate) nulls: u64,
+    pub(crate) nans: u64,
+}
+
+/// The bounds of one primitive column of statistics type `p`.
+fn of_column(node: &Node, p: P, nulls: u64) -> Option<Bounds> {
     let (lo, hi, nans) = match node {
         Node::Ints { col, signed, .. } => {
             let (lo, hi) = match (col, signed) {
@@ -243,7 +259,7 @@ fn of_column(node: &Node, p: P, nulls: u64) -> Option<ColumnStatistics> {
                     // u128 values above i128::MAX: ordered as unsigned.
                     let lo = c.iter().copied().min();
                     let hi = c.iter().copied().max();
-                    return Some(stats::of_bounds(lo.map(Value::U128), hi.map(Value::U128), nulls, 0));
+                    return Some(Bounds { lo: lo.map(Value::U128), hi: hi.map(Value::U128), nulls, nans: 0 });
                 }
             };
             (lo.map(|x| int_value(p, x)), hi.map(|x| int_value(p, x)), 0)
@@ -282,7 +298,7 @@ fn of_column(node: &Node, p: P, nulls: u64) -> Option<ColumnStatistics> {
         }
         _ => return None,
     };
-    Some(stats::of_bounds(lo, hi, nulls, nans))
+    Some(Bounds { lo, hi, nulls, nans })
 }
 
 /// The smallest and largest of `xs`.
