@@ -172,7 +172,7 @@ fn scalar<'py>(
 impl TypedDecoder {
     /// Decodes `data` if it is a columnar message whose plan reads from
     /// whole columns (see the module's comment); `None` sends it to the core.
-    pub(super) fn from_columns<'py>(
+    pub(super) fn read_columns<'py>(
         &self,
         py: Python<'py>,
         data: &[u8],

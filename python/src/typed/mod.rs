@@ -767,8 +767,11 @@ fn present_value(optional_key: bool, v: &xbf::Value) -> Option<&xbf::Value> {
 #[pyclass(module = "xbf._native", unsendable)]
 pub(crate) struct TypedDecoder {
     form: Arc<Form>,
-    plans: RefCell<Vec<(PlanFor, Vec<u8>, Rc<Compiled>)>>,
+    plans: RefCell<Vec<PlanEntry>>,
 }
+
+/// A kept plan: for which reader, of which metadata (its bytes).
+type PlanEntry = (PlanFor, Vec<u8>, Rc<Compiled>);
 
 /// Which reader a plan is for: plans of one metadata differ by reader.
 #[derive(Clone, Copy, PartialEq)]
@@ -800,7 +803,7 @@ impl TypedDecoder {
                 Err(TErr::Dec(DErr::Py(e))) => return Err(e),
                 Err(TErr::Dec(DErr::Bad)) => {}
             }
-            if let Some(r) = self.from_columns(py, data, &opts) {
+            if let Some(r) = self.read_columns(py, data, &opts) {
                 return r;
             }
             let (ty, value) = opts.decode_typed_message(data).map_err(|e| core_err(py, e))?;
