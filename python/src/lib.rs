@@ -23,8 +23,8 @@
 //!   columnar layout.
 //! - [`decode`]: XBF to Python (the fast path, and `loads`); [`dates`]:
 //!   dates and datetimes, by the C API or (abi3) the `datetime` module;
-//!   [`column_reader`]: columnar messages of flat records to Python, whole
-//!   columns at a time; [`to_py`]: the
+//!   [`column_reader`]: columnar messages to Python, whole columns at a
+//!   time; [`to_py`]: the
 //!   core's values to Python; [`typed`]: decoding into the reader's types
 //!   (`xbf.Decoder`).
 //! - [`streams`]: `StreamReader` and `StreamWriter`; [`file`]: XBF files

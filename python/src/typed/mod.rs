@@ -10,11 +10,12 @@
 //! type fails at its first value, so that an empty list or an option always
 //! absent still reads, as in msgspec.
 //!
-//! What the fast path leaves to the core (columnar messages, zero-size types,
-//! maps of zero-size keys, damaged input) is decoded by the core, so its
-//! errors are the core's, and the reader's values are built from the core's
-//! `xbf::Value` by a plan of the same rules ([`from_value`]), with no
-//! intermediate Python dicts.
+//! Columnar messages are read by the plan from whole columns ([`columns`]).
+//! What neither path takes (zero-size types, maps of zero-size keys, types
+//! not read whole, values that do not fit in columns, damaged input) is
+//! decoded by the core, so its errors are the core's, and the reader's
+//! values are built from the core's `xbf::Value` by a plan of the same rules
+//! ([`from_value`]), with no intermediate Python dicts.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
