@@ -22,8 +22,10 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def child(vega, reps, layout):
+def child(vega, reps, layout, typed):
     sys.path.insert(0, str(HERE))
+    import typing
+
     import bench  # noqa: E402  (datasets())
     import xbf
 
@@ -33,6 +35,21 @@ def child(vega, reps, layout):
         enc = xbf.dumps(data, columnar=columnar)
         assert xbf.loads(enc) == data
         ops = {"dumps": (lambda o, c=columnar: xbf.dumps(o, columnar=c), data), "loads": (xbf.loads, enc)}
+        if typed:
+            # Typed loads into the bench's dataclass, and the fastest peers of each kind in the same
+            # process (the same code in every variant: ratios to them are within one process).
+            import msgspec
+            import orjson
+            import ormsgpack
+            ops["(peer) msgspec.msgpack loads"] = (msgspec.msgpack.decode, msgspec.msgpack.encode(data))
+            ops["(peer) orjson loads"] = (orjson.loads, orjson.dumps(data))
+            ops["(peer) ormsgpack loads"] = (ormsgpack.unpackb, ormsgpack.packb(data))
+            cls = bench.record_class(data)
+            if cls is not None:
+                t = typing.List[cls]
+                ops["typed loads"] = (xbf.Decoder(t).decode, enc)
+                ops["(peer) msgspec.msgpack typed"] = (msgspec.msgpack.Decoder(t).decode, msgspec.msgpack.encode(data))
+                ops["(peer) msgspec.json typed"] = (msgspec.json.Decoder(t).decode, msgspec.json.encode(data))
         for op, (fn, arg) in ops.items():
             fn(arg)
             ts = [bench.timeit(fn, arg, 0.03) for _ in range(reps)]
@@ -47,11 +64,13 @@ def main():
     ap.add_argument("--vega", default=str(HERE.parents[1] / "target/data/vega-datasets"))
     ap.add_argument("--layout", choices=["rows", "auto"], default="rows")
     ap.add_argument("--json", metavar="PATH", help="write the raw timings (seconds) per variant")
+    ap.add_argument("--typed", action="store_true",
+                    help="also typed loads (xbf.Decoder(list[DC]) of bench.py's dataclass) and peers' loads")
     ap.add_argument("--child", action="store_true")
     ap.add_argument("variants", nargs="*")
     args = ap.parse_args()
     if args.child:
-        return child(args.vega, args.reps, args.layout)
+        return child(args.vega, args.reps, args.layout, args.typed)
     variants = dict(v.split("=", 1) for v in args.variants)
     results = {v: {} for v in variants}
     for r in range(args.rounds):
@@ -60,7 +79,7 @@ def main():
             path, *envs = variants[v].split(",")
             env = dict(os.environ, PYTHONPATH=path, **dict(e.split("=", 1) for e in envs))
             res = subprocess.run([sys.executable, __file__, "--child", "--vega", args.vega, "--reps", str(args.reps),
-                                  "--layout", args.layout],
+                                  "--layout", args.layout] + (["--typed"] if args.typed else []),
                                  env=env, check=True, capture_output=True, text=True, cwd="/")
             for k, t in json.loads(res.stdout.strip().splitlines()[-1]).items():
                 results[v].setdefault(k, []).append(t)

@@ -4,22 +4,28 @@
 //! The core decoding them into an `xbf::Value` tree first (one allocation
 //! per string and per record) took about twice as long as reading the rows.
 //!
-//! Only lists of records whose fields are scalars, or options of scalars,
-//! take this path; anything else, and any fault (which the core reports
-//! here with no Python-side error), goes to the core's general decoder, so
-//! that errors stay the core's.
+//! Values of the types read whole here (scalars other than 128- and 256-bit
+//! integers and bytes; options, vecs, arrays, tuples, structs, enums and
+//! `any` of them, an `any`'s parts by the types its column gives them) take
+//! this path; anything else, and any fault (which the core reports here with
+//! no Python-side error), goes to the core's general decoder, so that errors
+//! stay the core's.
+
+use std::cell::RefCell;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 use xbf::wire::{FLAG_COLUMNAR, V2_MARKER};
 use xbf::{DecodeOptions, Metadata, PrimitiveType as P, Version, WholeColumn};
 
-use crate::decode::{date_py, struct_dict, timestamp_py};
+use crate::decode::{date_py, meta_has_any, struct_dict, timestamp_py};
+use crate::plan::is_optional_key;
+use crate::pyobj::{is_some, refs};
 use crate::raw::dict_set;
 
 /// How one field's values become Python objects.
 #[derive(Clone, Copy)]
-enum Scalar {
+pub(crate) enum Scalar {
     Unit,
     Bool,
     Unsigned,
@@ -32,8 +38,9 @@ enum Scalar {
     Str,
 }
 
-fn scalar(ty: &Metadata) -> Option<Scalar> {
-    let Metadata::Primitive(p) = ty else { return None };
+/// How a primitive type's column becomes Python objects (None: not read
+/// whole here).
+pub(crate) fn scalar_of(p: P) -> Option<Scalar> {
     Some(match p.integer_type() {
         P::Unit => Scalar::Unit,
         P::Bool => Scalar::Bool,
@@ -48,30 +55,10 @@ fn scalar(ty: &Metadata) -> Option<Scalar> {
     })
 }
 
-/// A field's plan: its scalar, and whether it is an option of it.
-type FieldPlan = (Scalar, bool);
-
-/// The plans of the fields of `vec<struct>` of scalars and options of
-/// scalars; `None` for any other type.
-fn record_fields(ty: &Metadata) -> Option<Vec<FieldPlan>> {
-    let Metadata::Vec(e) = ty else { return None };
-    let Metadata::Struct(s) = &**e else { return None };
-    if e.is_zero_size() || s.is_empty() {
-        return None;
-    }
-    s.fields()
-        .map(|(_, t)| match t {
-            Metadata::Option(inner) if !inner.is_zero_size() => Some((scalar(inner)?, true)),
-            Metadata::Option(_) => None,
-            t => Some((scalar(t)?, false)),
-        })
-        .collect()
-}
-
 /// The values of a scalar column as Python objects. Python errors are
 /// returned inside the core's `Ok`, so that the core's faults and Python's
 /// stay apart.
-fn column_py<'py>(
+pub(crate) fn column_py<'py>(
     py: Python<'py>,
     col: WholeColumn<'_, '_, '_>,
     s: Scalar,
@@ -104,19 +91,19 @@ fn column_py<'py>(
 /// then becomes one shared (immutable) Python string rather than a new one
 /// each time. Direct-mapped, so that a column of distinct strings costs one
 /// probe a value.
-struct StrCache<'py> {
+pub(crate) struct StrCache<'py> {
     slots: Vec<Option<(*const u8, usize, Bound<'py, PyAny>)>>,
 }
 
 impl<'py> StrCache<'py> {
     const BITS: u32 = 8;
 
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         StrCache { slots: (0..1 << Self::BITS).map(|_| None).collect() }
     }
 
     #[inline]
-    fn get(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyAny> {
+    pub(crate) fn get(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyAny> {
         let (ptr, len) = (s.as_ptr(), s.len());
         let h = (ptr as usize ^ len).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (usize::BITS - Self::BITS);
         match &self.slots[h] {
@@ -130,84 +117,316 @@ impl<'py> StrCache<'py> {
     }
 }
 
-/// The values of one field, `n` of them (None where an option is absent).
-fn field_py<'py>(
-    py: Python<'py>,
-    col: WholeColumn<'_, '_, '_>,
-    (s, option): FieldPlan,
-    n: usize,
-) -> xbf::Result<PyResult<Vec<Bound<'py, PyAny>>>> {
-    if !option {
-        return column_py(py, col, s);
-    }
-    let (present, inner) = col.options()?;
-    let values = match column_py(py, inner, s)? {
-        Ok(v) => v,
-        Err(e) => return Ok(Err(e)),
-    };
-    if present.len() != n || present.iter().filter(|&&p| p).count() != values.len() {
-        return Err(xbf::Error::at(xbf::ErrorKind::InvalidColumn, 0, "option column of the wrong length"));
-    }
-    let mut values = values.into_iter();
-    // An option's payload here is a scalar, never None or xbf.Some: no wrapping.
-    Ok(Ok(present
-        .into_iter()
-        .map(|p| if p { values.next().expect("counted above") } else { py.None().into_bound(py) })
-        .collect()))
+/// Why a column reader stopped.
+pub(crate) enum Stop {
+    /// The core decides (and makes the error, if any): a fault, or a type
+    /// not read whole here.
+    Elsewhere,
+    /// A Python error.
+    Py(PyErr),
 }
 
-/// Decodes `data` if it is a columnar message of flat records (see the
-/// module's comment); `None` sends it to the core.
+impl From<xbf::Error> for Stop {
+    fn from(_: xbf::Error) -> Self {
+        Stop::Elsewhere
+    }
+}
+
+impl From<PyErr> for Stop {
+    fn from(e: PyErr) -> Self {
+        Stop::Py(e)
+    }
+}
+
+pub(crate) type CResult<T> = Result<T, Stop>;
+
+/// How one node's values become Python objects (the forms of `loads`).
+enum Col<'py> {
+    Scalar(Scalar),
+    /// An option; `wrap`: whether a present value may itself read as an
+    /// option (None, or an `xbf.Some`), and so is wrapped in `xbf.Some`.
+    Option(Box<Col<'py>>, bool),
+    Vec(Box<Col<'py>>),
+    Array(Box<Col<'py>>),
+    Tuple(Vec<Col<'py>>),
+    /// Dicts; an optional field (`json.optional`) is planned as its
+    /// present payload, and left out of the records where it is absent.
+    Struct {
+        keys: Vec<Bound<'py, PyString>>,
+        fields: Vec<Col<'py>>,
+        optional: Vec<bool>,
+        template: RefCell<Option<Bound<'py, PyDict>>>,
+    },
+    /// `xbf.Variant(name, payload)`s.
+    Enum(Vec<Bound<'py, PyString>>, Vec<Col<'py>>),
+    /// The value as its part's type reads (the parts' plans are made from
+    /// the types the column gives them).
+    Any,
+}
+
+/// The plan of a type read whole here; `None` for any other. Types whose
+/// values take no bytes are left to the core: their counts are not
+/// bounded by the input, and only reading their (empty) columns charges
+/// them to the decoded-memory budget.
+fn plan<'py>(py: Python<'py>, ty: &Metadata) -> Option<Col<'py>> {
+    if ty.is_zero_size() {
+        return None;
+    }
+    Some(match ty {
+        Metadata::Primitive(p) => Col::Scalar(scalar_of(*p)?),
+        Metadata::Option(inner) => {
+            let inner = plan(py, inner)?;
+            let wrap = matches!(inner, Col::Option(..) | Col::Any | Col::Scalar(Scalar::Unit));
+            Col::Option(Box::new(inner), wrap)
+        }
+        Metadata::Vec(e) => Col::Vec(Box::new(plan(py, e)?)),
+        Metadata::Array(a) => Col::Array(Box::new(plan(py, &a.element)?)),
+        Metadata::Tuple(ts) => Col::Tuple(ts.iter().map(|t| plan(py, t)).collect::<Option<_>>()?),
+        Metadata::Struct(s) => {
+            let mut fields = Vec::with_capacity(s.len());
+            let mut optional = Vec::with_capacity(s.len());
+            for (_, t) in s.fields() {
+                let opt = is_optional_key(t);
+                let t = match t {
+                    Metadata::Enum(e) if opt => e.variant_at(1).expect("two variants").1,
+                    t => t,
+                };
+                fields.push(plan(py, t)?);
+                optional.push(opt);
+            }
+            Col::Struct {
+                keys: s.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect(),
+                fields,
+                optional,
+                template: RefCell::new(None),
+            }
+        }
+        Metadata::Enum(e) => Col::Enum(
+            e.variants().map(|(n, _)| PyString::new_bound(py, n)).collect(),
+            e.variants().map(|(_, t)| plan(py, t)).collect::<Option<_>>()?,
+        ),
+        Metadata::Any => Col::Any,
+        _ => return None,
+    })
+}
+
+/// Whether [`plan`] makes a plan of `ty` (an `any`'s parts are checked
+/// as they are read).
+pub(crate) fn reads_whole(ty: &Metadata) -> bool {
+    if ty.is_zero_size() {
+        return false;
+    }
+    match ty {
+        Metadata::Primitive(p) => scalar_of(*p).is_some(),
+        Metadata::Option(t) | Metadata::Vec(t) => reads_whole(t),
+        Metadata::Array(a) => reads_whole(&a.element),
+        Metadata::Tuple(ts) => ts.iter().all(reads_whole),
+        Metadata::Struct(s) => s.fields().all(|(_, t)| match t {
+            Metadata::Enum(e) if is_optional_key(t) => reads_whole(e.variant_at(1).expect("two variants").1),
+            t => reads_whole(t),
+        }),
+        Metadata::Enum(e) => e.variants().all(|(_, t)| reads_whole(t)),
+        Metadata::Any => true,
+        _ => false,
+    }
+}
+
+/// Every value of one node of type `ty`, as `loads` gives them (see
+/// [`reads_whole`]).
+pub(crate) fn read_untyped<'py>(
+    py: Python<'py>,
+    col: WholeColumn<'_, '_, '_>,
+    ty: &Metadata,
+) -> CResult<Vec<Bound<'py, PyAny>>> {
+    let c = plan(py, ty).ok_or(Stop::Elsewhere)?;
+    read(py, col, &c)
+}
+
+/// Splits `values` into lists of `lens` elements; fails unless they add up.
+fn lists<'py>(py: Python<'py>, lens: &[u64], values: Vec<Bound<'py, PyAny>>) -> CResult<Vec<Bound<'py, PyAny>>> {
+    let total = lens.iter().try_fold(0u64, |a, &l| a.checked_add(l));
+    if total != Some(values.len() as u64) {
+        return Err(Stop::Elsewhere);
+    }
+    let mut values = values.into_iter();
+    Ok(lens.iter().map(|&l| PyList::new_bound(py, values.by_ref().take(l as usize)).into_any()).collect())
+}
+
+/// The values of a tagged column (an enum's or an `any`'s), as `f` makes
+/// each from its tag and payload.
+fn tagged<'py, T>(
+    col: WholeColumn<'_, '_, '_>,
+    n: usize,
+    mut part: impl FnMut(usize, WholeColumn<'_, '_, '_>) -> CResult<Vec<Bound<'py, PyAny>>>,
+    mut f: impl FnMut(usize, Bound<'py, PyAny>) -> CResult<T>,
+) -> CResult<Vec<T>> {
+    let (tags, mut parts) = col.tagged()?;
+    let mut values = Vec::new();
+    let mut i = 0;
+    while parts.remaining() > 0 {
+        let p = parts.next_field()?;
+        let len = p.len();
+        let v = part(i, p)?;
+        if v.len() as u64 != len {
+            return Err(Stop::Elsewhere);
+        }
+        values.push(v.into_iter());
+        i += 1;
+    }
+    if tags.len() != n {
+        return Err(Stop::Elsewhere);
+    }
+    let mut out = Vec::with_capacity(n);
+    for t in tags {
+        let t = t as usize;
+        let v = values.get_mut(t).and_then(Iterator::next).ok_or(Stop::Elsewhere)?;
+        out.push(f(t, v)?);
+    }
+    Ok(out)
+}
+
+/// Every value of one node, by its plan.
+fn read<'py>(py: Python<'py>, col: WholeColumn<'_, '_, '_>, c: &Col<'py>) -> CResult<Vec<Bound<'py, PyAny>>> {
+    let n = usize::try_from(col.len()).map_err(|_| Stop::Elsewhere)?;
+    let out = match c {
+        Col::Scalar(s) => column_py(py, col, *s)??,
+        Col::Option(inner, wrap) => {
+            let (present, inner_col) = col.options()?;
+            let values = read(py, inner_col, inner)?;
+            if present.len() != n || present.iter().filter(|&&p| p).count() != values.len() {
+                return Err(Stop::Elsewhere);
+            }
+            let mut values = values.into_iter();
+            let mut out = Vec::with_capacity(n);
+            for p in present {
+                out.push(if !p {
+                    py.None().into_bound(py)
+                } else {
+                    let v = values.next().expect("counted above");
+                    // Else Some(None) and Some(Some(None)) would be one value.
+                    if *wrap && (v.is_none() || is_some(py, &v)?) {
+                        refs(py)?.some.bind(py).call1((v,))?
+                    } else {
+                        v
+                    }
+                });
+            }
+            out
+        }
+        Col::Vec(e) => {
+            let (lens, elems) = col.vecs()?;
+            if lens.len() != n {
+                return Err(Stop::Elsewhere);
+            }
+            let values = read(py, elems, e)?;
+            lists(py, &lens, values)?
+        }
+        Col::Array(e) => {
+            let (len, elems) = col.arrays()?;
+            let values = read(py, elems, e)?;
+            lists(py, &vec![len; n], values)?
+        }
+        Col::Tuple(ts) => {
+            let mut fields = col.fields()?;
+            let mut columns = Vec::with_capacity(ts.len());
+            for t in ts {
+                let v = read(py, fields.next_field()?, t)?;
+                if v.len() != n {
+                    return Err(Stop::Elsewhere);
+                }
+                columns.push(v.into_iter());
+            }
+            fields.finish()?;
+            (0..n)
+                .map(|_| PyTuple::new_bound(py, columns.iter_mut().map(|c| c.next().expect("n values"))).into_any())
+                .collect()
+        }
+        Col::Struct { keys, fields: plans, optional, template } => {
+            let mut fields = col.fields()?;
+            let mut columns = Vec::with_capacity(plans.len());
+            for (p, &opt) in plans.iter().zip(optional) {
+                let field = fields.next_field()?;
+                let v: Vec<Option<Bound<'py, PyAny>>> = if opt {
+                    // Variant 0 is `absent` (unit), 1 `present` (the payload).
+                    let absent = |k: u64| (0..k).map(|_| py.None().into_bound(py)).collect();
+                    let part = |i, part: WholeColumn<'_, '_, '_>| match i {
+                        0 => Ok(absent(part.len())),
+                        _ => read(py, part, p),
+                    };
+                    tagged(field, n, part, |t, v| Ok((t == 1).then_some(v)))?
+                } else {
+                    read(py, field, p)?.into_iter().map(Some).collect()
+                };
+                if v.len() != n {
+                    return Err(Stop::Elsewhere);
+                }
+                columns.push(v.into_iter());
+            }
+            fields.finish()?;
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                let d = struct_dict(py, keys, template)?;
+                for (k, c) in keys.iter().zip(columns.iter_mut()) {
+                    match c.next().expect("n values a column") {
+                        Some(v) => dict_set(&d, k, &v)?,
+                        None => d.del_item(k)?,
+                    }
+                }
+                out.push(d.into_any());
+            }
+            out
+        }
+        Col::Enum(names, payloads) => {
+            let variant = refs(py)?.variant.bind(py);
+            tagged(
+                col,
+                n,
+                |i, part| read(py, part, payloads.get(i).ok_or(Stop::Elsewhere)?),
+                |t, v| Ok(variant.call1((&names[t], v))?),
+            )?
+        }
+        Col::Any => tagged(
+            col,
+            n,
+            |_, part| {
+                // None in `any` (JSON's null): no column, and no more values
+                // than the `any`'s own, which its type indices charged.
+                if *part.metadata() == Metadata::UNIT {
+                    return Ok((0..part.len()).map(|_| py.None().into_bound(py)).collect());
+                }
+                let p = plan(py, part.metadata()).ok_or(Stop::Elsewhere)?;
+                read(py, part, &p)
+            },
+            |_, v| Ok(v),
+        )?,
+    };
+    if out.len() != n {
+        return Err(Stop::Elsewhere);
+    }
+    Ok(out)
+}
+
+/// Decodes `data` if it is a columnar message of a type read whole here
+/// (see the module's comment); `None` sends it to the core. With
+/// `typed_any`, a type with `any` goes to the core too.
 pub(crate) fn records_from_columns<'py>(
     py: Python<'py>,
     data: &[u8],
     opts: &DecodeOptions,
+    typed_any: bool,
 ) -> Option<PyResult<(Metadata, Bound<'py, PyAny>)>> {
     if data.len() < 2 || data[0] != V2_MARKER || data[1] != FLAG_COLUMNAR {
         return None;
     }
     let (ty, used) = opts.decode_metadata(Version::V2, &data[2..]).ok()?;
-    let plans = record_fields(&ty)?;
-    let Metadata::Vec(e) = &ty else { return None };
-    let Metadata::Struct(s) = &**e else { return None };
-    let keys: Vec<Bound<'py, PyString>> = s.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect();
-    let template = std::cell::RefCell::new(None);
+    if typed_any && meta_has_any(&ty) {
+        return None;
+    }
+    let c = plan(py, &ty)?;
     let base = 2 + used;
-    let read = xbf::read_columns(opts, &ty, &data[base..], base as u64, |root| {
-        let (lens, elems) = root.vecs()?;
-        let n = usize::try_from(elems.len()).map_err(|_| xbf::Error::at(xbf::ErrorKind::InvalidColumn, 0, "count"))?;
-        if lens.len() != 1 || lens[0] != elems.len() {
-            return Err(xbf::Error::at(xbf::ErrorKind::InvalidColumn, 0, "one list"));
-        }
-        let mut fields = elems.fields()?;
-        let mut columns = Vec::with_capacity(plans.len());
-        for &plan in &plans {
-            match field_py(py, fields.next_field()?, plan, n)? {
-                Ok(c) if c.len() == n => columns.push(c.into_iter()),
-                Ok(_) => return Err(fields.short()),
-                Err(e) => return Ok(Err(e)),
-            }
-        }
-        fields.finish()?;
-        let mut records = Vec::with_capacity(n);
-        for _ in 0..n {
-            let d = match struct_dict(py, &keys, &template) {
-                Ok(d) => d,
-                Err(e) => return Ok(Err(e)),
-            };
-            for (k, c) in keys.iter().zip(columns.iter_mut()) {
-                let v = c.next().expect("n values a column");
-                if let Err(e) = dict_set(&d, k, &v) {
-                    return Ok(Err(e));
-                }
-            }
-            records.push(d.into_any());
-        }
-        Ok(Ok(PyList::new_bound(py, records).into_any()))
-    });
-    match read {
-        Ok(Ok(v)) => Some(Ok((ty, v))),
-        Ok(Err(e)) => Some(Err(e)),
-        Err(_) => None,
+    match xbf::read_columns(opts, &ty, &data[base..], base as u64, |root| Ok(read(py, root, &c))) {
+        Ok(Ok(mut v)) if v.len() == 1 => v.pop().map(|v| Ok((ty, v))),
+        Ok(Err(Stop::Py(e))) => Some(Err(e)),
+        _ => None,
     }
 }

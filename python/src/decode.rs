@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use xbf::wire::{self, varint};
 use xbf::{DecodeOptions, Metadata, PrimitiveType as P, Version};
 
@@ -423,7 +423,7 @@ pub(crate) fn date_py(py: Python<'_>, days: i64) -> PyResult<Bound<'_, PyAny>> {
     let ord = days + EPOCH_ORDINAL;
     if (1..=3_652_059).contains(&ord) {
         let (y, m, d) = xbf::time::civil_from_days(days);
-        Ok(PyDate::new_bound(py, y as i32, m as u8, d as u8)?.into_any())
+        crate::dates::new_date(py, y as i32, m as u8, d as u8)
     } else {
         Ok(days.into_py(py).into_bound(py))
     }
@@ -440,8 +440,7 @@ pub(crate) fn timestamp_py(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, Py
     }
     let (y, m, d) = xbf::time::civil_from_days(days);
     let secs = rem / 1_000_000;
-    let utc = refs(py)?.utc.bind(py).downcast::<pyo3::types::PyTzInfo>()?.clone();
-    Ok(PyDateTime::new_bound(
+    crate::dates::new_utc_datetime(
         py,
         y as i32,
         m as u8,
@@ -450,9 +449,7 @@ pub(crate) fn timestamp_py(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, Py
         ((secs / 60) % 60) as u8,
         (secs % 60) as u8,
         (rem % 1_000_000) as u32,
-        Some(&utc),
-    )?
-    .into_any())
+    )
 }
 
 pub(crate) fn meta_has_any(ty: &Metadata) -> bool {
@@ -526,8 +523,8 @@ pub(crate) fn decode<'py>(
             Err(DErr::Py(e)) => return Err(e),
             Err(DErr::Bad) => {}
         }
-        // Columns of flat records: read whole, straight to Python objects.
-        if let Some(r) = records_from_columns(py, data, opts) {
+        // Columns: read whole, straight to Python objects.
+        if let Some(r) = records_from_columns(py, data, opts, typed_any) {
             return r;
         }
         let (ty, value) = opts.decode_typed_message(data).map_err(|e| core_err(py, e))?;

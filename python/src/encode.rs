@@ -5,10 +5,7 @@ use std::cell::RefCell;
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyMemoryView,
-    PyString, PyTimeAccess, PyTuple,
-};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyList, PyLong, PyMemoryView, PyString, PyTuple};
 use xbf::wire::{self, varint};
 use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
 
@@ -51,26 +48,28 @@ pub(crate) fn is_fixed(p: P) -> bool {
 }
 
 pub(crate) fn ordinal_days(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    let d = obj.downcast::<PyDate>()?;
-    xbf::time::days_from_civil(i64::from(d.get_year()), u32::from(d.get_month()), u32::from(d.get_day()))
-        .ok_or_else(|| cannot(obj, "date"))
+    let (y, m, d) = crate::dates::ymd(obj)?;
+    xbf::time::days_from_civil(i64::from(y), u32::from(m), u32::from(d)).ok_or_else(|| cannot(obj, "date"))
 }
 
 pub(crate) fn timestamp_micros(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     let py = obj.py();
-    let dt0 = obj.downcast::<PyDateTime>()?;
+    if !crate::dates::is_datetime(obj) {
+        return Err(cannot(obj, "timestamp"));
+    }
     let owned;
-    let dt = if dt0.getattr("tzinfo")?.is_none() {
-        dt0
+    let dt = if obj.getattr("tzinfo")?.is_none() {
+        obj
     } else {
-        owned = obj.call_method1("astimezone", (refs(py)?.utc.bind(py),))?.downcast_into::<PyDateTime>()?;
+        owned = obj.call_method1("astimezone", (refs(py)?.utc.bind(py),))?;
         &owned
     };
-    let days = xbf::time::days_from_civil(i64::from(dt.get_year()), u32::from(dt.get_month()), u32::from(dt.get_day()))
-        .ok_or_else(|| cannot(obj, "timestamp"))?;
-    let secs =
-        days * 86_400 + i64::from(dt.get_hour()) * 3600 + i64::from(dt.get_minute()) * 60 + i64::from(dt.get_second());
-    Ok(secs * 1_000_000 + i64::from(dt.get_microsecond()))
+    let (y, m, d) = crate::dates::ymd(dt)?;
+    let days =
+        xbf::time::days_from_civil(i64::from(y), u32::from(m), u32::from(d)).ok_or_else(|| cannot(obj, "timestamp"))?;
+    let (h, mi, sec, us) = crate::dates::hms_us(dt)?;
+    let secs = days * 86_400 + i64::from(h) * 3600 + i64::from(mi) * 60 + i64::from(sec);
+    Ok(secs * 1_000_000 + i64::from(us))
 }
 
 pub(crate) fn int_256(obj: &Bound<'_, PyAny>, signed: bool, what: &str) -> PyResult<[u8; 32]> {
@@ -208,7 +207,7 @@ impl Enc {
                         }
                     }
                     P::Date => {
-                        let d = if obj.is_instance_of::<PyDate>() && !obj.is_instance_of::<PyDateTime>() {
+                        let d = if crate::dates::is_plain_date(obj) {
                             ordinal_days(obj)?
                         } else if is_int() {
                             i64::from(obj.extract::<i32>().map_err(|_| cannot(obj, "date"))?)
@@ -220,7 +219,7 @@ impl Enc {
                         varint::put_u64(&mut self.out, varint::zigzag64(x));
                     }
                     P::Timestamp => {
-                        let t = if obj.is_instance_of::<PyDateTime>() {
+                        let t = if crate::dates::is_datetime(obj) {
                             timestamp_micros(obj)?
                         } else if is_int() {
                             obj.extract::<i64>().map_err(|_| cannot(obj, "timestamp"))?

@@ -4,8 +4,7 @@
 use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyMemoryView, PyString, PyTuple,
-    PyType,
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyList, PyLong, PyMemoryView, PyString, PyTuple, PyType,
 };
 use xbf::infer::{Field, Ints, Slot, OBJECT_STRUCT};
 use xbf::Metadata;
@@ -152,10 +151,10 @@ impl<'py> Infer<'py> for Shape<'py> {
                 return Ok(Shape::Map(Box::new(ks), Box::new(vs)));
             }
         }
-        if obj.is_instance_of::<PyDateTime>() {
+        if crate::dates::is_datetime(obj) {
             return Ok(Shape::Timestamp);
         }
-        if obj.is_instance_of::<PyDate>() {
+        if crate::dates::is_date(obj) {
             return Ok(Shape::Date);
         }
         let r = refs(py)?;

@@ -21,9 +21,10 @@
 //!   encode or decode.
 //! - [`encode`]: Python to XBF rows, and `dumps`; [`columns`]: Python to the
 //!   columnar layout.
-//! - [`decode`]: XBF to Python (the fast path, and `loads`);
-//!   [`column_reader`]: columnar messages of flat records to Python, whole
-//!   columns at a time; [`to_py`]: the
+//! - [`decode`]: XBF to Python (the fast path, and `loads`); [`dates`]:
+//!   dates and datetimes, by the C API or (abi3) the `datetime` module;
+//!   [`column_reader`]: columnar messages to Python, whole columns at a
+//!   time; [`to_py`]: the
 //!   core's values to Python; [`typed`]: decoding into the reader's types
 //!   (`xbf.Decoder`).
 //! - [`streams`]: `StreamReader` and `StreamWriter`; [`file`]: XBF files
@@ -54,6 +55,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod arrow;
 mod column_reader;
 mod columns;
+mod dates;
 mod decode;
 mod encode;
 mod errors;

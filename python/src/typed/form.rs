@@ -51,6 +51,11 @@ pub(super) struct Record {
     pub(super) name: String,
     pub(super) fields: Vec<RField>,
     pub(super) post_init: bool,
+    /// A dataclass whose attributes are set by `object.__setattr__` (no
+    /// `__setattr__` of its own, so not frozen): its fields are set one by
+    /// one, into the instance's own value slots (Python 3.11+ keeps the
+    /// attributes of such instances without a dict until asked for one).
+    pub(super) plain_setattr: bool,
 }
 
 pub(super) struct RField {
@@ -127,9 +132,13 @@ pub(super) fn parse_form(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Form>> {
                 let key = PyString::intern_bound(obj.py(), &name).unbind();
                 fields.push(RField { name, key, form: parse_form(&f.get_item(1)?)?, default });
             }
+            let cls = t.get_item(2)?;
+            let object_setattr = obj.py().get_type_bound::<pyo3::types::PyAny>().getattr("__setattr__")?;
+            let plain_setattr = kind == Kind::Dataclass && cls.getattr("__setattr__")?.is(&object_setattr);
             Form::Record(Record {
                 kind,
-                cls: t.get_item(2)?.unbind(),
+                plain_setattr,
+                cls: cls.unbind(),
                 name: t.get_item(3)?.extract()?,
                 fields,
                 post_init: t.get_item(5)?.is_truthy()?,

@@ -10,11 +10,12 @@
 //! type fails at its first value, so that an empty list or an option always
 //! absent still reads, as in msgspec.
 //!
-//! What the fast path leaves to the core (columnar messages, zero-size types,
-//! maps of zero-size keys, damaged input) is decoded by the core, so its
-//! errors are the core's, and the reader's values are built from the core's
-//! `xbf::Value` by a plan of the same rules ([`from_value`]), with no
-//! intermediate Python dicts.
+//! Columnar messages are read by the plan from whole columns ([`columns`]).
+//! What neither path takes (zero-size types, maps of zero-size keys, types
+//! not read whole, values that do not fit in columns, damaged input) is
+//! decoded by the core, so its errors are the core's, and the reader's
+//! values are built from the core's `xbf::Value` by a plan of the same rules
+//! ([`from_value`]), with no intermediate Python dicts.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -23,7 +24,9 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple};
+
+use crate::dates::{is_date, is_datetime, is_plain_date};
 use xbf::{DecodeOptions, EncodeOptions, Metadata, PrimitiveType as P, Value as V, Version};
 
 use crate::decode::{decode_options, header, meta_has_any, DErr, Dec, FAST_DEPTH};
@@ -32,6 +35,7 @@ use crate::plan::{is_optional_key, make_plan, Plan};
 use crate::pyobj::{refs, short_repr, type_name};
 use crate::to_py::{value_to_py, ToPy};
 
+mod columns;
 mod form;
 use form::{
     invalid, is_int, meta_name, mismatch, parse_form, validation_error, Default, Form, Kind, Record, Seg, TErr, TResult,
@@ -246,6 +250,8 @@ impl Compiler {
 struct Compiled {
     /// None: the message goes the untyped way, then is converted.
     plan: Option<TPlan>,
+    /// Whether the plan reads whole columns ([`columns`]).
+    columns: bool,
     generics: Vec<Metadata>,
     depth: usize,
 }
@@ -281,7 +287,7 @@ impl<'py> TDec<'_, 'py> {
             TPlan::Date => {
                 let start = self.d.pos;
                 let v = self.d.prim(py, P::Date)?;
-                if v.is_instance_of::<PyDate>() {
+                if is_date(&v) {
                     Ok(v)
                 } else {
                     Err(mismatch("date", "a day outside Python's years 1-9999", Some(start)))
@@ -290,7 +296,7 @@ impl<'py> TDec<'_, 'py> {
             TPlan::DateTime => {
                 let start = self.d.pos;
                 let v = self.d.prim(py, P::Timestamp)?;
-                if v.is_instance_of::<PyDateTime>() {
+                if is_datetime(&v) {
                     Ok(v)
                 } else {
                     Err(mismatch("datetime", "a timestamp outside Python's years 1-9999", Some(start)))
@@ -463,12 +469,24 @@ fn build_record<'py>(
         }
         Kind::Dataclass => {
             // As msgspec does: the instance made without __init__, its fields
-            // set in place (through __dict__, or object.__setattr__ for
-            // slots), then __post_init__.
+            // set in place (one by one where the class sets attributes as
+            // `object` does; else through __dict__, or object.__setattr__ for
+            // frozen slots), then __post_init__.
             let new = OBJECT_NEW.get_or_try_init(py, || -> PyResult<PyObject> {
                 Ok(py.get_type_bound::<pyo3::types::PyAny>().getattr("__new__")?.unbind())
             })?;
             let inst = new.bind(py).call1((cls,))?;
+            if r.plain_setattr {
+                for (f, v) in r.fields.iter().zip(vals) {
+                    if let Some(v) = v {
+                        inst.setattr(f.key.bind(py), v)?;
+                    }
+                }
+                if r.post_init {
+                    inst.call_method0("__post_init__")?;
+                }
+                return Ok(inst);
+            }
             match inst.getattr(pyo3::intern!(py, "__dict__")).ok().and_then(|d| d.downcast_into::<PyDict>().ok()) {
                 Some(d) => {
                     for (f, v) in r.fields.iter().zip(vals) {
@@ -528,9 +546,9 @@ fn py_kind(obj: &Bound<'_, PyAny>) -> String {
         "tuple".into()
     } else if obj.is_instance_of::<PyDict>() {
         "struct".into()
-    } else if obj.is_instance_of::<PyDateTime>() {
+    } else if is_datetime(obj) {
         "timestamp".into()
-    } else if obj.is_instance_of::<PyDate>() {
+    } else if is_date(obj) {
         "date".into()
     } else {
         type_name(obj)
@@ -551,8 +569,8 @@ fn convert<'py>(py: Python<'py>, form: &Arc<Form>, obj: &Bound<'py, PyAny>) -> T
         Form::Bytes if obj.is_instance_of::<PyBytes>() => Ok(obj.clone()),
         Form::Bool if obj.is_instance_of::<PyBool>() => Ok(obj.clone()),
         Form::NoneT if obj.is_none() => Ok(obj.clone()),
-        Form::DateTime if obj.is_instance_of::<PyDateTime>() => Ok(obj.clone()),
-        Form::Date if obj.is_instance_of::<PyDate>() && !obj.is_instance_of::<PyDateTime>() => Ok(obj.clone()),
+        Form::DateTime if is_datetime(obj) => Ok(obj.clone()),
+        Form::Date if is_plain_date(obj) => Ok(obj.clone()),
         Form::Optional(_) if obj.is_none() => Ok(obj.clone()),
         Form::Optional(inner) => convert(py, inner, obj),
         Form::Seq(elem, ctor) if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() => {
@@ -750,7 +768,21 @@ fn present_value(optional_key: bool, v: &xbf::Value) -> Option<&xbf::Value> {
 #[pyclass(module = "xbf._native", unsendable)]
 pub(crate) struct TypedDecoder {
     form: Arc<Form>,
-    plans: RefCell<Vec<(Vec<u8>, Rc<Compiled>)>>,
+    plans: RefCell<Vec<PlanEntry>>,
+}
+
+/// A kept plan: for which reader, of which metadata (its bytes).
+type PlanEntry = (PlanFor, Vec<u8>, Rc<Compiled>);
+
+/// Which reader a plan is for: plans of one metadata differ by reader.
+#[derive(Clone, Copy, PartialEq)]
+enum PlanFor {
+    /// The fast path over rows, which leaves some types to the core.
+    Rows,
+    /// Whole columns ([`columns`]).
+    Columns,
+    /// Values the core decoded.
+    Values,
 }
 
 const PLANS_KEPT: usize = 16;
@@ -772,12 +804,13 @@ impl TypedDecoder {
                 Err(TErr::Dec(DErr::Py(e))) => return Err(e),
                 Err(TErr::Dec(DErr::Bad)) => {}
             }
+            if let Some(r) = self.read_columns(py, data, &opts) {
+                return r;
+            }
             let (ty, value) = opts.decode_typed_message(data).map_err(|e| core_err(py, e))?;
             let typed = match EncodeOptions::v2().encode_metadata(&ty) {
-                Ok(mut key) => {
-                    // Kept apart from the fast path's plans of the same metadata.
-                    key.insert(0, 0xff);
-                    let compiled = self.compiled(&key, &ty, true, true);
+                Ok(key) => {
+                    let compiled = self.compiled(PlanFor::Values, &key, &ty, true);
                     let plan = compiled.plan.as_ref().expect("plans for values are always made");
                     let mut to_py = ToPy { typed_any: false, structs: HashMap::new(), last: None };
                     from_value(py, plan, &value, &mut to_py)
@@ -795,21 +828,24 @@ impl TypedDecoder {
 
 impl TypedDecoder {
     /// The plan of a message's metadata, compiled on first sight.
-    /// `from_values`: for values the core decoded (columns), which any
-    /// metadata can give; else for the fast path, which leaves some to the core.
-    fn compiled(&self, meta: &[u8], ty: &Metadata, v2: bool, from_values: bool) -> Rc<Compiled> {
-        if let Some((_, c)) = self.plans.borrow().iter().find(|(m, _)| m == meta) {
+    /// Plans for the fast path over rows are made only for the metadata it
+    /// reads (it leaves the rest to the core); the others, for any metadata.
+    fn compiled(&self, reader: PlanFor, meta: &[u8], ty: &Metadata, v2: bool) -> Rc<Compiled> {
+        if let Some((.., c)) = self.plans.borrow().iter().find(|(r, m, _)| *r == reader && m == meta) {
             return c.clone();
         }
-        let untyped = !from_values && (ty.depth() > FAST_DEPTH || (!v2 && meta_has_any(ty)) || has_zero_size(ty));
+        let untyped =
+            reader == PlanFor::Rows && (ty.depth() > FAST_DEPTH || (!v2 && meta_has_any(ty)) || has_zero_size(ty));
         let mut compiler = Compiler { generics: Vec::new() };
         let plan = if untyped { None } else { Some(compiler.compile(&self.form, ty)) };
-        let c = Rc::new(Compiled { plan, generics: compiler.generics, depth: ty.depth() });
+        let columns =
+            reader == PlanFor::Columns && plan.as_ref().is_some_and(|p| columns::readable(p, &compiler.generics));
+        let c = Rc::new(Compiled { plan, columns, generics: compiler.generics, depth: ty.depth() });
         let mut plans = self.plans.borrow_mut();
         if plans.len() >= PLANS_KEPT {
             plans.remove(0);
         }
-        plans.push((meta.to_vec(), c.clone()));
+        plans.push((reader, meta.to_vec(), c.clone()));
         c
     }
 
@@ -817,7 +853,7 @@ impl TypedDecoder {
         let (v2, start) = header(data)?;
         let version = if v2 { Version::V2 } else { Version::V1 };
         let (ty, used) = DecodeOptions::default().decode_metadata(version, &data[start..]).map_err(|_| DErr::Bad)?;
-        let compiled = self.compiled(&data[start..start + used], &ty, v2, false);
+        let compiled = self.compiled(PlanFor::Rows, &data[start..start + used], &ty, v2);
         let Some(plan) = &compiled.plan else { return Err(DErr::Bad.into()) };
         let generics: Vec<Plan<'py>> = compiled.generics.iter().map(|m| make_plan(py, m, 0)).collect();
         if generics.iter().any(Plan::needs_core) {

@@ -183,6 +183,12 @@ impl<'de> Node<'de> {
         self.at
     }
 
+    /// The node's type in the message (for an `any`'s parts, the type the
+    /// column gives each).
+    pub(super) fn ty(&self) -> &Metadata {
+        &self.ty
+    }
+
     /// The node's decoded columns, decoding them the first time.
     #[inline]
     pub(super) fn data(&mut self, cx: &mut Cx<'_>) -> Result<&mut Data<'de>> {

@@ -53,7 +53,8 @@ pub struct WholeColumn<'a, 'o, 'de> {
     node: &'a mut Node<'de>,
 }
 
-/// A struct's or a tuple's fields, one [`WholeColumn`] each, in their order.
+/// A struct's or a tuple's fields, or an enum's or an `any`'s parts, one
+/// [`WholeColumn`] each, in their order.
 pub struct WholeFields<'a, 'o, 'de> {
     cx: &'a mut Cx<'o>,
     fields: std::slice::IterMut<'a, Node<'de>>,
@@ -79,6 +80,12 @@ impl<'a, 'o, 'de> WholeColumn<'a, 'o, 'de> {
     /// Whether the node holds no values.
     pub fn is_empty(&self) -> bool {
         self.node.n == 0
+    }
+
+    /// The node's type in the message: for the parts of an `any` (see
+    /// [`WholeColumn::tagged`]), the type the column gives each part.
+    pub fn metadata(&self) -> &Metadata {
+        self.node.ty()
     }
 
     /// The node's decoded columns, every value counted as taken. A node is
@@ -227,6 +234,19 @@ impl<'a, 'o, 'de> WholeColumn<'a, 'o, 'de> {
         }
     }
 
+    /// An enum's or an `any`'s column: each value's variant (or type)
+    /// index, and one column per variant (or per type the column holds,
+    /// whose [`WholeColumn::metadata`] gives it) of the payloads of the
+    /// values of that index, in order.
+    pub fn tagged(self) -> Result<(Vec<u32>, WholeFields<'a, 'o, 'de>)> {
+        match self.whole()? {
+            (cx, Data::Tagged { tags, parts }, at) => {
+                Ok((std::mem::take(tags), WholeFields { cx, fields: parts.iter_mut(), at }))
+            }
+            (.., at) => Err(not_the_type(at)),
+        }
+    }
+
     /// A struct or tuple column: its fields' columns, which hold as many
     /// values as it does.
     pub fn fields(self) -> Result<WholeFields<'a, 'o, 'de>> {
@@ -244,6 +264,11 @@ impl<'o, 'de> WholeFields<'_, 'o, 'de> {
             Some(node) => Ok(WholeColumn { cx: self.cx, node }),
             None => Err(not_the_type(self.at)),
         }
+    }
+
+    /// How many fields (or parts) are left.
+    pub fn remaining(&self) -> usize {
+        self.fields.len()
     }
 
     /// Fails unless every field was read.
