@@ -36,6 +36,7 @@ import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
 import xbf.arrow as xa
+from child import Worker
 
 SRC = "target/data/vega-datasets/flights-3m.parquet"
 
@@ -170,26 +171,6 @@ def spark_bench(xbf_path, parquet_path, rounds):
             "median_s": {n: {o: statistics.median(v) for o, v in d.items()} for n, d in raw.items()}}
 
 
-class Worker:
-    """Another build of xbf in a child process: `op(path, name)` runs one
-    read there and returns the time the child measured."""
-
-    def __init__(self, site):
-        env = dict(os.environ, PYTHONPATH=site)
-        self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], env=env, text=True,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.version = self.p.stdout.readline().strip()
-
-    def op(self, path, name):
-        self.p.stdin.write(f"{path}\t{name}\n")
-        self.p.stdin.flush()
-        return float(self.p.stdout.readline())
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
-
-
 def worker():
     print(xa.__file__, flush=True)
     for line in sys.stdin:
@@ -218,7 +199,7 @@ def main():
     workers = {}
     for c in args.compare:
         label, site = c.split("=", 1)
-        workers[f"xbf [{label}]"] = Worker(site)
+        workers[f"xbf [{label}]"] = Worker(__file__, site)
         print(f"xbf [{label}] from {workers[f'xbf [{label}]'].version}", file=sys.stderr)
     table = pq.read_table(SRC)
     folder = args.folder or tempfile.mkdtemp(prefix="arrow-bench-")
@@ -242,7 +223,7 @@ def main():
         for n in order:
             if n in workers:
                 for o in ops:
-                    raw[n][o].append(workers[n].op(paths["xbf"], o))
+                    raw[n][o].append(workers[n].ask(paths["xbf"], o))
                 continue
             rd = readers(n, paths[n])
             for o in ops[:3]:

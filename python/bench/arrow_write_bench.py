@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,6 +26,7 @@ import time
 import pyarrow.parquet as pq
 
 import xbf.arrow as xa
+from child import Worker
 
 SRC = "target/data/vega-datasets/flights-3m.parquet"
 
@@ -41,26 +41,6 @@ WRITERS = {
 def digest(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
-
-
-class Worker:
-    """Another build of xbf in a child process: `write(name, path)` runs one
-    write there and returns the time the child measured."""
-
-    def __init__(self, site):
-        env = dict(os.environ, PYTHONPATH=site)
-        self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], env=env, text=True,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.version = self.p.stdout.readline().strip()
-
-    def write(self, name, path):
-        self.p.stdin.write(f"{name}\t{path}\n")
-        self.p.stdin.flush()
-        return float(self.p.stdout.readline())
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
 
 
 def worker():
@@ -87,7 +67,7 @@ def main():
     workers = {}
     for c in args.compare:
         label, site = c.split("=", 1)
-        workers[label] = Worker(site)
+        workers[label] = Worker(__file__, site)
         print(f"[{label}] is {workers[label].version}", file=sys.stderr)
     # (display name, writer, worker label or None)
     runs = [(n, n, None) for n in WRITERS]
@@ -105,7 +85,7 @@ def main():
                 WRITERS[writer](table, path)
                 raw[name].append(time.perf_counter() - s)
             else:
-                raw[name].append(workers[label].write(writer, path))
+                raw[name].append(workers[label].ask(writer, path))
         print(f"round {r + 1}: " + ", ".join(f"{n} {raw[n][-1]:.2f}s" for n, _, _ in runs), file=sys.stderr)
     for w in workers.values():
         w.close()
