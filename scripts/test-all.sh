@@ -49,6 +49,8 @@ target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check
 target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check ./python
 # The linter (ruff.toml: the package, its tests and scripts/), pinned in requirements-test.txt.
 target/python-venv/bin/ruff check .
+# The extension's crate is its own workspace, which the fmt check at the top does not reach.
+cargo fmt --manifest-path python/Cargo.toml --check
 target/python-venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 cargo test --quiet --locked --manifest-path python/Cargo.toml
 

@@ -454,7 +454,8 @@ pub(crate) fn records_direct(
         let Some(r) = fill(node, fty, col).map_err(encode_err)? else { return Ok(None) };
         rows += r;
     }
-    let cols = EncodeOptions::v2().compress_columns(zstd).map_err(encode_err)?.encode_columns(columns).map_err(encode_err)?;
+    let cols =
+        EncodeOptions::v2().compress_columns(zstd).map_err(encode_err)?.encode_columns(columns).map_err(encode_err)?;
     let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
     Ok(Some((cols, 2 + meta.len() + rows, ty)))
 }

@@ -428,7 +428,8 @@ pub(crate) fn write_file(
     if zstd.is_some() && !cfg!(feature = "zstd") {
         return Err(PyValueError::new_err("this build of xbf has no zstd (build with the `zstd` feature)"));
     }
-    let mut opts = FileOptions::default().encode_options(EncodeOptions::v2().compress_columns(zstd).map_err(encode_err)?);
+    let mut opts =
+        FileOptions::default().encode_options(EncodeOptions::v2().compress_columns(zstd).map_err(encode_err)?);
     if let Some(n) = block_rows {
         if n == 0 {
             return Err(PyValueError::new_err("block_rows must be at least 1"));
