@@ -8,6 +8,8 @@ stage() { echo "== $* [${SECONDS}s]"; }
 
 stage "Rust: formatting (rustfmt.toml) and clippy, warnings as errors"
 cargo fmt --all --check
+# The crates outside the workspace (each its own): the Python extension, the benchmarks, the fuzz targets.
+for m in python bench bench/files fuzz; do cargo fmt --manifest-path "$m/Cargo.toml" --check; done
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 # The core's modules are layers (crates/xbf/src/lib.rs): no import cycle between them.
 python3 scripts/module-cycles.py
@@ -49,8 +51,6 @@ target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check
 target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check ./python
 # The linter (ruff.toml: the package, its tests and scripts/), pinned in requirements-test.txt.
 target/python-venv/bin/ruff check .
-# The extension's crate is its own workspace, which the fmt check at the top does not reach.
-cargo fmt --manifest-path python/Cargo.toml --check
 target/python-venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 cargo test --quiet --locked --manifest-path python/Cargo.toml
 

@@ -157,7 +157,11 @@ where
         ("XBF v1 dynamic", EncodeOptions::v1(), &v1_value),
         ("XBF 2 rows dynamic", EncodeOptions::v2().layout(Layout::Rows), &dyn_value),
         ("XBF 2 columnar", EncodeOptions::v2().layout(Layout::Columnar), &dyn_value),
-        ("XBF 2 columnar+zstd", EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19)).unwrap(), &dyn_value),
+        (
+            "XBF 2 columnar+zstd",
+            EncodeOptions::v2().layout(Layout::Columnar).compress_columns(Some(19)).unwrap(),
+            &dyn_value,
+        ),
     ] {
         f.push(dyn_fmt(name, opts, value.as_ref().ok().cloned(), value.as_ref().err().map(|x| x.to_string())));
     }

@@ -146,7 +146,8 @@ fn write(format: &str, input: &str, output: &str) -> u64 {
         "xbf" | "xbf-zstd" | "xbf-values" => {
             let ty = xbf_type();
             let zstd = (format == "xbf-zstd").then_some(ZSTD_LEVEL);
-            let opts = xbf::FileOptions::default().encode_options(xbf::EncodeOptions::v2().compress_columns(zstd).unwrap());
+            let opts =
+                xbf::FileOptions::default().encode_options(xbf::EncodeOptions::v2().compress_columns(zstd).unwrap());
             let mut w = xbf::FileWriter::new(out, xbf::Metadata::Struct(ty.clone()), opts).expect("a writer");
             for r in rows(input) {
                 let v = xbf::StructValue::new(
