@@ -123,7 +123,7 @@ pub fn from_json(args: &FromJsonArgs) -> CliResult {
         return crate::file_cmd::json_lines_to_file(input, output, args.encoding.options()?, &args.file);
     }
     let (name, text) = read_all(args.io.input.as_deref())?;
-    let json = xbf::json::JsonOptions::default().max_depth(args.max_depth.into());
+    let json = xbf::json::JsonOptions::default().max_depth(args.max_depth.into()).map_err(|e| xbf_error(&name, &e))?;
     let value = json.convert_slice(&text).map_err(|e| xbf_error(&name, &e))?;
     drop(text);
     let opts = args.encoding.options()?;

@@ -55,9 +55,10 @@ fn json_err(detail: impl Into<String>) -> Error {
 /// How JSON is read: the nesting limit.
 ///
 /// ```
-/// let opts = xbf::json::JsonOptions::default().max_depth(2);
+/// let opts = xbf::json::JsonOptions::default().max_depth(2)?;
 /// assert!(opts.convert_str("[[1]]").is_ok());
 /// assert_eq!(opts.convert_str("[[[1]]]").unwrap_err().kind(), xbf::ErrorKind::TooDeep);
+/// # Ok::<(), xbf::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JsonOptions {
@@ -71,13 +72,20 @@ impl Default for JsonOptions {
 }
 
 impl JsonOptions {
-    /// At most `levels` nested arrays and objects (at most
-    /// [`MAX_DEPTH_CEILING`]), and an inferred type at most as deep. Past
-    /// [`DEFAULT_MAX_DEPTH`], the message must be read with
-    /// [`DecodeOptions::max_depth`](crate::DecodeOptions::max_depth) as high.
-    pub fn max_depth(mut self, levels: usize) -> Self {
-        self.max_depth = levels.min(MAX_DEPTH_CEILING);
-        self
+    /// At most `levels` nested arrays and objects, and an inferred type at
+    /// most as deep. Range: 0 to [`MAX_DEPTH_CEILING`] (256), as for
+    /// [`DecodeOptions::max_depth`](crate::DecodeOptions::max_depth); past
+    /// it, `invalid-options`. Past [`DEFAULT_MAX_DEPTH`], the message must be
+    /// read with a decoder's `max_depth` as high.
+    pub fn max_depth(mut self, levels: usize) -> Result<Self> {
+        if levels > MAX_DEPTH_CEILING {
+            return Err(Error::new(
+                ErrorKind::InvalidOptions,
+                format!("max_depth {levels} is more than the ceiling of {MAX_DEPTH_CEILING} levels"),
+            ));
+        }
+        self.max_depth = levels;
+        Ok(self)
     }
 
     /// Parses JSON text, keeping every number as written. Fails with

@@ -109,7 +109,7 @@ fn depth_is_refused_before_it_is_reached_at_any_depth() {
     }
     let ok = "[".repeat(128) + &"]".repeat(128);
     assert!(from_json_str(&ok).is_ok());
-    let opts = JsonOptions::default().max_depth(3);
+    let opts = JsonOptions::default().max_depth(3).unwrap();
     assert!(opts.convert_str("[[[]]]").is_ok());
     assert_eq!(opts.convert_str("[[[[]]]]").unwrap_err().kind(), ErrorKind::TooDeep);
     assert_eq!(opts.convert_str(r#"{"a":{"b":{"c":{}}}}"#).unwrap_err().kind(), ErrorKind::TooDeep);
@@ -137,7 +137,7 @@ fn deepest_allowed_document_fits_a_small_stack() {
     // ceiling must fit a test thread's 2 MiB stack, debug build included.
     let n = MAX_DEPTH_CEILING;
     for text in ["[".repeat(n) + &"]".repeat(n), "{\"a\":".repeat(n - 1) + "[1.5]" + &"}".repeat(n - 1)] {
-        let opts = JsonOptions::default().max_depth(usize::MAX);
+        let opts = JsonOptions::default().max_depth(MAX_DEPTH_CEILING).unwrap();
         let depth = std::thread::Builder::new()
             .stack_size(2 << 20)
             .spawn(move || opts.convert_str(&text).map(|v| v.metadata().depth()))
@@ -339,4 +339,12 @@ fn text_that_is_not_json_is_invalid_json_at_its_byte() {
         assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidJson, Some(at)), "{text}");
     }
     assert_eq!(from_json_str("1e400").unwrap_err().kind(), ErrorKind::TypeMismatch);
+}
+
+#[test]
+fn a_depth_past_the_ceiling_is_invalid_options() {
+    for levels in [MAX_DEPTH_CEILING + 1, usize::MAX] {
+        assert_eq!(JsonOptions::default().max_depth(levels).unwrap_err().kind(), ErrorKind::InvalidOptions);
+    }
+    assert!(JsonOptions::default().max_depth(0).is_ok());
 }
