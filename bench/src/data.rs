@@ -352,22 +352,15 @@ pub struct Holder {
     pub professors: Vec<Professor>,
 }
 
-/// A small deterministic generator (splitmix64).
-pub struct Rng(pub u64);
+/// A small deterministic generator (splitmix64): the one in
+/// crates/xbf/examples/support/rng.rs, which the core's examples share, so
+/// that their data and the harness's are the same.
+#[path = "../../crates/xbf/examples/support/rng.rs"]
+mod rng;
+pub use rng::Rng;
+
 impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    pub fn text(&mut self, len: usize) -> String {
-        (0..len).map(|_| (b'a' + self.below(26) as u8) as char).collect()
-    }
+    /// A date between 1950 and 2009, as `YYYY-MM-DD`.
     pub fn date(&mut self) -> String {
         format!("{:04}-{:02}-{:02}", 1950 + self.below(60), 1 + self.below(12), 1 + self.below(28))
     }

@@ -1,7 +1,7 @@
-//! The benchmark harness's generator (bench/src/data.rs), shared by the
+//! The benchmark harness's generator (bench/src/data.rs includes this file), shared by the
 //! examples so that their data match the harness's.
 
-/// SplitMix64, as bench/src/data.rs.
+/// SplitMix64.
 pub struct Rng(pub u64);
 
 impl Rng {
