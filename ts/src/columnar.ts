@@ -224,9 +224,13 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] | null {
     sampled++;
     let e = 0;
     for (; e <= maxE; e++) {
-      const n = scaled(v, e, f32);
-      if (n === undefined) { e = maxE + 1; break; } // larger exponents only scale it further
-      if (sameBits(fromDecimalN(n, e, f32), v, f32)) break;
+      // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
+      // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
+      // the nearest integer cannot give v back (for f64; an f32's rounding is coarser: always divided).
+      const x = v * P10[e]!, ax = x < 0 ? -x : x, a = Math.round(ax);
+      if (!(a < (f32 ? 1.6e7 : 9.0e15))) { e = maxE + 1; break; } // also NaN, the infinities; larger e only scale it further
+      if (!f32 && (ax > a ? ax - a : a - ax) > ax * 4.440892098500626e-16) continue;
+      if (sameBits(fromDecimalN(a === 0 ? 0 : x < 0 ? -a : a, e, f32), v, f32)) break;
     }
     if (e > maxE) never++; else hist[e]!++;
   }
