@@ -64,6 +64,23 @@ function utf8Views(values: string[]): Views {
   const n = values.length, start: number[] = [], len: number[] = [];
   let chars = 0;
   for (let i = 0; i < n; i++) chars += values[i]!.length;
+  if (chars <= 4096) {
+    // A short column (most of a small table's): its bytes copied from the characters while they are ASCII,
+    // without the join and the TextEncoder call, whose fixed cost is most of the work at this size.
+    const buf = new Uint8Array(chars);
+    let p = 0, ascii = true;
+    for (let i = 0; ascii && i < n; i++) {
+      const v = values[i]!, l = v.length;
+      for (let k = 0; k < l; k++) {
+        const c = v.charCodeAt(k);
+        if (c >= 0x80) { ascii = false; break; }
+        buf[p + k] = c;
+      }
+      start.push(p); len.push(l); p += l;
+    }
+    if (ascii) return { buf, start, len };
+    start.length = 0; len.length = 0;
+  }
   if (chars <= 1 << 26) {
     const buf = utf8e.encode(values.join(""));
     let p = 0;
