@@ -241,7 +241,10 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
           columnsOf("lengths", tags, out);
           columnValues((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, present, out);
         } else {
-          if ((f.type.kind !== "option" && f.type.kind !== "unit") || noAbsentNull) for (const x of xs) if (x === undefined) bail();
+          // A missing key (undefined) is refused: by the column's own check for every kind but `any` (which takes
+          // undefined as null) and an option or unit (where it is null, unless a remembered type forbids that).
+          const k = f.type.kind;
+          if (k === "any" || ((k === "option" || k === "unit") && noAbsentNull)) for (const x of xs) if (x === undefined) bail();
           columnValues(f.type, xs, out);
         }
       }
