@@ -412,7 +412,7 @@ function encodeFloats(values: number[], f32: boolean): number[] {
 }
 /** The open-addressing table of floatDictionary (slot: distinct id + 1, 0 empty) and the bits of each distinct
  * value (its high and low 32-bit words), kept across calls and grown as needed. */
-let slots = new Int32Array(1024), keyHi = new Uint32Array(512), keyLo = new Uint32Array(512);
+let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Uint32Array(512);
 /** The dictionary of a float column: its distinct values by bits (the two zeros apart, each NaN payload apart;
  * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
  * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
@@ -421,9 +421,12 @@ function floatDictionary(values: number[], f32: boolean, limit: number): { disti
   const n = values.length;
   let cap = 1024;
   while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
-  if (slots.length < cap) slots = new Int32Array(cap);
-  else slots.fill(0, 0, cap);
-  if (keyHi.length < cap >> 1) { keyHi = new Uint32Array(cap >> 1); keyLo = new Uint32Array(cap >> 1); }
+  // Tables up to 2^16 slots are kept for the next column; a larger one is this column's only (not held on to).
+  let slots = SLOTS, keyHi = KEY_HI, keyLo = KEY_LO;
+  if (cap > SLOTS.length) {
+    slots = new Int32Array(cap); keyHi = new Uint32Array(cap >> 1); keyLo = new Uint32Array(cap >> 1);
+    if (cap <= 1 << 16) { SLOTS = slots; KEY_HI = keyHi; KEY_LO = keyLo; }
+  } else slots.fill(0, 0, cap);
   const mask = cap - 1, distinct: number[] = [], ids: number[] = [];
   for (let i = 0; i < n; i++) {
     const v = values[i];
