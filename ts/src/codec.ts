@@ -1,6 +1,6 @@
 import { XbfError, mismatch } from "./errors.js";
 import { XbfType, Member, SchemaRegistry, writeMetadata, fingerprint, typeToString } from "./metadata.js";
-import { Reader, LimitOptions, FLAG_COLUMNAR, FLAG_REF } from "./decode_rows.js";
+import { Reader, LimitOptions, FLAG_COLUMNAR, FLAG_REF, checkLimits } from "./decode_rows.js";
 import { decodeColumns, encodeColumns, selectionFromPaths, Selection, setFloatTolerance, worthTrying } from "./columnar.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
@@ -24,6 +24,7 @@ export interface Decoded {
 
 /** Decodes one message (v1 or XBF 2, rows or columns) into its internal value and type. */
 export function decodeInternal(bytes: Uint8Array, opts: DecodeOptions = {}): { type: XbfType; n: unknown; version: 1 | 2; columnar: boolean } {
+  checkLimits(opts);
   if (!(bytes instanceof Uint8Array)) throw mismatch("decode takes a Uint8Array");
   const r = new Reader(bytes, opts);
   const [t, flags] = r.head(false);
@@ -49,6 +50,7 @@ export function decodeWithType(bytes: Uint8Array, opts: DecodeOptions = {}): Dec
 
 /** Decodes one XBF message (v1 or XBF 2, rows or columnar) into a JS value. */
 export function decode(bytes: Uint8Array, opts: DecodeOptions = {}): unknown {
+  if (opts.maxDepth !== undefined || opts.maxDecodedBytes !== undefined) checkLimits(opts);
   return decodeWith(bytes, opts, undefined);
 }
 function decodeWith(bytes: Uint8Array, opts: DecodeOptions, cache: MetadataCache | undefined): unknown {
@@ -72,7 +74,8 @@ function decodeWith(bytes: Uint8Array, opts: DecodeOptions, cache: MetadataCache
  * in the module (256 schemas of at most 8 KiB of metadata each). */
 export class Decoder {
   private readonly cache: MetadataCache = new Map();
-  constructor(private readonly opts: DecodeOptions = {}) {}
+  /** Throws `invalid-options` for a limit out of its range. */
+  constructor(private readonly opts: DecodeOptions = {}) { checkLimits(opts); }
   /** Decodes one message, as `decode(bytes, opts)` with this decoder's options. */
   decode(bytes: Uint8Array): unknown {
     return decodeWith(bytes, this.opts, this.cache);

@@ -224,9 +224,13 @@ function encodeFloatsDirect(values: number[], f32: boolean): number[] | null {
     sampled++;
     let e = 0;
     for (; e <= maxE; e++) {
-      const n = scaled(v, e, f32);
-      if (n === undefined) { e = maxE + 1; break; } // larger exponents only scale it further
-      if (sameBits(fromDecimalN(n, e, f32), v, f32)) break;
+      // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
+      // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
+      // the nearest integer cannot give v back (for f64; an f32's rounding is coarser: always divided).
+      const x = v * P10[e]!, ax = x < 0 ? -x : x, a = Math.round(ax);
+      if (!(a < (f32 ? 1.6e7 : 9.0e15))) { e = maxE + 1; break; } // also NaN, the infinities; larger e only scale it further
+      if (!f32 && (ax > a ? ax - a : a - ax) > ax * 4.440892098500626e-16) continue;
+      if (sameBits(fromDecimalN(a === 0 ? 0 : x < 0 ? -a : a, e, f32), v, f32)) break;
     }
     if (e > maxE) never++; else hist[e]!++;
   }
@@ -381,18 +385,23 @@ function encodeFloats(values: number[], f32: boolean): number[] {
   let best = encodeFloatsDirect(values, f32);
   let bestLen = best ? best.length : 1 + values.length * (f32 ? 4 : 8);
   if (values.length && xorSize(values, f32) < bestLen) { best = xorEncode(values, f32); bestLen = best.length; }
-  // A dictionary holds at most n/2 + 16 distinct values: a column sorted and counted with more is not indexed.
-  if (moreDistinct(values, Math.floor(values.length / 2) + 16)) return best ?? plainFloats(values, f32);
-  // Distinct by bits: numbers are their own keys, but for the two zeros and NaNs (whose payloads differ).
-  const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
-  for (const v of values) {
-    const x = v as Float;
-    const k = typeof x !== "number" ? "n" + x.bits : x !== 0 && x === x ? x : Object.is(x, 0) ? "+0" : Object.is(x, -0) ? "-0" : f32 ? (scratchF32[0] = x, "n" + scratchU[0]) : "n" + f64Bits(x);
-    let id = index.get(k);
-    if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
-    ids.push(id);
-    if (distinct.length > Math.floor(values.length / 2) + 16) return best ?? plainFloats(values, f32);
+  // A dictionary holds at most n/2 + 16 distinct values (by bits): with more, the column is not indexed.
+  const limit = Math.floor(values.length / 2) + 16;
+  let found = floatDictionary(values, f32, limit);
+  if (found === null) return best ?? plainFloats(values, f32);
+  if (found === undefined) { // an XbfNaN in the column: its bits key a Map
+    const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
+    for (const v of values) {
+      const x = v as Float;
+      const k = typeof x !== "number" ? "n" + x.bits : x !== 0 && x === x ? x : Object.is(x, 0) ? "+0" : Object.is(x, -0) ? "-0" : f32 ? (scratchF32[0] = x, "n" + scratchU[0]) : "n" + f64Bits(x);
+      let id = index.get(k);
+      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
+      ids.push(id);
+      if (distinct.length > limit) return best ?? plainFloats(values, f32);
+    }
+    found = { distinct, ids };
   }
+  const { distinct, ids } = found;
   const d = [0x12];
   putVar(d, distinct.length);
   const inner = encodeFloatsDirect(distinct, f32) ?? plainFloats(distinct, f32);
@@ -401,19 +410,47 @@ function encodeFloats(values: number[], f32: boolean): number[] {
   if (d.length < bestLen) return d;
   return best ?? plainFloats(values, f32);
 }
-/** Whether the column has more than `limit` distinct values, counted by value on a sorted copy (the two zeros
- * once, NaNs once: fewer than the distinct bit patterns, so "more" is exact); false when a value is an XbfNaN
- * (the dictionary's own count then decides). A native sort is cheaper than a Map of numbers that grows to the
- * limit before giving up, on columns of mostly distinct values. */
-function moreDistinct(values: number[], limit: number): boolean {
+/** The open-addressing table of floatDictionary (slot: distinct id + 1, 0 empty) and the bits of each distinct
+ * value (its high and low 32-bit words), kept across calls and grown as needed. */
+let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Uint32Array(512);
+/** The dictionary of a float column: its distinct values by bits (the two zeros apart, each NaN payload apart;
+ * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
+ * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
+ * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
+function floatDictionary(values: number[], f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
   const n = values.length;
-  if (n <= limit) return false;
-  const a = new Float64Array(n);
-  for (let i = 0; i < n; i++) { const v = values[i]; if (typeof v !== "number") return false; a[i] = v; }
-  a.sort();
-  let d = 1;
-  for (let i = 1; i < n; i++) if (a[i] !== a[i - 1] && a[i] === a[i]) { if (++d > limit) return true; }
-  return false;
+  let cap = 1024;
+  while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
+  // Tables up to 2^16 slots are kept for the next column; a larger one is this column's only (not held on to).
+  let slots = SLOTS, keyHi = KEY_HI, keyLo = KEY_LO;
+  if (cap > SLOTS.length) {
+    slots = new Int32Array(cap); keyHi = new Uint32Array(cap >> 1); keyLo = new Uint32Array(cap >> 1);
+    if (cap <= 1 << 16) { SLOTS = slots; KEY_HI = keyHi; KEY_LO = keyLo; }
+  } else slots.fill(0, 0, cap);
+  const mask = cap - 1, distinct: number[] = [], ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (typeof v !== "number") return undefined;
+    let hi: number, lo: number;
+    // An f32 column's NaN by its 32-bit word (tagged with a high word no number has); any other value by its
+    // 64 bits, as it is given.
+    if (f32 && v !== v) { scratchF32[0] = v; hi = 0xffffffff; lo = scratchU[0]!; } else { scratchF[0] = v; lo = scratchU[0]!; hi = scratchU[1]!; }
+    let h = (Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi ^ (lo >>> 16), 0x85ebca77)) & mask;
+    let id: number;
+    for (;;) {
+      const s = slots[h]!;
+      if (s === 0) {
+        id = distinct.length;
+        if (id >= limit) return null;
+        slots[h] = id + 1; keyHi[id] = hi; keyLo[id] = lo; distinct.push(v);
+        break;
+      }
+      if (keyLo[s - 1] === lo && keyHi[s - 1] === hi) { id = s - 1; break; }
+      h = (h + 1) & mask;
+    }
+    ids.push(id);
+  }
+  return { distinct, ids };
 }
 /** The absolute error allowed in float columns (SPEC 22.5.1), while an encode with `floatTolerance` runs. */
 let tolerance: number | undefined;

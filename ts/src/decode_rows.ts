@@ -11,16 +11,34 @@ export const VALUE_BYTES = 48;
 export const DEFAULT_MAX_DECODED_BYTES = 2 ** 30;
 
 export interface LimitOptions {
-  /** Nesting depth limit (default 128). */
+  /** Nesting depth limit (default 128; an integer from 0 to 256, as Rust's `DecodeOptions::max_depth`). */
   maxDepth?: number;
   /**
    * Decoded-memory budget in bytes, per message or stream block (SPEC 16.2, 22.3; default 2^30 = 1 GiB):
    * zero-size values in rows and every value in columns cost 48 bytes each, and the bytes that string
-   * dictionaries, shared prefixes and zstd make one each. Passing it is `too-large`.
+   * dictionaries, shared prefixes and zstd make one each. Passing it is `too-large`. Range: an integer from 0
+   * up, or `Infinity` for no budget.
    */
   maxDecodedBytes?: number;
   /** Types known by fingerprint, for messages and streams with flag 01. */
   registry?: SchemaRegistry;
+}
+
+/** The most levels `maxDepth` allows (Rust's `MAX_DEPTH_CEILING`): the decoders recurse once a level. */
+export const MAX_DEPTH_CEILING = 256;
+
+/** Refuses limits out of their documented range with `invalid-options` (SPEC 8.1), as Rust's and Go's options
+ * builders do: called where a decoder takes its options, before any byte is read. A limit silently lowered or
+ * ignored (a negative depth, a NaN budget, which no comparison fails) would let through what the caller meant
+ * to refuse. */
+export function checkLimits(opts: LimitOptions): void {
+  const d = opts.maxDepth, m = opts.maxDecodedBytes;
+  if (d !== undefined && !(typeof d === "number" && Number.isInteger(d) && d >= 0 && d <= MAX_DEPTH_CEILING)) {
+    throw new XbfError("invalid-options", undefined, `maxDepth must be an integer from 0 to ${MAX_DEPTH_CEILING}, not ${String(d)}`);
+  }
+  if (m !== undefined && !(typeof m === "number" && m >= 0 && (Number.isInteger(m) || m === Infinity))) {
+    throw new XbfError("invalid-options", undefined, `maxDecodedBytes must be an integer from 0 up (or Infinity), not ${String(m)}`);
+  }
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -54,7 +54,11 @@ function nullable(t: XbfType): boolean {
 }
 
 // ------------------------------------------------------------------ object building
-type Builder = (cols: unknown[][], n: number) => unknown[];
+/** Builds n objects from their fields' columns. A `json.optional` field's column holds only the values present
+ * (in order) and `tags[j]` says, per object, whether it has one (1) or leaves the key out (0); `tags[j]` is
+ * null for the other fields. (No column of n entries mixing values and an absent marker: such an array holds
+ * every number boxed.) */
+type Builder = (cols: unknown[][], n: number, tags: (number[] | null)[]) => unknown[];
 let codegen: boolean | undefined;
 /** Whether `new Function` is allowed here (a page's CSP may forbid it); checked once. */
 /** Forbids (false) or allows again (undefined: checked anew) generated code: for the tests and the benchmark
@@ -94,25 +98,27 @@ function builder(keys: string[], optional: boolean[]): Builder {
     });
   }
   if (!keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
-    // Records with keys that may be left out: one assignment per key, in order, skipped where absent (straight-line
-    // code instead of a loop over the keys).
-    const make = generate("optional:" + optional.map((x) => (x ? "1" : "0")).join(""), keys, () => {
-      const cs = keys.map((_, j) => `c${j} = cols[${j}]`).join(", ");
+    // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
+    // tag says present, from its column's next value (straight-line code instead of a loop over the keys).
+    return generate("optional:" + optional.map((x) => (x ? "1" : "0")).join(""), keys, () => {
+      const cs = keys.map((_, j) => (optional[j] ? `c${j} = cols[${j}], t${j} = tags[${j}]` : `c${j} = cols[${j}]`)).join(", ");
+      const qs = keys.map((_, j) => (optional[j] ? `q${j} = 0` : "")).filter((x) => x).join(", ");
       const body = keys
-        .map((k, j) => (optional[j] ? `v = c${j}[i]; if (v !== absent) o[${JSON.stringify(k)}] = v;` : `o[${JSON.stringify(k)}] = c${j}[i];`))
+        .map((k, j) => (optional[j] ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = c${j}[q${j}++];` : `o[${JSON.stringify(k)}] = c${j}[i];`))
         .join(" ");
-      return new Function("absent", `return function (cols, n) { const ${cs}; const out = []; let v; for (let i = 0; i < n; i++) { const o = {}; ${body} out.push(o); } return out; };`) as (absent: symbol) => Builder;
+      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) { const o = {}; ${body} out.push(o); } return out;`) as Builder;
     });
-    return make(ABSENT);
   }
-  return (cols, n) => {
+  return (cols, n, tags) => {
     const out: unknown[] = [];
     const m = keys.length;
+    const q = new Array<number>(m).fill(0);
     for (let i = 0; i < n; i++) {
       const o: Record<string, unknown> = {};
       for (let j = 0; j < m; j++) {
-        const v = cols[j]![i];
-        if (v === ABSENT) continue;
+        const tj = tags[j];
+        if (tj && tj[i] !== 1) continue;
+        const v = tj ? cols[j]![q[j]!++] : cols[j]![i];
         const k = keys[j]!;
         if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
         else o[k] = v;
@@ -637,16 +643,18 @@ class Columns {
       case "struct": {
         const fs = t.fields;
         const cols: unknown[][] = [];
-        const optional: boolean[] = [];
+        const optional: boolean[] = [], tags: (number[] | null)[] = [];
         for (let j = 0; j < fs.length; j++) {
           const ft = fs[j]!.type;
-          if (isOptionalEnum(ft)) { optional.push(true); cols.push(this.optionalField(ft as Extract<XbfType, { kind: "enum" }>, n, child)); }
-          else { optional.push(false); cols.push(this.node(ft, n, child)); }
+          if (isOptionalEnum(ft)) {
+            const [g, vals] = this.optionalField(ft as Extract<XbfType, { kind: "enum" }>, n, child);
+            optional.push(true); tags.push(g); cols.push(vals);
+          } else { optional.push(false); tags.push(null); cols.push(this.node(ft, n, child)); }
         }
         const built = BUILDERS[canGenerate() ? 1 : 0]!;
         let build = built.get(t);
         if (build === undefined) { build = builder(fs.map((f) => f.name), optional); built.set(t, build); }
-        return build(cols, n);
+        return build(cols, n, tags);
       }
       case "option": {
         const present = this.counts(n, 1);
@@ -690,18 +698,15 @@ class Columns {
       default: return this.intColumn(t.kind, n);
     }
   }
-  /** A `json.optional` field: the payload, or ABSENT where the key is left out. */
-  private optionalField(t: Extract<XbfType, { kind: "enum" }>, n: number, depth: number): unknown[] {
+  /** A `json.optional` field: its tags (1 present, 0 the key left out; checked to be one or the other) and the
+   * values present, in order. */
+  private optionalField(t: Extract<XbfType, { kind: "enum" }>, n: number, depth: number): [number[], unknown[]] {
     this.charge(n * VALUE_COST);
     const tags = this.counts(n, 64);
     let count = 0;
     for (let i = 0; i < n; i++) { const g = tags[i]!; if (g > 1) bail(); count += g; }
     this.charge((n - count) * VALUE_COST); // the absent variant's unit node
-    const vals = this.node(t.variants[1]!.type, count, depth + 1);
-    const out: unknown[] = [];
-    let q = 0;
-    for (let i = 0; i < n; i++) out.push(tags[i] === 1 ? vals[q++] : ABSENT);
-    return out;
+    return [tags, this.node(t.variants[1]!.type, count, depth + 1)];
   }
 }
 

@@ -9,7 +9,7 @@ import { Writer } from "./varint.js";
 import { BAIL, canGenerate, generate } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
-import { varLen } from "./int_columns.js";
+import { putIntsColumn, varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -241,16 +241,31 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
           columnsOf("lengths", tags, out);
           columnValues((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, present, out);
         } else {
-          if ((f.type.kind !== "option" && f.type.kind !== "unit") || noAbsentNull) for (const x of xs) if (x === undefined) bail();
+          // A missing key (undefined) is refused: by the column's own check for every kind but `any` (which takes
+          // undefined as null) and an option or unit (where it is null, unless a remembered type forbids that).
+          const k = f.type.kind;
+          if (k === "any" || ((k === "option" || k === "unit") && noAbsentNull)) for (const x of xs) if (x === undefined) bail();
           columnValues(f.type, xs, out);
         }
       }
       return;
     }
     default: {
-      const ns: number[] = [];
-      for (const v of vs) ns.push(int(t.kind, v));
-      columnsOf(t.kind, ns, out);
+      // int()'s checks and columnInts' zigzag in one pass, straight to the integer writer (no copy per step);
+      // a 64-bit unsigned value past 2^50 sends the column through columnsOf's bigint path, as before.
+      const [bits, signed] = INT_INFO[t.kind]!;
+      const lo = bits <= 32 ? (signed ? -(2 ** (bits - 1)) : 0) : signed ? -(2 ** 50) : 0;
+      const hi = bits <= 32 ? (signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1) : signed ? 2 ** 50 : Number.MAX_SAFE_INTEGER;
+      const zs: number[] = [];
+      let wide = false;
+      for (let i = 0; i < vs.length; i++) {
+        const v = vs[i];
+        if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi) bail();
+        if (v > 1125899906842624) wide = true; // 2^50
+        zs.push(signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v);
+      }
+      if (wide) columnsOf(t.kind, vs, out);
+      else putIntsColumn(out, zs);
     }
   }
 }

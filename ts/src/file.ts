@@ -4,7 +4,7 @@
 // block at a time). Checks, error kinds and offsets are the Rust reader's (crates/xbf/src/file/reader.rs).
 import { XbfError, seg } from "./errors.js";
 import { XbfType, depthOf, hex, typeToJson, typeToString } from "./metadata.js";
-import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_REF, FLAG_STREAM } from "./decode_rows.js";
+import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES, checkLimits, FLAG_CHECKSUM, FLAG_COLUMNAR, FLAG_REF, FLAG_STREAM } from "./decode_rows.js";
 import { ColReader, Cursor, Selection, anyTypes, selectionFromPaths } from "./columnar.js";
 import { crc32c } from "./checksums.js";
 import { ValueOptions, toPublic } from "./values.js";
@@ -172,6 +172,7 @@ export class FileReader {
   private readonly slots: Slot[] | null;
 
   constructor(private bytes: Uint8Array, private opts: FileReadOptions = {}) {
+    checkLimits(opts);
     const head = readHead(bytes, opts);
     this.type = head.type;
     this.byReference = head.byRef;
@@ -605,6 +606,7 @@ class Forward {
 export function readFileForward(bytes: Uint8Array, opts: FileReadOptions & FileQuery & { internal?: boolean } = {}): {
   type: XbfType | null; records: unknown[]; damaged: DamagedBlock[]; error: XbfError | null;
 } {
+  checkLimits(opts);
   const f = new Forward(opts, opts, !opts.internal);
   f.push(bytes);
   const records: unknown[] = [], damaged: DamagedBlock[] = [];
@@ -649,7 +651,7 @@ export class FileStreamReader implements AsyncIterable<unknown> {
   readonly damaged: DamagedBlock[] = [];
   /** The most bytes the reader held at once (about one block and one chunk). */
   peakBufferBytes = 0;
-  constructor(private source: ChunkSource, private opts: FileReadOptions & FileQuery = {}) {}
+  constructor(private source: ChunkSource, private opts: FileReadOptions & FileQuery = {}) { checkLimits(opts); }
 
   /** The blocks, in order, with their records as internal values and their type. */
   async *blocksInternal(): AsyncGenerator<FileBlock & { type: XbfType }> {

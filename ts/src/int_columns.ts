@@ -9,7 +9,6 @@ export function putVar(out: number[], x: bigint | number): void {
   while (v >= 128n) { out.push(Number(v & 127n) | 128); v >>= 7n; }
   out.push(Number(v));
 }
-const bitsFor = (x: bigint) => x.toString(2).length - (x === 0n ? 1 : 0);
 function pack(out: number[], values: bigint[], width: number): void {
   if (width === 0) return;
   let acc = 0n, filled = 0n;
@@ -20,15 +19,6 @@ function pack(out: number[], values: bigint[], width: number): void {
     while (filled >= 8n) { out.push(Number(acc & 255n)); acc >>= 8n; filled -= 8n; }
   }
   if (filled > 0n) out.push(Number(acc & 255n));
-}
-function writeFor(out: number[], values: bigint[]): void {
-  let min = values.length ? values[0]! : 0n;
-  for (const v of values) if (v < min) min = v;
-  let width = 0;
-  for (const v of values) width = Math.max(width, bitsFor(v - min));
-  putVar(out, min);
-  out.push(width);
-  pack(out, values.map((v) => v - min), width);
 }
 // Number versions of the integer encodings, for values below 2^51 (so that zigzag-mapped differences stay
 // exact in a double): the same bytes as the bigint ones, sized first, only the winner written.
@@ -159,30 +149,65 @@ export function encodeInts(values: readonly (bigint | number)[]): number[] {
   if (small) return encodeIntsN(values as number[]);
   return encodeIntsBig(values.map((v) => BigInt(v)));
 }
+/** The bit length of a non-negative bigint (0 for 0): by 32-bit words below 2^64, no string. */
+function bitLen(x: bigint): number {
+  if (x < 4294967296n) return 32 - Math.clz32(Number(x));
+  if (x < 18446744073709551616n) return 64 - Math.clz32(Number(x >> 32n));
+  return x.toString(2).length;
+}
+/** The varint length of a non-negative bigint. */
+const varLenBig = (x: bigint): number => (x < 128n ? 1 : Math.ceil(bitLen(x) / 7));
+/** The smallest encoding of unsigned bigints, as encodeIntsN picks it (the first of the smallest: varint, frame
+ * of reference, delta, run-length): the four sizes from one pass (no array built, no string per value), then
+ * only the winner written. */
 function encodeIntsBig(values: bigint[]): number[] {
-  let best: number[] = [0];
-  for (const v of values) putVar(best, v);
-  const f = [1];
-  writeFor(f, values);
-  if (f.length < best.length) best = f;
-  if (values.length > 1) {
-    const d = [2];
-    putVar(d, values[0]!);
-    const deltas: bigint[] = [];
-    for (let i = 1; i < values.length; i++) deltas.push(zigzag(BigInt.asIntN(128, values[i]! - values[i - 1]!), 128));
-    writeFor(d, deltas);
-    if (d.length < best.length) best = d;
+  const n = values.length;
+  let vsize = 1, rsize = 1;
+  let min = n ? values[0]! : 0n, max = min, zmin = 0n, zmax = 0n, run = n ? 1 : 0;
+  if (n > 0) vsize += varLenBig(min);
+  let prev = min;
+  for (let i = 1; i < n; i++) {
+    const v = values[i]!;
+    vsize += varLenBig(v);
+    if (v < min) min = v;
+    if (v > max) max = v;
+    const z = zigzag(BigInt.asIntN(128, v - prev), 128);
+    if (i === 1 || z < zmin) zmin = z;
+    if (i === 1 || z > zmax) zmax = z;
+    if (v === prev) run++;
+    else { rsize += varLenBig(BigInt(run)) + varLenBig(prev); run = 1; }
+    prev = v;
   }
-  const r = [3];
-  for (let i = 0; i < values.length;) {
-    let j = i;
-    while (j < values.length && values[j] === values[i]) j++;
-    putVar(r, j - i);
-    putVar(r, values[i]!);
-    i = j;
+  if (n > 0) rsize += varLenBig(BigInt(run)) + varLenBig(prev);
+  const width = bitLen(max - min), zwidth = bitLen(zmax - zmin);
+  const fsize = 1 + varLenBig(min) + 1 + Math.ceil((n * width) / 8);
+  const dsize = n > 1 ? 1 + varLenBig(values[0]!) + varLenBig(zmin) + 1 + Math.ceil(((n - 1) * zwidth) / 8) : Infinity;
+  let best = 0, size = vsize;
+  if (fsize < size) { best = 1; size = fsize; }
+  if (dsize < size) { best = 2; size = dsize; }
+  if (rsize < size) { best = 3; size = rsize; }
+  const out = [best];
+  switch (best) {
+    case 0: for (const v of values) putVar(out, v); break;
+    case 1: putVar(out, min); out.push(width); pack(out, values.map((v) => v - min), width); break;
+    case 2: {
+      putVar(out, values[0]!); putVar(out, zmin); out.push(zwidth);
+      const zs: bigint[] = [];
+      for (let i = 1; i < n; i++) zs.push(zigzag(BigInt.asIntN(128, values[i]! - values[i - 1]!), 128) - zmin);
+      pack(out, zs, zwidth);
+      break;
+    }
+    default:
+      for (let i = 0; i < n;) {
+        let j = i;
+        while (j < n && values[j] === values[i]) j++;
+        putVar(out, j - i);
+        putVar(out, values[i]!);
+        i = j;
+      }
   }
-  if (r.length < best.length) best = r;
-  return best;
+  if (out.length !== size) throw new Error(`integer column sized ${size} but ${out.length} written`); // a bug, never input
+  return out;
 }
 
 export function putColumn(out: Writer, body: number[]): void {

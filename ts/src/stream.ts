@@ -1,6 +1,6 @@
 import { XbfError, seg } from "./errors.js";
 import { XbfType, isZeroSize, minSize, weight, writeMetadata, fingerprint } from "./metadata.js";
-import { Reader, LimitOptions, FLAG_CHECKSUM, FLAG_REF, FLAG_STREAM } from "./decode_rows.js";
+import { Reader, LimitOptions, FLAG_CHECKSUM, FLAG_REF, FLAG_STREAM, checkLimits } from "./decode_rows.js";
 import { crc32c } from "./checksums.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
@@ -20,6 +20,7 @@ export class StreamReader implements Iterable<unknown> {
   private readonly start: number;
   private pos: number;
   constructor(private bytes: Uint8Array, private opts: StreamReadOptions = {}) {
+    checkLimits(opts);
     const r = new Reader(bytes, opts);
     const [t, flags] = r.head(true);
     this.type = t;
@@ -88,6 +89,7 @@ export class StreamReader implements Iterable<unknown> {
 
 /** Reads a whole stream: its type, every record before the first error, and that error (or null). */
 export function readStream(bytes: Uint8Array, opts: StreamReadOptions = {}): { type: XbfType | null; records: unknown[]; error: XbfError | null } {
+  checkLimits(opts); // thrown, not returned: no byte of the stream was read
   const records: unknown[] = [];
   let type: XbfType | null = null;
   try {

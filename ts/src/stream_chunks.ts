@@ -4,6 +4,7 @@
 // are those of reading the whole stream at once: error offsets are moved to the stream's, record paths renumbered.
 import { XbfError } from "./errors.js";
 import { StreamReader, type StreamReadOptions } from "./stream.js";
+import { checkLimits } from "./decode_rows.js";
 import { chunksOf, type ChunkSource } from "./file.js";
 import type { XbfType } from "./metadata.js";
 
@@ -28,7 +29,7 @@ function varint(b: Uint8Array, p: number, end: number): [number, number] | null 
  */
 export class StreamChunkReader implements AsyncIterable<unknown> {
   type: XbfType | null = null;
-  constructor(private source: ChunkSource, private opts: StreamReadOptions = {}) {}
+  constructor(private source: ChunkSource, private opts: StreamReadOptions = {}) { checkLimits(opts); }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<unknown> {
     const it = chunksOf(this.source)[Symbol.asyncIterator]();

@@ -64,6 +64,23 @@ function utf8Views(values: string[]): Views {
   const n = values.length, start: number[] = [], len: number[] = [];
   let chars = 0;
   for (let i = 0; i < n; i++) chars += values[i]!.length;
+  if (chars <= 4096) {
+    // A short column (most of a small table's): its bytes copied from the characters while they are ASCII,
+    // without the join and the TextEncoder call, whose fixed cost is most of the work at this size.
+    const buf = new Uint8Array(chars);
+    let p = 0, ascii = true;
+    for (let i = 0; ascii && i < n; i++) {
+      const v = values[i]!, l = v.length;
+      for (let k = 0; k < l; k++) {
+        const c = v.charCodeAt(k);
+        if (c >= 0x80) { ascii = false; break; }
+        buf[p + k] = c;
+      }
+      start.push(p); len.push(l); p += l;
+    }
+    if (ascii) return { buf, start, len };
+    start.length = 0; len.length = 0;
+  }
   if (chars <= 1 << 26) {
     const buf = utf8e.encode(values.join(""));
     let p = 0;
@@ -108,6 +125,18 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void 
   const sizedBlock = (m: Measured | null, xs: number[]) => { const k = m ? m.size : intsSize(xs); return varLen(k) + k; };
   const mLen = measure(len);
   const plainSize = 1 + sizedBlock(mLen, len) + total;
+  // A dictionary built on the strings, sized first: when it is no larger than the least the shared prefixes
+  // can take (their bytes left after the prefixes, plus a byte for the tag and at least 4 for each of the two
+  // integer blocks of n >= 2 values), it is the one the full comparison below would choose, and the prefix
+  // columns are not built or measured.
+  let dictSize = Infinity, dbytes = 0, mIds: Measured | null = null;
+  if (dict) {
+    const d = dict.distinct.len;
+    for (let i = 0; i < d.length; i++) dbytes += d[i]!;
+    mIds = measure(dict.ids);
+    dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + (mIds ? mIds.size : intsSize(dict.ids));
+    if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
+  }
   // shared prefixes
   const shared: number[] = [], rest: number[] = [];
   let ps = 0, pl = 0, restTotal = 0;
@@ -126,25 +155,19 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void 
   const mShared = measure(shared), mRest = measure(rest);
   const prefixSize = 1 + sizedBlock(mShared, shared) + sizedBlock(mRest, rest) + restTotal;
   // dictionary
-  if (dict === undefined) dict = bytesDict(v, Math.min(plainSize, prefixSize));
-  let dictSize = Infinity, dbytes = 0;
-  if (dict) {
-    const d = dict.distinct.len;
-    for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-    if (dbytes < Math.min(plainSize, prefixSize)) {
-      dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + intsSize(dict.ids);
+  if (dict === undefined) {
+    dict = bytesDict(v, Math.min(plainSize, prefixSize));
+    if (dict) {
+      const d = dict.distinct.len;
+      for (let i = 0; i < d.length; i++) dbytes += d[i]!;
+      mIds = measure(dict.ids);
+      dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + (mIds ? mIds.size : intsSize(dict.ids));
     }
   }
-  if (dict && dictSize < plainSize && dictSize <= prefixSize) {
-    const d = dict.distinct;
-    out.uvar(dictSize);
-    out.u8(0x21);
-    out.uvar(d.len.length);
-    putIntsColumn(out, d.len);
-    out.uvar(dbytes);
-    copy(out, d.buf, d.start, d.len, null);
-    putIntsColumn(out, dict.ids, false);
-  } else if (prefixSize < plainSize && prefixSize < dictSize) {
+  // (A dictionary whose distinct bytes alone reach the smaller of the others cannot be the smallest.)
+  if (dict && dbytes < Math.min(plainSize, prefixSize) && dictSize < plainSize && dictSize <= prefixSize) {
+    putDict(out, dict, dictSize, dbytes, mIds);
+  } else if (prefixSize < plainSize && prefixSize < (dict && dbytes < Math.min(plainSize, prefixSize) ? dictSize : Infinity)) {
     out.uvar(prefixSize);
     out.u8(0x22);
     putIntsColumn(out, shared, true, mShared);
@@ -156,6 +179,35 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void 
     putIntsColumn(out, len, true, mLen);
     copy(out, buf, start, len, null);
   }
+}
+/** The bytes the shared-prefix encoding leaves of the strings `v` (each less the prefix it shares with the one
+ * before), as putStrings counts them. */
+function restBytes(v: Views): number {
+  const { buf, start, len } = v, n = len.length;
+  let ps = 0, pl = 0, restTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const s = start[i]!, l = len[i]!;
+    let p = 0;
+    if (s === ps && l === pl) p = l;
+    else {
+      const m = l < pl ? l : pl;
+      while (p < m && buf[ps + p] === buf[s + p]) p++;
+    }
+    restTotal += l - p;
+    ps = s; pl = l;
+  }
+  return restTotal;
+}
+/** Writes the dictionary column (0x21) of `dict`, sized `size`, its entries `dbytes` bytes. */
+function putDict(out: Writer, dict: Dict, size: number, dbytes: number, mIds: Measured | null): void {
+  const d = dict.distinct;
+  out.uvar(size);
+  out.u8(0x21);
+  out.uvar(d.len.length);
+  putIntsColumn(out, d.len);
+  out.uvar(dbytes);
+  copy(out, d.buf, d.start, d.len, null);
+  putIntsColumn(out, dict.ids, false, mIds);
 }
 /** The dictionary of byte strings `v` (keyed by their bytes), or null when it cannot be the smallest: more
  * distinct values than its limit (n/2 + 16), or distinct bytes reaching `bound` (it holds at least those). */

@@ -433,10 +433,15 @@ function add(s: Shape, v: unknown, depth: number): void {
     if (last !== undefined && own.length === last.length) {
       const keys = s.keys!;
       let same = true;
-      for (let i = 0; i < own.length; i++) if (own[i] !== keys[last[i]!] || o[own[i]!] === undefined) { same = false; break; }
+      for (let i = 0; i < own.length; i++) if (own[i] !== keys[last[i]!]) { same = false; break; }
+      // The values in the keys' order, by one native call: a lookup by a key that varies (o[own[i]]) is a
+      // megamorphic load, the most expensive step of this loop.
+      const vals = same ? Object.values(o) : undefined;
+      if (vals !== undefined && vals.length !== own.length) same = false; // a getter that changed the object
+      else if (vals !== undefined) for (let i = 0; i < vals.length; i++) if (vals[i] === undefined) { same = false; break; }
       if (same) {
         const shapes = s.keyShapes!, counts = s.keyCounts!;
-        for (let i = 0; i < own.length; i++) { const j = last[i]!; counts[j]!++; add(shapes[j]!, o[own[i]!], depth + 1); }
+        for (let i = 0; i < own.length; i++) { const j = last[i]!; counts[j]!++; add(shapes[j]!, vals![i], depth + 1); }
         s.totalKeys += own.length;
         return;
       }
