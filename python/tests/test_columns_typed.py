@@ -6,10 +6,11 @@ which the row reader and the value plan decode."""
 from __future__ import annotations
 
 import dataclasses
+import enum
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -122,3 +123,81 @@ def test_untyped_decoder_stub_checks_with_mypy(tmp_path: Path) -> None:
                          capture_output=True, text=True)
     assert "use.py:6: error: Incompatible types in assignment" in out.stdout, out.stdout
     assert out.stdout.count("error:") == 1, out.stdout
+
+
+# ------------------------------------------------------------------ maps, bytes, 128-bit ints, enums
+
+
+class Shade(enum.Enum):
+    LIGHT = "light"
+    DARK = "dark"
+
+
+@dataclasses.dataclass
+class Wide:
+    b: bytes
+    n: int
+    d: Dict[int, str]
+
+
+class Point(NamedTuple):
+    x: int
+    y: float = 0.0
+
+
+@dataclasses.dataclass
+class Painted:
+    shade: Shade
+    at: Point
+    by_key: Dict[str, Point]
+
+
+wide_record = st.fixed_dictionaries({
+    "b": st.binary(max_size=6),
+    "n": st.integers(-2**127, 2**127 - 1) | st.integers(0, 2**128 - 1),
+    "d": st.dictionaries(st.integers(-5, 5), st.text(max_size=3), max_size=3)})
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(wide_record, min_size=16, max_size=30))
+def test_bytes_wide_ints_and_maps_read_from_columns_as_from_rows(rows: List[Dict[str, Any]]) -> None:
+    data, flat = both(rows)
+    assert same(xbf.loads(data), xbf.loads(flat))
+    assert same(xbf.loads(data), rows)
+    for t in (List[Wide], List[Dict[str, Any]], List[Point]):
+        assert outcome(data, t) == outcome(flat, t)
+
+
+def test_maps_of_keys_python_cannot_hash_read_as_pairs() -> None:
+    schema = xbf.Schema({"vec": {"struct": "R", "fields": [["m", {"map": [{"vec": "u8"}, "u8"]}]]}})
+    rows = [{"m": [([i % 3], i % 256)]} for i in range(20)]
+    data, flat = both(rows, schema=schema)
+    assert same(xbf.loads(data), xbf.loads(flat))
+    assert outcome(data, List[Dict[str, Dict[Any, int]]]) == outcome(flat, List[Dict[str, Dict[Any, int]]])
+
+
+SHADES = {"enum": "Shade", "variants": [["LIGHT", "unit"], ["DARK", "unit"], ["OTHER", "unit"]]}
+POINT = {"struct": "Point", "fields": [["x", "i64"], ["y", "f64"]]}
+PAINTED = xbf.Schema({"vec": {"struct": "Painted", "fields": [
+    ["shade", SHADES], ["at", POINT], ["by_key", {"map": ["string", POINT]}]]}})
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["LIGHT", "DARK", "OTHER"]), st.integers(-9, 9),
+                          st.dictionaries(st.text(max_size=2), st.integers(0, 9), max_size=2)),
+                min_size=16, max_size=30))
+def test_enums_by_name_namedtuples_and_maps_of_structs_from_columns_as_from_rows(
+        values: List[Tuple[str, int, Dict[str, int]]]) -> None:
+    rows = [{"shade": xbf.Variant(s), "at": {"x": x, "y": x / 2},
+             "by_key": {k: {"x": v, "y": 0.5} for k, v in m.items()}} for s, x, m in values]
+    data, flat = both(rows, schema=PAINTED)
+    assert same(xbf.loads(data), xbf.loads(flat))
+    got = outcome(data, List[Painted])
+    assert got == outcome(flat, List[Painted])
+    if all(s != "OTHER" for s, _, _ in values):
+        assert got == ("ok", [Painted(Shade[s], Point(x, x / 2), {k: Point(v, 0.5) for k, v in m.items()})
+                              for s, x, m in values])
+    else:
+        # The variant the reader's enum lacks, named at its place.
+        i = [s for s, _, _ in values].index("OTHER")
+        assert got[:3] == ("ValidationError", "type-mismatch", f"[{i}].shade")
