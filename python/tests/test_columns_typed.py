@@ -5,6 +5,7 @@ which the row reader and the value plan decode."""
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import enum
 import subprocess
@@ -201,3 +202,37 @@ def test_enums_by_name_namedtuples_and_maps_of_structs_from_columns_as_from_rows
         # The variant the reader's enum lacks, named at its place.
         i = [s for s, _, _ in values].index("OTHER")
         assert got[:3] == ("ValidationError", "type-mismatch", f"[{i}].shade")
+
+
+# ------------------------------------------------------------------ how dataclass records are made
+
+
+@dataclasses.dataclass
+class OwnNew:
+    id: int
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "OwnNew":
+        return super().__new__(cls)
+
+
+@dataclasses.dataclass
+class Abstract(abc.ABC):
+    id: int
+
+    @abc.abstractmethod
+    def f(self) -> None: ...
+
+
+@dataclasses.dataclass
+class Child(Sparse):
+    extra: int = 0
+
+
+@pytest.mark.parametrize("columnar", [True, False])
+def test_records_of_classes_with_their_own_new_abstract_or_derived(columnar: bool) -> None:
+    data = xbf.dumps([{"id": i} for i in range(20)], columnar=columnar)
+    got = xbf.loads(data, type=List[OwnNew])
+    assert [type(x) for x in got] == [OwnNew] * 20 and [x.id for x in got] == list(range(20))
+    assert xbf.loads(data, type=List[Child]) == [Child(i) for i in range(20)]
+    with pytest.raises(TypeError, match="abstract"):
+        xbf.loads(data, type=List[Abstract])
