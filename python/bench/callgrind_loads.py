@@ -8,7 +8,8 @@ As with callgrind_dumps.py, run it twice, with N and with 0 calls, and take
     valgrind --tool=callgrind --callgrind-out-file=cg.0 python python/bench/callgrind_loads.py typed countries.json 0
 
 The first argument is ``loads`` (untyped), ``decoder`` (``xbf.Decoder()``'s
-``decode``) or ``typed`` (``xbf.Decoder(list[DC]).decode``).
+``decode``) or ``typed`` (``xbf.Decoder(list[DC]).decode``); ``rows-`` before
+it (``rows-typed``) writes the message in rows instead of ``dumps``'s choice.
 """
 import sys
 import typing
@@ -27,7 +28,11 @@ def main():
     if data is None or name not in data:
         data = bench.files(vega, (name,))
     rows = data[name]
-    enc = xbf.dumps(rows)
+    if mode.startswith("rows-"):
+        mode = mode[len("rows-"):]
+        enc = xbf.dumps(rows, columnar=False)
+    else:
+        enc = xbf.dumps(rows)
     if mode == "typed":
         fn = xbf.Decoder(typing.List[bench.record_class(rows)]).decode
     elif mode == "decoder":

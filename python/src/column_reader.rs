@@ -397,7 +397,7 @@ fn read<'py>(py: Python<'py>, col: WholeColumn<'_, '_, '_>, c: &Col<'py>) -> CRe
             // Up to 5 keys a new dict holds them without growing: made and
             // filled in place, it took 12% fewer instructions a record than
             // a copy of the template whose values are then replaced
-            // (callgrind, github.csv's two fields: python/bench/RESULTS-loads-typed.md).
+            // (callgrind, github.csv's two fields: python/bench/callgrind_loads_typed.json).
             let fresh = keys.len() <= 5;
             for _ in 0..n {
                 let d = if fresh { PyDict::new_bound(py) } else { struct_dict(py, keys, template)? };
