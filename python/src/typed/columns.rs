@@ -5,12 +5,13 @@
 //! metadata was checked against the reader's type once (the [`TPlan`]);
 //! here no `xbf::Value` is made.
 //!
-//! Only plans of whole-column types take this path (ints, floats, strings,
-//! bools, dates, timestamps, options, lists and records of them, fields
-//! that may be absent (`json.optional`) among them; places
-//! the untyped column reader reads, `any` among them, converted value by
-//! value; extra fields of any type, which are checked by the core and
-//! dropped). Anything
+//! Only plans of whole-column types take this path (ints up to 128 bits,
+//! floats, strings, bytes, bools, dates, timestamps; options, lists, maps,
+//! enums read by variant name, records (dataclasses, NamedTuples,
+//! TypedDicts) and structs read as dicts, of them, their fields that may be
+//! absent (`json.optional`) among them; places the untyped column reader
+//! reads, `any` among them, converted value by value; extra fields of any
+//! type, which are checked by the core and dropped). Anything
 //! else, any fault the core finds, and any value that does not fit the
 //! reader's type (an absent option where the reader wants a value, a date
 //! outside Python's years) stops here and sends the message to the core's
