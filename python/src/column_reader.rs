@@ -4,9 +4,9 @@
 //! The core decoding them into an `xbf::Value` tree first (one allocation
 //! per string and per record) took about twice as long as reading the rows.
 //!
-//! Values of the types read whole here (scalars other than 128- and 256-bit
-//! integers and bytes; options, vecs, arrays, tuples, structs, enums and
-//! `any` of them, an `any`'s parts by the types its column gives them) take
+//! Values of the types read whole here (scalars other than 256-bit
+//! integers; options, vecs, arrays, tuples, structs, maps, enums and `any`
+//! of them, an `any`'s parts by the types its column gives them) take
 //! this path; anything else, and any fault (which the core reports here with
 //! no Python-side error), goes to the core's general decoder, so that errors
 //! stay the core's.
@@ -14,11 +14,13 @@
 use std::cell::RefCell;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
+use std::borrow::Cow;
+
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use xbf::wire::{FLAG_COLUMNAR, V2_MARKER};
 use xbf::{DecodeOptions, Metadata, PrimitiveType as P, Version, WholeColumn};
 
-use crate::decode::{date_py, meta_has_any, struct_dict, timestamp_py};
+use crate::decode::{date_py, int_i128, int_u128, meta_has_any, struct_dict, timestamp_py};
 use crate::plan::is_optional_key;
 use crate::pyobj::{is_some, refs};
 use crate::raw::dict_set;
@@ -36,6 +38,10 @@ pub(crate) enum Scalar {
     F32,
     F64,
     Str,
+    Bytes,
+    U128,
+    /// Signed 128-bit (zigzag-coded in the column).
+    I128,
 }
 
 /// How a primitive type's column becomes Python objects (None: not read
@@ -51,6 +57,9 @@ pub(crate) fn scalar_of(p: P) -> Option<Scalar> {
         P::F32 => Scalar::F32,
         P::F64 => Scalar::F64,
         P::String => Scalar::Str,
+        P::Bytes => Scalar::Bytes,
+        P::U128 => Scalar::U128,
+        P::I128 => Scalar::I128,
         _ => return None,
     })
 }
@@ -82,6 +91,17 @@ pub(crate) fn column_py<'py>(
         Scalar::Str => {
             let mut cache = StrCache::new();
             col.strings(|s| cache.get(py, s))?
+        }
+        // Made from the message's bytes where the column lies there (else
+        // from those its decompression made).
+        Scalar::Bytes => col
+            .bytes(Cow::Borrowed, |b| Some(Cow::Owned(b.to_vec())))?
+            .iter()
+            .map(|b| PyBytes::new_bound(py, b).into_any())
+            .collect(),
+        Scalar::U128 => col.wide_ints()?.into_iter().map(|x| int_u128(py, x)).collect(),
+        Scalar::I128 => {
+            col.wide_ints()?.into_iter().map(|z| int_i128(py, (z >> 1) as i128 ^ -((z & 1) as i128))).collect()
         }
     }))
 }
@@ -157,8 +177,14 @@ enum Col<'py> {
         optional: Vec<bool>,
         template: RefCell<Option<Bound<'py, PyDict>>>,
     },
+    /// Dicts (or, where Python cannot hold the keys in one, as the core's
+    /// values read, lists of `(key, value)` pairs), of keys and values.
+    Map(Box<Col<'py>>, Box<Col<'py>>),
     /// `xbf.Variant(name, payload)`s.
     Enum(Vec<Bound<'py, PyString>>, Vec<Col<'py>>),
+    /// The unit payload of an enum's variant: None each, with no column
+    /// (the tags, which were read and charged, count them).
+    Nones,
     /// The value as its part's type reads (the parts' plans are made from
     /// the types the column gives them).
     Any,
@@ -201,9 +227,12 @@ fn plan<'py>(py: Python<'py>, ty: &Metadata) -> Option<Col<'py>> {
                 template: RefCell::new(None),
             }
         }
+        Metadata::Map(m) => Col::Map(Box::new(plan(py, &m.key)?), Box::new(plan(py, &m.value)?)),
         Metadata::Enum(e) => Col::Enum(
             e.variants().map(|(n, _)| PyString::new_bound(py, n)).collect(),
-            e.variants().map(|(_, t)| plan(py, t)).collect::<Option<_>>()?,
+            e.variants()
+                .map(|(_, t)| if *t == Metadata::UNIT { Some(Col::Nones) } else { plan(py, t) })
+                .collect::<Option<_>>()?,
         ),
         Metadata::Any => Col::Any,
         _ => return None,
@@ -225,7 +254,8 @@ pub(crate) fn reads_whole(ty: &Metadata) -> bool {
             Metadata::Enum(e) if is_optional_key(t) => reads_whole(e.variant_at(1).expect("two variants").1),
             t => reads_whole(t),
         }),
-        Metadata::Enum(e) => e.variants().all(|(_, t)| reads_whole(t)),
+        Metadata::Map(m) => reads_whole(&m.key) && reads_whole(&m.value),
+        Metadata::Enum(e) => e.variants().all(|(_, t)| *t == Metadata::UNIT || reads_whole(t)),
         Metadata::Any => true,
         _ => false,
     }
@@ -254,7 +284,7 @@ fn lists<'py>(py: Python<'py>, lens: &[u64], values: Vec<Bound<'py, PyAny>>) -> 
 
 /// The values of a tagged column (an enum's or an `any`'s), as `f` makes
 /// each from its tag and payload.
-fn tagged<'py, T>(
+pub(crate) fn tagged<'py, T>(
     col: WholeColumn<'_, '_, '_>,
     n: usize,
     mut part: impl FnMut(usize, WholeColumn<'_, '_, '_>) -> CResult<Vec<Bound<'py, PyAny>>>,
@@ -364,11 +394,17 @@ fn read<'py>(py: Python<'py>, col: WholeColumn<'_, '_, '_>, c: &Col<'py>) -> CRe
             }
             fields.finish()?;
             let mut out = Vec::with_capacity(n);
+            // Up to 5 keys a new dict holds them without growing: made and
+            // filled in place, it took 12% fewer instructions a record than
+            // a copy of the template whose values are then replaced
+            // (callgrind, github.csv's two fields: python/bench/callgrind_loads_typed.json).
+            let fresh = keys.len() <= 5;
             for _ in 0..n {
-                let d = struct_dict(py, keys, template)?;
+                let d = if fresh { PyDict::new_bound(py) } else { struct_dict(py, keys, template)? };
                 for (k, c) in keys.iter().zip(columns.iter_mut()) {
                     match c.next().expect("n values a column") {
                         Some(v) => dict_set(&d, k, &v)?,
+                        None if fresh => {}
                         None => d.del_item(k)?,
                     }
                 }
@@ -376,6 +412,24 @@ fn read<'py>(py: Python<'py>, col: WholeColumn<'_, '_, '_>, c: &Col<'py>) -> CRe
             }
             out
         }
+        Col::Map(kp, vp) => {
+            // Each side's Python values (or why not) come back as the one
+            // item the core's reader collects of it.
+            let (lens, keys, values) = col.maps(|k| Ok(vec![read(py, k, kp)]), |v| Ok(vec![read(py, v, vp)]))?;
+            let one = |mut v: Vec<CResult<Vec<Bound<'py, PyAny>>>>| v.pop().ok_or(Stop::Elsewhere)?;
+            let (keys, values) = (one(keys)?, one(values)?);
+            let total = lens.iter().try_fold(0u64, |a, &l| a.checked_add(l));
+            if lens.len() != n || total != Some(keys.len() as u64) || keys.len() != values.len() {
+                return Err(Stop::Elsewhere);
+            }
+            let mut pairs = keys.into_iter().zip(values);
+            let mut out = Vec::with_capacity(n);
+            for len in lens {
+                out.push(map_py(py, pairs.by_ref().take(len as usize), len as usize)?);
+            }
+            out
+        }
+        Col::Nones => (0..n).map(|_| py.None().into_bound(py)).collect(),
         Col::Enum(names, payloads) => {
             let variant = refs(py)?.variant.bind(py);
             tagged(
@@ -404,6 +458,26 @@ fn read<'py>(py: Python<'py>, col: WholeColumn<'_, '_, '_>, c: &Col<'py>) -> CRe
         return Err(Stop::Elsewhere);
     }
     Ok(out)
+}
+
+/// A map's entries as a dict, or as a list of `(key, value)` pairs where
+/// Python cannot hold them in one (keys it cannot hash, or that it holds
+/// equal), as the core's values read (`to_py`).
+fn map_py<'py>(
+    py: Python<'py>,
+    entries: impl Iterator<Item = (Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+    len: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let d = PyDict::new_bound(py);
+    let mut pairs = Vec::with_capacity(len);
+    let mut dict_ok = true;
+    for (k, v) in entries {
+        if dict_ok && d.set_item(&k, &v).is_err() {
+            dict_ok = false;
+        }
+        pairs.push(PyTuple::new_bound(py, [k, v]));
+    }
+    Ok(if dict_ok && d.len() == pairs.len() { d.into_any() } else { PyList::new_bound(py, pairs).into_any() })
 }
 
 /// Decodes `data` if it is a columnar message of a type read whole here

@@ -8,7 +8,8 @@
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
 /// One step of `PyDict_Next`: the entry of `d` at or after `*pos`, as new
 /// references, and `*pos` moved past it. Measured: about 10% of `dumps` on
@@ -58,4 +59,44 @@ pub(crate) fn dict_set(d: &Bound<'_, PyDict>, k: &Bound<'_, PyString>, v: &Bound
         return Err(PyErr::fetch(d.py()));
     }
     Ok(())
+}
+
+/// `object.__new__(cls)` without the call: a new instance of `cls` made by
+/// `object`'s `tp_new` when that is `cls`'s own (a class that neither
+/// defines `__new__` nor derives from a builtin with its own); `None` for
+/// any other class, and before CPython 3.10 (whose `PyType_GetSlot` takes
+/// only heap types), which then take the call. Measured: the call (its
+/// argument tuple, `tp_new_wrapper`'s checks) was about a quarter of typed
+/// decoding's instructions per dataclass record (python/UNSAFE.md).
+pub(crate) fn object_new<'py>(cls: &Bound<'py, PyType>) -> Option<PyResult<Bound<'py, PyAny>>> {
+    static FROM_3_10: GILOnceCell<bool> = GILOnceCell::new();
+    let py = cls.py();
+    if !*FROM_3_10.get_or_init(py, || py.version_info() >= (3, 10)) {
+        return None;
+    }
+    let args = PyTuple::empty_bound(py);
+    // SAFETY: the GIL is held (`py`). `cls` is a live type object (a
+    // `Bound<PyType>`, type-checked, holding a reference) and
+    // `PyBaseObject_Type` is CPython's static `object` type; from 3.10
+    // (checked above) `PyType_GetSlot` reads `Py_tp_new` of any type,
+    // raising nothing, and gives the function pointer stored there (null if
+    // none). Only when `cls`'s slot is `object`'s own function (non-null) is
+    // it called, with the signature of `newfunc` that the slot has, on `cls`,
+    // an empty argument tuple (kept alive by `args`) and no keywords: that
+    // is exactly what `object.__new__(cls)` runs once `tp_new_wrapper` has
+    // checked that `cls`'s nearest builtin base allocates as `object` does,
+    // which holds whenever `cls`'s own `tp_new` is `object`'s (a builtin
+    // base with its own `tp_new`, or a `__new__` in Python, would have put
+    // another function in the slot). It returns a new reference, or null
+    // with an exception set (an abstract class), which
+    // `from_owned_ptr_or_err` turns into the `Bound` or the `PyErr`.
+    unsafe {
+        let base = ffi::PyType_GetSlot(std::ptr::addr_of_mut!(ffi::PyBaseObject_Type), ffi::Py_tp_new);
+        let own = ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_new);
+        if base.is_null() || own != base {
+            return None;
+        }
+        let new: ffi::newfunc = std::mem::transmute::<*mut std::ffi::c_void, ffi::newfunc>(own);
+        Some(Bound::from_owned_ptr_or_err(py, new(cls.as_type_ptr(), args.as_ptr(), std::ptr::null_mut())))
+    }
 }

@@ -242,7 +242,8 @@ def loads(data: Any, *, type: Any = None, with_schema: bool = False, typed_any: 
 
 
 class Decoder:
-    """Reads messages into one Python type ``T``, as msgspec's ``Decoder(T)``.
+    """Reads messages into one Python type ``T``, as msgspec's ``Decoder(T)``;
+    ``Decoder()`` (``T`` = ``Any``) reads them as ``loads`` does.
 
     ``T`` is built from dataclasses, ``typing.TypedDict``, ``typing.NamedTuple``,
     ``list``/``tuple``/``dict``/``set``/``frozenset``, ``Optional[X]``/``X | None``,
@@ -262,13 +263,16 @@ class Decoder:
 
     __slots__ = ("type", "_native")
 
-    def __init__(self, type: Any):
+    def __init__(self, type: Any = Any):
+        # With no type (or ``Any``) it decodes as ``loads`` does, as msgspec's ``Decoder()``.
         self.type = type
-        self._native = _native.TypedDecoder(_typed.compile_type(type))
+        self._native = None if type is Any else _native.TypedDecoder(_typed.compile_type(type))
 
     def decode(self, data: Any, *, max_decoded_bytes: Optional[int] = None) -> Any:
         if not isinstance(data, bytes):
             data = bytes(data)
+        if self._native is None:
+            return _native.loads(data, False, False, max_decoded_bytes)
         return self._native.decode(data, max_decoded_bytes)
 
     def __repr__(self) -> str:

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyLong, PyString, PyTuple, PyType};
 
 use crate::dates::{is_date, is_datetime, is_plain_date};
 use xbf::{DecodeOptions, EncodeOptions, Metadata, PrimitiveType as P, Value as V, Version};
@@ -33,6 +33,7 @@ use crate::decode::{decode_options, header, meta_has_any, DErr, Dec, FAST_DEPTH}
 use crate::errors::{core_err, guarded, internal_error};
 use crate::plan::{is_optional_key, make_plan, Plan};
 use crate::pyobj::{refs, short_repr, type_name};
+use crate::raw::object_new;
 use crate::to_py::{value_to_py, ToPy};
 
 mod columns;
@@ -475,7 +476,10 @@ fn build_record<'py>(
             let new = OBJECT_NEW.get_or_try_init(py, || -> PyResult<PyObject> {
                 Ok(py.get_type_bound::<pyo3::types::PyAny>().getattr("__new__")?.unbind())
             })?;
-            let inst = new.bind(py).call1((cls,))?;
+            let inst = match cls.downcast::<PyType>().ok().and_then(object_new) {
+                Some(inst) => inst?,
+                None => new.bind(py).call1((cls,))?,
+            };
             if r.plain_setattr {
                 for (f, v) in r.fields.iter().zip(vals) {
                     if let Some(v) = v {
