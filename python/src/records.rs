@@ -77,8 +77,9 @@ impl RawColumn {
     }
 
     /// Adds record `i`'s value of this key (of `n` records); `Ok(false)` for
-    /// a value this path does not take.
-    #[inline]
+    /// a value this path does not take. Inlined into the record loop: as a
+    /// call it cost 6% more instructions on flights-20k (callgrind).
+    #[inline(always)]
     fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize) -> PyResult<bool> {
         self.pad_to(i);
         let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
