@@ -9,22 +9,24 @@ twice, with N and with 0 calls, and take (Ir(N) - Ir(0)) / N:
     valgrind --tool=callgrind --callgrind-out-file=cg.0 python python/bench/callgrind_dumps.py sp500 0
     callgrind_annotate --inclusive=yes --threshold=100 cg.N | grep -E "records_direct|encode_columns|floats::"
 
-Datasets are bench.py's (``sp500`` and ``flights`` are short for its first two
-names); ``sizes`` prints the bytes of ``xbf.dumps`` of every dataset instead,
-to check that an encoder change keeps them.
+Datasets are bench.py's, held-out files included (``sp500``, ``flights`` and
+``countries`` are short for three of their names); ``sizes`` prints the bytes
+of ``xbf.dumps`` of every dataset instead, to check that an encoder change
+keeps them.
 """
 import sys
 
 import bench
 import xbf
 
-SHORT = {"sp500": "sp500 (stock rows)", "flights": "flights-20k.json"}
+SHORT = {"sp500": "sp500 (stock rows)", "flights": "flights-20k.json", "countries": "countries.json"}
 
 
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    data = bench.datasets(str(bench.ROOT / "target/data/vega-datasets"))
+    vega = str(bench.ROOT / "target/data/vega-datasets")
+    data = {**bench.datasets(vega), **bench.datasets(vega, held_out=True)}
     if sys.argv[1] == "sizes":
         for name, rows in data.items():
             print(f"{name}\t{len(xbf.dumps(rows))}")

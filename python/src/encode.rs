@@ -9,12 +9,13 @@ use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyList, PyLong,
 use xbf::wire::{self, varint};
 use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
 
-use crate::columns::{columns_direct, records_direct, rows_to_columns, worth_columns};
+use crate::columns::{columns_direct, rows_to_columns, worth_columns};
 use crate::errors::{cannot, encode_err, too_deep};
 use crate::infer::{inferred, int_bits, is_dataclass, Infer, Shape, MAX_DEPTH};
 use crate::plan::{make_plan, Plan};
 use crate::pyobj::{refs, short_repr};
 use crate::raw::dict_next;
+use crate::records::records_direct;
 use crate::schema::{pair_of, Schema};
 
 // ---------------------------------------------------------------- encoder

@@ -20,7 +20,7 @@
 //!   [`infer`]: Python values to a type; [`plan`]: a type prepared for one
 //!   encode or decode.
 //! - [`encode`]: Python to XBF rows, and `dumps`; [`columns`]: Python to the
-//!   columnar layout.
+//!   columnar layout; [`records`]: lists of flat records to columns in one pass.
 //! - [`decode`]: XBF to Python (the fast path, and `loads`); [`dates`]:
 //!   dates and datetimes, by the C API or (abi3) the `datetime` module;
 //!   [`column_reader`]: columnar messages to Python, whole columns at a
@@ -64,6 +64,7 @@ mod infer;
 mod plan;
 mod pyobj;
 mod raw;
+mod records;
 mod schema;
 mod streams;
 mod to_py;

@@ -55,8 +55,8 @@ from typing import Any, BinaryIO, Iterator, NamedTuple, Optional
 
 __all__ = [
     "dumps", "loads", "dump", "load", "Schema", "DecodeError", "EncodeError", "Variant", "Typed", "Some",
-    "StreamWriter", "StreamReader", "iter_stream", "Decoder", "ValidationError", "File", "BlockInfo", "ColumnInfo",
-    "iter_file",
+    "StreamWriter", "StreamReader", "iter_stream", "Decoder", "Encoder", "ValidationError", "File", "BlockInfo",
+    "ColumnInfo", "iter_file",
 ]
 # xbf.open and xbf.write are left out of __all__: `from xbf import *` would hide the builtin open.
 
@@ -179,6 +179,61 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
             except (TypeError, OverflowError):
                 pass  # values that break their declared types: typed from the values, as before
     return _native.dumps(obj, version, schema, columnar, compress)
+
+
+class Encoder:
+    """Encodes objects with one set of ``dumps`` options, as msgspec's ``Encoder``:
+    ``enc = xbf.Encoder(columnar=True); enc.encode(obj)`` gives the bytes of
+    ``xbf.dumps(obj, columnar=True)``.
+
+    The options are checked once, here (a ValueError for a combination
+    ``dumps`` refuses), and a ``schema`` given as a type form is made a
+    ``Schema`` once; each ``encode`` then goes straight to the native encoder.
+    The declared types of dataclasses are learned once per class (shared with
+    ``dumps``).
+    """
+
+    __slots__ = ("version", "schema", "columnar", "compress")
+
+    def __init__(self, *, version: int = 2, schema: Any = None, columnar: Optional[bool] = None,
+                 compress: Optional[int] = None):
+        if version not in (1, 2):
+            raise ValueError(f"XBF has versions 1 and 2, not {version}")
+        if schema is not None and not isinstance(schema, Schema):
+            schema = Schema(schema)
+        if columnar is not None:
+            columnar = bool(columnar)
+        if compress is not None:
+            if isinstance(compress, bool) or not isinstance(compress, int):
+                raise TypeError(f"compress is a zstd level (an int), not {compress!r}")
+            if version == 1:
+                raise ValueError("XBF v1 has no columnar layout (use version=2)")
+            if columnar is False:
+                raise ValueError("compress applies to columns: it needs columnar=True or None")
+        if version == 1 and columnar:
+            raise ValueError("XBF v1 has no columnar layout (use version=2)")
+        self.version, self.schema, self.columnar, self.compress = version, schema, columnar, compress
+        if compress is not None:
+            # A build without zstd refuses any level: said now, not at the first encode.
+            _native.dumps([0], version, None, columnar, compress)
+
+    def encode(self, obj: Any) -> bytes:
+        """The XBF message of ``obj`` (see ``dumps``)."""
+        version, schema, columnar, compress = self.version, self.schema, self.columnar, self.compress
+        cls = obj[0].__class__ if obj.__class__ is list and obj else obj.__class__
+        if schema is None and version == 2 and cls not in _BUILTINS and hasattr(cls, "__dataclass_fields__"):
+            declared = _declared_type(obj)
+            if declared is not None:
+                try:
+                    return _native.dumps(obj, version, declared, columnar, compress)
+                except (TypeError, OverflowError):
+                    pass  # as dumps: typed from the values instead
+        return _native.dumps(obj, version, schema, columnar, compress)
+
+    def __repr__(self) -> str:
+        opts = [f"{k}={getattr(self, k)!r}" for k in self.__slots__
+                if getattr(self, k) != {"version": 2}.get(k)]
+        return f"xbf.Encoder({', '.join(opts)})"
 
 
 # Types that are never dataclasses, skipped before the (slower, failing) attribute lookup.

@@ -54,6 +54,17 @@ def dumps(
     obj: Any, *, version: int = ..., schema: Optional[Schema] = ..., columnar: Optional[bool] = ...,
     compress: Optional[int] = ...,
 ) -> bytes: ...
+class Encoder:
+    version: int
+    schema: Optional[Schema]
+    columnar: Optional[bool]
+    compress: Optional[int]
+    def __init__(
+        self, *, version: int = ..., schema: Any = ..., columnar: Optional[bool] = ...,
+        compress: Optional[int] = ...,
+    ) -> None: ...
+    def encode(self, obj: Any) -> bytes: ...
+
 _T = TypeVar("_T")
 
 @overload
