@@ -130,8 +130,8 @@ def open(  # noqa: A001 (mirrors pyarrow.parquet.ParquetFile / io.open)
 
     ``filters`` here takes the operators the reader tests itself
     (``= == != < <= > >=``), all of which a row matches. ``threads`` blocks
-    are decoded at once, each on its own thread (default: the machine's
-    cores, at most 4); memory holds that many blocks.
+    are decoded at once, each on its own thread (default 1); memory holds
+    that many blocks.
     """
     pushed: List[Tuple[str, str, str]] = []
     if filters:
