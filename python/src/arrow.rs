@@ -104,7 +104,8 @@ impl ArrowReader {
 /// `filters` ((field, op, value as text) triples, all of which a row
 /// matches), `batch_size` (rows a batch at most), `blocks` (a range of
 /// block numbers, for one task of several) and `threads` (blocks decoded at
-/// once, each on its own thread; default: the machine's cores, at most 4).
+/// once, each on its own thread; default 1: on the shared 2-core machine a
+/// started thread measured slower than none, BENCHMARKS.md).
 #[pyfunction]
 #[pyo3(signature = (path, columns=None, filters=None, batch_size=None, blocks=None, threads=None))]
 fn arrow_open(

@@ -135,7 +135,22 @@ class Typed:
         return f"xbf.Typed({str(self.schema)!r}, {self.value!r})"
 
 
-from . import _native, _typed  # noqa: E402
+# The extension's allocator (mimalloc) reads its options once, when the
+# extension loads. It gives freed pages back to the OS 1 s after they are
+# freed by default, so a large read (xbf.arrow.read_table of 3M rows) that
+# follows another by more than a second page-faulted every page of its
+# output again (about 33,000 faults, a third of its CPU time, in
+# BENCHMARKS.md's "xbf.arrow on flights-3m"); after 10 s the pages are reused.
+# Set here, unless the user set it, only for the extension's load.
+_PURGE = "MIMALLOC_PURGE_DELAY"
+_purge_set = _PURGE not in os.environ
+if _purge_set:
+    os.environ[_PURGE] = "10000"
+try:
+    from . import _native, _typed  # noqa: E402
+finally:
+    if _purge_set:
+        del os.environ[_PURGE]
 
 Schema = _native.Schema
 _native._init(Variant, Typed, Some, DecodeError, EncodeError)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re as _re
 import tempfile
 from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
@@ -130,8 +131,8 @@ def open(  # noqa: A001 (mirrors pyarrow.parquet.ParquetFile / io.open)
 
     ``filters`` here takes the operators the reader tests itself
     (``= == != < <= > >=``), all of which a row matches. ``threads`` blocks
-    are decoded at once, each on its own thread (default: the machine's
-    cores, at most 4); memory holds that many blocks.
+    are decoded at once, each on its own thread (default 1); memory holds
+    that many blocks.
     """
     pushed: List[Tuple[str, str, str]] = []
     if filters:
@@ -204,8 +205,17 @@ def _dataset_class() -> Any:
 
         def scanner(self, columns: Any = None, filter: Any = None, batch_size: Optional[int] = None,  # noqa: A002
                     **kwargs: Any) -> Any:
-            """A ``pyarrow.dataset.Scanner`` reading ``columns`` of the rows that match ``filter``."""
-            stream = open(self._path, columns=self._columns(columns, filter), batch_size=batch_size)
+            """A ``pyarrow.dataset.Scanner`` reading ``columns`` of the rows that match ``filter``.
+
+            The comparisons of integer and string columns with a literal that
+            ``filter`` ANDs together (DuckDB's ``WHERE delay > 300 AND origin
+            = 'SFO'``) go to the reader, which skips the blocks their
+            statistics rule out and drops the rows they reject; the scanner
+            then applies the whole filter (the same rows, or fewer, to test).
+            """
+            pushed = _pushable(filter, self._schema) if filter is not None else []
+            stream = open(self._path, columns=self._columns(columns, filter), filters=pushed or None,
+                          batch_size=batch_size)
             reader = pa.RecordBatchReader.from_stream(stream)
             return ds.Scanner.from_batches(reader, columns=columns, filter=filter)
 
@@ -236,6 +246,66 @@ def _dataset_class() -> Any:
         setattr(XbfDataset, name, property(unsupported(name)))
     _DATASET_CLASS = XbfDataset
     return XbfDataset
+
+
+_LEAF = _re.compile(r'\(([A-Za-z_][A-Za-z0-9_]*) (==|!=|<=|>=|<|>) (-?[0-9]+|"[^"\\]*")\)')
+
+
+def _pushable(filter: Any, schema: Any) -> List[Tuple[str, str, str]]:  # noqa: A002
+    """The ``(column, op, value)`` comparisons that a pyarrow ``Expression``
+    ANDs together and that the reader tests as pyarrow does: an integer or
+    string column against a literal of its kind (a null matches neither).
+
+    pyarrow has no public way to take an expression apart, so this reads its
+    text, ``((delay > 300) and (origin == "SFO"))``, by a strict grammar;
+    any other part (``or``, ``is_in``, casts, floats, whose NaN the reader
+    orders differently, names or strings needing quotes) is left out, which
+    at worst leaves more rows for the scanner to test.
+    """
+    import pyarrow as pa
+
+    text = str(filter)
+    out: List[Tuple[str, str, str]] = []
+    if "\\" in text:
+        return out  # an escaped character: a string the grammar does not read
+
+    def conj(s: str) -> None:
+        m = _LEAF.fullmatch(s)
+        if m:
+            name, op, lit = m.groups()
+            if name not in schema.names:
+                return
+            ty = schema.field(name).type
+            if lit.startswith('"'):
+                if pa.types.is_string(ty) or pa.types.is_large_string(ty):
+                    out.append((name, op, lit[1:-1]))
+            elif pa.types.is_integer(ty):
+                try:
+                    pa.scalar(int(lit), type=ty)  # in the column's range, as the reader reads it
+                except (OverflowError, pa.ArrowInvalid):
+                    return
+                out.append((name, op, lit))
+            return
+        # (A and B), A and B each a balanced parenthesised expression.
+        if not (s.startswith("(") and s.endswith(")")):
+            return
+        inner, depth, quoted = s[1:-1], 0, False
+        for i, ch in enumerate(inner):
+            if ch == '"':
+                quoted = not quoted
+            elif quoted:
+                continue
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            elif depth == 0 and inner.startswith(" and ", i):
+                conj(inner[:i])
+                conj(inner[i + 5:])
+                return
+
+    conj(text)
+    return out
 
 
 def dataset(path: "os.PathLike[str] | str") -> Any:

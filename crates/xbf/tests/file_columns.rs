@@ -167,3 +167,39 @@ fn a_projection_of_a_wide_file_decodes_only_its_field() {
     let q = ReadOptions::default().filter(xbf::Predicate::parse("delay > 1000").unwrap());
     assert!((0..3).all(|i| r.read_block_columns(i, &q).unwrap().is_none()));
 }
+
+/// A reader reads each block into the last block's memory (no zeroing): a
+/// projected read after a whole one (whose bytes stay where the unread
+/// columns are) gives what a reader that read nothing before gives.
+#[test]
+fn a_reader_reusing_its_block_memory_reads_as_a_fresh_one() {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Row {
+        delay: i64,
+        origin: String,
+        tags: Vec<String>,
+    }
+    let ty = xbf::metadata_of::<Row>().unwrap();
+    let mut w = FileWriter::new(Vec::new(), ty, FileOptions::default().block_rows(300)).unwrap();
+    for i in 0..1000i64 {
+        let origin = ["SFO", "LAX", "ÖRE", "a longer name of an airport"][i as usize % 4].to_owned();
+        w.write_serde(&Row { delay: i * i % 1013 - 500, origin, tags: (0..i % 4).map(|k| format!("{k}")).collect() })
+            .unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    let mut reused = FileReader::open(Cursor::new(&bytes)).unwrap();
+    let n = reused.blocks().len();
+    assert_eq!(n, 4);
+    for f in ["delay", "origin", "tags"] {
+        let q = ReadOptions::default().fields(&[f]);
+        for i in (0..n).rev() {
+            // Fill the reader's memory with another block's bytes first.
+            reused.read_block_columns((i + 1) % n, &ReadOptions::default()).unwrap();
+            let got = reused.read_block_columns(i, &q).unwrap().unwrap().to_values();
+            let mut fresh = FileReader::open(Cursor::new(&bytes)).unwrap();
+            let want = fresh.read_block_columns(i, &q).unwrap().unwrap().to_values();
+            assert_eq!(bytes_of(&got), bytes_of(&want), "{f}, block {i}");
+            assert_eq!(bytes_of(&reused.read_block(i, &q).unwrap()), bytes_of(&want), "{f}, block {i}");
+        }
+    }
+}

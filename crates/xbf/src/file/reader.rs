@@ -107,15 +107,25 @@ impl Plan {
 }
 
 /// A block's body as read: whole, or with only the wanted columns filled.
+/// `bytes[range]` is the body, at file offset `base` (a whole block's read
+/// keeps its length prefix and CRC around the body rather than copying the
+/// body out: one allocation of the block's size a read, not two).
 struct Raw {
-    body: Vec<u8>,
+    bytes: Vec<u8>,
+    range: std::ops::Range<usize>,
     base: u64,
+}
+
+impl Raw {
+    fn body(&self) -> &[u8] {
+        &self.bytes[self.range.clone()]
+    }
 }
 
 /// A cursor over a block body past its record count, and the count (at
 /// least one record).
 fn body_cursor(raw: &Raw) -> Result<(Cursor<'_>, u64)> {
-    let mut c = Cursor::new(&raw.body, raw.base).in_file();
+    let mut c = Cursor::new(raw.body(), raw.base).in_file();
     let n_at = c.offset();
     let n = c.varint(64)? as u64;
     if n == 0 {
@@ -232,6 +242,10 @@ pub struct FileReader<R> {
     blocks: Vec<BlockInfo>,
     slots: Option<Vec<Slot>>,
     damaged: Vec<DamagedBlock>,
+    /// The last block's bytes, given back after decoding (nothing decoded
+    /// borrows them) so that the next block is read into the same memory:
+    /// no allocation, zeroing or page faults of a block's size per block.
+    scratch: Vec<u8>,
 }
 
 impl<R: Read + Seek> FileReader<R> {
@@ -301,7 +315,7 @@ impl<R: Read + Seek> FileReader<R> {
         }
         let slots = footer::slots(&ty);
         let blocks = footer::parse(body, marker_at + head, slots.as_deref(), data_start, marker_at, &opts)?;
-        Ok(FileReader { src, ty, by_ref, opts, blocks, slots, damaged: Vec::new() })
+        Ok(FileReader { src, ty, by_ref, opts, blocks, slots, damaged: Vec::new(), scratch: Vec::new() })
     }
 
     /// The record type.
@@ -380,7 +394,10 @@ impl<R: Read + Seek> FileReader<R> {
         };
         let Some(wanted) = partial.filter(|w| w.iter().any(|x| !x)) else {
             self.src.seek(SeekFrom::Start(b.offset)).map_err(io_at(b.offset))?;
-            let mut bytes = vec![0u8; b.size as usize];
+            // The last block's memory, resized (only growth is zeroed): every
+            // byte of it is read over.
+            let mut bytes = std::mem::take(&mut self.scratch);
+            bytes.resize(b.size as usize, 0);
             self.src.read_exact(&mut bytes).map_err(io_at(b.offset))?;
             let mut c = Cursor::new(&bytes, b.offset).in_file();
             if c.varint(64)? as u64 != len {
@@ -406,14 +423,17 @@ impl<R: Read + Seek> FileReader<R> {
             if count != b.records {
                 return Err(Error::at(ErrorKind::InvalidColumn, base, "the block's record count is not the footer's"));
             }
-            return Ok(Raw { body: body.to_vec(), base });
+            let range = body_at..body_at + len as usize;
+            return Ok(Raw { bytes, range, base });
         };
         // The body as the file has it, each unread column's length prefix
-        // written (so that the decoder skips it) over zeros it never looks
-        // at. The zeros come from one zeroed allocation, which for a large
-        // block is fresh pages that the unread columns never touch (the
-        // footer checked that the columns fill the body exactly).
-        let mut body = vec![0u8; len as usize];
+        // written (so that the decoder skips it) over bytes it never looks
+        // at: the last block's memory, resized (only growth is zeroed), whose
+        // old bytes stay where the unread columns are (the footer checked
+        // that the columns fill the body exactly, and the decoder skips an
+        // unread column by its prefix).
+        let mut body = std::mem::take(&mut self.scratch);
+        body.resize(len as usize, 0);
         let mut head = Vec::with_capacity(10);
         varint::put(&mut head, u128::from(b.records));
         let mut pos = head.len();
@@ -444,7 +464,8 @@ impl<R: Read + Seek> FileReader<R> {
             }
             pos = end;
         }
-        Ok(Raw { body, base })
+        let range = 0..body.len();
+        Ok(Raw { bytes: body, range, base })
     }
 
     /// Block `i`'s columns with the encoding each one took (the block is
@@ -456,7 +477,7 @@ impl<R: Read + Seek> FileReader<R> {
         let plan = Plan { decode: None, keep: None, filter: None };
         let raw = self.fetch(i, &plan).map_err(|e| self.damage(i, e))?;
         let skip = varint::len(u128::from(self.blocks[i].records));
-        columnar::column_stats(&self.ty, &raw.body[skip..], raw.base + skip as u64, &self.opts)
+        columnar::column_stats(&self.ty, &raw.body()[skip..], raw.base + skip as u64, &self.opts)
             .map_err(|e| self.damage(i, e))
     }
 
@@ -471,7 +492,11 @@ impl<R: Read + Seek> FileReader<R> {
             return Ok(Vec::new());
         }
         self.fetch(i, &plan)
-            .and_then(|raw| decode_body(&self.ty, &raw, &self.opts, &plan))
+            .and_then(|raw| {
+                let out = decode_body(&self.ty, &raw, &self.opts, &plan);
+                self.scratch = raw.bytes;
+                out
+            })
             .map_err(|e| self.damage(i, e))
     }
 
@@ -491,7 +516,11 @@ impl<R: Read + Seek> FileReader<R> {
             return Ok(None);
         }
         self.fetch(i, &plan)
-            .and_then(|raw| decode_columns(&self.ty, &raw, &self.opts, &plan))
+            .and_then(|raw| {
+                let out = decode_columns(&self.ty, &raw, &self.opts, &plan);
+                self.scratch = raw.bytes;
+                out
+            })
             .map(Some)
             .map_err(|e| self.damage(i, e))
     }
@@ -714,8 +743,8 @@ impl<R: Read> FileStreamReader<R> {
             }
             self.blocks += 1;
             self.seen.push((len_at, crc_at + 4 - len_at, 0));
-            let raw = Raw { body, base };
-            let mut c = Cursor::new(&raw.body, base).in_file();
+            let raw = Raw { range: 0..body.len(), bytes: body, base };
+            let mut c = Cursor::new(raw.body(), base).in_file();
             let count = c.varint(64).map_err(|e| e.context(&range))? as u64;
             self.seen.last_mut().expect("pushed").2 = count;
             return decode_body(&self.ty, &raw, &self.opts, &plan).map(Some).map_err(|e| e.context(&range));
