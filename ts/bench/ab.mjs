@@ -1,7 +1,7 @@
 // Before/after of this package's default encode and decode against another build of it, in one process: per
 // dataset, CPU-time samples of each build in alternating order (a build that always runs first or second is
 // favoured or hurt by the collector's debts and the JIT), medians of the rounds. Bytes are checked to be equal.
-//   npm run build && node bench/ab.mjs --before DIST [--held-out] [--rounds N] [--json PATH]
+//   npm run build && node bench/ab.mjs --before DIST [--held-out] [--only NAME,...] [--rounds N] [--json PATH]
 // DIST is the other build's dist directory (e.g. main's ts/ built in a temp dir). Prints one line per dataset;
 // --json writes every sample. Timing is not asserted anywhere.
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
@@ -23,11 +23,13 @@ function csvRecords(text) {
 }
 const load = (f) => (f.endsWith(".csv") ? csvRecords(readFileSync(join(vega, f), "utf8")) : JSON.parse(readFileSync(join(vega, f), "utf8")));
 // The same datasets as bench.mjs (and its --held-out list).
-const datasets = process.argv.includes("--held-out")
+const only = argAt("--only"); // a comma-separated list of names (substrings) to run alone
+const all = process.argv.includes("--held-out")
   ? ["cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv", "windvectors.csv", "us-employment.csv"].map((f) => [f, () => load(f)])
   : [["stock rows (sp500-2019)", () => csvRecords(readFileSync(join(repo, "crates/xbf-cli/data/sp500-2019.csv"), "utf8"))],
     ["flights-20k", () => load("flights-20k.json")], ["movies", () => load("movies.json")], ["earthquakes (features)", () => load("earthquakes.json").features],
     ...["football", "jobs", "political-contributions", "income", "gapminder"].map((f) => [f, () => load(`${f}.json`)])];
+const datasets = only ? all.filter(([name]) => only.split(",").some((o) => name.includes(o))) : all;
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 /** ms per call of f: calls until SAMPLE_MS of CPU time has passed. */
 function sample(f) { let n = 0; const t0 = cpu(); while (cpu() - t0 < SAMPLE_MS) { f(); n++; } return (cpu() - t0) / n; }
