@@ -610,6 +610,24 @@ class Columns {
         if (t > end - this.pos) return null;
         if (!(sh + t <= this.left)) return null;
         this.left -= sh + t;
+        // All suffixes ASCII (one TextDecoder call gives a character a byte): each value is a prefix of the one
+        // before (a slice) and its suffix (a slice), no bytes rebuilt.
+        let suffixes: string;
+        try { suffixes = utf8.decode(b.subarray(this.pos, this.pos + t)); } catch { return null; }
+        if (suffixes.length === t) {
+          const out: string[] = new Array(n);
+          let prev = "", q = 0;
+          for (let i = 0; i < n; i++) {
+            const p = shared[i]!, l = rest[i]!;
+            if (p > prev.length) return null;
+            const v = p === 0 ? suffixes.slice(q, q + l) : l === 0 ? prev.slice(0, p) : prev.slice(0, p) + suffixes.slice(q, q + l);
+            out[i] = v;
+            prev = v;
+            q += l;
+          }
+          this.pos += t;
+          return out;
+        }
         // Rebuild every value's bytes one after the other (each the first p bytes of the one before, then its
         // suffix), then decode them all with one TextDecoder call and cut the strings out.
         const all = new Uint8Array(sh + t), lens: number[] = [];
