@@ -199,7 +199,7 @@ class Columns {
     if (this.pos >= end) return null;
     const enc = b[this.pos++]!;
     const lim = maxBits >= 53 ? MAX_SAFE : 2 ** maxBits - 1;
-    const out: number[] = [];
+    let out: number[] = [];
     switch (enc) {
       case 0: {
         if (n > end - this.pos) return null;
@@ -217,7 +217,9 @@ class Columns {
         if (width > maxBits || width > 44 || base + 2 ** width - 1 > lim) return null;
         const bytes = Math.ceil((n * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, n * width)) return null;
-        this.unpack(out, n, width, base, this.pos);
+        // Sized once where the bytes bound n (width > 0); filled from 0, no hole is left.
+        if (width > 0) out = new Array(n);
+        this.unpack(out, 0, n, width, base, this.pos);
         this.pos += bytes;
         return out;
       }
@@ -232,11 +234,12 @@ class Columns {
         if (width > 44 || base + 2 ** width > MAX_SAFE) return null;
         const bytes = Math.ceil(((n - 1) * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, (n - 1) * width)) return null;
+        if (width > 0) { out = new Array(n); out[0] = v; }
         if (width === 0) {
           const d = unzigzagNum(base);
           for (let i = 1; i < n; i++) { v += d; out.push(v); }
         } else {
-          this.unpack(out, n - 1, width, base, this.pos);
+          this.unpack(out, 1, n - 1, width, base, this.pos);
           for (let i = 1; i < n; i++) { v += unzigzagNum(out[i]!); out[i] = v; }
         }
         this.pos += bytes;
@@ -371,8 +374,9 @@ class Columns {
     for (let i = 0; i < k; i++) { const v = vals[i]!; for (let j = lens[i]!; j > 0; j--) out[q++] = v; }
     return out;
   }
-  /** Appends n values base + (width bits each, LSB first from byte p); width 0..44 (exact in a double). */
-  private unpack(out: number[], n: number, width: number, base: number, p: number): void {
+  /** Writes n values base + (width bits each, LSB first from byte p) to out[at...] (from out.length on when
+   * width is 0); width 0..44 (exact in a double). */
+  private unpack(out: number[], at: number, n: number, width: number, base: number, p: number): void {
     const b = this.b;
     if (width === 0) { for (let i = 0; i < n; i++) out.push(base); return; }
     if (width <= 24) {
@@ -380,8 +384,8 @@ class Columns {
       let acc = 0, bits = 0;
       for (let i = 0; i < n; i++) {
         while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
-        out.push(base + (acc & mask));
-        acc >>>= width;
+        out[at + i] = base + (acc & mask);
+        acc = (acc >>> width) | 0; // below 2^31 (width >= 1): an int32, as `|=` leaves it
         bits -= width;
       }
       return;
@@ -395,8 +399,8 @@ class Columns {
       const lo = acc & 0xffffff;
       acc >>>= 24; bits -= 24;
       while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
-      out.push(base + lo + (acc & hmask) * 16777216);
-      acc >>>= hw; bits -= hw;
+      out[at + i] = base + lo + (acc & hmask) * 16777216;
+      acc = (acc >>> hw) | 0; bits -= hw;
     }
   }
 
