@@ -277,52 +277,28 @@ class Columns {
     const count = delta ? n - 1 : n, bytes = Math.ceil((count * width) / 8);
     // ints' checks: a frame's largest value and a delta's largest difference stay exact in a double.
     if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
+    const p0 = this.pos;
+    // Near the message's end (a 32-bit read would pass it) or width 0: the caller's path (ints, then the scale).
+    if (width === 0 || p0 + bytes + 4 > b.length) { this.pos = start; return null; }
     // Sized once (no growth while filling); each value is written, so no hole is left.
     const out: number[] = new Array(n);
     let o = 0;
     if (delta) { const first = unzigzagNum(v) / scale; out[o++] = f32 ? Math.fround(first) : first; }
     const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
-    const p0 = this.pos;
-    if (width > 0 && p0 + bytes + 4 <= b.length) {
-      // Each value's bits found by its bit position: the low (at most 24) bits, then the rest, each from a
-      // little-endian 32-bit read at its byte (a shift of at most 7 leaves 25 bits). The 4 bytes past the
-      // block's end are inside the message (checked above) and masked off. No carried bit accumulator: each
-      // value's reads are independent of the one before.
-      let bp = 0;
-      for (let i = 0; i < count; i++) {
-        let q = p0 + (bp >>> 3), sh = bp & 7;
-        let z = base + (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & lmask);
-        if (hw > 0) {
-          const hp = bp + 24;
-          q = p0 + (hp >>> 3); sh = hp & 7;
-          z += (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
-        }
-        bp += width;
-        if (delta) {
-          v += unzigzagNum(z);
-          if (!(v >= 0 && v <= MAX_SAFE)) { this.pos = start; return null; }
-        } else v = z;
-        const x = unzigzagNum(v) / scale;
-        out[o++] = f32 ? Math.fround(x) : x;
-      }
-      this.pos += bytes;
-      return out;
-    }
-    // Near the message's end (or width 0): the bits through an accumulator, byte by byte. `acc` stays an
-    // int32 (a shift right by at least one bit is below 2^31; `| 0` tells the compiler so).
-    let p = p0, acc = 0, bits = 0;
+    // Each value's bits found by its bit position: the low (at most 24) bits, then the rest, each from a
+    // little-endian 32-bit read at its byte (a shift of at most 7 leaves 25 bits). The bytes read past the
+    // block's end are inside the message (checked above) and masked off. No carried bit accumulator: each
+    // value's reads are independent of the one before.
+    let bp = 0;
     for (let i = 0; i < count; i++) {
-      let z = base;
-      if (lw > 0) {
-        while (bits < lw) { acc |= b[p++]! << bits; bits += 8; }
-        z += acc & lmask;
-        acc = (acc >>> lw) | 0; bits -= lw;
-        if (hw > 0) {
-          while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
-          z += (acc & hmask) * 16777216;
-          acc = (acc >>> hw) | 0; bits -= hw;
-        }
+      let q = p0 + (bp >>> 3), sh = bp & 7;
+      let z = base + (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & lmask);
+      if (hw > 0) {
+        const hp = bp + 24;
+        q = p0 + (hp >>> 3); sh = hp & 7;
+        z += (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
       }
+      bp += width;
       if (delta) {
         v += unzigzagNum(z);
         // A sum that leaves [0, 2^53): the bigint reader decides, as ints does.
