@@ -199,7 +199,7 @@ class Columns {
     if (this.pos >= end) return null;
     const enc = b[this.pos++]!;
     const lim = maxBits >= 53 ? MAX_SAFE : 2 ** maxBits - 1;
-    const out: number[] = [];
+    let out: number[] = [];
     switch (enc) {
       case 0: {
         if (n > end - this.pos) return null;
@@ -217,7 +217,9 @@ class Columns {
         if (width > maxBits || width > 44 || base + 2 ** width - 1 > lim) return null;
         const bytes = Math.ceil((n * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, n * width)) return null;
-        this.unpack(out, n, width, base, this.pos);
+        // Sized once where the bytes bound n (width > 0); filled from 0, no hole is left.
+        if (width > 0) out = new Array(n);
+        this.unpack(out, 0, n, width, base, this.pos);
         this.pos += bytes;
         return out;
       }
@@ -232,11 +234,12 @@ class Columns {
         if (width > 44 || base + 2 ** width > MAX_SAFE) return null;
         const bytes = Math.ceil(((n - 1) * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, (n - 1) * width)) return null;
+        if (width > 0) { out = new Array(n); out[0] = v; }
         if (width === 0) {
           const d = unzigzagNum(base);
           for (let i = 1; i < n; i++) { v += d; out.push(v); }
         } else {
-          this.unpack(out, n - 1, width, base, this.pos);
+          this.unpack(out, 1, n - 1, width, base, this.pos);
           for (let i = 1; i < n; i++) { v += unzigzagNum(out[i]!); out[i] = v; }
         }
         this.pos += bytes;
@@ -274,30 +277,35 @@ class Columns {
     const count = delta ? n - 1 : n, bytes = Math.ceil((count * width) / 8);
     // ints' checks: a frame's largest value and a delta's largest difference stay exact in a double.
     if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
-    const out: number[] = [];
-    if (delta) { const first = unzigzagNum(v) / scale; out.push(f32 ? Math.fround(first) : first); }
-    // width bits a value: the low (at most 24) bits, then the rest, each read as 32-bit integers.
+    const p0 = this.pos;
+    // Near the message's end (a 32-bit read would pass it) or width 0: the caller's path (ints, then the scale).
+    if (width === 0 || p0 + bytes + 4 > b.length) { this.pos = start; return null; }
+    // Sized once (no growth while filling); each value is written, so no hole is left.
+    const out: number[] = new Array(n);
+    let o = 0;
+    if (delta) { const first = unzigzagNum(v) / scale; out[o++] = f32 ? Math.fround(first) : first; }
     const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
-    let p = this.pos, acc = 0, bits = 0;
+    // Each value's bits found by its bit position: the low (at most 24) bits, then the rest, each from a
+    // little-endian 32-bit read at its byte (a shift of at most 7 leaves 25 bits). The bytes read past the
+    // block's end are inside the message (checked above) and masked off. No carried bit accumulator: each
+    // value's reads are independent of the one before.
+    let bp = 0;
     for (let i = 0; i < count; i++) {
-      let z = base;
-      if (lw > 0) {
-        while (bits < lw) { acc |= b[p++]! << bits; bits += 8; }
-        z += acc & lmask;
-        acc >>>= lw; bits -= lw;
-        if (hw > 0) {
-          while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
-          z += (acc & hmask) * 16777216;
-          acc >>>= hw; bits -= hw;
-        }
+      let q = p0 + (bp >>> 3), sh = bp & 7;
+      let z = base + (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & lmask);
+      if (hw > 0) {
+        const hp = bp + 24;
+        q = p0 + (hp >>> 3); sh = hp & 7;
+        z += (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
       }
+      bp += width;
       if (delta) {
         v += unzigzagNum(z);
         // A sum that leaves [0, 2^53): the bigint reader decides, as ints does.
         if (!(v >= 0 && v <= MAX_SAFE)) { this.pos = start; return null; }
       } else v = z;
       const x = unzigzagNum(v) / scale;
-      out.push(f32 ? Math.fround(x) : x);
+      out[o++] = f32 ? Math.fround(x) : x;
     }
     this.pos += bytes;
     return out;
@@ -342,8 +350,9 @@ class Columns {
     for (let i = 0; i < k; i++) { const v = vals[i]!; for (let j = lens[i]!; j > 0; j--) out[q++] = v; }
     return out;
   }
-  /** Appends n values base + (width bits each, LSB first from byte p); width 0..44 (exact in a double). */
-  private unpack(out: number[], n: number, width: number, base: number, p: number): void {
+  /** Writes n values base + (width bits each, LSB first from byte p) to out[at...] (from out.length on when
+   * width is 0); width 0..44 (exact in a double). */
+  private unpack(out: number[], at: number, n: number, width: number, base: number, p: number): void {
     const b = this.b;
     if (width === 0) { for (let i = 0; i < n; i++) out.push(base); return; }
     if (width <= 24) {
@@ -351,8 +360,8 @@ class Columns {
       let acc = 0, bits = 0;
       for (let i = 0; i < n; i++) {
         while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
-        out.push(base + (acc & mask));
-        acc >>>= width;
+        out[at + i] = base + (acc & mask);
+        acc = (acc >>> width) | 0; // below 2^31 (width >= 1): an int32, as `|=` leaves it
         bits -= width;
       }
       return;
@@ -366,8 +375,8 @@ class Columns {
       const lo = acc & 0xffffff;
       acc >>>= 24; bits -= 24;
       while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
-      out.push(base + lo + (acc & hmask) * 16777216);
-      acc >>>= hw; bits -= hw;
+      out[at + i] = base + lo + (acc & hmask) * 16777216;
+      acc = (acc >>> hw) | 0; bits -= hw;
     }
   }
 
@@ -581,6 +590,24 @@ class Columns {
         if (t > end - this.pos) return null;
         if (!(sh + t <= this.left)) return null;
         this.left -= sh + t;
+        // All suffixes ASCII (one TextDecoder call gives a character a byte): each value is a prefix of the one
+        // before (a slice) and its suffix (a slice), no bytes rebuilt.
+        let suffixes: string;
+        try { suffixes = utf8.decode(b.subarray(this.pos, this.pos + t)); } catch { return null; }
+        if (suffixes.length === t) {
+          const out: string[] = new Array(n);
+          let prev = "", q = 0;
+          for (let i = 0; i < n; i++) {
+            const p = shared[i]!, l = rest[i]!;
+            if (p > prev.length) return null;
+            const v = p === 0 ? suffixes.slice(q, q + l) : l === 0 ? prev.slice(0, p) : prev.slice(0, p) + suffixes.slice(q, q + l);
+            out[i] = v;
+            prev = v;
+            q += l;
+          }
+          this.pos += t;
+          return out;
+        }
         // Rebuild every value's bytes one after the other (each the first p bytes of the one before, then its
         // suffix), then decode them all with one TextDecoder call and cut the strings out.
         const all = new Uint8Array(sh + t), lens: number[] = [];
