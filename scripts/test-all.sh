@@ -3,8 +3,11 @@
 # repository. The README's Quick start names this script; .ci/run runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Each stage prints the seconds since the start, so that the 20-minute budget (README) can be watched stage by stage.
-stage() { echo "== $* [${SECONDS}s]"; }
+# Each stage prints the seconds since the start, so that the 20-minute budget (README) can be watched stage by stage,
+# and the CPU seconds (user+sys) of everything the script has run so far: unlike wall time, they compare across
+# runs on a loaded machine (the kernel's cutime+cstime of this shell, in clock ticks; "?" where /proc is missing).
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($16 + $17) / hz }' "/proc/$$/stat" 2>/dev/null || echo "?"; }
+stage() { echo "== $* [${SECONDS}s, CPU $(cpu_seconds)s]"; }
 
 stage "Rust: formatting (rustfmt.toml) and clippy, warnings as errors"
 cargo fmt --all --check
@@ -87,4 +90,4 @@ cargo build --quiet --locked -p xbf-cli
 # (vega-datasets 3.2.1, fetched from the npm registry at a pinned checksum; without them the tests would skip).
 scripts/fetch-data.sh
 (cd go/bench && go vet ./... && go test -run 'TestRoundTrips|TestDatasetsHaveNulls' ./...)
-echo "== all tests passed in ${SECONDS}s"
+echo "== all tests passed in ${SECONDS}s, CPU $(cpu_seconds)s"
