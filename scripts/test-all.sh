@@ -38,7 +38,7 @@ python_deps() {
     target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
 }
 background python-deps python_deps
-background npm-ci await npm-ci
+background npm-ci npm ci --prefix ts --no-audit --no-fund
 background go-modules sh -c '(cd go && go mod download) && (cd go/bench && go mod download)'
 background data scripts/fetch-data.sh
 
