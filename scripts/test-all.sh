@@ -9,6 +9,12 @@ cd "$(dirname "$0")/.."
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($16 + $17) / hz }' "/proc/$$/stat" 2>/dev/null || echo "?"; }
 stage() { echo "== $* [${SECONDS}s, CPU $(cpu_seconds)s]"; }
 
+# Every cargo command below: no incremental compilation (a clean CI build never reuses its caches, which cost
+# time to write) and debug info of the dev profile reduced to line tables (backtraces keep files and lines; full
+# variable info only makes the test binaries slower to compile and link). Neither changes what a test checks.
+export CARGO_INCREMENTAL=0
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+
 # CI has 2 cores. Installing the test dependencies (PyPI, npm, the Go proxy, rustup, the data set) mostly waits
 # on the network and the disk, and Miri's interpreter runs on one core: those jobs run in the background while
 # the compilers keep the cores busy. Each job writes its own log under target/test-logs/; `await NAME` waits for
