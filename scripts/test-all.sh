@@ -115,7 +115,9 @@ await bench-build
 cargo run --quiet --locked --manifest-path bench/Cargo.toml -- smoke
 
 stage "TypeScript: the ts/ package (npm ci, tsc build, node --test: vectors, properties, cross-language, inspector in headless Chromium)"
-cargo build --quiet --locked -p xbf-cli
+# The CLI the Rust tests ran (workspace features): already built, where `-p xbf-cli` alone would compile the core
+# again with other features.
+cargo build --quiet --locked --workspace --all-features --bin xbf
 await npm-ci
 # tsc in strict mode (ts/tsconfig.json: strict, noUncheckedIndexedAccess): a type error fails the build.
 npm run --prefix ts build
@@ -138,7 +140,7 @@ fi
 (cd ts && CHROMIUM="$(command -v chromium)" node --test test/e2e/*.test.mjs)
 
 stage "Go: the go/ module (gofmt, go vet, go test with the cross-language checks, every vector file through xbfcheck)"
-cargo build --quiet --locked -p xbf-cli
+cargo build --quiet --locked --workspace --all-features --bin xbf
 (cd go && test -z "$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above are not formatted" >&2; exit 1; })
 (cd go && go vet ./... && XBF_CLI="$PWD/../target/debug/xbf" go test ./... && go run ./cmd/xbfcheck ../vectors/*.json ../vectors/files/*.json)
 # The benchmark module (its own go.mod): it builds and every codec round-trips the benchmark's datasets
