@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each stage prints the seconds since the start, so that the 20-minute budget (README) can be watched stage by stage,
 # and the CPU seconds (user+sys) of every command the script has finished so far (a background job below counts
-# once awaited): unlike wall time, they compare across runs on a loaded machine (the kernel's cutime+cstime of
+# from when it ends): unlike wall time, they compare across runs on a loaded machine (the kernel's cutime+cstime of
 # this shell, in clock ticks; "?" where /proc is missing).
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($16 + $17) / hz }' "/proc/$$/stat" 2>/dev/null || echo "?"; }
 stage() { echo "== $* [${SECONDS}s, CPU $(cpu_seconds)s]"; }
