@@ -26,7 +26,8 @@ mkdir -p "$LOGS"
 declare -A JOBS=()
 background() {
     local name=$1; shift
-    "$@" >"$LOGS/$name.log" 2>&1 &
+    # The log ends with the job's own wall and CPU seconds (bash's `time`), as its CPU counts in no single stage.
+    ( TIMEFORMAT="($name: %0R s, CPU %0U+%0S s)"; time "$@" ) >"$LOGS/$name.log" 2>&1 &
     JOBS[$name]=$!
 }
 await() {
@@ -36,7 +37,8 @@ await() {
     cat "$LOGS/$name.log"
     if [ "$status" -ne 0 ]; then echo "FAILED: $name (exit status $status; log above, also in $LOGS/$name.log)" >&2; exit "$status"; fi
 }
-trap 'for pid in "${JOBS[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
+# A job is a subshell (for its timing) around the command: both are ended.
+trap 'for pid in "${JOBS[@]}"; do pkill -P "$pid" 2>/dev/null; kill "$pid" 2>/dev/null; done; true' EXIT
 
 # The downloads every later stage needs, started now (see above); each is awaited by the stage that uses it.
 PY="${PYTHON:-python3}"
