@@ -184,6 +184,12 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
         schema = Schema(schema)
     if columnar is not None:
         columnar = bool(columnar)
+    return _encode(obj, version, schema, columnar, compress)
+
+
+def _encode(obj: Any, version: int, schema: Optional[Schema], columnar: Optional[bool],
+            compress: Optional[int]) -> bytes:
+    """``dumps`` once its options are checked (``Encoder.encode`` calls this too)."""
     # Dataclasses (or lists of them) only: checked inline, as this runs on every call.
     cls = obj[0].__class__ if obj.__class__ is list and obj else obj.__class__
     if schema is None and version == 2 and cls not in _BUILTINS and hasattr(cls, "__dataclass_fields__"):
@@ -234,16 +240,7 @@ class Encoder:
 
     def encode(self, obj: Any) -> bytes:
         """The XBF message of ``obj`` (see ``dumps``)."""
-        version, schema, columnar, compress = self.version, self.schema, self.columnar, self.compress
-        cls = obj[0].__class__ if obj.__class__ is list and obj else obj.__class__
-        if schema is None and version == 2 and cls not in _BUILTINS and hasattr(cls, "__dataclass_fields__"):
-            declared = _declared_type(obj)
-            if declared is not None:
-                try:
-                    return _native.dumps(obj, version, declared, columnar, compress)
-                except (TypeError, OverflowError):
-                    pass  # as dumps: typed from the values instead
-        return _native.dumps(obj, version, schema, columnar, compress)
+        return _encode(obj, self.version, self.schema, self.columnar, self.compress)
 
     def __repr__(self) -> str:
         opts = [f"{k}={getattr(self, k)!r}" for k in self.__slots__
