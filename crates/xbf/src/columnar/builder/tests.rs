@@ -35,6 +35,7 @@ fn json(text: &str) -> Value {
 }
 
 /// A list of flat records pushed field by field with the typed pushes.
+#[cfg(feature = "json")] // used only by the real-data test
 fn push_records(ty: &Metadata, v: &Value) -> Vec<u8> {
     let (Metadata::Vec(elem), Value::Vec(items)) = (ty, v) else { panic!("a vec") };
     let Metadata::Struct(s) = &**elem else { panic!("of structs") };
@@ -70,6 +71,7 @@ fn push_records(ty: &Metadata, v: &Value) -> Vec<u8> {
 
 /// The same records pushed a column at a time with the `extend_*` calls
 /// (fields of scalars and options of scalars; `None` for others).
+#[cfg(feature = "json")] // used only by the real-data test
 fn extend_records(ty: &Metadata, v: &Value) -> Option<Vec<u8>> {
     let (Metadata::Vec(elem), Value::Vec(items)) = (ty, v) else { return None };
     let Metadata::Struct(s) = &**elem else { return None };
