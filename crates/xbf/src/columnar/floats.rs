@@ -158,6 +158,70 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
     (F::from_decimal(n, e).to_bits64() == v.to_bits64()).then_some(n)
 }
 
+/// The exponents `e` (bit `e`) at which [`exact_decimal`]`(v, e)` holds,
+/// with a few checks instead of one per exponent.
+///
+/// Why it is the same set: if `v` is `n / 10^e` rounded, with `|n| <= 2^(p-3)`
+/// (`p` the type's precision, 53 or 24), then at `e + 1` the product
+/// `v·10^(e+1)` is within `|10n|·2^(1-p)` of `10n`, less than a quarter and
+/// within `F::NEAR` of it, and `10n / 10^(e+1)` is the same real number as
+/// `n / 10^e`, so rounds to the same `v`: `v` fits `e + 1` too, while
+/// `|10n| <= 2^(p-3)`. And a fit's `n` is at most `|v·10^e|·(1 + F::NEAR)`
+/// (the check bounds its distance from the product). So below `top`, the
+/// largest exponent at which `|v|·10^e <= 2^(p-4)`, the exponents `v` fits
+/// are those from its smallest up to `top`: found by one check at `top` and
+/// a binary search below it. The exponents above `top` are checked one by
+/// one, until the product reaches twice the integers' limit (no fit there
+/// nor above: the integer would pass the limit). NaN and the infinities fit
+/// none.
+#[inline]
+fn fit_mask<F: Float>(v: F) -> u32 {
+    let a = v.to_f64().abs();
+    if !a.is_finite() {
+        return 0;
+    }
+    let (bound, limit, precision) = if F::BYTES == 8 {
+        ((1u64 << 49) as f64, 1.8e16, 53)
+    } else {
+        ((1u64 << 20) as f64, 3.2e7, 24)
+    };
+    let max = i32::from(F::MAX_EXP);
+    let pow = |e: i32| POW10_F64[e as usize];
+    // `top`: guessed from the binary exponent of `a` (log10(2) ~ 1233/4096),
+    // then moved to the exact one (-1 if `a` passes the bound at 0).
+    let k = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mut top = (((precision - 5 - k) * 1233) >> 12).clamp(-1, max);
+    while top >= 0 && a * pow(top) > bound {
+        top -= 1;
+    }
+    while top < max && a * pow(top + 1) <= bound {
+        top += 1;
+    }
+    let fits = |e: i32| exact_decimal(v, e as u8).is_some();
+    let mut mask = 0u32;
+    if top >= 0 && fits(top) {
+        let (mut lo, mut hi) = (0, top);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if fits(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        mask = ((2u32 << top) - 1) & !((1u32 << lo) - 1);
+    }
+    for e in top + 1..=max {
+        if a * pow(e) >= limit {
+            break;
+        }
+        if fits(e) {
+            mask |= 1 << e;
+        }
+    }
+    mask
+}
+
 fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
     decimal_of(values, e, None)
 }
@@ -274,17 +338,42 @@ fn xor_size<F: Float>(values: &[F]) -> usize {
 }
 
 /// [`xor_size`] if it is below `limit`; `None` as soon as the bits so far
-/// reach it.
+/// reach it. The fields [`xor_fields`] would emit, counted without emitting
+/// them (the tests check it against that count).
 fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
-    let mut bits = 0u64;
     let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
-    let mut below = size(0) < limit;
-    xor_fields(values, |_, w| {
-        bits += u64::from(w);
-        below = size(bits) < limit;
-        below
-    });
-    below.then_some(size(bits))
+    if size(0) >= limit {
+        return None;
+    }
+    let width = 8 * F::BYTES as u32;
+    let Some((first, rest)) = values.split_first() else { return Some(size(0)) };
+    let mut prev = first.to_bits64();
+    // The open window as its leading zeros and trailing zeros, and its
+    // length; none open: a window no XOR fits in.
+    let (mut wl, mut wt, mut wlen) = (width, width, 0u32);
+    let mut bits = 0u64;
+    for v in rest {
+        let b = v.to_bits64();
+        let x = b ^ prev;
+        prev = b;
+        if x == 0 {
+            bits += 1;
+        } else {
+            let lead = x.leading_zeros() - (64 - width);
+            let trail = x.trailing_zeros();
+            let len = width - lead - trail;
+            if lead >= wl && trail >= wt && wlen <= len + 2 * F::FIELD {
+                bits += 2 + u64::from(wlen);
+            } else {
+                (wl, wt, wlen) = (lead, trail, len);
+                bits += 2 + 2 * u64::from(F::FIELD) + u64::from(len);
+            }
+        }
+        if size(bits) >= limit {
+            return None;
+        }
+    }
+    Some(size(bits))
 }
 
 fn xor<F: Float>(values: &[F]) -> Vec<u8> {
@@ -501,9 +590,9 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     // misses (the smaller exponent first among equals), or the one with none.
     let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
     let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
-    // An exponent that misses more than half the sample is never tried, and
-    // counting stops once an exponent cannot be among the three (the
-    // exponents come in increasing order, so one that only ties loses).
+    // An exponent that misses more than half the sample is never tried, nor
+    // one that cannot be among the three (the exponents come in increasing
+    // order, so one that only ties loses).
     let useless = sample.len() / 2 + 1;
     // An exponent with no misses is one the first value fits: those are
     // tried first, each until its first miss, and the smallest that has
@@ -524,15 +613,21 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     if let Some(e) = zero {
         best3.push((0, e));
     }
-    for e in (0..=F::MAX_EXP).filter(|_| zero.is_none()) {
-        let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
-        let mut misses = 0;
+    // Otherwise the misses of every exponent, from the exponents each
+    // sampled value fits (a few checks each, not one per exponent).
+    let mut fit_counts = [0usize; 32];
+    if zero.is_none() {
         for v in &sample {
-            misses += usize::from(!fits(v, e));
-            if misses >= bound {
-                break;
+            let mut mask = fit_mask(*v);
+            while mask != 0 {
+                fit_counts[mask.trailing_zeros() as usize] += 1;
+                mask &= mask - 1;
             }
         }
+    }
+    for e in (0..=F::MAX_EXP).filter(|_| zero.is_none()) {
+        let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
+        let misses = sample.len() - fit_counts[usize::from(e)];
         if misses >= bound {
             continue;
         }
@@ -742,9 +837,22 @@ mod tests {
                 let full = matches!(w.scaled(e), Some(n) if f32::from_decimal(n, e).to_bits() == w.to_bits());
                 assert_eq!(exact_decimal(w, e).is_some(), full, "{w:e} (f32) at {e}");
             }
+            // The exponents found with a few checks, against all of them.
+            let mask = |fits: &dyn Fn(u8) -> bool, max: u8| (0..=max).filter(|&e| fits(e)).fold(0, |m, e| m | 1 << e);
+            assert_eq!(fit_mask(v), mask(&|e| exact_decimal(v, e).is_some(), 18), "{v:e}");
+            assert_eq!(fit_mask(w), mask(&|e| exact_decimal(w, e).is_some(), 10), "{w:e} (f32)");
         };
         for &x in &odd {
             check(x);
+        }
+        // Decimals whose integers sit near 2^46..2^54 and the f32 bounds,
+        // where the mask's shortcut gives way to checks one by one.
+        for bits in [20, 21, 22, 23, 24, 25, 46, 47, 48, 49, 50, 51, 52, 53, 54] {
+            for d in 0..19 {
+                let n = (1u64 << bits) - 3 + (next() % 7);
+                check(n as f64 / 10f64.powi(d));
+                check((n / 7) as f64 / 10f64.powi(d));
+            }
         }
         for i in 0..200_000u64 {
             let r = next();
@@ -811,6 +919,51 @@ mod tests {
         let few: Vec<f64> = (0..1000).map(|i| f64::from(i % 7).sqrt()).collect();
         assert_eq!(round_trip(&few)[0], E::FloatDictionary.byte());
         round_trip::<f64>(&[]);
+    }
+
+    /// [`xor_size_below`] as the sum of the fields [`xor_fields`] emits,
+    /// kept to check the count without them.
+    fn xor_size_below_reference<F: Float>(values: &[F], limit: usize) -> Option<usize> {
+        let mut bits = 0u64;
+        let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
+        let mut below = size(0) < limit;
+        xor_fields(values, |_, w| {
+            bits += u64::from(w);
+            below = size(bits) < limit;
+            below
+        });
+        below.then_some(size(bits))
+    }
+
+    #[test]
+    fn xor_size_counts_what_the_fields_take() {
+        let mut seed = 5u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed >> 11
+        };
+        for round in 0..300 {
+            let n = [1, 2, 3, 17, 100, 500][round % 6];
+            let values: Vec<f64> = (0..n)
+                .map(|i| match (round / 6) % 5 {
+                    0 => f64::from_bits(next() << 11),
+                    1 => (next() % 1000) as f64 / 100.0,
+                    2 => (i as f64).sqrt() + (next() % 3) as f64,
+                    3 if next() % 4 == 0 => f64::NAN,
+                    3 => [0.0, -0.0, 1.0, f64::INFINITY][(next() % 4) as usize],
+                    _ => f64::from_bits(0x3ff0_0000_0000_0000 | next() % 64 << (next() % 50)),
+                })
+                .collect();
+            let full = xor_size_below_reference(&values, usize::MAX);
+            for limit in [0, 1, 9, 10, 11, 50, 200, 1000, 4000, usize::MAX] {
+                assert_eq!(xor_size_below(&values, limit), xor_size_below_reference(&values, limit), "{round} {limit}");
+            }
+            let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+            for limit in [0, 5, 6, 40, 300, usize::MAX] {
+                assert_eq!(xor_size_below(&v32, limit), xor_size_below_reference(&v32, limit), "{round} {limit}");
+            }
+            assert_eq!(full, Some(xor(&values).len()));
+        }
     }
 
     #[test]

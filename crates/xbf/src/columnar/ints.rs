@@ -44,22 +44,25 @@ fn pack(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
     if width == 0 {
         return;
     }
-    if width <= 56 {
-        // The common case: a u128 holds the pending bits (fewer than 64)
-        // and one value; they leave eight bytes at a time.
-        let mut acc: u128 = 0;
+    if width <= 64 {
+        // The common case: a u64 holds the pending bits; when a value
+        // fills it, it leaves as eight bytes and the value's bits that did
+        // not fit start the next.
+        let w = u32::from(width);
+        let mut acc: u64 = 0;
         let mut filled: u32 = 0;
         for v in values {
-            acc |= ((v as u64) as u128) << filled;
-            filled += u32::from(width);
+            let v = v as u64;
+            acc |= v << filled;
+            filled += w;
             if filled >= 64 {
-                out.extend_from_slice(&(acc as u64).to_le_bytes());
-                acc >>= 64;
+                out.extend_from_slice(&acc.to_le_bytes());
                 filled -= 64;
+                acc = if filled == 0 { 0 } else { v >> (w - filled) };
             }
         }
         let last = (filled as usize).div_ceil(8);
-        out.extend_from_slice(&(acc as u64).to_le_bytes()[..last]);
+        out.extend_from_slice(&acc.to_le_bytes()[..last]);
         return;
     }
     let mut acc: u128 = 0;

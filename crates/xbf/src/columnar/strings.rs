@@ -186,6 +186,8 @@ pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> 
 fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     debug_assert!(joined.map_or(true, |j| j.len() == values.iter().map(|v| v.len()).sum::<usize>()));
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
+    // (The prefixes' two lists are filled value by value: room for all first.)
+    let room = |v: &mut Vec<u64>| v.reserve_exact(values.len());
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::new);
     // Plain takes the bytes and a block of lengths of two bytes at least:
@@ -198,10 +200,15 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     // at least what each value is longer than that one, a bound known from
     // the lengths alone.
     let others = plain.as_ref().map_or(usize::MAX, Plain::size).min(dict.as_ref().map_or(usize::MAX, Dict::size));
-    let at_least: usize =
-        values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
-    let prefix = (shares_prefixes(values) && 5 + at_least < others)
-        .then(|| Prefix::rest(values, &mut shared, &mut rest_lens))
+    let at_least = || -> usize {
+        values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum()
+    };
+    let prefix = (shares_prefixes(values) && 5 + at_least() < others)
+        .then(|| {
+            room(&mut shared);
+            room(&mut rest_lens);
+            Prefix::rest(values, &mut shared, &mut rest_lens)
+        })
         .filter(|&rest| 5 + rest < others)
         .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
