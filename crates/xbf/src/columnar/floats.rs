@@ -159,38 +159,39 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
 }
 
 /// The exponents `e` (bit `e`) at which [`exact_decimal`]`(v, e)` holds,
-/// with a few checks instead of one per exponent.
+/// with two or three checks instead of one per exponent.
 ///
-/// Why it is the same set: if `v` is `n / 10^e` rounded, with `|n| <= 2^(p-3)`
-/// (`p` the type's precision, 53 or 24), then at `e + 1` the product
-/// `v·10^(e+1)` is within `|10n|·2^(1-p)` of `10n`, less than a quarter and
-/// within `F::NEAR` of it, and `10n / 10^(e+1)` is the same real number as
-/// `n / 10^e`, so rounds to the same `v`: `v` fits `e + 1` too, while
-/// `|10n| <= 2^(p-3)`. And a fit's `n` is at most `|v·10^e|·(1 + F::NEAR)`
-/// (the check bounds its distance from the product). So below `top`, the
-/// largest exponent at which `|v|·10^e <= 2^(p-4)`, the exponents `v` fits
-/// are those from its smallest up to `top`: found by one check at `top` and
-/// a binary search below it. The exponents above `top` are checked one by
-/// one, until the product reaches twice the integers' limit (no fit there
-/// nor above: the integer would pass the limit). NaN and the infinities fit
-/// none.
+/// Why it is the same set: if `v` is `n / 10^e` rounded, with `|10n| <=
+/// 2^(p-3)` (`p` the type's precision, 53 or 24), then the product
+/// `v·10^(e+1)` is within `|10n|·(2^(1-p) + 2^-106)` of `10n`, less than a
+/// quarter and within `F::NEAR` of it, so rounds to `10n`; and `10n /
+/// 10^(e+1)` is the same real number as `n / 10^e`, so rounds to the same
+/// `v`: `v` fits `e + 1` too. And a fit's `n` is at most `|v·10^e|·(1 +
+/// F::NEAR)` (the check bounds its distance from the product). So up to
+/// `top`, the largest exponent at which `|v|·10^e` is below `2^(p-3)` by
+/// more than that factor, the exponents `v` fits are those from its
+/// smallest up to `top`: found by one check at `top` and a binary search
+/// below it. The exponents above `top` are checked one by one, until the
+/// product reaches the integers' limit (no fit there nor above: its integer
+/// would be the limit or more). NaN and the infinities fit none.
 #[inline]
 fn fit_mask<F: Float>(v: F) -> u32 {
     let a = v.to_f64().abs();
     if !a.is_finite() {
         return 0;
     }
+    // 2^(p-3) less a margin far above `F::NEAR`, and the integers' limit.
     let (bound, limit, precision) = if F::BYTES == 8 {
-        ((1u64 << 49) as f64, 1.8e16, 53)
+        ((1u64 << 50) as f64 * (1.0 - 1.0 / (1u64 << 40) as f64), 9.0e15, 53)
     } else {
-        ((1u64 << 20) as f64, 3.2e7, 24)
+        ((1u64 << 21) as f64 * (1.0 - 1.0 / (1u64 << 18) as f64), 1.6e7, 24)
     };
     let max = i32::from(F::MAX_EXP);
     let pow = |e: i32| POW10_F64[e as usize];
     // `top`: guessed from the binary exponent of `a` (log10(2) ~ 1233/4096),
     // then moved to the exact one (-1 if `a` passes the bound at 0).
     let k = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    let mut top = (((precision - 5 - k) * 1233) >> 12).clamp(-1, max);
+    let mut top = (((precision - 4 - k) * 1233) >> 12).clamp(-1, max);
     while top >= 0 && a * pow(top) > bound {
         top -= 1;
     }
@@ -223,43 +224,86 @@ fn fit_mask<F: Float>(v: F) -> u32 {
 }
 
 fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
-    decimal_of(values, e, None)
+    DecimalParts::of(values, e).encode_below(values, e, usize::MAX).expect("below the largest size")
 }
 
-/// [`decimal`], given the integers of every value if they are known
-/// already (`exact_decimal` of each, all of them present).
-fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
-    let mut ints = Vec::with_capacity(values.len());
-    let mut exceptions = Vec::new();
-    match known {
-        Some(ns) => ints.extend(ns.iter().map(|&n| varint::zigzag(n.into()) as u64)),
-        None => {
-            for (i, v) in values.iter().enumerate() {
-                match exact_decimal(*v, e) {
-                    Some(n) => ints.push(varint::zigzag(n.into()) as u64),
-                    _ => {
-                        ints.push(0);
-                        exceptions.push(i);
-                    }
+/// `x` rounded half away from zero, as [`exact_decimal`] rounds it (`x`
+/// finite and below 2^63 in magnitude).
+#[inline]
+fn nearest(x: f64) -> i64 {
+    let t = x as i64;
+    let f = x - t as f64;
+    t + i64::from(f >= 0.5) - i64::from(f <= -0.5)
+}
+
+/// What the decimal encoding at one exponent writes: each value's integer
+/// (zigzagged; 0 for an exception) and the positions of the exceptions.
+struct DecimalParts {
+    ints: Vec<u64>,
+    exceptions: Vec<u64>,
+}
+
+impl DecimalParts {
+    /// Each value checked with [`exact_decimal`].
+    fn of<F: Float>(values: &[F], e: u8) -> Self {
+        let mut parts = DecimalParts { ints: Vec::with_capacity(values.len()), exceptions: Vec::new() };
+        for (i, v) in values.iter().enumerate() {
+            match exact_decimal(*v, e) {
+                Some(n) => parts.ints.push(varint::zigzag(n.into()) as u64),
+                None => {
+                    parts.ints.push(0);
+                    parts.exceptions.push(i as u64);
                 }
             }
         }
+        parts
     }
-    let mut out = vec![E::Decimal.byte(), e];
-    let body = ints::encode(&ints);
-    varint::put(&mut out, body.len() as u128);
-    out.extend_from_slice(&body);
-    varint::put(&mut out, exceptions.len() as u128);
-    if !exceptions.is_empty() {
-        let positions: Vec<u64> = exceptions.iter().map(|&i| i as u64).collect();
-        let pos = ints::encode(&positions);
-        varint::put(&mut out, pos.len() as u128);
-        out.extend_from_slice(&pos);
-        for &i in &exceptions {
-            out.extend_from_slice(&values[i].to_bits64().to_le_bytes()[..F::BYTES]);
+
+    /// The integers of values that all fit (`exact_decimal` of each).
+    fn known(ns: &[i64]) -> Self {
+        DecimalParts { ints: ns.iter().map(|&n| varint::zigzag(n.into()) as u64).collect(), exceptions: Vec::new() }
+    }
+
+    /// From each value's [`fit_mask`]: the integer of a value that fits `e`
+    /// is its product rounded, as `exact_decimal` found it.
+    fn masked<F: Float>(values: &[F], e: u8, masks: &[u32]) -> Self {
+        let mut parts = DecimalParts { ints: Vec::with_capacity(values.len()), exceptions: Vec::new() };
+        let scale = POW10_F64[usize::from(e)];
+        for (i, (v, m)) in values.iter().zip(masks).enumerate() {
+            if m >> e & 1 == 1 {
+                parts.ints.push(varint::zigzag(nearest(v.to_f64() * scale).into()) as u64);
+            } else {
+                parts.ints.push(0);
+                parts.exceptions.push(i as u64);
+            }
         }
+        parts
     }
-    out
+
+    /// The encoding (`values` the column's), if it takes fewer than
+    /// `limit` bytes: its size is worked out first, and only then written.
+    fn encode_below<F: Float>(&self, values: &[F], e: u8, limit: usize) -> Option<Vec<u8>> {
+        let body = ints::Planned::new(&self.ints);
+        let k = self.exceptions.len();
+        let pos = (k > 0).then(|| ints::Planned::new(&self.exceptions));
+        let size =
+            2 + body.block_size() + varint::len(k as u128) + pos.as_ref().map_or(0, |p| p.block_size() + k * F::BYTES);
+        if size >= limit {
+            return None;
+        }
+        let mut out = Vec::with_capacity(size);
+        out.extend_from_slice(&[E::Decimal.byte(), e]);
+        body.write_block(&mut out);
+        varint::put(&mut out, k as u128);
+        if let Some(pos) = pos {
+            pos.write_block(&mut out);
+            for &i in &self.exceptions {
+                out.extend_from_slice(&values[i as usize].to_bits64().to_le_bytes()[..F::BYTES]);
+            }
+        }
+        debug_assert_eq!(out.len(), size);
+        Some(out)
+    }
 }
 
 /// The distinct values (by bits, in first-seen order) and each value's
@@ -606,8 +650,7 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     });
     // When the sample is the whole column, its integers are the decimal's.
     if let Some(e) = zero.filter(|_| sample.len() == values.len()) {
-        let candidate = decimal_of(values, e, Some(&ns));
-        return if candidate.len() < plain_len { candidate } else { plain(values) };
+        return DecimalParts::known(&ns).encode_below(values, e, plain_len).unwrap_or_else(|| plain(values));
     }
     let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
     if let Some(e) = zero {
@@ -615,13 +658,18 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     }
     // Otherwise the misses of every exponent, from the exponents each
     // sampled value fits (a few checks each, not one per exponent).
+    // (When the sample is the whole column, they give the decimals' integers.)
     let mut fit_counts = [0usize; 32];
+    let mut masks = Vec::new();
     if zero.is_none() {
+        masks.reserve_exact(sample.len());
         for v in &sample {
-            let mut mask = fit_mask(*v);
-            while mask != 0 {
-                fit_counts[mask.trailing_zeros() as usize] += 1;
-                mask &= mask - 1;
+            let mask = fit_mask(*v);
+            masks.push(mask);
+            let mut m = mask;
+            while m != 0 {
+                fit_counts[m.trailing_zeros() as usize] += 1;
+                m &= m - 1;
             }
         }
     }
@@ -636,10 +684,15 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
         best3.truncate(3);
     }
     let tries = if best3.first().is_some_and(|&(m, _)| m == 0) { 1 } else { 3 };
+    // Each candidate sized first, written only if it is the smallest so far.
     let mut best: Option<Vec<u8>> = None;
     for &(_, e) in best3.iter().take(tries) {
-        let candidate = decimal(values, e);
-        if candidate.len() < best.as_ref().map_or(plain_len, Vec::len) {
+        let parts = if masks.len() == values.len() {
+            DecimalParts::masked(values, e, &masks)
+        } else {
+            DecimalParts::of(values, e)
+        };
+        if let Some(candidate) = parts.encode_below(values, e, best.as_ref().map_or(plain_len, Vec::len)) {
             best = Some(candidate);
         }
     }
