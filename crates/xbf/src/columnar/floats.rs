@@ -264,10 +264,11 @@ impl DecimalParts {
         DecimalParts { ints: ns.iter().map(|&n| varint::zigzag(n.into()) as u64).collect(), exceptions: Vec::new() }
     }
 
-    /// From each value's [`fit_mask`]: the integer of a value that fits `e`
-    /// is its product rounded, as `exact_decimal` found it.
-    fn masked<F: Float>(values: &[F], e: u8, masks: &[u32]) -> Self {
-        let mut parts = DecimalParts { ints: Vec::with_capacity(values.len()), exceptions: Vec::new() };
+    /// From each value's [`fit_mask`] (`misses` of them without `e`): the
+    /// integer of a value that fits `e` is its product rounded, as
+    /// `exact_decimal` found it.
+    fn masked<F: Float>(values: &[F], e: u8, masks: &[u32], misses: usize) -> Self {
+        let mut parts = DecimalParts { ints: Vec::with_capacity(values.len()), exceptions: Vec::with_capacity(misses) };
         let scale = POW10_F64[usize::from(e)];
         for (i, (v, m)) in values.iter().zip(masks).enumerate() {
             if m >> e & 1 == 1 {
@@ -689,9 +690,9 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     let tries = if best3.first().is_some_and(|&(m, _)| m == 0) { 1 } else { 3 };
     // Each candidate sized first, written only if it is the smallest so far.
     let mut best: Option<Vec<u8>> = None;
-    for &(_, e) in best3.iter().take(tries) {
+    for &(misses, e) in best3.iter().take(tries) {
         let parts = if masks.len() == values.len() {
-            DecimalParts::masked(values, e, &masks)
+            DecimalParts::masked(values, e, &masks, misses)
         } else {
             DecimalParts::of(values, e)
         };
