@@ -307,10 +307,9 @@ impl DecimalParts {
     }
 }
 
-/// The distinct values (by bits, in first-seen order), each value's index
-/// among them and the indices' statistics; `None` when most values are
-/// distinct.
-fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>, ints::Stats)> {
+/// The distinct values (by bits, in first-seen order) and each value's
+/// index among them; `None` when most values are distinct.
+fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
     // Room for as many distinct values as the dictionary may take (it
     // gives up past half the column), without growing on the way.
     let room = (values.len() / 2 + 17).min(4096);
@@ -318,19 +317,17 @@ fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>, ints::Stats)>
         std::collections::HashMap::with_capacity_and_hasher(room, super::FastHash::default());
     let mut distinct = Vec::new();
     let mut ids = Vec::with_capacity(values.len());
-    let mut stats = ints::Stats::new();
     for (i, v) in values.iter().enumerate() {
         let id = *index.entry(v.to_bits64()).or_insert_with(|| {
             distinct.push(*v);
             distinct.len() as u64 - 1
         });
         ids.push(id);
-        stats.push(id);
         if distinct.len() > values.len() / 2 + 16 || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
             return None;
         }
     }
-    Some((distinct, ids, stats))
+    Some((distinct, ids))
 }
 
 /// Calls `emit(bits, width)` for each field of the XOR encoding's bit
@@ -613,13 +610,13 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
     if !values.is_empty() && promising && xor_size_below(values, best.len()).is_some() {
         best = xor(values);
     }
-    if let Some((distinct, ids, stats)) = dictionary(values) {
+    if let Some((distinct, ids)) = dictionary(values) {
         let mut d = vec![E::FloatDictionary.byte()];
         varint::put(&mut d, distinct.len() as u128);
         let inner = encode_direct(&distinct);
         varint::put(&mut d, inner.len() as u128);
         d.extend_from_slice(&inner);
-        ints::Planned::with_stats(&ids, &stats).write(&mut d);
+        d.extend_from_slice(&ints::encode(&ids));
         if d.len() < best.len() {
             best = d;
         }
