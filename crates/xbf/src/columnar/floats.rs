@@ -1005,7 +1005,7 @@ mod tests {
                     2 => (i as f64).sqrt() + (next() % 3) as f64,
                     3 if next() % 4 == 0 => f64::NAN,
                     3 => [0.0, -0.0, 1.0, f64::INFINITY][(next() % 4) as usize],
-                    _ => f64::from_bits(0x3ff0_0000_0000_0000 | next() % 64 << (next() % 50)),
+                    _ => f64::from_bits(0x3ff0_0000_0000_0000 | (next() % 64) << (next() % 50)),
                 })
                 .collect();
             let full = xor_size_below_reference(&values, usize::MAX);

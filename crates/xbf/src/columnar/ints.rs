@@ -417,7 +417,7 @@ impl<'a, T: Int> Planned<'a, T> {
 
     /// [`Planned::new`] of the values that `stats` gathered.
     pub(crate) fn with_stats(values: &'a [T], stats: &Stats) -> Self {
-        let mut planned = Self::planned(values, stats.plan(values));
+        let mut planned = Self::with_plan(values, stats.plan(values));
         if let Some(runs) = super::runs::encode(values, planned.size()) {
             planned.entropy = Some(runs);
         }
@@ -426,10 +426,10 @@ impl<'a, T: Int> Planned<'a, T> {
 
     /// [`Planned::new`] without cascaded runs (for the blocks inside one).
     pub(crate) fn no_runs(values: &'a [T]) -> Self {
-        Self::planned(values, plan(values))
+        Self::with_plan(values, plan(values))
     }
 
-    fn planned(values: &'a [T], plan: Plan) -> Self {
+    fn with_plan(values: &'a [T], plan: Plan) -> Self {
         let entropy = super::entropy::encode(values, plan.size + 1);
         Planned { values, plan, entropy }
     }
