@@ -158,44 +158,153 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
     (F::from_decimal(n, e).to_bits64() == v.to_bits64()).then_some(n)
 }
 
-fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
-    decimal_of(values, e, None)
+/// The exponents `e` (bit `e`) at which [`exact_decimal`]`(v, e)` holds,
+/// with two or three checks instead of one per exponent.
+///
+/// Why it is the same set: if `v` is `n / 10^e` rounded, with `|10n| <=
+/// 2^(p-3)` (`p` the type's precision, 53 or 24), then the product
+/// `v·10^(e+1)` is within `|10n|·(2^(1-p) + 2^-106)` of `10n`, less than a
+/// quarter and within `F::NEAR` of it, so rounds to `10n`; and `10n /
+/// 10^(e+1)` is the same real number as `n / 10^e`, so rounds to the same
+/// `v`: `v` fits `e + 1` too. And a fit's `n` is at most `|v·10^e|·(1 +
+/// F::NEAR)` (the check bounds its distance from the product). So up to
+/// `top`, the largest exponent at which `|v|·10^e` is below `2^(p-3)` by
+/// more than that factor, the exponents `v` fits are those from its
+/// smallest up to `top`: found by one check at `top` and a binary search
+/// below it. The exponents above `top` are checked one by one, until the
+/// product reaches the integers' limit (no fit there nor above: its integer
+/// would be the limit or more). NaN and the infinities fit none.
+#[inline]
+fn fit_mask<F: Float>(v: F) -> u32 {
+    let a = v.to_f64().abs();
+    if !a.is_finite() {
+        return 0;
+    }
+    // 2^(p-3) less a margin far above `F::NEAR`, and the integers' limit.
+    let (bound, limit, precision) = if F::BYTES == 8 {
+        ((1u64 << 50) as f64 * (1.0 - 1.0 / (1u64 << 40) as f64), 9.0e15, 53)
+    } else {
+        ((1u64 << 21) as f64 * (1.0 - 1.0 / (1u64 << 18) as f64), 1.6e7, 24)
+    };
+    let max = i32::from(F::MAX_EXP);
+    let pow = |e: i32| POW10_F64[e as usize];
+    // `top`: guessed from the binary exponent of `a` (log10(2) ~ 1233/4096),
+    // then moved to the exact one (-1 if `a` passes the bound at 0).
+    let k = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mut top = (((precision - 4 - k) * 1233) >> 12).clamp(-1, max);
+    while top >= 0 && a * pow(top) > bound {
+        top -= 1;
+    }
+    while top < max && a * pow(top + 1) <= bound {
+        top += 1;
+    }
+    let fits = |e: i32| exact_decimal(v, e as u8).is_some();
+    let mut mask = 0u32;
+    if top >= 0 && fits(top) {
+        let (mut lo, mut hi) = (0, top);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if fits(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        mask = ((2u32 << top) - 1) & !((1u32 << lo) - 1);
+    }
+    for e in top + 1..=max {
+        if a * pow(e) >= limit {
+            break;
+        }
+        if fits(e) {
+            mask |= 1 << e;
+        }
+    }
+    mask
 }
 
-/// [`decimal`], given the integers of every value if they are known
-/// already (`exact_decimal` of each, all of them present).
-fn decimal_of<F: Float>(values: &[F], e: u8, known: Option<&[i64]>) -> Vec<u8> {
-    let mut ints = Vec::with_capacity(values.len());
-    let mut exceptions = Vec::new();
-    match known {
-        Some(ns) => ints.extend(ns.iter().map(|&n| varint::zigzag(n.into()) as u64)),
-        None => {
-            for (i, v) in values.iter().enumerate() {
-                match exact_decimal(*v, e) {
-                    Some(n) => ints.push(varint::zigzag(n.into()) as u64),
-                    _ => {
-                        ints.push(0);
-                        exceptions.push(i);
-                    }
+fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
+    DecimalParts::of(values, e).encode_below(values, e, usize::MAX).expect("below the largest size")
+}
+
+/// `x` rounded half away from zero, as [`exact_decimal`] rounds it (`x`
+/// finite and below 2^63 in magnitude).
+#[inline]
+fn nearest(x: f64) -> i64 {
+    let t = x as i64;
+    let f = x - t as f64;
+    t + i64::from(f >= 0.5) - i64::from(f <= -0.5)
+}
+
+/// What the decimal encoding at one exponent writes: each value's integer
+/// (zigzagged; 0 for an exception) and the positions of the exceptions.
+struct DecimalParts {
+    ints: Vec<u64>,
+    exceptions: Vec<u64>,
+}
+
+impl DecimalParts {
+    /// Each value checked with [`exact_decimal`].
+    fn of<F: Float>(values: &[F], e: u8) -> Self {
+        let mut parts = DecimalParts { ints: Vec::with_capacity(values.len()), exceptions: Vec::new() };
+        for (i, v) in values.iter().enumerate() {
+            match exact_decimal(*v, e) {
+                Some(n) => parts.ints.push(varint::zigzag(n.into()) as u64),
+                None => {
+                    parts.ints.push(0);
+                    parts.exceptions.push(i as u64);
                 }
             }
         }
+        parts
     }
-    let mut out = vec![E::Decimal.byte(), e];
-    let body = ints::encode(&ints);
-    varint::put(&mut out, body.len() as u128);
-    out.extend_from_slice(&body);
-    varint::put(&mut out, exceptions.len() as u128);
-    if !exceptions.is_empty() {
-        let positions: Vec<u64> = exceptions.iter().map(|&i| i as u64).collect();
-        let pos = ints::encode(&positions);
-        varint::put(&mut out, pos.len() as u128);
-        out.extend_from_slice(&pos);
-        for &i in &exceptions {
-            out.extend_from_slice(&values[i].to_bits64().to_le_bytes()[..F::BYTES]);
+
+    /// The integers of values that all fit (`exact_decimal` of each).
+    fn known(ns: &[i64]) -> Self {
+        DecimalParts { ints: ns.iter().map(|&n| varint::zigzag(n.into()) as u64).collect(), exceptions: Vec::new() }
+    }
+
+    /// From each value's [`fit_mask`] (`misses` of them without `e`): the
+    /// integer of a value that fits `e` is its product rounded, as
+    /// `exact_decimal` found it.
+    fn masked<F: Float>(values: &[F], e: u8, masks: &[u32], misses: usize) -> Self {
+        let mut parts = DecimalParts { ints: Vec::with_capacity(values.len()), exceptions: Vec::with_capacity(misses) };
+        let scale = POW10_F64[usize::from(e)];
+        for (i, (v, m)) in values.iter().zip(masks).enumerate() {
+            if m >> e & 1 == 1 {
+                parts.ints.push(varint::zigzag(nearest(v.to_f64() * scale).into()) as u64);
+            } else {
+                parts.ints.push(0);
+                parts.exceptions.push(i as u64);
+            }
         }
+        parts
     }
-    out
+
+    /// The encoding (`values` the column's), if it takes fewer than
+    /// `limit` bytes: its size is worked out first, and only then written.
+    fn encode_below<F: Float>(&self, values: &[F], e: u8, limit: usize) -> Option<Vec<u8>> {
+        let body = ints::Planned::new(&self.ints);
+        let k = self.exceptions.len();
+        let pos = (k > 0).then(|| ints::Planned::new(&self.exceptions));
+        let size =
+            2 + body.block_size() + varint::len(k as u128) + pos.as_ref().map_or(0, |p| p.block_size() + k * F::BYTES);
+        if size >= limit {
+            return None;
+        }
+        let mut out = Vec::with_capacity(size);
+        out.extend_from_slice(&[E::Decimal.byte(), e]);
+        body.write_block(&mut out);
+        varint::put(&mut out, k as u128);
+        if let Some(pos) = pos {
+            pos.write_block(&mut out);
+            for &i in &self.exceptions {
+                out.extend_from_slice(&values[i as usize].to_bits64().to_le_bytes()[..F::BYTES]);
+            }
+        }
+        debug_assert_eq!(out.len(), size);
+        Some(out)
+    }
 }
 
 /// The distinct values (by bits, in first-seen order) and each value's
@@ -274,17 +383,42 @@ fn xor_size<F: Float>(values: &[F]) -> usize {
 }
 
 /// [`xor_size`] if it is below `limit`; `None` as soon as the bits so far
-/// reach it.
+/// reach it. The fields [`xor_fields`] would emit, counted without emitting
+/// them (the tests check it against that count).
 fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
-    let mut bits = 0u64;
     let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
-    let mut below = size(0) < limit;
-    xor_fields(values, |_, w| {
-        bits += u64::from(w);
-        below = size(bits) < limit;
-        below
-    });
-    below.then_some(size(bits))
+    if size(0) >= limit {
+        return None;
+    }
+    let width = 8 * F::BYTES as u32;
+    let Some((first, rest)) = values.split_first() else { return Some(size(0)) };
+    let mut prev = first.to_bits64();
+    // The open window as its leading zeros and trailing zeros, and its
+    // length; none open: a window no XOR fits in.
+    let (mut wl, mut wt, mut wlen) = (width, width, 0u32);
+    let mut bits = 0u64;
+    for v in rest {
+        let b = v.to_bits64();
+        let x = b ^ prev;
+        prev = b;
+        if x == 0 {
+            bits += 1;
+        } else {
+            let lead = x.leading_zeros() - (64 - width);
+            let trail = x.trailing_zeros();
+            let len = width - lead - trail;
+            if lead >= wl && trail >= wt && wlen <= len + 2 * F::FIELD {
+                bits += 2 + u64::from(wlen);
+            } else {
+                (wl, wt, wlen) = (lead, trail, len);
+                bits += 2 + 2 * u64::from(F::FIELD) + u64::from(len);
+            }
+        }
+        if size(bits) >= limit {
+            return None;
+        }
+    }
+    Some(size(bits))
 }
 
 fn xor<F: Float>(values: &[F]) -> Vec<u8> {
@@ -501,9 +635,9 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     // misses (the smaller exponent first among equals), or the one with none.
     let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
     let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
-    // An exponent that misses more than half the sample is never tried, and
-    // counting stops once an exponent cannot be among the three (the
-    // exponents come in increasing order, so one that only ties loses).
+    // An exponent that misses more than half the sample is never tried, nor
+    // one that cannot be among the three (the exponents come in increasing
+    // order, so one that only ties loses).
     let useless = sample.len() / 2 + 1;
     // An exponent with no misses is one the first value fits: those are
     // tried first, each until its first miss, and the smallest that has
@@ -517,22 +651,32 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     });
     // When the sample is the whole column, its integers are the decimal's.
     if let Some(e) = zero.filter(|_| sample.len() == values.len()) {
-        let candidate = decimal_of(values, e, Some(&ns));
-        return if candidate.len() < plain_len { candidate } else { plain(values) };
+        return DecimalParts::known(&ns).encode_below(values, e, plain_len).unwrap_or_else(|| plain(values));
     }
     let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
     if let Some(e) = zero {
         best3.push((0, e));
     }
-    for e in (0..=F::MAX_EXP).filter(|_| zero.is_none()) {
-        let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
-        let mut misses = 0;
+    // Otherwise the misses of every exponent, from the exponents each
+    // sampled value fits (a few checks each, not one per exponent).
+    // (When the sample is the whole column, they give the decimals' integers.)
+    let mut fit_counts = [0usize; 32];
+    let mut masks = Vec::new();
+    if zero.is_none() {
+        masks.reserve_exact(sample.len());
         for v in &sample {
-            misses += usize::from(!fits(v, e));
-            if misses >= bound {
-                break;
+            let mask = fit_mask(*v);
+            masks.push(mask);
+            let mut m = mask;
+            while m != 0 {
+                fit_counts[m.trailing_zeros() as usize] += 1;
+                m &= m - 1;
             }
         }
+    }
+    for e in (0..=F::MAX_EXP).filter(|_| zero.is_none()) {
+        let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
+        let misses = sample.len() - fit_counts[usize::from(e)];
         if misses >= bound {
             continue;
         }
@@ -541,10 +685,15 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
         best3.truncate(3);
     }
     let tries = if best3.first().is_some_and(|&(m, _)| m == 0) { 1 } else { 3 };
+    // Each candidate sized first, written only if it is the smallest so far.
     let mut best: Option<Vec<u8>> = None;
-    for &(_, e) in best3.iter().take(tries) {
-        let candidate = decimal(values, e);
-        if candidate.len() < best.as_ref().map_or(plain_len, Vec::len) {
+    for &(misses, e) in best3.iter().take(tries) {
+        let parts = if masks.len() == values.len() {
+            DecimalParts::masked(values, e, &masks, misses)
+        } else {
+            DecimalParts::of(values, e)
+        };
+        if let Some(candidate) = parts.encode_below(values, e, best.as_ref().map_or(plain_len, Vec::len)) {
             best = Some(candidate);
         }
     }
@@ -635,248 +784,4 @@ pub(crate) fn decode<F: Float>(c: &mut Cursor<'_>, n: u64) -> Result<Vec<F>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn round_trip<F: Float + std::fmt::Debug>(values: &[F]) -> Vec<u8> {
-        let bytes = encode(values);
-        let mut c = Cursor::new(&bytes, 0);
-        let back: Vec<F> = decode(&mut c, values.len() as u64).unwrap();
-        assert!(c.at_end());
-        let bits = |v: &[F]| v.iter().map(|x| x.to_bits64()).collect::<Vec<_>>();
-        assert_eq!(bits(&back), bits(values));
-        bytes
-    }
-
-    #[test]
-    fn a_dictionary_may_hold_more_values_than_bytes() {
-        // 20 distinct halves, one repeated: a dictionary whose decimal values
-        // are a delta of width 0 (SPEC.md vector "a float dictionary of more
-        // values than bytes"). Readers once refused it, expecting a byte a value.
-        let mut v: Vec<f64> = (0..19).map(|i| 22.5 + f64::from(i)).collect();
-        v.extend([40.5, 41.5]);
-        let bytes = round_trip(&v);
-        assert_eq!(bytes[0], 0x12, "{bytes:02x?}");
-        assert!(bytes.len() - 2 < 20, "fewer bytes after d than its 20 values");
-        // The original report: 111 halves, from the TypeScript cross-language test.
-        let v: Vec<f64> = (0..111).map(|i| (f64::from(i) * 0.37).round() + 0.5).collect();
-        round_trip(&v);
-    }
-
-    /// The planning of `encode_direct` before its speed-ups (`powi` and
-    /// `round` calls, every exponent counted in full), kept to check that
-    /// the faster one chooses the same bytes.
-    fn encode_direct_reference<F: Float>(values: &[F]) -> Vec<u8> {
-        fn scaled<F: Float>(v: F, e: u8) -> Option<i64> {
-            let s = (v.to_f64() * 10f64.powi(i32::from(e))).round();
-            let limit = if F::BYTES == 8 { 9.0e15 } else { 1.6e7 };
-            (s.abs() < limit).then_some(s as i64)
-        }
-        fn from_decimal<F: Float>(n: i64, e: u8) -> u64 {
-            if F::BYTES == 8 {
-                (n as f64 / 10f64.powi(i32::from(e))).to_bits()
-            } else {
-                u64::from((n as f32 / 10f32.powi(i32::from(e))).to_bits())
-            }
-        }
-        let mut best = plain(values);
-        if values.is_empty() {
-            return best;
-        }
-        let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
-        let mut by_misses: Vec<(usize, u8)> = (0..=F::MAX_EXP)
-            .map(|e| {
-                let misses = sample
-                    .iter()
-                    .filter(|v| !matches!(scaled(**v, e), Some(n) if from_decimal::<F>(n, e) == v.to_bits64()))
-                    .count();
-                (misses, e)
-            })
-            .collect();
-        by_misses.sort();
-        let tries = if by_misses[0].0 == 0 { 1 } else { 3 };
-        for &(misses, e) in by_misses.iter().take(tries) {
-            if misses * 2 > sample.len() {
-                break;
-            }
-            let candidate = decimal(values, e);
-            if candidate.len() < best.len() {
-                best = candidate;
-            }
-        }
-        best
-    }
-
-    #[test]
-    fn fast_planning_chooses_what_the_full_count_chose() {
-        for e in 0..=18u8 {
-            assert_eq!(POW10_F64[usize::from(e)].to_bits(), 10f64.powi(i32::from(e)).to_bits());
-        }
-        for e in 0..=10u8 {
-            assert_eq!(POW10_F32[usize::from(e)].to_bits(), 10f32.powi(i32::from(e)).to_bits());
-        }
-        let mut seed = 3u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            seed >> 11
-        };
-        let odd =
-            [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 9.0e15, -8.999999999999999e15];
-        for x in odd.iter().chain(&[0.5, -0.5, 1.5, -2.5, 4503599627370495.5, 0.49999999999999994, 1e18, 3.0e18]) {
-            for e in 0..=18 {
-                let s = (x * 10f64.powi(e)).round();
-                assert_eq!(x.scaled(e as u8), (s.abs() < 9.0e15).then_some(s as i64), "{x} at {e}");
-            }
-        }
-        // The check without division where it cannot hold, against the check.
-        let check = |v: f64| {
-            for e in 0..=18u8 {
-                let full = matches!(v.scaled(e), Some(n) if f64::from_decimal(n, e).to_bits() == v.to_bits());
-                assert_eq!(exact_decimal(v, e).is_some(), full, "{v:e} at {e}");
-                if let Some(n) = exact_decimal(v, e) {
-                    assert_eq!(Some(n), v.scaled(e));
-                }
-            }
-            let w = v as f32;
-            for e in 0..=10u8 {
-                let full = matches!(w.scaled(e), Some(n) if f32::from_decimal(n, e).to_bits() == w.to_bits());
-                assert_eq!(exact_decimal(w, e).is_some(), full, "{w:e} (f32) at {e}");
-            }
-        };
-        for &x in &odd {
-            check(x);
-        }
-        for i in 0..200_000u64 {
-            let r = next();
-            let digits = (r % 19) as i32;
-            let mantissa = (next() % 10u64.pow(1 + (i % 17) as u32)) as f64;
-            let v = match i % 4 {
-                0 => mantissa / 10f64.powi(digits),
-                1 => f64::from_bits(r << 11 | i),
-                2 => f64::from_bits((mantissa / 10f64.powi(digits)).to_bits() + 1),
-                _ => mantissa * 10f64.powi(digits % 6) + 0.5,
-            };
-            check(v);
-            check(-v);
-        }
-        for round in 0..400 {
-            let n = [1, 2, 7, 100, 252, 1000, 3000][round % 7];
-            let digits = (round / 7) % 9;
-            let kind = round % 5;
-            let values: Vec<f64> = (0..n)
-                .map(|i| {
-                    let r = next();
-                    match kind {
-                        // Short decimals of `digits` places, some exceptions.
-                        0 => (r % 1_000_000) as f64 / 10f64.powi(digits as i32) * if i % 3 == 0 { -1.0 } else { 1.0 },
-                        1 if r % 10 == 0 => f64::from_bits(r << 11),
-                        1 => (r % 100_000) as f64 / 10f64.powi(digits as i32),
-                        2 => odd[(r % odd.len() as u64) as usize],
-                        3 => (r % 7) as f64 * 0.1,
-                        _ => f64::from_bits(next() << 1),
-                    }
-                })
-                .collect();
-            assert_eq!(encode_direct(&values), encode_direct_reference(&values), "round {round}");
-            let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
-            assert_eq!(encode_direct(&v32), encode_direct_reference(&v32), "round {round}, f32");
-        }
-    }
-
-    #[test]
-    fn prices_become_small_integers() {
-        let prices: Vec<f64> =
-            (0..252).map(|i| 2500.0 + f64::from(i) * 1.37 + 0.01).map(|x| (x * 100.0).round() / 100.0).collect();
-        let bytes = round_trip(&prices);
-        assert_eq!(bytes[0], E::Decimal.byte());
-        assert!(bytes.len() < 252 * 3, "{} bytes", bytes.len());
-    }
-
-    #[test]
-    fn exceptions_and_odd_values_survive() {
-        round_trip(&[0.1, 0.2, f64::NAN, -0.0, 1e300, f64::INFINITY, 3.25, 5e-324]);
-        round_trip(&[1.5f32, 0.1, f32::NAN, -0.0]);
-        // Square roots move slowly: their XORs with the one before are short.
-        let roots: Vec<f64> = (1..500).map(|i| (f64::from(i)).sqrt()).collect();
-        assert_eq!(round_trip(&roots)[0], E::XorFloat.byte());
-        // Random bits share nothing with their neighbours.
-        let mut seed = 99u64;
-        let noise: Vec<f64> = (0..500)
-            .map(|_| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                f64::from_bits(seed >> 2 | 0x3ff0_0000_0000_0000 ^ seed << 62)
-            })
-            .collect();
-        assert_eq!(round_trip(&noise)[0], E::PlainFloat.byte());
-        let few: Vec<f64> = (0..1000).map(|i| f64::from(i % 7).sqrt()).collect();
-        assert_eq!(round_trip(&few)[0], E::FloatDictionary.byte());
-        round_trip::<f64>(&[]);
-    }
-
-    #[test]
-    fn xor_takes_slowly_moving_measurements() {
-        // A random walk with full-precision steps: no short decimals, but
-        // neighbours share sign, exponent and the top of the mantissa.
-        let mut x = 20.0f64;
-        let mut seed = 12345u64;
-        let walk: Vec<f64> = (0..1000)
-            .map(|_| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                x += ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e-3;
-                x
-            })
-            .collect();
-        let bytes = round_trip(&walk);
-        assert_eq!(bytes[0], E::XorFloat.byte());
-        assert!(bytes.len() < 1000 * 8, "{} bytes", bytes.len());
-        let walk32: Vec<f32> = walk.iter().map(|&v| v as f32).collect();
-        assert_eq!(round_trip(&walk32)[0], E::XorFloat.byte());
-        // Repeats, odd values and one value.
-        for v in [
-            vec![1.0, 1.0, 1.0, f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 1.0],
-            vec![std::f64::consts::PI],
-        ] {
-            let bytes = xor(&v);
-            let mut c = Cursor::new(&bytes, 0);
-            let back: Vec<f64> = decode(&mut c, v.len() as u64).unwrap();
-            assert_eq!(
-                back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-            );
-            assert_eq!(xor_size(&v), bytes.len());
-        }
-        let v32 = [f32::MIN_POSITIVE, -f32::MAX, f32::NAN, 1e-45, 1.0];
-        let bytes = xor(&v32);
-        let mut c = Cursor::new(&bytes, 0);
-        let back: Vec<f32> = decode(&mut c, 5).unwrap();
-        assert_eq!(
-            back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-            v32.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-        );
-    }
-
-    #[test]
-    fn xor_garbage_fails() {
-        let kind = |bytes: &[u8], n: u64| {
-            let mut c = Cursor::new(bytes, 0);
-            decode::<f64>(&mut c, n).map(|_| ()).unwrap_err().kind()
-        };
-        let one = [E::XorFloat.byte(), 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
-        // Too few bits for the values that follow the first.
-        assert_eq!(kind(&one, 2), ErrorKind::Truncated);
-        // No values at all.
-        assert_eq!(kind(&one, 0), ErrorKind::InvalidColumn);
-        // A reuse of a window before any: bits 1, 0.
-        assert_eq!(kind(&[&one[..], &[0b01]].concat(), 2), ErrorKind::InvalidColumn);
-        // A new window of 63 leading zeros and 64 bits.
-        let mut bad = one.to_vec();
-        bad.extend_from_slice(&[0b1111_1111, 0b1111_1111, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-        assert_eq!(kind(&bad, 2), ErrorKind::InvalidColumn);
-        // Bits 0 (equal), then nonzero padding.
-        assert_eq!(kind(&[&one[..], &[0b10]].concat(), 2), ErrorKind::InvalidColumn);
-        // A byte too many.
-        assert_eq!(kind(&[&one[..], &[0, 0]].concat(), 2), ErrorKind::InvalidColumn);
-        // A window whose bits end early.
-        assert_eq!(kind(&[&one[..], &[0b0000_0011, 0b1111_1100]].concat(), 2), ErrorKind::Truncated);
-    }
-}
+mod tests;

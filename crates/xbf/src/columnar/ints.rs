@@ -44,22 +44,25 @@ fn pack(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
     if width == 0 {
         return;
     }
-    if width <= 56 {
-        // The common case: a u128 holds the pending bits (fewer than 64)
-        // and one value; they leave eight bytes at a time.
-        let mut acc: u128 = 0;
+    if width <= 64 {
+        // The common case: a u64 holds the pending bits; when a value
+        // fills it, it leaves as eight bytes and the value's bits that did
+        // not fit start the next.
+        let w = u32::from(width);
+        let mut acc: u64 = 0;
         let mut filled: u32 = 0;
         for v in values {
-            acc |= ((v as u64) as u128) << filled;
-            filled += u32::from(width);
+            let v = v as u64;
+            acc |= v << filled;
+            filled += w;
             if filled >= 64 {
-                out.extend_from_slice(&(acc as u64).to_le_bytes());
-                acc >>= 64;
+                out.extend_from_slice(&acc.to_le_bytes());
                 filled -= 64;
+                acc = if filled == 0 { 0 } else { v >> (w - filled) };
             }
         }
         let last = (filled as usize).div_ceil(8);
-        out.extend_from_slice(&(acc as u64).to_le_bytes()[..last]);
+        out.extend_from_slice(&acc.to_le_bytes()[..last]);
         return;
     }
     let mut acc: u128 = 0;
@@ -147,6 +150,64 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         return others;
     }
     finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
+}
+
+/// What [`plan_u63`] gathers in its pass, gathered by a writer that makes
+/// the values one at a time anyway (a dictionary's indices), so that the
+/// plan needs no pass of its own. Values below 2^63 only.
+pub(crate) struct Stats {
+    n: usize,
+    first: u64,
+    prev: u64,
+    lo: u64,
+    hi: u64,
+    dlo: u64,
+    dhi: u64,
+    varint_size: usize,
+    runs: usize,
+}
+
+impl Stats {
+    pub(crate) fn new() -> Stats {
+        Stats { n: 0, first: 0, prev: 0, lo: u64::MAX, hi: 0, dlo: u64::MAX, dhi: 0, varint_size: 0, runs: 0 }
+    }
+
+    /// The next value (below 2^63).
+    #[inline]
+    pub(crate) fn push(&mut self, v: u64) {
+        debug_assert!(v >> 63 == 0);
+        self.varint_size += VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+        self.lo = self.lo.min(v);
+        self.hi = self.hi.max(v);
+        if self.n == 0 {
+            (self.first, self.runs) = (v, 1);
+        } else {
+            let d = (v as i64).wrapping_sub(self.prev as i64);
+            let z = ((d << 1) ^ (d >> 63)) as u64;
+            self.dlo = self.dlo.min(z);
+            self.dhi = self.dhi.max(z);
+            self.runs += usize::from(v != self.prev);
+        }
+        self.prev = v;
+        self.n += 1;
+    }
+
+    /// [`plan`] of the values pushed, `values`: what `plan_u63` (or
+    /// `plan_bits`, which plans zeros and ones alike) finds.
+    fn plan<T: Int>(&self, values: &[T]) -> Plan {
+        debug_assert_eq!(values.len(), self.n);
+        if self.n == 0 {
+            return plan(values);
+        }
+        let dlo = if self.n > 1 { self.dlo } else { 0 };
+        let range = (u128::from(self.lo), u128::from(self.hi), u128::from(dlo), u128::from(self.dhi));
+        let first = u128::from(self.first);
+        let others = finish_plan(values, first, self.varint_size, usize::MAX, range);
+        if 2 * self.runs >= others.size {
+            return others;
+        }
+        finish_plan(values, first, self.varint_size, rle_size_u63(values), range)
+    }
 }
 
 /// [`plan`] of a column of zeros and ones (option presence, bools): every
@@ -354,9 +415,21 @@ impl<'a, T: Int> Planned<'a, T> {
         planned
     }
 
+    /// [`Planned::new`] of the values that `stats` gathered.
+    pub(crate) fn with_stats(values: &'a [T], stats: &Stats) -> Self {
+        let mut planned = Self::with_plan(values, stats.plan(values));
+        if let Some(runs) = super::runs::encode(values, planned.size()) {
+            planned.entropy = Some(runs);
+        }
+        planned
+    }
+
     /// [`Planned::new`] without cascaded runs (for the blocks inside one).
     pub(crate) fn no_runs(values: &'a [T]) -> Self {
-        let plan = plan(values);
+        Self::with_plan(values, plan(values))
+    }
+
+    fn with_plan(values: &'a [T], plan: Plan) -> Self {
         let entropy = super::entropy::encode(values, plan.size + 1);
         Planned { values, plan, entropy }
     }
@@ -637,6 +710,36 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stats_gathered_value_by_value_plan_what_the_pass_plans() {
+        let mut seed = 9u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed >> 11
+        };
+        for round in 0..500 {
+            let n = [0, 1, 2, 3, 10, 100, 1000][round % 7];
+            let values: Vec<u64> = (0..n)
+                .map(|i| match (round / 7) % 6 {
+                    0 => next() % 2,
+                    1 => next() % 100,
+                    2 => (i / 30) as u64,
+                    3 => 1,
+                    4 => next() >> 1 << (next() % 11),
+                    _ => (i as u64) * 3 + next() % 3,
+                })
+                .map(|v| v & (u64::MAX >> 1))
+                .collect();
+            let mut stats = Stats::new();
+            values.iter().for_each(|&v| stats.push(v));
+            let (a, b) = (Planned::with_stats(&values, &stats), Planned::new(&values));
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            a.write(&mut x);
+            b.write(&mut y);
+            assert_eq!((a.size(), x), (b.size(), y), "round {round}");
+        }
+    }
 
     fn round_trip(values: &[u128]) -> u8 {
         let bytes = encode(values);

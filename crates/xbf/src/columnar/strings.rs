@@ -9,7 +9,7 @@ use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
-use super::ints::{self, Planned};
+use super::ints::{self, Planned, Stats};
 use super::Budget;
 
 /// The three encodings, planned: what each needs and the bytes it takes.
@@ -43,9 +43,56 @@ impl<'a> Plain<'a> {
 /// A dictionary's distinct values, their lengths and each value's index.
 type DictParts<'a> = (Vec<&'a [u8]>, Vec<u64>, Vec<u64>);
 
-/// The distinct values, their lengths and each value's index among them;
-/// `None` when the values are mostly distinct, which a dictionary cannot win.
-fn dictionary<'a>(values: &[&'a [u8]]) -> Option<DictParts<'a>> {
+/// A value of 8 bytes or more as a key of the dictionary: hashed and
+/// compared a word at a time, its last word read overlapping the one
+/// before (no loop over its last bytes, no call to compare them).
+#[derive(Clone, Copy)]
+struct Long<'a>(&'a [u8]);
+
+impl Long<'_> {
+    /// The 8 bytes at `i` (at most `len - 8`).
+    #[inline]
+    fn word(&self, i: usize) -> u64 {
+        u64::from_le_bytes(self.0[i..i + 8].try_into().expect("8 bytes"))
+    }
+}
+
+impl std::hash::Hash for Long<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let len = self.0.len();
+        state.write_u64(len as u64);
+        let mut i = 0;
+        while i + 8 < len {
+            state.write_u64(self.word(i));
+            i += 8;
+        }
+        state.write_u64(self.word(len - 8));
+    }
+}
+
+impl PartialEq for Long<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let len = self.0.len();
+        if len != other.0.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i + 8 < len {
+            if self.word(i) != other.word(i) {
+                return false;
+            }
+            i += 8;
+        }
+        self.word(len - 8) == other.word(len - 8)
+    }
+}
+
+impl Eq for Long<'_> {}
+
+/// The distinct values, their lengths and each value's index among them,
+/// with the statistics of the indices (gathered as they are made); `None`
+/// when the values are mostly distinct, which a dictionary cannot win.
+fn dictionary<'a>(values: &[&'a [u8]]) -> Option<(DictParts<'a>, Stats)> {
     // Room for as many distinct values as the dictionary may take (it
     // gives up past half the column), without growing on the way.
     let room = (values.len() / 2 + 17).min(4096);
@@ -53,9 +100,10 @@ fn dictionary<'a>(values: &[&'a [u8]]) -> Option<DictParts<'a>> {
     // length), the others by their bytes.
     let mut short: HashMap<u64, u64, super::FastHash> =
         HashMap::with_capacity_and_hasher(room, super::FastHash::default());
-    let mut long: HashMap<&[u8], u64, super::FastHash> = HashMap::with_hasher(super::FastHash::default());
-    let mut distinct: Vec<&[u8]> = Vec::new();
+    let mut long: HashMap<Long<'a>, u64, super::FastHash> = HashMap::with_hasher(super::FastHash::default());
+    let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(values.len());
+    let mut stats = Stats::new();
     for (i, &v) in values.iter().enumerate() {
         let add = || {
             distinct.push(v);
@@ -68,15 +116,16 @@ fn dictionary<'a>(values: &[&'a [u8]]) -> Option<DictParts<'a>> {
             if long.capacity() == 0 {
                 long.reserve(room);
             }
-            *long.entry(v).or_insert_with(add)
+            *long.entry(Long(v)).or_insert_with(add)
         };
         ids.push(id);
+        stats.push(id);
         if distinct.len() > values.len() / 2 + 16 || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
             return None;
         }
     }
     let lens = distinct.iter().map(|v| v.len() as u64).collect();
-    Some((distinct, lens, ids))
+    Some(((distinct, lens, ids), stats))
 }
 
 struct Dict<'a, 'v> {
@@ -87,9 +136,19 @@ struct Dict<'a, 'v> {
 }
 
 impl<'a, 'v> Dict<'a, 'v> {
+    #[cfg(test)]
     fn new(parts: &'a DictParts<'v>) -> Self {
+        Self::planned(parts, Planned::new(&parts.2))
+    }
+
+    /// The dictionary whose indices `stats` gathered.
+    fn with_stats((parts, stats): &'a (DictParts<'v>, Stats)) -> Self {
+        Self::planned(parts, Planned::with_stats(&parts.2, stats))
+    }
+
+    fn planned(parts: &'a DictParts<'v>, ids: Planned<'a, u64>) -> Self {
         let bytes = parts.0.iter().map(|v| v.len()).sum();
-        Dict { distinct: &parts.0, lens: Planned::new(&parts.1), ids: Planned::new(&parts.2), bytes }
+        Dict { distinct: &parts.0, lens: Planned::new(&parts.1), ids, bytes }
     }
     fn size(&self) -> usize {
         1 + varint::len(self.distinct.len() as u128)
@@ -186,8 +245,10 @@ pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> 
 fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     debug_assert!(joined.map_or(true, |j| j.len() == values.iter().map(|v| v.len()).sum::<usize>()));
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
+    // (The prefixes' two lists are filled value by value: room for all first.)
+    let room = |v: &mut Vec<u64>| v.reserve_exact(values.len());
     let parts = dictionary(values);
-    let dict = parts.as_ref().map(Dict::new);
+    let dict = parts.as_ref().map(Dict::with_stats);
     // Plain takes the bytes and a block of lengths of two bytes at least:
     // its lengths are planned only if a dictionary does not beat that.
     let bytes = joined.map_or_else(|| values.iter().map(|v| v.len()).sum(), <[u8]>::len);
@@ -198,10 +259,15 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     // at least what each value is longer than that one, a bound known from
     // the lengths alone.
     let others = plain.as_ref().map_or(usize::MAX, Plain::size).min(dict.as_ref().map_or(usize::MAX, Dict::size));
-    let at_least: usize =
-        values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
-    let prefix = (shares_prefixes(values) && 5 + at_least < others)
-        .then(|| Prefix::rest(values, &mut shared, &mut rest_lens))
+    let at_least = || -> usize {
+        values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum()
+    };
+    let prefix = (shares_prefixes(values) && 5 + at_least() < others)
+        .then(|| {
+            room(&mut shared);
+            room(&mut rest_lens);
+            Prefix::rest(values, &mut shared, &mut rest_lens)
+        })
         .filter(|&rest| 5 + rest < others)
         .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];

@@ -1,0 +1,303 @@
+//! The float column encodings' tests, and the planning before its speed-ups
+//! (kept to check that the faster one chooses the same bytes).
+
+use super::*;
+
+fn round_trip<F: Float + std::fmt::Debug>(values: &[F]) -> Vec<u8> {
+    let bytes = encode(values);
+    let mut c = Cursor::new(&bytes, 0);
+    let back: Vec<F> = decode(&mut c, values.len() as u64).unwrap();
+    assert!(c.at_end());
+    let bits = |v: &[F]| v.iter().map(|x| x.to_bits64()).collect::<Vec<_>>();
+    assert_eq!(bits(&back), bits(values));
+    bytes
+}
+
+#[test]
+fn a_dictionary_may_hold_more_values_than_bytes() {
+    // 20 distinct halves, one repeated: a dictionary whose decimal values
+    // are a delta of width 0 (SPEC.md vector "a float dictionary of more
+    // values than bytes"). Readers once refused it, expecting a byte a value.
+    let mut v: Vec<f64> = (0..19).map(|i| 22.5 + f64::from(i)).collect();
+    v.extend([40.5, 41.5]);
+    let bytes = round_trip(&v);
+    assert_eq!(bytes[0], 0x12, "{bytes:02x?}");
+    assert!(bytes.len() - 2 < 20, "fewer bytes after d than its 20 values");
+    // The original report: 111 halves, from the TypeScript cross-language test.
+    let v: Vec<f64> = (0..111).map(|i| (f64::from(i) * 0.37).round() + 0.5).collect();
+    round_trip(&v);
+}
+
+/// The planning of `encode_direct` before its speed-ups (`powi` and
+/// `round` calls, every exponent counted in full), kept to check that
+/// the faster one chooses the same bytes.
+fn encode_direct_reference<F: Float>(values: &[F]) -> Vec<u8> {
+    fn scaled<F: Float>(v: F, e: u8) -> Option<i64> {
+        let s = (v.to_f64() * 10f64.powi(i32::from(e))).round();
+        let limit = if F::BYTES == 8 { 9.0e15 } else { 1.6e7 };
+        (s.abs() < limit).then_some(s as i64)
+    }
+    fn from_decimal<F: Float>(n: i64, e: u8) -> u64 {
+        if F::BYTES == 8 {
+            (n as f64 / 10f64.powi(i32::from(e))).to_bits()
+        } else {
+            u64::from((n as f32 / 10f32.powi(i32::from(e))).to_bits())
+        }
+    }
+    let mut best = plain(values);
+    if values.is_empty() {
+        return best;
+    }
+    let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
+    let mut by_misses: Vec<(usize, u8)> = (0..=F::MAX_EXP)
+        .map(|e| {
+            let misses = sample
+                .iter()
+                .filter(|v| !matches!(scaled(**v, e), Some(n) if from_decimal::<F>(n, e) == v.to_bits64()))
+                .count();
+            (misses, e)
+        })
+        .collect();
+    by_misses.sort();
+    let tries = if by_misses[0].0 == 0 { 1 } else { 3 };
+    for &(misses, e) in by_misses.iter().take(tries) {
+        if misses * 2 > sample.len() {
+            break;
+        }
+        let candidate = decimal(values, e);
+        if candidate.len() < best.len() {
+            best = candidate;
+        }
+    }
+    best
+}
+
+#[test]
+fn fast_planning_chooses_what_the_full_count_chose() {
+    for e in 0..=18u8 {
+        assert_eq!(POW10_F64[usize::from(e)].to_bits(), 10f64.powi(i32::from(e)).to_bits());
+    }
+    for e in 0..=10u8 {
+        assert_eq!(POW10_F32[usize::from(e)].to_bits(), 10f32.powi(i32::from(e)).to_bits());
+    }
+    let mut seed = 3u64;
+    let mut next = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed >> 11
+    };
+    let odd = [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 9.0e15, -8.999999999999999e15];
+    for x in odd.iter().chain(&[0.5, -0.5, 1.5, -2.5, 4503599627370495.5, 0.49999999999999994, 1e18, 3.0e18]) {
+        for e in 0..=18 {
+            let s = (x * 10f64.powi(e)).round();
+            assert_eq!(x.scaled(e as u8), (s.abs() < 9.0e15).then_some(s as i64), "{x} at {e}");
+        }
+    }
+    // The check without division where it cannot hold, against the check.
+    let check = |v: f64| {
+        for e in 0..=18u8 {
+            let full = matches!(v.scaled(e), Some(n) if f64::from_decimal(n, e).to_bits() == v.to_bits());
+            assert_eq!(exact_decimal(v, e).is_some(), full, "{v:e} at {e}");
+            if let Some(n) = exact_decimal(v, e) {
+                assert_eq!(Some(n), v.scaled(e));
+            }
+        }
+        let w = v as f32;
+        for e in 0..=10u8 {
+            let full = matches!(w.scaled(e), Some(n) if f32::from_decimal(n, e).to_bits() == w.to_bits());
+            assert_eq!(exact_decimal(w, e).is_some(), full, "{w:e} (f32) at {e}");
+        }
+        // The exponents found with a few checks, against all of them.
+        let mask = |fits: &dyn Fn(u8) -> bool, max: u8| (0..=max).filter(|&e| fits(e)).fold(0, |m, e| m | 1 << e);
+        assert_eq!(fit_mask(v), mask(&|e| exact_decimal(v, e).is_some(), 18), "{v:e}");
+        assert_eq!(fit_mask(w), mask(&|e| exact_decimal(w, e).is_some(), 10), "{w:e} (f32)");
+    };
+    for &x in &odd {
+        check(x);
+    }
+    // Decimals whose integers sit near 2^46..2^54 and the f32 bounds,
+    // where the mask's shortcut gives way to checks one by one.
+    for bits in [20, 21, 22, 23, 24, 25, 46, 47, 48, 49, 50, 51, 52, 53, 54] {
+        for d in 0..19 {
+            let n = (1u64 << bits) - 3 + (next() % 7);
+            check(n as f64 / 10f64.powi(d));
+            check((n / 7) as f64 / 10f64.powi(d));
+        }
+    }
+    for i in 0..200_000u64 {
+        let r = next();
+        let digits = (r % 19) as i32;
+        let mantissa = (next() % 10u64.pow(1 + (i % 17) as u32)) as f64;
+        let v = match i % 4 {
+            0 => mantissa / 10f64.powi(digits),
+            1 => f64::from_bits(r << 11 | i),
+            2 => f64::from_bits((mantissa / 10f64.powi(digits)).to_bits() + 1),
+            _ => mantissa * 10f64.powi(digits % 6) + 0.5,
+        };
+        check(v);
+        check(-v);
+    }
+    for round in 0..400 {
+        let n = [1, 2, 7, 100, 252, 1000, 3000][round % 7];
+        let digits = (round / 7) % 9;
+        let kind = round % 5;
+        let values: Vec<f64> = (0..n)
+            .map(|i| {
+                let r = next();
+                match kind {
+                    // Short decimals of `digits` places, some exceptions.
+                    0 => (r % 1_000_000) as f64 / 10f64.powi(digits as i32) * if i % 3 == 0 { -1.0 } else { 1.0 },
+                    1 if r % 10 == 0 => f64::from_bits(r << 11),
+                    1 => (r % 100_000) as f64 / 10f64.powi(digits as i32),
+                    2 => odd[(r % odd.len() as u64) as usize],
+                    3 => (r % 7) as f64 * 0.1,
+                    _ => f64::from_bits(next() << 1),
+                }
+            })
+            .collect();
+        assert_eq!(encode_direct(&values), encode_direct_reference(&values), "round {round}");
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        assert_eq!(encode_direct(&v32), encode_direct_reference(&v32), "round {round}, f32");
+    }
+}
+
+#[test]
+fn prices_become_small_integers() {
+    let prices: Vec<f64> =
+        (0..252).map(|i| 2500.0 + f64::from(i) * 1.37 + 0.01).map(|x| (x * 100.0).round() / 100.0).collect();
+    let bytes = round_trip(&prices);
+    assert_eq!(bytes[0], E::Decimal.byte());
+    assert!(bytes.len() < 252 * 3, "{} bytes", bytes.len());
+}
+
+#[test]
+fn exceptions_and_odd_values_survive() {
+    round_trip(&[0.1, 0.2, f64::NAN, -0.0, 1e300, f64::INFINITY, 3.25, 5e-324]);
+    round_trip(&[1.5f32, 0.1, f32::NAN, -0.0]);
+    // Square roots move slowly: their XORs with the one before are short.
+    let roots: Vec<f64> = (1..500).map(|i| (f64::from(i)).sqrt()).collect();
+    assert_eq!(round_trip(&roots)[0], E::XorFloat.byte());
+    // Random bits share nothing with their neighbours.
+    let mut seed = 99u64;
+    let noise: Vec<f64> = (0..500)
+        .map(|_| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            f64::from_bits(seed >> 2 | 0x3ff0_0000_0000_0000 ^ seed << 62)
+        })
+        .collect();
+    assert_eq!(round_trip(&noise)[0], E::PlainFloat.byte());
+    let few: Vec<f64> = (0..1000).map(|i| f64::from(i % 7).sqrt()).collect();
+    assert_eq!(round_trip(&few)[0], E::FloatDictionary.byte());
+    round_trip::<f64>(&[]);
+}
+
+/// [`xor_size_below`] as the sum of the fields [`xor_fields`] emits,
+/// kept to check the count without them.
+fn xor_size_below_reference<F: Float>(values: &[F], limit: usize) -> Option<usize> {
+    let mut bits = 0u64;
+    let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
+    let mut below = size(0) < limit;
+    xor_fields(values, |_, w| {
+        bits += u64::from(w);
+        below = size(bits) < limit;
+        below
+    });
+    below.then_some(size(bits))
+}
+
+#[test]
+fn xor_size_counts_what_the_fields_take() {
+    let mut seed = 5u64;
+    let mut next = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed >> 11
+    };
+    for round in 0..300 {
+        let n = [1, 2, 3, 17, 100, 500][round % 6];
+        let values: Vec<f64> = (0..n)
+            .map(|i| match (round / 6) % 5 {
+                0 => f64::from_bits(next() << 11),
+                1 => (next() % 1000) as f64 / 100.0,
+                2 => (i as f64).sqrt() + (next() % 3) as f64,
+                3 if next() % 4 == 0 => f64::NAN,
+                3 => [0.0, -0.0, 1.0, f64::INFINITY][(next() % 4) as usize],
+                _ => f64::from_bits(0x3ff0_0000_0000_0000 | (next() % 64) << (next() % 50)),
+            })
+            .collect();
+        let full = xor_size_below_reference(&values, usize::MAX);
+        for limit in [0, 1, 9, 10, 11, 50, 200, 1000, 4000, usize::MAX] {
+            assert_eq!(xor_size_below(&values, limit), xor_size_below_reference(&values, limit), "{round} {limit}");
+        }
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        for limit in [0, 5, 6, 40, 300, usize::MAX] {
+            assert_eq!(xor_size_below(&v32, limit), xor_size_below_reference(&v32, limit), "{round} {limit}");
+        }
+        assert_eq!(full, Some(xor(&values).len()));
+    }
+}
+
+#[test]
+fn xor_takes_slowly_moving_measurements() {
+    // A random walk with full-precision steps: no short decimals, but
+    // neighbours share sign, exponent and the top of the mantissa.
+    let mut x = 20.0f64;
+    let mut seed = 12345u64;
+    let walk: Vec<f64> = (0..1000)
+        .map(|_| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x += ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e-3;
+            x
+        })
+        .collect();
+    let bytes = round_trip(&walk);
+    assert_eq!(bytes[0], E::XorFloat.byte());
+    assert!(bytes.len() < 1000 * 8, "{} bytes", bytes.len());
+    let walk32: Vec<f32> = walk.iter().map(|&v| v as f32).collect();
+    assert_eq!(round_trip(&walk32)[0], E::XorFloat.byte());
+    // Repeats, odd values and one value.
+    for v in [
+        vec![1.0, 1.0, 1.0, f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 1.0],
+        vec![std::f64::consts::PI],
+    ] {
+        let bytes = xor(&v);
+        let mut c = Cursor::new(&bytes, 0);
+        let back: Vec<f64> = decode(&mut c, v.len() as u64).unwrap();
+        assert_eq!(
+            back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+        assert_eq!(xor_size(&v), bytes.len());
+    }
+    let v32 = [f32::MIN_POSITIVE, -f32::MAX, f32::NAN, 1e-45, 1.0];
+    let bytes = xor(&v32);
+    let mut c = Cursor::new(&bytes, 0);
+    let back: Vec<f32> = decode(&mut c, 5).unwrap();
+    assert_eq!(
+        back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        v32.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn xor_garbage_fails() {
+    let kind = |bytes: &[u8], n: u64| {
+        let mut c = Cursor::new(bytes, 0);
+        decode::<f64>(&mut c, n).map(|_| ()).unwrap_err().kind()
+    };
+    let one = [E::XorFloat.byte(), 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
+    // Too few bits for the values that follow the first.
+    assert_eq!(kind(&one, 2), ErrorKind::Truncated);
+    // No values at all.
+    assert_eq!(kind(&one, 0), ErrorKind::InvalidColumn);
+    // A reuse of a window before any: bits 1, 0.
+    assert_eq!(kind(&[&one[..], &[0b01]].concat(), 2), ErrorKind::InvalidColumn);
+    // A new window of 63 leading zeros and 64 bits.
+    let mut bad = one.to_vec();
+    bad.extend_from_slice(&[0b1111_1111, 0b1111_1111, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    assert_eq!(kind(&bad, 2), ErrorKind::InvalidColumn);
+    // Bits 0 (equal), then nonzero padding.
+    assert_eq!(kind(&[&one[..], &[0b10]].concat(), 2), ErrorKind::InvalidColumn);
+    // A byte too many.
+    assert_eq!(kind(&[&one[..], &[0, 0]].concat(), 2), ErrorKind::InvalidColumn);
+    // A window whose bits end early.
+    assert_eq!(kind(&[&one[..], &[0b0000_0011, 0b1111_1100]].concat(), 2), ErrorKind::Truncated);
+}
