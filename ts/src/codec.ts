@@ -1,7 +1,8 @@
 import { XbfError, mismatch } from "./errors.js";
 import { XbfType, Member, SchemaRegistry, writeMetadata, fingerprint, typeToString } from "./metadata.js";
 import { Reader, LimitOptions, FLAG_COLUMNAR, FLAG_REF, checkLimits } from "./decode_rows.js";
-import { decodeColumns, encodeColumns, selectionFromPaths, Selection, setFloatTolerance, worthTrying } from "./columnar.js";
+import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTrying } from "./columnar.js";
+import { setFloatTolerance } from "./float_columns.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
