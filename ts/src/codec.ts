@@ -7,7 +7,7 @@ import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
 import { BAIL, MetadataCache, cachedDirect, columnsDirect, rowsDirect } from "./fast.js";
-import { columnValues, handles, rowValue, rowsLarger, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
+import { columnValues, handles, resetRowsBound, rowValue, rowsLarger, rowsLowerBound, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -187,15 +187,17 @@ export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {
   const at = w.len;
   const flags = opts.schemaByReference ? FLAG_REF : 0;
   const rows = () => { w.len = at; w.buf[1] = flags; rowValue(w, t, value); return w.finish(); };
-  const cols = () => { w.len = at; w.buf[1] = flags | FLAG_COLUMNAR; columnValues(t, [value], w); return w.finish(); };
+  const cols = () => { w.len = at; w.buf[1] = flags | FLAG_COLUMNAR; resetRowsBound(); columnValues(t, [value], w); return w.finish(); };
   const layout = opts.layout ?? "auto";
   if (layout === "rows") return rows();
   if (layout === "columns") return cols();
   if (!worthTryingPublic(t, value)) return rows();
   const c = cols();
   // Rows and columns share the header and metadata; when the rows' values alone surely take more than the
-  // columns', the rows are not written (the reference writes both and keeps the smaller: same choice).
-  if (rowsLarger(t, value, c.length - at)) return c;
+  // columns', the rows are not written (the reference writes both and keeps the smaller: same choice). First
+  // from the lower bound the column writers counted as they checked the values (no pass of its own), then
+  // from rowsLarger's closer one.
+  if (rowsLowerBound() > c.length - at || rowsLarger(t, value, c.length - at)) return c;
   const r = rows();
   return c.length < r.length ? c : r;
 }
