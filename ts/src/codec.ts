@@ -151,6 +151,10 @@ function withTolerance<T>(opts: EncodeOptions, f: () => T): T {
   try { return f(); } finally { setFloatTolerance(undefined); }
 }
 
+/** The writer `encode` writes into (its result is a copy: `finish`), kept across calls so that its buffer does not
+ * grow from 256 bytes each time; one that grew past 1 MiB is dropped after its call (not held on to). */
+let scratch = new Writer();
+
 /** Encodes a JS value as one XBF message. */
 export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
   return withTolerance(opts, () => encodeExact(value, opts));
@@ -161,12 +165,15 @@ function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
   if (opts.version !== 1 && handles(t)) {
     setInferred(!opts.type);
     try {
-      return encodeDirect(t, value, opts);
+      return encodeDirect(t, value, opts, scratch);
     } catch (e) {
       // A value the direct writer does not take (BAIL) or a wrong one (an XbfError): normalize below checks it
       // and reports. Anything else is a bug, not to be hidden.
       if (e !== BAIL && !(e instanceof XbfError)) throw e;
-    } finally { setInferred(false); }
+    } finally {
+      setInferred(false);
+      if (scratch.buf.length > 1 << 20) scratch = new Writer();
+    }
   }
   const n = normalize(t, value);
   checkAnyLevels(t, n);

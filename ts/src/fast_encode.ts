@@ -9,7 +9,7 @@ import { Writer } from "./varint.js";
 import { BAIL, canGenerate, generate } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
-import { putIntsColumn, varLen } from "./int_columns.js";
+import { measureFlags, putIntsColumn, varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -218,7 +218,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         inner.push(unwrap(v));
       }
       rowsBound += vs.length;
-      columnsOf("lengths", present, out);
+      putIntsColumn(out, present, true, measureFlags(present));
       columnValues(t.inner, inner, out);
       return;
     }
@@ -266,7 +266,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
             present.push(x);
           }
           rowsBound += xs.length;
-          columnsOf("lengths", tags, out);
+          putIntsColumn(out, tags, true, measureFlags(tags));
           columnValues((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, present, out);
         } else {
           // A missing key (undefined) is refused: by the column's own check for every kind but `any` (which takes

@@ -306,7 +306,7 @@ let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Ui
  * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
 function floatDictionary(values: number[], f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
   const n = values.length;
-  let cap = 1024;
+  let cap = 16; // sized by the column: a short one clears few slots
   while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
   // Tables up to 2^16 slots are kept for the next column; a larger one is this column's only (not held on to).
   let slots = SLOTS, keyHi = KEY_HI, keyLo = KEY_LO;
