@@ -23,8 +23,11 @@ const wellFormed = (s: string): boolean => {
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
   const index = new Map<string, number>(), strs: string[] = [], ids: number[] = [];
+  let last: string | undefined, lastId = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
+    // A run of one value (sorted or grouped data) needs no lookup.
+    if (v === last) { ids.push(lastId); continue; }
     let id = index.get(v);
     if (id === undefined) {
       id = strs.length;
@@ -39,6 +42,7 @@ export function putStringColumn(out: Writer, values: string[]): void {
       strs.push(v); index.set(v, id);
     }
     ids.push(id);
+    last = v; lastId = id;
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), start: number[] = [], len: number[] = [];
