@@ -182,30 +182,21 @@ export function xorSize(values: number[], f32: boolean): number {
   }
   return 1 + (f32 ? 4 : 8) + Math.ceil(bits / 8);
 }
-/** The XOR encoding of `values` (at least one): the fields found as xorSize finds them, on 32-bit words (no
- * BigInt per value); the bits go out least significant first, at most 16 at a time. */
+/** The XOR encoding of `values` (at least one), as putXor writes it (for the tests). */
 export function xorEncode(values: number[], f32: boolean): number[] {
-  const out = [0x13];
-  { const w = new Writer(); putRaw(w, values, [0], f32); for (let i = 0; i < w.len; i++) out.push(w.buf[i]!); }
-  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
-  let acc = 0, filled = 0;
-  const put = (v: number, w: number) => {
-    acc |= v << filled;
-    filled += w;
-    while (filled >= 8) { out.push(acc & 255); acc >>>= 8; filled -= 8; }
-  };
-  // The k low bits of the 64-bit word (hi, lo) shifted right by s.
-  const putShifted = (hi: number, lo: number, s: number, k: number) => {
-    if (s >= 32) { lo = hi >>> (s - 32); hi = 0; }
-    else if (s > 0) { lo = ((lo >>> s) | (hi << (32 - s))) >>> 0; hi = hi >>> s; }
-    while (k > 0) {
-      const take = k < 16 ? k : 16;
-      put(lo & ((1 << take) - 1), take);
-      lo = ((lo >>> take) | (hi << (32 - take))) >>> 0; hi = hi >>> take;
-      k -= take;
-    }
-  };
-  let wl = -1, wlen = 0;
+  const w = new Writer();
+  putXor(w, values, f32, 1 + (f32 ? 4 : 8) + Math.ceil((values.length * (14 + (f32 ? 32 : 64))) / 8));
+  return Array.from(w.finish());
+}
+/** Appends the XOR encoding of `values` (at least one), `room` bytes at most (xorSize's): the fields found as
+ * xorSize finds them, on 32-bit words (no BigInt per value); the bits go out least significant first, at most 16
+ * at a time, straight into the writer's buffer. */
+function putXor(out: Writer, values: readonly Float[], f32: boolean, room: number): void {
+  out.ensure(room + 8);
+  out.u8(0x13);
+  putRaw(out, values, FIRST, f32);
+  const b = out.buf, width = f32 ? 32 : 64, field = f32 ? 5 : 6;
+  let p = out.len, acc = 0, filled = 0, wl = -1, wlen = 0;
   const word = (v: Float) => {
     if (typeof v !== "number") { scratchBig[0] = v.bits; return f32 ? 0 : scratchU[1]!; }
     if (f32) { scratchF32[0] = v; return 0; }
@@ -216,24 +207,41 @@ export function xorEncode(values: number[], f32: boolean): number[] {
     const h = word(values[i]!), l = scratchU[0]!;
     const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
     ph = h; pl = l;
-    if (xh === 0 && xl === 0) { put(0, 1); continue; }
+    // (Each field is added to at most 7 pending bits, and whole bytes leave at once: acc stays below 2^23.)
+    if (xh === 0 && xl === 0) { if (++filled === 8) { b[p++] = acc & 255; acc = 0; filled = 0; } continue; }
     const lead = (xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl)) - (64 - width);
     const trail = xl !== 0 ? 31 - Math.clz32(xl & -xl) : 32 + 31 - Math.clz32(xh & -xh);
     const len = width - lead - trail;
+    let s: number, k: number;
     if (wl >= 0 && lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * field) {
-      put(1, 2);
-      putShifted(xh, xl, width - wl - wlen, wlen);
+      acc |= 1 << filled; filled += 2;
+      s = width - wl - wlen; k = wlen;
     } else {
-      put(3, 2);
-      put(lead, field);
-      put(len - 1, field);
-      putShifted(xh, xl, trail, len);
+      acc |= 3 << filled; filled += 2;
+      while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+      acc |= lead << filled; filled += field;
+      while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+      acc |= (len - 1) << filled; filled += field;
+      s = trail; k = len;
       wl = lead; wlen = len;
     }
+    while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+    // The k low bits of the 64-bit word (xh, xl) shifted right by s, 16 at a time.
+    let hi = xh, lo = xl;
+    if (s >= 32) { lo = hi >>> (s - 32); hi = 0; }
+    else if (s > 0) { lo = ((lo >>> s) | (hi << (32 - s))) >>> 0; hi = hi >>> s; }
+    while (k > 0) {
+      const take = k < 16 ? k : 16;
+      acc |= (lo & ((1 << take) - 1)) << filled; filled += take;
+      while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+      lo = ((lo >>> take) | (hi << (32 - take))) >>> 0; hi = hi >>> take;
+      k -= take;
+    }
   }
-  if (filled > 0) out.push(acc & 255);
-  return out;
+  if (filled > 0) b[p++] = acc & 255;
+  out.len = p;
 }
+const FIRST = [0];
 
 // ---------------------------------------------------------------- the choice
 /** A float column sized: its kind (0x10 plain, 0x11 decimal, 0x12 dictionary, 0x13 XOR), its payload's size,
@@ -280,12 +288,7 @@ function putPlan(out: Writer, p: FloatPlan, f32: boolean): void {
   switch (p.kind) {
     case 0x10: out.u8(0x10); putRaw(out, p.values, null, f32); break;
     case 0x11: putDecimal(out, p.dec!, p.values, f32); break;
-    case 0x13: {
-      const x = xorEncode(p.values as number[], f32);
-      out.ensure(x.length);
-      for (let i = 0; i < x.length; i++) out.buf[out.len++] = x[i]!;
-      break;
-    }
+    case 0x13: putXor(out, p.values, f32, p.size); break;
     default: {
       const d = p.distinct!;
       out.u8(0x12); out.uvar(d.length); out.uvar(p.innerSize);
