@@ -59,15 +59,21 @@ interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null
 /** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
  * else an exception (0 in the integers, its raw bits after them). */
 function planDecimal(values: readonly Float[], e: number, f32: boolean): Decimal {
-  const n = values.length, zz: number[] = [], exc: number[] = [];
+  const n = values.length, zz: number[] = [], exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
   for (let i = 0; i < n; i++) {
     const v = values[i] as number; // an XbfNaN: NaN, an exception
-    const x = scaled(v, e, f32);
-    if (x !== undefined && sameBits(fromDecimalN(x, e, f32), v, f32)) {
-      zz.push(x >= 0 ? 2 * x : -2 * x - 1);
-      if (Math.abs(x) >= 562949953421312) big = true; // 2^49: the zigzag form may pass what the number path holds
-    } else { zz.push(0); exc.push(i); }
+    // scaled() and sameBits() inline: n ÷ 10^e is never NaN, so the same bits are equal values of the same sign.
+    const x = v * p, a = Math.round(x < 0 ? -x : x);
+    if (a < cap) { // not NaN nor an infinity either
+      const m = a === 0 ? 0 : x < 0 ? -a : a, q = f32 ? f32Round(m / p) : m / p;
+      if (q === v && (q !== 0 || Object.is(q, v))) {
+        zz.push(m >= 0 ? 2 * m : -2 * m - 1);
+        if (a >= 562949953421312) big = true; // 2^49: the zigzag form may pass what the number path holds
+        continue;
+      }
+    }
+    zz.push(0); exc.push(i);
   }
   if (big) { const bytes = decimalBig(values, e, f32); return { e, zz, exc, mZz: null, mExc: null, size: bytes.length, bytes }; }
   const mZz = measure(zz), mExc = exc.length ? measure(exc) : null;
