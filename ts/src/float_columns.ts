@@ -331,7 +331,10 @@ function floatDictionary(values: number[], f32: boolean, limit: number): { disti
     // An f32 column's NaN by its 32-bit word (tagged with a high word no number has); any other value by its
     // 64 bits, as it is given.
     if (f32 && v !== v) { scratchF32[0] = v; hi = 0xffffffff; lo = scratchU[0]!; } else { scratchF[0] = v; lo = scratchU[0]!; hi = scratchU[1]!; }
-    let h = (Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi ^ (lo >>> 16), 0x85ebca77)) & mask;
+    // Mixed so that every bit of both words reaches the low bits (a product's low bits see only its factors' low
+    // bits: 2.0, 2.5 and 3.0, whose low words and low halves of their high words are all 0, would share a slot).
+    const k = Math.imul(lo ^ Math.imul(hi, 0x85ebca77), 0x9e3779b1);
+    let h = (k ^ (k >>> 16)) & mask;
     let id: number;
     for (;;) {
       const s = slots[h]!;
