@@ -60,3 +60,10 @@ test("float columns of every encoding read back bit for bit", () => {
     for (let i = 0; i < xs.length; i++) assert.equal(bits(back[i].x), bits(xs[i]), `value ${i}`);
   }), { numRuns: 400 });
 });
+
+test("an encode run from a getter of the value being encoded leaves the outer one's bytes as they would be", () => {
+  const inner = Array.from({ length: 40 }, (_, i) => ({ s: "x".repeat(i % 7), n: i * 1.5 }));
+  const plain = Array.from({ length: 60 }, (_, i) => ({ a: i % 3, b: `v${i % 5}`, c: i / 4 }));
+  const tricky = plain.map((o) => ({ a: o.a, b: o.b, get c() { encode(inner); encode(inner, { layout: "rows" }); return o.c; } }));
+  for (const layout of ["auto", "columns", "rows"]) assert.ok(same(encode(tricky, { layout }), encode(plain, { layout })), layout);
+});
