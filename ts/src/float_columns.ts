@@ -5,7 +5,7 @@
 // of columnar.ts and fast_encode.ts.
 import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
-import { Measured, encodeInts, measure, putIntsColumn, putVar, varLen } from "./int_columns.js";
+import { Measured, encodeInts, measureSmall, putIntsColumn, putVar, varLen } from "./int_columns.js";
 
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
@@ -76,9 +76,9 @@ function planDecimal(values: readonly Float[], e: number, f32: boolean): Decimal
     zz.push(0); exc.push(i);
   }
   if (big) { const bytes = decimalBig(values, e, f32); return { e, zz, exc, mZz: null, mExc: null, size: bytes.length, bytes }; }
-  const mZz = measure(zz), mExc = exc.length ? measure(exc) : null;
+  const mZz = measureSmall(zz), mExc = exc.length ? measureSmall(exc) : null;
   const k = exc.length, w = f32 ? 4 : 8;
-  const zs = mZz!.size, es = mExc ? mExc.size : 0;
+  const zs = mZz.size, es = mExc ? mExc.size : 0;
   const size = 2 + varLen(zs) + zs + varLen(k) + (k ? varLen(es) + es + k * w : 0);
   return { e, zz, exc, mZz, mExc, size, bytes: null };
 }
@@ -282,7 +282,7 @@ function planFloats(values: readonly Float[], f32: boolean): FloatPlan {
   }
   const { distinct, ids } = found;
   const inner = decimalColumn(distinct, f32), innerSize = inner ? inner.size : 1 + distinct.length * w;
-  const mIds = measure(ids)!;
+  const mIds = measureSmall(ids);
   const size = 1 + varLen(distinct.length) + varLen(innerSize) + innerSize + mIds.size;
   if (size < p.size) { p.kind = 0x12; p.size = size; p.distinct = distinct; p.inner = inner; p.innerSize = innerSize; p.ids = ids; p.mIds = mIds; }
   return p;

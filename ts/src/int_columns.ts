@@ -149,6 +149,12 @@ export function measureFlags(values: readonly number[]): Measured {
   if (rsize < size) { best = 3; size = rsize; }
   return { values, best, size, min, width, zmin, zwidth: bitsN(zmax - zmin) };
 }
+/** measure() of values known to be numbers in [0, 2^51) (lengths, indices, zigzag integers below 2^50): no
+ * pass to check them first. */
+export function measureSmall(values: readonly number[]): Measured {
+  measureN(values as number[]);
+  return { values, best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth };
+}
 /** The size of encodeInts(values) with what writing it needs, or null when they are not all small numbers. */
 export function measure(values: readonly (bigint | number)[]): Measured | null {
   for (let i = 0; i < values.length; i++) {
