@@ -1,12 +1,13 @@
 import { XbfError, mismatch } from "./errors.js";
 import { XbfType, Member, SchemaRegistry, writeMetadata, fingerprint, typeToString } from "./metadata.js";
 import { Reader, LimitOptions, FLAG_COLUMNAR, FLAG_REF, checkLimits } from "./decode_rows.js";
-import { decodeColumns, encodeColumns, selectionFromPaths, Selection, setFloatTolerance, worthTrying } from "./columnar.js";
+import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTrying } from "./columnar.js";
+import { setFloatTolerance } from "./float_columns.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
 import { BAIL, MetadataCache, cachedDirect, columnsDirect, rowsDirect } from "./fast.js";
-import { columnValues, handles, rowValue, rowsLarger, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
+import { columnValues, handles, resetRowsBound, rowValue, rowsLarger, rowsLowerBound, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -150,6 +151,11 @@ function withTolerance<T>(opts: EncodeOptions, f: () => T): T {
   try { return f(); } finally { setFloatTolerance(undefined); }
 }
 
+/** The writer `encode` writes into (its result is a copy: `finish`), kept across calls so that its buffer does not
+ * grow from 256 bytes each time; one that grew past 1 MiB is dropped after its call (not held on to). Taken
+ * (null) while an encode writes: an encode run from inside it (a getter of the value) takes a writer of its own. */
+let scratch: Writer | null = new Writer();
+
 /** Encodes a JS value as one XBF message. */
 export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
   return withTolerance(opts, () => encodeExact(value, opts));
@@ -159,18 +165,26 @@ function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
   if (opts.type && anyLevel(t, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
   if (opts.version !== 1 && handles(t)) {
     setInferred(!opts.type);
+    const w = scratch ?? new Writer();
+    scratch = null;
     try {
-      return encodeDirect(t, value, opts);
+      return encodeDirect(t, value, opts, w);
     } catch (e) {
       // A value the direct writer does not take (BAIL) or a wrong one (an XbfError): normalize below checks it
       // and reports. Anything else is a bug, not to be hidden.
       if (e !== BAIL && !(e instanceof XbfError)) throw e;
-    } finally { setInferred(false); }
+    } finally {
+      setInferred(false);
+      if (w.buf.length <= 1 << 20) scratch = w;
+    }
   }
   const n = normalize(t, value);
   checkAnyLevels(t, n);
   return encodeInternal(t, n, opts);
 }
+
+/** Column writes started (encodeDirect), to tell whether one ran inside another. */
+let encodes = 0;
 
 /** XBF 2 straight from the public values (fast_encode.ts), for the types `handles` accepts; throws where the
  * reference path (normalize, then encodeInternal) has to take over. Exported for the tests. `w`: a writer to
@@ -186,15 +200,27 @@ export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {
   const at = w.len;
   const flags = opts.schemaByReference ? FLAG_REF : 0;
   const rows = () => { w.len = at; w.buf[1] = flags; rowValue(w, t, value); return w.finish(); };
-  const cols = () => { w.len = at; w.buf[1] = flags | FLAG_COLUMNAR; columnValues(t, [value], w); return w.finish(); };
+  // The rows bound counted while the columns are written; -1 when another encode ran meanwhile (from a getter of
+  // the value: it counted into the same place).
+  let bound = -1;
+  const cols = () => {
+    w.len = at; w.buf[1] = flags | FLAG_COLUMNAR;
+    const run = ++encodes;
+    resetRowsBound();
+    columnValues(t, [value], w);
+    bound = run === encodes ? rowsLowerBound() : -1;
+    return w.finish();
+  };
   const layout = opts.layout ?? "auto";
   if (layout === "rows") return rows();
   if (layout === "columns") return cols();
   if (!worthTryingPublic(t, value)) return rows();
   const c = cols();
   // Rows and columns share the header and metadata; when the rows' values alone surely take more than the
-  // columns', the rows are not written (the reference writes both and keeps the smaller: same choice).
-  if (rowsLarger(t, value, c.length - at)) return c;
+  // columns', the rows are not written (the reference writes both and keeps the smaller: same choice). First
+  // from the lower bound the column writers counted as they checked the values (no pass of its own), then
+  // from rowsLarger's closer one.
+  if (bound > c.length - at || rowsLarger(t, value, c.length - at)) return c;
   const r = rows();
   return c.length < r.length ? c : r;
 }

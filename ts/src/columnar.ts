@@ -10,6 +10,7 @@ import { ENTROPY, RUNS, decodeEntropy, decodeRuns } from "./cascade.js";
 import { FSST, decodeFsst } from "./fsst.js";
 import { encodeInts, putColumn, putIntsColumn, putVar } from "./int_columns.js";
 import { putBytesColumn, putStringColumn } from "./string_columns.js";
+import { putFloatsColumn } from "./float_columns.js";
 
 export const VALUE_COST = VALUE_BYTES;
 const utf8d = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -133,198 +134,16 @@ export function decodeInts(c: Cursor, n: number, maxBits: number): bigint[] {
 }
 
 // ---------------------------------------------------------------- floats
-const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
-const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
-const f64Bits = (x: number) => { scratchF[0] = x; return scratchBig[0]!; };
 const f32Round = Math.fround;
 /** 10^e for the exponents a decimal column may have, computed as `10 ** e` at run time (the same doubles the
  * expression gives inline). */
 const P10: number[] = [];
 for (let e = 0; e <= 18; e++) P10.push(10 ** e);
-/** n ÷ 10^e for a number n (the writers'), as fromDecimal gives it: no Number() conversion on the hot path. */
-function fromDecimalN(n: number, e: number, f32: boolean): number {
-  const x = n / P10[e]!;
-  return f32 ? f32Round(x) : x;
-}
 function fromDecimal(n: bigint | number, e: number, f32: boolean): number {
   const x = Number(n) / P10[e]!;
   return f32 ? f32Round(x) : x;
 }
-/** v × 10^e rounded half away from zero, when it is a safe integer within the decimal encoding's range. */
-function scaled(v: number, e: number, f32: boolean): number | undefined {
-  const x = v * P10[e]!;
-  const a = Math.round(x < 0 ? -x : x);
-  if (!(a < (f32 ? 1.6e7 : 9.0e15))) return undefined; // also NaN and the infinities
-  return a === 0 ? 0 : x < 0 ? -a : a;
-}
-function sameBits(a: number, b: number, f32: boolean): boolean {
-  if (a === a) return Object.is(a, b); // not NaN: equal and the same zero
-  if (b === b) return false;
-  if (f32) { scratchF32[0] = a; const x = scratchU[0]; scratchF32[0] = b; return x === scratchU[0]; }
-  scratchF[0] = a; const lo = scratchU[0], hi = scratchU[1]; scratchF[0] = b;
-  return lo === scratchU[0] && hi === scratchU[1];
-}
-function rawFloats(out: number[], values: number[], f32: boolean): void {
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as Float;
-    // An XbfNaN's bits go through the 64-bit scratch word as they are (its low 4 bytes for an f32).
-    if (typeof v !== "number") scratchBig[0] = v.bits;
-    else if (f32) scratchF32[0] = v;
-    else scratchF[0] = v;
-    for (let k = 0; k < (f32 ? 4 : 8); k++) out.push(scratchB[k]!);
-  }
-}
-function decimal(values: number[], e: number, f32: boolean): number[] {
-  const ints: number[] = [], exc: number[] = [];
-  let big = false;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    const n = scaled(v, e, f32);
-    if (n !== undefined && sameBits(fromDecimalN(n, e, f32), v, f32)) {
-      ints.push(n);
-      if (Math.abs(n) >= 2 ** 49) big = true;
-    } else { ints.push(0); exc.push(i); }
-  }
-  const out = [0x11, e];
-  const zz = big ? ints.map((n) => zigzag(BigInt(n), 128)) : ints.map((n) => (n >= 0 ? 2 * n : -2 * n - 1));
-  const body = encodeInts(zz);
-  putVar(out, body.length); pushAll(out, body);
-  putVar(out, exc.length);
-  if (exc.length) {
-    const pos = encodeInts(exc);
-    putVar(out, pos.length); pushAll(out, pos);
-    rawFloats(out, exc.map((i) => values[i]!), f32);
-  }
-  return out;
-}
-function pushAll(out: number[], xs: number[]): void {
-  for (let i = 0; i < xs.length; i++) out.push(xs[i]!);
-}
-/** The plain column (0x10) of `values`. */
-function plainFloats(values: number[], f32: boolean): number[] {
-  const out = [0x10];
-  rawFloats(out, values, f32);
-  return out;
-}
-/** The decimal column when it is smaller than the plain one, else null: the plain column is 1 + n × width
- * bytes and is written (plainFloats) only when it is the one kept. The exponent is chosen on a sample of at
- * most 256 values: each sampled value's least exponent that holds it exactly (counted up from 0), then the
- * least exponent that leaves the fewest of them as exceptions; only that one is written in full. */
-function encodeFloatsDirect(values: number[], f32: boolean): number[] | null {
-  const bestLen = 1 + values.length * (f32 ? 4 : 8);
-  if (!values.length) return null;
-  const maxE = f32 ? 10 : 18;
-  const step = Math.max(1, Math.floor(values.length / 256));
-  // hist[e]: sampled values whose least exact exponent is e; `never`: none holds them (or too large).
-  const hist = HIST;
-  hist.fill(0);
-  let sampled = 0, never = 0;
-  for (let i = 0; i < values.length; i += step) {
-    const v = values[i]!;
-    sampled++;
-    let e = 0;
-    for (; e <= maxE; e++) {
-      // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
-      // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
-      // the nearest integer cannot give v back (for f64; an f32's rounding is coarser: always divided).
-      const x = v * P10[e]!, ax = x < 0 ? -x : x, a = Math.round(ax);
-      if (!(a < (f32 ? 1.6e7 : 9.0e15))) { e = maxE + 1; break; } // also NaN, the infinities; larger e only scale it further
-      if (!f32 && (ax > a ? ax - a : a - ax) > ax * 4.440892098500626e-16) continue;
-      if (sameBits(fromDecimalN(a === 0 ? 0 : x < 0 ? -a : a, e, f32), v, f32)) break;
-    }
-    if (e > maxE) never++; else hist[e]!++;
-  }
-  if (never * 2 > sampled) return null;
-  // Misses at e: the sampled values needing more than e, plus those no exponent holds.
-  let bestE = 0, bestMisses = Infinity, above = sampled - never;
-  for (let e = 0; e <= maxE; e++) {
-    above -= hist[e]!;
-    const misses = above + never;
-    if (misses < bestMisses) { bestMisses = misses; bestE = e; }
-    if (above === 0) break;
-  }
-  if (bestMisses * 2 > sampled) return null;
-  const cand = decimal(values, bestE, f32);
-  return cand.length < bestLen ? cand : null;
-}
-const HIST = new Array<number>(19).fill(0);
-/** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
- * 22.2.1), without writing it: on 32-bit words. */
-export function xorSize(values: number[], f32: boolean): number {
-  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
-  let bits = 0, wl = -1, wlen = 0;
-  const word = (v: Float) => {
-    if (typeof v !== "number") { scratchBig[0] = v.bits; return f32 ? 0 : scratchU[1]!; }
-    if (f32) { scratchF32[0] = v; return 0; }
-    scratchF[0] = v; return scratchU[1]!;
-  };
-  let ph = word(values[0]!), pl = scratchU[0]!;
-  for (let i = 1; i < values.length; i++) {
-    const h = word(values[i]!), l = scratchU[0]!;
-    const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
-    ph = h; pl = l;
-    if (xh === 0 && xl === 0) { bits += 1; continue; }
-    // Leading and trailing zeros of the width-bit XOR (for f32 the high word is 0).
-    const lead = (xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl)) - (64 - width);
-    const trail = xl !== 0 ? 31 - Math.clz32(xl & -xl) : 32 + 31 - Math.clz32(xh & -xh);
-    const len = width - lead - trail;
-    if (wl >= 0 && lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * field) bits += 2 + wlen;
-    else { bits += 2 + 2 * field + len; wl = lead; wlen = len; }
-  }
-  return 1 + (f32 ? 4 : 8) + Math.ceil(bits / 8);
-}
-/** The XOR encoding of `values` (at least one): the fields found as xorSize finds them, on 32-bit words (no
- * BigInt per value); the bits go out least significant first, at most 16 at a time. */
-export function xorEncode(values: number[], f32: boolean): number[] {
-  const out = [0x13];
-  rawFloats(out, [values[0]!], f32);
-  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
-  let acc = 0, filled = 0;
-  const put = (v: number, w: number) => {
-    acc |= v << filled;
-    filled += w;
-    while (filled >= 8) { out.push(acc & 255); acc >>>= 8; filled -= 8; }
-  };
-  // The k low bits of the 64-bit word (hi, lo) shifted right by s.
-  const putShifted = (hi: number, lo: number, s: number, k: number) => {
-    if (s >= 32) { lo = hi >>> (s - 32); hi = 0; }
-    else if (s > 0) { lo = ((lo >>> s) | (hi << (32 - s))) >>> 0; hi = hi >>> s; }
-    while (k > 0) {
-      const take = k < 16 ? k : 16;
-      put(lo & ((1 << take) - 1), take);
-      lo = ((lo >>> take) | (hi << (32 - take))) >>> 0; hi = hi >>> take;
-      k -= take;
-    }
-  };
-  let wl = -1, wlen = 0;
-  const word = (v: Float) => {
-    if (typeof v !== "number") { scratchBig[0] = v.bits; return f32 ? 0 : scratchU[1]!; }
-    if (f32) { scratchF32[0] = v; return 0; }
-    scratchF[0] = v; return scratchU[1]!;
-  };
-  let ph = word(values[0]!), pl = scratchU[0]!;
-  for (let i = 1; i < values.length; i++) {
-    const h = word(values[i]!), l = scratchU[0]!;
-    const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
-    ph = h; pl = l;
-    if (xh === 0 && xl === 0) { put(0, 1); continue; }
-    const lead = (xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl)) - (64 - width);
-    const trail = xl !== 0 ? 31 - Math.clz32(xl & -xl) : 32 + 31 - Math.clz32(xh & -xh);
-    const len = width - lead - trail;
-    if (wl >= 0 && lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * field) {
-      put(1, 2);
-      putShifted(xh, xl, width - wl - wlen, wlen);
-    } else {
-      put(3, 2);
-      put(lead, field);
-      put(len - 1, field);
-      putShifted(xh, xl, trail, len);
-      wl = lead; wlen = len;
-    }
-  }
-  if (filled > 0) out.push(acc & 255);
-  return out;
-}
+// The float column writer is float_columns.ts.
 /** Decodes the XOR encoding's payload (after its byte) of n values: the rest of `c` (SPEC 22.2.1). */
 function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
   const at = c.pos;
@@ -380,113 +199,6 @@ function decodeXor(c: Cursor, n: number, f32: boolean): number[] {
   if (used !== len) throw invalid(streamAt, `${len - used} bytes of the XOR bits are left over`);
   if (bit % 8 !== 0 && b[sp + (bit >> 3)]! >> (bit % 8) !== 0) throw invalid(streamAt, "the padding bits of the XOR column are not 0");
   return out;
-}
-function encodeFloats(values: number[], f32: boolean): number[] {
-  let best = encodeFloatsDirect(values, f32);
-  let bestLen = best ? best.length : 1 + values.length * (f32 ? 4 : 8);
-  if (values.length && xorSize(values, f32) < bestLen) { best = xorEncode(values, f32); bestLen = best.length; }
-  // A dictionary holds at most n/2 + 16 distinct values (by bits): with more, the column is not indexed.
-  const limit = Math.floor(values.length / 2) + 16;
-  let found = floatDictionary(values, f32, limit);
-  if (found === null) return best ?? plainFloats(values, f32);
-  if (found === undefined) { // an XbfNaN in the column: its bits key a Map
-    const index = new Map<number | string, number>(), distinct: number[] = [], ids: number[] = [];
-    for (const v of values) {
-      const x = v as Float;
-      const k = typeof x !== "number" ? "n" + x.bits : x !== 0 && x === x ? x : Object.is(x, 0) ? "+0" : Object.is(x, -0) ? "-0" : f32 ? (scratchF32[0] = x, "n" + scratchU[0]) : "n" + f64Bits(x);
-      let id = index.get(k);
-      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
-      ids.push(id);
-      if (distinct.length > limit) return best ?? plainFloats(values, f32);
-    }
-    found = { distinct, ids };
-  }
-  const { distinct, ids } = found;
-  const d = [0x12];
-  putVar(d, distinct.length);
-  const inner = encodeFloatsDirect(distinct, f32) ?? plainFloats(distinct, f32);
-  putVar(d, inner.length); pushAll(d, inner);
-  pushAll(d, encodeInts(ids));
-  if (d.length < bestLen) return d;
-  return best ?? plainFloats(values, f32);
-}
-/** The open-addressing table of floatDictionary (slot: distinct id + 1, 0 empty) and the bits of each distinct
- * value (its high and low 32-bit words), kept across calls and grown as needed. */
-let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Uint32Array(512);
-/** The dictionary of a float column: its distinct values by bits (the two zeros apart, each NaN payload apart;
- * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
- * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
- * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
-function floatDictionary(values: number[], f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
-  const n = values.length;
-  let cap = 1024;
-  while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
-  // Tables up to 2^16 slots are kept for the next column; a larger one is this column's only (not held on to).
-  let slots = SLOTS, keyHi = KEY_HI, keyLo = KEY_LO;
-  if (cap > SLOTS.length) {
-    slots = new Int32Array(cap); keyHi = new Uint32Array(cap >> 1); keyLo = new Uint32Array(cap >> 1);
-    if (cap <= 1 << 16) { SLOTS = slots; KEY_HI = keyHi; KEY_LO = keyLo; }
-  } else slots.fill(0, 0, cap);
-  const mask = cap - 1, distinct: number[] = [], ids: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const v = values[i];
-    if (typeof v !== "number") return undefined;
-    let hi: number, lo: number;
-    // An f32 column's NaN by its 32-bit word (tagged with a high word no number has); any other value by its
-    // 64 bits, as it is given.
-    if (f32 && v !== v) { scratchF32[0] = v; hi = 0xffffffff; lo = scratchU[0]!; } else { scratchF[0] = v; lo = scratchU[0]!; hi = scratchU[1]!; }
-    let h = (Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi ^ (lo >>> 16), 0x85ebca77)) & mask;
-    let id: number;
-    for (;;) {
-      const s = slots[h]!;
-      if (s === 0) {
-        id = distinct.length;
-        if (id >= limit) return null;
-        slots[h] = id + 1; keyHi[id] = hi; keyLo[id] = lo; distinct.push(v);
-        break;
-      }
-      if (keyLo[s - 1] === lo && keyHi[s - 1] === hi) { id = s - 1; break; }
-      h = (h + 1) & mask;
-    }
-    ids.push(id);
-  }
-  return { distinct, ids };
-}
-/** The absolute error allowed in float columns (SPEC 22.5.1), while an encode with `floatTolerance` runs. */
-let tolerance: number | undefined;
-/** Sets (or clears, with undefined) the float tolerance of the columns written next; codec.ts sets it around
- * one encode. */
-export function setFloatTolerance(t: number | undefined): void { tolerance = t; }
-/** Each value rounded to e decimals as the decimal encoding gives them back (the nearest, else the other
- * neighbour of a midpoint), where that is within t of it; NaN, the infinities, both zeros and values too large
- * for the scaled integer stay as they are (the Rust writer's quantize). */
-function quantize(values: number[], t: number, e: number, f32: boolean): number[] {
-  const out = values.slice();
-  for (let i = 0; i < values.length; i++) {
-    const x = values[i]!;
-    if (typeof x !== "number" || !Number.isFinite(x) || x === 0) continue;
-    const n = scaled(x, e, f32);
-    if (n === undefined) continue;
-    const other = fromDecimal(n, e, f32) > x ? n - 1 : n + 1;
-    for (const m of [n, other]) {
-      const q = fromDecimal(m, e, f32);
-      if (Math.abs(q - x) <= t) { out[i] = q; break; }
-    }
-  }
-  return out;
-}
-/** The float column when a tolerance is set (SPEC 22.5.1): the values rounded at the smallest exponent whose
- * half unit is within it and at the next one, the smaller column kept; exact when no exponent is fine enough. */
-function floatsColumn(values: number[], f32: boolean): number[] {
-  const t = tolerance;
-  if (t === undefined) return encodeFloats(values, f32);
-  const maxE = f32 ? 10 : 18;
-  let e = -1;
-  for (let k = 0; k <= maxE; k++) if (0.5 / P10[k]! <= t) { e = k; break; }
-  if (e < 0) return encodeFloats(values, f32);
-  let best = encodeFloats(quantize(values, t, e, f32), f32);
-  if (e < maxE) { const next = encodeFloats(quantize(values, t, e + 1, f32), f32); if (next.length < best.length) best = next; }
-  return best;
 }
 function readFloats(c: Cursor, n: number, f32: boolean, p: number, count: number): number[] {
   const dv = new DataView(c.b.buffer, c.b.byteOffset, c.b.byteLength);
@@ -905,7 +617,7 @@ const intOf = (kind: string, v: any): bigint => {
 export function columnsOf(kind: string, values: any[], out: Writer): void {
   switch (kind) {
     case "lengths": putIntsColumn(out, values); return;
-    case "f32": case "f64": putColumn(out, floatsColumn(values, kind === "f32")); return;
+    case "f32": case "f64": putFloatsColumn(out, values, kind === "f32"); return;
     case "string": putStringColumn(out, values); return;
     default: putIntsColumn(out, columnInts(kind, values));
   }
@@ -958,7 +670,7 @@ export function encodeColumns(t: XbfType, values: any[], out: Writer): void {
       types.forEach((ty, i) => encodeColumns(ty, values.filter((_, j) => tags[j] === i).map((v: NAny) => v.v), out));
       return;
     }
-    case "f32": case "f64": putColumn(out, floatsColumn(values, t.kind === "f32")); return;
+    case "f32": case "f64": putFloatsColumn(out, values, t.kind === "f32"); return;
     case "string": columnsOf("string", values, out); return;
     case "bytes": putBytesColumn(out, values); return;
     case "u256": case "i256": {

@@ -9,7 +9,7 @@ import { Writer } from "./varint.js";
 import { BAIL, canGenerate, generate } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
-import { putIntsColumn, varLen } from "./int_columns.js";
+import { measureFlags, putIntsColumn, varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -145,6 +145,13 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
 }
 
 // ------------------------------------------------------------------ columns
+/** A lower bound of the bytes the values written by columnValues since the last resetRowsBound would take in
+ * rows (each value's least rows size, counted in the passes that check them: 8 per f64, 1 per option tag, a
+ * string's UTF-16 length and one, ...). Layout auto keeps the columns without sizing or writing the rows when
+ * this alone passes the columns' size (the rows are then surely larger: the choice the full comparison makes). */
+let rowsBound = 0;
+export function resetRowsBound(): void { rowsBound = 0; }
+export function rowsLowerBound(): number { return rowsBound; }
 /** The columns of the values `vs`, all of type t, as SPEC 22.1 lays them out. */
 export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
   switch (t.kind) {
@@ -158,6 +165,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         tags.push(i);
         groups[i]!.push(v);
       }
+      rowsBound += vs.length; // each value's metadata (at least a byte), its value counted in its group
       const body = new Writer();
       body.u8(0x30);
       body.uvar(types.length);
@@ -170,14 +178,32 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       return;
     }
     case "unit": for (const v of vs) if (v !== null && v !== undefined) bail(); return;
-    case "bool": for (const v of vs) if (typeof v !== "boolean") bail(); columnsOf("bool", vs, out); return;
-    case "f32": case "f64": for (const v of vs) if (typeof v !== "number") bail(); columnsOf(t.kind, vs, out); return;
-    case "string": for (const v of vs) if (typeof v !== "string") bail(); columnsOf("string", vs, out); return;
+    case "bool": for (const v of vs) if (typeof v !== "boolean") bail(); rowsBound += vs.length; columnsOf("bool", vs, out); return;
+    case "f32": case "f64":
+      for (const v of vs) if (typeof v !== "number") bail();
+      rowsBound += vs.length * (t.kind === "f32" ? 4 : 8);
+      columnsOf(t.kind, vs, out);
+      return;
+    case "string": {
+      // A string's UTF-8 length is at least its UTF-16 length (a pair of units makes 4 bytes, any other unit 1
+      // to 3), and so is its varint's length.
+      let chars = 0;
+      for (let i = 0; i < vs.length; i++) {
+        const v = vs[i];
+        if (typeof v !== "string") bail();
+        const l = v.length;
+        chars += l < 128 ? l + 1 : l + varLen(l);
+      }
+      rowsBound += chars;
+      columnsOf("string", vs, out);
+      return;
+    }
     case "vec": {
       const lens: number[] = [], flat: unknown[] = [];
       for (const v of vs) {
         if (!Array.isArray(v)) bail();
         lens.push(v.length);
+        rowsBound += v.length < 128 ? 1 : varLen(v.length);
         for (let i = 0; i < v.length; i++) flat.push(v[i]);
       }
       columnsOf("lengths", lens, out);
@@ -191,7 +217,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         present.push(1);
         inner.push(unwrap(v));
       }
-      columnsOf("lengths", present, out);
+      rowsBound += vs.length;
+      putIntsColumn(out, present, true, measureFlags(present));
       columnValues(t.inner, inner, out);
       return;
     }
@@ -238,7 +265,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
             tags.push(1);
             present.push(x);
           }
-          columnsOf("lengths", tags, out);
+          rowsBound += xs.length;
+          putIntsColumn(out, tags, true, measureFlags(tags));
           columnValues((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, present, out);
         } else {
           // A missing key (undefined) is refused: by the column's own check for every kind but `any` (which takes
@@ -257,13 +285,17 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       const lo = bits <= 32 ? (signed ? -(2 ** (bits - 1)) : 0) : signed ? -(2 ** 50) : 0;
       const hi = bits <= 32 ? (signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1) : signed ? 2 ** 50 : Number.MAX_SAFE_INTEGER;
       const zs: number[] = [];
-      let wide = false;
+      const fixed = INT_INFO[t.kind]![2];
+      let wide = false, rows = 0;
       for (let i = 0; i < vs.length; i++) {
         const v = vs[i];
         if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi) bail();
         if (v > 1125899906842624) wide = true; // 2^50
-        zs.push(signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v);
+        const z = signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v;
+        zs.push(z);
+        rows += z < 128 ? 1 : z < 16384 ? 2 : 3; // its varint's length, or less (at most 3 counted)
       }
+      rowsBound += fixed ? fixed * vs.length : rows;
       if (wide) columnsOf(t.kind, vs, out);
       else putIntsColumn(out, zs);
     }

@@ -121,6 +121,40 @@ function encodeIntsN(values: number[]): number[] {
 /** What putIntsColumn needs to write small numbers (measureN's results, kept by a caller that sizes several
  * columns before it writes one). */
 export interface Measured { values: readonly number[]; best: number; size: number; min: number; width: number; zmin: number; zwidth: number }
+/** measure() of a column of 0s and 1s (presence and option tags), by counting: its runs and its changes up and
+ * down give the four sizes measureN finds, in one pass with no minimum or maximum to track. */
+export function measureFlags(values: readonly number[]): Measured {
+  const n = values.length;
+  let ones = 0, ups = 0, downs = 0, rsize = 1, run = 0, prev = -1;
+  for (let i = 0; i < n; i++) {
+    const b = values[i]!;
+    ones += b;
+    if (b === prev) { run++; continue; }
+    if (prev >= 0) { rsize += (run < 128 ? 1 : varLen(run)) + 1; if (b) ups++; else downs++; }
+    run = 1; prev = b;
+  }
+  if (n > 0) rsize += varLen(run) + 1;
+  const min = n > 0 && ones === n ? 1 : 0, max = ones > 0 ? 1 : 0, width = max - min;
+  const fsize = 3 + Math.ceil((n * width) / 8);
+  let zmin = 0, zmax = 0, dsize = Infinity;
+  if (n > 1) {
+    // The differences' zigzag forms: 0 for none, 2 for up, 1 for down.
+    zmin = n - 1 - ups - downs > 0 ? 0 : downs > 0 ? 1 : 2;
+    zmax = ups > 0 ? 2 : downs > 0 ? 1 : 0;
+    dsize = 4 + Math.ceil(((n - 1) * bitsN(zmax - zmin)) / 8);
+  }
+  let best = 0, size = 1 + n;
+  if (fsize < size) { best = 1; size = fsize; }
+  if (dsize < size) { best = 2; size = dsize; }
+  if (rsize < size) { best = 3; size = rsize; }
+  return { values, best, size, min, width, zmin, zwidth: bitsN(zmax - zmin) };
+}
+/** measure() of values known to be numbers in [0, 2^51) (lengths, indices, zigzag integers below 2^50): no
+ * pass to check them first. */
+export function measureSmall(values: readonly number[]): Measured {
+  measureN(values as number[]);
+  return { values, best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth };
+}
 /** The size of encodeInts(values) with what writing it needs, or null when they are not all small numbers. */
 export function measure(values: readonly (bigint | number)[]): Measured | null {
   for (let i = 0; i < values.length; i++) {

@@ -115,8 +115,9 @@ export function writeMetadata(w: Writer, t: XbfType, v2: boolean): void {
   }
   w.u8(d);
   const name = (s: string) => {
+    if (v2) { w.string(s); return; } // its UTF-8 length as a varint, then the bytes (short ASCII names by hand)
     const b = enc.encode(s);
-    if (v2) w.uvar(b.length); else w.fixed(b.length, 8);
+    w.fixed(b.length, 8);
     w.bytes(b);
   };
   const members = (ms: Member[]) => {

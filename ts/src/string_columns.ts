@@ -3,7 +3,7 @@
 // one buffer (a column's strings UTF-8 encoded by one TextEncoder call, or a dictionary's distinct entries):
 // no Uint8Array per value.
 import { Writer } from "./varint.js";
-import { Measured, intsSize, measure, putIntsColumn, varLen } from "./int_columns.js";
+import { Measured, intsSize, measureSmall, putIntsColumn, varLen } from "./int_columns.js";
 
 const utf8e = new TextEncoder();
 
@@ -23,8 +23,11 @@ const wellFormed = (s: string): boolean => {
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
   const index = new Map<string, number>(), strs: string[] = [], ids: number[] = [];
+  let last: string | undefined, lastId = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
+    // A run of one value (sorted or grouped data) needs no lookup.
+    if (v === last) { ids.push(lastId); continue; }
     let id = index.get(v);
     if (id === undefined) {
       id = strs.length;
@@ -39,6 +42,7 @@ export function putStringColumn(out: Writer, values: string[]): void {
       strs.push(v); index.set(v, id);
     }
     ids.push(id);
+    last = v; lastId = id;
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), start: number[] = [], len: number[] = [];
@@ -123,7 +127,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void 
   for (let i = 0; i < n; i++) total += len[i]!;
   // Sizes first (measured, nothing written); only the chosen encoding's integer blocks are written.
   const sizedBlock = (m: Measured | null, xs: number[]) => { const k = m ? m.size : intsSize(xs); return varLen(k) + k; };
-  const mLen = measure(len);
+  const mLen = measureSmall(len);
   const plainSize = 1 + sizedBlock(mLen, len) + total;
   // A dictionary built on the strings, sized first: when it is no larger than the least the shared prefixes
   // can take (their bytes left after the prefixes, plus a byte for the tag and at least 4 for each of the two
@@ -133,7 +137,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void 
   if (dict) {
     const d = dict.distinct.len;
     for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-    mIds = measure(dict.ids);
+    mIds = measureSmall(dict.ids);
     dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + (mIds ? mIds.size : intsSize(dict.ids));
     if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
   }
@@ -152,7 +156,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void 
     restTotal += l - p;
     ps = s; pl = l;
   }
-  const mShared = measure(shared), mRest = measure(rest);
+  const mShared = measureSmall(shared), mRest = measureSmall(rest);
   const prefixSize = 1 + sizedBlock(mShared, shared) + sizedBlock(mRest, rest) + restTotal;
   // dictionary
   if (dict === undefined) {
@@ -160,7 +164,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void 
     if (dict) {
       const d = dict.distinct.len;
       for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-      mIds = measure(dict.ids);
+      mIds = measureSmall(dict.ids);
       dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + (mIds ? mIds.size : intsSize(dict.ids));
     }
   }

@@ -103,7 +103,7 @@ test("the number integer encoder writes the bigint encoder's bytes", async () =>
 });
 
 test("the XOR size that picks the encoding is the length it writes", async () => {
-  const { xorSize, xorEncode } = await import("../dist/columnar.js");
+  const { xorSize, xorEncode } = await import("../dist/float_columns.js");
   const drift = fc.array(fc.double({ min: -1e6, max: 1e6 }), { minLength: 1, maxLength: 40 });
   fc.assert(fc.property(drift, fc.boolean(), (xs, f32) => {
     const v = f32 ? xs.map(Math.fround) : xs.map((x, i) => (i % 3 ? x : (xs[i - 1] ?? x)));

@@ -1,0 +1,389 @@
+// The writer of float columns (SPEC 22.2): plain (0x10), decimal (0x11), dictionary (0x12) and XOR (0x13), as
+// the Rust writer chooses among them. Each candidate is sized first (the decimal one from its integers'
+// measures, XOR by counting its bits, the dictionary from its parts) and only the smallest is written, straight
+// into the Writer; a lossy float tolerance (SPEC 22.5.1) rounds the values first. Shared by the column writers
+// of columnar.ts and fast_encode.ts.
+import type { Float } from "./nan.js";
+import { Writer, zigzag } from "./varint.js";
+import { Measured, encodeInts, measureSmall, putIntsColumn, putVar, varLen } from "./int_columns.js";
+
+const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
+const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
+const f64Bits = (x: number) => { scratchF[0] = x; return scratchBig[0]!; };
+const f32Round = Math.fround;
+/** 10^e for the exponents a decimal column may have, computed as `10 ** e` at run time (the same doubles the
+ * expression gives inline, and as columnar.ts's reader divides by). */
+const P10: number[] = [];
+for (let e = 0; e <= 18; e++) P10.push(10 ** e);
+/** n ÷ 10^e, as the reader gives it back. */
+function fromDecimalN(n: number, e: number, f32: boolean): number {
+  const x = n / P10[e]!;
+  return f32 ? f32Round(x) : x;
+}
+/** v × 10^e rounded half away from zero, when it is a safe integer within the decimal encoding's range. */
+function scaled(v: number, e: number, f32: boolean): number | undefined {
+  const x = v * P10[e]!;
+  const a = Math.round(x < 0 ? -x : x);
+  if (!(a < (f32 ? 1.6e7 : 9.0e15))) return undefined; // also NaN and the infinities
+  return a === 0 ? 0 : x < 0 ? -a : a;
+}
+function sameBits(a: number, b: number, f32: boolean): boolean {
+  if (a === a) return Object.is(a, b); // not NaN: equal and the same zero
+  if (b === b) return false;
+  if (f32) { scratchF32[0] = a; const x = scratchU[0]; scratchF32[0] = b; return x === scratchU[0]; }
+  scratchF[0] = a; const lo = scratchU[0], hi = scratchU[1]; scratchF[0] = b;
+  return lo === scratchU[0] && hi === scratchU[1];
+}
+/** Appends the raw bytes of `values[i]` for each i of `at` (all of them when null): an XbfNaN's bits go
+ * through the 64-bit scratch word as they are (its low 4 bytes for an f32). */
+function putRaw(out: Writer, values: readonly Float[], at: readonly number[] | null, f32: boolean): void {
+  const k = at ? at.length : values.length, w = f32 ? 4 : 8;
+  out.ensure(k * w);
+  const b = out.buf;
+  let p = out.len;
+  for (let j = 0; j < k; j++) {
+    const v = values[at ? at[j]! : j]!;
+    if (typeof v !== "number") scratchBig[0] = v.bits;
+    else if (f32) scratchF32[0] = v;
+    else scratchF[0] = v;
+    for (let q = 0; q < w; q++) b[p++] = scratchB[q]!;
+  }
+  out.len = p;
+}
+
+// ---------------------------------------------------------------- decimal (0x11)
+/** A decimal column sized and ready to write: its exponent, the zigzag integers (0 at an exception) and the
+ * exceptions' positions with their measures, and its size in bytes; `bytes` instead when an integer passes 2^49
+ * (the bigint path writes it first). */
+interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null; mExc: Measured | null; size: number; bytes: number[] | null }
+/** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
+ * else an exception (0 in the integers, its raw bits after them). */
+function planDecimal(values: readonly Float[], e: number, f32: boolean): Decimal {
+  const n = values.length, zz: number[] = [], exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
+  let big = false;
+  for (let i = 0; i < n; i++) {
+    const v = values[i] as number; // an XbfNaN: NaN, an exception
+    // scaled() and sameBits() inline: n ÷ 10^e is never NaN, so the same bits are equal values of the same sign.
+    const x = v * p, a = Math.round(x < 0 ? -x : x);
+    if (a < cap) { // not NaN nor an infinity either
+      const m = a === 0 ? 0 : x < 0 ? -a : a, q = f32 ? f32Round(m / p) : m / p;
+      if (q === v && (q !== 0 || Object.is(q, v))) {
+        zz.push(m >= 0 ? 2 * m : -2 * m - 1);
+        if (a >= 562949953421312) big = true; // 2^49: the zigzag form may pass what the number path holds
+        continue;
+      }
+    }
+    zz.push(0); exc.push(i);
+  }
+  if (big) { const bytes = decimalBig(values, e, f32); return { e, zz, exc, mZz: null, mExc: null, size: bytes.length, bytes }; }
+  const mZz = measureSmall(zz), mExc = exc.length ? measureSmall(exc) : null;
+  const k = exc.length, w = f32 ? 4 : 8;
+  const zs = mZz.size, es = mExc ? mExc.size : 0;
+  const size = 2 + varLen(zs) + zs + varLen(k) + (k ? varLen(es) + es + k * w : 0);
+  return { e, zz, exc, mZz, mExc, size, bytes: null };
+}
+/** The decimal column's bytes where some scaled integer passes 2^49 (bigint zigzag). */
+function decimalBig(values: readonly Float[], e: number, f32: boolean): number[] {
+  const ints: bigint[] = [], exc: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    const x = scaled(v, e, f32);
+    if (x !== undefined && sameBits(fromDecimalN(x, e, f32), v, f32)) ints.push(zigzag(BigInt(x), 128));
+    else { ints.push(0n); exc.push(i); }
+  }
+  const out = [0x11, e];
+  const body = encodeInts(ints);
+  putVar(out, body.length); for (const b of body) out.push(b);
+  putVar(out, exc.length);
+  if (exc.length) {
+    const pos = encodeInts(exc);
+    putVar(out, pos.length); for (const b of pos) out.push(b);
+    const w = new Writer();
+    putRaw(w, values, exc, f32);
+    for (let i = 0; i < w.len; i++) out.push(w.buf[i]!);
+  }
+  return out;
+}
+function putDecimal(out: Writer, d: Decimal, values: readonly Float[], f32: boolean): void {
+  const at = out.len;
+  if (d.bytes) { out.bytes(Uint8Array.from(d.bytes)); return; }
+  out.u8(0x11); out.u8(d.e);
+  putIntsColumn(out, d.zz, true, d.mZz);
+  out.uvar(d.exc.length);
+  if (d.exc.length) { putIntsColumn(out, d.exc, true, d.mExc); putRaw(out, values, d.exc, f32); }
+  if (out.len - at !== d.size) throw new Error(`decimal column sized ${d.size} but ${out.len - at} written`); // a bug, never input
+}
+/** The decimal column of `values` when it is smaller than the plain one (1 + n × width bytes), else null. */
+function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
+  const e = exponent(values, f32);
+  if (e < 0) return null;
+  const d = planDecimal(values, e, f32);
+  return d.size < 1 + values.length * (f32 ? 4 : 8) ? d : null;
+}
+
+/** The exponent of the decimal column of `values` (SPEC 22.2), or -1 when none can be smaller than the plain
+ * one: chosen on a sample of at most 256 values: each sampled value's least exponent that holds it exactly
+ * (counted up from 0), then the least exponent that leaves the fewest of them as exceptions; -1 when more than
+ * half of the sample are exceptions at every exponent. */
+function exponent(values: readonly Float[], f32: boolean): number {
+  if (!values.length) return -1;
+  const maxE = f32 ? 10 : 18;
+  const step = Math.max(1, Math.floor(values.length / 256));
+  // hist[e]: sampled values whose least exact exponent is e; `never`: none holds them (or too large).
+  const hist = HIST;
+  hist.fill(0);
+  // More than half of all the samples held by no exponent: the answer is already -1 (random doubles stop here).
+  const half = Math.ceil(values.length / step) / 2;
+  let sampled = 0, never = 0;
+  for (let i = 0; i < values.length; i += step) {
+    const v = values[i] as number; // an XbfNaN: NaN below, as for a NaN
+    sampled++;
+    let e = 0;
+    for (; e <= maxE; e++) {
+      // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
+      // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
+      // the nearest integer cannot give v back (for f64; an f32's rounding is coarser: always divided).
+      const x = v * P10[e]!, ax = x < 0 ? -x : x, a = Math.round(ax);
+      if (!(a < (f32 ? 1.6e7 : 9.0e15))) { e = maxE + 1; break; } // also NaN, the infinities; larger e only scale it further
+      if (!f32 && (ax > a ? ax - a : a - ax) > ax * 4.440892098500626e-16) continue;
+      if (sameBits(fromDecimalN(a === 0 ? 0 : x < 0 ? -a : a, e, f32), v, f32)) break;
+    }
+    if (e > maxE) { if (++never > half) return -1; } else hist[e]!++;
+  }
+  if (never * 2 > sampled) return -1;
+  // Misses at e: the sampled values needing more than e, plus those no exponent holds.
+  let bestE = 0, bestMisses = Infinity, above = sampled - never;
+  for (let e = 0; e <= maxE; e++) {
+    above -= hist[e]!;
+    const misses = above + never;
+    if (misses < bestMisses) { bestMisses = misses; bestE = e; }
+    if (above === 0) break;
+  }
+  return bestMisses * 2 > sampled ? -1 : bestE;
+}
+const HIST = new Array<number>(19).fill(0);
+
+/** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
+ * 22.2.1), without writing it: on 32-bit words. */
+export function xorSize(values: number[], f32: boolean): number {
+  const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
+  let bits = 0, wl = -1, wlen = 0;
+  const word = (v: Float) => {
+    if (typeof v !== "number") { scratchBig[0] = v.bits; return f32 ? 0 : scratchU[1]!; }
+    if (f32) { scratchF32[0] = v; return 0; }
+    scratchF[0] = v; return scratchU[1]!;
+  };
+  let ph = word(values[0]!), pl = scratchU[0]!;
+  for (let i = 1; i < values.length; i++) {
+    const h = word(values[i]!), l = scratchU[0]!;
+    const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
+    ph = h; pl = l;
+    if (xh === 0 && xl === 0) { bits += 1; continue; }
+    // Leading and trailing zeros of the width-bit XOR (for f32 the high word is 0).
+    const lead = (xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl)) - (64 - width);
+    const trail = xl !== 0 ? 31 - Math.clz32(xl & -xl) : 32 + 31 - Math.clz32(xh & -xh);
+    const len = width - lead - trail;
+    if (wl >= 0 && lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * field) bits += 2 + wlen;
+    else { bits += 2 + 2 * field + len; wl = lead; wlen = len; }
+  }
+  return 1 + (f32 ? 4 : 8) + Math.ceil(bits / 8);
+}
+/** The XOR encoding of `values` (at least one), as putXor writes it (for the tests). */
+export function xorEncode(values: number[], f32: boolean): number[] {
+  const w = new Writer();
+  putXor(w, values, f32, 1 + (f32 ? 4 : 8) + Math.ceil((values.length * (14 + (f32 ? 32 : 64))) / 8));
+  return Array.from(w.finish());
+}
+/** Appends the XOR encoding of `values` (at least one), `room` bytes at most (xorSize's): the fields found as
+ * xorSize finds them, on 32-bit words (no BigInt per value); the bits go out least significant first, at most 16
+ * at a time, straight into the writer's buffer. */
+function putXor(out: Writer, values: readonly Float[], f32: boolean, room: number): void {
+  out.ensure(room + 8);
+  out.u8(0x13);
+  putRaw(out, values, FIRST, f32);
+  const b = out.buf, width = f32 ? 32 : 64, field = f32 ? 5 : 6;
+  let p = out.len, acc = 0, filled = 0, wl = -1, wlen = 0;
+  const word = (v: Float) => {
+    if (typeof v !== "number") { scratchBig[0] = v.bits; return f32 ? 0 : scratchU[1]!; }
+    if (f32) { scratchF32[0] = v; return 0; }
+    scratchF[0] = v; return scratchU[1]!;
+  };
+  let ph = word(values[0]!), pl = scratchU[0]!;
+  for (let i = 1; i < values.length; i++) {
+    const h = word(values[i]!), l = scratchU[0]!;
+    const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
+    ph = h; pl = l;
+    // (Each field is added to at most 7 pending bits, and whole bytes leave at once: acc stays below 2^23.)
+    if (xh === 0 && xl === 0) { if (++filled === 8) { b[p++] = acc & 255; acc = 0; filled = 0; } continue; }
+    const lead = (xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl)) - (64 - width);
+    const trail = xl !== 0 ? 31 - Math.clz32(xl & -xl) : 32 + 31 - Math.clz32(xh & -xh);
+    const len = width - lead - trail;
+    let s: number, k: number;
+    if (wl >= 0 && lead >= wl && trail >= width - wl - wlen && wlen <= len + 2 * field) {
+      acc |= 1 << filled; filled += 2;
+      s = width - wl - wlen; k = wlen;
+    } else {
+      acc |= 3 << filled; filled += 2;
+      while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+      acc |= lead << filled; filled += field;
+      while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+      acc |= (len - 1) << filled; filled += field;
+      s = trail; k = len;
+      wl = lead; wlen = len;
+    }
+    while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+    // The k low bits of the 64-bit word (xh, xl) shifted right by s, 16 at a time.
+    let hi = xh, lo = xl;
+    if (s >= 32) { lo = hi >>> (s - 32); hi = 0; }
+    else if (s > 0) { lo = ((lo >>> s) | (hi << (32 - s))) >>> 0; hi = hi >>> s; }
+    while (k > 0) {
+      const take = k < 16 ? k : 16;
+      acc |= (lo & ((1 << take) - 1)) << filled; filled += take;
+      while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+      lo = ((lo >>> take) | (hi << (32 - take))) >>> 0; hi = hi >>> take;
+      k -= take;
+    }
+  }
+  if (filled > 0) b[p++] = acc & 255;
+  out.len = p;
+}
+const FIRST = [0];
+
+// ---------------------------------------------------------------- the choice
+/** A float column sized: its kind (0x10 plain, 0x11 decimal, 0x12 dictionary, 0x13 XOR), its payload's size,
+ * and what writing it needs. */
+interface FloatPlan {
+  kind: number; size: number; values: readonly Float[];
+  dec: Decimal | null;
+  /** A dictionary: its distinct values, their column (decimal, or plain when null), and each value's index. */
+  distinct: Float[] | null; inner: Decimal | null; innerSize: number; ids: number[] | null; mIds: Measured | null;
+}
+/** The smallest encoding of `values` as the Rust writer picks it: decimal when smaller than plain, then XOR when
+ * smaller than that, then a dictionary (at most n/2 + 16 distinct values by bits) when smaller still. */
+function planFloats(values: readonly Float[], f32: boolean): FloatPlan {
+  const n = values.length, w = f32 ? 4 : 8;
+  const dec = decimalColumn(values, f32);
+  const p: FloatPlan = { kind: dec ? 0x11 : 0x10, size: dec ? dec.size : 1 + n * w, values, dec, distinct: null, inner: null, innerSize: 0, ids: null, mIds: null };
+  if (n) { const x = xorSize(values as number[], f32); if (x < p.size) { p.kind = 0x13; p.size = x; } }
+  const limit = Math.floor(n / 2) + 16;
+  let found = floatDictionary(values as number[], f32, limit);
+  if (found === null) return p;
+  if (found === undefined) { // an XbfNaN in the column: its bits key a Map
+    const index = new Map<number | string, number>(), distinct: Float[] = [], ids: number[] = [];
+    for (const v of values) {
+      const x = v;
+      const k = typeof x !== "number" ? "n" + x.bits : x !== 0 && x === x ? x : Object.is(x, 0) ? "+0" : Object.is(x, -0) ? "-0" : f32 ? (scratchF32[0] = x, "n" + scratchU[0]) : "n" + f64Bits(x);
+      let id = index.get(k);
+      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
+      ids.push(id);
+      if (distinct.length > limit) return p;
+    }
+    found = { distinct: distinct as number[], ids };
+  }
+  const { distinct, ids } = found;
+  const inner = decimalColumn(distinct, f32), innerSize = inner ? inner.size : 1 + distinct.length * w;
+  const mIds = measureSmall(ids);
+  const size = 1 + varLen(distinct.length) + varLen(innerSize) + innerSize + mIds.size;
+  if (size < p.size) { p.kind = 0x12; p.size = size; p.distinct = distinct; p.inner = inner; p.innerSize = innerSize; p.ids = ids; p.mIds = mIds; }
+  return p;
+}
+/** Writes the planned column (its length, then its payload). */
+function putPlan(out: Writer, p: FloatPlan, f32: boolean): void {
+  out.uvar(p.size);
+  const at = out.len;
+  switch (p.kind) {
+    case 0x10: out.u8(0x10); putRaw(out, p.values, null, f32); break;
+    case 0x11: putDecimal(out, p.dec!, p.values, f32); break;
+    case 0x13: putXor(out, p.values, f32, p.size); break;
+    default: {
+      const d = p.distinct!;
+      out.u8(0x12); out.uvar(d.length); out.uvar(p.innerSize);
+      if (p.inner) putDecimal(out, p.inner, d, f32);
+      else { out.u8(0x10); putRaw(out, d, null, f32); }
+      putIntsColumn(out, p.ids!, false, p.mIds);
+    }
+  }
+  if (out.len - at !== p.size) throw new Error(`float column sized ${p.size} but ${out.len - at} written`); // a bug, never input
+}
+
+/** The open-addressing table of floatDictionary (slot: distinct id + 1, 0 empty) and the bits of each distinct
+ * value (its high and low 32-bit words), kept across calls and grown as needed. */
+let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Uint32Array(512);
+/** The dictionary of a float column: its distinct values by bits (the two zeros apart, each NaN payload apart;
+ * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
+ * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
+ * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
+function floatDictionary(values: number[], f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
+  const n = values.length;
+  let cap = 16; // sized by the column: a short one clears few slots
+  while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
+  // Tables up to 2^16 slots are kept for the next column; a larger one is this column's only (not held on to).
+  let slots = SLOTS, keyHi = KEY_HI, keyLo = KEY_LO;
+  if (cap > SLOTS.length) {
+    slots = new Int32Array(cap); keyHi = new Uint32Array(cap >> 1); keyLo = new Uint32Array(cap >> 1);
+    if (cap <= 1 << 16) { SLOTS = slots; KEY_HI = keyHi; KEY_LO = keyLo; }
+  } else slots.fill(0, 0, cap);
+  const mask = cap - 1, distinct: number[] = [], ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (typeof v !== "number") return undefined;
+    let hi: number, lo: number;
+    // An f32 column's NaN by its 32-bit word (tagged with a high word no number has); any other value by its
+    // 64 bits, as it is given.
+    if (f32 && v !== v) { scratchF32[0] = v; hi = 0xffffffff; lo = scratchU[0]!; } else { scratchF[0] = v; lo = scratchU[0]!; hi = scratchU[1]!; }
+    // Mixed so that every bit of both words reaches the low bits (a product's low bits see only its factors' low
+    // bits: 2.0, 2.5 and 3.0, whose low words and low halves of their high words are all 0, would share a slot).
+    const k = Math.imul(lo ^ Math.imul(hi, 0x85ebca77), 0x9e3779b1);
+    let h = (k ^ (k >>> 16)) & mask;
+    let id: number;
+    for (;;) {
+      const s = slots[h]!;
+      if (s === 0) {
+        id = distinct.length;
+        if (id >= limit) return null;
+        slots[h] = id + 1; keyHi[id] = hi; keyLo[id] = lo; distinct.push(v);
+        break;
+      }
+      if (keyLo[s - 1] === lo && keyHi[s - 1] === hi) { id = s - 1; break; }
+      h = (h + 1) & mask;
+    }
+    ids.push(id);
+  }
+  return { distinct, ids };
+}
+/** The absolute error allowed in float columns (SPEC 22.5.1), while an encode with `floatTolerance` runs. */
+let tolerance: number | undefined;
+/** Sets (or clears, with undefined) the float tolerance of the columns written next; codec.ts sets it around
+ * one encode. */
+export function setFloatTolerance(t: number | undefined): void { tolerance = t; }
+/** Each value rounded to e decimals as the decimal encoding gives them back (the nearest, else the other
+ * neighbour of a midpoint), where that is within t of it; NaN, the infinities, both zeros and values too large
+ * for the scaled integer stay as they are (the Rust writer's quantize). */
+function quantize(values: number[], t: number, e: number, f32: boolean): number[] {
+  const out = values.slice();
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i]!;
+    if (typeof x !== "number" || !Number.isFinite(x) || x === 0) continue;
+    const n = scaled(x, e, f32);
+    if (n === undefined) continue;
+    const other = fromDecimalN(n, e, f32) > x ? n - 1 : n + 1;
+    for (const m of [n, other]) {
+      const q = fromDecimalN(m, e, f32);
+      if (Math.abs(q - x) <= t) { out[i] = q; break; }
+    }
+  }
+  return out;
+}
+/** The column (length and payload) of the floats `values`, f32 or f64. With a tolerance set (SPEC 22.5.1), the
+ * values rounded at the smallest exponent whose half unit is within it and at the next one, the smaller column
+ * kept; exact when no exponent is fine enough. */
+export function putFloatsColumn(out: Writer, values: readonly Float[], f32: boolean): void {
+  const t = tolerance;
+  const maxE = f32 ? 10 : 18;
+  let e = -1;
+  if (t !== undefined) for (let k = 0; k <= maxE; k++) if (0.5 / P10[k]! <= t) { e = k; break; }
+  if (e < 0) { putPlan(out, planFloats(values, f32), f32); return; }
+  let best = planFloats(quantize(values as number[], t!, e, f32), f32);
+  if (e < maxE) { const next = planFloats(quantize(values as number[], t!, e + 1, f32), f32); if (next.size < best.size) best = next; }
+  putPlan(out, best, f32);
+}

@@ -1,0 +1,69 @@
+// The encode side's shortcuts make the choices the full comparisons make: layout auto's rows-size lower bound,
+// the presence columns' counting measure, and the float columns sized before they are written (their bytes
+// against the Rust writer's are in cross.test.mjs; here, every kind of float column reads back exactly).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { encode, decode, decodeWithType } from "../dist/index.js";
+import { inferType } from "../dist/values.js";
+import { worthTryingPublic } from "../dist/fast_encode.js";
+import { measure, measureFlags } from "../dist/int_columns.js";
+import { jsonish } from "./arbitraries.mjs";
+
+const same = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
+
+test("a column of 0s and 1s is measured by counting as measureN measures it", () => {
+  const runs = fc.array(fc.tuple(fc.constantFrom(0, 1), fc.integer({ min: 1, max: 300 })), { maxLength: 12 });
+  fc.assert(fc.property(runs, (rs) => {
+    const xs = rs.flatMap(([b, k]) => new Array(k).fill(b));
+    const want = measure(xs), got = measureFlags(xs);
+    // Only what writing the chosen encoding reads has to agree, but all of it does.
+    for (const k of ["best", "size", "min", "width", "zmin", "zwidth"]) assert.equal(got[k], want[k], k);
+  }), { numRuns: 1000 });
+});
+
+// Records with the kinds the column writers count for the rows bound: floats, strings (some not ASCII), small and
+// large integers, options, absent fields, nested lists.
+const record = fc.record({
+  f: fc.double({ noNaN: true }),
+  d: fc.integer({ min: -1000, max: 1000 }).map((x) => x / 100),
+  s: fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("é", "😀", "a".repeat(130))),
+  i: fc.oneof(fc.integer({ min: -200, max: 200 }), fc.integer({ min: -(2 ** 40), max: 2 ** 40 })),
+  o: fc.option(fc.integer({ min: 0, max: 70000 })),
+  l: fc.array(fc.boolean(), { maxLength: 3 }),
+}, { requiredKeys: ["f", "s", "i", "o", "l"] });
+
+test("layout auto keeps what the smaller of the two layouts is, as the full comparison chooses", () => {
+  const values = fc.oneof(fc.array(record, { maxLength: 40 }), jsonish);
+  fc.assert(fc.property(values, (v) => {
+    const auto = encode(v), rows = encode(v, { layout: "rows" }), cols = encode(v, { layout: "columns" });
+    const want = !worthTryingPublic(inferType(v), v) ? rows : cols.length < rows.length ? cols : rows;
+    assert.ok(same(auto, want), `auto wrote ${auto.length} bytes; rows ${rows.length}, columns ${cols.length}`);
+  }), { numRuns: 300 });
+});
+
+test("float columns of every encoding read back bit for bit", () => {
+  const bits = (x) => { const b = new DataView(new ArrayBuffer(8)); b.setFloat64(0, x); return b.getBigUint64(0); };
+  const kinds = [
+    fc.double(), // random doubles: plain or XOR
+    fc.integer({ min: -1e6, max: 1e6 }).map((x) => x / 100), // decimal
+    fc.integer({ min: -(2 ** 52), max: 2 ** 52 }).map((x) => x / 1000), // decimal past 2^49: the bigint path
+    fc.constantFrom(0.5, -0, 0, Infinity, -Infinity, NaN, 1e300, 5e-324), // dictionary
+  ];
+  const column = fc.oneof(...kinds.map((k) => fc.array(k, { maxLength: 80 })), fc.array(fc.oneof(...kinds), { maxLength: 80 }));
+  fc.assert(fc.property(column, (xs) => {
+    const value = xs.map((x) => ({ x }));
+    const bytes = encode(value, { layout: "columns" });
+    assert.equal(decodeWithType(bytes).columnar, true);
+    const back = decode(bytes);
+    assert.equal(back.length, xs.length);
+    for (let i = 0; i < xs.length; i++) assert.equal(bits(back[i].x), bits(xs[i]), `value ${i}`);
+  }), { numRuns: 400 });
+});
+
+test("an encode run from a getter of the value being encoded leaves the outer one's bytes as they would be", () => {
+  const inner = Array.from({ length: 40 }, (_, i) => ({ s: "x".repeat(i % 7), n: i * 1.5 }));
+  const plain = Array.from({ length: 60 }, (_, i) => ({ a: i % 3, b: `v${i % 5}`, c: i / 4 }));
+  const tricky = plain.map((o) => ({ a: o.a, b: o.b, get c() { encode(inner); encode(inner, { layout: "rows" }); return o.c; } }));
+  for (const layout of ["auto", "columns", "rows"]) assert.ok(same(encode(tricky, { layout }), encode(plain, { layout })), layout);
+});
