@@ -65,6 +65,7 @@ mod plan;
 mod pyobj;
 mod raw;
 mod records;
+mod records_rows;
 mod schema;
 mod streams;
 mod to_py;

@@ -15,7 +15,7 @@ use crate::columns::{uvarint_len, zigzag_len};
 use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::plan::is_optional_key;
-use crate::raw::dict_next;
+use crate::raw::{dict_next, dict_next_borrowed, long_value, Long};
 
 /// The kind of each value of a key of the records, as it was read: the
 /// type is known only once every record was read (an int column may turn
@@ -76,14 +76,16 @@ impl RawColumn {
         }
     }
 
-    /// Adds record `i`'s value of this key (of `n` records); `Ok(false)` for
-    /// a value this path does not take. Inlined into the record loop: as a
-    /// call it cost 6% more instructions on flights-20k (callgrind).
+    /// Adds record `i`'s value of this key (of `n` records); `false` for
+    /// a value this path does not take. Runs no Python code (exact types
+    /// only; see `gather`'s borrowed walk). Inlined into the record loop: as
+    /// a call it cost 6% more instructions on flights-20k (callgrind).
     #[inline(always)]
-    fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize) -> PyResult<bool> {
+    fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize) -> bool {
         self.pad_to(i);
         let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
-            let Ok(s) = s.to_str() else { return Ok(false) };
+            // A lone surrogate: the general path raises.
+            let Ok(s) = s.to_str() else { return false };
             if self.ends.capacity() == 0 {
                 // Room for the rest of the list at once, guessed from
                 // the first string's length.
@@ -104,13 +106,11 @@ impl RawColumn {
         } else if let Ok(b) = v.downcast_exact::<PyBool>() {
             self.bools.push(b.is_true());
             K_BOOL
-        } else if v.is_exact_instance_of::<PyLong>() {
-            let (kind, bits, x) = if let Ok(x) = v.extract::<i64>() {
-                (K_INT, Ints::of_i64(x), x as u64)
-            } else if let Ok(x) = v.extract::<u64>() {
-                (K_UINT, Ints { ubits: 64, sbits: 0 }, x)
-            } else {
-                return Ok(false);
+        } else if let Ok(x) = v.downcast_exact::<PyLong>() {
+            let (kind, bits, x) = match long_value(x) {
+                Some(Long::I64(x)) => (K_INT, Ints::of_i64(x), x as u64),
+                Some(Long::U64(x)) => (K_UINT, Ints { ubits: 64, sbits: 0 }, x),
+                None => return false,
             };
             self.int_bits = Some(self.int_bits.map_or(bits, |a| a.join(bits)));
             if self.ints.capacity() == 0 {
@@ -119,11 +119,11 @@ impl RawColumn {
             self.ints.push(x);
             kind
         } else {
-            return Ok(false);
+            return false;
         };
         self.seen[kind as usize] = true;
         self.kinds.push(kind);
-        Ok(true)
+        true
     }
 }
 
@@ -166,17 +166,21 @@ impl<'py> KeyCache<'py> {
     }
 }
 
-/// The columnar message of a list of flat records, read in one pass that
-/// both infers the type and gathers the columns, then written through the
-/// core's column builder; also the type and the size of the rows message.
-/// `None` for anything else (the caller then takes the general path, which
-/// gives the same bytes, or the error): values of other types, keys other
-/// than exact str, keys that make a map rather than a struct, key orders
-/// that conflict.
-pub(crate) fn records_direct(
-    obj: &Bound<'_, PyAny>,
-    zstd: Option<i32>,
-) -> PyResult<Option<(Vec<u8>, usize, Metadata)>> {
+/// A list of flat records read in one pass that both infers the type and
+/// gathers the columns: each key's values (`cols`), the type, and the
+/// column of each struct field (`slots`, in the struct's order).
+pub(crate) struct Gathered {
+    cols: Vec<RawColumn>,
+    slots: Vec<usize>,
+    pub(crate) ty: Metadata,
+    n: usize,
+}
+
+/// The records of `obj` gathered (see [`Gathered`]); `None` for anything
+/// else (the caller then takes the general path, which gives the same
+/// bytes, or the error): values of other types, keys other than exact str,
+/// keys that make a map rather than a struct, key orders that conflict.
+pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
     let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
     let n = list.len();
     let mut o = Obj::new(OBJECT_STRUCT);
@@ -184,7 +188,11 @@ pub(crate) fn records_direct(
     let mut cache = KeyCache { known: Vec::new() };
     // The key objects of the record before, in its order (their fields are
     // `o.objects.last()`): a record with the same ones repeats its object.
+    // `prev_ptrs` are their addresses, which `prev` keeps alive.
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
+    let mut prev_ptrs: Vec<*mut pyo3::ffi::PyObject> = Vec::new();
+    // The column of each key of the record before, in its order.
+    let mut prev_cols: Vec<usize> = Vec::new();
     for (i, item) in list.iter().enumerate() {
         let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
         let mut pos = 0;
@@ -194,14 +202,18 @@ pub(crate) fn records_direct(
         let mut pending = None;
         if i > 0 && d.len() == prev.len() {
             while matched < prev.len() {
-                // No Python code runs in this loop (exact types only), so
-                // the dict cannot change under it.
-                let Some((k, v)) = dict_next(d, &mut pos) else { return Ok(None) };
-                if !k.is(&prev[matched]) {
-                    pending = Some((k, v));
+                // SAFETY (of using the borrowed key and value): no Python
+                // code runs from here to the end of this iteration: `push`
+                // reads exact str, float, int, bool and None through C API
+                // calls that run none and allocate no Python object (so no
+                // garbage collection either); where one fails (raising),
+                // the walk stops at once, the two references unused after.
+                let Some((k, v)) = (unsafe { dict_next_borrowed(d, &mut pos) }) else { return Ok(None) };
+                if k.as_ptr() != prev_ptrs[matched] {
+                    pending = Some((k.to_owned(), v.to_owned()));
                     break;
                 }
-                if !cols[o.objects.last()[matched] as usize].push(&v, i, n)? {
+                if !cols[prev_cols[matched]].push(&v, i, n) {
                     return Ok(None);
                 }
                 matched += 1;
@@ -220,6 +232,8 @@ pub(crate) fn records_direct(
             o.objects.key(&name, || unreachable!("a key of the record before"));
         }
         prev.truncate(matched);
+        prev_ptrs.truncate(matched);
+        prev_cols.truncate(matched);
         let mut next = pending;
         loop {
             let Some((k, v)) = next.take().or_else(|| dict_next(d, &mut pos)) else { break };
@@ -233,9 +247,11 @@ pub(crate) fn records_direct(
                 }
                 cols.push(RawColumn { kinds: Vec::with_capacity(n), ..Default::default() });
             }
-            if !cols[slot as usize].push(&v, i, n)? {
+            if !cols[slot as usize].push(&v, i, n) {
                 return Ok(None);
             }
+            prev_ptrs.push(k.as_ptr());
+            prev_cols.push(slot as usize);
             prev.push(k);
         }
     }
@@ -259,23 +275,58 @@ pub(crate) fn records_direct(
     let shape = Shape::Vec(Box::new(Shape::Obj(Box::new(o))));
     let ty = shape.metadata().map_err(encode_err)?;
     let Metadata::Vec(elem) = &ty else { return Ok(None) };
-    let Metadata::Struct(s) = &**elem else { return Ok(None) };
-    if elem.is_zero_size() {
+    if !matches!(&**elem, Metadata::Struct(_)) || elem.is_zero_size() {
         return Ok(None);
     }
-    let mut columns = xbf::Columns::new(&ty);
-    let records = columns.root().push_len(n).map_err(encode_err)?;
-    // The rows message: the length of the list, then each record's fields.
-    let mut rows = uvarint_len(n as u64);
-    for (i, ((_, fty), &slot)) in s.fields().zip(&slots).enumerate() {
-        let node = records.field(i).map_err(encode_err)?;
-        let Some(r) = fill_key(node, fty, &cols[slot]).map_err(encode_err)? else { return Ok(None) };
-        rows += r;
+    Ok(Some(Gathered { cols, slots, ty, n }))
+}
+
+impl Gathered {
+    /// The struct type of the records.
+    fn record(&self) -> &xbf::StructMetadata {
+        match &self.ty {
+            Metadata::Vec(elem) => match &**elem {
+                Metadata::Struct(s) => s,
+                _ => unreachable!("gather makes a vec of structs"),
+            },
+            _ => unreachable!("gather makes a vec of structs"),
+        }
     }
-    let cols =
-        EncodeOptions::v2().compress_columns(zstd).map_err(encode_err)?.encode_columns(columns).map_err(encode_err)?;
-    let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
-    Ok(Some((cols, 2 + meta.len() + rows, ty)))
+
+    /// The columnar message, written through the core's column builder, and
+    /// the size of the rows message; `None` for a type this path does not
+    /// take.
+    pub(crate) fn columns(&self, zstd: Option<i32>) -> PyResult<Option<(Vec<u8>, usize)>> {
+        let mut columns = xbf::Columns::new(&self.ty);
+        let records = columns.root().push_len(self.n).map_err(encode_err)?;
+        // The rows message: the length of the list, then each record's fields.
+        let mut rows = uvarint_len(self.n as u64);
+        for (i, ((_, fty), &slot)) in self.record().fields().zip(&self.slots).enumerate() {
+            let node = records.field(i).map_err(encode_err)?;
+            let Some(r) = fill_key(node, fty, &self.cols[slot]).map_err(encode_err)? else { return Ok(None) };
+            rows += r;
+        }
+        let cols = EncodeOptions::v2()
+            .compress_columns(zstd)
+            .map_err(encode_err)?
+            .encode_columns(columns)
+            .map_err(encode_err)?;
+        Ok(Some((cols, 2 + self.metadata()?.len() + rows)))
+    }
+
+    /// The type's metadata bytes (XBF 2).
+    pub(crate) fn metadata(&self) -> PyResult<Vec<u8>> {
+        EncodeOptions::v2().encode_metadata(&self.ty).map_err(encode_err)
+    }
+
+    /// The rows message (XBF 2) of the records, the bytes the rows encoder
+    /// writes for this type, from the gathered columns; `size` a guess of
+    /// its length. `None` for a type this path does not take.
+    pub(crate) fn rows(&self, size: usize) -> PyResult<Option<Vec<u8>>> {
+        let fields: Vec<&Metadata> = self.record().fields().map(|(_, t)| t).collect();
+        crate::records_rows::rows_of(&self.metadata()?, &fields, &self.cols, &self.slots, self.n, size)
+            .map_err(encode_err)
+    }
 }
 
 /// Pushes the values of one key into its column node of type `ty`: for a
