@@ -150,7 +150,7 @@ pub(crate) fn rows_of(
                 }
                 K_STR => {
                     let start = if f.strs == 0 { 0 } else { f.col.ends[f.strs - 1] };
-                    let s = &f.col.text.as_bytes()[start..f.col.ends[f.strs]];
+                    let s = &f.col.text[start..f.col.ends[f.strs]];
                     f.strs += 1;
                     varint::put_u64(&mut out, s.len() as u64);
                     out.extend_from_slice(s);
