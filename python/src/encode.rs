@@ -550,24 +550,19 @@ pub(crate) fn dumps<'py>(
         // Lists of flat records: type and columns gathered in one pass, then
         // the layout written from them (the rows too, with no second walk
         // of the Python objects).
-        let columns = match columnar {
-            Some(c) => c,
-            None => worth_columns(obj),
-        };
-        if columns || columnar == Some(false) {
-            if let Some(g) = gather(obj)? {
-                if !columns {
-                    if let Some(rows) = g.rows(0)? {
-                        return Ok(PyBytes::new_bound(py, &rows));
-                    }
-                } else if let Some((cols, rows_len)) = g.columns(compress)? {
-                    if columnar == Some(true) || cols.len() < rows_len {
-                        return Ok(PyBytes::new_bound(py, &cols));
-                    }
-                    if let Some(rows) = g.rows(rows_len)? {
-                        debug_assert_eq!(rows.len(), rows_len);
-                        return Ok(PyBytes::new_bound(py, &rows));
-                    }
+        if let Some(g) = gather(obj)? {
+            // `worth_columns(obj)` without walking the objects again.
+            if !columnar.unwrap_or_else(|| g.worth_columns()) {
+                if let Some(rows) = g.rows(0)? {
+                    return Ok(PyBytes::new_bound(py, &rows));
+                }
+            } else if let Some((cols, rows_len)) = g.columns(compress)? {
+                if columnar == Some(true) || cols.len() < rows_len {
+                    return Ok(PyBytes::new_bound(py, &cols));
+                }
+                if let Some(rows) = g.rows(rows_len)? {
+                    debug_assert_eq!(rows.len(), rows_len);
+                    return Ok(PyBytes::new_bound(py, &rows));
                 }
             }
         }
