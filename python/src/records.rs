@@ -168,7 +168,9 @@ fn append_short(text: &mut Vec<u8>, s: &[u8]) {
 /// identity first (JSON parsers and `csv` share one key object across
 /// records), by content only the first time a key object is met.
 struct KeyCache<'py> {
-    known: Vec<(Bound<'py, PyAny>, u32)>,
+    /// Each key object, its field, and its name (so that giving it again to
+    /// `Objects::key` copies no string).
+    known: Vec<(Bound<'py, PyAny>, u32, String)>,
 }
 
 /// Key objects remembered at most: records whose key objects are all new
@@ -180,13 +182,11 @@ impl<'py> KeyCache<'py> {
     /// if the key is new; `None` for a key that is not an exact str of
     /// valid UTF-8.
     fn key(&mut self, o: &mut Obj<'py>, k: &Bound<'py, PyAny>) -> Option<u32> {
-        let slot = match self.known.iter().find(|(known, _)| known.is(k)) {
-            Some(&(_, slot)) => {
-                let name = &o.objects.fields()[slot as usize].name;
+        let slot = match self.known.iter().find(|(known, ..)| known.is(k)) {
+            Some((_, slot, name)) => {
                 // `Objects::key` by name: the same lookup as inference's.
-                let name = name.clone();
-                o.objects.key(&name, || unreachable!("a known key"));
-                slot
+                o.objects.key(name, || unreachable!("a known key"));
+                *slot
             }
             None => {
                 let ks = k.downcast_exact::<PyString>().ok()?;
@@ -194,7 +194,7 @@ impl<'py> KeyCache<'py> {
                 o.objects.key(name, || Slot { key: ks.clone(), shape: Shape::Never });
                 let slot = *o.objects.last().last().expect("the key just added");
                 if self.known.len() < KEY_CACHE {
-                    self.known.push((k.clone(), slot));
+                    self.known.push((k.clone(), slot, name.to_owned()));
                 }
                 slot
             }
@@ -239,8 +239,8 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
         let mut pending = None;
         if i > 0 && d.len() == prev.len() {
             for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
-                // SAFETY (of using the borrowed key and value): no Python
-                // code runs from here to the end of this iteration: `push`
+                // SAFETY: the key and value are borrowed from `d`, and no
+                // Python code runs from here to the end of this iteration: `push`
                 // reads exact str, float, int, bool and None through C API
                 // calls that run none and allocate no Python object (so no
                 // garbage collection either); where one fails (raising),
@@ -262,11 +262,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
         }
         // The slow way, from the first key that differs: the keys before it
         // given again to a new object, then each key looked up.
-        let before: Vec<u32> = o.objects.last()[..matched].to_vec();
         o.objects.begin();
-        for slot in before {
-            let name = o.objects.fields()[slot as usize].name.clone();
-            o.objects.key(&name, || unreachable!("a key of the record before"));
+        for k in &prev[..matched] {
+            cache.key(&mut o, k).expect("a key of the record before");
         }
         prev.truncate(matched);
         prev_ptrs.truncate(matched);

@@ -78,17 +78,7 @@ pub(crate) fn rows_of(
             t => (false, t),
         };
         let Some(write) = write_of(ty) else { return Ok(None) };
-        plan.push(Field {
-            col,
-            write,
-            option,
-            optional_key,
-            kinds: &col.kinds,
-            bools: 0,
-            ints: 0,
-            floats: 0,
-            strs: 0,
-        });
+        plan.push(Field { col, write, option, optional_key, kinds: &col.kinds, bools: 0, ints: 0, floats: 0, strs: 0 });
     }
     // The one-byte codes of the primitive types `any` holds (SPEC.md 12.2).
     let mut codes = [0u8; 6];
