@@ -8,7 +8,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
-use xbf::infer::{Ints, Resolved, Slot, MAP_MIN_KEYS, OBJECT_STRUCT};
+use std::collections::HashMap;
+
+use xbf::infer::{Ints, Resolved, Slot, MAP_KEY_RATIO, MAP_MIN_KEYS, OBJECT_STRUCT};
 use xbf::{EncodeOptions, Metadata, PrimitiveType as P, Repeats};
 
 use crate::columns::{uvarint_len, zigzag_len};
@@ -164,43 +166,58 @@ fn append_short(text: &mut Vec<u8>, s: &[u8]) {
     }
 }
 
-/// The key objects met so far, each with its field: keys are compared by
-/// identity first (JSON parsers and `csv` share one key object across
+/// The keys met so far, each a column (numbered in order of first
+/// appearance, as inference numbers its fields): key objects are compared
+/// by identity first (JSON parsers and `csv` share one key object across
 /// records), by content only the first time a key object is met.
-struct KeyCache<'py> {
-    /// Each key object, its field, and its name (so that giving it again to
-    /// `Objects::key` copies no string).
-    known: Vec<(Bound<'py, PyAny>, u32, String)>,
+#[derive(Default)]
+struct Keys<'py> {
+    /// Key objects met, each with its column.
+    known: Vec<(Bound<'py, PyAny>, usize)>,
+    /// Each column's name, and the first key object of that name.
+    names: Vec<String>,
+    objects: Vec<Bound<'py, PyString>>,
+    by_name: HashMap<String, usize>,
 }
 
 /// Key objects remembered at most: records whose key objects are all new
 /// (each dict built with fresh strings) are looked up by content.
 const KEY_CACHE: usize = 256;
 
-impl<'py> KeyCache<'py> {
-    /// The field of key `k` in `o` (added to its current object), a new one
-    /// if the key is new; `None` for a key that is not an exact str of
-    /// valid UTF-8.
-    fn key(&mut self, o: &mut Obj<'py>, k: &Bound<'py, PyAny>) -> Option<u32> {
-        let slot = match self.known.iter().find(|(known, ..)| known.is(k)) {
-            Some((_, slot, name)) => {
-                // `Objects::key` by name: the same lookup as inference's.
-                o.objects.key(name, || unreachable!("a known key"));
-                *slot
-            }
+impl<'py> Keys<'py> {
+    /// The column of key `k` (a new one if the key is new); `None` for a
+    /// key that is not an exact str of valid UTF-8.
+    fn column(&mut self, k: &Bound<'py, PyAny>) -> Option<usize> {
+        if let Some(&(_, col)) = self.known.iter().find(|(known, _)| known.is(k)) {
+            return Some(col);
+        }
+        let ks = k.downcast_exact::<PyString>().ok()?;
+        let name = ks.to_str().ok()?;
+        let col = match self.by_name.get(name) {
+            Some(&col) => col,
             None => {
-                let ks = k.downcast_exact::<PyString>().ok()?;
-                let name = ks.to_str().ok()?;
-                o.objects.key(name, || Slot { key: ks.clone(), shape: Shape::Never });
-                let slot = *o.objects.last().last().expect("the key just added");
-                if self.known.len() < KEY_CACHE {
-                    self.known.push((k.clone(), slot, name.to_owned()));
-                }
-                slot
+                let col = self.names.len();
+                self.names.push(name.to_owned());
+                self.objects.push(ks.clone());
+                self.by_name.insert(name.to_owned(), col);
+                col
             }
         };
-        Some(slot)
+        if self.known.len() < KEY_CACHE {
+            self.known.push((k.clone(), col));
+        }
+        Some(col)
     }
+}
+
+/// The keys of records, in their order (as columns), and how many records
+/// had them: given to inference's `Objects` once the list is read
+/// (`Objects::key` hashes each name and each pair of neighbours, which cost
+/// a fifth of `dumps` on countries.json, whose records lack keys here and
+/// there; callgrind).
+struct Run {
+    cols: Vec<usize>,
+    records: u64,
 }
 
 /// A list of flat records read in one pass that both infers the type and
@@ -220,15 +237,19 @@ pub(crate) struct Gathered {
 pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
     let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
     let n = list.len();
-    let mut o = Obj::new(OBJECT_STRUCT);
     let mut cols: Vec<RawColumn> = Vec::new();
-    let mut cache = KeyCache { known: Vec::new() };
-    // The key objects of the record before, in its order (their fields are
-    // `o.objects.last()`): a record with the same ones repeats its object.
-    // `prev_ptrs` are their addresses, which `prev` keeps alive.
+    let mut keys = Keys::default();
+    // Each order of keys met, with the records that had it; `run`, the one
+    // of the record before.
+    let mut runs: Vec<Run> = Vec::new();
+    let mut run_of: HashMap<Vec<usize>, usize> = HashMap::new();
+    let mut run = 0;
+    let mut all_keys = 0u64;
+    // The key objects of the record before, in its order, and their
+    // columns: a record with the same ones repeats its run. `prev_ptrs` are
+    // their addresses, which `prev` keeps alive.
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
     let mut prev_ptrs: Vec<*mut pyo3::ffi::PyObject> = Vec::new();
-    // The column of each key of the record before, in its order.
     let mut prev_cols: Vec<usize> = Vec::new();
     for (i, item) in list.iter().enumerate() {
         let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
@@ -256,38 +277,65 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
                 matched += 1;
             }
             if pending.is_none() {
-                o.objects.repeat();
+                runs[run].records += 1;
+                all_keys += prev.len() as u64;
                 continue;
             }
         }
-        // The slow way, from the first key that differs: the keys before it
-        // given again to a new object, then each key looked up.
-        o.objects.begin();
-        for k in &prev[..matched] {
-            cache.key(&mut o, k).expect("a key of the record before");
-        }
+        // The slow way, from the first key that differs: each key looked up.
         prev.truncate(matched);
         prev_ptrs.truncate(matched);
         prev_cols.truncate(matched);
         let mut next = pending;
         loop {
             let Some((k, v)) = next.take().or_else(|| dict_next(d, &mut pos)) else { break };
-            let Some(slot) = cache.key(&mut o, &k) else { return Ok(None) };
-            if slot as usize == cols.len() {
-                // Keys that look like data (a map so far): the general path.
-                // (Otherwise a kind for every record and key is no more than
-                // the general path's value for every record and field.)
-                if cols.len() as u64 >= MAP_MIN_KEYS && o.objects.is_map() {
+            let Some(col) = keys.column(&k) else { return Ok(None) };
+            if col == cols.len() {
+                // Keys that look like data (a map so far, as
+                // `Objects::is_map` counts): the general path. (Otherwise a
+                // kind for every record and key is no more than the general
+                // path's value for every record and field.)
+                let distinct = col as u64 + 1;
+                let so_far = all_keys + prev.len() as u64 + 1;
+                if distinct > MAP_MIN_KEYS && distinct.saturating_mul(i as u64 + 1) > MAP_KEY_RATIO * so_far {
                     return Ok(None);
                 }
                 cols.push(RawColumn { kinds: Vec::with_capacity(n), ..Default::default() });
             }
-            if !cols[slot as usize].push(&v, i, n) {
+            if !cols[col].push(&v, i, n) {
                 return Ok(None);
             }
             prev_ptrs.push(k.as_ptr());
-            prev_cols.push(slot as usize);
+            prev_cols.push(col);
             prev.push(k);
+        }
+        all_keys += prev.len() as u64;
+        run = match run_of.get(prev_cols.as_slice()) {
+            Some(&r) => r,
+            None => {
+                runs.push(Run { cols: prev_cols.clone(), records: 0 });
+                run_of.insert(prev_cols.clone(), runs.len() - 1);
+                runs.len() - 1
+            }
+        };
+        runs[run].records += 1;
+    }
+    // Inference's objects, given each order of keys once, in the order
+    // they were first met, then repeated: the same edges, counts and fields,
+    // in the same order of first appearance (a key first appears in the
+    // first record of its order), as one record at a time would give;
+    // checked below, field by field, against the columns.
+    let mut o = Obj::new(OBJECT_STRUCT);
+    for run in &runs {
+        o.objects.begin();
+        for &col in &run.cols {
+            o.objects.key(&keys.names[col], || Slot { key: keys.objects[col].clone(), shape: Shape::Never });
+        }
+        if !o.objects.last().iter().map(|&s| s as usize).eq(run.cols.iter().copied()) {
+            return Ok(None);
+        }
+        for _ in 1..run.records {
+            o.objects.repeat();
         }
     }
     if cols.is_empty() {

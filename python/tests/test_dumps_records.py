@@ -56,6 +56,19 @@ def test_rows_from_the_gathered_columns_are_the_rows_encoders():
         same_as_general(rows)
 
 
+def test_records_whose_key_orders_recur_keep_their_bytes():
+    orders = [("a", "b", "c"), ("a", "c"), ("b", "c", "d"), ("a", "b", "c", "d"), ("c",)]
+    cases = [
+        [{k: i for k in orders[i % len(orders)]} for i in range(60)],             # orders that recur, not in a row
+        [{k: i for k in orders[(i * 7) % 3]} for i in range(40)] + [{"e": 1, "a": 2}],  # a new key last, first
+        [{k: i for k in orders[i % 2]} for i in range(30)] + [{"c": 1, "a": 2}],   # an order that conflicts, late
+        [{"".join(["k", str(j)]): j for j in range(i % 4)} for i in range(40)],     # fresh key objects each time
+    ]
+    for rows in cases:
+        for columnar in (None, False, True):
+            assert xbf.dumps(rows, columnar=columnar) == general(rows, columnar=columnar)
+
+
 def test_subclasses_and_kinds_the_fast_path_does_not_take_keep_their_bytes():
     cases = [
         [{"a": i} for i in range(20)] + [{"a": Int(5)}],
