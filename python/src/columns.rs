@@ -98,7 +98,14 @@ pub(crate) fn vplan<'py>(py: Python<'py>, ty: &Metadata, open: usize) -> Option<
 /// The bytes `x` takes as a varint.
 #[inline]
 pub(crate) fn uvarint_len(x: u64) -> usize {
-    varint::len(u128::from(x))
+    // `varint::len` in 64 bits: it runs once per value of a column when the
+    // size of the rows is counted (1.3 M of flights-20k's 42 M instructions
+    // in 128 bits, callgrind).
+    // Most values of a column (string lengths, small ints) take one byte.
+    if x < 0x80 {
+        return 1;
+    }
+    ((64 - x.leading_zeros()) as usize).div_ceil(7)
 }
 
 /// The bytes `x` takes as a zigzag varint.

@@ -15,7 +15,7 @@ use crate::infer::{inferred, int_bits, is_dataclass, Infer, Shape, MAX_DEPTH};
 use crate::plan::{make_plan, Plan};
 use crate::pyobj::{refs, short_repr};
 use crate::raw::dict_next;
-use crate::records::records_direct;
+use crate::records::gather;
 use crate::schema::{pair_of, Schema};
 
 // ---------------------------------------------------------------- encoder
@@ -546,15 +546,25 @@ pub(crate) fn dumps<'py>(
     if compress.is_some() && !cfg!(feature = "zstd") {
         return Err(PyValueError::new_err("this build of xbf has no zstd (build with the `zstd` feature)"));
     }
-    if schema.is_none() && version == 2 && (columnar == Some(true) || (columnar.is_none() && worth_columns(obj))) {
-        // Lists of flat records: type and columns in one pass.
-        if let Some((cols, rows_len, ty)) = records_direct(obj, compress)? {
-            if columnar == Some(true) || cols.len() < rows_len {
-                return Ok(PyBytes::new_bound(py, &cols));
+    if schema.is_none() && version == 2 {
+        // Lists of flat records: type and columns gathered in one pass, then
+        // the layout written from them (the rows too, with no second walk
+        // of the Python objects).
+        if let Some(g) = gather(obj)? {
+            // `worth_columns(obj)` without walking the objects again.
+            if !columnar.unwrap_or_else(|| g.worth_columns()) {
+                if let Some(rows) = g.rows(0)? {
+                    return Ok(PyBytes::new_bound(py, &rows));
+                }
+            } else if let Some((cols, rows_len)) = g.columns(compress)? {
+                if columnar == Some(true) || cols.len() < rows_len {
+                    return Ok(PyBytes::new_bound(py, &cols));
+                }
+                if let Some(rows) = g.rows(rows_len)? {
+                    debug_assert_eq!(rows.len(), rows_len);
+                    return Ok(PyBytes::new_bound(py, &rows));
+                }
             }
-            let (rows, _) = encode_rows(py, obj, &ty, version)?;
-            debug_assert_eq!(rows.len(), rows_len);
-            return Ok(PyBytes::new_bound(py, &rows));
         }
     }
     let ty = match schema {

@@ -15,12 +15,14 @@
 //! - [`pyobj`]: the classes of the `xbf` package (given once by `_init`) and
 //!   small helpers on Python objects; [`errors`]: `EncodeError` and
 //!   `DecodeError` of the core's kinds, and the guard that turns a panic into
-//!   `DecodeError` of kind `internal`; [`raw`]: the two unsafe FFI calls.
+//!   `DecodeError` of kind `internal`; [`raw`]: the unsafe FFI calls.
 //! - [`schema`]: `xbf.Schema`, the type tree to and from Python;
 //!   [`infer`]: Python values to a type; [`plan`]: a type prepared for one
 //!   encode or decode.
 //! - [`encode`]: Python to XBF rows, and `dumps`; [`columns`]: Python to the
-//!   columnar layout; [`records`]: lists of flat records to columns in one pass.
+//!   columnar layout; [`records`]: lists of flat records gathered in one
+//!   pass (type and raw columns), then written as columns or, by
+//!   [`records_rows`], as rows.
 //! - [`decode`]: XBF to Python (the fast path, and `loads`); [`dates`]:
 //!   dates and datetimes, by the C API or (abi3) the `datetime` module;
 //!   [`column_reader`]: columnar messages to Python, whole columns at a
@@ -33,10 +35,12 @@
 //!
 //! # Unsafe code
 //!
-//! The crate is safe PyO3 except for two raw `pyo3::ffi` calls that measured
-//! faster than their safe equivalents by 5% or more (`dict_next`:
-//! `PyDict_Next`, and `dict_set`: `PyDict_SetItem`); each block states why it is
-//! sound, and python/UNSAFE.md has the measurements. Miri cannot run this
+//! The crate is safe PyO3 except for raw `pyo3::ffi` calls in [`raw`] that
+//! measured faster than their safe equivalents (`dict_next` and
+//! `dict_next_borrowed`: `PyDict_Next`; `dict_set`: `PyDict_SetItem`;
+//! `long_value`: `PyLong_AsLongLongAndOverflow`; `str_bytes`: compact ASCII
+//! strs read in place; `object_new`); each block states why it is sound, and
+//! python/UNSAFE.md has the measurements. Miri cannot run this
 //! crate, as every path goes through CPython's C API; it is checked instead
 //! by the pytest suite run on a debug-checked interpreter
 //! (`PYTHONMALLOC=debug python -X dev -m pytest python/tests`), which catches
@@ -65,6 +69,7 @@ mod plan;
 mod pyobj;
 mod raw;
 mod records;
+mod records_rows;
 mod schema;
 mod streams;
 mod to_py;

@@ -8,14 +8,16 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
-use xbf::infer::{Ints, Resolved, Slot, MAP_MIN_KEYS, OBJECT_STRUCT};
-use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
+use std::collections::HashMap;
+
+use xbf::infer::{Ints, Resolved, Slot, MAP_KEY_RATIO, MAP_MIN_KEYS, OBJECT_STRUCT};
+use xbf::{EncodeOptions, Metadata, PrimitiveType as P, Repeats};
 
 use crate::columns::{uvarint_len, zigzag_len};
 use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::plan::is_optional_key;
-use crate::raw::dict_next;
+use crate::raw::{dict_next, dict_next_borrowed, long_value, str_bytes, Long};
 
 /// The kind of each value of a key of the records, as it was read: the
 /// type is known only once every record was read (an int column may turn
@@ -41,8 +43,8 @@ pub(crate) struct RawColumn {
     pub(crate) ints: Vec<u64>,
     pub(crate) int_bits: Option<Ints>,
     pub(crate) floats: Vec<f64>,
-    /// The strings one after the other, and where each ends.
-    pub(crate) text: String,
+    /// The strings one after the other (UTF-8), and where each ends.
+    pub(crate) text: Vec<u8>,
     pub(crate) ends: Vec<usize>,
     /// Whether some record lacks the key.
     pub(crate) absent: bool,
@@ -76,21 +78,23 @@ impl RawColumn {
         }
     }
 
-    /// Adds record `i`'s value of this key (of `n` records); `Ok(false)` for
-    /// a value this path does not take. Inlined into the record loop: as a
-    /// call it cost 6% more instructions on flights-20k (callgrind).
+    /// Adds record `i`'s value of this key (of `n` records); `false` for
+    /// a value this path does not take. Runs no Python code (exact types
+    /// only; see `gather`'s borrowed walk). Inlined into the record loop: as
+    /// a call it cost 6% more instructions on flights-20k (callgrind).
     #[inline(always)]
-    fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize) -> PyResult<bool> {
+    fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize) -> bool {
         self.pad_to(i);
         let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
-            let Ok(s) = s.to_str() else { return Ok(false) };
+            // A lone surrogate: the general path raises.
+            let Some(s) = str_bytes(s) else { return false };
             if self.ends.capacity() == 0 {
                 // Room for the rest of the list at once, guessed from
                 // the first string's length.
                 self.ends.reserve(n - i);
                 self.text.reserve((n - i).saturating_mul(s.len() + 4).min(1 << 24));
             }
-            self.text.push_str(s);
+            append_short(&mut self.text, s);
             self.ends.push(self.text.len());
             K_STR
         } else if let Ok(f) = v.downcast_exact::<PyFloat>() {
@@ -104,13 +108,11 @@ impl RawColumn {
         } else if let Ok(b) = v.downcast_exact::<PyBool>() {
             self.bools.push(b.is_true());
             K_BOOL
-        } else if v.is_exact_instance_of::<PyLong>() {
-            let (kind, bits, x) = if let Ok(x) = v.extract::<i64>() {
-                (K_INT, Ints::of_i64(x), x as u64)
-            } else if let Ok(x) = v.extract::<u64>() {
-                (K_UINT, Ints { ubits: 64, sbits: 0 }, x)
-            } else {
-                return Ok(false);
+        } else if let Ok(x) = v.downcast_exact::<PyLong>() {
+            let (kind, bits, x) = match long_value(x) {
+                Some(Long::I64(x)) => (K_INT, Ints::of_i64(x), x as u64),
+                Some(Long::U64(x)) => (K_UINT, Ints { ubits: 64, sbits: 0 }, x),
+                None => return false,
             };
             self.int_bits = Some(self.int_bits.map_or(bits, |a| a.join(bits)));
             if self.ints.capacity() == 0 {
@@ -119,72 +121,136 @@ impl RawColumn {
             self.ints.push(x);
             kind
         } else {
-            return Ok(false);
+            return false;
         };
         self.seen[kind as usize] = true;
         self.kinds.push(kind);
-        Ok(true)
+        true
     }
 }
 
-/// The key objects met so far, each with its field: keys are compared by
-/// identity first (JSON parsers and `csv` share one key object across
+/// `text.extend_from_slice(s)`, with short strings (most of a column's)
+/// copied eight bytes at a time inline: `memcpy` cost about 46 instructions
+/// a call on flights-20k's strings (callgrind), the call itself most of it.
+#[inline(always)]
+fn append_short(text: &mut Vec<u8>, s: &[u8]) {
+    if s.len() > 32 {
+        text.extend_from_slice(s);
+        return;
+    }
+    let end = text.len() + s.len();
+    let mut words = s.chunks_exact(8);
+    for w in &mut words {
+        let w: [u8; 8] = w.try_into().expect("chunks of 8");
+        text.extend_from_slice(&w);
+    }
+    // The last 1-7 bytes as one word, in copies of constant sizes (a loop
+    // of bytes would be made a memcpy call again), then cut to length.
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        let mut at = 0;
+        if rest.len() & 4 != 0 {
+            w[..4].copy_from_slice(&rest[..4]);
+            at = 4;
+        }
+        if rest.len() & 2 != 0 {
+            w[at..at + 2].copy_from_slice(&rest[at..at + 2]);
+            at += 2;
+        }
+        if rest.len() & 1 != 0 {
+            w[at] = rest[at];
+        }
+        text.extend_from_slice(&w);
+        text.truncate(end);
+    }
+}
+
+/// The keys met so far, each a column (numbered in order of first
+/// appearance, as inference numbers its fields): key objects are compared
+/// by identity first (JSON parsers and `csv` share one key object across
 /// records), by content only the first time a key object is met.
-struct KeyCache<'py> {
-    known: Vec<(Bound<'py, PyAny>, u32)>,
+#[derive(Default)]
+struct Keys<'py> {
+    /// Key objects met, each with its column.
+    known: Vec<(Bound<'py, PyAny>, usize)>,
+    /// Each column's name, and the first key object of that name.
+    names: Vec<String>,
+    objects: Vec<Bound<'py, PyString>>,
+    by_name: HashMap<String, usize>,
 }
 
 /// Key objects remembered at most: records whose key objects are all new
 /// (each dict built with fresh strings) are looked up by content.
 const KEY_CACHE: usize = 256;
 
-impl<'py> KeyCache<'py> {
-    /// The field of key `k` in `o` (added to its current object), a new one
-    /// if the key is new; `None` for a key that is not an exact str of
-    /// valid UTF-8.
-    fn key(&mut self, o: &mut Obj<'py>, k: &Bound<'py, PyAny>) -> Option<u32> {
-        let slot = match self.known.iter().find(|(known, _)| known.is(k)) {
-            Some(&(_, slot)) => {
-                let name = &o.objects.fields()[slot as usize].name;
-                // `Objects::key` by name: the same lookup as inference's.
-                let name = name.clone();
-                o.objects.key(&name, || unreachable!("a known key"));
-                slot
-            }
+impl<'py> Keys<'py> {
+    /// The column of key `k` (a new one if the key is new); `None` for a
+    /// key that is not an exact str of valid UTF-8.
+    fn column(&mut self, k: &Bound<'py, PyAny>) -> Option<usize> {
+        if let Some(&(_, col)) = self.known.iter().find(|(known, _)| known.is(k)) {
+            return Some(col);
+        }
+        let ks = k.downcast_exact::<PyString>().ok()?;
+        let name = ks.to_str().ok()?;
+        let col = match self.by_name.get(name) {
+            Some(&col) => col,
             None => {
-                let ks = k.downcast_exact::<PyString>().ok()?;
-                let name = ks.to_str().ok()?;
-                o.objects.key(name, || Slot { key: ks.clone(), shape: Shape::Never });
-                let slot = *o.objects.last().last().expect("the key just added");
-                if self.known.len() < KEY_CACHE {
-                    self.known.push((k.clone(), slot));
-                }
-                slot
+                let col = self.names.len();
+                self.names.push(name.to_owned());
+                self.objects.push(ks.clone());
+                self.by_name.insert(name.to_owned(), col);
+                col
             }
         };
-        Some(slot)
+        if self.known.len() < KEY_CACHE {
+            self.known.push((k.clone(), col));
+        }
+        Some(col)
     }
 }
 
-/// The columnar message of a list of flat records, read in one pass that
-/// both infers the type and gathers the columns, then written through the
-/// core's column builder; also the type and the size of the rows message.
-/// `None` for anything else (the caller then takes the general path, which
-/// gives the same bytes, or the error): values of other types, keys other
-/// than exact str, keys that make a map rather than a struct, key orders
-/// that conflict.
-pub(crate) fn records_direct(
-    obj: &Bound<'_, PyAny>,
-    zstd: Option<i32>,
-) -> PyResult<Option<(Vec<u8>, usize, Metadata)>> {
+/// The keys of records, in their order (as columns), and how many records
+/// had them: given to inference's `Objects` once the list is read
+/// (`Objects::key` hashes each name and each pair of neighbours, which cost
+/// a fifth of `dumps` on countries.json, whose records lack keys here and
+/// there; callgrind).
+struct Run {
+    cols: Vec<usize>,
+    records: u64,
+}
+
+/// A list of flat records read in one pass that both infers the type and
+/// gathers the columns: each key's values (`cols`), the type, and the
+/// column of each struct field (`slots`, in the struct's order).
+pub(crate) struct Gathered {
+    cols: Vec<RawColumn>,
+    slots: Vec<usize>,
+    pub(crate) ty: Metadata,
+    n: usize,
+}
+
+/// The records of `obj` gathered (see [`Gathered`]); `None` for anything
+/// else (the caller then takes the general path, which gives the same
+/// bytes, or the error): values of other types, keys other than exact str,
+/// keys that make a map rather than a struct, key orders that conflict.
+pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
     let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
     let n = list.len();
-    let mut o = Obj::new(OBJECT_STRUCT);
     let mut cols: Vec<RawColumn> = Vec::new();
-    let mut cache = KeyCache { known: Vec::new() };
-    // The key objects of the record before, in its order (their fields are
-    // `o.objects.last()`): a record with the same ones repeats its object.
+    let mut keys = Keys::default();
+    // Each order of keys met, with the records that had it; `run`, the one
+    // of the record before.
+    let mut runs: Vec<Run> = Vec::new();
+    let mut run_of: HashMap<Vec<usize>, usize> = HashMap::new();
+    let mut run = 0;
+    let mut all_keys = 0u64;
+    // The key objects of the record before, in its order, and their
+    // columns: a record with the same ones repeats its run. `prev_ptrs` are
+    // their addresses, which `prev` keeps alive.
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
+    let mut prev_ptrs: Vec<*mut pyo3::ffi::PyObject> = Vec::new();
+    let mut prev_cols: Vec<usize> = Vec::new();
     for (i, item) in list.iter().enumerate() {
         let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
         let mut pos = 0;
@@ -193,50 +259,83 @@ pub(crate) fn records_direct(
         let mut matched = 0;
         let mut pending = None;
         if i > 0 && d.len() == prev.len() {
-            while matched < prev.len() {
-                // No Python code runs in this loop (exact types only), so
-                // the dict cannot change under it.
-                let Some((k, v)) = dict_next(d, &mut pos) else { return Ok(None) };
-                if !k.is(&prev[matched]) {
-                    pending = Some((k, v));
+            for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
+                // SAFETY: the key and value are borrowed from `d`, and no
+                // Python code runs from here to the end of this iteration: `push`
+                // reads exact str, float, int, bool and None through C API
+                // calls that run none and allocate no Python object (so no
+                // garbage collection either); where one fails (raising),
+                // the walk stops at once, the two references unused after.
+                let Some((k, v)) = (unsafe { dict_next_borrowed(d, &mut pos) }) else { return Ok(None) };
+                if k.as_ptr() != key {
+                    pending = Some((k.to_owned(), v.to_owned()));
                     break;
                 }
-                if !cols[o.objects.last()[matched] as usize].push(&v, i, n)? {
+                if !cols[col].push(&v, i, n) {
                     return Ok(None);
                 }
                 matched += 1;
             }
             if pending.is_none() {
-                o.objects.repeat();
+                runs[run].records += 1;
+                all_keys += prev.len() as u64;
                 continue;
             }
         }
-        // The slow way, from the first key that differs: the keys before it
-        // given again to a new object, then each key looked up.
-        let before: Vec<u32> = o.objects.last()[..matched].to_vec();
-        o.objects.begin();
-        for slot in before {
-            let name = o.objects.fields()[slot as usize].name.clone();
-            o.objects.key(&name, || unreachable!("a key of the record before"));
-        }
+        // The slow way, from the first key that differs: each key looked up.
         prev.truncate(matched);
+        prev_ptrs.truncate(matched);
+        prev_cols.truncate(matched);
         let mut next = pending;
         loop {
             let Some((k, v)) = next.take().or_else(|| dict_next(d, &mut pos)) else { break };
-            let Some(slot) = cache.key(&mut o, &k) else { return Ok(None) };
-            if slot as usize == cols.len() {
-                // Keys that look like data (a map so far): the general path.
-                // (Otherwise a kind for every record and key is no more than
-                // the general path's value for every record and field.)
-                if cols.len() as u64 >= MAP_MIN_KEYS && o.objects.is_map() {
+            let Some(col) = keys.column(&k) else { return Ok(None) };
+            if col == cols.len() {
+                // Keys that look like data (a map so far, as
+                // `Objects::is_map` counts): the general path. (Otherwise a
+                // kind for every record and key is no more than the general
+                // path's value for every record and field.)
+                let distinct = col as u64 + 1;
+                let so_far = all_keys + prev.len() as u64 + 1;
+                if distinct > MAP_MIN_KEYS && distinct.saturating_mul(i as u64 + 1) > MAP_KEY_RATIO * so_far {
                     return Ok(None);
                 }
                 cols.push(RawColumn { kinds: Vec::with_capacity(n), ..Default::default() });
             }
-            if !cols[slot as usize].push(&v, i, n)? {
+            if !cols[col].push(&v, i, n) {
                 return Ok(None);
             }
+            prev_ptrs.push(k.as_ptr());
+            prev_cols.push(col);
             prev.push(k);
+        }
+        all_keys += prev.len() as u64;
+        run = match run_of.get(prev_cols.as_slice()) {
+            Some(&r) => r,
+            None => {
+                runs.push(Run { cols: prev_cols.clone(), records: 0 });
+                run_of.insert(prev_cols.clone(), runs.len() - 1);
+                runs.len() - 1
+            }
+        };
+        runs[run].records += 1;
+    }
+    // Inference's objects, given each order of keys once, in the order
+    // they were first met, then repeated: the same edges, counts and fields,
+    // in the same order of first appearance (a key first appears in the
+    // first record of its order), as one record at a time would give;
+    // checked below, field by field, against the columns.
+    let mut o = Obj::new(OBJECT_STRUCT);
+    for run in &runs {
+        o.objects.begin();
+        for &col in &run.cols {
+            o.objects.key(&keys.names[col], || Slot { key: keys.objects[col].clone(), shape: Shape::Never });
+        }
+        if !o.objects.last().iter().map(|&s| s as usize).eq(run.cols.iter().copied()) {
+            return Ok(None);
+        }
+        for _ in 1..run.records {
+            o.objects.repeat();
         }
     }
     if cols.is_empty() {
@@ -259,23 +358,74 @@ pub(crate) fn records_direct(
     let shape = Shape::Vec(Box::new(Shape::Obj(Box::new(o))));
     let ty = shape.metadata().map_err(encode_err)?;
     let Metadata::Vec(elem) = &ty else { return Ok(None) };
-    let Metadata::Struct(s) = &**elem else { return Ok(None) };
-    if elem.is_zero_size() {
+    if !matches!(&**elem, Metadata::Struct(_)) || elem.is_zero_size() {
         return Ok(None);
     }
-    let mut columns = xbf::Columns::new(&ty);
-    let records = columns.root().push_len(n).map_err(encode_err)?;
-    // The rows message: the length of the list, then each record's fields.
-    let mut rows = uvarint_len(n as u64);
-    for (i, ((_, fty), &slot)) in s.fields().zip(&slots).enumerate() {
-        let node = records.field(i).map_err(encode_err)?;
-        let Some(r) = fill_key(node, fty, &cols[slot]).map_err(encode_err)? else { return Ok(None) };
-        rows += r;
+    Ok(Some(Gathered { cols, slots, ty, n }))
+}
+
+impl Gathered {
+    /// The core's `Layout::Auto` test (`xbf::worth_columns`, which
+    /// `columns::worth_columns` runs on Python objects) on these records: a
+    /// list of `n` records whose fields are all scalars. Measured: the walk
+    /// on the objects (a list of keys and one of values made for each of the
+    /// first four records) cost ~25,000 instructions a call on sp500.
+    pub(crate) fn worth_columns(&self) -> bool {
+        // 0: the list, 1: a record (its fields add no items).
+        xbf::worth_columns(0u8, &|level| {
+            if level == 0 {
+                Repeats::List(self.n, vec![1; self.n.min(4)])
+            } else {
+                Repeats::Fields(Vec::new())
+            }
+        })
     }
-    let cols =
-        EncodeOptions::v2().compress_columns(zstd).map_err(encode_err)?.encode_columns(columns).map_err(encode_err)?;
-    let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
-    Ok(Some((cols, 2 + meta.len() + rows, ty)))
+
+    /// The struct type of the records.
+    fn record(&self) -> &xbf::StructMetadata {
+        match &self.ty {
+            Metadata::Vec(elem) => match &**elem {
+                Metadata::Struct(s) => s,
+                _ => unreachable!("gather makes a vec of structs"),
+            },
+            _ => unreachable!("gather makes a vec of structs"),
+        }
+    }
+
+    /// The columnar message, written through the core's column builder, and
+    /// the size of the rows message; `None` for a type this path does not
+    /// take.
+    pub(crate) fn columns(&self, zstd: Option<i32>) -> PyResult<Option<(Vec<u8>, usize)>> {
+        let mut columns = xbf::Columns::new(&self.ty);
+        let records = columns.root().push_len(self.n).map_err(encode_err)?;
+        // The rows message: the length of the list, then each record's fields.
+        let mut rows = uvarint_len(self.n as u64);
+        for (i, ((_, fty), &slot)) in self.record().fields().zip(&self.slots).enumerate() {
+            let node = records.field(i).map_err(encode_err)?;
+            let Some(r) = fill_key(node, fty, &self.cols[slot]).map_err(encode_err)? else { return Ok(None) };
+            rows += r;
+        }
+        let cols = EncodeOptions::v2()
+            .compress_columns(zstd)
+            .map_err(encode_err)?
+            .encode_columns(columns)
+            .map_err(encode_err)?;
+        Ok(Some((cols, 2 + self.metadata()?.len() + rows)))
+    }
+
+    /// The type's metadata bytes (XBF 2).
+    pub(crate) fn metadata(&self) -> PyResult<Vec<u8>> {
+        EncodeOptions::v2().encode_metadata(&self.ty).map_err(encode_err)
+    }
+
+    /// The rows message (XBF 2) of the records, the bytes the rows encoder
+    /// writes for this type, from the gathered columns; `size` a guess of
+    /// its length. `None` for a type this path does not take.
+    pub(crate) fn rows(&self, size: usize) -> PyResult<Option<Vec<u8>>> {
+        let fields: Vec<&Metadata> = self.record().fields().map(|(_, t)| t).collect();
+        crate::records_rows::rows_of(&self.metadata()?, &fields, &self.cols, &self.slots, self.n, size)
+            .map_err(encode_err)
+    }
 }
 
 /// Pushes the values of one key into its column node of type `ty`: for a
@@ -318,7 +468,11 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn, kinds: &[u8]
                 8 * col.floats.len()
             }
             P::String => {
-                node.extend_str(&col.text, &col.ends)?;
+                // One check of the whole text (each string was valid).
+                let text = std::str::from_utf8(&col.text).map_err(|e| {
+                    xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
+                })?;
+                node.extend_str(text, &col.ends)?;
                 let mut start = 0;
                 col.ends.iter().fold(0, |sum, &end| {
                     let len = end - start;
