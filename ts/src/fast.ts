@@ -154,6 +154,107 @@ function rebuild(b: Uint8Array, q: number, shared: number[], rest: number[], all
   return at;
 }
 
+// ------------------------------------------------------------------ integer arrays
+/** Integers below this are small integers in V8 (Smis: 31 bits with pointer compression). A column decoded
+ * into a `smallInts` array holding only such values keeps them unboxed, and so do the objects built from it;
+ * from a double array every value would be boxed again in every object (a heap number per field). */
+const SMI = 2 ** 30;
+/** The only place `smallInts` arrays are made, and they are given only integers in (-2^30, 2^30): V8's
+ * allocation-site and store feedback for them then never turns them into double arrays. */
+function smallInts(n: number): number[] {
+  return new Array<number>(n);
+}
+/** An array for numbers of any value, holding doubles from its first write (made here: the shared loops that
+ * fill it never see an array change kind, which would have them change every array they fill). */
+function doubles(n: number): number[] {
+  const a = new Array<number>(n > 0 ? n : 1);
+  a[0] = 0.5;
+  if (n === 0) a.length = 0;
+  return a;
+}
+/** The first k values of a `smallInts` array in a `doubles(n)` one (n 0: k values long, to push to). */
+function toDoubles(a: number[], k: number, n: number): number[] {
+  const d = doubles(n);
+  if (n > 0) for (let i = 0; i < k; i++) d[i] = a[i]!;
+  else for (let i = 0; i < k; i++) d.push(a[i]!);
+  return d;
+}
+/** A scratch copy of b[p, p + len) followed by at least 4 zero bytes (reused: valid until the next call). */
+let scratch = new Uint8Array(256);
+function padCopy(b: Uint8Array, p: number, len: number): Uint8Array {
+  if (scratch.length < len + 4) scratch = new Uint8Array(Math.max(len + 4, 2 * scratch.length));
+  scratch.set(b.subarray(p, p + len));
+  scratch.fill(0, len, len + 4);
+  return scratch;
+}
+/** Writes n values base + (width bits each, LSB first from byte p) to out[at...] (from out.length on when
+ * width is 0); width 0..44 (exact in a double). `smi`: every value is below 2^30 (out is a `smallInts`). */
+function unpack(b: Uint8Array, out: number[], at: number, n: number, width: number, base: number, p: number, smi: boolean): void {
+  if (width === 0) {
+    if (smi) for (let i = 0; i < n; i++) out.push(base | 0);
+    else for (let i = 0; i < n; i++) out.push(base);
+    return;
+  }
+  if (width <= 24) {
+    const mask = (1 << width) - 1;
+    let acc = 0, bits = 0;
+    for (let i = 0; i < n; i++) {
+      while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
+      // Two stores, each seeing one kind of array.
+      if (smi) out[at + i] = (base + (acc & mask)) | 0;
+      else out[at + i] = base + (acc & mask);
+      acc = (acc >>> width) | 0; // below 2^31 (width >= 1): an int32, as `|=` leaves it
+      bits -= width;
+    }
+    return;
+  }
+  // 25 to 44 bits: the low 24 bits, then the rest, each read as 32-bit integers (no floating-point
+  // remainder, which V8 calls out for).
+  const hw = width - 24, hmask = (1 << hw) - 1;
+  let acc = 0, bits = 0;
+  for (let i = 0; i < n; i++) {
+    while (bits < 24) { acc |= b[p++]! << bits; bits += 8; }
+    const lo = acc & 0xffffff;
+    acc >>>= 24; bits -= 24;
+    while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
+    if (smi) out[at + i] = (base + lo + (acc & hmask) * 16777216) | 0;
+    else out[at + i] = base + lo + (acc & hmask) * 16777216;
+    acc = (acc >>> hw) | 0; bits -= hw;
+  }
+}
+/** Delta-coded values (SPEC 22.2: the first v, then n - 1 steps, each the zigzag value base + width bits,
+ * width 1..44) into out[0..n): false when a sum leaves [0, lim] (it wraps in 128 bits or passes the type: the
+ * bigint reader decides). Unpacks, sums and checks in one pass. `smi` as for unpack. */
+function undelta(b: Uint8Array, out: number[], n: number, width: number, base: number, p: number, v: number, lim: number, smi: boolean): boolean {
+  if (smi) out[0] = v | 0;
+  else out[0] = v;
+  if (width <= 24 && base + 2 ** width <= 2 ** 31) {
+    // Every zigzag step fits in 31 bits: undone with integer operations.
+    const mask = (1 << width) - 1;
+    let acc = 0, bits = 0;
+    for (let i = 1; i < n; i++) {
+      while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
+      const z = base + (acc & mask);
+      v += (z >>> 1) ^ -(z & 1);
+      if (!(v >= 0 && v <= lim)) return false;
+      if (smi) out[i] = v | 0;
+      else out[i] = v;
+      acc = (acc >>> width) | 0;
+      bits -= width;
+    }
+    return true;
+  }
+  const tmp = doubles(n);
+  unpack(b, tmp, 1, n - 1, width, base, p, false);
+  for (let i = 1; i < n; i++) {
+    v += unzigzagNum(tmp[i]!);
+    if (!(v >= 0 && v <= lim)) return false;
+    if (smi) out[i] = v | 0;
+    else out[i] = v;
+  }
+  return true;
+}
+
 class Columns {
   b: Uint8Array;
   dv: DataView;
@@ -193,20 +294,25 @@ class Columns {
   }
 
   /** An integer payload (encoding byte and payload) of n values below 2^maxBits, as exact numbers; null if
-   * any value is not an exact number or anything is unusual (the caller then reads it as bigints). */
+   * any value is not an exact number or anything is unusual (the caller then reads it as bigints). Values all
+   * below 2^30 come in a `smallInts` array (see there), others in a `doubles` one. */
   ints(n: number, maxBits: number, end: number): number[] | null {
     const b = this.b;
     if (this.pos >= end) return null;
     const enc = b[this.pos++]!;
     const lim = maxBits >= 53 ? MAX_SAFE : 2 ** maxBits - 1;
-    let out: number[] = [];
     switch (enc) {
       case 0: {
-        if (n > end - this.pos) return null;
+        if (n > end - this.pos) return null; // a byte a value at least: n is bounded by the bytes
+        let out = smallInts(n), smi = true;
         for (let i = 0; i < n; i++) {
           const x = small(this, end);
           if (x < 0 || x > lim) return null;
-          out.push(x);
+          if (smi && x < SMI) out[i] = x | 0;
+          else {
+            if (smi) { out = toDoubles(out, i, n); smi = false; }
+            out[i] = x;
+          }
         }
         return out;
       }
@@ -217,44 +323,54 @@ class Columns {
         if (width > maxBits || width > 44 || base + 2 ** width - 1 > lim) return null;
         const bytes = Math.ceil((n * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, n * width)) return null;
+        const smi = base + 2 ** width <= SMI;
         // Sized once where the bytes bound n (width > 0); filled from 0, no hole is left.
-        if (width > 0) out = new Array(n);
-        this.unpack(out, 0, n, width, base, this.pos);
+        const out = width > 0 ? (smi ? smallInts(n) : doubles(n)) : smi ? smallInts(0) : doubles(0);
+        unpack(b, out, 0, n, width, base, this.pos, smi);
         this.pos += bytes;
         return out;
       }
       case 2: {
         if (n === 0) return null;
-        let v = small(this, end);
+        const v = small(this, end);
         if (v < 0 || v > lim) return null;
-        out.push(v);
         const base = small(this, end);
         if (base < 0 || this.pos >= end) return null;
         const width = b[this.pos++]!;
         if (width > 44 || base + 2 ** width > MAX_SAFE) return null;
         const bytes = Math.ceil(((n - 1) * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, (n - 1) * width)) return null;
-        if (width > 0) { out = new Array(n); out[0] = v; }
+        // Every sum stays within the first value plus n - 1 of the largest step (a zigzag value below
+        // base + 2^width is a step of at most half that): small integers when that bound is.
+        const smi = v + (n - 1) * ((base + 2 ** width) / 2) < SMI;
         if (width === 0) {
+          const out = smi ? smallInts(0) : doubles(0);
           const d = unzigzagNum(base);
-          for (let i = 1; i < n; i++) { v += d; out.push(v); }
-        } else {
-          this.unpack(out, 1, n - 1, width, base, this.pos);
-          for (let i = 1; i < n; i++) { v += unzigzagNum(out[i]!); out[i] = v; }
+          let x = v;
+          for (let i = 0; i < n; i++) {
+            // A sum that leaves [0, lim] wraps in 128 bits or passes the type: the bigint reader decides.
+            if (!(x >= 0 && x <= lim)) return null;
+            if (smi) out.push(x | 0);
+            else out.push(x);
+            x += d;
+          }
+          return out;
         }
+        const out = smi ? smallInts(n) : doubles(n);
+        if (!undelta(b, out, n, width, base, this.pos, v, lim, smi)) return null;
         this.pos += bytes;
-        // A sum that left [0, lim] wraps in 128 bits or passes the type: the bigint reader decides.
-        for (let i = 1; i < n; i++) { const x = out[i]!; if (!(x >= 0 && x <= lim)) return null; }
         return out;
       }
       case 3: {
-        let count = 0;
+        let count = 0, out = smallInts(0), smi = true;
         while (count < n) {
           const run = small(this, end);
           if (run <= 0 || run > n - count) return null;
           const x = small(this, end);
           if (x < 0 || x > lim) return null;
-          for (let i = 0; i < run; i++) out.push(x);
+          if (smi && x >= SMI) { out = toDoubles(out, count, 0); smi = false; }
+          if (smi) for (let i = 0; i < run; i++) out.push(x | 0);
+          else for (let i = 0; i < run; i++) out.push(x);
           count += run;
         }
         return out;
@@ -277,11 +393,16 @@ class Columns {
     const count = delta ? n - 1 : n, bytes = Math.ceil((count * width) / 8);
     // ints' checks: a frame's largest value and a delta's largest difference stay exact in a double.
     if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
-    const p0 = this.pos;
-    // Near the message's end (a 32-bit read would pass it) or width 0: the caller's path (ints, then the scale).
-    if (width === 0 || p0 + bytes + 4 > b.length) { this.pos = start; return null; }
+    // Width 0: the caller's path (ints, then the scale).
+    if (width === 0) { this.pos = start; return null; }
+    let p0 = this.pos, src = b;
+    if (p0 + bytes + 4 > b.length) {
+      // Near the message's end (a 32-bit read would pass it): the packed bytes read from a copy with room after.
+      src = padCopy(b, p0, bytes);
+      p0 = 0;
+    }
     // Sized once (no growth while filling); each value is written, so no hole is left.
-    const out: number[] = new Array(n);
+    const out = doubles(n);
     let o = 0;
     if (delta) { const first = unzigzagNum(v) / scale; out[o++] = f32 ? Math.fround(first) : first; }
     const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
@@ -292,11 +413,11 @@ class Columns {
     let bp = 0;
     for (let i = 0; i < count; i++) {
       let q = p0 + (bp >>> 3), sh = bp & 7;
-      let z = base + (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & lmask);
+      let z = base + (((src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16) | (src[q + 3]! << 24)) >>> sh) & lmask);
       if (hw > 0) {
         const hp = bp + 24;
         q = p0 + (hp >>> 3); sh = hp & 7;
-        z += (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
+        z += (((src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16) | (src[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
       }
       bp += width;
       if (delta) {
@@ -333,7 +454,7 @@ class Columns {
       const codes = readCodes(this.b, this.pos, end, lens, order, n);
       if (typeof codes === "string") return null;
       this.pos = end;
-      const out: number[] = new Array(n);
+      const out = values[d - 1]! < SMI ? smallInts(n) : doubles(n); // the values ascend
       for (let i = 0; i < n; i++) out[i] = values[codes[i]!]!;
       return out;
     }
@@ -345,41 +466,13 @@ class Columns {
     let total = 0;
     for (let i = 0; i < k; i++) { if (lens[i]! === 0) return null; total += lens[i]!; }
     if (total !== n) return null;
-    const out: number[] = new Array(n);
+    let max = 0;
+    for (let i = 0; i < k; i++) if (vals[i]! > max) max = vals[i]!;
+    const out = max < SMI ? smallInts(n) : doubles(n);
     let q = 0;
     for (let i = 0; i < k; i++) { const v = vals[i]!; for (let j = lens[i]!; j > 0; j--) out[q++] = v; }
     return out;
   }
-  /** Writes n values base + (width bits each, LSB first from byte p) to out[at...] (from out.length on when
-   * width is 0); width 0..44 (exact in a double). */
-  private unpack(out: number[], at: number, n: number, width: number, base: number, p: number): void {
-    const b = this.b;
-    if (width === 0) { for (let i = 0; i < n; i++) out.push(base); return; }
-    if (width <= 24) {
-      const mask = (1 << width) - 1;
-      let acc = 0, bits = 0;
-      for (let i = 0; i < n; i++) {
-        while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
-        out[at + i] = base + (acc & mask);
-        acc = (acc >>> width) | 0; // below 2^31 (width >= 1): an int32, as `|=` leaves it
-        bits -= width;
-      }
-      return;
-    }
-    // 25 to 44 bits: the low 24 bits, then the rest, each read as 32-bit integers (no floating-point
-    // remainder, which V8 calls out for).
-    const hw = width - 24, hmask = (1 << hw) - 1;
-    let acc = 0, bits = 0;
-    for (let i = 0; i < n; i++) {
-      while (bits < 24) { acc |= b[p++]! << bits; bits += 8; }
-      const lo = acc & 0xffffff;
-      acc >>>= 24; bits -= 24;
-      while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
-      out[at + i] = base + lo + (acc & hmask) * 16777216;
-      acc = (acc >>> hw) | 0; bits -= hw;
-    }
-  }
-
   /** A column of n integers of `kind` (integer kinds, date, timestamp; bool as 0/1 numbers when raw). */
   intColumn(kind: string, n: number): unknown[] {
     const end = this.column();
@@ -432,10 +525,10 @@ class Columns {
     switch (enc) {
       case 0x10: {
         if (n * w > end - this.pos) return null;
-        const out: number[] = [];
+        const out = doubles(n);
         let p = this.pos;
-        if (f32) for (let i = 0; i < n; i++, p += 4) out.push(dv.getFloat32(p, true));
-        else for (let i = 0; i < n; i++, p += 8) out.push(dv.getFloat64(p, true));
+        if (f32) for (let i = 0; i < n; i++, p += 4) out[i] = dv.getFloat32(p, true);
+        else for (let i = 0; i < n; i++, p += 8) out[i] = dv.getFloat64(p, true);
         this.pos = p;
         return out;
       }
@@ -449,10 +542,11 @@ class Columns {
         // Frame of reference or delta (the usual blocks): decoded and scaled in one pass.
         let out = n > 0 && this.pos < bend && (b[this.pos] === 1 || b[this.pos] === 2) ? this.scaledDecimals(n, bend, scale, f32) : null;
         if (out === null) {
-          out = this.ints(n, 64, bend);
-          if (out === null || this.pos !== bend) return null;
-          if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(out[i]!) / scale);
-          else for (let i = 0; i < n; i++) out[i] = unzigzagNum(out[i]!) / scale;
+          const xs = this.ints(n, 64, bend);
+          if (xs === null || this.pos !== bend) return null;
+          out = doubles(n); // not xs: a smallInts array is never given a fraction
+          if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(xs[i]!) / scale);
+          else for (let i = 0; i < n; i++) out[i] = unzigzagNum(xs[i]!) / scale;
         } else if (this.pos !== bend) return null;
         const k = small(this, end);
         if (k < 0 || k > n) return null;
@@ -481,12 +575,13 @@ class Columns {
         if (distinct === null || this.pos !== iend) return null;
         const ids = this.ints(n, 64, end);
         if (ids === null) return null;
+        const out = doubles(n);
         for (let i = 0; i < n; i++) {
           const id = ids[i]!;
           if (id >= d) return null;
-          ids[i] = distinct[id]!;
+          out[i] = distinct[id]!;
         }
-        return ids;
+        return out;
       }
       default: return null;
     }
