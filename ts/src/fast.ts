@@ -187,6 +187,19 @@ function padCopy(b: Uint8Array, p: number, len: number): Uint8Array {
   scratch.fill(0, len, len + 4);
   return scratch;
 }
+/** The k (1..24) bits of s from bit `bit` after byte p, the first the lowest (a 32-bit load: s has 4 bytes
+ * after the bits read). */
+function bitsAt(s: Uint8Array, p: number, bit: number, k: number): number {
+  const q = p + (bit >>> 3);
+  return ((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> (bit & 7)) & ((1 << k) - 1);
+}
+/** As bitsAt for k up to 32: 16 bits, then the rest above them (decodeXor's order). */
+function bits32(s: Uint8Array, p: number, bit: number, k: number): number {
+  return k <= 24 ? bitsAt(s, p, bit, k) : bitsAt(s, p, bit, 16) + bitsAt(s, p, bit + 16, k - 16) * 65536;
+}
+/** A float's bits as two 32-bit words, low first (on a little-endian machine: LITTLE says it is one). */
+const F64 = new Float64Array(1), F32 = new Float32Array(F64.buffer, 0, 1), WORDS = new Uint32Array(F64.buffer);
+const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** Writes n values base + (width bits each, LSB first from byte p) to out[at...] (from out.length on when
  * width is 0); width 0..44 (exact in a double). `smi`: every value is below 2^30 (out is a `smallInts`). */
 function unpack(b: Uint8Array, out: number[], at: number, n: number, width: number, base: number, p: number, smi: boolean): void {
@@ -225,7 +238,7 @@ function unpack(b: Uint8Array, out: number[], at: number, n: number, width: numb
 /** Delta-coded values (SPEC 22.2: the first v, then n - 1 steps, each the zigzag value base + width bits,
  * width 1..44) into out[0..n): false when a sum leaves [0, lim] (it wraps in 128 bits or passes the type: the
  * bigint reader decides). Unpacks, sums and checks in one pass. `smi` as for unpack. */
-function undelta(b: Uint8Array, out: number[], n: number, width: number, base: number, p: number, v: number, lim: number, smi: boolean): boolean {
+function undelta(b: Uint8Array, out: number[], n: number, width: number, base: number, p: number, bytes: number, v: number, lim: number, smi: boolean): boolean {
   if (smi) out[0] = v | 0;
   else out[0] = v;
   if (width <= 24 && base + 2 ** width <= 2 ** 31) {
@@ -244,10 +257,23 @@ function undelta(b: Uint8Array, out: number[], n: number, width: number, base: n
     }
     return true;
   }
-  const tmp = doubles(n);
-  unpack(b, tmp, 1, n - 1, width, base, p, false);
+  // Each step's bits found by its bit position: the low (at most 24) bits, then the rest, each from a
+  // little-endian 32-bit load at its byte (a shift of at most 7 leaves 25 bits), from a copy with room after
+  // when the message ends within 4 bytes of the bits.
+  let src = b, p0 = p;
+  if (p + bytes + 4 > b.length) { src = padCopy(b, p, bytes); p0 = 0; }
+  const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
+  let bp = 0;
   for (let i = 1; i < n; i++) {
-    v += unzigzagNum(tmp[i]!);
+    let q = p0 + (bp >>> 3), sh = bp & 7;
+    let z = base + (((src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16) | (src[q + 3]! << 24)) >>> sh) & lmask);
+    if (hw > 0) {
+      const hp = bp + 24;
+      q = p0 + (hp >>> 3); sh = hp & 7;
+      z += (((src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16) | (src[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
+    }
+    bp += width;
+    v += unzigzagNum(z);
     if (!(v >= 0 && v <= lim)) return false;
     if (smi) out[i] = v | 0;
     else out[i] = v;
@@ -357,7 +383,7 @@ class Columns {
           return out;
         }
         const out = smi ? smallInts(n) : doubles(n);
-        if (!undelta(b, out, n, width, base, this.pos, v, lim, smi)) return null;
+        if (!undelta(b, out, n, width, base, this.pos, bytes, v, lim, smi)) return null;
         this.pos += bytes;
         return out;
       }
@@ -583,8 +609,58 @@ class Columns {
         }
         return out;
       }
+      case 0x13: return this.xor(n, f32, end);
       default: return null;
     }
+  }
+  /** The XOR encoding's payload (SPEC 22.2.1: after its byte, the rest of the column up to `end`) of n values,
+   * as decodeXor reads it but on numbers only; null wherever decodeXor would throw (it then reports it). */
+  private xor(n: number, f32: boolean, end: number): number[] | null {
+    const b = this.b, dv = this.dv, w = f32 ? 4 : 8, width = 8 * w, field = f32 ? 5 : 6, fmask = (1 << field) - 1;
+    if (n === 0 || w > end - this.pos || !LITTLE) return null;
+    const first = this.pos, sp = first + w, len = end - sp, total = 8 * len;
+    if (Math.ceil((n - 1) / 8) > len) return null;
+    // 32-bit loads from any bit of the stream read up to 4 bytes past it: from a copy with room after when
+    // the message ends there. Bits past the stream are never used (each read is checked against `total`).
+    let src = b, p0 = sp;
+    if (end + 4 > b.length) { src = padCopy(b, sp, len); p0 = 0; }
+    // The previous value's bits: high and low 32-bit words (for f32 the one word is `lo`).
+    let hi = f32 ? 0 : dv.getUint32(first + 4, true), lo = dv.getUint32(first, true);
+    const out = doubles(n);
+    out[0] = f32 ? dv.getFloat32(first, true) : dv.getFloat64(first, true);
+    let lead = -1, wlen = 0, bit = 0;
+    for (let i = 1; i < n; i++) {
+      if (bit >= total) return null;
+      const c = bitsAt(src, p0, bit, 2);
+      if ((c & 1) === 0) { bit += 1; out[i] = out[i - 1]!; continue; }
+      if ((c & 2) !== 0) {
+        if (bit + 2 + 2 * field > total) return null;
+        const f = bitsAt(src, p0, bit + 2, 2 * field);
+        lead = f & fmask;
+        wlen = (f >>> field) + 1;
+        if (lead + wlen > width) return null;
+        bit += 2 + 2 * field;
+      } else {
+        if (lead < 0 || bit + 2 > total) return null;
+        bit += 2;
+      }
+      if (bit + wlen > total) return null;
+      // wlen bits, shifted left by sh into the width-bit word (lead + wlen <= width, so nothing is lost).
+      const sh = width - lead - wlen;
+      let vl: number, vh = 0;
+      if (wlen <= 32) vl = bits32(src, p0, bit, wlen);
+      else { vl = bits32(src, p0, bit, 32); vh = bits32(src, p0, bit + 32, wlen - 32); }
+      bit += wlen;
+      if (sh === 0) { hi ^= vh; lo ^= vl; }
+      else if (sh >= 32) hi ^= vl << (sh - 32);
+      else { hi ^= (vh << sh) | (vl >>> (32 - sh)); lo ^= vl << sh; }
+      if (f32) { WORDS[0] = lo; out[i] = F32[0]!; }
+      else { WORDS[0] = lo; WORDS[1] = hi; out[i] = F64[0]!; }
+    }
+    if (Math.ceil(bit / 8) !== len) return null;
+    if (bit % 8 !== 0 && b[sp + (bit >> 3)]! >> (bit % 8) !== 0) return null;
+    this.pos = end;
+    return out;
   }
 
   stringColumn(n: number): string[] {
