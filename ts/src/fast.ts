@@ -54,11 +54,13 @@ function nullable(t: XbfType): boolean {
 }
 
 // ------------------------------------------------------------------ object building
-/** Builds n objects from their fields' columns. A `json.optional` field's column holds only the values present
- * (in order) and `tags[j]` says, per object, whether it has one (1) or leaves the key out (0); `tags[j]` is
- * null for the other fields. (No column of n entries mixing values and an absent marker: such an array holds
- * every number boxed.) */
+/** Builds n objects from their fields' columns. A field's mode says how its column is read: PLAIN, one value per
+ * object; ABSENT (a `json.optional` field), only the values present, in order, and `tags[j][i]` says whether
+ * object i has one (1) or leaves the key out (0); NULLABLE (an option whose present values are never null),
+ * only the values present, and `tags[j][i]` 0 gives null. `tags[j]` is null for PLAIN fields. (No column of n
+ * entries mixing values and a marker or null: such an array holds every number boxed, and costs a pass.) */
 type Builder = (cols: unknown[][], n: number, tags: (number[] | null)[]) => unknown[];
+const PLAIN = 0, ABSENT_KEY = 1, NULLABLE = 2;
 let codegen: boolean | undefined;
 /** Whether `new Function` is allowed here (a page's CSP may forbid it); checked once. */
 /** Forbids (false) or allows again (undefined: checked anew) generated code: for the tests and the benchmark
@@ -87,24 +89,26 @@ export function generate<T>(tag: string, keys: string[], make: () => T): T {
 }
 /** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
 const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
-function builder(keys: string[], optional: boolean[]): Builder {
-  const simple = !optional.some((x) => x) && !keys.includes("__proto__");
-  if (simple && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
+function builder(keys: string[], modes: number[]): Builder {
+  const generable = !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate();
+  // A field's value in generated code: its column's next value, or null where its tag is 0.
+  const value = (j: number) => (modes[j] === PLAIN ? `c${j}[i]` : modes[j] === NULLABLE ? `(t${j}[i] === 0 ? null : c${j}[q${j}++])` : `c${j}[q${j}++]`);
+  const cs = keys.map((_, j) => (modes[j] === PLAIN ? `c${j} = cols[${j}]` : `c${j} = cols[${j}], t${j} = tags[${j}]`)).join(", ");
+  const qs = ["_ = 0", ...keys.map((_, j) => (modes[j] === PLAIN ? "" : `q${j} = 0`)).filter((x) => x)].join(", ");
+  const tag = modes.join("");
+  if (generable && !modes.includes(ABSENT_KEY)) {
     // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
-    return generate("columns", keys, () => {
-      const cs = keys.map((_, j) => `c${j} = cols[${j}]`).join(", ");
-      const lit = keys.map((k, j) => `${JSON.stringify(k)}: c${j}[i]`).join(", ");
-      return new Function("cols", "n", `const ${cs}; const out = []; for (let i = 0; i < n; i++) out.push({ ${lit} }); return out;`) as Builder;
+    return generate("columns:" + tag, keys, () => {
+      const lit = keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ");
+      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) out.push({ ${lit} }); return out;`) as Builder;
     });
   }
-  if (!keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
+  if (generable) {
     // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
     // tag says present, from its column's next value (straight-line code instead of a loop over the keys).
-    return generate("optional:" + optional.map((x) => (x ? "1" : "0")).join(""), keys, () => {
-      const cs = keys.map((_, j) => (optional[j] ? `c${j} = cols[${j}], t${j} = tags[${j}]` : `c${j} = cols[${j}]`)).join(", ");
-      const qs = keys.map((_, j) => (optional[j] ? `q${j} = 0` : "")).filter((x) => x).join(", ");
+    return generate("optional:" + tag, keys, () => {
       const body = keys
-        .map((k, j) => (optional[j] ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = c${j}[q${j}++];` : `o[${JSON.stringify(k)}] = c${j}[i];`))
+        .map((k, j) => (modes[j] === ABSENT_KEY ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = ${value(j)};` : `o[${JSON.stringify(k)}] = ${value(j)};`))
         .join(" ");
       return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) { const o = {}; ${body} out.push(o); } return out;`) as Builder;
     });
@@ -117,8 +121,8 @@ function builder(keys: string[], optional: boolean[]): Builder {
       const o: Record<string, unknown> = {};
       for (let j = 0; j < m; j++) {
         const tj = tags[j];
-        if (tj && tj[i] !== 1) continue;
-        const v = tj ? cols[j]![q[j]!++] : cols[j]![i];
+        if (tj && tj[i] !== 1 && modes[j] === ABSENT_KEY) continue;
+        const v = tj ? (tj[i] === 0 ? null : cols[j]![q[j]!++]) : cols[j]![i];
         const k = keys[j]!;
         if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
         else o[k] = v;
@@ -159,6 +163,9 @@ function rebuild(b: Uint8Array, q: number, shared: number[], rest: number[], all
  * into a `smallInts` array holding only such values keeps them unboxed, and so do the objects built from it;
  * from a double array every value would be boxed again in every object (a heap number per field). */
 const SMI = 2 ** 30;
+/** The longest array this path sizes at once (JavaScript's limit; a larger count, possible only without a
+ * decoded-memory budget, is left to the reference decoder). */
+const MAX_LENGTH = 2 ** 32 - 1;
 /** The only place `smallInts` arrays are made, and they are given only integers in (-2^30, 2^30): V8's
  * allocation-site and store feedback for them then never turns them into double arrays. */
 function smallInts(n: number): number[] {
@@ -388,15 +395,17 @@ class Columns {
         return out;
       }
       case 3: {
-        let count = 0, out = smallInts(0), smi = true;
+        // n was charged to the decoded-memory budget: sized once, each run filled natively.
+        if (n > MAX_LENGTH) return null;
+        let count = 0, out = smallInts(n), smi = true;
         while (count < n) {
           const run = small(this, end);
           if (run <= 0 || run > n - count) return null;
           const x = small(this, end);
           if (x < 0 || x > lim) return null;
-          if (smi && x >= SMI) { out = toDoubles(out, count, 0); smi = false; }
-          if (smi) for (let i = 0; i < run; i++) out.push(x | 0);
-          else for (let i = 0; i < run; i++) out.push(x);
+          if (smi && x >= SMI) { out = toDoubles(out, count, n); smi = false; }
+          if (smi) out.fill(x | 0, count, count + run);
+          else out.fill(x, count, count + run);
           count += run;
         }
         return out;
@@ -841,17 +850,24 @@ class Columns {
       case "struct": {
         const fs = t.fields;
         const cols: unknown[][] = [];
-        const optional: boolean[] = [], tags: (number[] | null)[] = [];
+        const modes: number[] = [], tags: (number[] | null)[] = [];
         for (let j = 0; j < fs.length; j++) {
           const ft = fs[j]!.type;
           if (isOptionalEnum(ft)) {
             const [g, vals] = this.optionalField(ft as Extract<XbfType, { kind: "enum" }>, n, child);
-            optional.push(true); tags.push(g); cols.push(vals);
-          } else { optional.push(false); tags.push(null); cols.push(this.node(ft, n, child)); }
+            modes.push(ABSENT_KEY); tags.push(g); cols.push(vals);
+          } else if (ft.kind === "option" && !nullable(ft.inner)) {
+            // The option node's work (node's "option" case) but its values left in two columns for the builder.
+            this.charge(n * VALUE_COST);
+            const present = this.counts(n, 1);
+            let count = 0;
+            for (let i = 0; i < n; i++) count += present[i]!;
+            modes.push(NULLABLE); tags.push(present); cols.push(this.node(ft.inner, count, child + 1));
+          } else { modes.push(PLAIN); tags.push(null); cols.push(this.node(ft, n, child)); }
         }
         const built = BUILDERS[canGenerate() ? 1 : 0]!;
         let build = built.get(t);
-        if (build === undefined) { build = builder(fs.map((f) => f.name), optional); built.set(t, build); }
+        if (build === undefined) { build = builder(fs.map((f) => f.name), modes); built.set(t, build); }
         return build(cols, n, tags);
       }
       case "option": {
