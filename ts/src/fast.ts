@@ -104,13 +104,18 @@ function builder(keys: string[], modes: number[]): Builder {
     });
   }
   if (generable) {
-    // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
-    // tag says present, from its column's next value (straight-line code instead of a loop over the keys).
+    // Records with keys that may be left out: a generated constructor given every field's value (`A` for a key
+    // left out) assigns them in order, skipping those left out. V8 sizes its objects for all the fields it
+    // assigns (in-object, no properties store grown key by key, as `{}` then assignments would), and its
+    // prototype is Object.prototype: the objects are plain objects, as a literal makes them.
     return generate("optional:" + tag, keys, () => {
+      const vs = keys.map((_, j) => `v${j}`).join(", ");
       const body = keys
-        .map((k, j) => (modes[j] === ABSENT_KEY ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = ${value(j)};` : `o[${JSON.stringify(k)}] = ${value(j)};`))
+        .map((k, j) => (modes[j] === ABSENT_KEY ? `if (v${j} !== A) this[${JSON.stringify(k)}] = v${j};` : `this[${JSON.stringify(k)}] = v${j};`))
         .join(" ");
-      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) { const o = {}; ${body} out.push(o); } return out;`) as Builder;
+      const args = keys.map((_, j) => (modes[j] === ABSENT_KEY ? `t${j}[i] === 1 ? c${j}[q${j}++] : A` : value(j))).join(", ");
+      return new Function("A", `function R(${vs}) { ${body} } R.prototype = Object.prototype;
+        return function (cols, n, tags) { const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) out.push(new R(${args})); return out; };`)(ABSENT) as Builder;
     });
   }
   return (cols, n, tags) => {
