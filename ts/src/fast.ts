@@ -212,6 +212,62 @@ function bits32(s: Uint8Array, p: number, bit: number, k: number): number {
 /** A float's bits as two 32-bit words, low first (on a little-endian machine: LITTLE says it is one). */
 const F64 = new Float64Array(1), F32 = new Float32Array(F64.buffer, 0, 1), WORDS = new Uint32Array(F64.buffer);
 const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+// Decimal columns (SPEC 22.2: a float column of integers k, each value k / 10^e): the bits of each value found
+// by its bit position, the low (at most 24) bits, then the rest, each from a little-endian 32-bit load at its
+// byte (a shift of at most 7 leaves 25 bits); `s` has 4 bytes after the bits. No carried bit accumulator: each
+// value's loads are independent of the one before. The zigzag mapping is undone with its parity found in
+// integers (the low bits of the base and of the loaded bits), not a floating-point floor per value. The
+// division stays: k / 10^e rounded once is the value (a product by 10^-e is not always the same float).
+/** n values unzigzag(base + width bits) / scale into out[0..n); width 1..44, base + 2^width <= 2^53. */
+function decimalsFor(s: Uint8Array, p0: number, out: number[], n: number, width: number, base: number, scale: number): void {
+  const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
+  const bpar = base % 2;
+  let bp = 0;
+  for (let i = 0; i < n; i++) {
+    let q = p0 + (bp >>> 3), sh = bp & 7;
+    const lo = ((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> sh) & lmask;
+    let z = base + lo;
+    if (hw > 0) {
+      const hp = bp + 24;
+      q = p0 + (hp >>> 3); sh = hp & 7;
+      z += (((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
+    }
+    bp += width;
+    // z even: z / 2; odd: -(z + 1) / 2 (the high part is a multiple of 2^24: the parity is base's plus lo's).
+    const odd = (bpar + lo) & 1, h = (z - odd) * 0.5;
+    out[i] = (odd === 0 ? h : -h - 1) / scale;
+  }
+}
+/** n delta-coded values (the first the zigzag value v, then n - 1 zigzag steps base + width bits) undone and
+ * divided by scale into out[0..n); false when a sum leaves [0, 2^53) (the bigint reader then decides, as ints
+ * does). width 1..44, base + 2^width <= 2^53. */
+function decimalsDelta(s: Uint8Array, p0: number, out: number[], n: number, width: number, base: number, v: number, scale: number): boolean {
+  const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
+  const b3 = base % 4;
+  let vodd = v % 2;
+  out[0] = (vodd === 0 ? v * 0.5 : -(v - 1) * 0.5 - 1) / scale;
+  let bp = 0;
+  for (let i = 1; i < n; i++) {
+    let q = p0 + (bp >>> 3), sh = bp & 7;
+    const lo = ((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> sh) & lmask;
+    let z = base + lo;
+    if (hw > 0) {
+      const hp = bp + 24;
+      q = p0 + (hp >>> 3); sh = hp & 7;
+      z += (((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
+    }
+    bp += width;
+    // The step d = unzigzag(z) and its parity from z's two low bits (z mod 4 is base's plus lo's, mod 4):
+    // z = 4m + r gives d = 2m (r 0), -2m - 1 (r 1), 2m + 1 (r 2), -2m - 2 (r 3): odd for r 1 and 2.
+    const r = (b3 + lo) & 3, zodd = r & 1, h = (z - zodd) * 0.5;
+    v += zodd === 0 ? h : -h - 1;
+    if (!(v >= 0 && v <= MAX_SAFE)) return false;
+    vodd ^= (r ^ (r >>> 1)) & 1;
+    const hv = (v - vodd) * 0.5;
+    out[i] = (vodd === 0 ? hv : -hv - 1) / scale;
+  }
+  return true;
+}
 /** Writes n values base + (width bits each, LSB first from byte p) to out[at...] (from out.length on when
  * width is 0); width 0..44 (exact in a double). `smi`: every value is below 2^30 (out is a `smallInts`). */
 function unpack(b: Uint8Array, out: number[], at: number, n: number, width: number, base: number, p: number, smi: boolean): void {
@@ -443,31 +499,9 @@ class Columns {
     }
     // Sized once (no growth while filling); each value is written, so no hole is left.
     const out = doubles(n);
-    let o = 0;
-    if (delta) { const first = unzigzagNum(v) / scale; out[o++] = f32 ? Math.fround(first) : first; }
-    const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
-    // Each value's bits found by its bit position: the low (at most 24) bits, then the rest, each from a
-    // little-endian 32-bit read at its byte (a shift of at most 7 leaves 25 bits). The bytes read past the
-    // block's end are inside the message (checked above) and masked off. No carried bit accumulator: each
-    // value's reads are independent of the one before.
-    let bp = 0;
-    for (let i = 0; i < count; i++) {
-      let q = p0 + (bp >>> 3), sh = bp & 7;
-      let z = base + (((src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16) | (src[q + 3]! << 24)) >>> sh) & lmask);
-      if (hw > 0) {
-        const hp = bp + 24;
-        q = p0 + (hp >>> 3); sh = hp & 7;
-        z += (((src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16) | (src[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
-      }
-      bp += width;
-      if (delta) {
-        v += unzigzagNum(z);
-        // A sum that leaves [0, 2^53): the bigint reader decides, as ints does.
-        if (!(v >= 0 && v <= MAX_SAFE)) { this.pos = start; return null; }
-      } else v = z;
-      const x = unzigzagNum(v) / scale;
-      out[o++] = f32 ? Math.fround(x) : x;
-    }
+    if (!delta) decimalsFor(src, p0, out, n, width, base, scale);
+    else if (!decimalsDelta(src, p0, out, n, width, base, v, scale)) { this.pos = start; return null; }
+    if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(out[i]!);
     this.pos += bytes;
     return out;
   }
