@@ -1226,7 +1226,9 @@ export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataC
   if (bytes.length < 3 || bytes[0] !== 0xc2 || (bytes[1] !== 0 && bytes[1] !== FLAG_COLUMNAR)) return undefined;
   const end = skipMeta(bytes, 2, 0, o.maxDepth ?? 128);
   if (end < 0 || end - 2 > CACHED_META) return undefined;
-  const opts = `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}|${canGenerate() ? "g" : ""}`;
+  // The options the cached readers depend on (no string built for the default options).
+  const opts = o.int64 === undefined && o.maps === undefined && o.maxDepth === undefined ? (canGenerate() ? "|||g" : "|||")
+    : `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}|${canGenerate() ? "g" : ""}`;
   let h = 0x811c9dc5; // FNV-1a over the metadata bytes; a hit is confirmed byte for byte
   for (let i = 2; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   h = (h ^ opts.length) >>> 0;

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encode, decode, decodeWithType, typeFromJson } from "../dist/index.js";
+import { encode, decode, decodeWithType, typeFromJson, XbfNaN } from "../dist/index.js";
 
 const reference = (bytes, opts = {}) => decodeWithType(bytes, opts).value;
 /** The same value as the reference decoder, each number the same (Object.is: -0 and NaN too), or its error. */
@@ -90,6 +90,21 @@ test("decimal and XOR float columns, first, middle or last in the message: every
   f32[7].x = NaN; f32[8].x = -0; f32[9].y = Infinity;
   const back = sameOutcome(encode(f32, { type: t, layout: "columns" }));
   for (let i = 0; i < f32.length; i++) assert.ok(Object.is(back[i].x, f32[i].x) && Object.is(back[i].y, f32[i].y), `${i}`);
+});
+
+test("NaN payloads in XOR and plain float columns: the default form gives NaN, as the reference decoder does", () => {
+  const t = typeFromJson({ vec: { struct: "R", fields: [["x", "f64"], ["y", "f32"]] } });
+  const payloads64 = [0x7ff0000000000001n, 0x7ff8000000000123n, 0xfff8000000000000n], payloads32 = [0x7f800001n, 0xffc00000n];
+  const rows = Array.from({ length: 120 }, (_, i) => ({
+    x: i % 13 === 4 ? new XbfNaN(payloads64[i % 3], 64) : 100 + Math.sin(i / 10) / 7,
+    y: i % 11 === 3 ? new XbfNaN(payloads32[i % 2], 32) : Math.fround(100 + Math.sin(i / 10)),
+  }));
+  const back = sameOutcome(encode(rows, { type: t, layout: "columns" }));
+  for (let i = 0; i < rows.length; i++) {
+    if (rows[i].x instanceof XbfNaN) assert.ok(Number.isNaN(back[i].x), `${i}`);
+    else assert.ok(Object.is(back[i].x, rows[i].x), `${i}`);
+    if (rows[i].y instanceof XbfNaN) assert.ok(Number.isNaN(back[i].y), `${i}`);
+  }
 });
 
 test("damaged integer, decimal and XOR columns: the reference's value or its exact error", () => {
