@@ -201,12 +201,11 @@ function padCopy(b: Uint8Array, p: number, len: number): Uint8Array {
 }
 /** The k (1..24) bits of s from bit `bit` after byte p, the first the lowest (a 32-bit load: s has 4 bytes
  * after the bits read). */
-function bitsAt(s: Uint8Array, p: number, bit: number, k: number): number {
-  const q = p + (bit >>> 3);
-  return ((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> (bit & 7)) & ((1 << k) - 1);
+function bitsAt(s: DataView, p: number, bit: number, k: number): number {
+  return (s.getUint32(p + (bit >>> 3), true) >>> (bit & 7)) & ((1 << k) - 1);
 }
 /** As bitsAt for k up to 32: 16 bits, then the rest above them (decodeXor's order). */
-function bits32(s: Uint8Array, p: number, bit: number, k: number): number {
+function bits32(s: DataView, p: number, bit: number, k: number): number {
   return k <= 24 ? bitsAt(s, p, bit, k) : bitsAt(s, p, bit, 16) + bitsAt(s, p, bit + 16, k - 16) * 65536;
 }
 /** A float's bits as two 32-bit words, low first (on a little-endian machine: LITTLE says it is one). */
@@ -219,18 +218,18 @@ const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 // integers (the low bits of the base and of the loaded bits), not a floating-point floor per value. The
 // division stays: k / 10^e rounded once is the value (a product by 10^-e is not always the same float).
 /** n values unzigzag(base + width bits) / scale into out[0..n); width 1..44, base + 2^width <= 2^53. */
-function decimalsFor(s: Uint8Array, p0: number, out: number[], n: number, width: number, base: number, scale: number): void {
+function decimalsFor(s: DataView, p0: number, out: number[], n: number, width: number, base: number, scale: number): void {
   const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
   const bpar = base % 2;
   let bp = 0;
   for (let i = 0; i < n; i++) {
     let q = p0 + (bp >>> 3), sh = bp & 7;
-    const lo = ((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> sh) & lmask;
+    const lo = (s.getUint32(q, true) >>> sh) & lmask;
     let z = base + lo;
     if (hw > 0) {
       const hp = bp + 24;
       q = p0 + (hp >>> 3); sh = hp & 7;
-      z += (((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
+      z += ((s.getUint32(q, true) >>> sh) & hmask) * 16777216;
     }
     bp += width;
     // z even: z / 2; odd: -(z + 1) / 2 (the high part is a multiple of 2^24: the parity is base's plus lo's).
@@ -241,7 +240,7 @@ function decimalsFor(s: Uint8Array, p0: number, out: number[], n: number, width:
 /** n delta-coded values (the first the zigzag value v, then n - 1 zigzag steps base + width bits) undone and
  * divided by scale into out[0..n); false when a sum leaves [0, 2^53) (the bigint reader then decides, as ints
  * does). width 1..44, base + 2^width <= 2^53. */
-function decimalsDelta(s: Uint8Array, p0: number, out: number[], n: number, width: number, base: number, v: number, scale: number): boolean {
+function decimalsDelta(s: DataView, p0: number, out: number[], n: number, width: number, base: number, v: number, scale: number): boolean {
   const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
   const b3 = base % 4;
   let vodd = v % 2;
@@ -249,12 +248,12 @@ function decimalsDelta(s: Uint8Array, p0: number, out: number[], n: number, widt
   let bp = 0;
   for (let i = 1; i < n; i++) {
     let q = p0 + (bp >>> 3), sh = bp & 7;
-    const lo = ((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> sh) & lmask;
+    const lo = (s.getUint32(q, true) >>> sh) & lmask;
     let z = base + lo;
     if (hw > 0) {
       const hp = bp + 24;
       q = p0 + (hp >>> 3); sh = hp & 7;
-      z += (((s[q]! | (s[q + 1]! << 8) | (s[q + 2]! << 16) | (s[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
+      z += ((s.getUint32(q, true) >>> sh) & hmask) * 16777216;
     }
     bp += width;
     // The step d = unzigzag(z) and its parity from z's two low bits (z mod 4 is base's plus lo's, mod 4):
@@ -268,9 +267,11 @@ function decimalsDelta(s: Uint8Array, p0: number, out: number[], n: number, widt
   }
   return true;
 }
-/** Writes n values base + (width bits each, LSB first from byte p) to out[at...] (from out.length on when
- * width is 0); width 0..44 (exact in a double). `smi`: every value is below 2^30 (out is a `smallInts`). */
-function unpack(b: Uint8Array, out: number[], at: number, n: number, width: number, base: number, p: number, smi: boolean): void {
+/** Writes n values base + (width bits each, LSB first from byte p0 of s, which has 4 bytes after them) to
+ * out[at...] (from out.length on when width is 0); width 0..44 (exact in a double). `smi`: every value is
+ * below 2^30 (out is a `smallInts`). Each value's bits found by its bit position: the low (at most 24) bits,
+ * then the rest, each from a little-endian 32-bit load at its byte (a shift of at most 7 leaves 25 bits). */
+function unpack(s: DataView, p0: number, out: number[], at: number, n: number, width: number, base: number, smi: boolean): void {
   if (width === 0) {
     if (smi) for (let i = 0; i < n; i++) out.push(base | 0);
     else for (let i = 0; i < n; i++) out.push(base);
@@ -278,69 +279,49 @@ function unpack(b: Uint8Array, out: number[], at: number, n: number, width: numb
   }
   if (width <= 24) {
     const mask = (1 << width) - 1;
-    let acc = 0, bits = 0;
-    for (let i = 0; i < n; i++) {
-      while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
+    let bp = 0;
+    for (let i = 0; i < n; i++, bp += width) {
+      const x = (s.getUint32(p0 + (bp >>> 3), true) >>> (bp & 7)) & mask;
       // Two stores, each seeing one kind of array.
-      if (smi) out[at + i] = (base + (acc & mask)) | 0;
-      else out[at + i] = base + (acc & mask);
-      acc = (acc >>> width) | 0; // below 2^31 (width >= 1): an int32, as `|=` leaves it
-      bits -= width;
+      if (smi) out[at + i] = (base + x) | 0;
+      else out[at + i] = base + x;
     }
     return;
   }
-  // 25 to 44 bits: the low 24 bits, then the rest, each read as 32-bit integers (no floating-point
-  // remainder, which V8 calls out for).
   const hw = width - 24, hmask = (1 << hw) - 1;
-  let acc = 0, bits = 0;
-  for (let i = 0; i < n; i++) {
-    while (bits < 24) { acc |= b[p++]! << bits; bits += 8; }
-    const lo = acc & 0xffffff;
-    acc >>>= 24; bits -= 24;
-    while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
-    if (smi) out[at + i] = (base + lo + (acc & hmask) * 16777216) | 0;
-    else out[at + i] = base + lo + (acc & hmask) * 16777216;
-    acc = (acc >>> hw) | 0; bits -= hw;
+  let bp = 0;
+  for (let i = 0; i < n; i++, bp += width) {
+    const lo = (s.getUint32(p0 + (bp >>> 3), true) >>> (bp & 7)) & 0xffffff, hp = bp + 24;
+    const x = lo + ((s.getUint32(p0 + (hp >>> 3), true) >>> (hp & 7)) & hmask) * 16777216;
+    if (smi) out[at + i] = (base + x) | 0;
+    else out[at + i] = base + x;
   }
 }
-/** Delta-coded values (SPEC 22.2: the first v, then n - 1 steps, each the zigzag value base + width bits,
- * width 1..44) into out[0..n): false when a sum leaves [0, lim] (it wraps in 128 bits or passes the type: the
- * bigint reader decides). Unpacks, sums and checks in one pass. `smi` as for unpack. */
-function undelta(b: Uint8Array, out: number[], n: number, width: number, base: number, p: number, bytes: number, v: number, lim: number, smi: boolean): boolean {
+/** Delta-coded values (SPEC 22.2: the first v, then n - 1 steps, each the zigzag value base + width bits from
+ * byte p0 of s, as unpack reads them; width 1..44) into out[0..n): false when a sum leaves [0, lim] (it wraps
+ * in 128 bits or passes the type: the bigint reader decides). Unpacks, sums and checks in one pass. `smi` as
+ * for unpack. */
+function undelta(s: DataView, p0: number, out: number[], n: number, width: number, base: number, v: number, lim: number, smi: boolean): boolean {
   if (smi) out[0] = v | 0;
   else out[0] = v;
   if (width <= 24 && base + 2 ** width <= 2 ** 31) {
     // Every zigzag step fits in 31 bits: undone with integer operations.
     const mask = (1 << width) - 1;
-    let acc = 0, bits = 0;
-    for (let i = 1; i < n; i++) {
-      while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
-      const z = base + (acc & mask);
+    let bp = 0;
+    for (let i = 1; i < n; i++, bp += width) {
+      const z = base + ((s.getUint32(p0 + (bp >>> 3), true) >>> (bp & 7)) & mask);
       v += (z >>> 1) ^ -(z & 1);
       if (!(v >= 0 && v <= lim)) return false;
       if (smi) out[i] = v | 0;
       else out[i] = v;
-      acc = (acc >>> width) | 0;
-      bits -= width;
     }
     return true;
   }
-  // Each step's bits found by its bit position: the low (at most 24) bits, then the rest, each from a
-  // little-endian 32-bit load at its byte (a shift of at most 7 leaves 25 bits), from a copy with room after
-  // when the message ends within 4 bytes of the bits.
-  let src = b, p0 = p;
-  if (p + bytes + 4 > b.length) { src = padCopy(b, p, bytes); p0 = 0; }
   const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
   let bp = 0;
-  for (let i = 1; i < n; i++) {
-    let q = p0 + (bp >>> 3), sh = bp & 7;
-    let z = base + (((src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16) | (src[q + 3]! << 24)) >>> sh) & lmask);
-    if (hw > 0) {
-      const hp = bp + 24;
-      q = p0 + (hp >>> 3); sh = hp & 7;
-      z += (((src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16) | (src[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
-    }
-    bp += width;
+  for (let i = 1; i < n; i++, bp += width) {
+    let z = base + ((s.getUint32(p0 + (bp >>> 3), true) >>> (bp & 7)) & lmask);
+    if (hw > 0) { const hp = bp + 24; z += ((s.getUint32(p0 + (hp >>> 3), true) >>> (hp & 7)) & hmask) * 16777216; }
     v += unzigzagNum(z);
     if (!(v >= 0 && v <= lim)) return false;
     if (smi) out[i] = v | 0;
@@ -356,6 +337,8 @@ class Columns {
   left: number;
   /** The bytes are a block of an XBF file: the reference readers it calls may meet `04` and `05`. */
   file = false;
+  /** Where the bits start in the view bitsView last returned. */
+  vp = 0;
   constructor(b: Uint8Array, pos: number, public o: FastOptions) {
     this.b = b;
     this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -367,6 +350,15 @@ class Columns {
     const c = new Cursor(this.b, start, end);
     c.file = this.file;
     return c;
+  }
+  /** A view for 32-bit loads over the `bytes` bytes at p with 4 readable bytes after them: the message's own,
+   * or one over a padded copy when the message ends sooner (valid until the next call); `vp` is where the bytes
+   * start in it. */
+  bitsView(p: number, bytes: number): DataView {
+    if (p + bytes + 4 <= this.b.length) { this.vp = p; return this.dv; }
+    const c = padCopy(this.b, p, bytes);
+    this.vp = 0;
+    return new DataView(c.buffer, c.byteOffset, c.byteLength);
   }
   charge(x: number): void {
     if (!(x <= this.left)) bail();
@@ -420,7 +412,7 @@ class Columns {
         const smi = base + 2 ** width <= SMI;
         // Sized once where the bytes bound n (width > 0); filled from 0, no hole is left.
         const out = width > 0 ? (smi ? smallInts(n) : doubles(n)) : smi ? smallInts(0) : doubles(0);
-        unpack(b, out, 0, n, width, base, this.pos, smi);
+        unpack(this.bitsView(this.pos, bytes), this.vp, out, 0, n, width, base, smi);
         this.pos += bytes;
         return out;
       }
@@ -451,7 +443,7 @@ class Columns {
           return out;
         }
         const out = smi ? smallInts(n) : doubles(n);
-        if (!undelta(b, out, n, width, base, this.pos, bytes, v, lim, smi)) return null;
+        if (!undelta(this.bitsView(this.pos, bytes), this.vp, out, n, width, base, v, lim, smi)) return null;
         this.pos += bytes;
         return out;
       }
@@ -491,16 +483,11 @@ class Columns {
     if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
     // Width 0: the caller's path (ints, then the scale).
     if (width === 0) { this.pos = start; return null; }
-    let p0 = this.pos, src = b;
-    if (p0 + bytes + 4 > b.length) {
-      // Near the message's end (a 32-bit read would pass it): the packed bytes read from a copy with room after.
-      src = padCopy(b, p0, bytes);
-      p0 = 0;
-    }
+    const view = this.bitsView(this.pos, bytes), p0 = this.vp;
     // Sized once (no growth while filling); each value is written, so no hole is left.
     const out = doubles(n);
-    if (!delta) decimalsFor(src, p0, out, n, width, base, scale);
-    else if (!decimalsDelta(src, p0, out, n, width, base, v, scale)) { this.pos = start; return null; }
+    if (!delta) decimalsFor(view, p0, out, n, width, base, scale);
+    else if (!decimalsDelta(view, p0, out, n, width, base, v, scale)) { this.pos = start; return null; }
     if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(out[i]!);
     this.pos += bytes;
     return out;
@@ -670,8 +657,7 @@ class Columns {
     if (Math.ceil((n - 1) / 8) > len) return null;
     // 32-bit loads from any bit of the stream read up to 4 bytes past it: from a copy with room after when
     // the message ends there. Bits past the stream are never used (each read is checked against `total`).
-    let src = b, p0 = sp;
-    if (end + 4 > b.length) { src = padCopy(b, sp, len); p0 = 0; }
+    const src = this.bitsView(sp, len), p0 = this.vp;
     // The previous value's bits: high and low 32-bit words (for f32 the one word is `lo`).
     let hi = f32 ? 0 : dv.getUint32(first + 4, true), lo = dv.getUint32(first, true);
     const out = doubles(n);
