@@ -55,7 +55,7 @@ function nullable(t: XbfType): boolean {
 
 // ------------------------------------------------------------------ object building
 /** Builds n objects from their fields' columns. A field's mode says how its column is read: PLAIN, one value per
- * object; ABSENT (a `json.optional` field), only the values present, in order, and `tags[j][i]` says whether
+ * object; ABSENT_KEY (a `json.optional` field), only the values present, in order, and `tags[j][i]` says whether
  * object i has one (1) or leaves the key out (0); NULLABLE (an option whose present values are never null),
  * only the values present, and `tags[j][i]` 0 gives null. `tags[j]` is null for PLAIN fields. (No column of n
  * entries mixing values and a marker or null: such an array holds every number boxed, and costs a pass.) */
@@ -104,18 +104,14 @@ function builder(keys: string[], modes: number[]): Builder {
     });
   }
   if (generable) {
-    // Records with keys that may be left out: a generated constructor given every field's value (`A` for a key
-    // left out) assigns them in order, skipping those left out. V8 sizes its objects for all the fields it
-    // assigns (in-object, no properties store grown key by key, as `{}` then assignments would), and its
-    // prototype is Object.prototype: the objects are plain objects, as a literal makes them.
+    // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
+    // tag says present, from its column's next value (straight-line code instead of a loop over the keys). A
+    // generated constructor taking every field was slower (BENCHMARKS.md, TypeScript).
     return generate("optional:" + tag, keys, () => {
-      const vs = keys.map((_, j) => `v${j}`).join(", ");
       const body = keys
-        .map((k, j) => (modes[j] === ABSENT_KEY ? `if (v${j} !== A) this[${JSON.stringify(k)}] = v${j};` : `this[${JSON.stringify(k)}] = v${j};`))
+        .map((k, j) => (modes[j] === ABSENT_KEY ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = ${value(j)};` : `o[${JSON.stringify(k)}] = ${value(j)};`))
         .join(" ");
-      const args = keys.map((_, j) => (modes[j] === ABSENT_KEY ? `t${j}[i] === 1 ? c${j}[q${j}++] : A` : value(j))).join(", ");
-      return new Function("A", `function R(${vs}) { ${body} } R.prototype = Object.prototype;
-        return function (cols, n, tags) { const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) out.push(new R(${args})); return out; };`)(ABSENT) as Builder;
+      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) { const o = {}; ${body} out.push(o); } return out;`) as Builder;
     });
   }
   return (cols, n, tags) => {
