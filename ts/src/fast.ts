@@ -797,13 +797,17 @@ class Columns {
         try { suffixes = utf8.decode(b.subarray(this.pos, this.pos + t)); } catch { return null; }
         if (suffixes.length === t) {
           const out: string[] = new Array(n);
-          let prev = "", q = 0;
+          // `pre` is the prefix the value before was made with (it starts with it): a prefix no longer than
+          // that is a slice of it, or that string itself when as long (the usual case, as dates of a month).
+          let prev = "", pre = "", q = 0;
           for (let i = 0; i < n; i++) {
             const p = shared[i]!, l = rest[i]!;
             if (p > prev.length) return null;
-            const v = p === 0 ? suffixes.slice(q, q + l) : l === 0 ? prev.slice(0, p) : prev.slice(0, p) + suffixes.slice(q, q + l);
+            const head = p === pre.length ? pre : p < pre.length ? pre.slice(0, p) : prev.slice(0, p);
+            const v = l === 0 ? head : p === 0 ? suffixes.slice(q, q + l) : head + suffixes.slice(q, q + l);
             out[i] = v;
             prev = v;
+            pre = head;
             q += l;
           }
           this.pos += t;

@@ -107,6 +107,19 @@ test("NaN payloads in XOR and plain float columns: the default form gives NaN, a
   }
 });
 
+test("shared-prefix string columns: prefixes that shrink, grow, repeat or are whole values; empty, non-ASCII and duplicate strings", () => {
+  const words = fc.array(fc.oneof(fc.constantFrom("", "a", "ab", "abc", "abcd", "2019-01-0", "2019-01-1", "2019-02-", "é", "éa", "日本", "日本語", "😀"),
+    fc.string({ unit: "grapheme", maxLength: 6 })), { minLength: 1, maxLength: 60 });
+  fc.assert(fc.property(words, fc.boolean(), (xs, sorted) => {
+    const ys = sorted ? [...xs].sort() : xs;
+    const rows = ys.map((s) => ({ s: "2019-" + s }));
+    const back = sameOutcome(encode(rows, { layout: "columns" }));
+    assert.deepStrictEqual(back, rows);
+  }), { numRuns: 300 });
+  const dates = Array.from({ length: 400 }, (_, i) => ({ d: new Date(Date.UTC(2019, 0, 1) + i * 86400000).toISOString().slice(0, i % 50 === 0 ? 7 : 10) }));
+  assert.deepStrictEqual(sameOutcome(encode(dates)), dates);
+});
+
 test("damaged integer, decimal and XOR columns: the reference's value or its exact error", () => {
   const rows = Array.from({ length: 24 }, (_, i) => ({
     big: 2 ** 30 - 12 + i * 3, wide: 1e9 + ((i * 7919) % 1000) * 1e6, x: 100 + Math.sin(i / 5) / 7, d: Math.round(Math.cos(i) * 1e4) / 100,
