@@ -511,7 +511,9 @@ class Columns {
       const codes = readCodes(this.b, this.pos, end, lens, order, n);
       if (typeof codes === "string") return null;
       this.pos = end;
-      const out = values[d - 1]! < SMI ? smallInts(n) : doubles(n); // the values ascend
+      // The values ascend. A value read from a doubles array is a float: `| 0` for a smallInts one.
+      if (values[d - 1]! < SMI) { const out = smallInts(n); for (let i = 0; i < n; i++) out[i] = values[codes[i]!]! | 0; return out; }
+      const out = doubles(n);
       for (let i = 0; i < n; i++) out[i] = values[codes[i]!]!;
       return out;
     }
@@ -525,9 +527,9 @@ class Columns {
     if (total !== n) return null;
     let max = 0;
     for (let i = 0; i < k; i++) if (vals[i]! > max) max = vals[i]!;
-    const out = max < SMI ? smallInts(n) : doubles(n);
+    const smi = max < SMI, out = smi ? smallInts(n) : doubles(n);
     let q = 0;
-    for (let i = 0; i < k; i++) { const v = vals[i]!; for (let j = lens[i]!; j > 0; j--) out[q++] = v; }
+    for (let i = 0; i < k; i++) { const v = smi ? vals[i]! | 0 : vals[i]!; out.fill(v, q, q + lens[i]!); q += lens[i]!; }
     return out;
   }
   /** A column of n integers of `kind` (integer kinds, date, timestamp; bool as 0/1 numbers when raw). */
@@ -538,7 +540,9 @@ class Columns {
     const xs = this.ints(n, bits, end);
     if (xs !== null && this.pos === end) {
       if (kind === "bool") { const out: boolean[] = []; for (let i = 0; i < n; i++) out.push(xs[i] === 1); return out; }
-      if (signed) for (let i = 0; i < n; i++) xs[i] = unzigzagNum(xs[i]!);
+      // Below 2^32 the zigzag mapping is undone in integers: a value of a `smallInts` array stays a small integer
+      // in every tier (a float result, stored there even once, would turn its allocation site to doubles).
+      if (signed) for (let i = 0; i < n; i++) { const x = xs[i]!; xs[i] = x < 4294967296 ? (x >>> 1) ^ -(x & 1) : unzigzagNum(x); }
       const conv = intConv(kind, this.o);
       if (conv === null) return xs;
       const out: unknown[] = [];
