@@ -634,9 +634,30 @@ class Columns {
         if (iend < 0 || (this.pos < iend && (b[this.pos] === 0x12 || b[this.pos] === 0x13))) return null;
         const distinct = this.floats(d, f32, iend);
         if (distinct === null || this.pos !== iend) return null;
+        const out = doubles(n);
+        // Frame-of-reference ids (the usual block): looked up as they are unpacked, no array of ids.
+        if (n > 0 && this.pos < end && b[this.pos] === 1) {
+          const start = this.pos;
+          this.pos++;
+          const base = small(this, end);
+          if (base >= 0 && this.pos < end) {
+            const width = b[this.pos++]!, bytes = Math.ceil((n * width) / 8);
+            if (width >= 1 && width <= 24 && bytes <= end - this.pos && !padded(b, this.pos, n * width)) {
+              const s = this.bitsView(this.pos, bytes), p0 = this.vp, mask = (1 << width) - 1;
+              let bp = 0;
+              for (let i = 0; i < n; i++, bp += width) {
+                const id = base + ((s.getUint32(p0 + (bp >>> 3), true) >>> (bp & 7)) & mask);
+                if (id >= d) return null;
+                out[i] = distinct[id]!;
+              }
+              this.pos += bytes;
+              return out;
+            }
+          }
+          this.pos = start; // anything else: ints reads the block (or finds it unusual)
+        }
         const ids = this.ints(n, 64, end);
         if (ids === null) return null;
-        const out = doubles(n);
         for (let i = 0; i < n; i++) {
           const id = ids[i]!;
           if (id >= d) return null;

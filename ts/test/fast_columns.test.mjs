@@ -127,4 +127,9 @@ test("damaged integer, decimal and XOR columns: the reference's value or its exa
   damaged(encode(rows));
   damaged(encode(rows.map(({ x, big }) => ({ big, x })))); // XOR last
   damaged(encode(rows.map(({ d, big }) => ({ big, d })))); // decimal last
+  // Float dictionaries (ids unpacked and looked up at once), last and not.
+  const dict = Array.from({ length: 300 }, (_, i) => ({ f: [0.1, -0, 2.5e-300, NaN, 7.25][(i * 7) % 5], g: [1.5, 1e300][i % 2], s: "x" }));
+  assert.deepStrictEqual(sameOutcome(encode(dict)).map((r) => r.g), dict.map((r) => r.g));
+  damaged(encode(dict.slice(0, 40)));
+  damaged(encode(dict.slice(0, 40).map(({ f }) => ({ f }))));
 });
