@@ -16,6 +16,7 @@ import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, deco
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
+import { SMI, MAX_LENGTH, smallInts, doubles, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, decimalsFor, decimalsDelta, unpack, undelta } from "./fast_bits.js";
 
 /** Thrown when the direct path gives up; the caller then runs the reference decoder. */
 export const BAIL: unique symbol = Symbol("xbf.bail");
@@ -54,11 +55,13 @@ function nullable(t: XbfType): boolean {
 }
 
 // ------------------------------------------------------------------ object building
-/** Builds n objects from their fields' columns. A `json.optional` field's column holds only the values present
- * (in order) and `tags[j]` says, per object, whether it has one (1) or leaves the key out (0); `tags[j]` is
- * null for the other fields. (No column of n entries mixing values and an absent marker: such an array holds
- * every number boxed.) */
+/** Builds n objects from their fields' columns. A field's mode says how its column is read: PLAIN, one value per
+ * object; ABSENT_KEY (a `json.optional` field), only the values present, in order, and `tags[j][i]` says whether
+ * object i has one (1) or leaves the key out (0); NULLABLE (an option whose present values are never null),
+ * only the values present, and `tags[j][i]` 0 gives null. `tags[j]` is null for PLAIN fields. (No column of n
+ * entries mixing values and a marker or null: such an array holds every number boxed, and costs a pass.) */
 type Builder = (cols: unknown[][], n: number, tags: (number[] | null)[]) => unknown[];
+const PLAIN = 0, ABSENT_KEY = 1, NULLABLE = 2;
 let codegen: boolean | undefined;
 /** Whether `new Function` is allowed here (a page's CSP may forbid it); checked once. */
 /** Forbids (false) or allows again (undefined: checked anew) generated code: for the tests and the benchmark
@@ -87,24 +90,27 @@ export function generate<T>(tag: string, keys: string[], make: () => T): T {
 }
 /** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
 const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
-function builder(keys: string[], optional: boolean[]): Builder {
-  const simple = !optional.some((x) => x) && !keys.includes("__proto__");
-  if (simple && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
+function builder(keys: string[], modes: number[]): Builder {
+  const generable = !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate();
+  // A field's value in generated code: its column's next value, or null where its tag is 0.
+  const value = (j: number) => (modes[j] === PLAIN ? `c${j}[i]` : modes[j] === NULLABLE ? `(t${j}[i] === 0 ? null : c${j}[q${j}++])` : `c${j}[q${j}++]`);
+  const cs = keys.map((_, j) => (modes[j] === PLAIN ? `c${j} = cols[${j}]` : `c${j} = cols[${j}], t${j} = tags[${j}]`)).join(", ");
+  const qs = ["_ = 0", ...keys.map((_, j) => (modes[j] === PLAIN ? "" : `q${j} = 0`)).filter((x) => x)].join(", ");
+  const tag = modes.join("");
+  if (generable && !modes.includes(ABSENT_KEY)) {
     // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
-    return generate("columns", keys, () => {
-      const cs = keys.map((_, j) => `c${j} = cols[${j}]`).join(", ");
-      const lit = keys.map((k, j) => `${JSON.stringify(k)}: c${j}[i]`).join(", ");
-      return new Function("cols", "n", `const ${cs}; const out = []; for (let i = 0; i < n; i++) out.push({ ${lit} }); return out;`) as Builder;
+    return generate("columns:" + tag, keys, () => {
+      const lit = keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ");
+      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) out.push({ ${lit} }); return out;`) as Builder;
     });
   }
-  if (!keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
+  if (generable) {
     // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
-    // tag says present, from its column's next value (straight-line code instead of a loop over the keys).
-    return generate("optional:" + optional.map((x) => (x ? "1" : "0")).join(""), keys, () => {
-      const cs = keys.map((_, j) => (optional[j] ? `c${j} = cols[${j}], t${j} = tags[${j}]` : `c${j} = cols[${j}]`)).join(", ");
-      const qs = keys.map((_, j) => (optional[j] ? `q${j} = 0` : "")).filter((x) => x).join(", ");
+    // tag says present, from its column's next value (straight-line code instead of a loop over the keys). A
+    // generated constructor taking every field was slower (BENCHMARKS.md, TypeScript).
+    return generate("optional:" + tag, keys, () => {
       const body = keys
-        .map((k, j) => (optional[j] ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = c${j}[q${j}++];` : `o[${JSON.stringify(k)}] = c${j}[i];`))
+        .map((k, j) => (modes[j] === ABSENT_KEY ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = ${value(j)};` : `o[${JSON.stringify(k)}] = ${value(j)};`))
         .join(" ");
       return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) { const o = {}; ${body} out.push(o); } return out;`) as Builder;
     });
@@ -117,8 +123,8 @@ function builder(keys: string[], optional: boolean[]): Builder {
       const o: Record<string, unknown> = {};
       for (let j = 0; j < m; j++) {
         const tj = tags[j];
-        if (tj && tj[i] !== 1) continue;
-        const v = tj ? cols[j]![q[j]!++] : cols[j]![i];
+        if (tj && tj[i] !== 1 && modes[j] === ABSENT_KEY) continue;
+        const v = tj ? (tj[i] === 0 ? null : cols[j]![q[j]!++]) : cols[j]![i];
         const k = keys[j]!;
         if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
         else o[k] = v;
@@ -161,6 +167,8 @@ class Columns {
   left: number;
   /** The bytes are a block of an XBF file: the reference readers it calls may meet `04` and `05`. */
   file = false;
+  /** Where the bits start in the view bitsView last returned. */
+  vp = 0;
   constructor(b: Uint8Array, pos: number, public o: FastOptions) {
     this.b = b;
     this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -172,6 +180,15 @@ class Columns {
     const c = new Cursor(this.b, start, end);
     c.file = this.file;
     return c;
+  }
+  /** A view for 32-bit loads over the `bytes` bytes at p with 4 readable bytes after them: the message's own,
+   * or one over a padded copy when the message ends sooner (valid until the next call); `vp` is where the bytes
+   * start in it. */
+  bitsView(p: number, bytes: number): DataView {
+    if (p + bytes + 4 <= this.b.length) { this.vp = p; return this.dv; }
+    const c = padCopy(this.b, p, bytes);
+    this.vp = 0;
+    return new DataView(c.buffer, c.byteOffset, c.byteLength);
   }
   charge(x: number): void {
     if (!(x <= this.left)) bail();
@@ -193,20 +210,25 @@ class Columns {
   }
 
   /** An integer payload (encoding byte and payload) of n values below 2^maxBits, as exact numbers; null if
-   * any value is not an exact number or anything is unusual (the caller then reads it as bigints). */
+   * any value is not an exact number or anything is unusual (the caller then reads it as bigints). Values all
+   * below 2^30 come in a `smallInts` array (see there), others in a `doubles` one. */
   ints(n: number, maxBits: number, end: number): number[] | null {
     const b = this.b;
     if (this.pos >= end) return null;
     const enc = b[this.pos++]!;
     const lim = maxBits >= 53 ? MAX_SAFE : 2 ** maxBits - 1;
-    let out: number[] = [];
     switch (enc) {
       case 0: {
-        if (n > end - this.pos) return null;
+        if (n > end - this.pos) return null; // a byte a value at least: n is bounded by the bytes
+        let out = smallInts(n), smi = true;
         for (let i = 0; i < n; i++) {
           const x = small(this, end);
           if (x < 0 || x > lim) return null;
-          out.push(x);
+          if (smi && x < SMI) out[i] = x | 0;
+          else {
+            if (smi) { out = toDoubles(out, i, n); smi = false; }
+            out[i] = x;
+          }
         }
         return out;
       }
@@ -217,44 +239,56 @@ class Columns {
         if (width > maxBits || width > 44 || base + 2 ** width - 1 > lim) return null;
         const bytes = Math.ceil((n * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, n * width)) return null;
+        const smi = base + 2 ** width <= SMI;
         // Sized once where the bytes bound n (width > 0); filled from 0, no hole is left.
-        if (width > 0) out = new Array(n);
-        this.unpack(out, 0, n, width, base, this.pos);
+        const out = width > 0 ? (smi ? smallInts(n) : doubles(n)) : smi ? smallInts(0) : doubles(0);
+        unpack(this.bitsView(this.pos, bytes), this.vp, out, 0, n, width, base, smi);
         this.pos += bytes;
         return out;
       }
       case 2: {
         if (n === 0) return null;
-        let v = small(this, end);
+        const v = small(this, end);
         if (v < 0 || v > lim) return null;
-        out.push(v);
         const base = small(this, end);
         if (base < 0 || this.pos >= end) return null;
         const width = b[this.pos++]!;
         if (width > 44 || base + 2 ** width > MAX_SAFE) return null;
         const bytes = Math.ceil(((n - 1) * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, (n - 1) * width)) return null;
-        if (width > 0) { out = new Array(n); out[0] = v; }
+        // Every sum stays within the first value plus n - 1 of the largest step (a zigzag value below
+        // base + 2^width is a step of at most half that): small integers when that bound is.
+        const smi = v + (n - 1) * ((base + 2 ** width) / 2) < SMI;
         if (width === 0) {
+          const out = smi ? smallInts(0) : doubles(0);
           const d = unzigzagNum(base);
-          for (let i = 1; i < n; i++) { v += d; out.push(v); }
-        } else {
-          this.unpack(out, 1, n - 1, width, base, this.pos);
-          for (let i = 1; i < n; i++) { v += unzigzagNum(out[i]!); out[i] = v; }
+          let x = v;
+          for (let i = 0; i < n; i++) {
+            // A sum that leaves [0, lim] wraps in 128 bits or passes the type: the bigint reader decides.
+            if (!(x >= 0 && x <= lim)) return null;
+            if (smi) out.push(x | 0);
+            else out.push(x);
+            x += d;
+          }
+          return out;
         }
+        const out = smi ? smallInts(n) : doubles(n);
+        if (!undelta(this.bitsView(this.pos, bytes), this.vp, out, n, width, base, v, lim, smi)) return null;
         this.pos += bytes;
-        // A sum that left [0, lim] wraps in 128 bits or passes the type: the bigint reader decides.
-        for (let i = 1; i < n; i++) { const x = out[i]!; if (!(x >= 0 && x <= lim)) return null; }
         return out;
       }
       case 3: {
-        let count = 0;
+        // n was charged to the decoded-memory budget: sized once, each run filled natively.
+        if (n > MAX_LENGTH) return null;
+        let count = 0, out = smallInts(n), smi = true;
         while (count < n) {
           const run = small(this, end);
           if (run <= 0 || run > n - count) return null;
           const x = small(this, end);
           if (x < 0 || x > lim) return null;
-          for (let i = 0; i < run; i++) out.push(x);
+          if (smi && x >= SMI) { out = toDoubles(out, count, n); smi = false; }
+          if (smi) out.fill(x | 0, count, count + run);
+          else out.fill(x, count, count + run);
           count += run;
         }
         return out;
@@ -277,36 +311,14 @@ class Columns {
     const count = delta ? n - 1 : n, bytes = Math.ceil((count * width) / 8);
     // ints' checks: a frame's largest value and a delta's largest difference stay exact in a double.
     if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
-    const p0 = this.pos;
-    // Near the message's end (a 32-bit read would pass it) or width 0: the caller's path (ints, then the scale).
-    if (width === 0 || p0 + bytes + 4 > b.length) { this.pos = start; return null; }
+    // Width 0: the caller's path (ints, then the scale).
+    if (width === 0) { this.pos = start; return null; }
+    const view = this.bitsView(this.pos, bytes), p0 = this.vp;
     // Sized once (no growth while filling); each value is written, so no hole is left.
-    const out: number[] = new Array(n);
-    let o = 0;
-    if (delta) { const first = unzigzagNum(v) / scale; out[o++] = f32 ? Math.fround(first) : first; }
-    const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
-    // Each value's bits found by its bit position: the low (at most 24) bits, then the rest, each from a
-    // little-endian 32-bit read at its byte (a shift of at most 7 leaves 25 bits). The bytes read past the
-    // block's end are inside the message (checked above) and masked off. No carried bit accumulator: each
-    // value's reads are independent of the one before.
-    let bp = 0;
-    for (let i = 0; i < count; i++) {
-      let q = p0 + (bp >>> 3), sh = bp & 7;
-      let z = base + (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & lmask);
-      if (hw > 0) {
-        const hp = bp + 24;
-        q = p0 + (hp >>> 3); sh = hp & 7;
-        z += (((b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> sh) & hmask) * 16777216;
-      }
-      bp += width;
-      if (delta) {
-        v += unzigzagNum(z);
-        // A sum that leaves [0, 2^53): the bigint reader decides, as ints does.
-        if (!(v >= 0 && v <= MAX_SAFE)) { this.pos = start; return null; }
-      } else v = z;
-      const x = unzigzagNum(v) / scale;
-      out[o++] = f32 ? Math.fround(x) : x;
-    }
+    const out = doubles(n);
+    if (!delta) decimalsFor(view, p0, out, n, width, base, scale);
+    else if (!decimalsDelta(view, p0, out, n, width, base, v, scale)) { this.pos = start; return null; }
+    if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(out[i]!);
     this.pos += bytes;
     return out;
   }
@@ -333,7 +345,9 @@ class Columns {
       const codes = readCodes(this.b, this.pos, end, lens, order, n);
       if (typeof codes === "string") return null;
       this.pos = end;
-      const out: number[] = new Array(n);
+      // The values ascend. A value read from a doubles array is a float: `| 0` for a smallInts one.
+      if (values[d - 1]! < SMI) { const out = smallInts(n); for (let i = 0; i < n; i++) out[i] = values[codes[i]!]! | 0; return out; }
+      const out = doubles(n);
       for (let i = 0; i < n; i++) out[i] = values[codes[i]!]!;
       return out;
     }
@@ -345,41 +359,13 @@ class Columns {
     let total = 0;
     for (let i = 0; i < k; i++) { if (lens[i]! === 0) return null; total += lens[i]!; }
     if (total !== n) return null;
-    const out: number[] = new Array(n);
+    let max = 0;
+    for (let i = 0; i < k; i++) if (vals[i]! > max) max = vals[i]!;
+    const smi = max < SMI, out = smi ? smallInts(n) : doubles(n);
     let q = 0;
-    for (let i = 0; i < k; i++) { const v = vals[i]!; for (let j = lens[i]!; j > 0; j--) out[q++] = v; }
+    for (let i = 0; i < k; i++) { const v = smi ? vals[i]! | 0 : vals[i]!; out.fill(v, q, q + lens[i]!); q += lens[i]!; }
     return out;
   }
-  /** Writes n values base + (width bits each, LSB first from byte p) to out[at...] (from out.length on when
-   * width is 0); width 0..44 (exact in a double). */
-  private unpack(out: number[], at: number, n: number, width: number, base: number, p: number): void {
-    const b = this.b;
-    if (width === 0) { for (let i = 0; i < n; i++) out.push(base); return; }
-    if (width <= 24) {
-      const mask = (1 << width) - 1;
-      let acc = 0, bits = 0;
-      for (let i = 0; i < n; i++) {
-        while (bits < width) { acc |= b[p++]! << bits; bits += 8; }
-        out[at + i] = base + (acc & mask);
-        acc = (acc >>> width) | 0; // below 2^31 (width >= 1): an int32, as `|=` leaves it
-        bits -= width;
-      }
-      return;
-    }
-    // 25 to 44 bits: the low 24 bits, then the rest, each read as 32-bit integers (no floating-point
-    // remainder, which V8 calls out for).
-    const hw = width - 24, hmask = (1 << hw) - 1;
-    let acc = 0, bits = 0;
-    for (let i = 0; i < n; i++) {
-      while (bits < 24) { acc |= b[p++]! << bits; bits += 8; }
-      const lo = acc & 0xffffff;
-      acc >>>= 24; bits -= 24;
-      while (bits < hw) { acc |= b[p++]! << bits; bits += 8; }
-      out[at + i] = base + lo + (acc & hmask) * 16777216;
-      acc = (acc >>> hw) | 0; bits -= hw;
-    }
-  }
-
   /** A column of n integers of `kind` (integer kinds, date, timestamp; bool as 0/1 numbers when raw). */
   intColumn(kind: string, n: number): unknown[] {
     const end = this.column();
@@ -388,7 +374,9 @@ class Columns {
     const xs = this.ints(n, bits, end);
     if (xs !== null && this.pos === end) {
       if (kind === "bool") { const out: boolean[] = []; for (let i = 0; i < n; i++) out.push(xs[i] === 1); return out; }
-      if (signed) for (let i = 0; i < n; i++) xs[i] = unzigzagNum(xs[i]!);
+      // Below 2^32 the zigzag mapping is undone in integers: a value of a `smallInts` array stays a small integer
+      // in every tier (a float result, stored there even once, would turn its allocation site to doubles).
+      if (signed) for (let i = 0; i < n; i++) { const x = xs[i]!; xs[i] = x < 4294967296 ? (x >>> 1) ^ -(x & 1) : unzigzagNum(x); }
       const conv = intConv(kind, this.o);
       if (conv === null) return xs;
       const out: unknown[] = [];
@@ -432,10 +420,10 @@ class Columns {
     switch (enc) {
       case 0x10: {
         if (n * w > end - this.pos) return null;
-        const out: number[] = [];
+        const out = doubles(n);
         let p = this.pos;
-        if (f32) for (let i = 0; i < n; i++, p += 4) out.push(dv.getFloat32(p, true));
-        else for (let i = 0; i < n; i++, p += 8) out.push(dv.getFloat64(p, true));
+        if (f32) for (let i = 0; i < n; i++, p += 4) out[i] = dv.getFloat32(p, true);
+        else for (let i = 0; i < n; i++, p += 8) out[i] = dv.getFloat64(p, true);
         this.pos = p;
         return out;
       }
@@ -449,10 +437,11 @@ class Columns {
         // Frame of reference or delta (the usual blocks): decoded and scaled in one pass.
         let out = n > 0 && this.pos < bend && (b[this.pos] === 1 || b[this.pos] === 2) ? this.scaledDecimals(n, bend, scale, f32) : null;
         if (out === null) {
-          out = this.ints(n, 64, bend);
-          if (out === null || this.pos !== bend) return null;
-          if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(out[i]!) / scale);
-          else for (let i = 0; i < n; i++) out[i] = unzigzagNum(out[i]!) / scale;
+          const xs = this.ints(n, 64, bend);
+          if (xs === null || this.pos !== bend) return null;
+          out = doubles(n); // not xs: a smallInts array is never given a fraction
+          if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(unzigzagNum(xs[i]!) / scale);
+          else for (let i = 0; i < n; i++) out[i] = unzigzagNum(xs[i]!) / scale;
         } else if (this.pos !== bend) return null;
         const k = small(this, end);
         if (k < 0 || k > n) return null;
@@ -479,17 +468,88 @@ class Columns {
         if (iend < 0 || (this.pos < iend && (b[this.pos] === 0x12 || b[this.pos] === 0x13))) return null;
         const distinct = this.floats(d, f32, iend);
         if (distinct === null || this.pos !== iend) return null;
+        const out = doubles(n);
+        // Frame-of-reference ids (the usual block): looked up as they are unpacked, no array of ids.
+        if (n > 0 && this.pos < end && b[this.pos] === 1) {
+          const start = this.pos;
+          this.pos++;
+          const base = small(this, end);
+          if (base >= 0 && this.pos < end) {
+            const width = b[this.pos++]!, bytes = Math.ceil((n * width) / 8);
+            if (width >= 1 && width <= 24 && bytes <= end - this.pos && !padded(b, this.pos, n * width)) {
+              const s = this.bitsView(this.pos, bytes), p0 = this.vp, mask = (1 << width) - 1;
+              let bp = 0;
+              for (let i = 0; i < n; i++, bp += width) {
+                const id = base + ((s.getUint32(p0 + (bp >>> 3), true) >>> (bp & 7)) & mask);
+                if (id >= d) return null;
+                out[i] = distinct[id]!;
+              }
+              this.pos += bytes;
+              return out;
+            }
+          }
+          this.pos = start; // anything else: ints reads the block (or finds it unusual)
+        }
         const ids = this.ints(n, 64, end);
         if (ids === null) return null;
         for (let i = 0; i < n; i++) {
           const id = ids[i]!;
           if (id >= d) return null;
-          ids[i] = distinct[id]!;
+          out[i] = distinct[id]!;
         }
-        return ids;
+        return out;
       }
+      case 0x13: return this.xor(n, f32, end);
       default: return null;
     }
+  }
+  /** The XOR encoding's payload (SPEC 22.2.1: after its byte, the rest of the column up to `end`) of n values,
+   * as decodeXor reads it but on numbers only; null wherever decodeXor would throw (it then reports it). */
+  private xor(n: number, f32: boolean, end: number): number[] | null {
+    const b = this.b, dv = this.dv, w = f32 ? 4 : 8, width = 8 * w, field = f32 ? 5 : 6, fmask = (1 << field) - 1;
+    if (n === 0 || w > end - this.pos || !LITTLE) return null;
+    const first = this.pos, sp = first + w, len = end - sp, total = 8 * len;
+    if (Math.ceil((n - 1) / 8) > len) return null;
+    // 32-bit loads from any bit of the stream read up to 4 bytes past it: from a copy with room after when
+    // the message ends there. Bits past the stream are never used (each read is checked against `total`).
+    const src = this.bitsView(sp, len), p0 = this.vp;
+    // The previous value's bits: high and low 32-bit words (for f32 the one word is `lo`).
+    let hi = f32 ? 0 : dv.getUint32(first + 4, true), lo = dv.getUint32(first, true);
+    const out = doubles(n);
+    out[0] = f32 ? dv.getFloat32(first, true) : dv.getFloat64(first, true);
+    let lead = -1, wlen = 0, bit = 0;
+    for (let i = 1; i < n; i++) {
+      if (bit >= total) return null;
+      const c = bitsAt(src, p0, bit, 2);
+      if ((c & 1) === 0) { bit += 1; out[i] = out[i - 1]!; continue; }
+      if ((c & 2) !== 0) {
+        if (bit + 2 + 2 * field > total) return null;
+        const f = bitsAt(src, p0, bit + 2, 2 * field);
+        lead = f & fmask;
+        wlen = (f >>> field) + 1;
+        if (lead + wlen > width) return null;
+        bit += 2 + 2 * field;
+      } else {
+        if (lead < 0 || bit + 2 > total) return null;
+        bit += 2;
+      }
+      if (bit + wlen > total) return null;
+      // wlen bits, shifted left by sh into the width-bit word (lead + wlen <= width, so nothing is lost).
+      const sh = width - lead - wlen;
+      let vl: number, vh = 0;
+      if (wlen <= 32) vl = bits32(src, p0, bit, wlen);
+      else { vl = bits32(src, p0, bit, 32); vh = bits32(src, p0, bit + 32, wlen - 32); }
+      bit += wlen;
+      if (sh === 0) { hi ^= vh; lo ^= vl; }
+      else if (sh >= 32) hi ^= vl << (sh - 32);
+      else { hi ^= (vh << sh) | (vl >>> (32 - sh)); lo ^= vl << sh; }
+      if (f32) { WORDS[0] = lo; out[i] = F32[0]!; }
+      else { WORDS[0] = lo; WORDS[1] = hi; out[i] = F64[0]!; }
+    }
+    if (Math.ceil(bit / 8) !== len) return null;
+    if (bit % 8 !== 0 && b[sp + (bit >> 3)]! >> (bit % 8) !== 0) return null;
+    this.pos = end;
+    return out;
   }
 
   stringColumn(n: number): string[] {
@@ -596,13 +656,17 @@ class Columns {
         try { suffixes = utf8.decode(b.subarray(this.pos, this.pos + t)); } catch { return null; }
         if (suffixes.length === t) {
           const out: string[] = new Array(n);
-          let prev = "", q = 0;
+          // `pre` is the prefix the value before was made with (it starts with it): a prefix no longer than
+          // that is a slice of it, or that string itself when as long (the usual case, as dates of a month).
+          let prev = "", pre = "", q = 0;
           for (let i = 0; i < n; i++) {
             const p = shared[i]!, l = rest[i]!;
             if (p > prev.length) return null;
-            const v = p === 0 ? suffixes.slice(q, q + l) : l === 0 ? prev.slice(0, p) : prev.slice(0, p) + suffixes.slice(q, q + l);
+            const head = p === pre.length ? pre : p < pre.length ? pre.slice(0, p) : prev.slice(0, p);
+            const v = l === 0 ? head : p === 0 ? suffixes.slice(q, q + l) : head + suffixes.slice(q, q + l);
             out[i] = v;
             prev = v;
+            pre = head;
             q += l;
           }
           this.pos += t;
@@ -670,17 +734,24 @@ class Columns {
       case "struct": {
         const fs = t.fields;
         const cols: unknown[][] = [];
-        const optional: boolean[] = [], tags: (number[] | null)[] = [];
+        const modes: number[] = [], tags: (number[] | null)[] = [];
         for (let j = 0; j < fs.length; j++) {
           const ft = fs[j]!.type;
           if (isOptionalEnum(ft)) {
             const [g, vals] = this.optionalField(ft as Extract<XbfType, { kind: "enum" }>, n, child);
-            optional.push(true); tags.push(g); cols.push(vals);
-          } else { optional.push(false); tags.push(null); cols.push(this.node(ft, n, child)); }
+            modes.push(ABSENT_KEY); tags.push(g); cols.push(vals);
+          } else if (ft.kind === "option" && !nullable(ft.inner)) {
+            // The option node's work (node's "option" case) but its values left in two columns for the builder.
+            this.charge(n * VALUE_COST);
+            const present = this.counts(n, 1);
+            let count = 0;
+            for (let i = 0; i < n; i++) count += present[i]!;
+            modes.push(NULLABLE); tags.push(present); cols.push(this.node(ft.inner, count, child + 1));
+          } else { modes.push(PLAIN); tags.push(null); cols.push(this.node(ft, n, child)); }
         }
         const built = BUILDERS[canGenerate() ? 1 : 0]!;
         let build = built.get(t);
-        if (build === undefined) { build = builder(fs.map((f) => f.name), optional); built.set(t, build); }
+        if (build === undefined) { build = builder(fs.map((f) => f.name), modes); built.set(t, build); }
         return build(cols, n, tags);
       }
       case "option": {
@@ -1000,7 +1071,9 @@ export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataC
   if (bytes.length < 3 || bytes[0] !== 0xc2 || (bytes[1] !== 0 && bytes[1] !== FLAG_COLUMNAR)) return undefined;
   const end = skipMeta(bytes, 2, 0, o.maxDepth ?? 128);
   if (end < 0 || end - 2 > CACHED_META) return undefined;
-  const opts = `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}|${canGenerate() ? "g" : ""}`;
+  // The options the cached readers depend on (no string built for the default options).
+  const opts = o.int64 === undefined && o.maps === undefined && o.maxDepth === undefined ? (canGenerate() ? "|||g" : "|||")
+    : `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}|${canGenerate() ? "g" : ""}`;
   let h = 0x811c9dc5; // FNV-1a over the metadata bytes; a hit is confirmed byte for byte
   for (let i = 2; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   h = (h ^ opts.length) >>> 0;
