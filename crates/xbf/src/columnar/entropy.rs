@@ -188,15 +188,9 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
     // Canonical decoding: symbols sorted by (length, value). Codes of up
     // to TABLE bits are looked up in one step by the stream's next bits;
     // longer ones by comparing the next MAX_LEN bits with each longer
-    // length's limit.
-    let mut order: Vec<usize> = (0..lens.len()).collect();
-    order.sort_by_key(|&i| (lens[i], i));
-    let lens8: Vec<u8> = lens.iter().map(|&l| l as u8).collect();
-    let codes = canonical(&lens8);
-    // For codes longer than the table's, by length: the first code (MSB
-    // first), the index in `order` of the first symbol, and the limit every
-    // code of that length or shorter is under, left-justified to MAX_LEN
-    // bits (canonical Huffman decoding).
+    // length's limit. For each length: the first code (MSB first), the
+    // index in `order` of its first symbol, and the limit every code of
+    // that length or shorter is under, left-justified to MAX_LEN bits.
     let (mut first, mut base, mut limit) = ([0u32; 25], [0u32; 25], [0u32; 25]);
     let (mut code, mut index) = (0u32, 0u32);
     for len in 1..=usize::from(MAX_LEN) {
@@ -206,6 +200,19 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
         index += count[len];
         limit[len] = code << (usize::from(MAX_LEN) - len);
         code <<= 1;
+    }
+    // The symbols by (length, symbol), a counting sort, and their canonical
+    // codes (what `canonical` gives, without its comparison sort).
+    let lens8: Vec<u8> = lens.iter().map(|&l| l as u8).collect();
+    let mut order = vec![0usize; lens8.len()];
+    let mut codes = vec![0u32; lens8.len()];
+    let mut next = base;
+    for (i, &l) in lens8.iter().enumerate() {
+        let l = usize::from(l);
+        let pos = next[l];
+        next[l] += 1;
+        order[pos as usize] = i;
+        codes[i] = first[l] + (pos - base[l]);
     }
     const FULL: u32 = (1 << MAX_LEN) - 1;
     let stream_at = c.offset();
