@@ -41,11 +41,15 @@ from child import Worker
 SRC = "target/data/vega-datasets/flights-3m.parquet"
 
 
-def write_all(table, folder):
+def write_all(table, folder, wanted=None):
+    """Writes the formats in `wanted` (all if None; xbf always, which the
+    checks and `--compare` workers read)."""
     paths = {}
     t0 = {}
 
     def timed(name, path, fn):
+        if wanted is not None and name != "xbf" and name not in wanted:
+            return
         s = time.perf_counter()
         fn(path)
         t0[name] = time.perf_counter() - s
@@ -58,6 +62,8 @@ def write_all(table, folder):
           lambda p: pq.write_table(table, p, compression="snappy"))
     timed("feather zstd", os.path.join(folder, "f.feather"), lambda p: feather.write_feather(table, p, compression="zstd"))
     try:
+        if wanted is not None and "fastavro" not in wanted:
+            raise ImportError("not asked for")
         import fastavro
 
         schema = {
@@ -203,7 +209,7 @@ def main():
         print(f"xbf [{label}] from {workers[f'xbf [{label}]'].version}", file=sys.stderr)
     table = pq.read_table(SRC)
     folder = args.folder or tempfile.mkdtemp(prefix="arrow-bench-")
-    paths, write_times = write_all(table, folder)
+    paths, write_times = write_all(table, folder, args.formats.split(",") if args.formats else None)
     # The same values come back as in the vega Parquet file (each column cast
     # to the file's type: XBF strings are Arrow's string, its timestamps UTC).
     back = xa.read_table(paths["xbf"])

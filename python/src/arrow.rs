@@ -103,9 +103,10 @@ impl ArrowReader {
 /// Opens `path` for reading as batches: `columns` (names or dotted paths),
 /// `filters` ((field, op, value as text) triples, all of which a row
 /// matches), `batch_size` (rows a batch at most), `blocks` (a range of
-/// block numbers, for one task of several) and `threads` (blocks decoded at
-/// once, each on its own thread; default 1: on the shared 2-core machine a
-/// started thread measured slower than none, BENCHMARKS.md).
+/// block numbers, for one task of several) and `threads` (threads decoding
+/// blocks, the calling one included; default the cores, at most 4, as
+/// pyarrow's readers use its pool; `xbf_arrow::FileBatchReader::with_threads`
+/// keeps them up for the read and bounds the blocks decoded ahead).
 #[pyfunction]
 #[pyo3(signature = (path, columns=None, filters=None, batch_size=None, blocks=None, threads=None))]
 fn arrow_open(
@@ -129,7 +130,7 @@ fn arrow_open(
         None => 0..reader.blocks().len(),
     };
     let opts = ScanOptions { columns, filters, batch_size };
-    let threads = threads.unwrap_or(1);
+    let threads = threads.unwrap_or_else(default_threads);
     let mut extra = Vec::new();
     for _ in 1..threads.min(range.len()).max(1) {
         let f = File::open(&path).map_err(|e| PyIOError::new_err(format!("{}: {e}", path.display())))?;
@@ -137,6 +138,11 @@ fn arrow_open(
     }
     let r = FileBatchReader::with_reader(reader, opts, range).map_err(|e| arrow_err(py, e))?.with_threads(extra);
     Ok(ArrowReader { schema: r.schema(), reader: Mutex::new(Some(r)) })
+}
+
+/// Threads a read uses unless told: the cores, at most 4.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)
 }
 
 /// The record count of each block of the file at `path` (from its footer).

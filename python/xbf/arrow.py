@@ -130,9 +130,11 @@ def open(  # noqa: A001 (mirrors pyarrow.parquet.ParquetFile / io.open)
     """Opens an XBF file as a stream of Arrow record batches (see the module doc).
 
     ``filters`` here takes the operators the reader tests itself
-    (``= == != < <= > >=``), all of which a row matches. ``threads`` blocks
-    are decoded at once, each on its own thread (default 1); memory holds
-    that many blocks.
+    (``= == != < <= > >=``), all of which a row matches. ``threads``
+    threads decode blocks (the calling one included; default the cores, at
+    most 4, as pyarrow's readers use its thread pool; ``threads=1`` decodes
+    on the calling thread only); memory holds at most ``threads + 1`` blocks
+    decoded ahead of the one being read.
     """
     pushed: List[Tuple[str, str, str]] = []
     if filters:

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::io::{Read, Seek, Write};
+use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
@@ -13,6 +14,7 @@ use xbf::{
 use crate::arrow_to_columns::{add_sizes, cast_for, push};
 use crate::columns_to_arrow::columns_to_batch;
 use crate::filter::Filter;
+use crate::pool::{DecodeBlock, Pool};
 use crate::schema::{arrow_schema, xbf_err, xbf_type};
 use crate::to_arrow::batch_with_schema;
 
@@ -30,24 +32,19 @@ pub struct ScanOptions {
 }
 
 /// The batches of an XBF file, one block at a time: an Arrow
-/// [`RecordBatchReader`], so memory holds one block's records.
+/// [`RecordBatchReader`], so memory holds one block's records (or, with
+/// [`with_threads`](Self::with_threads), a few blocks).
 pub struct FileBatchReader<R> {
     reader: FileReader<R>,
-    /// The read: the columns asked for and those the filters need (dropped
-    /// after them), the first filter to skip blocks by their statistics.
-    q: ReadOptions,
-    /// The filters tested on batches (all of them), and the columns kept
-    /// after them.
-    rest: Vec<Filter>,
-    keep: Option<Vec<usize>>,
-    ty: Metadata,
-    schema: SchemaRef,
-    out_schema: SchemaRef,
+    /// What every block goes through, shared with the decoding threads.
+    plan: Arc<Plan>,
     blocks: std::ops::Range<usize>,
     batch_size: Option<usize>,
     ready: VecDeque<Result<RecordBatch, ArrowError>>,
-    /// More readers of the same file, each decoding a block on its own thread.
+    /// More readers of the same file, each decoding blocks on its own thread
+    /// once the read starts.
     extra: Vec<FileReader<R>>,
+    pool: Option<Pool>,
 }
 
 impl<R: Read + Seek> FileBatchReader<R> {
@@ -101,132 +98,123 @@ impl<R: Read + Seek> FileBatchReader<R> {
             })
             .transpose()?;
         let out_schema = match &keep {
-            Some(k) => std::sync::Arc::new(schema.project(k)?),
+            Some(k) => Arc::new(schema.project(k)?),
             None => schema.clone(),
         };
         let end = blocks.end.min(reader.blocks().len());
         let blocks = blocks.start.min(end)..end;
         Ok(FileBatchReader {
             reader,
-            q,
-            rest,
-            keep,
-            ty,
-            schema,
-            out_schema,
+            plan: Arc::new(Plan { q, rest, keep, ty, schema, out_schema }),
             blocks,
             batch_size: opts.batch_size.filter(|&n| n > 0),
             ready: VecDeque::new(),
             extra: Vec::new(),
+            pool: None,
         })
     }
 
     /// The XBF type of the records read (after projection).
     pub fn xbf_type(&self) -> &Metadata {
-        &self.ty
+        &self.plan.ty
     }
 
     /// Decodes with `readers.len() + 1` threads: each of `readers` (the
-    /// same file, opened again) decodes a block while this one decodes
-    /// another, blocks handed out in file order and batches kept in it.
+    /// same file, opened again) decodes blocks on a thread of its own that
+    /// stays up for the read, and the thread iterating decodes blocks too
+    /// while the next one in file order is not ready. Batches come in file
+    /// order; at most `readers.len() + 2` blocks are decoded ahead of the
+    /// one handed out (the memory bound).
     pub fn with_threads(mut self, readers: Vec<FileReader<R>>) -> Self {
         self.extra = readers;
         self
     }
 
-    /// Reads and converts the next blocks, one on each reader, in order.
+    /// The next block's batch (`None` after the last), on this thread or,
+    /// with extra readers, from the decoding threads.
+    fn next_block(&mut self) -> Option<Result<RecordBatch, ArrowError>>
+    where
+        R: Send + 'static,
+    {
+        if !self.extra.is_empty() && self.pool.is_none() && self.blocks.len() > 1 {
+            let readers = std::mem::take(&mut self.extra);
+            let window = readers.len() + 2;
+            self.pool = Some(Pool::start(self.plan.clone(), readers, self.blocks.clone(), window));
+            self.blocks = self.blocks.end..self.blocks.end;
+        }
+        if let Some(pool) = &mut self.pool {
+            return pool.next(self.plan.as_ref(), &mut self.reader);
+        }
+        let i = self.blocks.next()?;
+        let out = self.plan.decode(&mut self.reader, i);
+        if out.is_err() {
+            // Nothing after a failed block.
+            self.blocks = self.blocks.end..self.blocks.end;
+        }
+        Some(out)
+    }
+
+    /// Reads and converts the next block, split into batches of at most
+    /// `batch_size` rows.
     fn refill(&mut self) -> bool
     where
-        R: Send,
+        R: Send + 'static,
     {
-        let want = 1 + self.extra.len();
-        let picked: Vec<usize> = self.blocks.by_ref().take(want).collect();
-        if picked.is_empty() {
+        let Some(r) = self.next_block() else {
             return false;
-        }
-        let plan = Plan {
-            q: &self.q,
-            rest: &self.rest,
-            keep: self.keep.as_deref(),
-            ty: &self.ty,
-            schema: &self.schema,
-            out_schema: &self.out_schema,
         };
-        let results: Vec<Result<RecordBatch, ArrowError>> = if picked.len() == 1 {
-            vec![plan.block(&mut self.reader, picked[0])]
-        } else {
-            let (first, others) = (&mut self.reader, &mut self.extra);
-            std::thread::scope(|s| {
-                let plan = &plan;
-                // The first block is decoded on this thread while the others
-                // decode on their own: one thread fewer to start and wait for
-                // each round (on a loaded machine a started thread can wait
-                // longer for a core than a small block takes).
-                let handles: Vec<_> =
-                    others.iter_mut().zip(&picked[1..]).map(|(r, &i)| s.spawn(move || plan.block(r, i))).collect();
-                let mut out = vec![plan.block(first, picked[0])];
-                out.extend(handles.into_iter().map(|h| {
-                    h.join().unwrap_or_else(|_| Err(ArrowError::ComputeError("a decoding thread panicked".into())))
-                }));
-                out
-            })
-        };
-        for r in results {
-            match r {
-                Ok(batch) if batch.num_rows() == 0 => {}
-                Ok(batch) => match self.batch_size {
-                    Some(n) if batch.num_rows() > n => {
-                        let mut at = 0;
-                        while at < batch.num_rows() {
-                            let len = n.min(batch.num_rows() - at);
-                            self.ready.push_back(Ok(batch.slice(at, len)));
-                            at += len;
-                        }
+        match r {
+            Ok(batch) if batch.num_rows() == 0 => {}
+            Ok(batch) => match self.batch_size {
+                Some(n) if batch.num_rows() > n => {
+                    let mut at = 0;
+                    while at < batch.num_rows() {
+                        let len = n.min(batch.num_rows() - at);
+                        self.ready.push_back(Ok(batch.slice(at, len)));
+                        at += len;
                     }
-                    _ => self.ready.push_back(Ok(batch)),
-                },
-                Err(e) => {
-                    // Nothing after a failed block.
-                    self.ready.push_back(Err(e));
-                    self.blocks = self.blocks.end..self.blocks.end;
-                    break;
                 }
-            }
+                _ => self.ready.push_back(Ok(batch)),
+            },
+            Err(e) => self.ready.push_back(Err(e)),
         }
         true
     }
 }
 
-/// What every block of a read goes through, shared by the decoding threads.
-struct Plan<'a> {
-    q: &'a ReadOptions,
-    rest: &'a [Filter],
-    keep: Option<&'a [usize]>,
-    ty: &'a Metadata,
-    schema: &'a SchemaRef,
-    out_schema: &'a SchemaRef,
+/// What every block of a read goes through, shared by the decoding threads:
+/// the read (the columns asked for and those the filters need, the first
+/// filter to skip blocks by their statistics), the filters tested on
+/// batches (all of them) and the columns kept after them.
+struct Plan {
+    q: ReadOptions,
+    rest: Vec<Filter>,
+    keep: Option<Vec<usize>>,
+    ty: Metadata,
+    schema: SchemaRef,
+    out_schema: SchemaRef,
 }
 
-impl Plan<'_> {
+impl DecodeBlock for Plan {
     /// Block `i`'s records that the read asks for, as a batch of the read's
     /// output schema (empty when its statistics rule the first filter out):
     /// decoded into column buffers by the core and handed to Arrow as they
     /// are, then filtered with Arrow's kernels.
-    fn block<R: Read + Seek>(&self, reader: &mut FileReader<R>, i: usize) -> Result<RecordBatch, ArrowError> {
-        let Some(columns) = reader.read_block_columns(i, self.q).map_err(xbf_err)? else {
+    fn decode<R: Read + Seek>(&self, reader: &mut FileReader<R>, i: usize) -> Result<RecordBatch, ArrowError> {
+        let Some(columns) = reader.read_block_columns(i, &self.q).map_err(xbf_err)? else {
             return Ok(RecordBatch::new_empty(self.out_schema.clone()));
         };
-        debug_assert_eq!(&columns.ty, self.ty);
+        debug_assert_eq!(&columns.ty, &self.ty);
         let batch = columns_to_batch(self.schema.clone(), columns)?;
-        let batch = crate::filter::filter_batch(&batch, self.rest)?;
-        match self.keep {
+        let batch = crate::filter::filter_batch(&batch, &self.rest)?;
+        match &self.keep {
             Some(k) => batch.project(k),
             None => Ok(batch),
         }
     }
 }
 
-impl<R: Read + Seek + Send> Iterator for FileBatchReader<R> {
+impl<R: Read + Seek + Send + 'static> Iterator for FileBatchReader<R> {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -241,9 +229,9 @@ impl<R: Read + Seek + Send> Iterator for FileBatchReader<R> {
     }
 }
 
-impl<R: Read + Seek + Send> RecordBatchReader for FileBatchReader<R> {
+impl<R: Read + Seek + Send + 'static> RecordBatchReader for FileBatchReader<R> {
     fn schema(&self) -> SchemaRef {
-        self.out_schema.clone()
+        self.plan.out_schema.clone()
     }
 }
 

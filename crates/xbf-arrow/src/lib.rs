@@ -98,6 +98,7 @@ mod columns_to_arrow;
 mod file;
 mod filter;
 mod from_arrow;
+mod pool;
 mod schema;
 mod to_arrow;
 

@@ -172,3 +172,48 @@ fn timestamps_of_any_unit_and_zone_become_utc_microseconds() {
     let paris = back[0].column(1).as_any().downcast_ref::<TimestampMicrosecondArray>().unwrap();
     assert_eq!(paris.values().to_vec(), vec![6]);
 }
+
+/// `n` more readers of `bytes`, for `with_threads`.
+fn readers(bytes: &[u8], n: usize) -> Vec<FileReader<Cursor<Vec<u8>>>> {
+    (0..n).map(|_| FileReader::open(Cursor::new(bytes.to_vec())).unwrap()).collect()
+}
+
+#[test]
+fn threads_stop_at_a_damaged_block_in_order() {
+    let mut bytes = file();
+    let at = FileReader::open(Cursor::new(bytes.clone())).unwrap().blocks()[5].offset as usize;
+    bytes[at + 6] ^= 0xff; // inside the sixth block's body: its checksum fails
+    for threads in [1, 2, 4] {
+        let r = FileBatchReader::new(Cursor::new(bytes.clone()), ScanOptions::default())
+            .unwrap()
+            .with_threads(readers(&bytes, threads - 1));
+        let out: Vec<_> = r.collect();
+        assert_eq!(out.len(), 6, "{threads} threads: five blocks, then the error, then nothing");
+        let good: Vec<RecordBatch> = out[..5].iter().map(|b| b.as_ref().unwrap().clone()).collect();
+        assert_eq!(delays(&good), (0..50).map(|i| if i == 7 { None } else { Some(i) }).collect::<Vec<_>>());
+        let e = out[5].as_ref().unwrap_err();
+        assert_eq!(xbf_arrow::xbf_error(e).unwrap().kind(), xbf::ErrorKind::BadChecksum);
+    }
+}
+
+#[test]
+fn threads_read_any_split_and_stop_when_dropped() {
+    let bytes = file();
+    for (start, end) in [(0, 10), (3, 4), (2, 9), (9, 10)] {
+        let r = FileReader::open(Cursor::new(bytes.clone())).unwrap();
+        let all: Vec<RecordBatch> = FileBatchReader::with_reader(r, ScanOptions::default(), start..end)
+            .unwrap()
+            .with_threads(readers(&bytes, 3))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let want: Vec<Option<i64>> =
+            (start * 10..end * 10).map(|i| if i == 7 { None } else { Some(i as i64) }).collect();
+        assert_eq!(delays(&all), want);
+    }
+    // Dropped after one batch: the threads (blocked on the window) end.
+    let mut r = FileBatchReader::new(Cursor::new(bytes.clone()), ScanOptions::default())
+        .unwrap()
+        .with_threads(readers(&bytes, 3));
+    assert_eq!(r.next().unwrap().unwrap().num_rows(), 10);
+    drop(r);
+}

@@ -187,11 +187,34 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
     }
     // Canonical decoding: symbols sorted by (length, value). Codes of up
     // to TABLE bits are looked up in one step by the stream's next bits;
-    // longer ones are read a bit at a time from a code's first bit.
-    let mut order: Vec<usize> = (0..lens.len()).collect();
-    order.sort_by_key(|&i| (lens[i], i));
+    // longer ones by comparing the next MAX_LEN bits with each longer
+    // length's limit. For each length: the first code (MSB first), the
+    // index in `order` of its first symbol, and the limit every code of
+    // that length or shorter is under, left-justified to MAX_LEN bits.
+    let (mut first, mut base, mut limit) = ([0u32; 25], [0u32; 25], [0u32; 25]);
+    let (mut code, mut index) = (0u32, 0u32);
+    for len in 1..=usize::from(MAX_LEN) {
+        first[len] = code;
+        base[len] = index;
+        code += count[len];
+        index += count[len];
+        limit[len] = code << (usize::from(MAX_LEN) - len);
+        code <<= 1;
+    }
+    // The symbols by (length, symbol), a counting sort, and their canonical
+    // codes (what `canonical` gives, without its comparison sort).
     let lens8: Vec<u8> = lens.iter().map(|&l| l as u8).collect();
-    let codes = canonical(&lens8);
+    let mut order = vec![0usize; lens8.len()];
+    let mut codes = vec![0u32; lens8.len()];
+    let mut next = base;
+    for (i, &l) in lens8.iter().enumerate() {
+        let l = usize::from(l);
+        let pos = next[l];
+        next[l] += 1;
+        order[pos as usize] = i;
+        codes[i] = first[l] + (pos - base[l]);
+    }
+    const FULL: u32 = (1 << MAX_LEN) - 1;
     let stream_at = c.offset();
     let bytes = c.take(c.remaining() as usize)?;
     let total_bits = bytes.len() as u64 * 8;
@@ -247,11 +270,11 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
             let l3 = code_len[i3];
             *four = [code_val[i0], code_val[i1], code_val[i2], code_val[i3]];
             bit += u64::from(l0) + u64::from(l1) + u64::from(l2) + u64::from(l3);
-            let done = usize::from(l0 != 0) + usize::from(l1 != 0) + usize::from(l2 != 0) + usize::from(l3 != 0);
-            k += done;
-            if done == 4 {
+            if l0.min(l1).min(l2).min(l3) != 0 {
+                k += 4;
                 continue;
             }
+            k += usize::from(l0 != 0) + usize::from(l1 != 0) + usize::from(l2 != 0) + usize::from(l3 != 0);
         }
         // One value, near the stream's end or with a code longer than the
         // table's: the window's bits from `bit`, zeros past the end.
@@ -276,27 +299,26 @@ pub(crate) fn decode<T: Lane>(c: &mut Cursor<'_>, n: u64, max_bits: u32, out: &m
             k += 1;
             continue;
         }
-        let (mut code, mut first, mut index) = (0u32, 0u32, 0u32);
-        let mut len = 1usize;
-        loop {
-            if bit >= total_bits {
-                return Err(ended());
-            }
-            code |= u32::from(bytes[(bit / 8) as usize] >> (bit % 8)) & 1;
-            bit += 1;
-            let here = count[len];
-            if code < first + here {
-                break;
-            }
-            index += here;
-            first = (first + here) << 1;
-            code <<= 1;
+        // A code longer than the table's: its length is the first whose
+        // limit the stream's next MAX_LEN bits (first bit highest) are
+        // under; the code is complete (checked above), so the last
+        // length's limit, 2^MAX_LEN, is over every window.
+        let v = ((word as u32) & FULL).reverse_bits() >> (32 - u32::from(MAX_LEN));
+        let mut len = usize::from(TABLE) + 1;
+        while len < usize::from(MAX_LEN) && v >= limit[len] {
             len += 1;
-            if len > MAX_LEN as usize {
-                return Err(c.invalid(stream_at, "a code longer than any in the table".into()));
-            }
         }
-        dst[k] = lanes[order[(index + code - first) as usize]];
+        if bit + len as u64 > total_bits {
+            return Err(ended());
+        }
+        bit += len as u64;
+        // Never wraps for a complete code (v is at or over the previous
+        // length's limit); wrapping keeps a miscount an error, not a panic.
+        let index = base[len].wrapping_add((v >> (u32::from(MAX_LEN) - len as u32)).wrapping_sub(first[len]));
+        match order.get(index as usize) {
+            Some(&sym) => dst[k] = lanes[sym],
+            None => return Err(c.invalid(stream_at, "a code longer than any in the table".into())),
+        }
         k += 1;
     }
     // The fast path reads whole windows inside the stream, so it never
@@ -369,7 +391,7 @@ mod tests {
     fn codes_longer_than_the_table_round_trip_at_every_position() {
         // Fibonacci counts make a deep code: the rarest values take codes
         // longer than TABLE bits, which the four-at-a-time path hands to
-        // the bit-by-bit one wherever they fall among the four.
+        // the long-code one wherever they fall among the four.
         let mut counts = vec![1u64, 1];
         while counts.len() < 22 {
             counts.push(counts[counts.len() - 1] + counts[counts.len() - 2]);
