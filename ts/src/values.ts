@@ -3,6 +3,7 @@ import { INT_INFO, XbfType, Member, typeToString, metadataBytes, hex, depthOf } 
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { XbfNaN } from "./nan.js";
+import { canGenerate, generate } from "./fast.js";
 
 /** An enum value: the variant's name and its payload (`null` for a variant without data). */
 export class XbfEnum {
@@ -341,6 +342,9 @@ interface Shape {
   kinds: Set<string>;
   /** The kind added last: a place usually holds one kind, and the Set is not touched again for it. */
   lastKind: string;
+  /** Whether kinds holds both "int" and "float": a number then changes nothing but the count (resolve makes the
+   * place f64 or any whatever the range), so numbers skip everything else. */
+  mixedNum: boolean;
   min: bigint; max: bigint; allSafe: boolean;
   /** Integers given as numbers: their count, least and greatest (kept apart from bigints, combined in resolve). */
   nints: number; nmin: number; nmax: number; nbigs: number; firstInt: boolean;
@@ -349,13 +353,16 @@ interface Shape {
    * holds b for each object where key b follows key a; `last` the slots of the last object, in its order. */
   keys?: string[]; keyIndex?: Map<string, number>; keyShapes?: Shape[]; keyCounts?: number[]; next?: Set<number>[];
   last?: number[]; objects: number; totalKeys: number;
+  /** For objects with the keys of `last`: the shapes of its slots in its order, objects seen since it was set, and
+   * generated code that adds such an object (null where code may not be generated). */
+  lastShapes?: Shape[]; lastHits: number; lastAdd?: AddRecord | null;
   mapKeys?: Shape; mapValues?: Shape;
 }
 // Every field present from the start: all shapes share one hidden class, so that `add` stays monomorphic.
 const newShape = (): Shape => ({
-  nulls: 0, values: 0, kinds: new Set(), lastKind: "", min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
+  nulls: 0, values: 0, kinds: new Set(), lastKind: "", mixedNum: false, min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
   elems: undefined, keys: undefined, keyIndex: undefined, keyShapes: undefined, keyCounts: undefined, next: undefined, last: undefined,
-  objects: 0, totalKeys: 0, mapKeys: undefined, mapValues: undefined,
+  objects: 0, totalKeys: 0, mapKeys: undefined, mapValues: undefined, lastShapes: undefined, lastHits: 0, lastAdd: undefined,
 });
 /** The least and greatest integer seen, as SPEC 19.1 needs them: counted from 0 when the place's first value was
  * not an integer (as the single running range did before numbers and bigints were kept apart). */
@@ -394,6 +401,7 @@ function add(s: Shape, v: unknown, depth: number): void {
   // The usual places first: a string, or a number of the kind the place held last (no Set, no kindOf).
   if (typeof v === "string") { if (s.lastKind !== "string") { s.kinds.add("string"); s.lastKind = "string"; } return; }
   if (typeof v === "number" && s.lastKind !== "") {
+    if (s.mixedNum) return;
     if (s.lastKind === "float") { if (!Number.isSafeInteger(v) || Object.is(v, -0)) return; }
     else if (s.lastKind === "int" && s.nints > 0 && Number.isSafeInteger(v) && !Object.is(v, -0)) {
       if (v < s.nmin) s.nmin = v;
@@ -403,7 +411,10 @@ function add(s: Shape, v: unknown, depth: number): void {
     }
   }
   const k = kindOf(v);
-  if (k !== s.lastKind) { s.kinds.add(k); s.lastKind = k; }
+  if (k !== s.lastKind) {
+    s.kinds.add(k); s.lastKind = k;
+    if (s.kinds.has("int") && s.kinds.has("float")) s.mixedNum = true;
+  }
   if (k === "int") {
     if (s.values === 1) s.firstInt = true;
     if (typeof v === "number") {
@@ -430,6 +441,19 @@ function add(s: Shape, v: unknown, depth: number): void {
     const own = Object.keys(o);
     // The usual case: the keys of the object before, in its order, none undefined (no new edge, no lookups).
     const last = s.last;
+    // Generated code for the keys of the object before (after it came twice: a place whose objects alternate key
+    // orders does not make code for each): the key test, one named load per key (inline-cached, where a keyed
+    // load is megamorphic), a string added inline.
+    if (last !== undefined && depth < 128) {
+      let f = s.lastAdd;
+      if (f === undefined && ++s.lastHits > 2) f = s.lastAdd = recordAdder(s.keys!, last);
+      if (f && f(o, own, s.lastShapes!, depth + 1)) {
+        const counts = s.keyCounts!;
+        for (let i = 0; i < last.length; i++) counts[last[i]!]!++;
+        s.totalKeys += last.length;
+        return;
+      }
+    }
     if (last !== undefined && own.length === last.length) {
       const keys = s.keys!;
       let same = true;
@@ -464,7 +488,38 @@ function add(s: Shape, v: unknown, depth: number): void {
     }
     s.totalKeys += slots.length;
     s.last = slots;
+    s.lastShapes = slots.map((j) => shapes[j]!); s.lastHits = 0; s.lastAdd = undefined;
   }
+}
+
+/** Adds an object with given keys (`own`: its own keys), in their order, none undefined, to the shapes of its
+ * fields (in that order); false, having added nothing, for any other object. */
+type AddRecord = (o: Record<string, unknown>, own: string[], shapes: Shape[], depth: number) => boolean;
+/** The AddRecord for the keys of slots `last` (fast.ts's cache of generated code); null where code may not be
+ * generated (a page's CSP), for a key `__proto__`, or for very wide objects. */
+function recordAdder(keys: string[], last: number[]): AddRecord | null {
+  const ks = last.map((j) => keys[j]!);
+  if (ks.length === 0 || ks.length > 64 || ks.includes("__proto__") || !canGenerate()) return null;
+  return generate("infer", ks, () => {
+    const names = ks.map((k) => JSON.stringify(k));
+    const test = names.map((k, i) => `k[${i}] !== ${k}`).join(" || ");
+    const loads = names.map((k, i) => `v${i} = o[${k}]`).join(", ");
+    const undef = names.map((_, i) => `v${i} === undefined`).join(" || ");
+    // add's first cases inline: a string where the last value was one, a number of the kind the place held last.
+    const adds = names.map((_, i) => `s = a[${i}]; x = v${i};
+if (typeof x === "string") { if (s.lastKind === "string") s.values++; else add(s, x, d); }
+else if (typeof x === "number" && (s.mixedNum || (s.lastKind === "float" && !Number.isSafeInteger(x)))) s.values++;
+else if (typeof x === "number" && s.lastKind === "int" && s.nints > 0 && Number.isSafeInteger(x) && (x !== 0 || 1 / x > 0)) {
+  s.values++; s.nints++; if (x < s.nmin) s.nmin = x; if (x > s.nmax) s.nmax = x;
+} else add(s, x, d);`).join("\n");
+    const body = `if (k.length !== ${ks.length} || ${test}) return false;
+const ${loads};
+if (${undef}) return false;
+let s, x;
+${adds}
+return true;`;
+    return new Function("add", `return function (o, k, a, d) {\n${body}\n};`)(add) as AddRecord;
+  });
 }
 
 /** Adds what `from` saw to `into` (as if its values had come after), for the value type of a map of objects. */
@@ -472,6 +527,7 @@ function mergeShape(into: Shape, from: Shape): void {
   if (into.values === 0) into.firstInt = from.firstInt;
   into.nulls += from.nulls; into.values += from.values;
   for (const k of from.kinds) into.kinds.add(k);
+  into.mixedNum = into.kinds.has("int") && into.kinds.has("float");
   if (from.nints > 0) {
     if (into.nints === 0 || from.nmin < into.nmin) into.nmin = from.nmin;
     if (into.nints === 0 || from.nmax > into.nmax) into.nmax = from.nmax;
