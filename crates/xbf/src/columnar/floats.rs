@@ -643,10 +643,19 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     // tried first, each until its first miss, and the smallest that has
     // none is the only candidate (as the count below would find, without
     // counting the others).
+    // An exponent that a value missed at an exponent tried before does not
+    // fit is skipped without a pass: its pass would stop at that value too.
     let mut ns = Vec::with_capacity(sample.len());
+    let mut missed: Vec<F> = Vec::new();
     let zero = (0..=F::MAX_EXP).filter(|&e| fits(&sample[0], e)).find(|&e| {
+        if !missed.iter().all(|v| fits(v, e)) {
+            return false;
+        }
         ns.clear();
         ns.extend(sample.iter().map_while(|&v| exact_decimal(v, e)));
+        if let Some(&v) = sample.get(ns.len()) {
+            missed.push(v);
+        }
         ns.len() == sample.len()
     });
     // When the sample is the whole column, its integers are the decimal's.

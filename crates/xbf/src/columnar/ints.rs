@@ -129,10 +129,9 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     let mut prev = first;
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
-    let (mut varint_size, mut runs) = (vlen(prev), 1usize);
+    let mut runs = 1usize;
     for v in &values[1..] {
         let v = v.wide() as u64;
-        varint_size += vlen(v);
         lo = lo.min(v);
         hi = hi.max(v);
         let d = (v as i64).wrapping_sub(prev as i64);
@@ -143,12 +142,22 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         prev = v;
     }
     let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
+    // The varints take `vlen(lo)` bytes each at least, and exactly that
+    // where the largest takes as many; otherwise they are counted one by
+    // one, but only if that least could win (ties go to the varints).
+    let mut varint_size = n * vlen(lo);
+    let mut others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
+    if others.enc == E::Varint && vlen(hi) != vlen(lo) {
+        varint_size = values.iter().map(|v| vlen(v.wide() as u64)).sum();
+        others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
+    }
     // Every run takes two bytes at least: size the runs only if that could
     // beat the others (ties go to them).
-    let others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
     if 2 * runs >= others.size {
         return others;
     }
+    // (The varints' size is exact where they won; where they lost to a
+    // smaller size, their least loses to it too.)
     finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
 }
 
