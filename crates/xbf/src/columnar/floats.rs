@@ -315,7 +315,7 @@ fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
     let room = (values.len() / 2 + 17).min(4096);
     let mut index: std::collections::HashMap<u64, u64, super::FastHash> =
         std::collections::HashMap::with_capacity_and_hasher(room, super::FastHash::default());
-    let mut distinct = Vec::new();
+    let mut distinct = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(values.len());
     for (i, v) in values.iter().enumerate() {
         let id = *index.entry(v.to_bits64()).or_insert_with(|| {
@@ -673,12 +673,22 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     let mut masks = Vec::new();
     if zero.is_none() {
         masks.reserve_exact(sample.len());
-        for v in &sample {
+        // The most values any exponent fits so far: once every exponent
+        // missed `useless` of them, none is a candidate (their counts, cut
+        // short, still give them that many misses or more), and the count
+        // stops.
+        let mut most = 0usize;
+        for (k, v) in sample.iter().enumerate() {
+            if k - most >= useless {
+                break;
+            }
             let mask = fit_mask(*v);
             masks.push(mask);
             let mut m = mask;
             while m != 0 {
-                fit_counts[m.trailing_zeros() as usize] += 1;
+                let count = &mut fit_counts[m.trailing_zeros() as usize];
+                *count += 1;
+                most = most.max(*count);
                 m &= m - 1;
             }
         }
