@@ -151,9 +151,7 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         varint_size = values.iter().map(|v| vlen(v.wide() as u64)).sum();
         others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
     }
-    // Every run takes two bytes at least: size the runs only if that could
-    // beat the others (ties go to them).
-    if 2 * runs >= others.size {
+    if runs_lose(runs, lo, others.size) {
         return others;
     }
     // (The varints' size is exact where they won; where they lost to a
@@ -212,7 +210,7 @@ impl Stats {
         let range = (u128::from(self.lo), u128::from(self.hi), u128::from(dlo), u128::from(self.dhi));
         let first = u128::from(self.first);
         let others = finish_plan(values, first, self.varint_size, usize::MAX, range);
-        if 2 * self.runs >= others.size {
+        if runs_lose(self.runs, self.lo, others.size) {
             return others;
         }
         finish_plan(values, first, self.varint_size, rle_size_u63(values), range)
@@ -250,6 +248,14 @@ fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
         return others;
     }
     finish_plan(values, u128::from(first), n, rle_size_u63(values), range)
+}
+
+/// Whether `runs` runs of values of `lo` or more take `others` bytes or
+/// more (ties go to the others), so that they need not be sized: each run
+/// takes its length's varint (a byte at least) and its value's (as long as
+/// `lo`'s at least).
+fn runs_lose(runs: usize, lo: u64, others: usize) -> bool {
+    runs * (1 + VARINT_LEN[(64 - lo.leading_zeros()) as usize] as usize) >= others
 }
 
 /// [`rle_size`] of values below 2^63.
