@@ -387,7 +387,9 @@ fn xor_size<F: Float>(values: &[F]) -> usize {
 /// them (the tests check it against that count).
 fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
-    if size(0) >= limit {
+    // Every value after the first takes a bit at least: a column that
+    // cannot get under `limit` even so is not walked.
+    if size(values.len().saturating_sub(1) as u64) >= limit {
         return None;
     }
     let width = 8 * F::BYTES as u32;
