@@ -315,7 +315,7 @@ fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
     let room = (values.len() / 2 + 17).min(4096);
     let mut index: std::collections::HashMap<u64, u64, super::FastHash> =
         std::collections::HashMap::with_capacity_and_hasher(room, super::FastHash::default());
-    let mut distinct = Vec::new();
+    let mut distinct = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(values.len());
     for (i, v) in values.iter().enumerate() {
         let id = *index.entry(v.to_bits64()).or_insert_with(|| {
@@ -387,7 +387,9 @@ fn xor_size<F: Float>(values: &[F]) -> usize {
 /// them (the tests check it against that count).
 fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
-    if size(0) >= limit {
+    // Every value after the first takes a bit at least: a column that
+    // cannot get under `limit` even so is not walked.
+    if size(values.len().saturating_sub(1) as u64) >= limit {
         return None;
     }
     let width = 8 * F::BYTES as u32;
@@ -643,10 +645,19 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     // tried first, each until its first miss, and the smallest that has
     // none is the only candidate (as the count below would find, without
     // counting the others).
+    // An exponent that a value missed at an exponent tried before does not
+    // fit is skipped without a pass: its pass would stop at that value too.
     let mut ns = Vec::with_capacity(sample.len());
+    let mut missed: Vec<F> = Vec::new();
     let zero = (0..=F::MAX_EXP).filter(|&e| fits(&sample[0], e)).find(|&e| {
+        if !missed.iter().all(|v| fits(v, e)) {
+            return false;
+        }
         ns.clear();
         ns.extend(sample.iter().map_while(|&v| exact_decimal(v, e)));
+        if let Some(&v) = sample.get(ns.len()) {
+            missed.push(v);
+        }
         ns.len() == sample.len()
     });
     // When the sample is the whole column, its integers are the decimal's.
@@ -664,12 +675,22 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     let mut masks = Vec::new();
     if zero.is_none() {
         masks.reserve_exact(sample.len());
-        for v in &sample {
+        // The most values any exponent fits so far: once every exponent
+        // missed `useless` of them, none is a candidate (their counts, cut
+        // short, still give them that many misses or more), and the count
+        // stops.
+        let mut most = 0usize;
+        for (k, v) in sample.iter().enumerate() {
+            if k - most >= useless {
+                break;
+            }
             let mask = fit_mask(*v);
             masks.push(mask);
             let mut m = mask;
             while m != 0 {
-                fit_counts[m.trailing_zeros() as usize] += 1;
+                let count = &mut fit_counts[m.trailing_zeros() as usize];
+                *count += 1;
+                most = most.max(*count);
                 m &= m - 1;
             }
         }

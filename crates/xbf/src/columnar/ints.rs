@@ -129,10 +129,9 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     let mut prev = first;
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
-    let (mut varint_size, mut runs) = (vlen(prev), 1usize);
+    let mut runs = 1usize;
     for v in &values[1..] {
         let v = v.wide() as u64;
-        varint_size += vlen(v);
         lo = lo.min(v);
         hi = hi.max(v);
         let d = (v as i64).wrapping_sub(prev as i64);
@@ -143,12 +142,20 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         prev = v;
     }
     let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
-    // Every run takes two bytes at least: size the runs only if that could
-    // beat the others (ties go to them).
-    let others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
-    if 2 * runs >= others.size {
+    // The varints take `vlen(lo)` bytes each at least, and exactly that
+    // where the largest takes as many; otherwise they are counted one by
+    // one, but only if that least could win (ties go to the varints).
+    let mut varint_size = n * vlen(lo);
+    let mut others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
+    if others.enc == E::Varint && vlen(hi) != vlen(lo) {
+        varint_size = values.iter().map(|v| vlen(v.wide() as u64)).sum();
+        others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
+    }
+    if runs_lose(runs, lo, others.size) {
         return others;
     }
+    // (The varints' size is exact where they won; where they lost to a
+    // smaller size, their least loses to it too.)
     finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
 }
 
@@ -203,7 +210,7 @@ impl Stats {
         let range = (u128::from(self.lo), u128::from(self.hi), u128::from(dlo), u128::from(self.dhi));
         let first = u128::from(self.first);
         let others = finish_plan(values, first, self.varint_size, usize::MAX, range);
-        if 2 * self.runs >= others.size {
+        if runs_lose(self.runs, self.lo, others.size) {
             return others;
         }
         finish_plan(values, first, self.varint_size, rle_size_u63(values), range)
@@ -241,6 +248,14 @@ fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
         return others;
     }
     finish_plan(values, u128::from(first), n, rle_size_u63(values), range)
+}
+
+/// Whether `runs` runs of values of `lo` or more take `others` bytes or
+/// more (ties go to the others), so that they need not be sized: each run
+/// takes its length's varint (a byte at least) and its value's (as long as
+/// `lo`'s at least).
+fn runs_lose(runs: usize, lo: u64, others: usize) -> bool {
+    runs * (1 + VARINT_LEN[(64 - lo.leading_zeros()) as usize] as usize) >= others
 }
 
 /// [`rle_size`] of values below 2^63.
