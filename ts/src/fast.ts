@@ -277,7 +277,7 @@ class Columns {
         return out;
       }
       case 3: {
-        // n was charged to the decoded-memory budget: sized once, each run filled natively.
+        // n was charged to the decoded-memory budget: sized once, each run filled in place.
         if (n > MAX_LENGTH) return null;
         let count = 0, out = smallInts(n), smi = true;
         while (count < n) {
@@ -286,8 +286,12 @@ class Columns {
           const x = small(this, end);
           if (x < 0 || x > lim) return null;
           if (smi && x >= SMI) { out = toDoubles(out, count, n); smi = false; }
-          if (smi) out.fill(x | 0, count, count + run);
-          else out.fill(x, count, count + run);
+          // Short runs (most, in columns like wind directions) by hand: a fill call costs more than a few stores.
+          const stop = count + run;
+          if (run <= 8) {
+            if (smi) { const xi = x | 0; for (let i = count; i < stop; i++) out[i] = xi; } else for (let i = count; i < stop; i++) out[i] = x;
+          } else if (smi) out.fill(x | 0, count, stop);
+          else out.fill(x, count, stop);
           count += run;
         }
         return out;
