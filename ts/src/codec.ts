@@ -6,7 +6,8 @@ import { setFloatTolerance } from "./float_columns.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
-import { BAIL, MetadataCache, cachedDirect, columnsDirect, rowsDirect } from "./fast.js";
+import { BAIL, columnsDirect } from "./fast.js";
+import { MetadataCache, cachedDirect, rowsDirect } from "./fast_rows.js";
 import { columnValues, handles, resetRowsBound, rowValue, rowsLarger, rowsLowerBound, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {

@@ -133,3 +133,17 @@ test("damaged integer, decimal and XOR columns: the reference's value or its exa
   damaged(encode(dict.slice(0, 40)));
   damaged(encode(dict.slice(0, 40).map(({ f }) => ({ f }))));
 });
+
+// Run-length integer columns (encoding 3): short runs are stored by hand, long ones by fill; values on both sides
+// of 2^30 (a run past it turns the array into doubles midway) and up to 2^53 - 1.
+test("run-length integer columns: short and long runs, values around 2^30 and 2^53", () => {
+  const value = fc.oneof(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 2 ** 30 - 3, max: 2 ** 30 + 3 }),
+    fc.constantFrom(2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1, 2 ** 53 - 2));
+  const runs = fc.array(fc.tuple(value, fc.oneof(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 10, max: 40 }))), { minLength: 1, maxLength: 40 });
+  fc.assert(fc.property(runs, (rs) => {
+    const xs = rs.flatMap(([x, k]) => new Array(k).fill(x));
+    const rows = xs.map((x, i) => ({ x, s: -x, i }));
+    const got = sameOutcome(encode(rows));
+    assert.deepStrictEqual(got, rows);
+  }), { numRuns: 150 });
+});
