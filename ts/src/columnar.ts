@@ -1,4 +1,4 @@
-import { Float, readF32, readF64 } from "./nan.js";
+import { readF32, readF64 } from "./nan.js";
 import { XbfError, seg } from "./errors.js";
 import { INT_INFO, XbfType, Member, hex } from "./metadata.js";
 import { Reader, LimitOptions, DEFAULT_MAX_DECODED_BYTES, VALUE_BYTES } from "./decode_rows.js";
