@@ -117,7 +117,10 @@ function builder(keys: string[], modes: number[]): Builder {
     });
   }
   return (cols, n, tags) => {
-    const out: unknown[] = [];
+    // Sized once, as the generated builders. A struct with no fields has no column bounding n: past JavaScript's
+    // longest array (possible only without a decoded-memory budget) the reference decoder decides.
+    if (n > MAX_LENGTH) bail();
+    const out = new Array<unknown>(n);
     const m = keys.length;
     const q = new Array<number>(m).fill(0);
     for (let i = 0; i < n; i++) {
@@ -130,7 +133,7 @@ function builder(keys: string[], modes: number[]): Builder {
         if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
         else o[k] = v;
       }
-      out.push(o);
+      out[i] = o;
     }
     return out;
   };
