@@ -98,9 +98,11 @@ function builder(keys: string[], modes: number[]): Builder {
   const tag = modes.join("");
   if (generable && !modes.includes(ABSENT_KEY)) {
     // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
+    // The array is sized once (n was charged to the decoded-memory budget, and every field's column is already an
+    // array of n values, so n is a valid length): no growth copies while filling, as msgpackr sizes its arrays.
     return generate("columns:" + tag, keys, () => {
       const lit = keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ");
-      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) out.push({ ${lit} }); return out;`) as Builder;
+      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = { ${lit} }; return out;`) as Builder;
     });
   }
   if (generable) {
@@ -111,11 +113,14 @@ function builder(keys: string[], modes: number[]): Builder {
       const body = keys
         .map((k, j) => (modes[j] === ABSENT_KEY ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = ${value(j)};` : `o[${JSON.stringify(k)}] = ${value(j)};`))
         .join(" ");
-      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = []; for (let i = 0; i < n; i++) { const o = {}; ${body} out.push(o); } return out;`) as Builder;
+      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) { const o = {}; ${body} out[i] = o; } return out;`) as Builder;
     });
   }
   return (cols, n, tags) => {
-    const out: unknown[] = [];
+    // Sized once, as the generated builders. A struct with no fields has no column bounding n: past JavaScript's
+    // longest array (possible only without a decoded-memory budget) the reference decoder decides.
+    if (n > MAX_LENGTH) bail();
+    const out = new Array<unknown>(n);
     const m = keys.length;
     const q = new Array<number>(m).fill(0);
     for (let i = 0; i < n; i++) {
@@ -128,7 +133,7 @@ function builder(keys: string[], modes: number[]): Builder {
         if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
         else o[k] = v;
       }
-      out.push(o);
+      out[i] = o;
     }
     return out;
   };

@@ -62,8 +62,10 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
       return (r) => {
         const count = small(r, r.end);
         if (count < 0 || count * m > r.end - r.pos) bail();
-        const out: unknown[] = [];
-        for (let i = 0; i < count; i++) out.push(f(r));
+        // Sized once where the bytes bound the count (m > 0), as msgpackr sizes its arrays: no growth copies.
+        if (m === 0) { const out: unknown[] = []; for (let i = 0; i < count; i++) out.push(f(r)); return out; }
+        const out = new Array<unknown>(count);
+        for (let i = 0; i < count; i++) out[i] = f(r);
         return out;
       };
     }

@@ -209,6 +209,21 @@ test("row objects built by closures: many fields, absent keys, a __proto__ key",
   }
 });
 
+test("arrays sized before they are filled: every index present, lengths 0, 1 and many, rows and columns", () => {
+  const plain = (n) => Array.from({ length: n }, (_, i) => ({ u: i / 7, v: -i }));
+  const sparse = (n) => Array.from({ length: n }, (_, i) => (i % 2 ? { a: i, b: `s${i}` } : { a: i }));
+  const nested = (n) => Array.from({ length: n }, (_, i) => ({ xs: Array.from({ length: i % 4 }, (_, k) => ({ k })), t: [i, i + 1] }));
+  for (const make of [plain, sparse, nested]) for (const n of [0, 1, 2, 300]) for (const layout of ["rows", "columns"]) {
+    const v = make(n), bytes = encode(v, { layout });
+    const back = decodeDirect(bytes);
+    assert.deepStrictEqual(direct(bytes), reference(bytes), `${make.name} ${n} ${layout}`);
+    assert.deepStrictEqual(back, v, `${make.name} ${n} ${layout}`);
+    // No hole anywhere: each array's own keys are exactly its indices.
+    const holes = (x) => Array.isArray(x) ? Object.keys(x).length !== x.length || x.some(holes) : x !== null && typeof x === "object" && Object.values(x).some(holes);
+    assert.equal(holes(back), false, `${make.name} ${n} ${layout}`);
+  }
+});
+
 test("layout auto: the direct writer keeps the same layout as the reference (rows skipped only when surely larger)", async () => {
   const { encodeInternal } = await import("../dist/codec.js");
   const { inferType } = await import("../dist/index.js");
