@@ -603,7 +603,8 @@ mod tests {
                 });
                 ids.push(id);
                 if distinct.len() > values.len() / 2 + 16
-                    || crate::columnar::mostly_distinct(i + 1, distinct.len(), values.len())
+                    // (the give-up test as it was: at the 4,096th value only)
+                    || (values.len() > 8192 && i + 1 == 4096 && distinct.len() > 3072)
                 {
                     return None;
                 }
