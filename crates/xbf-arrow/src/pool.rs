@@ -130,19 +130,23 @@ impl Pool {
     ) -> Option<Batch> {
         let mut s = self.shared.lock();
         loop {
+            // Checked before the finished blocks: blocks after a failed one
+            // may already be decoded, and none of them is handed out.
+            if s.stop || self.want >= s.end {
+                return None;
+            }
             if let Some(out) = s.done.remove(&self.want) {
                 self.want += 1;
                 s.limit = self.want.saturating_add(self.window);
                 if out.is_err() {
-                    // Nothing after a failed block.
+                    // Nothing after a failed block: the blocks decoded ahead
+                    // are dropped now, not when the reader is.
                     s.stop = true;
+                    s.done.clear();
                 }
                 drop(s);
                 self.shared.changed.notify_all();
                 return Some(out);
-            }
-            if s.stop || self.want >= s.end {
-                return None;
             }
             if s.next < s.end && s.next < s.limit {
                 // Not ready: decode the next unclaimed block here meanwhile.
