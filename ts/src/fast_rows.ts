@@ -6,7 +6,7 @@ import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, FLAG_COLUMNAR } from "./decode_rows.js";
 import { XbfSome, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generate, intConv, nullable, small } from "./fast.js";
+import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generateDecoder, intConv, nullable, small } from "./fast.js";
 
 /** A key left out of its object (an absent `json.optional` field). */
 const ABSENT: unique symbol = Symbol("xbf.absent");
@@ -108,7 +108,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
       });
       const optional = t.fields.map((f) => isOptionalEnum(f.type));
       if (!optional.some((x) => x) && !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
-        const make = generate("rows", keys, () => {
+        const make = generateDecoder("rows", keys, () => {
           const lit = keys.map((k, j) => `${JSON.stringify(k)}: f${j}(r)`).join(", ");
           return new Function(...keys.map((_, j) => `f${j}`), `return function (r) { return { ${lit} }; };`) as (...f: RowFn[]) => RowFn;
         });
@@ -248,7 +248,8 @@ export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataC
     const r0 = new Reader(bytes, o);
     const [t] = r0.head(false);
     if (r0.pos !== end) bail();
-    if (cache.size >= CACHED) cache.clear();
+    // Full: the entry parsed first goes (not all of them: a working set under the bound stays parsed).
+    if (cache.size >= CACHED) cache.delete(cache.keys().next().value as number);
     hit = { opts, meta: bytes.slice(2, end), t, f: undefined };
     cache.set(h, hit);
   }
