@@ -4,7 +4,7 @@
 // does), B and msgpackr B only the file measured; then the four decode that file in interleaved rounds (rotated
 // order, the process's CPU time, medians). "xbf after/alone" > 1 means the package's code is slower for what it
 // saw before; "msgpackr after/alone" the same for msgpackr's. One process per file (B must be fresh).
-//   node bench/history.mjs [--dist DIST] [--rounds N] [--json PATH] [FILE...]   (FILE: a prefix of the names below)
+//   node bench/history.mjs [--dist DIST] [--rounds N] [--axis files|modes] [--json PATH] [FILE...]   (FILE: a prefix of the names below)
 // Timing is not asserted anywhere.
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +20,9 @@ const DIST = resolve(opt("--dist", join(here, "../dist")));
 const ROUNDS = Number(opt("--rounds", 15));
 const JSON_OUT = opt("--json", undefined);
 const CHILD = opt("--child", undefined); // internal: the copies' directory, then the file
+// --axis modes: A runs every mode on the measured file only and B only the default encode and decode (what the
+// other modes leave in the shared code), instead of A every file and B the measured file (what other files leave).
+const AXIS = opt("--axis", "files");
 const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
 const FILES = ["sp500", "flights-20k.json", "movies.json", "earthquakes.json", "football.json", "jobs.json", "political-contributions.json", "income.json", "gapminder.json",
   "cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv", "windvectors.csv", "us-employment.csv"];
@@ -52,9 +55,15 @@ if (CHILD) {
       p.unpack(p.pack(v));
     }
   };
-  for (const f of files) exercise(A, fa, pa, load(f));
   const v = load(target);
-  exercise(B, fb, pb, v);
+  if (AXIS === "modes") {
+    // A: every mode on this file only; B: the default encode and decode only (as bench.mjs's --before build).
+    exercise(A, fa, pa, v);
+    for (let i = 0; i < 10; i++) { B.decode(B.encode(v)); pb.unpack(pb.pack(v)); }
+  } else {
+    for (const f of files) exercise(A, fa, pa, load(f));
+    exercise(B, fb, pb, v);
+  }
   const time = (g, n) => { const c = process.cpuUsage(); for (let i = 0; i < n; i++) g(); const d = process.cpuUsage(c); return (d.user + d.system) / 1000 / n; };
   const med = (a) => { const s = [...a].sort((x, y) => x - y), h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
   const b = A.encode(v), m = pa.pack(v);
@@ -75,11 +84,11 @@ const mp = join(here, "../node_modules/msgpackr"); // the package directory, cop
 for (const k of ["xa", "xb"]) cpSync(DIST, join(dir, k), { recursive: true });
 for (const k of ["ma", "mb"]) cpSync(mp, join(dir, k), { recursive: true });
 const targets = argv.length ? files.filter((f) => argv.some((a) => f.startsWith(a))) : files;
-const out = { dist: DIST, node: process.version, date: new Date().toISOString(), rounds: ROUNDS, clock: "process CPU time", files: {} };
+const out = { axis: AXIS, dist: DIST, node: process.version, date: new Date().toISOString(), rounds: ROUNDS, clock: "process CPU time", files: {} };
 console.log("file".padEnd(30), "xbf after/alone", "msgpackr after/alone", "xbf/mp after-all", "xbf/mp alone");
 try {
   for (const f of targets) {
-    const r = JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--rounds", String(ROUNDS), "--child", dir, f], { encoding: "utf8", maxBuffer: 1 << 26 }));
+    const r = JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--rounds", String(ROUNDS), "--axis", AXIS, "--child", dir, f], { encoding: "utf8", maxBuffer: 1 << 26 }));
     const M = r.medians;
     out.files[f] = { ...r, xbfAfterOverAlone: M.xbfAfterAll / M.xbfAlone, msgpackrAfterOverAlone: M.msgpackrAfterAll / M.msgpackrAlone,
       xbfOverMsgpackrAfterAll: M.xbfAfterAll / M.msgpackrAfterAll, xbfOverMsgpackrAlone: M.xbfAlone / M.msgpackrAlone };

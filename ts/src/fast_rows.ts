@@ -108,11 +108,19 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
       });
       const optional = t.fields.map((f) => isOptionalEnum(f.type));
       if (!optional.some((x) => x) && !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
-        const make = generateDecoder("rows", keys, () => {
-          const lit = keys.map((k, j) => `${JSON.stringify(k)}: f${j}(r)`).join(", ");
-          return new Function(...keys.map((_, j) => `f${j}`), `return function (r) { return { ${lit} }; };`) as (...f: RowFn[]) => RowFn;
+        // f64 and f32 fields read in the generated code itself (the bounds check, the position, the load), the
+        // others through their compiled readers: no call per float, and the loads' feedback is this key list's
+        // own, whatever other record types the process decodes.
+        const sig = t.fields.map((f) => (f.type.kind === "f64" ? "d" : f.type.kind === "f32" ? "s" : "-")).join("");
+        const make = generateDecoder("rows:" + sig, keys, () => {
+          const lit = keys.map((k, j) => {
+            const w = sig[j] === "d" ? 8 : sig[j] === "s" ? 4 : 0;
+            const v = w === 0 ? `f${j}(r)` : `(p = r.pos, p + ${w} > r.end ? bail() : (r.pos = p + ${w}, dv.${w === 8 ? "getFloat64" : "getFloat32"}(p, true)))`;
+            return `${JSON.stringify(k)}: ${v}`;
+          }).join(", ");
+          return new Function("bail", ...keys.map((_, j) => `f${j}`), `return function (r) { const dv = r.dv; let p = 0; return { ${lit} }; };`) as (...f: unknown[]) => RowFn;
         });
-        return make(...fns);
+        return make(bail, ...fns);
       }
       const m = keys.length;
       return (r) => {
