@@ -106,13 +106,15 @@ export function generateDecoder<T>(tag: string, keys: string[], make: () => T): 
 }
 /** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
 const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
-function builder(keys: string[], modes: number[]): Builder {
+/** `variant` names the options that change the columns' values (int64 as bigints): each gets its own generated
+ * builder, so that the object shapes and loads of one mode's builder never see another mode's values. */
+function builder(keys: string[], modes: number[], variant: string): Builder {
   const generable = !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate();
   // A field's value in generated code: its column's next value, or null where its tag is 0.
   const value = (j: number) => (modes[j] === PLAIN ? `c${j}[i]` : modes[j] === NULLABLE ? `(t${j}[i] === 0 ? null : c${j}[q${j}++])` : `c${j}[q${j}++]`);
   const cs = keys.map((_, j) => (modes[j] === PLAIN ? `c${j} = cols[${j}]` : `c${j} = cols[${j}], t${j} = tags[${j}]`)).join(", ");
   const qs = ["_ = 0", ...keys.map((_, j) => (modes[j] === PLAIN ? "" : `q${j} = 0`)).filter((x) => x)].join(", ");
-  const tag = modes.join("");
+  const tag = modes.join("") + variant;
   if (generable && !modes.includes(ABSENT_KEY)) {
     // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
     // The array is sized once (n was charged to the decoded-memory budget, and every field's column is already an
@@ -776,7 +778,7 @@ class Columns {
         }
         const built = BUILDERS[canGenerate() ? 1 : 0]!;
         let build = built.get(t);
-        if (build === undefined) { build = builder(fs.map((f) => f.name), modes); built.set(t, build); }
+        if (build === undefined) { build = builder(fs.map((f) => f.name), modes, this.o.int64 === "bigint" ? ":bigint" : ""); built.set(t, build); }
         return build(cols, n, tags);
       }
       case "option": {

@@ -111,7 +111,8 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
         // f64 and f32 fields read in the generated code itself (the bounds check, the position, the load), the
         // others through their compiled readers: no call per float, and the loads' feedback is this key list's
         // own, whatever other record types the process decodes.
-        const sig = t.fields.map((f) => (f.type.kind === "f64" ? "d" : f.type.kind === "f32" ? "s" : "-")).join("");
+        // The int64 option changes the values (bigints): a reader of its own, as the columns' builders.
+        const sig = t.fields.map((f) => (f.type.kind === "f64" ? "d" : f.type.kind === "f32" ? "s" : "-")).join("") + (o.int64 === "bigint" ? ":bigint" : "");
         const make = generateDecoder("rows:" + sig, keys, () => {
           const lit = keys.map((k, j) => {
             const w = sig[j] === "d" ? 8 : sig[j] === "s" ? 4 : 0;
