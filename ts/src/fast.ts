@@ -72,35 +72,54 @@ export function canGenerate(): boolean {
   }
   return codegen;
 }
-/** Builds n objects with keys `keys` (in this order) from columns of values. */
-const generated = new Map<string, unknown>();
 /** Structs with more fields than this are built by closures (generated code stays small whatever the input). */
 export const MAX_GENERATED = 256;
-/** Generated code for a key list, made once (at most 512 kept). */
-export function generate<T>(tag: string, keys: string[], make: () => T): T {
-  const id = tag + "\u0000" + keys.join("\u0000");
-  let f = generated.get(id) as T | undefined;
-  if (f === undefined) {
-    if (generated.size >= 512) generated.clear();
-    f = make();
-    generated.set(id, f);
+/** Generated functions by tag and key list, at most `max` kept. When full, the entry made first goes (a Map
+ * iterates in insertion order), not every entry at once: a working set smaller than the bound is never thrown
+ * away and made again, and one more key list costs one function, not all of them. */
+class CodeCache {
+  private readonly m = new Map<string, unknown>();
+  constructor(private readonly max: number) {}
+  get<T>(tag: string, keys: string[], make: () => T): T {
+    const id = tag + "\u0000" + keys.join("\u0000");
+    let f = this.m.get(id) as T | undefined;
+    if (f === undefined) {
+      if (this.m.size >= this.max) this.m.delete(this.m.keys().next().value as string);
+      f = make();
+      this.m.set(id, f);
+    }
+    return f;
   }
-  return f;
+}
+/** The encoder's and inference's generated code (values.ts, fast_encode.ts). */
+const encodeCode = new CodeCache(512);
+/** The decoders' (object builders of the columns, row readers): a cache of their own, so that however many key
+ * lists inference meets, it never evicts a builder a decoder still uses. */
+const decodeCode = new CodeCache(512);
+/** Generated code for a key list, made once (at most 512 kept): the encoder's and inference's. */
+export function generate<T>(tag: string, keys: string[], make: () => T): T {
+  return encodeCode.get(tag, keys, make);
+}
+/** Generated code for a key list, made once (at most 512 kept): the decoders'. */
+export function generateDecoder<T>(tag: string, keys: string[], make: () => T): T {
+  return decodeCode.get(tag, keys, make);
 }
 /** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
 const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
-function builder(keys: string[], modes: number[]): Builder {
+/** `variant` names the options that change the columns' values (int64 as bigints): each gets its own generated
+ * builder, so that the object shapes and loads of one mode's builder never see another mode's values. */
+function builder(keys: string[], modes: number[], variant: string): Builder {
   const generable = !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate();
   // A field's value in generated code: its column's next value, or null where its tag is 0.
   const value = (j: number) => (modes[j] === PLAIN ? `c${j}[i]` : modes[j] === NULLABLE ? `(t${j}[i] === 0 ? null : c${j}[q${j}++])` : `c${j}[q${j}++]`);
   const cs = keys.map((_, j) => (modes[j] === PLAIN ? `c${j} = cols[${j}]` : `c${j} = cols[${j}], t${j} = tags[${j}]`)).join(", ");
   const qs = ["_ = 0", ...keys.map((_, j) => (modes[j] === PLAIN ? "" : `q${j} = 0`)).filter((x) => x)].join(", ");
-  const tag = modes.join("");
+  const tag = modes.join("") + variant;
   if (generable && !modes.includes(ABSENT_KEY)) {
     // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
     // The array is sized once (n was charged to the decoded-memory budget, and every field's column is already an
     // array of n values, so n is a valid length): no growth copies while filling, as msgpackr sizes its arrays.
-    return generate("columns:" + tag, keys, () => {
+    return generateDecoder("columns:" + tag, keys, () => {
       const lit = keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ");
       return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = { ${lit} }; return out;`) as Builder;
     });
@@ -109,7 +128,7 @@ function builder(keys: string[], modes: number[]): Builder {
     // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
     // tag says present, from its column's next value (straight-line code instead of a loop over the keys). A
     // generated constructor taking every field was slower (BENCHMARKS.md, TypeScript).
-    return generate("optional:" + tag, keys, () => {
+    return generateDecoder("optional:" + tag, keys, () => {
       const body = keys
         .map((k, j) => (modes[j] === ABSENT_KEY ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = ${value(j)};` : `o[${JSON.stringify(k)}] = ${value(j)};`))
         .join(" ");
@@ -759,7 +778,7 @@ class Columns {
         }
         const built = BUILDERS[canGenerate() ? 1 : 0]!;
         let build = built.get(t);
-        if (build === undefined) { build = builder(fs.map((f) => f.name), modes); built.set(t, build); }
+        if (build === undefined) { build = builder(fs.map((f) => f.name), modes, this.o.int64 === "bigint" ? ":bigint" : ""); built.set(t, build); }
         return build(cols, n, tags);
       }
       case "option": {

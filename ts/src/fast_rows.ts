@@ -6,7 +6,7 @@ import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, FLAG_COLUMNAR } from "./decode_rows.js";
 import { XbfSome, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generate, intConv, nullable, small } from "./fast.js";
+import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generateDecoder, intConv, nullable, small } from "./fast.js";
 
 /** A key left out of its object (an absent `json.optional` field). */
 const ABSENT: unique symbol = Symbol("xbf.absent");
@@ -108,11 +108,20 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
       });
       const optional = t.fields.map((f) => isOptionalEnum(f.type));
       if (!optional.some((x) => x) && !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
-        const make = generate("rows", keys, () => {
-          const lit = keys.map((k, j) => `${JSON.stringify(k)}: f${j}(r)`).join(", ");
-          return new Function(...keys.map((_, j) => `f${j}`), `return function (r) { return { ${lit} }; };`) as (...f: RowFn[]) => RowFn;
+        // f64 and f32 fields read in the generated code itself (the bounds check, the position, the load), the
+        // others through their compiled readers: no call per float, and the loads' feedback is this key list's
+        // own, whatever other record types the process decodes.
+        // The int64 option changes the values (bigints): a reader of its own, as the columns' builders.
+        const sig = t.fields.map((f) => (f.type.kind === "f64" ? "d" : f.type.kind === "f32" ? "s" : "-")).join("") + (o.int64 === "bigint" ? ":bigint" : "");
+        const make = generateDecoder("rows:" + sig, keys, () => {
+          const lit = keys.map((k, j) => {
+            const w = sig[j] === "d" ? 8 : sig[j] === "s" ? 4 : 0;
+            const v = w === 0 ? `f${j}(r)` : `(p = r.pos, p + ${w} > r.end ? bail() : (r.pos = p + ${w}, dv.${w === 8 ? "getFloat64" : "getFloat32"}(p, true)))`;
+            return `${JSON.stringify(k)}: ${v}`;
+          }).join(", ");
+          return new Function("bail", ...keys.map((_, j) => `f${j}`), `return function (r) { const dv = r.dv; let p = 0; return { ${lit} }; };`) as (...f: unknown[]) => RowFn;
         });
-        return make(...fns);
+        return make(bail, ...fns);
       }
       const m = keys.length;
       return (r) => {
@@ -248,7 +257,8 @@ export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataC
     const r0 = new Reader(bytes, o);
     const [t] = r0.head(false);
     if (r0.pos !== end) bail();
-    if (cache.size >= CACHED) cache.clear();
+    // Full: the entry parsed first goes (not all of them: a working set under the bound stays parsed).
+    if (cache.size >= CACHED) cache.delete(cache.keys().next().value as number);
     hit = { opts, meta: bytes.slice(2, end), t, f: undefined };
     cache.set(h, hit);
   }
