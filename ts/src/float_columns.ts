@@ -5,7 +5,7 @@
 // of columnar.ts and fast_encode.ts.
 import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
-import { Measured, encodeInts, measureSmall, putIntsColumn, putVar, varLen } from "./int_columns.js";
+import { Measured, bitsN, encodeInts, measureSmall, putIntsColumn, putVar, varLen } from "./int_columns.js";
 
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
@@ -58,7 +58,7 @@ function putRaw(out: Writer, values: readonly Float[], at: readonly number[] | n
 interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null; mExc: Measured | null; size: number; bytes: number[] | null }
 /** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
  * else an exception (0 in the integers, its raw bits after them). */
-function planDecimal(values: readonly Float[], e: number, f32: boolean): Decimal {
+function planDecimal(values: readonly Float[], e: number, f32: boolean, limit: number): Decimal | null {
   const n = values.length, zz: number[] = [], exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
   for (let i = 0; i < n; i++) {
@@ -75,12 +75,50 @@ function planDecimal(values: readonly Float[], e: number, f32: boolean): Decimal
     }
     zz.push(0); exc.push(i);
   }
-  if (big) { const bytes = decimalBig(values, e, f32); return { e, zz, exc, mZz: null, mExc: null, size: bytes.length, bytes }; }
-  const mZz = measureSmall(zz), mExc = exc.length ? measureSmall(exc) : null;
   const k = exc.length, w = f32 ? 4 : 8;
+  if (big) {
+    // The exact size needs the integers as bigints (decimalBig); first a lower bound from the doubles, which
+    // alone rules the column out where it cannot be smaller than `limit` (random doubles: their exceptions and
+    // 50-bit integers outweigh the plain column), with no bigint made.
+    const es = k ? measureSmall(exc).size : 0, zs = bigIntsLowerBound(zz);
+    if (2 + varLen(zs) + zs + varLen(k) + (k ? varLen(es) + es + k * w : 0) >= limit) return null;
+    const bytes = decimalBig(values, e, f32);
+    return { e, zz, exc, mZz: null, mExc: null, size: bytes.length, bytes };
+  }
+  const mZz = measureSmall(zz), mExc = exc.length ? measureSmall(exc) : null;
   const zs = mZz.size, es = mExc ? mExc.size : 0;
   const size = 2 + varLen(zs) + zs + varLen(k) + (k ? varLen(es) + es + k * w : 0);
   return { e, zz, exc, mZz, mExc, size, bytes: null };
+}
+/** A lower bound of the size of encodeInts over the exact zigzag integers that `zz` holds as doubles (each
+ * within a rounding of its integer, which may pass 2^53): each of the four encodings' sizes bounded from below
+ * with margins larger than the doubles' errors (relative 2^-53 per value, a few units once subtracted), the
+ * least of them. */
+export function bigIntsLowerBound(zz: readonly number[]): number {
+  const n = zz.length;
+  if (n === 0) return 1;
+  const shrink = 1 - 2 ** -50; // x × shrink is below the integer x stands for (x > 0)
+  // rsize: each run's count (a byte at least) and value; equal doubles may stand for different integers, which
+  // only merges runs (a lower bound still).
+  let vsize = 1, min = zz[0]!, max = min, rsize = 1, zmaxLow = -Infinity, zminHigh = Infinity;
+  for (let i = 0; i < n; i++) {
+    const v = zz[i]!, vl = varLen(v * shrink);
+    vsize += vl;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (i === 0) { rsize += 1 + vl; continue; }
+    const u = zz[i - 1]!;
+    if (v !== u) rsize += 1 + vl;
+    // The zigzag of the difference, within 2 err + 1 of the zigzag of the doubles' difference.
+    const d = v - u, z = d >= 0 ? 2 * d : -2 * d - 1, err = (v + u) * 2 ** -48 + 16;
+    if (z - 2 * err - 1 > zmaxLow) zmaxLow = z - 2 * err - 1;
+    if (z + 2 * err + 1 < zminHigh) zminHigh = z + 2 * err + 1;
+  }
+  const bits = (x: number) => (x > 0 ? bitsN(x) : 0);
+  const width = bits(max - min - (max + min) * 2 ** -48 - 16);
+  const fsize = 2 + varLen(min * shrink) + Math.ceil((n * width) / 8);
+  const dsize = n > 1 ? 4 + Math.ceil(((n - 1) * bits(zmaxLow - zminHigh)) / 8) : Infinity;
+  return Math.min(vsize, fsize, dsize, rsize);
 }
 /** The decimal column's bytes where some scaled integer passes 2^49 (bigint zigzag). */
 function decimalBig(values: readonly Float[], e: number, f32: boolean): number[] {
@@ -117,8 +155,8 @@ function putDecimal(out: Writer, d: Decimal, values: readonly Float[], f32: bool
 function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
   const e = exponent(values, f32);
   if (e < 0) return null;
-  const d = planDecimal(values, e, f32);
-  return d.size < 1 + values.length * (f32 ? 4 : 8) ? d : null;
+  const plain = 1 + values.length * (f32 ? 4 : 8), d = planDecimal(values, e, f32, plain);
+  return d && d.size < plain ? d : null;
 }
 
 /** The exponent of the decimal column of `values` (SPEC 22.2), or -1 when none can be smaller than the plain

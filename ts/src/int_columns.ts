@@ -38,7 +38,8 @@ function putVarN(out: number[], x: number): void {
   while (x >= 128) { out.push((x & 127) | 128); x >>>= 7; }
   out.push(x);
 }
-const bitsN = (x: number) => (x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296)));
+/** The bit length of a non-negative integer below 2^64 given as a number. */
+export const bitsN = (x: number) => (x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296)));
 /** Appends (v - base) in `width` bits each, least significant bit first. */
 function packN(out: number[], values: number[], width: number, base: number): void {
   if (width === 0) return;
