@@ -177,7 +177,8 @@ function exponent(values: readonly Float[], f32: boolean): number {
     const v = values[i] as number; // an XbfNaN: NaN below, as for a NaN
     sampled++;
     let e = 0;
-    for (; e <= maxE; e++) {
+    if (!f32) e = leastExponent64(v);
+    else for (; e <= maxE; e++) {
       // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
       // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
       // the nearest integer cannot give v back (for f64; an f32's rounding is coarser: always divided).
@@ -200,6 +201,22 @@ function exponent(values: readonly Float[], f32: boolean): number {
   return bestMisses * 2 > sampled ? -1 : bestE;
 }
 const HIST = new Array<number>(19).fill(0);
+const P10F = Float64Array.from(P10);
+/** exponent()'s loop for one f64 value (an XbfNaN: NaN): the least e that holds it exactly, 19 when none does;
+ * the same tests, on |v| (|v| × 10^e is |v × 10^e|: rounding is symmetric) with the powers in a typed array and
+ * sameBits spelled out for numbers that are not NaN (a NaN fails the range test first). */
+export function leastExponent64(v: number): number {
+  const av = v < 0 ? -v : v;
+  for (let e = 0; e <= 18; e++) {
+    const ax = av * P10F[e]!, a = Math.round(ax);
+    if (!(a < 9.0e15)) return 19;
+    const d = ax - a, tol = ax * 4.440892098500626e-16;
+    if (d > tol || -d > tol) continue;
+    if (a === 0) { if (v === 0 && 1 / v > 0) return e; continue; } // 0 ÷ 10^e is +0: only +0 is held
+    if ((v < 0 ? -a : a) / P10F[e]! === v) return e;
+  }
+  return 19;
+}
 
 /** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
  * 22.2.1), without writing it: on 32-bit words. */

@@ -8,7 +8,7 @@ import { encode, decode, decodeWithType } from "../dist/index.js";
 import { inferType } from "../dist/values.js";
 import { worthTryingPublic } from "../dist/fast_encode.js";
 import { encodeInts, measure, measureFlags } from "../dist/int_columns.js";
-import { bigIntsLowerBound } from "../dist/float_columns.js";
+import { bigIntsLowerBound, leastExponent64 } from "../dist/float_columns.js";
 import { jsonish } from "./arbitraries.mjs";
 
 const same = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
@@ -87,4 +87,22 @@ test("a decimal column's integers past 2^49 are bounded from below without bigin
   const zz = ms.map((x) => (x >= 0 ? 2 * x : -2 * x - 1));
   const exact = encodeInts(ms.map((x) => (x >= 0 ? 2n * BigInt(x) : -2n * BigInt(x) - 1n))).length;
   assert.ok(bigIntsLowerBound(zz) >= exact - 8, `bound ${bigIntsLowerBound(zz)}, exact ${exact}`);
+});
+
+test("a double's least exact decimal exponent is the one the loop over sameBits finds", () => {
+  // The loop exponent() ran before (scaled, fromDecimalN and sameBits by bits), as the reference.
+  const bits = (x) => { const b = new DataView(new ArrayBuffer(8)); b.setFloat64(0, x); return b.getBigUint64(0); };
+  const reference = (v) => {
+    for (let e = 0; e <= 18; e++) {
+      const x = v * 10 ** e, ax = x < 0 ? -x : x, a = Math.round(ax);
+      if (!(a < 9.0e15)) return 19;
+      if ((ax > a ? ax - a : a - ax) > ax * 4.440892098500626e-16) continue;
+      const q = (a === 0 ? 0 : x < 0 ? -a : a) / 10 ** e;
+      if (bits(q) === bits(v)) return e;
+    }
+    return 19;
+  };
+  const value = fc.oneof(fc.double(), fc.integer({ min: -(2 ** 53), max: 2 ** 53 }).chain((n) => fc.integer({ min: 0, max: 20 }).map((e) => n / 10 ** e)),
+    fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 5e-324, 1e300, 0.1, 0.3, 1 / 3, 123456789.123, 9.0e15, 8.999999999999999e15));
+  fc.assert(fc.property(value, (v) => { assert.equal(leastExponent64(v), reference(v), String(v)); }), { numRuns: 20000 });
 });
