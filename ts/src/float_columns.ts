@@ -5,7 +5,7 @@
 // of columnar.ts and fast_encode.ts.
 import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
-import { Measured, bitsN, encodeInts, measureSmall, putIntsColumn, putVar, varLen } from "./int_columns.js";
+import { Measured, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, varLen } from "./int_columns.js";
 
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
@@ -325,11 +325,11 @@ function planFloats(values: readonly Float[], f32: boolean): FloatPlan {
   if (found === null) return p;
   if (found === undefined) { // an XbfNaN in the column: its bits key a Map
     const index = new Map<number | string, number>(), distinct: Float[] = [], ids: number[] = [];
-    for (const v of values) {
-      const x = v;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!, x = v;
       const k = typeof x !== "number" ? "n" + x.bits : x !== 0 && x === x ? x : Object.is(x, 0) ? "+0" : Object.is(x, -0) ? "-0" : f32 ? (scratchF32[0] = x, "n" + scratchU[0]) : "n" + f64Bits(x);
       let id = index.get(k);
-      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
+      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); if (mostlyDistinct(i, id, n)) return p; }
       ids.push(id);
       if (distinct.length > limit) return p;
     }
@@ -395,7 +395,7 @@ function floatDictionary(values: number[], f32: boolean, limit: number): { disti
       const s = slots[h]!;
       if (s === 0) {
         id = distinct.length;
-        if (id >= limit) return null;
+        if (id >= limit || mostlyDistinct(i, id, n)) return null;
         slots[h] = id + 1; keyHi[id] = hi; keyLo[id] = lo; distinct.push(v);
         break;
       }

@@ -245,6 +245,11 @@ function encodeIntsBig(values: bigint[]): number[] {
   return out;
 }
 
+/** Whether a dictionary of a column of n values gives up when value i (from 0) is new, with index `id` among
+ * the distinct values: the Rust writer's test (columnar::mostly_distinct), that more than 3,072 of a long
+ * column's (over 8,192 values) first 4,096 are distinct; the limit of n / 2 + 16 is the caller's. */
+export const mostlyDistinct = (i: number, id: number, n: number): boolean => n > 8192 && i < 4096 && id >= 3072;
+
 export function putColumn(out: Writer, body: number[]): void {
   out.uvar(body.length);
   out.bytes(Uint8Array.from(body));

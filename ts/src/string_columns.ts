@@ -3,7 +3,7 @@
 // one buffer (a column's strings UTF-8 encoded by one TextEncoder call, or a dictionary's distinct entries):
 // no Uint8Array per value.
 import { Writer } from "./varint.js";
-import { Measured, intsSize, measureSmall, putIntsColumn, varLen } from "./int_columns.js";
+import { Measured, intsSize, measureSmall, mostlyDistinct, putIntsColumn, varLen } from "./int_columns.js";
 
 const utf8e = new TextEncoder();
 
@@ -31,11 +31,10 @@ export function putStringColumn(out: Writer, values: string[]): void {
     let id = index.get(v);
     if (id === undefined) {
       id = strs.length;
-      // More distinct strings than a dictionary may hold, or (a long column) its first eighth all distinct, taken
-      // as a column of distinct values without filling the index up to the limit (a choice from a sample: a
-      // column whose repeats all come later is rare, and keeps a valid encoding). When all are well formed,
-      // distinct strings have distinct bytes and no dictionary is looked for.
-      if (id >= limit || (n >= 4096 && id === i && i === n >> 3)) {
+      // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose
+      // choice this is). When all are well formed, distinct strings have distinct bytes and no dictionary is
+      // looked for.
+      if (id >= limit || mostlyDistinct(i, id, n)) {
         putStrings(out, utf8Views(values), values.every(wellFormed) ? null : undefined);
         return;
       }
@@ -226,7 +225,7 @@ function bytesDict(v: Views, bound: number): Dict | null {
     let id = index.get(k);
     if (id === undefined) {
       id = dstart.length; index.set(k, id); dstart.push(s); dlen.push(l); dbytes += l;
-      if (dstart.length > limit || dbytes >= bound) return null;
+      if (dstart.length > limit || mostlyDistinct(i, id, n) || dbytes >= bound) return null;
     }
     ids.push(id);
   }
