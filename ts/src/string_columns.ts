@@ -44,10 +44,59 @@ export function putStringColumn(out: Writer, values: string[]): void {
     last = v; lastId = id;
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
-  const distinct = utf8Views(strs), start: number[] = [], len: number[] = [];
-  for (let i = 0; i < n; i++) { const id = ids[i]!; start.push(distinct.start[id]!); len.push(distinct.len[id]!); }
-  putStrings(out, { buf: distinct.buf, start, len }, { ids, distinct });
+  const distinct = utf8Views(strs), dlen = distinct.len, len: number[] = [];
+  let total = 0;
+  for (let i = 0; i < n; i++) { const l = dlen[ids[i]!]!; len.push(l); total += l; }
+  const dict = { ids, distinct };
+  if (dictionaryFirst(out, dict, len, total)) return;
+  const start: number[] = [], dstart = distinct.start;
+  for (let i = 0; i < n; i++) start.push(dstart[ids[i]!]!);
+  putStrings(out, { buf: distinct.buf, start, len }, dict);
 }
+
+/** putStrings' first test for a dictionary built on the strings, from the entries and each value's index (no view
+ * per value): when it is smaller than the plain column and no larger than the least the shared prefixes can
+ * take, it is written and true returned (putStrings would write it too); false leaves the choice to putStrings. */
+function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number): boolean {
+  const n = len.length, d = dict.distinct.len;
+  if (n < 2) return false;
+  const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
+  let dbytes = 0;
+  for (let i = 0; i < d.length; i++) dbytes += d[i]!;
+  const mIds = measureSmall(dict.ids), k = intsSize(d);
+  const dictSize = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes + mIds.size;
+  if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return false;
+  putDict(out, dict, dictSize, dbytes, mIds);
+  return true;
+}
+/** restBytes of the values `dict.ids` stands for: a value repeating the one before leaves nothing; another leaves
+ * its entry less the prefix it shares with the entry before, found once per pair of entries when there are at
+ * most 128 (PAIRS, marked with the column's stamp), else each time. */
+function restBytesOfIds(dict: Dict): number {
+  const { buf, start, len } = dict.distinct, ids = dict.ids, n = ids.length, cached = len.length <= 128;
+  if (cached && ++stamp > 0x3fffffff) { stamp = 1; PAIR_STAMP.fill(0); }
+  let a = -1, restTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const b = ids[i]!;
+    if (b === a) continue;
+    const l = len[b]!;
+    let p = 0;
+    if (a >= 0) {
+      const key = cached ? (a << 7) | b : 0;
+      if (cached && PAIR_STAMP[key] === stamp) p = PAIR[key]!;
+      else {
+        const s = start[b]!, ps = start[a]!, m = l < len[a]! ? l : len[a]!;
+        while (p < m && buf[ps + p] === buf[s + p]) p++;
+        if (cached) { PAIR[key] = p; PAIR_STAMP[key] = stamp; }
+      }
+    }
+    restTotal += l - p;
+    a = b;
+  }
+  return restTotal;
+}
+const PAIR = new Int32Array(128 * 128), PAIR_STAMP = new Int32Array(128 * 128);
+let stamp = 0;
 
 /** The column of byte strings `values` (length and payload). */
 export function putBytesColumn(out: Writer, values: Uint8Array[]): void {

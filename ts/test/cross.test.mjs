@@ -124,3 +124,21 @@ test("long string and float columns keep or give up their dictionary as the Rust
     assert.ok(rust.equals(Buffer.from(encode(v, { layout: "columns" }))), `${n} values, ${d} distinct`);
   });
 });
+
+test("string columns (dictionaries, shared prefixes, plain) are the Rust writer's bytes", { skip }, () => {
+  // Pools of a few to a few hundred strings, some sharing prefixes, some not ASCII, drawn in runs or at random.
+  const piece = fc.constantFrom("", "a", "ab", "abc", "abd", "2001/01/0", "é", "😀", "x".repeat(40), "Total_");
+  const str = fc.tuple(piece, piece, fc.nat(300)).map(([a, b, k]) => a + b + (k % 3 ? String(k) : ""));
+  const column = fc.oneof(
+    fc.array(str, { minLength: 16, maxLength: 200 }),
+    fc.tuple(fc.uniqueArray(str, { minLength: 1, maxLength: 150 }), fc.array(fc.nat(), { minLength: 16, maxLength: 400 })).map(([pool, ix]) => ix.map((i) => pool[i % pool.length])),
+  );
+  let i = 0;
+  fc.assert(fc.property(column, (xs) => {
+    const v = xs.map((s) => ({ s }));
+    const inFile = join(dir, `strings-${i}.json`), outFile = join(dir, `strings-${i++}.xbf`);
+    writeFileSync(inFile, JSON.stringify(v));
+    execFileSync(xbf, ["from-json", inFile, "--layout", "columns", "-o", outFile]);
+    assert.ok(Buffer.from(readFileSync(outFile)).equals(Buffer.from(encode(v, { layout: "columns" }))), JSON.stringify(xs));
+  }), { numRuns: 150 });
+});
