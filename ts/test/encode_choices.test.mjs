@@ -103,6 +103,7 @@ test("a double's least exact decimal exponent is the one the loop over sameBits 
     return 19;
   };
   const value = fc.oneof(fc.double(), fc.integer({ min: -(2 ** 53), max: 2 ** 53 }).chain((n) => fc.integer({ min: 0, max: 20 }).map((e) => n / 10 ** e)),
-    fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 5e-324, 1e300, 0.1, 0.3, 1 / 3, 123456789.123, 9.0e15, 8.999999999999999e15));
+    fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 5e-324, 1e300, 0.1, 0.3, 1 / 3, 123456789.123, 9.0e15, 8.999999999999999e15,
+      0.5, 1.5, 2.5, -2.5, 0.05, 0.25, 1125899906842624.5, 2251799813685247.5, 4503599627370495.5, 1125899906842624.25, 112589990684262.45));
   fc.assert(fc.property(value, (v) => { assert.equal(leastExponent64(v), reference(v), String(v)); }), { numRuns: 20000 });
 });
