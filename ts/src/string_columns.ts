@@ -8,7 +8,7 @@ import { Measured, intsSize, measureSmall, mostlyDistinct, putIntsColumn, varLen
 const utf8e = new TextEncoder();
 
 /** n byte strings as views of one buffer: string i is `buf[start[i], start[i] + len[i])`. */
-interface Views { buf: Uint8Array; start: number[]; len: number[] }
+interface Views { buf: Uint8Array; start: number[]; len: number[]; ascii?: boolean }
 /** A dictionary: the index of each value's entry, and the distinct entries in the order they first appear. */
 interface Dict { ids: number[]; distinct: Views }
 
@@ -35,7 +35,8 @@ export function putStringColumn(out: Writer, values: string[]): void {
       // choice this is). When all are well formed, distinct strings have distinct bytes and no dictionary is
       // looked for.
       if (id >= limit || mostlyDistinct(i, id, n)) {
-        putStrings(out, utf8Views(values), values.every(wellFormed) ? null : undefined);
+        const v = utf8Views(values); // (all ASCII: well formed, with no pass to tell)
+        putStrings(out, v, v.ascii || values.every(wellFormed) ? null : undefined);
         return;
       }
       strs.push(v); index.set(v, id);
@@ -130,7 +131,7 @@ function utf8Views(values: string[]): Views {
       }
       start.push(p); len.push(l); p += l;
     }
-    if (ascii) return { buf, start, len };
+    if (ascii) return { buf, start, len, ascii };
     start.length = 0; len.length = 0;
   }
   if (chars <= 1 << 26) {
@@ -138,7 +139,7 @@ function utf8Views(values: string[]): Views {
     let p = 0;
     if (buf.length === chars) { // all ASCII: a character is a byte
       for (let i = 0; i < n; i++) { const l = values[i]!.length; start.push(p); len.push(l); p += l; }
-      return { buf, start, len };
+      return { buf, start, len, ascii: true };
     }
     if (values.every(wellFormed)) {
       for (let i = 0; i < n; i++) { const l = utf8Length(values[i]!); start.push(p); len.push(l); p += l; }
