@@ -49,24 +49,28 @@ export function putStringColumn(out: Writer, values: string[]): void {
   let total = 0;
   for (let i = 0; i < n; i++) { const l = dlen[ids[i]!]!; len.push(l); total += l; }
   const dict = { ids, distinct };
-  if (dictionaryFirst(out, dict, len, total)) return;
+  const sized = dictionaryFirst(out, dict, len, total);
+  if (sized === true) return;
   const start: number[] = [], dstart = distinct.start;
   for (let i = 0; i < n; i++) start.push(dstart[ids[i]!]!);
-  putStrings(out, { buf: distinct.buf, start, len }, dict);
+  putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
 }
+
+/** What dictionaryFirst measured when it did not decide, for putStrings to go on from. */
+interface Sized { total: number; mLen: Measured; dictSize: number; dbytes: number; mIds: Measured }
 
 /** putStrings' first test for a dictionary built on the strings, from the entries and each value's index (no view
  * per value): when it is smaller than the plain column and no larger than the least the shared prefixes can
  * take, it is written and true returned (putStrings would write it too); false leaves the choice to putStrings. */
-function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number): boolean {
+function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number): true | Sized | undefined {
   const n = len.length, d = dict.distinct.len;
-  if (n < 2) return false;
+  if (n < 2) return undefined;
   const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
   let dbytes = 0;
   for (let i = 0; i < d.length; i++) dbytes += d[i]!;
   const mIds = measureSmall(dict.ids), k = intsSize(d);
   const dictSize = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes + mIds.size;
-  if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return false;
+  if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return { total, mLen, dictSize, dbytes, mIds };
   putDict(out, dict, dictSize, dbytes, mIds);
   return true;
 }
@@ -170,20 +174,22 @@ function utf8Length(s: string): number {
 /** Writes the column of byte strings `v` (length and payload) in the smallest of the three string encodings,
  * sized first. `dict`: the dictionary already built on the strings; null: none can be (more distinct values
  * than its limit); undefined: built here on the bytes. */
-function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void {
+function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?: Sized): void {
   const { buf, start, len } = v, n = len.length;
   let total = 0;
-  for (let i = 0; i < n; i++) total += len[i]!;
+  if (sized) total = sized.total;
+  else for (let i = 0; i < n; i++) total += len[i]!;
   // Sizes first (measured, nothing written); only the chosen encoding's integer blocks are written.
   const sizedBlock = (m: Measured | null, xs: number[]) => { const k = m ? m.size : intsSize(xs); return varLen(k) + k; };
-  const mLen = measureSmall(len);
+  const mLen = sized ? sized.mLen : measureSmall(len);
   const plainSize = 1 + sizedBlock(mLen, len) + total;
   // A dictionary built on the strings, sized first: when it is no larger than the least the shared prefixes
   // can take (their bytes left after the prefixes, plus a byte for the tag and at least 4 for each of the two
   // integer blocks of n >= 2 values), it is the one the full comparison below would choose, and the prefix
-  // columns are not built or measured.
+  // columns are not built or measured. (`sized`: dictionaryFirst measured all this and made that test.)
   let dictSize = Infinity, dbytes = 0, mIds: Measured | null = null;
-  if (dict) {
+  if (sized) { dictSize = sized.dictSize; dbytes = sized.dbytes; mIds = sized.mIds; }
+  else if (dict) {
     const d = dict.distinct.len;
     for (let i = 0; i < d.length; i++) dbytes += d[i]!;
     mIds = measureSmall(dict.ids);
