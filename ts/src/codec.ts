@@ -8,7 +8,7 @@ import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
 import { BAIL, columnsDirect } from "./fast.js";
 import { MetadataCache, cachedDirect, rowsDirect } from "./fast_rows.js";
-import { columnValues, handles, resetRowsBound, rowValue, rowsLarger, rowsLowerBound, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
+import { columnValues, handles, resetRowsBound, rowValue, rowsBoundIsSum, rowsLarger, rowsLowerBound, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -221,7 +221,11 @@ export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {
   // columns', the rows are not written (the reference writes both and keeps the smaller: same choice). First
   // from the lower bound the column writers counted as they checked the values (no pass of its own), then
   // from rowsLarger's closer one.
-  if (bound > c.length - at || rowsLarger(t, value, c.length - at)) return c;
+  // (rowsLarger's sum is the bound itself when no integer was counted short: it would not pass the columns' size
+  // either, and is skipped, unless its estimate from a sample of a long list may decide: that is a choice.)
+  if (bound > c.length - at) return c;
+  const sampled = t.kind === "vec" && Array.isArray(value) && value.length >= 2048;
+  if ((sampled || bound < 0 || !rowsBoundIsSum()) && rowsLarger(t, value, c.length - at)) return c;
   const r = rows();
   return c.length < r.length ? c : r;
 }

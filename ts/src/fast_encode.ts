@@ -150,8 +150,14 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
  * string's UTF-16 length and one, ...). Layout auto keeps the columns without sizing or writing the rows when
  * this alone passes the columns' size (the rows are then surely larger: the choice the full comparison makes). */
 let rowsBound = 0;
-export function resetRowsBound(): void { rowsBound = 0; }
+/** Whether some integer was counted short (3 bytes for a varint of 4 or more): rowsLarger's sum is then larger
+ * than rowsBound; otherwise the two are the same sum. */
+let boundShort = false;
+export function resetRowsBound(): void { rowsBound = 0; boundShort = false; }
 export function rowsLowerBound(): number { return rowsBound; }
+/** Whether rowsLarger's sum over the values counted since resetRowsBound is rowsBound itself (the same counts
+ * for every kind, no integer counted short). */
+export function rowsBoundIsSum(): boolean { return !boundShort; }
 /** The columns of the values `vs`, all of type t, as SPEC 22.1 lays them out. */
 export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
   switch (t.kind) {
@@ -294,6 +300,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         const z = signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v;
         zs.push(z);
         rows += z < 128 ? 1 : z < 16384 ? 2 : 3; // its varint's length, or less (at most 3 counted)
+        if (z >= 2097152) boundShort = true;
       }
       rowsBound += fixed ? fixed * vs.length : rows;
       if (wide) columnsOf(t.kind, vs, out);

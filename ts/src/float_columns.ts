@@ -5,7 +5,7 @@
 // of columnar.ts and fast_encode.ts.
 import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
-import { Measured, encodeInts, measureSmall, putIntsColumn, putVar, varLen } from "./int_columns.js";
+import { Measured, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, varLen } from "./int_columns.js";
 
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
@@ -58,7 +58,7 @@ function putRaw(out: Writer, values: readonly Float[], at: readonly number[] | n
 interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null; mExc: Measured | null; size: number; bytes: number[] | null }
 /** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
  * else an exception (0 in the integers, its raw bits after them). */
-function planDecimal(values: readonly Float[], e: number, f32: boolean): Decimal {
+function planDecimal(values: readonly Float[], e: number, f32: boolean, limit: number): Decimal | null {
   const n = values.length, zz: number[] = [], exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
   for (let i = 0; i < n; i++) {
@@ -75,12 +75,50 @@ function planDecimal(values: readonly Float[], e: number, f32: boolean): Decimal
     }
     zz.push(0); exc.push(i);
   }
-  if (big) { const bytes = decimalBig(values, e, f32); return { e, zz, exc, mZz: null, mExc: null, size: bytes.length, bytes }; }
-  const mZz = measureSmall(zz), mExc = exc.length ? measureSmall(exc) : null;
   const k = exc.length, w = f32 ? 4 : 8;
+  if (big) {
+    // The exact size needs the integers as bigints (decimalBig); first a lower bound from the doubles, which
+    // alone rules the column out where it cannot be smaller than `limit` (random doubles: their exceptions and
+    // 50-bit integers outweigh the plain column), with no bigint made.
+    const es = k ? measureSmall(exc).size : 0, zs = bigIntsLowerBound(zz);
+    if (2 + varLen(zs) + zs + varLen(k) + (k ? varLen(es) + es + k * w : 0) >= limit) return null;
+    const bytes = decimalBig(values, e, f32);
+    return { e, zz, exc, mZz: null, mExc: null, size: bytes.length, bytes };
+  }
+  const mZz = measureSmall(zz), mExc = exc.length ? measureSmall(exc) : null;
   const zs = mZz.size, es = mExc ? mExc.size : 0;
   const size = 2 + varLen(zs) + zs + varLen(k) + (k ? varLen(es) + es + k * w : 0);
   return { e, zz, exc, mZz, mExc, size, bytes: null };
+}
+/** A lower bound of the size of encodeInts over the exact zigzag integers that `zz` holds as doubles (each
+ * within a rounding of its integer, which may pass 2^53): each of the four encodings' sizes bounded from below
+ * with margins larger than the doubles' errors (relative 2^-53 per value, a few units once subtracted), the
+ * least of them. */
+export function bigIntsLowerBound(zz: readonly number[]): number {
+  const n = zz.length;
+  if (n === 0) return 1;
+  const shrink = 1 - 2 ** -50; // x × shrink is below the integer x stands for (x > 0)
+  // rsize: each run's count (a byte at least) and value; equal doubles may stand for different integers, which
+  // only merges runs (a lower bound still).
+  let vsize = 1, min = zz[0]!, max = min, rsize = 1, zmaxLow = -Infinity, zminHigh = Infinity;
+  for (let i = 0; i < n; i++) {
+    const v = zz[i]!, vl = varLen(v * shrink);
+    vsize += vl;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (i === 0) { rsize += 1 + vl; continue; }
+    const u = zz[i - 1]!;
+    if (v !== u) rsize += 1 + vl;
+    // The zigzag of the difference, within 2 err + 1 of the zigzag of the doubles' difference.
+    const d = v - u, z = d >= 0 ? 2 * d : -2 * d - 1, err = (v + u) * 2 ** -48 + 16;
+    if (z - 2 * err - 1 > zmaxLow) zmaxLow = z - 2 * err - 1;
+    if (z + 2 * err + 1 < zminHigh) zminHigh = z + 2 * err + 1;
+  }
+  const bits = (x: number) => (x > 0 ? bitsN(x) : 0);
+  const width = bits(max - min - (max + min) * 2 ** -48 - 16);
+  const fsize = 2 + varLen(min * shrink) + Math.ceil((n * width) / 8);
+  const dsize = n > 1 ? 4 + Math.ceil(((n - 1) * bits(zmaxLow - zminHigh)) / 8) : Infinity;
+  return Math.min(vsize, fsize, dsize, rsize);
 }
 /** The decimal column's bytes where some scaled integer passes 2^49 (bigint zigzag). */
 function decimalBig(values: readonly Float[], e: number, f32: boolean): number[] {
@@ -117,8 +155,8 @@ function putDecimal(out: Writer, d: Decimal, values: readonly Float[], f32: bool
 function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
   const e = exponent(values, f32);
   if (e < 0) return null;
-  const d = planDecimal(values, e, f32);
-  return d.size < 1 + values.length * (f32 ? 4 : 8) ? d : null;
+  const plain = 1 + values.length * (f32 ? 4 : 8), d = planDecimal(values, e, f32, plain);
+  return d && d.size < plain ? d : null;
 }
 
 /** The exponent of the decimal column of `values` (SPEC 22.2), or -1 when none can be smaller than the plain
@@ -139,7 +177,8 @@ function exponent(values: readonly Float[], f32: boolean): number {
     const v = values[i] as number; // an XbfNaN: NaN below, as for a NaN
     sampled++;
     let e = 0;
-    for (; e <= maxE; e++) {
+    if (!f32) e = leastExponent64(v);
+    else for (; e <= maxE; e++) {
       // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
       // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
       // the nearest integer cannot give v back (for f64; an f32's rounding is coarser: always divided).
@@ -162,6 +201,22 @@ function exponent(values: readonly Float[], f32: boolean): number {
   return bestMisses * 2 > sampled ? -1 : bestE;
 }
 const HIST = new Array<number>(19).fill(0);
+const P10F = Float64Array.from(P10);
+/** exponent()'s loop for one f64 value (an XbfNaN: NaN): the least e that holds it exactly, 19 when none does;
+ * the same tests, on |v| (|v| × 10^e is |v × 10^e|: rounding is symmetric) with the powers in a typed array and
+ * sameBits spelled out for numbers that are not NaN (a NaN fails the range test first). */
+export function leastExponent64(v: number): number {
+  const av = v < 0 ? -v : v;
+  for (let e = 0; e <= 18; e++) {
+    const ax = av * P10F[e]!, a = Math.round(ax);
+    if (!(a < 9.0e15)) return 19;
+    const d = ax - a, tol = ax * 4.440892098500626e-16;
+    if (d > tol || -d > tol) continue;
+    if (a === 0) { if (v === 0 && 1 / v > 0) return e; continue; } // 0 ÷ 10^e is +0: only +0 is held
+    if ((v < 0 ? -a : a) / P10F[e]! === v) return e;
+  }
+  return 19;
+}
 
 /** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
  * 22.2.1), without writing it: on 32-bit words. */
@@ -270,11 +325,11 @@ function planFloats(values: readonly Float[], f32: boolean): FloatPlan {
   if (found === null) return p;
   if (found === undefined) { // an XbfNaN in the column: its bits key a Map
     const index = new Map<number | string, number>(), distinct: Float[] = [], ids: number[] = [];
-    for (const v of values) {
-      const x = v;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!, x = v;
       const k = typeof x !== "number" ? "n" + x.bits : x !== 0 && x === x ? x : Object.is(x, 0) ? "+0" : Object.is(x, -0) ? "-0" : f32 ? (scratchF32[0] = x, "n" + scratchU[0]) : "n" + f64Bits(x);
       let id = index.get(k);
-      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); }
+      if (id === undefined) { id = distinct.length; distinct.push(v); index.set(k, id); if (mostlyDistinct(i, id, n)) return p; }
       ids.push(id);
       if (distinct.length > limit) return p;
     }
@@ -340,7 +395,7 @@ function floatDictionary(values: number[], f32: boolean, limit: number): { disti
       const s = slots[h]!;
       if (s === 0) {
         id = distinct.length;
-        if (id >= limit) return null;
+        if (id >= limit || mostlyDistinct(i, id, n)) return null;
         slots[h] = id + 1; keyHi[id] = hi; keyLo[id] = lo; distinct.push(v);
         break;
       }

@@ -38,7 +38,8 @@ function putVarN(out: number[], x: number): void {
   while (x >= 128) { out.push((x & 127) | 128); x >>>= 7; }
   out.push(x);
 }
-const bitsN = (x: number) => (x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296)));
+/** The bit length of a non-negative integer below 2^64 given as a number. */
+export const bitsN = (x: number) => (x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296)));
 /** Appends (v - base) in `width` bits each, least significant bit first. */
 function packN(out: number[], values: number[], width: number, base: number): void {
   if (width === 0) return;
@@ -243,6 +244,11 @@ function encodeIntsBig(values: bigint[]): number[] {
   if (out.length !== size) throw new Error(`integer column sized ${size} but ${out.length} written`); // a bug, never input
   return out;
 }
+
+/** Whether a dictionary of a column of n values gives up when value i (from 0) is new, with index `id` among
+ * the distinct values: the Rust writer's test (columnar::mostly_distinct), that more than 3,072 of a long
+ * column's (over 8,192 values) first 4,096 are distinct; the limit of n / 2 + 16 is the caller's. */
+export const mostlyDistinct = (i: number, id: number, n: number): boolean => n > 8192 && i < 4096 && id >= 3072;
 
 export function putColumn(out: Writer, body: number[]): void {
   out.uvar(body.length);

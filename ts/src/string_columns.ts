@@ -3,12 +3,12 @@
 // one buffer (a column's strings UTF-8 encoded by one TextEncoder call, or a dictionary's distinct entries):
 // no Uint8Array per value.
 import { Writer } from "./varint.js";
-import { Measured, intsSize, measureSmall, putIntsColumn, varLen } from "./int_columns.js";
+import { Measured, intsSize, measureSmall, mostlyDistinct, putIntsColumn, varLen } from "./int_columns.js";
 
 const utf8e = new TextEncoder();
 
 /** n byte strings as views of one buffer: string i is `buf[start[i], start[i] + len[i])`. */
-interface Views { buf: Uint8Array; start: number[]; len: number[] }
+interface Views { buf: Uint8Array; start: number[]; len: number[]; ascii?: boolean }
 /** A dictionary: the index of each value's entry, and the distinct entries in the order they first appear. */
 interface Dict { ids: number[]; distinct: Views }
 
@@ -31,12 +31,12 @@ export function putStringColumn(out: Writer, values: string[]): void {
     let id = index.get(v);
     if (id === undefined) {
       id = strs.length;
-      // More distinct strings than a dictionary may hold, or (a long column) its first eighth all distinct, taken
-      // as a column of distinct values without filling the index up to the limit (a choice from a sample: a
-      // column whose repeats all come later is rare, and keeps a valid encoding). When all are well formed,
-      // distinct strings have distinct bytes and no dictionary is looked for.
-      if (id >= limit || (n >= 4096 && id === i && i === n >> 3)) {
-        putStrings(out, utf8Views(values), values.every(wellFormed) ? null : undefined);
+      // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose
+      // choice this is). When all are well formed, distinct strings have distinct bytes and no dictionary is
+      // looked for.
+      if (id >= limit || mostlyDistinct(i, id, n)) {
+        const v = utf8Views(values); // (all ASCII: well formed, with no pass to tell)
+        putStrings(out, v, v.ascii || values.every(wellFormed) ? null : undefined);
         return;
       }
       strs.push(v); index.set(v, id);
@@ -45,10 +45,63 @@ export function putStringColumn(out: Writer, values: string[]): void {
     last = v; lastId = id;
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
-  const distinct = utf8Views(strs), start: number[] = [], len: number[] = [];
-  for (let i = 0; i < n; i++) { const id = ids[i]!; start.push(distinct.start[id]!); len.push(distinct.len[id]!); }
-  putStrings(out, { buf: distinct.buf, start, len }, { ids, distinct });
+  const distinct = utf8Views(strs), dlen = distinct.len, len: number[] = [];
+  let total = 0;
+  for (let i = 0; i < n; i++) { const l = dlen[ids[i]!]!; len.push(l); total += l; }
+  const dict = { ids, distinct };
+  const sized = dictionaryFirst(out, dict, len, total);
+  if (sized === true) return;
+  const start: number[] = [], dstart = distinct.start;
+  for (let i = 0; i < n; i++) start.push(dstart[ids[i]!]!);
+  putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
 }
+
+/** What dictionaryFirst measured when it did not decide, for putStrings to go on from. */
+interface Sized { total: number; mLen: Measured; dictSize: number; dbytes: number; mIds: Measured }
+
+/** putStrings' first test for a dictionary built on the strings, from the entries and each value's index (no view
+ * per value): when it is smaller than the plain column and no larger than the least the shared prefixes can
+ * take, it is written and true returned (putStrings would write it too); false leaves the choice to putStrings. */
+function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number): true | Sized | undefined {
+  const n = len.length, d = dict.distinct.len;
+  if (n < 2) return undefined;
+  const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
+  let dbytes = 0;
+  for (let i = 0; i < d.length; i++) dbytes += d[i]!;
+  const mIds = measureSmall(dict.ids), k = intsSize(d);
+  const dictSize = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes + mIds.size;
+  if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return { total, mLen, dictSize, dbytes, mIds };
+  putDict(out, dict, dictSize, dbytes, mIds);
+  return true;
+}
+/** restBytes of the values `dict.ids` stands for: a value repeating the one before leaves nothing; another leaves
+ * its entry less the prefix it shares with the entry before, found once per pair of entries when there are at
+ * most 128 (PAIRS, marked with the column's stamp), else each time. */
+function restBytesOfIds(dict: Dict): number {
+  const { buf, start, len } = dict.distinct, ids = dict.ids, n = ids.length, cached = len.length <= 128;
+  if (cached && ++stamp > 0x3fffffff) { stamp = 1; PAIR_STAMP.fill(0); }
+  let a = -1, restTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const b = ids[i]!;
+    if (b === a) continue;
+    const l = len[b]!;
+    let p = 0;
+    if (a >= 0) {
+      const key = cached ? (a << 7) | b : 0;
+      if (cached && PAIR_STAMP[key] === stamp) p = PAIR[key]!;
+      else {
+        const s = start[b]!, ps = start[a]!, m = l < len[a]! ? l : len[a]!;
+        while (p < m && buf[ps + p] === buf[s + p]) p++;
+        if (cached) { PAIR[key] = p; PAIR_STAMP[key] = stamp; }
+      }
+    }
+    restTotal += l - p;
+    a = b;
+  }
+  return restTotal;
+}
+const PAIR = new Int32Array(128 * 128), PAIR_STAMP = new Int32Array(128 * 128);
+let stamp = 0;
 
 /** The column of byte strings `values` (length and payload). */
 export function putBytesColumn(out: Writer, values: Uint8Array[]): void {
@@ -82,7 +135,7 @@ function utf8Views(values: string[]): Views {
       }
       start.push(p); len.push(l); p += l;
     }
-    if (ascii) return { buf, start, len };
+    if (ascii) return { buf, start, len, ascii };
     start.length = 0; len.length = 0;
   }
   if (chars <= 1 << 26) {
@@ -90,7 +143,7 @@ function utf8Views(values: string[]): Views {
     let p = 0;
     if (buf.length === chars) { // all ASCII: a character is a byte
       for (let i = 0; i < n; i++) { const l = values[i]!.length; start.push(p); len.push(l); p += l; }
-      return { buf, start, len };
+      return { buf, start, len, ascii: true };
     }
     if (values.every(wellFormed)) {
       for (let i = 0; i < n; i++) { const l = utf8Length(values[i]!); start.push(p); len.push(l); p += l; }
@@ -121,20 +174,22 @@ function utf8Length(s: string): number {
 /** Writes the column of byte strings `v` (length and payload) in the smallest of the three string encodings,
  * sized first. `dict`: the dictionary already built on the strings; null: none can be (more distinct values
  * than its limit); undefined: built here on the bytes. */
-function putStrings(out: Writer, v: Views, dict: Dict | null | undefined): void {
+function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?: Sized): void {
   const { buf, start, len } = v, n = len.length;
   let total = 0;
-  for (let i = 0; i < n; i++) total += len[i]!;
+  if (sized) total = sized.total;
+  else for (let i = 0; i < n; i++) total += len[i]!;
   // Sizes first (measured, nothing written); only the chosen encoding's integer blocks are written.
   const sizedBlock = (m: Measured | null, xs: number[]) => { const k = m ? m.size : intsSize(xs); return varLen(k) + k; };
-  const mLen = measureSmall(len);
+  const mLen = sized ? sized.mLen : measureSmall(len);
   const plainSize = 1 + sizedBlock(mLen, len) + total;
   // A dictionary built on the strings, sized first: when it is no larger than the least the shared prefixes
   // can take (their bytes left after the prefixes, plus a byte for the tag and at least 4 for each of the two
   // integer blocks of n >= 2 values), it is the one the full comparison below would choose, and the prefix
-  // columns are not built or measured.
+  // columns are not built or measured. (`sized`: dictionaryFirst measured all this and made that test.)
   let dictSize = Infinity, dbytes = 0, mIds: Measured | null = null;
-  if (dict) {
+  if (sized) { dictSize = sized.dictSize; dbytes = sized.dbytes; mIds = sized.mIds; }
+  else if (dict) {
     const d = dict.distinct.len;
     for (let i = 0; i < d.length; i++) dbytes += d[i]!;
     mIds = measureSmall(dict.ids);
@@ -226,7 +281,7 @@ function bytesDict(v: Views, bound: number): Dict | null {
     let id = index.get(k);
     if (id === undefined) {
       id = dstart.length; index.set(k, id); dstart.push(s); dlen.push(l); dbytes += l;
-      if (dstart.length > limit || dbytes >= bound) return null;
+      if (dstart.length > limit || mostlyDistinct(i, id, n) || dbytes >= bound) return null;
     }
     ids.push(id);
   }

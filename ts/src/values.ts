@@ -356,6 +356,9 @@ interface Shape {
   /** For objects with the keys of `last`: the shapes of its slots in its order, objects seen since it was set, and
    * generated code that adds such an object (null where code may not be generated). */
   lastShapes?: Shape[]; lastHits: number; lastAdd?: AddRecord | null;
+  /** The last few key lists (RECENT at most, the oldest dropped first), `cur` the one `last` is: objects whose key
+   * lists alternate (a key present in some records only) find theirs here and go on the fast paths. */
+  recent?: KeyList[]; cur?: KeyList;
   mapKeys?: Shape; mapValues?: Shape;
 }
 // Every field present from the start: all shapes share one hidden class, so that `add` stays monomorphic.
@@ -363,7 +366,11 @@ const newShape = (): Shape => ({
   nulls: 0, values: 0, kinds: new Set(), lastKind: "", mixedNum: false, min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
   elems: undefined, keys: undefined, keyIndex: undefined, keyShapes: undefined, keyCounts: undefined, next: undefined, last: undefined,
   objects: 0, totalKeys: 0, mapKeys: undefined, mapValues: undefined, lastShapes: undefined, lastHits: 0, lastAdd: undefined,
+  recent: undefined, cur: undefined,
 });
+/** A key list seen before (its slots in order, their shapes) with its own hit count and generated code. */
+interface KeyList { last: number[]; shapes: Shape[]; hits: number; add: AddRecord | null | undefined }
+const RECENT = 8;
 /** The least and greatest integer seen, as SPEC 19.1 needs them: counted from 0 when the place's first value was
  * not an integer (as the single running range did before numbers and bigints were kept apart). */
 function intRange(s: Shape): [bigint, bigint] {
@@ -439,37 +446,10 @@ function add(s: Shape, v: unknown, depth: number): void {
     s.objects++;
     const o = v as Record<string, unknown>;
     const own = Object.keys(o);
-    // The usual case: the keys of the object before, in its order, none undefined (no new edge, no lookups).
-    const last = s.last;
-    // Generated code for the keys of the object before (after it came twice: a place whose objects alternate key
-    // orders does not make code for each): the key test, one named load per key (inline-cached, where a keyed
-    // load is megamorphic), a string added inline.
-    if (last !== undefined && depth < 128) {
-      let f = s.lastAdd;
-      if (f === undefined && ++s.lastHits > 2) f = s.lastAdd = recordAdder(s.keys!, last);
-      if (f && f(o, own, s.lastShapes!, depth + 1)) {
-        const counts = s.keyCounts!;
-        for (let i = 0; i < last.length; i++) counts[last[i]!]!++;
-        s.totalKeys += last.length;
-        return;
-      }
-    }
-    if (last !== undefined && own.length === last.length) {
-      const keys = s.keys!;
-      let same = true;
-      for (let i = 0; i < own.length; i++) if (own[i] !== keys[last[i]!]) { same = false; break; }
-      // The values in the keys' order, by one native call: a lookup by a key that varies (o[own[i]]) is a
-      // megamorphic load, the most expensive step of this loop.
-      const vals = same ? Object.values(o) : undefined;
-      if (vals !== undefined && vals.length !== own.length) same = false; // a getter that changed the object
-      else if (vals !== undefined) for (let i = 0; i < vals.length; i++) if (vals[i] === undefined) { same = false; break; }
-      if (same) {
-        const shapes = s.keyShapes!, counts = s.keyCounts!;
-        for (let i = 0; i < own.length; i++) { const j = last[i]!; counts[j]!++; add(shapes[j]!, vals![i], depth + 1); }
-        s.totalKeys += own.length;
-        return;
-      }
-    }
+    if (s.last !== undefined && addSameKeys(s, o, own, depth)) return;
+    // Another recent key list: it becomes `last`, and the same fast paths add the object (what the full path below
+    // would do for it: its edges and keys are already there).
+    if (s.recent !== undefined && useRecent(s, own) && addSameKeys(s, o, own, depth)) return;
     const keys = (s.keys ??= []), shapes = (s.keyShapes ??= []), counts = (s.keyCounts ??= []), next = (s.next ??= []);
     const index = (s.keyIndex ??= new Map());
     const slots: number[] = [];
@@ -487,9 +467,65 @@ function add(s: Shape, v: unknown, depth: number): void {
       add(shapes[j]!, x, depth + 1);
     }
     s.totalKeys += slots.length;
+    if (s.cur !== undefined) { s.cur.hits = s.lastHits; s.cur.add = s.lastAdd; }
     s.last = slots;
     s.lastShapes = slots.map((j) => shapes[j]!); s.lastHits = 0; s.lastAdd = undefined;
+    const entry: KeyList = { last: slots, shapes: s.lastShapes, hits: 0, add: undefined }, recent = (s.recent ??= []);
+    if (recent.push(entry) > RECENT) recent.shift();
+    s.cur = entry;
   }
+}
+
+/** Adds an object whose own keys are `own` when they are those of `s.last`, in its order, none undefined (no new
+ * edge, no lookups); false, having added nothing, otherwise. */
+function addSameKeys(s: Shape, o: Record<string, unknown>, own: string[], depth: number): boolean {
+  const last = s.last!;
+  // Generated code for the keys of the object before (after it came twice: a place whose objects alternate key
+  // orders does not make code for each): the key test, one named load per key (inline-cached, where a keyed
+  // load is megamorphic), a string added inline.
+  if (depth < 128) {
+    let f = s.lastAdd;
+    if (f === undefined && ++s.lastHits > 2) f = s.lastAdd = recordAdder(s.keys!, last);
+    if (f && f(o, own, s.lastShapes!, depth + 1)) {
+      const counts = s.keyCounts!;
+      for (let i = 0; i < last.length; i++) counts[last[i]!]!++;
+      s.totalKeys += last.length;
+      return true;
+    }
+  }
+  if (own.length === last.length) {
+    const keys = s.keys!;
+    let same = true;
+    for (let i = 0; i < own.length; i++) if (own[i] !== keys[last[i]!]) { same = false; break; }
+    // The values in the keys' order, by one native call: a lookup by a key that varies (o[own[i]]) is a
+    // megamorphic load, the most expensive step of this loop.
+    const vals = same ? Object.values(o) : undefined;
+    if (vals !== undefined && vals.length !== own.length) same = false; // a getter that changed the object
+    else if (vals !== undefined) for (let i = 0; i < vals.length; i++) if (vals[i] === undefined) { same = false; break; }
+    if (same) {
+      const shapes = s.keyShapes!, counts = s.keyCounts!;
+      for (let i = 0; i < own.length; i++) { const j = last[i]!; counts[j]!++; add(shapes[j]!, vals![i], depth + 1); }
+      s.totalKeys += own.length;
+      return true;
+    }
+  }
+  return false;
+}
+/** Makes the recent key list that is `own` (other than the current one) `s.last`, keeping the current one's hits and
+ * code in its entry; false when there is none. */
+function useRecent(s: Shape, own: string[]): boolean {
+  const keys = s.keys!, n = own.length, cur = s.cur;
+  for (const r of s.recent!) {
+    const l = r.last;
+    if (r === cur || l.length !== n) continue;
+    let i = 0;
+    while (i < n && own[i] === keys[l[i]!]) i++;
+    if (i < n) continue;
+    if (cur !== undefined) { cur.hits = s.lastHits; cur.add = s.lastAdd; }
+    s.cur = r; s.last = l; s.lastShapes = r.shapes; s.lastHits = r.hits; s.lastAdd = r.add;
+    return true;
+  }
+  return false;
 }
 
 /** Adds an object with given keys (`own`: its own keys), in their order, none undefined, to the shapes of its
@@ -557,6 +593,7 @@ function mergeShape(into: Shape, from: Shape): void {
     });
     from.next!.forEach((set, a) => { for (const b of set) next[slot[a]!]!.add(slot[b]!); });
     into.last = from.last?.map((j) => slot[j]!);
+    into.recent = undefined; into.cur = undefined; // (their slots are from's)
   }
   into.objects += from.objects; into.totalKeys += from.totalKeys;
 }

@@ -105,3 +105,40 @@ test("the same fractions give the same columns from both implementations, exact 
       assert.equal(Buffer.from(encode(v, { layout: "columns", ...(t ? { floatTolerance: t } : {}) })).toString("hex"), rust, `${JSON.stringify(v)} ${t}`);
     }), { numRuns: 150 });
 });
+
+test("long string and float columns keep or give up their dictionary as the Rust writer does (mostly distinct)", { skip }, () => {
+  // Over 8,192 values, a dictionary gives up once more than 3,072 of the first 4,096 are distinct; with at most
+  // 8,192 values, or repeats, only past n / 2 + 16 (the pools repeat from their start, so the first values are
+  // all distinct).
+  let seed = 1;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const word = () => Array.from({ length: 20 }, () => String.fromCharCode(97 + Math.floor(rnd() * 26))).join("");
+  const cases = [[9000, 1126], [5000, 626], [9000, 3072], [9000, 3073], [8192, 4000], [8193, 4000]];
+  cases.forEach(([n, d], k) => {
+    const words = Array.from({ length: d }, word), floats = Array.from({ length: d }, () => rnd() + rnd() / 2 ** 26);
+    const v = Array.from({ length: n }, (_, i) => ({ s: words[i % d], x: floats[i % d] }));
+    const inFile = join(dir, `distinct-${k}.json`), outFile = join(dir, `distinct-${k}.xbf`);
+    writeFileSync(inFile, JSON.stringify(v));
+    execFileSync(xbf, ["from-json", inFile, "--layout", "columns", "-o", outFile]);
+    const rust = Buffer.from(readFileSync(outFile));
+    assert.ok(rust.equals(Buffer.from(encode(v, { layout: "columns" }))), `${n} values, ${d} distinct`);
+  });
+});
+
+test("string columns (dictionaries, shared prefixes, plain) are the Rust writer's bytes", { skip }, () => {
+  // Pools of a few to a few hundred strings, some sharing prefixes, some not ASCII, drawn in runs or at random.
+  const piece = fc.constantFrom("", "a", "ab", "abc", "abd", "2001/01/0", "é", "😀", "x".repeat(40), "Total_");
+  const str = fc.tuple(piece, piece, fc.nat(300)).map(([a, b, k]) => a + b + (k % 3 ? String(k) : ""));
+  const column = fc.oneof(
+    fc.array(str, { minLength: 16, maxLength: 200 }),
+    fc.tuple(fc.uniqueArray(str, { minLength: 1, maxLength: 150 }), fc.array(fc.nat(), { minLength: 16, maxLength: 400 })).map(([pool, ix]) => ix.map((i) => pool[i % pool.length])),
+  );
+  let i = 0;
+  fc.assert(fc.property(column, (xs) => {
+    const v = xs.map((s) => ({ s }));
+    const inFile = join(dir, `strings-${i}.json`), outFile = join(dir, `strings-${i++}.xbf`);
+    writeFileSync(inFile, JSON.stringify(v));
+    execFileSync(xbf, ["from-json", inFile, "--layout", "columns", "-o", outFile]);
+    assert.ok(Buffer.from(readFileSync(outFile)).equals(Buffer.from(encode(v, { layout: "columns" }))), JSON.stringify(xs));
+  }), { numRuns: 150 });
+});

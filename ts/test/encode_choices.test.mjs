@@ -7,7 +7,8 @@ import fc from "fast-check";
 import { encode, decode, decodeWithType } from "../dist/index.js";
 import { inferType } from "../dist/values.js";
 import { worthTryingPublic } from "../dist/fast_encode.js";
-import { measure, measureFlags } from "../dist/int_columns.js";
+import { encodeInts, measure, measureFlags } from "../dist/int_columns.js";
+import { bigIntsLowerBound, leastExponent64 } from "../dist/float_columns.js";
 import { jsonish } from "./arbitraries.mjs";
 
 const same = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
@@ -66,4 +67,43 @@ test("an encode run from a getter of the value being encoded leaves the outer on
   const plain = Array.from({ length: 60 }, (_, i) => ({ a: i % 3, b: `v${i % 5}`, c: i / 4 }));
   const tricky = plain.map((o) => ({ a: o.a, b: o.b, get c() { encode(inner); encode(inner, { layout: "rows" }); return o.c; } }));
   for (const layout of ["auto", "columns", "rows"]) assert.ok(same(encode(tricky, { layout }), encode(plain, { layout })), layout);
+});
+
+test("a decimal column's integers past 2^49 are bounded from below without bigints (never above the exact size)", () => {
+  // The integers as planDecimal holds them (zigzag forms as doubles, rounded past 2^53) and as bigints.
+  const big = fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }).filter((m) => Math.abs(m) < 9.0e15);
+  const m = fc.oneof(big, fc.constant(0), fc.integer({ min: -1000, max: 1000 }), fc.constantFrom(2 ** 52, -(2 ** 52), 2 ** 53 - 1, -(2 ** 53 - 1)));
+  const column = fc.oneof(fc.array(m, { maxLength: 60 }), fc.array(m, { minLength: 1, maxLength: 8 }).chain((xs) => fc.array(fc.constantFrom(...xs), { maxLength: 60 })));
+  fc.assert(fc.property(column, (ms) => {
+    const zz = ms.map((x) => (x >= 0 ? 2 * x : -2 * x - 1));
+    const exact = encodeInts(ms.map((x) => (x >= 0 ? 2n * BigInt(x) : -2n * BigInt(x) - 1n))).length;
+    const bound = bigIntsLowerBound(zz);
+    assert.ok(bound <= exact, `bound ${bound}, exact ${exact}`);
+  }), { numRuns: 2000 });
+  // Random 16-digit fractions (as normal-2d's): the bound is close enough to rule the decimal column out.
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const ms = Array.from({ length: 500 }, () => Math.round((rnd() - 0.5) * 1.6e16));
+  const zz = ms.map((x) => (x >= 0 ? 2 * x : -2 * x - 1));
+  const exact = encodeInts(ms.map((x) => (x >= 0 ? 2n * BigInt(x) : -2n * BigInt(x) - 1n))).length;
+  assert.ok(bigIntsLowerBound(zz) >= exact - 8, `bound ${bigIntsLowerBound(zz)}, exact ${exact}`);
+});
+
+test("a double's least exact decimal exponent is the one the loop over sameBits finds", () => {
+  // The loop exponent() ran before (scaled, fromDecimalN and sameBits by bits), as the reference.
+  const bits = (x) => { const b = new DataView(new ArrayBuffer(8)); b.setFloat64(0, x); return b.getBigUint64(0); };
+  const reference = (v) => {
+    for (let e = 0; e <= 18; e++) {
+      const x = v * 10 ** e, ax = x < 0 ? -x : x, a = Math.round(ax);
+      if (!(a < 9.0e15)) return 19;
+      if ((ax > a ? ax - a : a - ax) > ax * 4.440892098500626e-16) continue;
+      const q = (a === 0 ? 0 : x < 0 ? -a : a) / 10 ** e;
+      if (bits(q) === bits(v)) return e;
+    }
+    return 19;
+  };
+  const value = fc.oneof(fc.double(), fc.integer({ min: -(2 ** 53), max: 2 ** 53 }).chain((n) => fc.integer({ min: 0, max: 20 }).map((e) => n / 10 ** e)),
+    fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 5e-324, 1e300, 0.1, 0.3, 1 / 3, 123456789.123, 9.0e15, 8.999999999999999e15,
+      0.5, 1.5, 2.5, -2.5, 0.05, 0.25, 1125899906842624.5, 2251799813685247.5, 4503599627370495.5, 1125899906842624.25, 112589990684262.45));
+  fc.assert(fc.property(value, (v) => { assert.equal(leastExponent64(v), reference(v), String(v)); }), { numRuns: 20000 });
 });
