@@ -314,7 +314,7 @@ impl<'a> Dec<'a> {
     /// records (f64, one-byte varint ints, strings of a one-byte length)
     /// read here, anything else by [`Dec::value`]. Going through `value`'s
     /// dispatch and then `prim`'s cost about 100 instructions of their own a
-    /// float on normal-2d.json (callgrind, python/bench/callgrind_loads.json);
+    /// float on normal-2d.json, this about 30 (callgrind, python/bench/callgrind_loads.json);
     /// the bytes are read by the same rules (a longer varint or length, or
     /// any fault, takes the general path, which decides).
     #[inline]
@@ -433,8 +433,10 @@ impl<'a> Dec<'a> {
 /// (their first insert sizes them for 5 keys), those of more as copies of a
 /// dict of their keys ([`struct_dict`]), whose values are then replaced.
 /// Measured on the column reader: 12% fewer instructions a record for a
-/// new dict on github.csv's two fields (python/bench/callgrind_loads_typed.json),
-/// and on the rows reader ... (python/bench/callgrind_loads.json).
+/// new dict on github.csv's two fields (python/bench/callgrind_loads_typed.json);
+/// on the rows reader, normal-2d.json's two floats, the dict took about 580
+/// instructions a record new against 720 copied (callgrind_annotate of the
+/// runs in python/bench/callgrind_loads.json).
 pub(crate) const FRESH_DICT_KEYS: usize = 5;
 
 /// A dict of `keys` (each to None) for a record of their struct, whose
