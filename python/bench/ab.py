@@ -22,7 +22,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def child(vega, reps, layout, typed):
+def child(vega, reps, layout, typed, held_out=False):
     sys.path.insert(0, str(HERE))
     import typing
 
@@ -30,7 +30,7 @@ def child(vega, reps, layout, typed):
     import xbf
 
     out = {}
-    for dname, data in bench.datasets(vega).items():
+    for dname, data in bench.datasets(vega, held_out=held_out).items():
         columnar = False if layout == "rows" else None
         enc = xbf.dumps(data, columnar=columnar)
         assert xbf.loads(enc) == data
@@ -66,11 +66,12 @@ def main():
     ap.add_argument("--json", metavar="PATH", help="write the raw timings (seconds) per variant")
     ap.add_argument("--typed", action="store_true",
                     help="also typed loads (xbf.Decoder(list[DC]) of bench.py's dataclass) and peers' loads")
+    ap.add_argument("--held-out", action="store_true", help="bench.py's held-out files instead of its datasets")
     ap.add_argument("--child", action="store_true")
     ap.add_argument("variants", nargs="*")
     args = ap.parse_args()
     if args.child:
-        return child(args.vega, args.reps, args.layout, args.typed)
+        return child(args.vega, args.reps, args.layout, args.typed, args.held_out)
     variants = dict(v.split("=", 1) for v in args.variants)
     results = {v: {} for v in variants}
     for r in range(args.rounds):
@@ -79,13 +80,15 @@ def main():
             path, *envs = variants[v].split(",")
             env = dict(os.environ, PYTHONPATH=path, **dict(e.split("=", 1) for e in envs))
             res = subprocess.run([sys.executable, __file__, "--child", "--vega", args.vega, "--reps", str(args.reps),
-                                  "--layout", args.layout] + (["--typed"] if args.typed else []),
+                                  "--layout", args.layout] + (["--typed"] if args.typed else [])
+                                 + (["--held-out"] if args.held_out else []),
                                  env=env, check=True, capture_output=True, text=True, cwd="/")
             for k, t in json.loads(res.stdout.strip().splitlines()[-1]).items():
                 results[v].setdefault(k, []).append(t)
     names = list(variants)
     if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({"layout": args.layout, "rounds": args.rounds, "reps": args.reps,
+        pathlib.Path(args.json).write_text(json.dumps({"layout": args.layout, "held_out": args.held_out,
+                                                       "rounds": args.rounds, "reps": args.reps,
                                                        "date": time.strftime("%Y-%m-%d %H:%M"),
                                                        "seconds": results}, indent=1) + "\n")
     print("| benchmark | " + " | ".join(f"{n} ms" for n in names) + " | " +

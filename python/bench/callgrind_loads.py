@@ -7,6 +7,12 @@ As with callgrind_dumps.py, run it twice, with N and with 0 calls, and take
     valgrind --tool=callgrind --callgrind-out-file=cg.N python python/bench/callgrind_loads.py typed countries.json 20
     valgrind --tool=callgrind --callgrind-out-file=cg.0 python python/bench/callgrind_loads.py typed countries.json 0
 
+Or count only the calls into loads (no set-up, so one run; python/bench/callgrind_loads.json),
+with per call = Ir / (N + 1):
+
+    valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*decode::loads::MakeDef*' \
+        python python/bench/callgrind_loads.py loads windvectors.csv 10
+
 The first argument is ``loads`` (untyped), ``decoder`` (``xbf.Decoder()``'s
 ``decode``) or ``typed`` (``xbf.Decoder(list[DC]).decode``); ``rows-`` before
 it (``rows-typed``) writes the message in rows instead of ``dumps``'s choice.

@@ -201,22 +201,25 @@ impl<'a> Dec<'a> {
                 Ok(PyTuple::new_bound(py, items).into_any())
             }
             Plan::Struct { keys, fields, optional, template, .. } => {
-                let d = struct_dict(py, keys, template)?;
+                let fresh = keys.len() <= FRESH_DICT_KEYS;
+                let d = if fresh { PyDict::new_bound(py) } else { struct_dict(py, keys, template)? };
                 for ((k, f), opt) in keys.iter().zip(fields).zip(optional) {
                     let v = if *opt {
                         match self.length()? {
                             0 => {
-                                d.del_item(k)?;
+                                if !fresh {
+                                    d.del_item(k)?;
+                                }
                                 continue;
                             }
                             1 => {
                                 let Plan::Enum { payloads, .. } = f else { unreachable!() };
-                                self.value(py, &payloads[1])?
+                                self.item(py, &payloads[1])?
                             }
                             _ => return Err(DErr::Bad),
                         }
                     } else {
-                        self.value(py, f)?
+                        self.item(py, f)?
                     };
                     dict_set(&d, k, &v)?;
                 }
@@ -302,9 +305,55 @@ impl<'a> Dec<'a> {
     pub(crate) fn list<'py>(&mut self, py: Python<'py>, e: &Plan<'py>, n: usize) -> DResult<Bound<'py, PyAny>> {
         let mut items = Vec::with_capacity(n);
         for _ in 0..n {
-            items.push(self.value(py, e)?);
+            items.push(self.item(py, e)?);
         }
         Ok(PyList::new_bound(py, items).into_any())
+    }
+
+    /// A struct field's or a list element's value: the common scalars of
+    /// records (f64, one-byte varint ints, strings of a one-byte length)
+    /// read here, anything else by [`Dec::value`]. Going through `value`'s
+    /// dispatch and then `prim`'s cost about 100 instructions of their own a
+    /// float on normal-2d.json, this about 30 (callgrind, python/bench/callgrind_loads.json);
+    /// the bytes are read by the same rules (a longer varint or length, or
+    /// any fault, takes the general path, which decides).
+    #[inline]
+    pub(crate) fn item<'py>(&mut self, py: Python<'py>, plan: &Plan<'py>) -> DResult<Bound<'py, PyAny>> {
+        if let Plan::Prim(p) = plan {
+            match p {
+                P::F64 => return Ok(PyFloat::new_bound(py, f64::from_le_bytes(self.arr()?)).into_any()),
+                P::I64 | P::I32 | P::I16 if self.v2 => {
+                    if let Some(&b) = self.b.get(self.pos) {
+                        if b < 0x80 {
+                            self.pos += 1;
+                            let x = i64::from(b >> 1) ^ -i64::from(b & 1);
+                            return Ok(x.into_py(py).into_bound(py));
+                        }
+                    }
+                }
+                P::U64 | P::U32 | P::U16 if self.v2 => {
+                    if let Some(&b) = self.b.get(self.pos) {
+                        if b < 0x80 {
+                            self.pos += 1;
+                            return Ok(b.into_py(py).into_bound(py));
+                        }
+                    }
+                }
+                P::String if self.v2 => {
+                    if let Some(&n) = self.b.get(self.pos) {
+                        if n < 0x80 {
+                            let start = self.pos + 1;
+                            let s = self.b.get(start..start + usize::from(n)).ok_or(DErr::Bad)?;
+                            let s = std::str::from_utf8(s).map_err(|_| DErr::Bad)?;
+                            self.pos = start + usize::from(n);
+                            return Ok(PyString::new_bound(py, s).into_any());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.value(py, plan)
     }
 
     pub(crate) fn prim<'py>(&mut self, py: Python<'py>, p: P) -> DResult<Bound<'py, PyAny>> {
@@ -379,6 +428,16 @@ impl<'a> Dec<'a> {
         })
     }
 }
+
+/// Records of up to this many keys are made as new dicts filled in place
+/// (their first insert sizes them for 5 keys), those of more as copies of a
+/// dict of their keys ([`struct_dict`]), whose values are then replaced.
+/// Measured on the column reader: 12% fewer instructions a record for a
+/// new dict on github.csv's two fields (python/bench/callgrind_loads_typed.json);
+/// on the rows reader, normal-2d.json's two floats, the dict took about 580
+/// instructions a record new against 720 copied (callgrind_annotate of the
+/// runs in python/bench/callgrind_loads.json).
+pub(crate) const FRESH_DICT_KEYS: usize = 5;
 
 /// A dict of `keys` (each to None) for a record of their struct, whose
 /// fields are then set in place. A copy of a dict of the same keys costs one
