@@ -254,20 +254,22 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     let room = |v: &mut Vec<u64>| v.reserve_exact(values.len());
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::with_stats);
+    let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
     // Plain takes the bytes and a block of lengths of two bytes at least:
-    // its lengths are planned only if a dictionary does not beat that.
+    // its lengths are planned only if neither a dictionary nor shared
+    // prefixes beat that (ties go to plain).
     let bytes = joined.map_or_else(|| values.iter().map(|v| v.len()).sum(), <[u8]>::len);
-    let plain = (dict.as_ref().map_or(usize::MAX, Dict::size) >= 3 + bytes).then(|| Plain::new(values, &mut lens));
+    let plain_least = 3 + bytes;
     // Shared prefixes take their remaining bytes and two blocks of at least
     // two bytes: planned only if that may beat the others (ties go to them).
     // A value shares at most the length of the one before: the rests take
     // at least what each value is longer than that one, a bound known from
     // the lengths alone.
-    let others = plain.as_ref().map_or(usize::MAX, Plain::size).min(dict.as_ref().map_or(usize::MAX, Dict::size));
+    let others = plain_least.min(dict_size);
     let at_least = || -> usize {
         values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum()
     };
-    let prefix = (shares_prefixes(values) && 5 + at_least() < others)
+    let prefix = (!values.is_empty() && shares_prefixes(values) && 5 + at_least() < others)
         .then(|| {
             room(&mut shared);
             room(&mut rest_lens);
@@ -275,8 +277,10 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
         })
         .filter(|&rest| 5 + rest < others)
         .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
+    let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
+    let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
-    let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain or a dictionary");
+    let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("an encoding");
     // In an XBF file, FSST (`23`) where it is smaller still, measured by
     // compressing the column: its table is trained on a sample. Its codes
     // take at least a byte for each value that is not empty and for each 8
@@ -622,8 +626,17 @@ mod tests {
         let dict = parts.as_ref().map(Dict::new);
         let (mut shared, mut rest_lens) = (Vec::new(), Vec::new());
         let prefix = shares_prefixes(values).then(|| {
-            let rest = Prefix::rest(values, &mut shared, &mut rest_lens);
-            Prefix::plan(&shared, &rest_lens, rest)
+            // (Each list planned by a pass of its own, as it was.)
+            let mut rest = 0;
+            let mut prev: &[u8] = &[];
+            for v in values {
+                let p = common_prefix(prev, v);
+                shared.push(p as u64);
+                rest_lens.push((v.len() - p) as u64);
+                rest += v.len() - p;
+                prev = v;
+            }
+            Prefix { lens: &shared, shared: Planned::new(&shared), rest_lens: Planned::new(&rest_lens), rest }
         });
         let sizes = [Some(plain.size()), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
         let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain");
