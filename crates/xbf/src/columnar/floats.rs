@@ -313,19 +313,22 @@ fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
     // Room for as many distinct values as the dictionary may take (it
     // gives up past half the column), without growing on the way.
     let room = (values.len() / 2 + 17).min(4096);
-    let mut index: std::collections::HashMap<u64, u64, super::FastHash> =
-        std::collections::HashMap::with_capacity_and_hasher(room, super::FastHash::default());
+    // (The hash of a value's bits is a bijection: equal hashes, equal bits.)
+    let key = super::FastHash::default();
+    let mut index = super::Ids::with_room(room);
     let mut distinct = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(values.len());
+    let give_up = values.len() / 2 + 16;
     for (i, v) in values.iter().enumerate() {
-        let id = *index.entry(v.to_bits64()).or_insert_with(|| {
+        let next = distinct.len() as u64;
+        let id = index.find_or_add(key.word(v.to_bits64()), next, |_| true);
+        if id == next {
             distinct.push(*v);
-            distinct.len() as u64 - 1
-        });
-        ids.push(id);
-        if distinct.len() > values.len() / 2 + 16 || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
-            return None;
+            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
+                return None;
+            }
         }
+        ids.push(id);
     }
     Some((distinct, ids))
 }

@@ -57,3 +57,142 @@ impl std::hash::Hasher for FastHasher {
         h ^ (h >> 29)
     }
 }
+
+impl FastHash {
+    /// The hash of one word, as [`FastHasher`] finishes it after
+    /// `write_u64(x)`. A bijection of `x` (a rotation and xor with the key,
+    /// then multiplications by odd constants and xor-shifts, each
+    /// invertible): equal hashes mean equal words, so a table of words
+    /// compares hashes only.
+    #[inline]
+    pub(crate) fn word(self, x: u64) -> u64 {
+        let mut h = FastHasher(self.0);
+        h.add(x);
+        std::hash::Hasher::finish(&h)
+    }
+
+    /// The hash of a value of 8 bytes or more: its length, then its words,
+    /// the last one read overlapping the one before (no loop over the
+    /// last bytes).
+    #[inline]
+    pub(crate) fn long(self, v: &[u8]) -> u64 {
+        debug_assert!(v.len() >= 8);
+        let mut h = FastHasher(self.0);
+        h.add(v.len() as u64);
+        let mut i = 0;
+        while i + 8 < v.len() {
+            h.add(word_at(v, i));
+            i += 8;
+        }
+        h.add(word_at(v, v.len() - 8));
+        std::hash::Hasher::finish(&h)
+    }
+}
+
+/// The 8 bytes of `v` at `i` (at most `v.len() - 8`), little-endian.
+#[inline]
+pub(crate) fn word_at(v: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"))
+}
+
+/// The index each distinct key got when it first came, found by the key's
+/// hash (computed once by the caller, who keeps the keys): a
+/// `hashbrown::HashTable` of hashes and indices, for the writer's
+/// dictionaries. Cheaper than a `HashMap` entry per value: no hashing
+/// through a `Hasher`, keys compared only where their whole hashes match,
+/// and the table grows without hashing a key again.
+pub(crate) struct Ids(hashbrown::HashTable<(u64, u64)>);
+
+impl Ids {
+    /// A table for `room` keys before it grows.
+    pub(crate) fn with_room(room: usize) -> Ids {
+        Ids(hashbrown::HashTable::with_capacity(room))
+    }
+
+    /// The index of the key hashed `h` for which `same(index)` holds, or
+    /// `next` if none does (the key is then taken as new, with index
+    /// `next`, which must be the count of keys so far).
+    #[inline]
+    pub(crate) fn find_or_add(&mut self, h: u64, next: u64, mut same: impl FnMut(u64) -> bool) -> u64 {
+        match self.0.entry(h, |&(sh, id)| sh == h && same(id), |&(sh, _)| sh) {
+            hashbrown::hash_table::Entry::Occupied(e) => e.get().1,
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                e.insert((h, next));
+                next
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// Each key's index of first appearance, as a `HashMap` gives it.
+    fn reference(keys: &[u64]) -> Vec<u64> {
+        let mut index: HashMap<u64, u64> = HashMap::new();
+        keys.iter()
+            .map(|&k| {
+                let next = index.len() as u64;
+                *index.entry(k).or_insert(next)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ids_are_the_indices_of_first_appearance() {
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed >> 20
+        };
+        let key = FastHash::default();
+        for round in 0..200 {
+            let n = [0, 1, 3, 50, 700, 5000][round % 6];
+            let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
+            let keys: Vec<u64> = (0..n).map(|_| next() % spread).collect();
+            // Hashed by the bijective word hash (room too small, so that
+            // the table grows), and by a hash of few values (every probe
+            // then runs into others' slots and asks `same`).
+            let mut ids = Ids::with_room(1);
+            let mut distinct: Vec<u64> = Vec::new();
+            let mut colliding = Ids::with_room(n / 3);
+            let mut got = Vec::new();
+            for &k in &keys {
+                let next = distinct.len() as u64;
+                let id = ids.find_or_add(key.word(k), next, |_| true);
+                let other = colliding.find_or_add(k % 5, next, |i| distinct[i as usize] == k);
+                assert_eq!(id, other);
+                if id == distinct.len() as u64 {
+                    distinct.push(k);
+                }
+                got.push(id);
+            }
+            assert_eq!(got, reference(&keys), "round {round}");
+        }
+    }
+
+    #[test]
+    fn the_long_hash_is_the_hashers() {
+        use std::hash::{BuildHasher, Hasher};
+        let key = FastHash::default();
+        let text = b"The quick brown fox jumps over the lazy dog, twice over";
+        for len in 8..text.len() {
+            let v = &text[..len];
+            let mut h = key.build_hasher();
+            h.write_u64(len as u64);
+            let mut i = 0;
+            while i + 8 < len {
+                h.write_u64(word_at(v, i));
+                i += 8;
+            }
+            h.write_u64(word_at(v, len - 8));
+            assert_eq!(key.long(v), h.finish());
+        }
+        let mut h = key.build_hasher();
+        h.write_u64(12345);
+        assert_eq!(key.word(12345), h.finish());
+    }
+}

@@ -479,7 +479,7 @@ impl<'a, T: Int> Planned<'a, T> {
         let start = out.len();
         out.push(p.enc.byte());
         match p.enc {
-            E::Varint => values.iter().for_each(|v| varint::put(out, v.wide())),
+            E::Varint => write_varints(out, values, p.size),
             E::FrameOfReference => write_for(out, values.iter().map(|v| v.wide()), p.min, p.width),
             E::Delta => {
                 varint::put(out, values[0].wide());
@@ -498,6 +498,33 @@ impl<'a, T: Int> Planned<'a, T> {
         }
         debug_assert_eq!(out.len() - start, p.size + 1);
     }
+}
+
+/// Appends `values` as varints, which take `size` bytes: the bytes are
+/// made room for at once and each value written by index (no capacity
+/// check or call per value), in 64-bit arithmetic where the value fits.
+fn write_varints<T: Int>(out: &mut Vec<u8>, values: &[T], size: usize) {
+    let mut at = out.len();
+    out.resize(at + size, 0);
+    let buf = &mut out[..];
+    for v in values {
+        let v = v.wide();
+        if let Ok(mut x) = u64::try_from(v) {
+            while x >= 0x80 {
+                buf[at] = (x as u8) | 0x80;
+                x >>= 7;
+                at += 1;
+            }
+            buf[at] = x as u8;
+        } else {
+            let mut tmp = [0u8; varint::MAX_LEN];
+            let n = varint::encode(v, &mut tmp);
+            buf[at..at + n].copy_from_slice(&tmp[..n]);
+            at += n - 1;
+        }
+        at += 1;
+    }
+    debug_assert_eq!(at, out.len());
 }
 
 /// What an integer column decodes into: `u128` for every column, `u64`

@@ -2,8 +2,6 @@
 //! repeats), or each value as the length of the prefix it shares with the
 //! previous one plus the rest (for sorted values, URLs, ids).
 
-use std::collections::HashMap;
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;
@@ -43,9 +41,10 @@ impl<'a> Plain<'a> {
 /// A dictionary's distinct values, their lengths and each value's index.
 type DictParts<'a> = (Vec<&'a [u8]>, Vec<u64>, Vec<u64>);
 
-/// A value of 8 bytes or more as a key of the dictionary: hashed and
-/// compared a word at a time, its last word read overlapping the one
-/// before (no loop over its last bytes, no call to compare them).
+/// A value of 8 bytes or more as a key of the dictionary: compared (and
+/// hashed, by `FastHash::long`) a word at a time, its last word read
+/// overlapping the one before (no loop over its last bytes, no call to
+/// compare them).
 #[derive(Clone, Copy)]
 struct Long<'a>(&'a [u8]);
 
@@ -53,20 +52,7 @@ impl Long<'_> {
     /// The 8 bytes at `i` (at most `len - 8`).
     #[inline]
     fn word(&self, i: usize) -> u64 {
-        u64::from_le_bytes(self.0[i..i + 8].try_into().expect("8 bytes"))
-    }
-}
-
-impl std::hash::Hash for Long<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let len = self.0.len();
-        state.write_u64(len as u64);
-        let mut i = 0;
-        while i + 8 < len {
-            state.write_u64(self.word(i));
-            i += 8;
-        }
-        state.write_u64(self.word(len - 8));
+        super::word_at(self.0, i)
     }
 }
 
@@ -97,35 +83,54 @@ fn dictionary<'a>(values: &[&'a [u8]]) -> Option<(DictParts<'a>, Stats)> {
     // gives up past half the column), without growing on the way.
     let room = (values.len() / 2 + 17).min(4096);
     // Values of up to 7 bytes are looked up as one word (the bytes and the
-    // length), the others by their bytes.
-    let mut short: HashMap<u64, u64, super::FastHash> =
-        HashMap::with_capacity_and_hasher(room, super::FastHash::default());
-    let mut long: HashMap<Long<'a>, u64, super::FastHash> = HashMap::with_hasher(super::FastHash::default());
+    // length: its hash is a bijection, so equal hashes are equal values),
+    // the others by their hash and then their bytes.
+    let key = super::FastHash::default();
+    let mut short = super::Ids::with_room(room);
+    let mut long: Option<super::Ids> = None;
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(values.len());
     let mut stats = Stats::new();
+    let give_up = values.len() / 2 + 16;
     for (i, &v) in values.iter().enumerate() {
-        let add = || {
-            distinct.push(v);
-            distinct.len() as u64 - 1
-        };
+        let next = distinct.len() as u64;
         let id = if v.len() < 8 {
-            let word = v.iter().enumerate().fold((v.len() as u64) << 56, |w, (i, &b)| w | u64::from(b) << (8 * i));
-            *short.entry(word).or_insert_with(add)
+            short.find_or_add(key.word(short_word(v)), next, |_| true)
         } else {
-            if long.capacity() == 0 {
-                long.reserve(room);
-            }
-            *long.entry(Long(v)).or_insert_with(add)
+            let h = key.long(v);
+            let table = long.get_or_insert_with(|| super::Ids::with_room(room));
+            table.find_or_add(h, next, |id| Long(distinct[id as usize]) == Long(v))
         };
+        if id == next {
+            distinct.push(v);
+            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
+                return None;
+            }
+        }
         ids.push(id);
         stats.push(id);
-        if distinct.len() > values.len() / 2 + 16 || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
-            return None;
-        }
     }
     let lens = distinct.iter().map(|v| v.len() as u64).collect();
     Some(((distinct, lens, ids), stats))
+}
+
+/// A value of up to 7 bytes as one word: its bytes, little-endian, and its
+/// length in the top byte (read in at most three loads, overlapping where
+/// the length is not a power of two; the overlapping bytes are the same).
+#[inline]
+fn short_word(v: &[u8]) -> u64 {
+    let n = v.len();
+    debug_assert!(n < 8);
+    let bytes = if n >= 4 {
+        let lo = u64::from(u32::from_le_bytes(v[..4].try_into().expect("4 bytes")));
+        let hi = u64::from(u32::from_le_bytes(v[n - 4..].try_into().expect("4 bytes")));
+        lo | hi << (8 * (n - 4))
+    } else if n > 0 {
+        u64::from(v[0]) | u64::from(v[n / 2]) << (8 * (n / 2)) | u64::from(v[n - 1]) << (8 * (n - 1))
+    } else {
+        0
+    };
+    bytes | (n as u64) << 56
 }
 
 struct Dict<'a, 'v> {
@@ -249,20 +254,22 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     let room = |v: &mut Vec<u64>| v.reserve_exact(values.len());
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::with_stats);
+    let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
     // Plain takes the bytes and a block of lengths of two bytes at least:
-    // its lengths are planned only if a dictionary does not beat that.
+    // its lengths are planned only if neither a dictionary nor shared
+    // prefixes beat that (ties go to plain).
     let bytes = joined.map_or_else(|| values.iter().map(|v| v.len()).sum(), <[u8]>::len);
-    let plain = (dict.as_ref().map_or(usize::MAX, Dict::size) >= 3 + bytes).then(|| Plain::new(values, &mut lens));
+    let plain_least = 3 + bytes;
     // Shared prefixes take their remaining bytes and two blocks of at least
     // two bytes: planned only if that may beat the others (ties go to them).
     // A value shares at most the length of the one before: the rests take
     // at least what each value is longer than that one, a bound known from
     // the lengths alone.
-    let others = plain.as_ref().map_or(usize::MAX, Plain::size).min(dict.as_ref().map_or(usize::MAX, Dict::size));
+    let others = plain_least.min(dict_size);
     let at_least = || -> usize {
         values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum()
     };
-    let prefix = (shares_prefixes(values) && 5 + at_least() < others)
+    let prefix = (!values.is_empty() && shares_prefixes(values) && 5 + at_least() < others)
         .then(|| {
             room(&mut shared);
             room(&mut rest_lens);
@@ -270,8 +277,10 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
         })
         .filter(|&rest| 5 + rest < others)
         .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
+    let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
+    let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
-    let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain or a dictionary");
+    let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("an encoding");
     // In an XBF file, FSST (`23`) where it is smaller still, measured by
     // compressing the column: its table is trained on a sample. Its codes
     // take at least a byte for each value that is not empty and for each 8
@@ -570,6 +579,8 @@ pub(crate) fn decode_spans(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use super::*;
 
     fn put_block(out: &mut Vec<u8>, block: &[u8]) {
@@ -615,8 +626,17 @@ mod tests {
         let dict = parts.as_ref().map(Dict::new);
         let (mut shared, mut rest_lens) = (Vec::new(), Vec::new());
         let prefix = shares_prefixes(values).then(|| {
-            let rest = Prefix::rest(values, &mut shared, &mut rest_lens);
-            Prefix::plan(&shared, &rest_lens, rest)
+            // (Each list planned by a pass of its own, as it was.)
+            let mut rest = 0;
+            let mut prev: &[u8] = &[];
+            for v in values {
+                let p = common_prefix(prev, v);
+                shared.push(p as u64);
+                rest_lens.push((v.len() - p) as u64);
+                rest += v.len() - p;
+                prev = v;
+            }
+            Prefix { lens: &shared, shared: Planned::new(&shared), rest_lens: Planned::new(&rest_lens), rest }
         });
         let sizes = [Some(plain.size()), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
         let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain");
@@ -648,6 +668,19 @@ mod tests {
                 .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             assert_eq!(encode(&slices), encode_reference(&slices), "round {round}");
+        }
+    }
+
+    #[test]
+    fn a_short_value_is_the_word_it_was() {
+        let bytes = b"abcdefg\0\xff\x80";
+        for start in 0..bytes.len() {
+            for len in 0..(bytes.len() - start).min(8) {
+                let v = &bytes[start..start + len];
+                let folded =
+                    v.iter().enumerate().fold((v.len() as u64) << 56, |w, (i, &b)| w | u64::from(b) << (8 * i));
+                assert_eq!(short_word(v), folded, "{v:?}");
+            }
         }
     }
 
