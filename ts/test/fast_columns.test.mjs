@@ -147,3 +147,20 @@ test("run-length integer columns: short and long runs, values around 2^30 and 2^
     assert.deepStrictEqual(got, rows);
   }), { numRuns: 150 });
 });
+
+test("dictionary string columns: ids of 1 to 9 bits looked up as unpacked, entries shared; empty, non-ASCII; damaged copies and a small budget as the reference", () => {
+  const vocab = fc.array(fc.oneof(fc.constantFrom("", "rain", "sun", "é", "日本", "😀"), fc.string({ unit: "grapheme", maxLength: 5 })), { minLength: 1, maxLength: 300 });
+  fc.assert(fc.property(vocab, fc.array(fc.nat(), { minLength: 1, maxLength: 400 }), (words, picks) => {
+    const rows = picks.map((k, i) => ({ w: words[k % words.length], i }));
+    const bytes = encode(rows, { layout: "columns" });
+    assert.deepStrictEqual(sameOutcome(bytes), rows);
+    sameOutcome(bytes, { maxDecodedBytes: 48 * 3 * rows.length + 40 });
+  }), { numRuns: 200 });
+  const weather = ["drizzle", "rain", "sun", "snow", "fog"];
+  const rows = Array.from({ length: 40 }, (_, i) => ({ weather: weather[(i * 7) % 5], n: i }));
+  const bytes = encode(rows, { layout: "columns" });
+  const back = sameOutcome(bytes);
+  assert.deepStrictEqual(back, rows);
+  assert.ok(back[0].weather === back[5].weather);
+  damaged(bytes);
+});
