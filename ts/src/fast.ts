@@ -517,6 +517,12 @@ class Columns {
           }
           this.pos = start; // anything else: ints reads the block (or finds it unusual)
         }
+        // Run-length ids (a column sorted by it): each run filled with its entry, no array of ids.
+        const rs = n > 0 && this.pos < end && b[this.pos] === 3 ? this.idRuns(n, end, d) : null;
+        if (rs !== null) {
+          for (let r = 0, q = 0; r < rs.length; r += 2) { const l = rs[r]!; out.fill(distinct[rs[r + 1]!]!, q, q + l); q += l; }
+          return out;
+        }
         const ids = this.ints(n, 64, end);
         if (ids === null) return null;
         for (let i = 0; i < n; i++) {
@@ -625,6 +631,23 @@ class Columns {
     }
     return out;
   }
+  /** A dictionary column's n > 0 ids when they are a run-length block (at pos, within `end`), every id below d:
+   * its runs as [length, id, length, id, ...] (pos past the block); null with pos unchanged otherwise (`ints`
+   * then reads it, and gives null too where a run or an id is out of range). */
+  private idRuns(n: number, end: number, d: number): number[] | null {
+    const start = this.pos;
+    this.pos++;
+    const rs: number[] = [];
+    let count = 0;
+    while (count < n) {
+      const run = small(this, end);
+      const id = run > 0 && run <= n - count ? small(this, end) : -1;
+      if (id < 0 || id >= d) { this.pos = start; return null; }
+      rs.push(run, id);
+      count += run;
+    }
+    return rs;
+  }
   /** A dictionary column's n > 0 ids when they are a frame-of-reference block of 1 to 24 bits (at pos, ending
    * the column at `end`), each looked up in `distinct` as it is unpacked, the decoded size (the entries' byte
    * lengths `lens`) charged; null with pos unchanged for any other block, which `ints` then reads (an id past
@@ -683,6 +706,17 @@ class Columns {
         // Frame-of-reference ids (the usual block): looked up as they are unpacked, no array of ids.
         const direct = n > 0 ? this.dictionaryIds(n, end, distinct, lens) : null;
         if (direct !== null) return direct;
+        // Run-length ids (a column sorted by it, as countries by name): each run filled with its entry.
+        const rs = n > 0 && this.pos < end && b[this.pos] === 3 ? this.idRuns(n, end, d) : null;
+        if (rs !== null) {
+          let size = 0;
+          for (let r = 0; r < rs.length; r += 2) size += rs[r]! * lens[rs[r + 1]!]!;
+          if (!(size <= this.left)) return null;
+          this.left -= size;
+          const out: string[] = new Array(n);
+          for (let r = 0, q = 0; r < rs.length; r += 2) { const l = rs[r]!; out.fill(distinct[rs[r + 1]!]!, q, q + l); q += l; }
+          return out;
+        }
         const ids = this.ints(n, 64, end);
         if (ids === null) return null;
         let size = 0;
