@@ -517,6 +517,12 @@ class Columns {
           }
           this.pos = start; // anything else: ints reads the block (or finds it unusual)
         }
+        // Run-length ids (a column sorted by it): each run filled with its entry, no array of ids.
+        const rs = n > 0 && this.pos < end && b[this.pos] === 3 ? this.idRuns(n, end, d) : null;
+        if (rs !== null) {
+          for (let r = 0, q = 0; r < rs.length; r += 2) { const l = rs[r]!; out.fill(distinct[rs[r + 1]!]!, q, q + l); q += l; }
+          return out;
+        }
         const ids = this.ints(n, 64, end);
         if (ids === null) return null;
         for (let i = 0; i < n; i++) {
@@ -625,6 +631,49 @@ class Columns {
     }
     return out;
   }
+  /** A dictionary column's n > 0 ids when they are a run-length block (at pos, within `end`), every id below d:
+   * its runs as [length, id, length, id, ...] (pos past the block); null with pos unchanged otherwise (`ints`
+   * then reads it, and gives null too where a run or an id is out of range). */
+  private idRuns(n: number, end: number, d: number): number[] | null {
+    const start = this.pos;
+    this.pos++;
+    const rs: number[] = [];
+    let count = 0;
+    while (count < n) {
+      const run = small(this, end);
+      const id = run > 0 && run <= n - count ? small(this, end) : -1;
+      if (id < 0 || id >= d) { this.pos = start; return null; }
+      rs.push(run, id);
+      count += run;
+    }
+    return rs;
+  }
+  /** A dictionary column's n > 0 ids when they are a frame-of-reference block of 1 to 24 bits (at pos, ending
+   * the column at `end`), each looked up in `distinct` as it is unpacked, the decoded size (the entries' byte
+   * lengths `lens`) charged; null with pos unchanged for any other block, which `ints` then reads (an id past
+   * the dictionary or a size over the budget is null either way). */
+  private dictionaryIds(n: number, end: number, distinct: string[], lens: number[]): string[] | null {
+    const b = this.b, start = this.pos, d = distinct.length;
+    if (this.pos >= end || b[this.pos] !== 1) return null;
+    this.pos++;
+    const base = small(this, end);
+    if (base < 0 || base >= d || this.pos >= end) { this.pos = start; return null; }
+    const width = b[this.pos++]!, bytes = Math.ceil((n * width) / 8);
+    if (width < 1 || width > 24 || bytes > end - this.pos || padded(b, this.pos, n * width)) { this.pos = start; return null; }
+    const s = this.bitsView(this.pos, bytes), p0 = this.vp, mask = (1 << width) - 1;
+    const out: string[] = new Array(n);
+    let size = 0, bp = 0;
+    for (let i = 0; i < n; i++, bp += width) {
+      const id = base + ((s.getUint32(p0 + (bp >>> 3), true) >>> (bp & 7)) & mask);
+      if (id >= d) { this.pos = start; return null; }
+      size += lens[id]!;
+      out[i] = distinct[id]!;
+    }
+    if (!(size <= this.left)) { this.pos = start; return null; }
+    this.left -= size;
+    this.pos += bytes;
+    return out;
+  }
   private strings(n: number, end: number): string[] | null {
     const b = this.b;
     if (this.pos >= end) return null;
@@ -653,15 +702,30 @@ class Columns {
         const distinct = this.split(this.pos, lens, total);
         if (distinct === null) return null;
         this.pos = bend;
+        // Each value is its dictionary entry's string itself (made once, shared by every row that uses it).
+        // Frame-of-reference ids (the usual block): looked up as they are unpacked, no array of ids.
+        const direct = n > 0 ? this.dictionaryIds(n, end, distinct, lens) : null;
+        if (direct !== null) return direct;
+        // Run-length ids (a column sorted by it, as countries by name): each run filled with its entry.
+        const rs = n > 0 && this.pos < end && b[this.pos] === 3 ? this.idRuns(n, end, d) : null;
+        if (rs !== null) {
+          let size = 0;
+          for (let r = 0; r < rs.length; r += 2) size += rs[r]! * lens[rs[r + 1]!]!;
+          if (!(size <= this.left)) return null;
+          this.left -= size;
+          const out: string[] = new Array(n);
+          for (let r = 0, q = 0; r < rs.length; r += 2) { const l = rs[r]!; out.fill(distinct[rs[r + 1]!]!, q, q + l); q += l; }
+          return out;
+        }
         const ids = this.ints(n, 64, end);
         if (ids === null) return null;
         let size = 0;
-        const out: string[] = [];
+        const out: string[] = new Array(n);
         for (let i = 0; i < n; i++) {
           const id = ids[i]!;
           if (id >= d) return null;
           size += lens[id]!;
-          out.push(distinct[id]!);
+          out[i] = distinct[id]!;
         }
         if (!(size <= this.left)) return null;
         this.left -= size;

@@ -147,3 +147,37 @@ test("run-length integer columns: short and long runs, values around 2^30 and 2^
     assert.deepStrictEqual(got, rows);
   }), { numRuns: 150 });
 });
+
+test("dictionary string columns: ids of 1 to 9 bits looked up as unpacked, entries shared; empty, non-ASCII; damaged copies and a small budget as the reference", () => {
+  const vocab = fc.array(fc.oneof(fc.constantFrom("", "rain", "sun", "é", "日本", "😀"), fc.string({ unit: "grapheme", maxLength: 5 })), { minLength: 1, maxLength: 300 });
+  fc.assert(fc.property(vocab, fc.array(fc.nat(), { minLength: 1, maxLength: 400 }), fc.boolean(), (words, picks, sorted) => {
+    // Sorted: the ids come in runs (a run-length block), else mostly a frame-of-reference one.
+    const ws = picks.map((k) => words[k % words.length]);
+    if (sorted) ws.sort();
+    const rows = ws.map((w, i) => ({ w, i }));
+    const bytes = encode(rows, { layout: "columns" });
+    assert.deepStrictEqual(sameOutcome(bytes), rows);
+    sameOutcome(bytes, { maxDecodedBytes: 48 * 3 * rows.length + 40 });
+  }), { numRuns: 200 });
+  const weather = ["drizzle", "rain", "sun", "snow", "fog"];
+  const rows = Array.from({ length: 40 }, (_, i) => ({ weather: weather[(i * 7) % 5], n: i }));
+  const bytes = encode(rows, { layout: "columns" });
+  const back = sameOutcome(bytes);
+  assert.deepStrictEqual(back, rows);
+  assert.ok(back[0].weather === back[5].weather);
+  damaged(bytes);
+});
+
+test("dictionary float and string columns with run-length ids (sorted columns): the reference's values, damaged copies its errors", () => {
+  const lats = [45.125, 45.375, -0, 0.1, NaN, 1e300, 5e-324];
+  fc.assert(fc.property(fc.array(fc.tuple(fc.nat(6), fc.integer({ min: 1, max: 30 })), { minLength: 1, maxLength: 30 }), (runs) => {
+    const rows = [];
+    for (const [k, len] of runs) for (let j = 0; j < len; j++) rows.push({ lat: lats[k], s: ["", "é", "rain", "sun"][k % 4] + k, i: rows.length });
+    const back = sameOutcome(encode(rows, { layout: "columns" }));
+    for (let i = 0; i < rows.length; i++) { assert.ok(Object.is(back[i].lat, rows[i].lat), `${i}`); assert.equal(back[i].s, rows[i].s); }
+  }), { numRuns: 200 });
+  const rows = Array.from({ length: 60 }, (_, i) => ({ lat: 45 + Math.floor(i / 7) / 8, country: ["Chile", "Peru", "Ísland", "日本"][Math.floor(i / 15)] }));
+  const bytes = encode(rows, { layout: "columns" });
+  assert.deepStrictEqual(sameOutcome(bytes), rows);
+  damaged(bytes);
+});
