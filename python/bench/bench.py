@@ -105,16 +105,17 @@ HELD_OUT = ("cars.json", "penguins.json", "countries.json", "budgets.json", "nor
 def datasets(vega, held_out=False):
     if held_out:
         return files(vega, HELD_OUT)
-    out = {}
-    with open(ROOT / "crates/xbf-cli/data/sp500-2019.csv", newline="") as f:
-        rows = []
-        for r in csv.DictReader(f):
-            rows.append({"date": r["date"], **{k: float(r[k]) for k in ("open", "high", "low", "close", "adjclose")},
-                         "volume": int(r["volume"])})
-        out["sp500 (stock rows)"] = rows
+    out = {"sp500 (stock rows)": sp500_rows()}
     out.update(files(vega, ("flights-20k.json", "movies.json", "github.csv", "airports.csv",
                             "unemployment-across-industries.json", "gapminder.json")))
     return out
+
+
+def sp500_rows():
+    """The stock rows: crates/xbf-cli/data/sp500-2019.csv, numbers parsed."""
+    with open(ROOT / "crates/xbf-cli/data/sp500-2019.csv", newline="") as f:
+        return [{"date": r["date"], **{k: float(r[k]) for k in ("open", "high", "low", "close", "adjclose")},
+                 "volume": int(r["volume"])} for r in csv.DictReader(f)]
 
 
 def files(vega, names):
