@@ -12,10 +12,10 @@ use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
 use crate::columns::{columns_direct, rows_to_columns, worth_columns};
 use crate::errors::{cannot, encode_err, too_deep};
 use crate::infer::{inferred, int_bits, is_dataclass, Infer, Shape, MAX_DEPTH};
+use crate::learned::Learned;
 use crate::plan::{make_plan, Plan};
 use crate::pyobj::{refs, short_repr};
 use crate::raw::dict_next;
-use crate::learned::Learned;
 use crate::records::{gather, Gathered};
 use crate::schema::{pair_of, Schema};
 
