@@ -5,8 +5,9 @@ The set-up (imports, reading the datasets) is counted too, so run the script
 twice, with N and with 0 calls, and take (Ir(N) - Ir(0)) / N:
 
     CARGO_PROFILE_RELEASE_DEBUG=true pip install ./python    # symbols for callgrind_annotate
-    valgrind --tool=callgrind --callgrind-out-file=cg.N python python/bench/callgrind_dumps.py sp500 20
-    valgrind --tool=callgrind --callgrind-out-file=cg.0 python python/bench/callgrind_dumps.py sp500 0
+    export PYTHONHASHSEED=0    # else str hashes, so set-up and per-call counts, change from run to run
+    valgrind --tool=callgrind --callgrind-out-file=cg.N python python/bench/callgrind_dumps.py sp500 20 dumps
+    valgrind --tool=callgrind --callgrind-out-file=cg.0 python python/bench/callgrind_dumps.py sp500 0 dumps
     callgrind_annotate --inclusive=yes --threshold=100 cg.N | grep -E "records_direct|encode_columns|floats::"
 
 A third argument ``dumps`` or ``encoder`` makes one call before the counted
