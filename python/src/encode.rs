@@ -12,10 +12,11 @@ use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
 use crate::columns::{columns_direct, rows_to_columns, worth_columns};
 use crate::errors::{cannot, encode_err, too_deep};
 use crate::infer::{inferred, int_bits, is_dataclass, Infer, Shape, MAX_DEPTH};
+use crate::learned::Learned;
 use crate::plan::{make_plan, Plan};
 use crate::pyobj::{refs, short_repr};
 use crate::raw::dict_next;
-use crate::records::gather;
+use crate::records::{gather, Gathered};
 use crate::schema::{pair_of, Schema};
 
 // ---------------------------------------------------------------- encoder
@@ -526,9 +527,11 @@ pub(crate) fn _columns_via_rows<'py>(
 
 /// `columnar`: None = columns when there are enough repeated items and
 /// they come out smaller (the core's `Layout::Auto`), True = columns,
-/// False = rows. `compress`: a zstd level for the columns.
+/// False = rows. `compress`: a zstd level for the columns. `learned`: an
+/// `xbf.Encoder`'s state, used and updated for lists of flat records (the
+/// bytes are the same without it).
 #[pyfunction]
-#[pyo3(signature = (obj, version=2, schema=None, columnar=None, compress=None))]
+#[pyo3(signature = (obj, version=2, schema=None, columnar=None, compress=None, learned=None))]
 pub(crate) fn dumps<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
@@ -536,6 +539,7 @@ pub(crate) fn dumps<'py>(
     schema: Option<&Bound<'py, Schema>>,
     columnar: Option<bool>,
     compress: Option<i32>,
+    learned: Option<&Bound<'py, Learned>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     if version == 1 && (columnar == Some(true) || compress.is_some()) {
         return Err(PyValueError::new_err("XBF v1 has no columnar layout (use version=2)"));
@@ -550,20 +554,16 @@ pub(crate) fn dumps<'py>(
         // Lists of flat records: type and columns gathered in one pass, then
         // the layout written from them (the rows too, with no second walk
         // of the Python objects).
-        if let Some(g) = gather(obj)? {
-            // `worth_columns(obj)` without walking the objects again.
-            if !columnar.unwrap_or_else(|| g.worth_columns()) {
-                if let Some(rows) = g.rows(0)? {
-                    return Ok(PyBytes::new_bound(py, &rows));
-                }
-            } else if let Some((cols, rows_len)) = g.columns(compress)? {
-                if columnar == Some(true) || cols.len() < rows_len {
-                    return Ok(PyBytes::new_bound(py, &cols));
-                }
-                if let Some(rows) = g.rows(rows_len)? {
-                    debug_assert_eq!(rows.len(), rows_len);
-                    return Ok(PyBytes::new_bound(py, &rows));
-                }
+        // (An encoder in use further up the stack, which Python code run
+        // by the general path could reach, is left alone.)
+        let mut learned = learned.and_then(|l| l.try_borrow_mut().ok());
+        if let Some(g) = gather(obj, learned.as_deref_mut())? {
+            let out = records_message(&g, columnar, compress)?;
+            if let Some(l) = learned.as_deref_mut() {
+                l.recycle(g.cols);
+            }
+            if let Some(out) = out {
+                return Ok(PyBytes::new_bound(py, &out));
             }
         }
     }
@@ -600,4 +600,21 @@ pub(crate) fn dumps<'py>(
         None => rows,
     };
     Ok(PyBytes::new_bound(py, &out))
+}
+
+/// The message of gathered records in the layout `columnar` asks for (for
+/// `auto`, the columns when there are enough records and they come out
+/// smaller); `None` for a type the gathered path does not take.
+fn records_message(g: &Gathered, columnar: Option<bool>, compress: Option<i32>) -> PyResult<Option<Vec<u8>>> {
+    // `worth_columns(obj)` without walking the objects again.
+    if !columnar.unwrap_or_else(|| g.worth_columns()) {
+        return g.rows(0);
+    }
+    let Some((cols, rows_len)) = g.columns(compress)? else { return Ok(None) };
+    if columnar == Some(true) || cols.len() < rows_len {
+        return Ok(Some(cols));
+    }
+    let rows = g.rows(rows_len)?;
+    debug_assert!(rows.as_ref().is_none_or(|r| r.len() == rows_len));
+    Ok(rows)
 }

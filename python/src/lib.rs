@@ -22,7 +22,8 @@
 //! - [`encode`]: Python to XBF rows, and `dumps`; [`columns`]: Python to the
 //!   columnar layout; [`records`]: lists of flat records gathered in one
 //!   pass (type and raw columns), then written as columns or, by
-//!   [`records_rows`], as rows.
+//!   [`records_rows`], as rows; [`learned`]: what an `xbf.Encoder` keeps
+//!   between calls (the records' type, the columns' buffers).
 //! - [`decode`]: XBF to Python (the fast path, and `loads`); [`dates`]:
 //!   dates and datetimes, by the C API or (abi3) the `datetime` module;
 //!   [`column_reader`]: columnar messages to Python, whole columns at a
@@ -65,6 +66,7 @@ mod encode;
 mod errors;
 mod file;
 mod infer;
+mod learned;
 mod plan;
 mod pyobj;
 mod raw;
@@ -81,6 +83,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<streams::StreamReader>()?;
     m.add_class::<streams::StreamWriter>()?;
     m.add_class::<typed::TypedDecoder>()?;
+    m.add_class::<learned::Learned>()?;
     m.add_function(wrap_pyfunction!(pyobj::_init, m)?)?;
     m.add_function(wrap_pyfunction!(encode::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(encode::_columns_via_rows, m)?)?;

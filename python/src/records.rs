@@ -9,6 +9,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use xbf::infer::{Ints, Resolved, Slot, MAP_KEY_RATIO, MAP_MIN_KEYS, OBJECT_STRUCT};
 use xbf::{EncodeOptions, Metadata, PrimitiveType as P, Repeats};
@@ -16,6 +17,7 @@ use xbf::{EncodeOptions, Metadata, PrimitiveType as P, Repeats};
 use crate::columns::{uvarint_len, zigzag_len};
 use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
+use crate::learned::{ColumnKinds, Learned};
 use crate::plan::is_optional_key;
 use crate::raw::{dict_next, dict_next_borrowed, long_value, str_bytes, Long};
 
@@ -68,6 +70,34 @@ impl RawColumn {
         s
     }
 
+    /// What inference learns of the column: the kinds met and the bits of
+    /// its ints (its shape, given whether some record lacks the key).
+    pub(crate) fn kinds_met(&self) -> ColumnKinds {
+        ColumnKinds { seen: self.seen, int_bits: self.int_bits, absent: self.absent }
+    }
+
+    /// Empty again, keeping the capacity of its buffers (an `xbf.Encoder`
+    /// reuses them on its next call).
+    pub(crate) fn clear(&mut self) {
+        self.kinds.clear();
+        self.seen = [false; 6];
+        self.bools.clear();
+        self.ints.clear();
+        self.int_bits = None;
+        self.floats.clear();
+        self.text.clear();
+        self.ends.clear();
+        self.absent = false;
+    }
+
+    /// Bytes held by its buffers.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.kinds.capacity()
+            + self.bools.capacity()
+            + 8 * (self.ints.capacity() + self.floats.capacity() + self.ends.capacity())
+            + self.text.capacity()
+    }
+
     /// Marks the records before record `i` that had no value of this key as
     /// lacking it.
     #[inline]
@@ -88,9 +118,10 @@ impl RawColumn {
         let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
             // A lone surrogate: the general path raises.
             let Some(s) = str_bytes(s) else { return false };
-            if self.ends.capacity() == 0 {
+            if self.ends.is_empty() {
                 // Room for the rest of the list at once, guessed from
-                // the first string's length.
+                // the first string's length (none asked for when a reused
+                // buffer has it).
                 self.ends.reserve(n - i);
                 self.text.reserve((n - i).saturating_mul(s.len() + 4).min(1 << 24));
             }
@@ -98,7 +129,7 @@ impl RawColumn {
             self.ends.push(self.text.len());
             K_STR
         } else if let Ok(f) = v.downcast_exact::<PyFloat>() {
-            if self.floats.capacity() == 0 {
+            if self.floats.is_empty() {
                 self.floats.reserve(n - i);
             }
             self.floats.push(f.value());
@@ -115,7 +146,7 @@ impl RawColumn {
                 None => return false,
             };
             self.int_bits = Some(self.int_bits.map_or(bits, |a| a.join(bits)));
-            if self.ints.capacity() == 0 {
+            if self.ints.is_empty() {
                 self.ints.reserve(n - i);
             }
             self.ints.push(x);
@@ -220,13 +251,21 @@ struct Run {
     records: u64,
 }
 
-/// A list of flat records read in one pass that both infers the type and
-/// gathers the columns: each key's values (`cols`), the type, and the
-/// column of each struct field (`slots`, in the struct's order).
-pub(crate) struct Gathered {
-    cols: Vec<RawColumn>,
-    slots: Vec<usize>,
+/// The type inferred for a list of flat records, its metadata bytes (XBF
+/// 2), and the column of each struct field (`slots`, in the struct's
+/// order): what an `xbf.Encoder` reuses when the next list has the same
+/// keys and kinds of values.
+pub(crate) struct RecordsType {
     pub(crate) ty: Metadata,
+    pub(crate) meta: Vec<u8>,
+    slots: Vec<usize>,
+}
+
+/// A list of flat records read in one pass that both infers the type and
+/// gathers the columns: each key's values (`cols`) and the type.
+pub(crate) struct Gathered {
+    pub(crate) cols: Vec<RawColumn>,
+    typed: Arc<RecordsType>,
     n: usize,
 }
 
@@ -234,10 +273,16 @@ pub(crate) struct Gathered {
 /// else (the caller then takes the general path, which gives the same
 /// bytes, or the error): values of other types, keys other than exact str,
 /// keys that make a map rather than a struct, key orders that conflict.
-pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
+///
+/// With `learned` (an `xbf.Encoder`'s), the columns' buffers are those of
+/// its last call, and the type is the one it inferred then when these
+/// records have the same keys in one order with the same kinds of values
+/// (see [`Learned`]); otherwise it learns this call's.
+pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) -> PyResult<Option<Gathered>> {
     let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
     let n = list.len();
     let mut cols: Vec<RawColumn> = Vec::new();
+    let mut spare = learned.as_deref_mut().map(Learned::take_spare).unwrap_or_default();
     let mut keys = Keys::default();
     // Each order of keys met, with the records that had it; `run`, the one
     // of the record before.
@@ -300,7 +345,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
                 if distinct > MAP_MIN_KEYS && distinct.saturating_mul(i as u64 + 1) > MAP_KEY_RATIO * so_far {
                     return Ok(None);
                 }
-                cols.push(RawColumn { kinds: Vec::with_capacity(n), ..Default::default() });
+                let mut col = spare.pop().unwrap_or_default();
+                col.kinds.reserve(n);
+                cols.push(col);
             }
             if !cols[col].push(&v, i, n) {
                 return Ok(None);
@@ -320,6 +367,21 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
         };
         runs[run].records += 1;
     }
+    if let Some(l) = learned.as_deref_mut() {
+        l.keep_spare(spare);
+    }
+    if cols.is_empty() {
+        return Ok(None);
+    }
+    // One order of keys, all the records': the type depends only on the
+    // keys' names and the kinds of their values (one edge path, no key
+    // optional, never a map), so the one learned for the same is reused.
+    let one_order = runs.len() == 1;
+    if one_order {
+        if let Some(typed) = learned.as_deref().and_then(|l| l.type_for(&keys.objects, &cols)) {
+            return Ok(Some(Gathered { cols, typed, n }));
+        }
+    }
     // Inference's objects, given each order of keys once, in the order
     // they were first met, then repeated: the same edges, counts and fields,
     // in the same order of first appearance (a key first appears in the
@@ -337,9 +399,6 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
         for _ in 1..run.records {
             o.objects.repeat();
         }
-    }
-    if cols.is_empty() {
-        return Ok(None);
     }
     for col in &mut cols {
         col.pad_to(n);
@@ -361,7 +420,14 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>) -> PyResult<Option<Gathered>> {
     if !matches!(&**elem, Metadata::Struct(_)) || elem.is_zero_size() {
         return Ok(None);
     }
-    Ok(Some(Gathered { cols, slots, ty, n }))
+    let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
+    let typed = Arc::new(RecordsType { ty, meta, slots });
+    if one_order {
+        if let Some(l) = learned {
+            l.learn(&keys.objects, &cols, typed.clone());
+        }
+    }
+    Ok(Some(Gathered { cols, typed, n }))
 }
 
 impl Gathered {
@@ -383,7 +449,7 @@ impl Gathered {
 
     /// The struct type of the records.
     fn record(&self) -> &xbf::StructMetadata {
-        match &self.ty {
+        match &self.typed.ty {
             Metadata::Vec(elem) => match &**elem {
                 Metadata::Struct(s) => s,
                 _ => unreachable!("gather makes a vec of structs"),
@@ -396,11 +462,11 @@ impl Gathered {
     /// the size of the rows message; `None` for a type this path does not
     /// take.
     pub(crate) fn columns(&self, zstd: Option<i32>) -> PyResult<Option<(Vec<u8>, usize)>> {
-        let mut columns = xbf::Columns::new(&self.ty);
+        let mut columns = xbf::Columns::new(&self.typed.ty);
         let records = columns.root().push_len(self.n).map_err(encode_err)?;
         // The rows message: the length of the list, then each record's fields.
         let mut rows = uvarint_len(self.n as u64);
-        for (i, ((_, fty), &slot)) in self.record().fields().zip(&self.slots).enumerate() {
+        for (i, ((_, fty), &slot)) in self.record().fields().zip(&self.typed.slots).enumerate() {
             let node = records.field(i).map_err(encode_err)?;
             let Some(r) = fill_key(node, fty, &self.cols[slot]).map_err(encode_err)? else { return Ok(None) };
             rows += r;
@@ -410,12 +476,7 @@ impl Gathered {
             .map_err(encode_err)?
             .encode_columns(columns)
             .map_err(encode_err)?;
-        Ok(Some((cols, 2 + self.metadata()?.len() + rows)))
-    }
-
-    /// The type's metadata bytes (XBF 2).
-    pub(crate) fn metadata(&self) -> PyResult<Vec<u8>> {
-        EncodeOptions::v2().encode_metadata(&self.ty).map_err(encode_err)
+        Ok(Some((cols, 2 + self.typed.meta.len() + rows)))
     }
 
     /// The rows message (XBF 2) of the records, the bytes the rows encoder
@@ -423,7 +484,7 @@ impl Gathered {
     /// its length. `None` for a type this path does not take.
     pub(crate) fn rows(&self, size: usize) -> PyResult<Option<Vec<u8>>> {
         let fields: Vec<&Metadata> = self.record().fields().map(|(_, t)| t).collect();
-        crate::records_rows::rows_of(&self.metadata()?, &fields, &self.cols, &self.slots, self.n, size)
+        crate::records_rows::rows_of(&self.typed.meta, &fields, &self.cols, &self.typed.slots, self.n, size)
             .map_err(encode_err)
     }
 }

@@ -188,8 +188,9 @@ def dumps(obj: Any, *, version: int = 2, schema: Optional[Schema] = None, column
 
 
 def _encode(obj: Any, version: int, schema: Optional[Schema], columnar: Optional[bool],
-            compress: Optional[int]) -> bytes:
-    """``dumps`` once its options are checked (``Encoder.encode`` calls this too)."""
+            compress: Optional[int], learned: Any = None) -> bytes:
+    """``dumps`` once its options are checked (``Encoder.encode`` calls this too, with
+    what it learned)."""
     # Dataclasses (or lists of them) only: checked inline, as this runs on every call.
     cls = obj[0].__class__ if obj.__class__ is list and obj else obj.__class__
     if schema is None and version == 2 and cls not in _BUILTINS and hasattr(cls, "__dataclass_fields__"):
@@ -199,7 +200,7 @@ def _encode(obj: Any, version: int, schema: Optional[Schema], columnar: Optional
                 return _native.dumps(obj, version, declared, columnar, compress)
             except (TypeError, OverflowError):
                 pass  # values that break their declared types: typed from the values, as before
-    return _native.dumps(obj, version, schema, columnar, compress)
+    return _native.dumps(obj, version, schema, columnar, compress, learned)
 
 
 class Encoder:
@@ -212,9 +213,19 @@ class Encoder:
     ``Schema`` once; each ``encode`` then goes straight to the native encoder.
     The declared types of dataclasses are learned once per class (shared with
     ``dumps``).
+
+    It also learns from what it encodes: for a list of flat records (dicts of
+    str keys and scalar values), the type inferred for them and the buffers
+    of their columns are kept, and the next call reuses the type when its
+    records have the same keys, in one order, with the same kinds of values
+    (all of them still read and checked: a wider int, a new null, another key
+    make it infer and learn again). The bytes are always those of ``dumps``.
+    An encoder is meant for one thread at a time; shared, it stays correct
+    but may learn less.
     """
 
-    __slots__ = ("version", "schema", "columnar", "compress")
+    __slots__ = ("version", "schema", "columnar", "compress", "_learned")
+    _OPTIONS = ("version", "schema", "columnar", "compress")
 
     def __init__(self, *, version: int = 2, schema: Any = None, columnar: Optional[bool] = None,
                  compress: Optional[int] = None):
@@ -234,16 +245,17 @@ class Encoder:
         if version == 1 and columnar:
             raise ValueError("XBF v1 has no columnar layout (use version=2)")
         self.version, self.schema, self.columnar, self.compress = version, schema, columnar, compress
+        self._learned = _native.Learned()
         if compress is not None:
             # A build without zstd refuses any level: said now, not at the first encode.
             _native.dumps([0], version, None, columnar, compress)
 
     def encode(self, obj: Any) -> bytes:
         """The XBF message of ``obj`` (see ``dumps``)."""
-        return _encode(obj, self.version, self.schema, self.columnar, self.compress)
+        return _encode(obj, self.version, self.schema, self.columnar, self.compress, self._learned)
 
     def __repr__(self) -> str:
-        opts = [f"{k}={getattr(self, k)!r}" for k in self.__slots__
+        opts = [f"{k}={getattr(self, k)!r}" for k in self._OPTIONS
                 if getattr(self, k) != {"version": 2}.get(k)]
         return f"xbf.Encoder({', '.join(opts)})"
 
