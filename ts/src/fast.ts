@@ -17,7 +17,7 @@ import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, deco
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { SMI, MAX_LENGTH, smallInts, doubles, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, decimalsFor, decimalsDelta, unpack, undelta } from "./fast_bits.js";
+import { SMI, MAX_LENGTH, smallInts, doubles, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, unpack, unpackZigzag, undelta } from "./fast_bits.js";
 
 /** Thrown when the direct path gives up; the caller then runs the reference decoder. */
 export const BAIL: unique symbol = Symbol("xbf.bail");
@@ -192,6 +192,8 @@ class Columns {
   file = false;
   /** Where the bits start in the view bitsView last returned. */
   vp = 0;
+  /** Whether the last `ints` call with `zig` undid the zigzag mapping itself (set by each call: read it at once). */
+  zigged = false;
   constructor(b: Uint8Array, pos: number, public o: FastOptions) {
     this.b = b;
     this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -235,11 +237,12 @@ class Columns {
   /** An integer payload (encoding byte and payload) of n values below 2^maxBits, as exact numbers; null if
    * any value is not an exact number or anything is unusual (the caller then reads it as bigints). Values all
    * below 2^30 come in a `smallInts` array (see there), others in a `doubles` one. */
-  ints(n: number, maxBits: number, end: number): number[] | null {
+  ints(n: number, maxBits: number, end: number, zig = false): number[] | null {
     const b = this.b;
+    this.zigged = false;
     if (this.pos >= end) return null;
     const enc = b[this.pos++]!;
-    const lim = maxBits >= 53 ? MAX_SAFE : 2 ** maxBits - 1;
+    const lim = maxBits >= 53 ? MAX_SAFE : POW2[maxBits]! - 1;
     switch (enc) {
       case 0: {
         if (n > end - this.pos) return null; // a byte a value at least: n is bounded by the bytes
@@ -259,13 +262,17 @@ class Columns {
         const base = small(this, end);
         if (base < 0 || this.pos >= end) return null;
         const width = b[this.pos++]!;
-        if (width > maxBits || width > 44 || base + 2 ** width - 1 > lim) return null;
+        if (width > maxBits || width > 44 || base + POW2[width]! - 1 > lim) return null;
         const bytes = Math.ceil((n * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, n * width)) return null;
-        const smi = base + 2 ** width <= SMI;
+        const smi = base + POW2[width]! <= SMI;
         // Sized once where the bytes bound n (width > 0); filled from 0, no hole is left.
         const out = width > 0 ? (smi ? smallInts(n) : doubles(n)) : smi ? smallInts(0) : doubles(0);
-        unpack(this.bitsView(this.pos, bytes), this.vp, out, 0, n, width, base, smi);
+        // A signed column's small values: the zigzag mapping undone as they are unpacked (no second pass).
+        if (zig && smi && width > 0 && width <= 24) {
+          unpackZigzag(this.bitsView(this.pos, bytes), this.vp, out, n, width, base);
+          this.zigged = true;
+        } else unpack(this.bitsView(this.pos, bytes), this.vp, out, 0, n, width, base, smi);
         this.pos += bytes;
         return out;
       }
@@ -276,12 +283,12 @@ class Columns {
         const base = small(this, end);
         if (base < 0 || this.pos >= end) return null;
         const width = b[this.pos++]!;
-        if (width > 44 || base + 2 ** width > MAX_SAFE) return null;
+        if (width > 44 || base + POW2[width]! > MAX_SAFE) return null;
         const bytes = Math.ceil(((n - 1) * width) / 8);
         if (bytes > end - this.pos || padded(b, this.pos, (n - 1) * width)) return null;
         // Every sum stays within the first value plus n - 1 of the largest step (a zigzag value below
         // base + 2^width is a step of at most half that): small integers when that bound is.
-        const smi = v + (n - 1) * ((base + 2 ** width) / 2) < SMI;
+        const smi = v + (n - 1) * ((base + POW2[width]!) / 2) < SMI;
         if (width === 0) {
           const out = smi ? smallInts(0) : doubles(0);
           const d = unzigzagNum(base);
@@ -311,13 +318,21 @@ class Columns {
           if (x < 0 || x > lim) return null;
           if (smi && x >= SMI) { out = toDoubles(out, count, n); smi = false; }
           // Short runs (most, in columns like wind directions) by hand: a fill call costs more than a few stores.
+          // A signed column's run value has its zigzag mapping undone once per run (x < 2^30 in integers: a
+          // small integer stays one), not per value in a second pass.
           const stop = count + run;
-          if (run <= 8) {
-            if (smi) { const xi = x | 0; for (let i = count; i < stop; i++) out[i] = xi; } else for (let i = count; i < stop; i++) out[i] = x;
-          } else if (smi) out.fill(x | 0, count, stop);
-          else out.fill(x, count, stop);
+          if (smi) {
+            const xi = zig ? (x >>> 1) ^ -(x & 1) : x | 0;
+            if (run <= 8) for (let i = count; i < stop; i++) out[i] = xi;
+            else out.fill(xi, count, stop);
+          } else {
+            const xd = zig ? unzigzagNum(x) : x;
+            if (run <= 8) for (let i = count; i < stop; i++) out[i] = xd;
+            else out.fill(xd, count, stop);
+          }
           count += run;
         }
+        this.zigged = zig;
         return out;
       }
       case ENTROPY: case RUNS: return this.file ? this.cascade(enc, n, maxBits, end) : null;
@@ -337,7 +352,7 @@ class Columns {
     const width = b[this.pos++]!;
     const count = delta ? n - 1 : n, bytes = Math.ceil((count * width) / 8);
     // ints' checks: a frame's largest value and a delta's largest difference stay exact in a double.
-    if (width > 44 || base + 2 ** width > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
+    if (width > 44 || base + POW2[width]! > MAX_SAFE || bytes > end - this.pos || padded(b, this.pos, count * width)) { this.pos = start; return null; }
     // Width 0: the caller's path (ints, then the scale).
     if (width === 0) { this.pos = start; return null; }
     const view = this.bitsView(this.pos, bytes), p0 = this.vp;
@@ -398,12 +413,13 @@ class Columns {
     const end = this.column();
     const start = this.pos;
     const [bits, signed] = kind === "bool" ? [1, false] : INT_INFO[kind]!;
-    const xs = this.ints(n, bits, end);
+    const xs = this.ints(n, bits, end, signed);
     if (xs !== null && this.pos === end) {
       if (kind === "bool") { const out: boolean[] = []; for (let i = 0; i < n; i++) out.push(xs[i] === 1); return out; }
       // Below 2^32 the zigzag mapping is undone in integers: a value of a `smallInts` array stays a small integer
       // in every tier (a float result, stored there even once, would turn its allocation site to doubles).
-      if (signed) for (let i = 0; i < n; i++) { const x = xs[i]!; xs[i] = x < 4294967296 ? (x >>> 1) ^ -(x & 1) : unzigzagNum(x); }
+      // Where ints undid it already (run-length and small bit-packed blocks), nothing is left to do.
+      if (signed && !this.zigged) for (let i = 0; i < n; i++) { const x = xs[i]!; xs[i] = x < 4294967296 ? (x >>> 1) ^ -(x & 1) : unzigzagNum(x); }
       const conv = intConv(kind, this.o);
       if (conv === null) return xs;
       const out: unknown[] = [];

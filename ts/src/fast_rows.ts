@@ -195,6 +195,8 @@ export type MetadataCache = Map<number, Compiled>;
 const compiled: MetadataCache = new Map();
 /** Entries kept per cache, and the longest metadata cached (bytes). */
 const CACHED = 256, CACHED_META = 8192;
+/** Each cache's entry used last (see cachedDirect). */
+const LAST = new WeakMap<MetadataCache, Compiled>();
 /** Where metadata starting at p ends (a structural skip, nothing allocated), or -1 if it is not plain. */
 function skipMeta(b: Uint8Array, p: number, depth: number, max: number): number {
   if (p >= b.length) return -1;
@@ -240,19 +242,30 @@ function skipMeta(b: Uint8Array, p: number, depth: number, max: number): number 
  * its reader) cached by its metadata; undefined when not such a message or when its metadata is large. */
 export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataCache = compiled): { value: unknown } | undefined {
   if (bytes.length < 3 || bytes[0] !== 0xc2 || (bytes[1] !== 0 && bytes[1] !== FLAG_COLUMNAR)) return undefined;
-  const end = skipMeta(bytes, 2, 0, o.maxDepth ?? 128);
-  if (end < 0 || end - 2 > CACHED_META) return undefined;
   // The options the cached readers depend on (no string built for the default options).
   const opts = o.int64 === undefined && o.maps === undefined && o.maxDepth === undefined ? (canGenerate() ? "|||g" : "|||")
     : `${o.int64 ?? ""}|${o.maps ?? ""}|${o.maxDepth ?? ""}|${canGenerate() ? "g" : ""}`;
-  let h = 0x811c9dc5; // FNV-1a over the metadata bytes; a hit is confirmed byte for byte
-  for (let i = 2; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  h = (h ^ opts.length) >>> 0;
-  let hit = cache.get(h);
-  if (hit !== undefined && hit.opts === opts && hit.meta.length === end - 2) {
+  // The metadata the cache met last, first: bytes that begin with it have it as their metadata (metadata ends
+  // where its parse ends, and this parse ended there under the same options), so one comparison replaces the
+  // structural skip and the hash (a table of 24 columns has 458 bytes of metadata to walk twice otherwise).
+  let hit = LAST.get(cache), end = -1, h = 0;
+  if (hit !== undefined && hit.opts === opts && hit.meta.length <= bytes.length - 2) {
     const m = hit.meta;
     for (let i = 0; i < m.length; i++) if (m[i] !== bytes[i + 2]) { hit = undefined; break; }
+    if (hit !== undefined) end = m.length + 2;
   } else hit = undefined;
+  if (hit === undefined) {
+    end = skipMeta(bytes, 2, 0, o.maxDepth ?? 128);
+    if (end < 0 || end - 2 > CACHED_META) return undefined;
+    h = 0x811c9dc5; // FNV-1a over the metadata bytes; a hit is confirmed byte for byte
+    for (let i = 2; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+    h = (h ^ opts.length) >>> 0;
+    hit = cache.get(h);
+    if (hit !== undefined && hit.opts === opts && hit.meta.length === end - 2) {
+      const m = hit.meta;
+      for (let i = 0; i < m.length; i++) if (m[i] !== bytes[i + 2]) { hit = undefined; break; }
+    } else hit = undefined;
+  }
   if (hit === undefined) {
     const r0 = new Reader(bytes, o);
     const [t] = r0.head(false);
@@ -262,6 +275,7 @@ export function cachedDirect(bytes: Uint8Array, o: FastOptions, cache: MetadataC
     hit = { opts, meta: bytes.slice(2, end), t, f: undefined };
     cache.set(h, hit);
   }
+  LAST.set(cache, hit);
   if (bytes[1] === FLAG_COLUMNAR) return { value: columnsDirect(bytes, end, hit.t, o) };
   const f = (hit.f ??= compileRow(hit.t, 0, o));
   const r = new Reader(bytes, o, end);

@@ -3,7 +3,7 @@
 // encoder's and inference's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { encode, decode } from "../dist/index.js";
+import { encode, decode, decodeWithType } from "../dist/index.js";
 import { decodeDirect } from "../dist/codec.js";
 import { generate, generateDecoder } from "../dist/fast.js";
 
@@ -39,4 +39,37 @@ test("a full metadata cache drops the schema parsed first and keeps decoding eve
   assert.equal(cache.size, 256);
   // The module's own cache (decode without a Decoder) as well.
   for (const [i, b] of bytes.entries()) assert.deepEqual(decode(b), values[i]);
+});
+
+// The metadata met last is compared first (no skip, no hash): a message whose metadata differs from it anywhere,
+// is a prefix of it, or extends it, or ends inside it, and the same message under other options, must each get
+// their own type or the reference's error.
+test("the metadata met last: messages alternating, truncated inside it, with other options, each decoded as the reference", () => {
+  const cache = new Map();
+  const a = encode([{ x: 1, y: "a" }, { x: 2, y: "b" }], { layout: "columns" });
+  const b = encode([{ x: 1, yy: "a" }, { x: 2, yy: "b" }], { layout: "columns" });
+  const c = encode([{ x: -1, y: "a" }, { x: 2, y: "b" }], { layout: "columns" }); // x signed: other metadata
+  const rows = encode([{ x: 1, y: "a" }, { x: 2, y: "b" }], { layout: "rows" });
+  for (let r = 0; r < 3; r++) {
+    for (const m of [a, a, b, a, c, c, rows, a]) {
+      assert.deepStrictEqual(decodeDirect(m, {}, cache), decodeWithType(m).value);
+      assert.deepStrictEqual(decode(m), decodeDirect(m, {}, new Map()));
+    }
+    assert.deepStrictEqual(decodeDirect(a, { int64: "bigint" }, cache), [{ x: 1n, y: "a" }, { x: 2n, y: "b" }]);
+    assert.deepStrictEqual(decodeDirect(a, {}, cache), [{ x: 1, y: "a" }, { x: 2, y: "b" }]);
+  }
+  // Every prefix of a message after it was met: the same outcome as with an empty cache (a value or an error).
+  for (let i = 0; i < a.length; i++) {
+    decodeDirect(a, {}, cache);
+    decode(a); // the module's cache too
+    const cut = a.subarray(0, i);
+    let want, got;
+    try { want = decodeWithType(cut).value; } catch (e) { want = [e.kind, e.offset]; }
+    try { got = decode(cut); } catch (e) { got = [e.kind, e.offset]; }
+    assert.deepStrictEqual(got, want);
+    let d1, d2;
+    try { d1 = decodeDirect(cut, {}, cache); } catch (e) { d1 = "threw"; }
+    try { d2 = decodeDirect(cut, {}, new Map()); } catch (e) { d2 = "threw"; }
+    assert.deepStrictEqual(d1, d2);
+  }
 });
