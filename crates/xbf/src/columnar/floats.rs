@@ -246,39 +246,44 @@ struct DecimalParts {
 impl DecimalParts {
     /// Each value checked with [`exact_decimal`].
     fn of<F: Float>(values: &[F], e: u8) -> Self {
-        let mut parts = DecimalParts { ints: Vec::with_capacity(values.len()), exceptions: Vec::new() };
-        for (i, v) in values.iter().enumerate() {
-            match exact_decimal(*v, e) {
-                Some(n) => parts.ints.push(varint::zigzag(n.into()) as u64),
+        // Collected from a slice's iterator: one allocation and no
+        // capacity check per value (a push per value costs one).
+        let mut exceptions = Vec::new();
+        let ints = (values.iter().enumerate())
+            .map(|(i, v)| match exact_decimal(*v, e) {
+                Some(n) => varint::zigzag(n.into()) as u64,
                 None => {
-                    parts.ints.push(0);
-                    parts.exceptions.push(i as u64);
+                    exceptions.push(i as u64);
+                    0
                 }
-            }
-        }
-        parts
+            })
+            .collect();
+        DecimalParts { ints, exceptions }
     }
 
-    /// The integers of values that all fit (`exact_decimal` of each).
-    fn known(ns: &[i64]) -> Self {
-        DecimalParts { ints: ns.iter().map(|&n| varint::zigzag(n.into()) as u64).collect(), exceptions: Vec::new() }
+    /// The zigzagged integers of values that all fit (`exact_decimal` of
+    /// each).
+    fn known(ints: Vec<u64>) -> Self {
+        DecimalParts { ints, exceptions: Vec::new() }
     }
 
     /// From each value's [`fit_mask`] (`misses` of them without `e`): the
     /// integer of a value that fits `e` is its product rounded, as
     /// `exact_decimal` found it.
     fn masked<F: Float>(values: &[F], e: u8, masks: &[u32], misses: usize) -> Self {
-        let mut parts = DecimalParts { ints: Vec::with_capacity(values.len()), exceptions: Vec::with_capacity(misses) };
+        let mut exceptions = Vec::with_capacity(misses);
         let scale = POW10_F64[usize::from(e)];
-        for (i, (v, m)) in values.iter().zip(masks).enumerate() {
-            if m >> e & 1 == 1 {
-                parts.ints.push(varint::zigzag(nearest(v.to_f64() * scale).into()) as u64);
-            } else {
-                parts.ints.push(0);
-                parts.exceptions.push(i as u64);
-            }
-        }
-        parts
+        let ints = (values.iter().zip(masks).enumerate())
+            .map(|(i, (v, m))| {
+                if m >> e & 1 == 1 {
+                    varint::zigzag(nearest(v.to_f64() * scale).into()) as u64
+                } else {
+                    exceptions.push(i as u64);
+                    0
+                }
+            })
+            .collect();
+        DecimalParts { ints, exceptions }
     }
 
     /// The encoding (`values` the column's), if it takes fewer than
@@ -638,7 +643,15 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     // The exponent that leaves the fewest exceptions is found on a sample,
     // then the few best candidates are encoded in full: the three of fewest
     // misses (the smaller exponent first among equals), or the one with none.
-    let sample: Vec<F> = values.iter().step_by((values.len() / 256).max(1)).copied().collect();
+    // (A column of fewer than 512 values is its own sample: not copied.)
+    let step = (values.len() / 256).max(1);
+    let copy: Vec<F>;
+    let sample: &[F] = if step == 1 {
+        values
+    } else {
+        copy = values.iter().step_by(step).copied().collect();
+        &copy
+    };
     let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
     // An exponent that misses more than half the sample is never tried, nor
     // one that cannot be among the three (the exponents come in increasing
@@ -657,7 +670,7 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
             return false;
         }
         ns.clear();
-        ns.extend(sample.iter().map_while(|&v| exact_decimal(v, e)));
+        ns.extend(sample.iter().map_while(|&v| exact_decimal(v, e)).map(|n| varint::zigzag(n.into()) as u64));
         if let Some(&v) = sample.get(ns.len()) {
             missed.push(v);
         }
@@ -665,7 +678,7 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     });
     // When the sample is the whole column, its integers are the decimal's.
     if let Some(e) = zero.filter(|_| sample.len() == values.len()) {
-        return DecimalParts::known(&ns).encode_below(values, e, plain_len).unwrap_or_else(|| plain(values));
+        return DecimalParts::known(ns).encode_below(values, e, plain_len).unwrap_or_else(|| plain(values));
     }
     let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
     if let Some(e) = zero {

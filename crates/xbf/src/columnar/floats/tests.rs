@@ -301,3 +301,53 @@ fn xor_garbage_fails() {
     // A window whose bits end early.
     assert_eq!(kind(&[&one[..], &[0b0000_0011, 0b1111_1100]].concat(), 2), ErrorKind::Truncated);
 }
+
+/// [`DecimalParts::of`] as it was written before it collected (a push of
+/// each value's integer, an exception's position pushed as it comes).
+fn decimal_parts_reference<F: Float>(values: &[F], e: u8) -> (Vec<u64>, Vec<u64>) {
+    let (mut ints, mut exceptions) = (Vec::new(), Vec::new());
+    for (i, v) in values.iter().enumerate() {
+        match exact_decimal(*v, e) {
+            Some(n) => ints.push(varint::zigzag(n.into()) as u64),
+            None => {
+                ints.push(0);
+                exceptions.push(i as u64);
+            }
+        }
+    }
+    (ints, exceptions)
+}
+
+#[test]
+fn decimal_parts_collected_are_the_pushed_ones() {
+    let mut seed = 11u64;
+    let mut next = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed >> 11
+    };
+    for round in 0..300 {
+        let n = [0, 1, 5, 252, 511, 512, 1461][round % 7];
+        let values: Vec<f64> = (0..n)
+            .map(|_| {
+                let r = next();
+                match r % 4 {
+                    0 => f64::from_bits(r << 11),
+                    1 => -((r % 100_000) as f64) / 100.0,
+                    _ => (r % 10_000) as f64 / 10f64.powi((r % 4) as i32),
+                }
+            })
+            .collect();
+        let masks: Vec<u32> = values.iter().map(|&v| fit_mask(v)).collect();
+        for e in 0..=<f64 as Float>::MAX_EXP {
+            let (ints, exceptions) = decimal_parts_reference(&values, e);
+            let parts = DecimalParts::of(&values, e);
+            assert_eq!((&parts.ints, &parts.exceptions), (&ints, &exceptions), "round {round} at {e}");
+            let masked = DecimalParts::masked(&values, e, &masks, exceptions.len());
+            assert_eq!((&masked.ints, &masked.exceptions), (&ints, &exceptions), "masked, round {round} at {e}");
+        }
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        let (ints, exceptions) = decimal_parts_reference(&v32, 1);
+        let parts = DecimalParts::of(&v32, 1);
+        assert_eq!((parts.ints, parts.exceptions), (ints, exceptions), "round {round}, f32");
+    }
+}
