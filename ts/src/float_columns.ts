@@ -203,11 +203,41 @@ function exponent(values: readonly Float[], f32: boolean): number {
 const HIST = new Array<number>(19).fill(0);
 const P10F = Float64Array.from(P10);
 /** exponent()'s loop for one f64 value (an XbfNaN: NaN): the least e that holds it exactly, 19 when none does;
- * the same tests, on |v| (|v| × 10^e is |v × 10^e|: rounding is symmetric) with the powers in a typed array and
- * sameBits spelled out for numbers that are not NaN (a NaN fails the range test first). */
+ * the same answer as testing each e up from 0 (heldAt64), found with fewer tests. Why the jump is exact: let v
+ * (not 0, |v| a normal double) be held at E, i.e. |v| = fl(a / 10^E) with a an integer, so |v| is within
+ * |v|·2^-53 of a / 10^E. For any e ≥ E, X = |v|·10^e is then within X·2^-53 of the integer N = a·10^(e-E), and
+ * its product fl(X) within another X·2^-53: fl(X) is within fl(X)·2^-52 (+ a rounding) of N. Where fl(X) is
+ * under 10^15 that distance is under 0.25, so Math.round gives N, the tolerance test (2^-51 of fl(X)) and the
+ * range test pass, and N / 10^e, the same rational as a / 10^E, rounds to |v|: the test at e passes. So on the
+ * exponents whose products stay under 10^15 the tests fail up to E and pass from E on: one test at the largest of
+ * them tells whether E is among them (found by bisection) or above them (the loop goes on from there). Zero, NaN,
+ * the infinities, tiny and huge values take the loop from 0. */
 export function leastExponent64(v: number): number {
   const av = v < 0 ? -v : v;
-  for (let e = 0; e <= 18; e++) {
+  if (!(av > 1e-290 && av < 1e15)) return leastExponentFrom64(v, av, 0); // also 0 and NaN
+  let top = 18;
+  while (av * P10F[top]! >= 1e15) top--; // stops at 0 at the latest: av < 10^15
+  if (!heldAt64(v, av, top)) return leastExponentFrom64(v, av, top + 1);
+  let lo = 0, hi = top; // the least exponent is in [lo, hi]; the test passes at hi
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (heldAt64(v, av, mid)) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+/** The loop's test at exponent e for v (|v| = av) when the range test passes: whether a / 10^e gives v back. */
+function heldAt64(v: number, av: number, e: number): boolean {
+  const ax = av * P10F[e]!, a = Math.round(ax);
+  const d = ax - a, tol = ax * 4.440892098500626e-16;
+  if (d > tol || -d > tol) return false;
+  if (a === 0) return v === 0 && 1 / v > 0; // 0 ÷ 10^e is +0: only +0 is held
+  return (v < 0 ? -a : a) / P10F[e]! === v;
+}
+/** The loop itself from exponent `from` (the tests of every smaller e known to fail), on |v| (|v| × 10^e is
+ * |v × 10^e|: rounding is symmetric) with the powers in a typed array and sameBits spelled out for numbers that are
+ * not NaN (a NaN fails the range test first). */
+function leastExponentFrom64(v: number, av: number, from: number): number {
+  for (let e = from; e <= 18; e++) {
     const ax = av * P10F[e]!, a = Math.round(ax);
     if (!(a < 9.0e15)) return 19;
     const d = ax - a, tol = ax * 4.440892098500626e-16;
