@@ -163,7 +163,7 @@ function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
  * one: chosen on a sample of at most 256 values: each sampled value's least exponent that holds it exactly
  * (counted up from 0), then the least exponent that leaves the fewest of them as exceptions; -1 when more than
  * half of the sample are exceptions at every exponent. */
-function exponent(values: readonly Float[], f32: boolean): number {
+export function exponent(values: readonly Float[], f32: boolean): number {
   if (!values.length) return -1;
   const maxE = f32 ? 10 : 18;
   const step = Math.max(1, Math.floor(values.length / 256));
@@ -172,12 +172,15 @@ function exponent(values: readonly Float[], f32: boolean): number {
   hist.fill(0);
   // More than half of all the samples held by no exponent: the answer is already -1 (random doubles stop here).
   const half = Math.ceil(values.length / step) / 2;
-  let sampled = 0, never = 0;
+  // maxHeld: the largest least exponent of the f64 values sampled so far (-1 before any is held). The answer
+  // below is that largest one (the least e where no held value is above e), so a value held at or below it is
+  // counted at any exponent up to it (leastExponentOver64) without changing the answer.
+  let sampled = 0, never = 0, maxHeld = -1;
   for (let i = 0; i < values.length; i += step) {
     const v = values[i] as number; // an XbfNaN: NaN below, as for a NaN
     sampled++;
     let e = 0;
-    if (!f32) e = leastExponent64(v);
+    if (!f32) { e = leastExponentOver64(v, maxHeld); if (e <= maxE && e > maxHeld) maxHeld = e; }
     else for (; e <= maxE; e++) {
       // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
       // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
@@ -212,12 +215,17 @@ const P10F = Float64Array.from(P10);
  * exponents whose products stay under 10^15 the tests fail up to E and pass from E on: one test at the largest of
  * them tells whether E is among them (found by bisection) or above them (the loop goes on from there). Zero, NaN,
  * the infinities, tiny and huge values take the loop from 0. */
-export function leastExponent64(v: number): number {
+export function leastExponent64(v: number): number { return leastExponentOver64(v, -1); }
+/** leastExponent64(v) when it is over m; else some exponent from 0 to m (v is held, at m or below): exponent()
+ * needs only the largest least exponent of its sample, so a value held at or below the largest so far costs one
+ * test instead of the bisection. */
+function leastExponentOver64(v: number, m: number): number {
   const av = v < 0 ? -v : v;
   if (!(av > 1e-290 && av < 1e15)) return leastExponentFrom64(v, av, 0); // also 0 and NaN
   let top = 18;
   while (av * P10F[top]! >= 1e15) top--; // stops at 0 at the latest: av < 10^15
   if (!heldAt64(v, av, top)) return leastExponentFrom64(v, av, top + 1);
+  if (top <= m) return top; // held at top, so the least exponent is at most top
   let lo = 0, hi = top; // the least exponent is in [lo, hi]; the test passes at hi
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
