@@ -180,7 +180,12 @@ export function exponent(values: readonly Float[], f32: boolean): number {
     const v = values[i] as number; // an XbfNaN: NaN below, as for a NaN
     sampled++;
     let e = 0;
-    if (!f32) { e = leastExponentOver64(v, maxHeld); if (e <= maxE && e > maxHeld) maxHeld = e; }
+    if (!f32) {
+      // leastExponentOver64's first test inline (most values of a decimal column pass it): held at q.
+      const q = maxHeld < 0 ? 0 : maxHeld, av = v < 0 ? -v : v, ax = av * P10F[q]!, a = Math.round(ax), d = ax - a, tol = ax * 4.440892098500626e-16;
+      if (a < 9.0e15 && a !== 0 && d <= tol && -d <= tol && (v < 0 ? -a : a) / P10F[q]! === v) { e = q; if (q > maxHeld) maxHeld = q; }
+      else { e = leastExponentOver64(v, maxHeld); if (e <= maxE && e > maxHeld) maxHeld = e; }
+    }
     else for (; e <= maxE; e++) {
       // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
       // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
@@ -221,12 +226,20 @@ export function leastExponent64(v: number): number { return leastExponentOver64(
  * test instead of the bisection. */
 function leastExponentOver64(v: number, m: number): number {
   const av = v < 0 ? -v : v;
+  // First the test at m (at 0 when m < 0): where it passes (its range test too, so every smaller exponent's
+  // passes) the least exponent is at most m (is 0): whole numbers and a column's usual decimals stop here.
+  const q = m < 0 ? 0 : m, aq = Math.round(av * P10F[q]!);
+  if (aq < 9.0e15 && heldAt64(v, av, q)) return q;
   if (!(av > 1e-290 && av < 1e15)) return leastExponentFrom64(v, av, 0); // also 0 and NaN
   let top = 18;
   while (av * P10F[top]! >= 1e15) top--; // stops at 0 at the latest: av < 10^15
-  if (!heldAt64(v, av, top)) return leastExponentFrom64(v, av, top + 1);
+  // Failing at q within the exponents up to top rules out every exponent up to q; the next three are tested
+  // in turn (a column's decimals that the first value did not need), then the jump.
+  let lo = q <= top ? q + 1 : 0;
+  for (const end = Math.min(lo + 3, top + 1); lo < end; lo++) if (heldAt64(v, av, lo)) return lo;
+  if (lo > top || !heldAt64(v, av, top)) return leastExponentFrom64(v, av, top + 1);
   if (top <= m) return top; // held at top, so the least exponent is at most top
-  let lo = 0, hi = top; // the least exponent is in [lo, hi]; the test passes at hi
+  let hi = top; // the least exponent is in [lo, hi]; the test passes at hi
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (heldAt64(v, av, mid)) hi = mid; else lo = mid + 1;
