@@ -163,7 +163,7 @@ function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
  * one: chosen on a sample of at most 256 values: each sampled value's least exponent that holds it exactly
  * (counted up from 0), then the least exponent that leaves the fewest of them as exceptions; -1 when more than
  * half of the sample are exceptions at every exponent. */
-function exponent(values: readonly Float[], f32: boolean): number {
+export function exponent(values: readonly Float[], f32: boolean): number {
   if (!values.length) return -1;
   const maxE = f32 ? 10 : 18;
   const step = Math.max(1, Math.floor(values.length / 256));
@@ -172,12 +172,20 @@ function exponent(values: readonly Float[], f32: boolean): number {
   hist.fill(0);
   // More than half of all the samples held by no exponent: the answer is already -1 (random doubles stop here).
   const half = Math.ceil(values.length / step) / 2;
-  let sampled = 0, never = 0;
+  // maxHeld: the largest least exponent of the f64 values sampled so far (-1 before any is held). The answer
+  // below is that largest one (the least e where no held value is above e), so a value held at or below it is
+  // counted at any exponent up to it (leastExponentOver64) without changing the answer.
+  let sampled = 0, never = 0, maxHeld = -1;
   for (let i = 0; i < values.length; i += step) {
     const v = values[i] as number; // an XbfNaN: NaN below, as for a NaN
     sampled++;
     let e = 0;
-    if (!f32) e = leastExponent64(v);
+    if (!f32) {
+      // leastExponentOver64's first test inline (most values of a decimal column pass it): held at q.
+      const q = maxHeld < 0 ? 0 : maxHeld, av = v < 0 ? -v : v, ax = av * P10F[q]!, a = Math.round(ax), d = ax - a, tol = ax * 4.440892098500626e-16;
+      if (a < 9.0e15 && a !== 0 && d <= tol && -d <= tol && (v < 0 ? -a : a) / P10F[q]! === v) { e = q; if (q > maxHeld) maxHeld = q; }
+      else { e = leastExponentOver64(v, maxHeld); if (e <= maxE && e > maxHeld) maxHeld = e; }
+    }
     else for (; e <= maxE; e++) {
       // scaled(v, e) inline, with a test that needs no division first: when n / 10^e gives back the double v,
       // v × 10^e (one rounding) is within |n|·2^-52 of n, so a product further than 2^-51 of itself from
@@ -203,11 +211,55 @@ function exponent(values: readonly Float[], f32: boolean): number {
 const HIST = new Array<number>(19).fill(0);
 const P10F = Float64Array.from(P10);
 /** exponent()'s loop for one f64 value (an XbfNaN: NaN): the least e that holds it exactly, 19 when none does;
- * the same tests, on |v| (|v| × 10^e is |v × 10^e|: rounding is symmetric) with the powers in a typed array and
- * sameBits spelled out for numbers that are not NaN (a NaN fails the range test first). */
-export function leastExponent64(v: number): number {
+ * the same answer as testing each e up from 0 (heldAt64), found with fewer tests. Why the jump is exact: let v
+ * (not 0, |v| a normal double) be held at E, i.e. |v| = fl(a / 10^E) with a an integer, so |v| is within
+ * |v|·2^-53 of a / 10^E. For any e ≥ E, X = |v|·10^e is then within X·2^-53 of the integer N = a·10^(e-E), and
+ * its product fl(X) within another X·2^-53: fl(X) is within fl(X)·2^-52 (+ a rounding) of N. Where fl(X) is
+ * under 10^15 that distance is under 0.25, so Math.round gives N, the tolerance test (2^-51 of fl(X)) and the
+ * range test pass, and N / 10^e, the same rational as a / 10^E, rounds to |v|: the test at e passes. So on the
+ * exponents whose products stay under 10^15 the tests fail up to E and pass from E on: one test at the largest of
+ * them tells whether E is among them (found by bisection) or above them (the loop goes on from there). Zero, NaN,
+ * the infinities, tiny and huge values take the loop from 0. */
+export function leastExponent64(v: number): number { return leastExponentOver64(v, -1); }
+/** leastExponent64(v) when it is over m; else some exponent from 0 to m (v is held, at m or below): exponent()
+ * needs only the largest least exponent of its sample, so a value held at or below the largest so far costs one
+ * test instead of the bisection. */
+function leastExponentOver64(v: number, m: number): number {
   const av = v < 0 ? -v : v;
-  for (let e = 0; e <= 18; e++) {
+  // First the test at m (at 0 when m < 0): where it passes (its range test too, so every smaller exponent's
+  // passes) the least exponent is at most m (is 0): whole numbers and a column's usual decimals stop here.
+  const q = m < 0 ? 0 : m, aq = Math.round(av * P10F[q]!);
+  if (aq < 9.0e15 && heldAt64(v, av, q)) return q;
+  if (!(av > 1e-290 && av < 1e15)) return leastExponentFrom64(v, av, 0); // also 0 and NaN
+  let top = 18;
+  while (av * P10F[top]! >= 1e15) top--; // stops at 0 at the latest: av < 10^15
+  // Failing at q within the exponents up to top rules out every exponent up to q; then the next three are
+  // tested in turn (a column's decimals that its first values did not need), then the jump. Above top (random
+  // doubles once the largest is 16 or more) the jump comes first.
+  let lo = 0;
+  if (q <= top) for (const end = Math.min((lo = q + 1) + 3, top + 1); lo < end; lo++) if (heldAt64(v, av, lo)) return lo;
+  if (lo > top || !heldAt64(v, av, top)) return leastExponentFrom64(v, av, top + 1);
+  if (top <= m) return top; // held at top, so the least exponent is at most top
+  let hi = top; // the least exponent is in [lo, hi]; the test passes at hi
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (heldAt64(v, av, mid)) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+/** The loop's test at exponent e for v (|v| = av) when the range test passes: whether a / 10^e gives v back. */
+function heldAt64(v: number, av: number, e: number): boolean {
+  const ax = av * P10F[e]!, a = Math.round(ax);
+  const d = ax - a, tol = ax * 4.440892098500626e-16;
+  if (d > tol || -d > tol) return false;
+  if (a === 0) return v === 0 && 1 / v > 0; // 0 ÷ 10^e is +0: only +0 is held
+  return (v < 0 ? -a : a) / P10F[e]! === v;
+}
+/** The loop itself from exponent `from` (the tests of every smaller e known to fail), on |v| (|v| × 10^e is
+ * |v × 10^e|: rounding is symmetric) with the powers in a typed array and sameBits spelled out for numbers that are
+ * not NaN (a NaN fails the range test first). */
+function leastExponentFrom64(v: number, av: number, from: number): number {
+  for (let e = from; e <= 18; e++) {
     const ax = av * P10F[e]!, a = Math.round(ax);
     if (!(a < 9.0e15)) return 19;
     const d = ax - a, tol = ax * 4.440892098500626e-16;

@@ -8,7 +8,7 @@ import { encode, decode, decodeWithType } from "../dist/index.js";
 import { inferType } from "../dist/values.js";
 import { worthTryingPublic } from "../dist/fast_encode.js";
 import { encodeInts, measure, measureFlags } from "../dist/int_columns.js";
-import { bigIntsLowerBound, leastExponent64 } from "../dist/float_columns.js";
+import { bigIntsLowerBound, exponent, leastExponent64 } from "../dist/float_columns.js";
 import { jsonish } from "./arbitraries.mjs";
 
 const same = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
@@ -102,8 +102,30 @@ test("a double's least exact decimal exponent is the one the loop over sameBits 
     }
     return 19;
   };
+  // Neighbours of decimals (one or two units in the last place away) and doubles of every magnitude the jump in
+  // leastExponent64 treats (its bound of 10^15 on the products, the bisection's ends) as well as random ones.
+  const near = (x, k) => { const b = new DataView(new ArrayBuffer(8)); b.setFloat64(0, x); b.setBigInt64(0, b.getBigInt64(0) + BigInt(k)); return b.getFloat64(0); };
+  const decimal = fc.integer({ min: -9e15, max: 9e15 }).chain((n) => fc.integer({ min: 0, max: 20 }).map((e) => n / 10 ** e));
   const value = fc.oneof(fc.double(), fc.integer({ min: -(2 ** 53), max: 2 ** 53 }).chain((n) => fc.integer({ min: 0, max: 20 }).map((e) => n / 10 ** e)),
+    decimal, fc.tuple(decimal, fc.integer({ min: -2, max: 2 })).map(([x, k]) => (Number.isFinite(x) && x !== 0 ? near(x, k) : x)),
+    fc.tuple(fc.double({ min: 1, max: 10, noNaN: true }), fc.integer({ min: -20, max: 17 })).map(([m, p]) => m * 10 ** p),
+    fc.tuple(fc.integer({ min: 1, max: 999999 }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: -20, max: 16 })).map(([n, e, p]) => (n / 10 ** e) * 10 ** p),
     fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 5e-324, 1e300, 0.1, 0.3, 1 / 3, 123456789.123, 9.0e15, 8.999999999999999e15,
       0.5, 1.5, 2.5, -2.5, 0.05, 0.25, 1125899906842624.5, 2251799813685247.5, 4503599627370495.5, 1125899906842624.25, 112589990684262.45));
-  fc.assert(fc.property(value, (v) => { assert.equal(leastExponent64(v), reference(v), String(v)); }), { numRuns: 20000 });
+  fc.assert(fc.property(value, (v) => { assert.equal(leastExponent64(v), reference(v), String(v)); }), { numRuns: 60000 });
+});
+
+test("a column's decimal exponent is the largest least exponent of its sample, as counted from every value's loop", () => {
+  // The rule exponent() states, with each sampled value's least exponent from leastExponent64 (tested against
+  // the loop above): -1 when more than half the sample is held at no exponent, else the largest held one.
+  const reference = (vs) => {
+    const step = Math.max(1, Math.floor(vs.length / 256));
+    let sampled = 0, never = 0, max = 0;
+    for (let i = 0; i < vs.length; i += step) { sampled++; const e = leastExponent64(vs[i]); if (e > 18) never++; else if (e > max) max = e; }
+    return never * 2 > sampled ? -1 : max;
+  };
+  const pool = fc.oneof(fc.double({ noNaN: true }), fc.double({ min: -1000, max: 1000, noNaN: true }),
+    fc.tuple(fc.integer({ min: -9e15, max: 9e15 }), fc.integer({ min: 0, max: 19 })).map(([n, e]) => n / 10 ** e),
+    fc.tuple(fc.integer({ min: -99999, max: 99999 }), fc.integer({ min: 0, max: 6 })).map(([n, e]) => n / 10 ** e));
+  fc.assert(fc.property(fc.array(pool, { minLength: 1, maxLength: 700 }), (vs) => { assert.equal(exponent(vs, false), reference(vs)); }), { numRuns: 600 });
 });
