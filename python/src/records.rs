@@ -396,9 +396,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         if !o.objects.last().iter().map(|&s| s as usize).eq(run.cols.iter().copied()) {
             return Ok(None);
         }
-        for _ in 1..run.records {
-            o.objects.repeat();
-        }
+        o.objects.repeat_n(run.records - 1);
     }
     for col in &mut cols {
         col.pad_to(n);

@@ -172,10 +172,20 @@ impl<S> Objects<S> {
 
     /// Counts one more object with exactly the keys of [`last`](Self::last).
     pub fn repeat(&mut self) {
-        self.count += 1;
-        self.keys += self.current.len() as u64;
+        self.repeat_n(1);
+    }
+
+    /// Counts `n` more objects with exactly the keys of [`last`](Self::last):
+    /// what `n` calls of [`repeat`](Self::repeat) count, in one pass over the
+    /// keys rather than one per object (a caller that gathered a list of
+    /// records first, as the Python extension does, knows how many came in
+    /// each order of keys; calling `repeat` once a record cost ~7
+    /// instructions a value on flights-20k, callgrind).
+    pub fn repeat_n(&mut self, n: u64) {
+        self.count += n;
+        self.keys += n * self.current.len() as u64;
         for &slot in &self.current {
-            self.fields[slot as usize].count += 1;
+            self.fields[slot as usize].count += n;
         }
     }
 
@@ -506,5 +516,21 @@ mod tests {
         o.repeat();
         assert_eq!(o.count(), 3);
         assert_eq!(o.fields().iter().map(|f| f.count).collect::<Vec<_>>(), vec![3, 2]);
+    }
+
+    #[test]
+    fn repeat_n_counts_as_n_repeats() {
+        let (mut one, mut n) = (objects(&[&["a", "b"], &["b"]]), objects(&[&["a", "b"], &["b"]]));
+        for _ in 0..5 {
+            one.repeat();
+        }
+        n.repeat_n(5);
+        n.repeat_n(0);
+        assert_eq!(n.count(), one.count());
+        assert_eq!(n.count(), 7);
+        let counts = |o: &Objects<()>| o.fields().iter().map(|f| f.count).collect::<Vec<_>>();
+        assert_eq!(counts(&n), counts(&one));
+        assert_eq!(counts(&n), vec![1, 7]);
+        assert_eq!(n.resolve(), one.resolve());
     }
 }
