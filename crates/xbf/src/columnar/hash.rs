@@ -143,11 +143,7 @@ mod tests {
 
     #[test]
     fn ids_are_the_indices_of_first_appearance() {
-        let mut seed = 11u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            seed >> 20
-        };
+        let mut next = crate::columnar::lcg(11, 20);
         let key = FastHash::default();
         for round in 0..200 {
             let n = [0, 1, 3, 50, 700, 5000][round % 6];

@@ -755,11 +755,7 @@ mod tests {
 
     #[test]
     fn stats_gathered_value_by_value_plan_what_the_pass_plans() {
-        let mut seed = 9u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            seed >> 11
-        };
+        let mut next = crate::columnar::lcg(9, 11);
         for round in 0..500 {
             let n = [0, 1, 2, 3, 10, 100, 1000][round % 7];
             let values: Vec<u64> = (0..n)
@@ -830,11 +826,7 @@ mod tests {
 
     #[test]
     fn the_64_bit_plan_agrees_with_the_wide_ones() {
-        let mut seed = 11u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            seed >> 1
-        };
+        let mut next = crate::columnar::lcg(11, 1);
         for round in 0..300 {
             let n = [1, 2, 3, 50, 1000][round % 5];
             let values: Vec<u128> = (0..n)

@@ -33,6 +33,17 @@ mod typed;
 #[cfg(feature = "serde")]
 mod whole;
 
+/// The tests' pseudo-random numbers: a 64-bit linear congruential generator
+/// from `seed` (Knuth's MMIX constants), each state shifted right by `shift`
+/// (its low bits are the weakest). Deterministic, so a failure repeats.
+#[cfg(test)]
+pub(crate) fn lcg(mut seed: u64, shift: u32) -> impl FnMut() -> u64 {
+    move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed >> shift
+    }
+}
+
 #[cfg(feature = "serde")]
 pub(crate) use typed::{from_columns, ran_out};
 #[cfg(feature = "serde")]

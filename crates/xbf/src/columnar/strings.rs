@@ -649,11 +649,7 @@ mod tests {
 
     #[test]
     fn the_faster_writer_writes_what_the_full_one_did() {
-        let mut seed = 5u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            seed >> 16
-        };
+        let mut next = crate::columnar::lcg(5, 16);
         let words = ["", "a", "a\0", "ab", "abcdefg", "abcdefgh", "abcdefghi", "Drama", "Contemporary Fiction", "é"];
         for round in 0..600 {
             let n = [0, 1, 2, 5, 40, 300, 9000][round % 7];

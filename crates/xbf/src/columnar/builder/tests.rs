@@ -278,11 +278,7 @@ fn edge_values_give_the_value_paths_bytes() {
 #[cfg(feature = "json")]
 #[test]
 fn random_records_give_the_value_paths_bytes() {
-    let mut seed = 7u64;
-    let mut next = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        seed >> 16
-    };
+    let mut next = crate::columnar::lcg(7, 16);
     for round in 0..30 {
         let n = [0, 1, 17, 300, 5000][round % 5];
         let mut text = String::from("[");

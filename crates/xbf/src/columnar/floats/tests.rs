@@ -80,11 +80,7 @@ fn fast_planning_chooses_what_the_full_count_chose() {
     for e in 0..=10u8 {
         assert_eq!(POW10_F32[usize::from(e)].to_bits(), 10f32.powi(i32::from(e)).to_bits());
     }
-    let mut seed = 3u64;
-    let mut next = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        seed >> 11
-    };
+    let mut next = crate::columnar::lcg(3, 11);
     let odd = [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX, 9.0e15, -8.999999999999999e15];
     for x in odd.iter().chain(&[0.5, -0.5, 1.5, -2.5, 4503599627370495.5, 0.49999999999999994, 1e18, 3.0e18]) {
         for e in 0..=18 {
@@ -206,11 +202,7 @@ fn xor_size_below_reference<F: Float>(values: &[F], limit: usize) -> Option<usiz
 
 #[test]
 fn xor_size_counts_what_the_fields_take() {
-    let mut seed = 5u64;
-    let mut next = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        seed >> 11
-    };
+    let mut next = crate::columnar::lcg(5, 11);
     for round in 0..300 {
         let n = [1, 2, 3, 17, 100, 500][round % 6];
         let values: Vec<f64> = (0..n)
@@ -320,11 +312,7 @@ fn decimal_parts_reference<F: Float>(values: &[F], e: u8) -> (Vec<u64>, Vec<u64>
 
 #[test]
 fn decimal_parts_collected_are_the_pushed_ones() {
-    let mut seed = 11u64;
-    let mut next = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        seed >> 11
-    };
+    let mut next = crate::columnar::lcg(11, 11);
     for round in 0..300 {
         let n = [0, 1, 5, 252, 511, 512, 1461][round % 7];
         let values: Vec<f64> = (0..n)
