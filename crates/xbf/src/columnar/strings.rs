@@ -57,12 +57,15 @@ impl<'a> Texts<'a> for Joined<'a> {
     fn count(self) -> usize {
         self.ends.len()
     }
+    // (A map over the ends, not a `scan`: its length is known, so a
+    // `Vec` collected or extended from it is sized once.)
     fn iter(self) -> impl Iterator<Item = &'a [u8]> {
-        let text = self.text;
-        self.ends.iter().scan(0, move |start, &end| Some(&text[std::mem::replace(start, end)..end]))
+        let (text, mut start) = (self.text, 0);
+        self.ends.iter().map(move |&end| &text[std::mem::replace(&mut start, end)..end])
     }
     fn lens(self) -> impl Iterator<Item = usize> {
-        self.ends.iter().scan(0, |start, &end| Some(end - std::mem::replace(start, end)))
+        let mut start = 0;
+        self.ends.iter().map(move |&end| end - std::mem::replace(&mut start, end))
     }
     fn bytes(self) -> usize {
         self.ends.last().copied().unwrap_or(0)
