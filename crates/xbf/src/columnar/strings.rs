@@ -14,7 +14,7 @@ use super::Budget;
 /// values, or their bytes one after the other with where each ends (what a
 /// `Columns` builder and the Python binding's gather hold), read in place
 /// so that no list of slices is built for it. One algorithm reads both.
-pub(crate) trait Texts<'a>: Copy {
+trait Texts<'a>: Copy {
     /// The number of values.
     fn count(self) -> usize;
     /// The values in order.
@@ -48,9 +48,9 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
 /// Values held as their bytes joined and the offset where each ends
 /// (nondecreasing, the last at most `text`'s length).
 #[derive(Clone, Copy)]
-pub(crate) struct Joined<'a> {
-    pub(crate) text: &'a [u8],
-    pub(crate) ends: &'a [usize],
+struct Joined<'a> {
+    text: &'a [u8],
+    ends: &'a [usize],
 }
 
 impl<'a> Texts<'a> for Joined<'a> {
