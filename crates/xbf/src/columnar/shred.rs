@@ -260,19 +260,10 @@ impl<'v> Shred<'v> {
             (Shred::F64(col), _) => put_floats(out, &col, cfg),
             (Shred::F32(col), _) => put_floats(out, &col, cfg),
             (Shred::Owned(data, ends), _) => {
-                let mut start = 0;
-                let col: Vec<&[u8]> = ends
-                    .iter()
-                    .map(|&end| {
-                        let v = &data[start..end];
-                        start = end;
-                        v
-                    })
-                    .collect();
                 if cfg.zstd_level.is_some() {
-                    put_best(out, strings::candidates(&col), cfg)
+                    put_best(out, strings::candidates_joined(&data, &ends), cfg)
                 } else {
-                    put_column(out, &strings::encode_joined(&col, Some(&data[..start])), cfg)
+                    put_column(out, &strings::encode_joined(&data, &ends), cfg)
                 }
             }
             (Shred::Bytes(col), _) => {

@@ -10,6 +10,71 @@ use super::cursor::Cursor;
 use super::ints::{self, Planned, Stats};
 use super::Budget;
 
+/// A column of strings or bytes as the encoders read it: a list of the
+/// values, or their bytes one after the other with where each ends (what a
+/// `Columns` builder and the Python binding's gather hold), read in place
+/// so that no list of slices is built for it. One algorithm reads both.
+trait Texts<'a>: Copy {
+    /// The number of values.
+    fn count(self) -> usize;
+    /// The values in order.
+    fn iter(self) -> impl Iterator<Item = &'a [u8]>;
+    /// Each value's length, in order.
+    fn lens(self) -> impl Iterator<Item = usize>;
+    /// The bytes of all the values.
+    fn bytes(self) -> usize;
+    /// All the values' bytes one after the other, where they are held so.
+    fn joined(self) -> Option<&'a [u8]>;
+}
+
+impl<'a> Texts<'a> for &'a [&'a [u8]] {
+    fn count(self) -> usize {
+        self.len()
+    }
+    fn iter(self) -> impl Iterator<Item = &'a [u8]> {
+        <[&[u8]]>::iter(self).copied()
+    }
+    fn lens(self) -> impl Iterator<Item = usize> {
+        <[&[u8]]>::iter(self).map(|v| v.len())
+    }
+    fn bytes(self) -> usize {
+        self.lens().sum()
+    }
+    fn joined(self) -> Option<&'a [u8]> {
+        None
+    }
+}
+
+/// Values held as their bytes joined and the offset where each ends
+/// (nondecreasing, the last at most `text`'s length).
+#[derive(Clone, Copy)]
+struct Joined<'a> {
+    text: &'a [u8],
+    ends: &'a [usize],
+}
+
+impl<'a> Texts<'a> for Joined<'a> {
+    fn count(self) -> usize {
+        self.ends.len()
+    }
+    // (A map over the ends, not a `scan`: its length is known, so a
+    // `Vec` collected or extended from it is sized once.)
+    fn iter(self) -> impl Iterator<Item = &'a [u8]> {
+        let (text, mut start) = (self.text, 0);
+        self.ends.iter().map(move |&end| &text[std::mem::replace(&mut start, end)..end])
+    }
+    fn lens(self) -> impl Iterator<Item = usize> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| end - std::mem::replace(&mut start, end))
+    }
+    fn bytes(self) -> usize {
+        self.ends.last().copied().unwrap_or(0)
+    }
+    fn joined(self) -> Option<&'a [u8]> {
+        Some(&self.text[..self.bytes()])
+    }
+}
+
 /// The three encodings, planned: what each needs and the bytes it takes.
 struct Plain<'a> {
     lens: Planned<'a, u64>,
@@ -17,20 +82,20 @@ struct Plain<'a> {
 }
 
 impl<'a> Plain<'a> {
-    fn new(values: &[&[u8]], lens: &'a mut Vec<u64>) -> Plain<'a> {
-        lens.extend(values.iter().map(|v| v.len() as u64));
-        let bytes = values.iter().map(|v| v.len()).sum();
+    fn new<'v>(values: impl Texts<'v>, lens: &'a mut Vec<u64>) -> Plain<'a> {
+        lens.extend(values.lens().map(|l| l as u64));
+        let bytes = values.bytes();
         Plain { lens: Planned::new(lens), bytes }
     }
     fn size(&self) -> usize {
         1 + self.lens.block_size() + self.bytes
     }
-    /// `joined`, if given, is the values one after the other.
-    fn write(&self, values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> {
+    /// Values held joined are copied at once.
+    fn write<'v>(&self, values: impl Texts<'v>) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.size());
         out.push(E::PlainStrings.byte());
         self.lens.write_block(&mut out);
-        match joined {
+        match values.joined() {
             Some(all) => out.extend_from_slice(all),
             None => values.iter().for_each(|v| out.extend_from_slice(v)),
         }
@@ -78,10 +143,11 @@ impl Eq for Long<'_> {}
 /// The distinct values, their lengths and each value's index among them,
 /// with the statistics of the indices (gathered as they are made); `None`
 /// when the values are mostly distinct, which a dictionary cannot win.
-fn dictionary<'a>(values: &[&'a [u8]]) -> Option<(DictParts<'a>, Stats)> {
+fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
+    let n = values.count();
     // Room for as many distinct values as the dictionary may take (it
     // gives up past half the column), without growing on the way.
-    let room = (values.len() / 2 + 17).min(4096);
+    let room = (n / 2 + 17).min(4096);
     // Values of up to 7 bytes are looked up as one word (the bytes and the
     // length: its hash is a bijection, so equal hashes are equal values),
     // the others by their hash and then their bytes.
@@ -89,10 +155,10 @@ fn dictionary<'a>(values: &[&'a [u8]]) -> Option<(DictParts<'a>, Stats)> {
     let mut short = super::Ids::with_room(room);
     let mut long: Option<super::Ids> = None;
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
-    let mut ids = Vec::with_capacity(values.len());
+    let mut ids = Vec::with_capacity(n);
     let mut stats = Stats::new();
-    let give_up = values.len() / 2 + 16;
-    for (i, &v) in values.iter().enumerate() {
+    let give_up = n / 2 + 16;
+    for (i, v) in values.iter().enumerate() {
         let next = distinct.len() as u64;
         let id = if v.len() < 8 {
             short.find_or_add(key.word(short_word(v)), next, |_| true)
@@ -103,7 +169,7 @@ fn dictionary<'a>(values: &[&'a [u8]]) -> Option<(DictParts<'a>, Stats)> {
         };
         if id == next {
             distinct.push(v);
-            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
+            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), n) {
                 return None;
             }
         }
@@ -187,10 +253,10 @@ struct Prefix<'a> {
 impl<'a> Prefix<'a> {
     /// Each value's prefix shared with the one before and the length of
     /// the rest, into `shared` and `rest_lens`; the bytes of all the rests.
-    fn rest(values: &[&[u8]], shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> usize {
+    fn rest<'v>(values: impl Texts<'v>, shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> usize {
         let mut rest = 0;
         let mut prev: &[u8] = &[];
-        for v in values {
+        for v in values.iter() {
             let p = common_prefix(prev, v);
             shared.push(p as u64);
             rest_lens.push((v.len() - p) as u64);
@@ -206,7 +272,7 @@ impl<'a> Prefix<'a> {
     fn size(&self) -> usize {
         1 + self.shared.block_size() + self.rest_lens.block_size() + self.rest
     }
-    fn write(&self, values: &[&[u8]]) -> Vec<u8> {
+    fn write<'v>(&self, values: impl Texts<'v>) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.size());
         out.push(E::Prefix.byte());
         self.shared.write_block(&mut out);
@@ -223,13 +289,23 @@ impl<'a> Prefix<'a> {
 /// In a file, where FSST wins, the smallest of the other three is one too
 /// (zstd shrinks shared prefixes or a dictionary more than FSST's codes).
 pub(crate) fn candidates(values: &[&[u8]]) -> Vec<Vec<u8>> {
-    let mut out = vec![encode(values)];
+    candidates_of(values)
+}
+
+/// [`candidates`] of values held joined: `text` their bytes one after the
+/// other, `ends` where each ends (nondecreasing, at most `text.len()`).
+pub(crate) fn candidates_joined(text: &[u8], ends: &[usize]) -> Vec<Vec<u8>> {
+    candidates_of(Joined { text, ends })
+}
+
+fn candidates_of<'a>(values: impl Texts<'a>) -> Vec<Vec<u8>> {
+    let mut out = vec![encode_with(values, super::entropy::enabled())];
     if out[0][0] == E::Fsst.byte() {
-        out.push(encode_with(values, None, false));
+        out.push(encode_with(values, false));
     }
     if out[out.len() - 1][0] != E::PlainStrings.byte() {
         let mut lens = Vec::new();
-        out.push(Plain::new(values, &mut lens).write(values, None));
+        out.push(Plain::new(values, &mut lens).write(values));
     }
     out
 }
@@ -237,28 +313,29 @@ pub(crate) fn candidates(values: &[&[u8]]) -> Vec<Vec<u8>> {
 /// The smallest of the three encodings of `values` (the first of equals,
 /// in the order plain, dictionary, shared prefixes); only it is written.
 pub(crate) fn encode(values: &[&[u8]]) -> Vec<u8> {
-    encode_joined(values, None)
+    encode_with(values, super::entropy::enabled())
 }
 
-/// [`encode`] of values that are `joined`, one after the other, in one
-/// buffer (copied at once if plain wins).
-pub(crate) fn encode_joined(values: &[&[u8]], joined: Option<&[u8]>) -> Vec<u8> {
-    encode_with(values, joined, super::entropy::enabled())
+/// [`encode`] of values held joined: `text` their bytes one after the
+/// other, `ends` where each ends (nondecreasing, at most `text.len()`);
+/// copied at once if plain wins.
+pub(crate) fn encode_joined(text: &[u8], ends: &[usize]) -> Vec<u8> {
+    encode_with(Joined { text, ends }, super::entropy::enabled())
 }
 
-/// [`encode_joined`], FSST among the encodings if `fsst` (in files only).
-fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
-    debug_assert!(joined.map_or(true, |j| j.len() == values.iter().map(|v| v.len()).sum::<usize>()));
+/// [`encode`], FSST among the encodings if `fsst` (in files only).
+fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
+    let n = values.count();
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
     // (The prefixes' two lists are filled value by value: room for all first.)
-    let room = |v: &mut Vec<u64>| v.reserve_exact(values.len());
+    let room = |v: &mut Vec<u64>| v.reserve_exact(n);
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::with_stats);
     let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
     // Plain takes the bytes and a block of lengths of two bytes at least:
     // its lengths are planned only if neither a dictionary nor shared
     // prefixes beat that (ties go to plain).
-    let bytes = joined.map_or_else(|| values.iter().map(|v| v.len()).sum(), <[u8]>::len);
+    let bytes = values.bytes();
     let plain_least = 3 + bytes;
     // Shared prefixes take their remaining bytes and two blocks of at least
     // two bytes: planned only if that may beat the others (ties go to them).
@@ -266,10 +343,9 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     // at least what each value is longer than that one, a bound known from
     // the lengths alone.
     let others = plain_least.min(dict_size);
-    let at_least = || -> usize {
-        values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum()
-    };
-    let prefix = (!values.is_empty() && shares_prefixes(values) && 5 + at_least() < others)
+    let at_least =
+        || -> usize { values.lens().scan(0, |prev, len| Some(len.saturating_sub(std::mem::replace(prev, len)))).sum() };
+    let prefix = (n > 0 && shares_prefixes(values) && 5 + at_least() < others)
         .then(|| {
             room(&mut shared);
             room(&mut rest_lens);
@@ -286,18 +362,19 @@ fn encode_with(values: &[&[u8]], joined: Option<&[u8]>, fsst: bool) -> Vec<u8> {
     // take at least a byte for each value that is not empty and for each 8
     // bytes: not tried where the best is below that (a dictionary of few
     // values, whose indices take less than a byte).
-    let floor = || (bytes / 8).max(values.iter().filter(|v| !v.is_empty()).count());
+    let floor = || (bytes / 8).max(values.lens().filter(|&l| l > 0).count());
     if fsst && sizes[best].is_some_and(|s| s >= 512 && s > floor()) {
-        let fsst = match joined {
-            Some(all) => super::fsst::encode(values, all),
-            None => super::fsst::encode(values, &values.concat()),
+        let list: Vec<&[u8]> = values.iter().collect();
+        let fsst = match values.joined() {
+            Some(all) => super::fsst::encode(&list, all),
+            None => super::fsst::encode(&list, &list.concat()),
         };
         if let Some(body) = fsst.filter(|b| Some(b.len()) < sizes[best]) {
             return body;
         }
     }
     match best {
-        0 => plain.expect("plain").write(values, joined),
+        0 => plain.expect("plain").write(values),
         1 => dict.expect("a dictionary").write(),
         _ => prefix.expect("shared prefixes").write(values),
     }
@@ -323,11 +400,13 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 
 /// Whether shared prefixes may win: in a long column, the first thousand
 /// values share half a byte each at least with the one before.
-fn shares_prefixes(values: &[&[u8]]) -> bool {
-    if values.len() <= 8192 {
+fn shares_prefixes<'a>(values: impl Texts<'a>) -> bool {
+    if values.count() <= 8192 {
         return true;
     }
-    let shared: usize = values[..1024].windows(2).map(|w| common_prefix(w[0], w[1])).sum();
+    // (The first value shares nothing with the empty one before it.)
+    let mut prev: &[u8] = &[];
+    let shared: usize = values.iter().take(1024).map(|v| common_prefix(std::mem::replace(&mut prev, v), v)).sum();
     shared >= 512
 }
 
@@ -641,7 +720,7 @@ mod tests {
         let sizes = [Some(plain.size()), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
         let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("plain");
         match best {
-            0 => plain.write(values, None),
+            0 => plain.write(values),
             1 => dict.expect("a dictionary").write(),
             _ => prefix.expect("shared prefixes").write(values),
         }
@@ -663,8 +742,20 @@ mod tests {
                 })
                 .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-            assert_eq!(encode(&slices), encode_reference(&slices), "round {round}");
+            let body = encode(&slices);
+            assert_eq!(body, encode_reference(&slices), "round {round}");
+            // The same column held joined (with bytes past its last value).
+            let (text, ends) = joined(&slices);
+            assert_eq!(encode_joined(&text, &ends), body, "round {round}");
+            assert_eq!(encode_joined(&[&text[..], b"past"].concat(), &ends), body, "round {round}");
         }
+    }
+
+    /// The values' bytes one after the other and where each ends.
+    fn joined(values: &[&[u8]]) -> (Vec<u8>, Vec<usize>) {
+        let text = values.concat();
+        let ends = values.iter().scan(0, |end, v| Some(*end + v.len()).inspect(|&e| *end = e)).collect();
+        (text, ends)
     }
 
     #[test]
@@ -690,7 +781,7 @@ mod tests {
                 (0..9000).map(|i| format!("key-{:08}", (i % k) * 7919 % 100_003).into_bytes()).collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             assert_eq!(encode(&slices), encode_reference(&slices), "{k} distinct");
-            assert_eq!(dictionary(&slices).is_some(), k == 3072, "{k} distinct");
+            assert_eq!(dictionary(&slices[..]).is_some(), k == 3072, "{k} distinct");
         }
     }
 
@@ -719,6 +810,8 @@ mod tests {
         let mut seen = Vec::new();
         for values in &columns {
             let _file = super::super::entropy::Enabled::new();
+            let (text, ends) = joined(values);
+            assert_eq!(candidates_joined(&text, &ends), candidates(values));
             for body in candidates(values) {
                 seen.push(body[0]);
                 let mut c = Cursor::new(&body, 0).in_file();
