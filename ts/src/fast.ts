@@ -17,7 +17,7 @@ import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, deco
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { SMI, MAX_LENGTH, smallInts, doubles, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, unpack, unpackZigzag, undelta } from "./fast_bits.js";
+import { SMI, MAX_LENGTH, smallInts, doubles, tagged, boxed, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, unpack, unpackZigzag, undelta } from "./fast_bits.js";
 
 /** Thrown when the direct path gives up; the caller then runs the reference decoder. */
 export const BAIL: unique symbol = Symbol("xbf.bail");
@@ -108,7 +108,7 @@ export function generateDecoder<T>(tag: string, keys: string[], make: () => T): 
 const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
 /** `variant` names the options that change the columns' values (int64 as bigints): each gets its own generated
  * builder, so that the object shapes and loads of one mode's builder never see another mode's values. */
-function builder(keys: string[], modes: number[], variant: string): Builder {
+function builder(keys: string[], modes: number[], variant: string, firsts: unknown[] | null): Builder {
   const generable = !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate();
   // A field's value in generated code: its column's next value, or null where its tag is 0.
   const value = (j: number) => (modes[j] === PLAIN ? `c${j}[i]` : modes[j] === NULLABLE ? `(t${j}[i] === 0 ? null : c${j}[q${j}++])` : `c${j}[q${j}++]`);
@@ -119,10 +119,12 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
     // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
     // The array is sized once (n was charged to the decoded-memory budget, and every field's column is already an
     // array of n values, so n is a valid length): no growth copies while filling, as msgpackr sizes its arrays.
-    return generateDecoder("columns:" + tag, keys, () => {
+    const build = generateDecoder("columns:" + tag, keys, () => {
       const lit = keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ");
       return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = { ${lit} }; return out;`) as Builder;
     });
+    if (firsts !== null) untypedFloats(keys, firsts);
+    return build;
   }
   if (generable) {
     // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
@@ -156,6 +158,38 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
     }
     return out;
   };
+}
+
+/** Makes the float fields of the objects an object literal with these keys (in this order) builds hold any value
+ * (a tagged field) instead of a double of their own. V8 gives every object literal with the same keys in the same
+ * order one chain of hidden classes, and a field of it that has only ever held numbers holds each as a double in
+ * a box of its own: storing a float dictionary's shared box (a `tagged` column) there copies the number into a new
+ * box per object. One object made here with a string where the numbers go widens those fields for the whole chain
+ * at once (the string only here: the decoded objects' values are the same numbers), so the builder's stores then
+ * copy the pointer to the entry's box. `firsts[j]` is field j's stand-in value: "" for a float field, a value of
+ * the kind the others hold (0, "", null), which leaves theirs as it is. */
+function untypedFloats(keys: string[], firsts: unknown[]): void {
+  const make = generateDecoder("firsts", keys, () => {
+    const lit = keys.map((k, j) => `${JSON.stringify(k)}: v[${j}]`).join(", ");
+    return new Function("v", `return { ${lit} };`) as (v: unknown[]) => unknown;
+  });
+  make(firsts);
+}
+/** The stand-in values for `untypedFloats` of a struct's fields (their modes as `builder` takes them), or null when
+ * it has no float field read straight from its column (nothing to widen). */
+function floatFirsts(t: Extract<XbfType, { kind: "struct" }>, modes: number[], variant: string): unknown[] | null {
+  let any = false;
+  const firsts = t.fields.map((f, j) => {
+    const k = f.type.kind;
+    if (modes[j] !== PLAIN) return null;
+    if (k === "f64" || k === "f32") { any = true; return ""; }
+    if (k === "string") return "";
+    if (k === "bool") return false;
+    if (k === "date" || k === "timestamp") return null; // objects (XbfDate, XbfTimestamp)
+    const info = INT_INFO[k];
+    return info !== undefined && !(info[0] > 32 && variant !== "") ? 0 : null;
+  });
+  return any ? firsts : null;
 }
 
 // ------------------------------------------------------------------ columns
@@ -509,9 +543,12 @@ class Columns {
         if (d < 0 || d > n) return null;
         const iend = this.block(end);
         if (iend < 0 || (this.pos < iend && (b[this.pos] === 0x12 || b[this.pos] === 0x13))) return null;
-        const distinct = this.floats(d, f32, iend);
-        if (distinct === null || this.pos !== iend) return null;
-        const out = doubles(n);
+        const values = this.floats(d, f32, iend);
+        if (values === null || this.pos !== iend) return null;
+        // Each entry boxed once and every value a pointer to its entry's box: an object's field built from this
+        // column (made tagged by the builder's `untypedFloats`) then holds that box, where a double array's
+        // value would be boxed again for every object.
+        const distinct = boxed(values, d), out = tagged(n);
         // Frame-of-reference ids (the usual block): looked up as they are unpacked, no array of ids.
         if (n > 0 && this.pos < end && b[this.pos] === 1) {
           const start = this.pos;
@@ -858,7 +895,11 @@ class Columns {
         }
         const built = BUILDERS[canGenerate() ? 1 : 0]!;
         let build = built.get(t);
-        if (build === undefined) { build = builder(fs.map((f) => f.name), modes, this.o.int64 === "bigint" ? ":bigint" : ""); built.set(t, build); }
+        if (build === undefined) {
+          const variant = this.o.int64 === "bigint" ? ":bigint" : "";
+          build = builder(fs.map((f) => f.name), modes, variant, floatFirsts(t, modes, variant));
+          built.set(t, build);
+        }
         return build(cols, n, tags);
       }
       case "option": {

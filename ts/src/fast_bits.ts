@@ -31,6 +31,22 @@ export function doubles(n: number): number[] {
   if (n === 0) a.length = 0;
   return a;
 }
+/** An array of pointers to numbers (generic elements from its first write, made here): a number stored in it is
+ * a small integer or a heap number kept as it is, so that one heap number can stand for every value equal to
+ * it (a float dictionary's entries: see `boxed`). Given only numbers after that first write. */
+export function tagged(n: number): number[] {
+  const a = new Array<number>(n > 0 ? n : 1);
+  (a as unknown[])[0] = null;
+  if (n === 0) a.length = 0;
+  return a;
+}
+/** The first d numbers of xs in a `tagged` array: each boxed once here (a heap number, or a small integer where
+ * it is one), to be shared by every value that is this entry (copied as a pointer, no box of its own). */
+export function boxed(xs: number[], d: number): number[] {
+  const e = tagged(d);
+  for (let i = 0; i < d; i++) e[i] = xs[i]!;
+  return e;
+}
 /** The first k values of a `smallInts` array in a `doubles(n)` one (n 0: k values long, to push to). */
 export function toDoubles(a: number[], k: number, n: number): number[] {
   const d = doubles(n);
