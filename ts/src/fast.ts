@@ -38,6 +38,25 @@ export function intConv(kind: string, o: FastOptions): ((x: number) => unknown) 
   if (bits > 32 && o.int64 === "bigint") return (x) => BigInt(x);
   return null; // the number itself
 }
+/** BigInts of 0 to 4095, each made when first needed and then shared: a bigint has no identity (equal bigints
+ * are the same value to every operation), so one object can be every value equal to it. */
+const SMALL_BIGINTS: (bigint | undefined)[] = new Array(4096);
+/** The n integers of xs (exact numbers) as bigints (int64: "bigint"): small ones from SMALL_BIGINTS, a value
+ * equal to the one before (a run) the same bigint, others made one by one. */
+export function bigints(xs: number[], n: number): bigint[] {
+  const out = new Array<bigint>(n);
+  let prev = NaN, last = 0n;
+  for (let i = 0; i < n; i++) {
+    const x = xs[i]!;
+    if (x !== prev) {
+      if (x >= 0 && x < 4096) { const c = SMALL_BIGINTS[x]; last = c !== undefined ? c : (SMALL_BIGINTS[x] = BigInt(x)); }
+      else last = BigInt(x);
+      prev = x;
+    }
+    out[i] = last;
+  }
+  return out;
+}
 /** Public value of an integer given as a bigint (zigzag already undone). */
 export function bigConv(kind: string, o: FastOptions): (x: bigint) => unknown {
   if (kind === "date") return (x) => new XbfDate(Number(x));
@@ -456,6 +475,7 @@ class Columns {
       if (signed && !this.zigged) for (let i = 0; i < n; i++) { const x = xs[i]!; xs[i] = x < 4294967296 ? (x >>> 1) ^ -(x & 1) : unzigzagNum(x); }
       const conv = intConv(kind, this.o);
       if (conv === null) return xs;
+      if (bits > 32 && this.o.int64 === "bigint" && kind !== "date" && kind !== "timestamp") return bigints(xs, n);
       const out: unknown[] = [];
       for (let i = 0; i < n; i++) out.push(conv(xs[i]!));
       return out;
