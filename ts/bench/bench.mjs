@@ -24,14 +24,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
 const argAt = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const arg = (name, dflt) => { const v = argAt(name); return v === undefined ? dflt : Number(v); };
-// Many short samples rather than a few long ones, in the same time per codec and operation (45 x 8 ms, as 9 x 40 ms
-// before): on a shared machine a sample that a preemption or a collection lands in is then one of 45, which the
-// median passes by, where it was one of 9 (the small tables' decode samples of one run spread by 2-3x then, and
-// two idle runs' medians by a third). A dataset whose slowest call takes longer than a sample gets fewer rounds
-// (at least MIN_ROUNDS, the same for every codec in it), so that its time stays about what it was.
-const ROUNDS = arg("--rounds", 45);
-const TARGET_MS = arg("--ms", 8);
-const MIN_ROUNDS = Math.min(ROUNDS, 9);
+// 13 rounds after a warm-up of 200 ms per codec and operation (was 9 after 300 ms: a dataset takes about 8% more
+// time; the calibration's 20 ms and the rounds themselves follow the warm-up, and a slow first round is one of 13
+// for the median). More samples rather than shorter ones: a sample stays about 40 ms long, so that it includes the
+// collections its own calls cause (the median of short samples could leave a codec's collections out, and favour
+// the codecs that allocate most).
+const ROUNDS = arg("--rounds", 13);
+const TARGET_MS = arg("--ms", 40);
 const JSON_OUT = argAt("--json");
 const MD_OUT = argAt("--markdown");
 const BEFORE = argAt("--before");
@@ -106,7 +105,9 @@ function time(f, x, n) {
   for (let i = 0; i < n; i++) { const r = f(x); sink ^= typeof r === "string" ? r.length : (r.length ?? 1); }
   return Number(process.hrtime.bigint() - t) / 1e6 / n; // ms per call
 }
-const WARM_MS = arg("--warm-ms", 300);
+/** ms on the samples' clock (wall, or the process's CPU time). */
+const now = CLOCK === "cpu" ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : () => performance.now();
+const WARM_MS = arg("--warm-ms", 200);
 /** Calls f(x) for about WARM_MS (at least 10 times). */
 function warm(f, x) {
   const end = performance.now() + WARM_MS;
@@ -116,7 +117,7 @@ let commit = null;
 try { commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { /* not a checkout */ }
 const results = { clock: CLOCK, before: BEFORE ?? null, loadavg: loadavg(), cpus: cpus().length, node: process.version, date: new Date().toISOString(), commit, rounds: ROUNDS, targetMsPerSample: TARGET_MS,
   warmMs: WARM_MS,
-  note: "ms per call; every codec warmed up for warmMs per operation first; each sample times n calls (n chosen apart for encode and decode so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order; a dataset's rounds (its own field) are fewer than the run's where its slowest call takes longer than targetMsPerSample", datasets: [] };
+  note: "ms per call; every codec warmed up for warmMs per operation first; each sample times n calls (n chosen apart for encode and decode so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order; calls per sample from the median of five 4 ms calibration windows on the same clock", datasets: [] };
 
 const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 const rows = [];
@@ -135,25 +136,21 @@ for (const [label, load] of datasets) {
     // then calls per sample, for encode and decode apart, so that a sample takes about TARGET_MS.
     warm(c.enc, value); warm(c.dec, out);
     const calls = (f, x) => {
-      // Per-call time: the median of five windows of at least 4 ms of calls each (one window of 20 ms that a
-      // collection or a preemption lands in would give every later sample of this codec far fewer calls).
+      // Per-call time on the samples' clock: the median of five windows of at least 4 ms of calls each (one
+      // window of 20 ms that a collection or a preemption lands in gave every later sample of this codec far
+      // fewer calls: 17 calls of 0.6 ms, a 10 ms sample, for windvectors' decode in the run at e80cefe).
       const per = [];
       for (let w = 0; w < 5; w++) {
-        const t0 = performance.now();
+        const t0 = now();
         let k = 0;
-        do { f(x); k++; } while (performance.now() - t0 < 4);
-        per.push((performance.now() - t0) / k);
+        do { f(x); k++; } while (now() - t0 < 4);
+        per.push((now() - t0) / k);
       }
-      const m = median(per);
-      return [Math.max(1, Math.round(TARGET_MS / m)), m];
+      return Math.max(1, Math.round(TARGET_MS / median(per)));
     };
-    const [nEnc, tEnc] = calls(c.enc, value), [nDec, tDec] = calls(c.dec, out);
-    return { c, out, ok, nEnc, nDec, tEnc, tDec, enc: [], dec: [], bytes: c.size ? c.size(out) : out.length };
+    return { c, out, ok, nEnc: calls(c.enc, value), nDec: calls(c.dec, out), enc: [], dec: [], bytes: c.size ? c.size(out) : out.length };
   });
-  // The slowest call of any codec here: past TARGET_MS, a sample is that call, so fewer rounds keep the time.
-  const slowest = Math.max(...st.flatMap((s) => [s.tEnc, s.tDec]));
-  const rounds = Math.max(MIN_ROUNDS, Math.min(ROUNDS, Math.floor((ROUNDS * TARGET_MS) / Math.max(TARGET_MS, slowest))));
-  for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < ROUNDS; r++) {
     // Interleaved: every codec once per round, in a rotated order, encode then decode.
     for (let k = 0; k < st.length; k++) {
       const s = st[(k + r) % st.length];
@@ -166,13 +163,13 @@ for (const [label, load] of datasets) {
   const mpBytes = st.find((s) => s.c.name === "@msgpack/msgpack").bytes;
   for (const s of st) rows.push({ label, records: value.length, codec: s.c.name, bytes: s.bytes, ofJson: s.bytes / jsonBytes, ofMp: s.bytes / mpBytes,
     enc: median(s.enc), dec: median(s.dec), encVsJson: median(s.enc) / jsonEnc, decVsJson: median(s.dec) / jsonDec, ok: s.ok });
-  results.datasets.push({ name: label, records: value.length, rounds, jsonBytes, msgpackBytes: mpBytes, codecs: st.map((s) => ({
+  results.datasets.push({ name: label, records: value.length, jsonBytes, msgpackBytes: mpBytes, codecs: st.map((s) => ({
     name: s.c.name, bytes: s.bytes, bytesOfMsgpack: s.bytes / mpBytes, bytesOfJson: s.bytes / jsonBytes, encodeCallsPerSample: s.nEnc, decodeCallsPerSample: s.nDec, roundTrip: s.ok,
     encodeMs: s.enc, decodeMs: s.dec, encodeMedianMs: median(s.enc), decodeMedianMs: median(s.dec),
     encodeVsJson: median(s.enc) / jsonEnc, decodeVsJson: median(s.dec) / jsonDec })) });
 }
 
-console.log(`node ${process.version}, ${ROUNDS} interleaved rounds (fewer where a call takes over ${TARGET_MS} ms), medians; ms per call; "dec/JSON" = decode time / JSON.parse time (< 1: faster)`);
+console.log(`node ${process.version}, ${ROUNDS} interleaved rounds, medians; ms per call; "dec/JSON" = decode time / JSON.parse time (< 1: faster)`);
 console.log(`msgpackr: Packr defaults (record structures); JSON: JSON.stringify to a string and JSON.parse of it, bytes as UTF-8\n`);
 const head = ["data", "records", "codec", "bytes", "of JSON", "of msgpack", "encode ms", "decode ms", "dec/JSON", "round trip"];
 const table = rows.map((r) => [r.label, String(r.records), r.codec, r.bytes.toLocaleString("en"), `${(100 * r.ofJson).toFixed(1)}%`, `${(100 * r.ofMp).toFixed(1)}%`,
@@ -190,11 +187,11 @@ if (MD_OUT) {
   let md = `# TypeScript benchmark: XBF against JSON, MessagePack and CBOR in JavaScript\n\n`;
   md += `Node ${results.node}, ${results.date.slice(0, 10)}, commit ${commit ? commit.slice(0, 12) : "unknown"}; \`node bench/bench.mjs\` (ts/), `;
   md += CLOCK === "cpu" ? "times are the process's CPU time (`--clock cpu`: user + system of all its threads, the collector's included), not the wall clock, since the machine was shared; " : "";
-  md += `${ROUNDS} interleaved rounds of samples of about ${TARGET_MS} ms (fewer rounds, at least ${MIN_ROUNDS}, where a call takes longer: the dataset's heading says how many) after a warm-up of ${WARM_MS} ms per codec and operation, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
+  md += `${ROUNDS} interleaved rounds after a warm-up of ${WARM_MS} ms per codec and operation, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
   md += `data in the same run (below 1× is faster than JSON). XBF's default is \`encode(value)\` (layout auto: columns when smaller) `;
   md += `and \`decode(bytes)\`; "XBF Encoder + Decoder (reused)" is one \`Encoder\` and one \`Decoder\` per dataset kept across their calls (the encoder remembers the type: no inference after the first call; the decoder its parsed metadata); "XBF decode, int64: bigint" decodes every 64-bit integer as a BigInt; "XBF without new Function" is the default encode and decode as on a page whose CSP forbids generated code (closures build the objects)${BEFORE ? "; \"XBF before (default)\" is another build of this package (" + BEFORE + (BEFORE_LABEL ? ": " + BEFORE_LABEL : "") + "), run in the same process" : ""}; msgpackr runs with its defaults (record structures), "msgpackr pack/unpack" is its module-level functions (no records), "msgpackr shared structures" a Packr keeping its structures across calls (not in the message); JSON bytes are the UTF-8 length of the compact text. Issue 23's bars are the last two ratios: encode against \`JSON.stringify\` + \`TextEncoder\`, decode against msgpackr's \`unpack\`. Machine load: ${results.loadavg.map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min) at the start, on ${results.cpus} cores.\n`;
   for (const d of results.datasets) {
-    md += `\n## ${d.name} (${d.records.toLocaleString("en")} records${d.rounds < ROUNDS ? `, ${d.rounds} rounds` : ""})\n\n`;
+    md += `\n## ${d.name} (${d.records.toLocaleString("en")} records)\n\n`;
     // Issue 23's bars: encode against JSON.stringify + UTF-8 (TextEncoder), decode against msgpackr's unpack (Packr defaults).
     const by = (n) => d.codecs.find((c) => c.name === n);
     const jsonUtf8 = by("JSON + UTF-8")?.encodeMedianMs, mpr = by("msgpackr")?.decodeMedianMs;
