@@ -115,6 +115,8 @@ const encodeCode = new CodeCache(512);
 /** The decoders' (object builders of the columns, row readers): a cache of their own, so that however many key
  * lists inference meets, it never evicts a builder a decoder still uses. */
 const decodeCode = new CodeCache(512);
+/** untypedFloats' literals: a cache of their own, so that they never take a builder's place in decodeCode. */
+const widenCode = new CodeCache(512);
 /** Generated code for a key list, made once (at most 512 kept): the encoder's and inference's. */
 export function generate<T>(tag: string, keys: string[], make: () => T): T {
   return encodeCode.get(tag, keys, make);
@@ -188,7 +190,7 @@ function builder(keys: string[], modes: number[], variant: string, firsts: unkno
  * copy the pointer to the entry's box. `firsts[j]` is field j's stand-in value: "" for a float field, a value of
  * the kind the others hold (0, "", null), which leaves theirs as it is. */
 function untypedFloats(keys: string[], firsts: unknown[]): void {
-  const make = generateDecoder("firsts", keys, () => {
+  const make = widenCode.get("firsts", keys, () => {
     const lit = keys.map((k, j) => `${JSON.stringify(k)}: v[${j}]`).join(", ");
     return new Function("v", `return { ${lit} };`) as (v: unknown[]) => unknown;
   });
