@@ -17,7 +17,7 @@ import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, deco
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { SMI, MAX_LENGTH, smallInts, doubles, tagged, boxed, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, unpack, unpackZigzag, undelta } from "./fast_bits.js";
+import { SMI, MAX_LENGTH, smallInts, doubles, tagged, boxed, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, decimalsForSmall, decimalsDeltaSmall, unpack, unpackZigzag, undelta } from "./fast_bits.js";
 
 /** Thrown when the direct path gives up; the caller then runs the reference decoder. */
 export const BAIL: unique symbol = Symbol("xbf.bail");
@@ -125,11 +125,13 @@ export function generate<T>(tag: string, keys: string[], make: () => T): T {
 export function generateDecoder<T>(tag: string, keys: string[], make: () => T): T {
   return decodeCode.get(tag, keys, make);
 }
+/** The struct types whose float fields untypedFloats has widened (once each). */
+const WIDENED = new WeakSet<XbfType>();
 /** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
 const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
 /** `variant` names the options that change the columns' values (int64 as bigints): each gets its own generated
  * builder, so that the object shapes and loads of one mode's builder never see another mode's values. */
-function builder(keys: string[], modes: number[], variant: string, firsts: unknown[] | null): Builder {
+function builder(keys: string[], modes: number[], variant: string): Builder {
   const generable = !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate();
   // A field's value in generated code: its column's next value, or null where its tag is 0.
   const value = (j: number) => (modes[j] === PLAIN ? `c${j}[i]` : modes[j] === NULLABLE ? `(t${j}[i] === 0 ? null : c${j}[q${j}++])` : `c${j}[q${j}++]`);
@@ -144,7 +146,6 @@ function builder(keys: string[], modes: number[], variant: string, firsts: unkno
       const lit = keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ");
       return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = { ${lit} }; return out;`) as Builder;
     });
-    if (firsts !== null) untypedFloats(keys, firsts);
     return build;
   }
   if (generable) {
@@ -245,6 +246,8 @@ class Columns {
   left: number;
   /** The bytes are a block of an XBF file: the reference readers it calls may meet `04` and `05`. */
   file = false;
+  /** Float dictionary columns read so far (a struct whose fields read one widens its float fields: see node). */
+  dicts = 0;
   /** Where the bits start in the view bitsView last returned. */
   vp = 0;
   /** Whether the last `ints` call with `zig` undid the zigzag mapping itself (set by each call: read it at once). */
@@ -413,8 +416,11 @@ class Columns {
     const view = this.bitsView(this.pos, bytes), p0 = this.vp;
     // Sized once (no growth while filling); each value is written, so no hole is left.
     const out = doubles(n);
-    if (!delta) decimalsFor(view, p0, out, n, width, base, scale);
-    else if (!decimalsDelta(view, p0, out, n, width, base, v, scale)) { this.pos = start; return null; }
+    // Zigzag values (and a delta block's sums) within 31 bits: in integers, by functions of their own.
+    const narrow = width <= 24 && base + POW2[width]! <= 2 ** 31;
+    if (!delta) { if (narrow) decimalsForSmall(view, p0, out, n, width, base, scale); else decimalsFor(view, p0, out, n, width, base, scale); }
+    else if (!(narrow && v + (n - 1) * ((base + POW2[width]!) / 2) < 2 ** 31 ? decimalsDeltaSmall(view, p0, out, n, width, base, v, scale)
+      : decimalsDelta(view, p0, out, n, width, base, v, scale))) { this.pos = start; return null; }
     if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(out[i]!);
     this.pos += bytes;
     return out;
@@ -568,9 +574,10 @@ class Columns {
         const values = this.floats(d, f32, iend);
         if (values === null || this.pos !== iend) return null;
         // Each entry boxed once and every value a pointer to its entry's box: an object's field built from this
-        // column (made tagged by the builder's `untypedFloats`) then holds that box, where a double array's
+        // column (made tagged by `untypedFloats`, see node's struct case) then holds that box, where a double array's
         // value would be boxed again for every object.
         const distinct = boxed(values, d), out = tagged(n);
+        this.dicts++;
         // Frame-of-reference ids (the usual block): looked up as they are unpacked, no array of ids.
         if (n > 0 && this.pos < end && b[this.pos] === 1) {
           const start = this.pos;
@@ -899,6 +906,7 @@ class Columns {
       }
       case "struct": {
         const fs = t.fields;
+        const dicts = this.dicts;
         const cols: unknown[][] = [];
         const modes: number[] = [], tags: (number[] | null)[] = [];
         for (let j = 0; j < fs.length; j++) {
@@ -919,8 +927,16 @@ class Columns {
         let build = built.get(t);
         if (build === undefined) {
           const variant = this.o.int64 === "bigint" ? ":bigint" : "";
-          build = builder(fs.map((f) => f.name), modes, variant, floatFirsts(t, modes, variant));
+          build = builder(fs.map((f) => f.name), modes, variant);
           built.set(t, build);
+        }
+        // A float dictionary column met among this struct's fields (once per type): its float fields widened, so
+        // that the builder's objects hold the entries' shared boxes (structs whose floats never come from a
+        // dictionary keep double fields, which cost the same for other float columns).
+        if (this.dicts !== dicts && !WIDENED.has(t) && canGenerate()) {
+          WIDENED.add(t);
+          const keys = fs.map((f) => f.name), firsts = floatFirsts(t, modes, this.o.int64 === "bigint" ? ":bigint" : "");
+          if (firsts !== null && keys.length <= MAX_GENERATED && !keys.includes("__proto__") && !modes.includes(ABSENT_KEY)) untypedFloats(keys, firsts);
         }
         return build(cols, n, tags);
       }
