@@ -142,11 +142,10 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
     // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
     // The array is sized once (n was charged to the decoded-memory budget, and every field's column is already an
     // array of n values, so n is a valid length): no growth copies while filling, as msgpackr sizes its arrays.
-    const build = generateDecoder("columns:" + tag, keys, () => {
+    return generateDecoder("columns:" + tag, keys, () => {
       const lit = keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ");
       return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = { ${lit} }; return out;`) as Builder;
     });
-    return build;
   }
   if (generable) {
     // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
@@ -925,17 +924,14 @@ class Columns {
         }
         const built = BUILDERS[canGenerate() ? 1 : 0]!;
         let build = built.get(t);
-        if (build === undefined) {
-          const variant = this.o.int64 === "bigint" ? ":bigint" : "";
-          build = builder(fs.map((f) => f.name), modes, variant);
-          built.set(t, build);
-        }
+        const variant = this.o.int64 === "bigint" ? ":bigint" : "";
+        if (build === undefined) { build = builder(fs.map((f) => f.name), modes, variant); built.set(t, build); }
         // A float dictionary column met among this struct's fields (once per type): its float fields widened, so
         // that the builder's objects hold the entries' shared boxes (structs whose floats never come from a
         // dictionary keep double fields, which cost the same for other float columns).
         if (this.dicts !== dicts && !WIDENED.has(t) && canGenerate()) {
           WIDENED.add(t);
-          const keys = fs.map((f) => f.name), firsts = floatFirsts(t, modes, this.o.int64 === "bigint" ? ":bigint" : "");
+          const keys = fs.map((f) => f.name), firsts = floatFirsts(t, modes, variant);
           if (firsts !== null && keys.length <= MAX_GENERATED && !keys.includes("__proto__") && !modes.includes(ABSENT_KEY)) untypedFloats(keys, firsts);
         }
         return build(cols, n, tags);
