@@ -24,7 +24,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
 const argAt = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const arg = (name, dflt) => { const v = argAt(name); return v === undefined ? dflt : Number(v); };
-const ROUNDS = arg("--rounds", 9);
+// 13 rounds after a warm-up of 200 ms per codec and operation (was 9 after 300 ms: a dataset takes about 8% more
+// time; the calibration's 20 ms and the rounds themselves follow the warm-up, and a slow first round is one of 13
+// for the median). More samples rather than shorter ones: a sample stays about 40 ms long, so that it includes the
+// collections its own calls cause (the median of short samples could leave a codec's collections out, and favour
+// the codecs that allocate most).
+const ROUNDS = arg("--rounds", 13);
 const TARGET_MS = arg("--ms", 40);
 const JSON_OUT = argAt("--json");
 const MD_OUT = argAt("--markdown");
@@ -100,7 +105,9 @@ function time(f, x, n) {
   for (let i = 0; i < n; i++) { const r = f(x); sink ^= typeof r === "string" ? r.length : (r.length ?? 1); }
   return Number(process.hrtime.bigint() - t) / 1e6 / n; // ms per call
 }
-const WARM_MS = arg("--warm-ms", 300);
+/** ms on the samples' clock (wall, or the process's CPU time). */
+const now = CLOCK === "cpu" ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : () => performance.now();
+const WARM_MS = arg("--warm-ms", 200);
 /** Calls f(x) for about WARM_MS (at least 10 times). */
 function warm(f, x) {
   const end = performance.now() + WARM_MS;
@@ -110,7 +117,7 @@ let commit = null;
 try { commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { /* not a checkout */ }
 const results = { clock: CLOCK, before: BEFORE ?? null, loadavg: loadavg(), cpus: cpus().length, node: process.version, date: new Date().toISOString(), commit, rounds: ROUNDS, targetMsPerSample: TARGET_MS,
   warmMs: WARM_MS,
-  note: "ms per call; every codec warmed up for warmMs per operation first; each sample times n calls (n chosen apart for encode and decode so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order", datasets: [] };
+  note: "ms per call; every codec warmed up for warmMs per operation first; each sample times n calls (n chosen apart for encode and decode so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order; calls per sample from the median of five 4 ms calibration windows on the same clock", datasets: [] };
 
 const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 const rows = [];
@@ -129,11 +136,17 @@ for (const [label, load] of datasets) {
     // then calls per sample, for encode and decode apart, so that a sample takes about TARGET_MS.
     warm(c.enc, value); warm(c.dec, out);
     const calls = (f, x) => {
-      // Per-call time from at least 20 ms of calls (a few calls alone may catch a collection and mislead).
-      const t0 = performance.now();
-      let k = 0;
-      do { f(x); k++; } while (performance.now() - t0 < 20);
-      return Math.max(1, Math.round(TARGET_MS / ((performance.now() - t0) / k)));
+      // Per-call time on the samples' clock: the median of five windows of at least 4 ms of calls each (one
+      // window of 20 ms that a collection or a preemption lands in gave every later sample of this codec far
+      // fewer calls: 17 calls of 0.6 ms, a 10 ms sample, for windvectors' decode in the run at e80cefe).
+      const per = [];
+      for (let w = 0; w < 5; w++) {
+        const t0 = now();
+        let k = 0;
+        do { f(x); k++; } while (now() - t0 < 4);
+        per.push((now() - t0) / k);
+      }
+      return Math.max(1, Math.round(TARGET_MS / median(per)));
     };
     return { c, out, ok, nEnc: calls(c.enc, value), nDec: calls(c.dec, out), enc: [], dec: [], bytes: c.size ? c.size(out) : out.length };
   });

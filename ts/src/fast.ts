@@ -17,7 +17,7 @@ import { Cursor, ColReader, VALUE_COST, anyTypes, decodeFloats, decodeInts, deco
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { ValueOptions, XbfDate, XbfEnum, XbfSome, XbfTimestamp, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { SMI, MAX_LENGTH, smallInts, doubles, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, unpack, unpackZigzag, undelta } from "./fast_bits.js";
+import { SMI, MAX_LENGTH, smallInts, doubles, tagged, boxed, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, decimalsForSmall, decimalsDeltaSmall, unpack, unpackZigzag, undelta } from "./fast_bits.js";
 
 /** Thrown when the direct path gives up; the caller then runs the reference decoder. */
 export const BAIL: unique symbol = Symbol("xbf.bail");
@@ -37,6 +37,25 @@ export function intConv(kind: string, o: FastOptions): ((x: number) => unknown) 
   const bits = INT_INFO[kind]![0];
   if (bits > 32 && o.int64 === "bigint") return (x) => BigInt(x);
   return null; // the number itself
+}
+/** BigInts of 0 to 4095, each made when first needed and then shared: a bigint has no identity (equal bigints
+ * are the same value to every operation), so one object can be every value equal to it. */
+const SMALL_BIGINTS: (bigint | undefined)[] = new Array(4096);
+/** The n integers of xs (exact numbers) as bigints (int64: "bigint"): small ones from SMALL_BIGINTS, a value
+ * equal to the one before (a run) the same bigint, others made one by one. */
+export function bigints(xs: number[], n: number): bigint[] {
+  const out = new Array<bigint>(n);
+  let prev = NaN, last = 0n;
+  for (let i = 0; i < n; i++) {
+    const x = xs[i]!;
+    if (x !== prev) {
+      if (x >= 0 && x < 4096) { const c = SMALL_BIGINTS[x]; last = c !== undefined ? c : (SMALL_BIGINTS[x] = BigInt(x)); }
+      else last = BigInt(x);
+      prev = x;
+    }
+    out[i] = last;
+  }
+  return out;
 }
 /** Public value of an integer given as a bigint (zigzag already undone). */
 export function bigConv(kind: string, o: FastOptions): (x: bigint) => unknown {
@@ -96,6 +115,8 @@ const encodeCode = new CodeCache(512);
 /** The decoders' (object builders of the columns, row readers): a cache of their own, so that however many key
  * lists inference meets, it never evicts a builder a decoder still uses. */
 const decodeCode = new CodeCache(512);
+/** untypedFloats' literals: a cache of their own, so that they never take a builder's place in decodeCode. */
+const widenCode = new CodeCache(512);
 /** Generated code for a key list, made once (at most 512 kept): the encoder's and inference's. */
 export function generate<T>(tag: string, keys: string[], make: () => T): T {
   return encodeCode.get(tag, keys, make);
@@ -104,6 +125,8 @@ export function generate<T>(tag: string, keys: string[], make: () => T): T {
 export function generateDecoder<T>(tag: string, keys: string[], make: () => T): T {
   return decodeCode.get(tag, keys, make);
 }
+/** The struct types whose float fields untypedFloats has widened (once each). */
+const WIDENED = new WeakSet<XbfType>();
 /** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
 const BUILDERS = [new WeakMap<XbfType, Builder>(), new WeakMap<XbfType, Builder>()]; // without, with generated code
 /** `variant` names the options that change the columns' values (int64 as bigints): each gets its own generated
@@ -158,6 +181,38 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
   };
 }
 
+/** Makes the float fields of the objects an object literal with these keys (in this order) builds hold any value
+ * (a tagged field) instead of a double of their own. V8 gives every object literal with the same keys in the same
+ * order one chain of hidden classes, and a field of it that has only ever held numbers holds each as a double in
+ * a box of its own: storing a float dictionary's shared box (a `tagged` column) there copies the number into a new
+ * box per object. One object made here with a string where the numbers go widens those fields for the whole chain
+ * at once (the string only here: the decoded objects' values are the same numbers), so the builder's stores then
+ * copy the pointer to the entry's box. `firsts[j]` is field j's stand-in value: "" for a float field, a value of
+ * the kind the others hold (0, "", null), which leaves theirs as it is. */
+function untypedFloats(keys: string[], firsts: unknown[]): void {
+  const make = widenCode.get("firsts", keys, () => {
+    const lit = keys.map((k, j) => `${JSON.stringify(k)}: v[${j}]`).join(", ");
+    return new Function("v", `return { ${lit} };`) as (v: unknown[]) => unknown;
+  });
+  make(firsts);
+}
+/** The stand-in values for `untypedFloats` of a struct's fields (their modes as `builder` takes them), or null when
+ * it has no float field read straight from its column (nothing to widen). */
+function floatFirsts(t: Extract<XbfType, { kind: "struct" }>, modes: number[], variant: string): unknown[] | null {
+  let any = false;
+  const firsts = t.fields.map((f, j) => {
+    const k = f.type.kind;
+    if (modes[j] !== PLAIN) return null;
+    if (k === "f64" || k === "f32") { any = true; return ""; }
+    if (k === "string") return "";
+    if (k === "bool") return false;
+    if (k === "date" || k === "timestamp") return null; // objects (XbfDate, XbfTimestamp)
+    const info = INT_INFO[k];
+    return info !== undefined && !(info[0] > 32 && variant !== "") ? 0 : null;
+  });
+  return any ? firsts : null;
+}
+
 // ------------------------------------------------------------------ columns
 /** Shared-prefix values rebuilt one after the other into `all` (each the first shared[i] bytes of the one
  * before, then rest[i] bytes from b at q): pushes each value's length, returns the bytes written, or -1 when
@@ -190,6 +245,8 @@ class Columns {
   left: number;
   /** The bytes are a block of an XBF file: the reference readers it calls may meet `04` and `05`. */
   file = false;
+  /** Float dictionary columns read so far (a struct whose fields read one widens its float fields: see node). */
+  dicts = 0;
   /** Where the bits start in the view bitsView last returned. */
   vp = 0;
   /** Whether the last `ints` call with `zig` undid the zigzag mapping itself (set by each call: read it at once). */
@@ -358,8 +415,11 @@ class Columns {
     const view = this.bitsView(this.pos, bytes), p0 = this.vp;
     // Sized once (no growth while filling); each value is written, so no hole is left.
     const out = doubles(n);
-    if (!delta) decimalsFor(view, p0, out, n, width, base, scale);
-    else if (!decimalsDelta(view, p0, out, n, width, base, v, scale)) { this.pos = start; return null; }
+    // Zigzag values (and a delta block's sums) within 31 bits: in integers, by functions of their own.
+    const narrow = width <= 24 && base + POW2[width]! <= 2 ** 31;
+    if (!delta) { if (narrow) decimalsForSmall(view, p0, out, n, width, base, scale); else decimalsFor(view, p0, out, n, width, base, scale); }
+    else if (!(narrow && v + (n - 1) * ((base + POW2[width]!) / 2) < 2 ** 31 ? decimalsDeltaSmall(view, p0, out, n, width, base, v, scale)
+      : decimalsDelta(view, p0, out, n, width, base, v, scale))) { this.pos = start; return null; }
     if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(out[i]!);
     this.pos += bytes;
     return out;
@@ -422,6 +482,7 @@ class Columns {
       if (signed && !this.zigged) for (let i = 0; i < n; i++) { const x = xs[i]!; xs[i] = x < 4294967296 ? (x >>> 1) ^ -(x & 1) : unzigzagNum(x); }
       const conv = intConv(kind, this.o);
       if (conv === null) return xs;
+      if (bits > 32 && this.o.int64 === "bigint" && kind !== "date" && kind !== "timestamp") return bigints(xs, n);
       const out: unknown[] = [];
       for (let i = 0; i < n; i++) out.push(conv(xs[i]!));
       return out;
@@ -509,9 +570,13 @@ class Columns {
         if (d < 0 || d > n) return null;
         const iend = this.block(end);
         if (iend < 0 || (this.pos < iend && (b[this.pos] === 0x12 || b[this.pos] === 0x13))) return null;
-        const distinct = this.floats(d, f32, iend);
-        if (distinct === null || this.pos !== iend) return null;
-        const out = doubles(n);
+        const values = this.floats(d, f32, iend);
+        if (values === null || this.pos !== iend) return null;
+        // Each entry boxed once and every value a pointer to its entry's box: an object's field built from this
+        // column (made tagged by `untypedFloats`, see node's struct case) then holds that box, where a double array's
+        // value would be boxed again for every object.
+        const distinct = boxed(values, d), out = tagged(n);
+        this.dicts++;
         // Frame-of-reference ids (the usual block): looked up as they are unpacked, no array of ids.
         if (n > 0 && this.pos < end && b[this.pos] === 1) {
           const start = this.pos;
@@ -840,6 +905,7 @@ class Columns {
       }
       case "struct": {
         const fs = t.fields;
+        const dicts = this.dicts;
         const cols: unknown[][] = [];
         const modes: number[] = [], tags: (number[] | null)[] = [];
         for (let j = 0; j < fs.length; j++) {
@@ -858,7 +924,16 @@ class Columns {
         }
         const built = BUILDERS[canGenerate() ? 1 : 0]!;
         let build = built.get(t);
-        if (build === undefined) { build = builder(fs.map((f) => f.name), modes, this.o.int64 === "bigint" ? ":bigint" : ""); built.set(t, build); }
+        const variant = this.o.int64 === "bigint" ? ":bigint" : "";
+        if (build === undefined) { build = builder(fs.map((f) => f.name), modes, variant); built.set(t, build); }
+        // A float dictionary column met among this struct's fields (once per type): its float fields widened, so
+        // that the builder's objects hold the entries' shared boxes (structs whose floats never come from a
+        // dictionary keep double fields, which cost the same for other float columns).
+        if (this.dicts !== dicts && !WIDENED.has(t) && canGenerate()) {
+          WIDENED.add(t);
+          const keys = fs.map((f) => f.name), firsts = floatFirsts(t, modes, variant);
+          if (firsts !== null && keys.length <= MAX_GENERATED && !keys.includes("__proto__") && !modes.includes(ABSENT_KEY)) untypedFloats(keys, firsts);
+        }
         return build(cols, n, tags);
       }
       case "option": {
