@@ -250,8 +250,10 @@ impl<'v> Shred<'v> {
         }
     }
 
-    /// Writes the node's columns, then its children's (SPEC.md 22.1).
-    pub(super) fn write(self, ty: &Metadata, out: &mut Vec<u8>, cfg: &ColumnConfig) {
+    /// Writes the node's columns, then its children's (SPEC.md 22.1). It
+    /// reads them only: a builder's columns are given back to it after
+    /// (`Columns::write_kept`).
+    pub(super) fn write(&self, ty: &Metadata, out: &mut Vec<u8>, cfg: &ColumnConfig) {
         match (self, ty) {
             (Shred::Unit, _) => {}
             (Shred::Ints(col), _) => put_column(out, &ints::encode(&col), cfg),
@@ -289,17 +291,17 @@ impl<'v> Shred<'v> {
                 put_column(out, &body, cfg);
             }
             (Shred::Seq(lens, elem), Metadata::Vec(ety)) => {
-                put_column(out, &ints::encode(&lens.expect("a vec's lengths")), cfg);
+                put_column(out, &ints::encode(lens.as_ref().expect("a vec's lengths")), cfg);
                 elem.write(ety, out, cfg);
             }
             (Shred::Seq(_, elem), Metadata::Array(a)) => elem.write(&a.element, out, cfg),
             (Shred::Fields(fields), Metadata::Struct(s)) => {
-                for (f, (_, fty)) in fields.into_iter().zip(s.fields()) {
+                for (f, (_, fty)) in fields.iter().zip(s.fields()) {
                     f.write(fty, out, cfg);
                 }
             }
             (Shred::Fields(fields), Metadata::Tuple(types)) => {
-                for (f, t) in fields.into_iter().zip(types.iter()) {
+                for (f, t) in fields.iter().zip(types.iter()) {
                     f.write(t, out, cfg);
                 }
             }
@@ -314,12 +316,12 @@ impl<'v> Shred<'v> {
             }
             (Shred::Enum(tags, variants), Metadata::Enum(e)) => {
                 put_column(out, &ints::encode(&tags), cfg);
-                for (v, (_, pty)) in variants.into_iter().zip(e.variants()) {
+                for (v, (_, pty)) in variants.iter().zip(e.variants()) {
                     v.write(pty, out, cfg);
                 }
             }
             (Shred::Any(values), _) => encode_any(&values, out, cfg),
-            (Shred::Typed(types, tags, nodes), _) => write_any(&types, &tags, nodes, out, cfg),
+            (Shred::Typed(types, tags, nodes), _) => write_any(types, tags, nodes, out, cfg),
             _ => unreachable!("a shred has the shape of its type"),
         }
     }
@@ -353,7 +355,7 @@ fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
         });
         tags.push(t as u128);
     }
-    let nodes = types
+    let nodes: Vec<Shred<'_>> = types
         .iter()
         .enumerate()
         .map(|(i, t)| {
@@ -366,7 +368,7 @@ fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
             node
         })
         .collect();
-    write_any(&types, &tags, nodes, out, cfg);
+    write_any(&types, &tags, &nodes, out, cfg);
 }
 
 /// A type as the types column of an `any` node tells types apart: by its
@@ -395,7 +397,7 @@ impl TypeKey {
 fn write_any<T: std::borrow::Borrow<Metadata>>(
     types: &[T],
     tags: &[u128],
-    nodes: Vec<Shred<'_>>,
+    nodes: &[Shred<'_>],
     out: &mut Vec<u8>,
     cfg: &ColumnConfig,
 ) {
@@ -408,7 +410,7 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     // and is never compressed.
     put_column(out, &body, &ColumnConfig::default());
     put_column(out, &ints::encode(tags), cfg);
-    for (node, t) in nodes.into_iter().zip(types) {
+    for (node, t) in nodes.iter().zip(types) {
         node.write(t.borrow(), out, cfg);
     }
 }
