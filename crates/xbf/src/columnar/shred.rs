@@ -256,11 +256,11 @@ impl<'v> Shred<'v> {
     pub(super) fn write(&self, ty: &Metadata, out: &mut Vec<u8>, cfg: &ColumnConfig) {
         match (self, ty) {
             (Shred::Unit, _) => {}
-            (Shred::Ints(col), _) => put_column(out, &ints::encode(&col), cfg),
-            (Shred::Narrow(col), _) => put_column(out, &ints::encode(&col), cfg),
-            (Shred::Bits(col), _) => put_column(out, &ints::encode(&col), cfg),
-            (Shred::F64(col), _) => put_floats(out, &col, cfg),
-            (Shred::F32(col), _) => put_floats(out, &col, cfg),
+            (Shred::Ints(col), _) => put_column(out, &ints::encode(col), cfg),
+            (Shred::Narrow(col), _) => put_column(out, &ints::encode(col), cfg),
+            (Shred::Bits(col), _) => put_column(out, &ints::encode(col), cfg),
+            (Shred::F64(col), _) => put_floats(out, col, cfg),
+            (Shred::F32(col), _) => put_floats(out, col, cfg),
             (Shred::Owned(data, ends), _) => {
                 let mut start = 0;
                 let col: Vec<&[u8]> = ends
@@ -279,15 +279,15 @@ impl<'v> Shred<'v> {
             }
             (Shred::Bytes(col), _) => {
                 if cfg.zstd_level.is_some() {
-                    put_best(out, strings::candidates(&col), cfg)
+                    put_best(out, strings::candidates(col), cfg)
                 } else {
-                    put_column(out, &strings::encode(&col), cfg)
+                    put_column(out, &strings::encode(col), cfg)
                 }
             }
             (Shred::Wide(col), _) => {
                 let mut body = Vec::with_capacity(1 + col.len());
                 body.push(E::Plain256.byte());
-                body.extend_from_slice(&col);
+                body.extend_from_slice(col);
                 put_column(out, &body, cfg);
             }
             (Shred::Seq(lens, elem), Metadata::Vec(ety)) => {
@@ -306,21 +306,21 @@ impl<'v> Shred<'v> {
                 }
             }
             (Shred::Option(present, inner), Metadata::Option(ity)) => {
-                put_column(out, &ints::encode(&present), cfg);
+                put_column(out, &ints::encode(present), cfg);
                 inner.write(ity, out, cfg);
             }
             (Shred::Map(lens, keys, vals), Metadata::Map(m)) => {
-                put_column(out, &ints::encode(&lens), cfg);
+                put_column(out, &ints::encode(lens), cfg);
                 keys.write(&m.key, out, cfg);
                 vals.write(&m.value, out, cfg);
             }
             (Shred::Enum(tags, variants), Metadata::Enum(e)) => {
-                put_column(out, &ints::encode(&tags), cfg);
+                put_column(out, &ints::encode(tags), cfg);
                 for (v, (_, pty)) in variants.iter().zip(e.variants()) {
                     v.write(pty, out, cfg);
                 }
             }
-            (Shred::Any(values), _) => encode_any(&values, out, cfg),
+            (Shred::Any(values), _) => encode_any(values, out, cfg),
             (Shred::Typed(types, tags, nodes), _) => write_any(types, tags, nodes, out, cfg),
             _ => unreachable!("a shred has the shape of its type"),
         }

@@ -67,7 +67,7 @@ impl ColumnNode {
     /// it back.
     ///
     /// ```
-    /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
+    /// use xbf::{Columns, Metadata, PrimitiveType};
     ///
     /// let mut cols = Columns::new(&Metadata::vec(PrimitiveType::U64.into()));
     /// cols.root().push_len(3)?.take_u64(vec![1, 2, 3])?;
