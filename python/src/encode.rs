@@ -616,11 +616,11 @@ fn records_message(
     if !columnar.unwrap_or_else(|| g.worth_columns()) {
         return g.rows(0);
     }
-    let Some((cols, rows_len)) = g.columns(compress, keep)? else { return Ok(None) };
-    if columnar == Some(true) || cols.len() < rows_len {
+    // The columns when smaller than the rows: at once when smaller than
+    // the least the rows can take, else against the rows written.
+    let Some((cols, rows_min)) = g.columns(compress, keep)? else { return Ok(None) };
+    if columnar == Some(true) || cols.len() < rows_min {
         return Ok(Some(cols));
     }
-    let rows = g.rows(rows_len)?;
-    debug_assert!(rows.as_ref().is_none_or(|r| r.len() == rows_len));
-    Ok(rows)
+    Ok(g.rows(rows_min)?.map(|rows| if cols.len() < rows.len() { cols } else { rows }))
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use xbf::infer::{Ints, Resolved, Slot, MAP_KEY_RATIO, MAP_MIN_KEYS, OBJECT_STRUCT};
 use xbf::{EncodeOptions, Metadata, PrimitiveType as P, Repeats};
 
-use crate::columns::{uvarint_len, zigzag_len};
+use crate::columns::uvarint_len;
 use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::learned::{ColumnKinds, Learned};
@@ -465,8 +465,9 @@ impl RecordsType {
 
 impl Gathered {
     /// The columnar message, written through the core's column builder, and
-    /// the size of the rows message; `None` for a type this path does not
-    /// take. The gathered columns are moved into the builder (no copy) and,
+    /// the least the rows message can take (each varint one byte: its exact
+    /// size needs a walk of every value, which only a close call needs);
+    /// `None` for a type this path does not take. The gathered columns are moved into the builder (no copy) and,
     /// when `keep` (the rows may be wanted, or an encoder reuses the
     /// buffers), moved back after.
     pub(crate) fn columns(&mut self, zstd: Option<i32>, keep: bool) -> PyResult<Option<(Vec<u8>, usize)>> {
@@ -475,13 +476,13 @@ impl Gathered {
         let mut columns = xbf::Columns::new(&typed.ty);
         let records = columns.root().push_len(self.n).map_err(encode_err)?;
         // The rows message: the length of the list, then each record's fields.
-        let mut rows = uvarint_len(self.n as u64);
+        let mut rows_min = uvarint_len(self.n as u64);
         let mut filled = 0;
         let mut failed = false;
         for (i, (&fty, &slot)) in fields.iter().zip(&typed.slots).enumerate() {
             let node = records.field(i).map_err(encode_err)?;
             match fill_key(node, fty, &mut self.cols[slot]).map_err(encode_err)? {
-                Some(r) => rows += r,
+                Some(r) => rows_min += r,
                 None => {
                     failed = true;
                     break;
@@ -500,15 +501,15 @@ impl Gathered {
                     .map_err(encode_err)?,
             )
         };
-        let rows_len = 2 + typed.meta.len() + rows;
+        let rows_min = 2 + typed.meta.len() + rows_min;
         // The columns back where the rows (or the next call) read them.
         let records = columns.root().push_len(0).map_err(encode_err)?;
-        if keep || failed || cols.as_ref().is_some_and(|c| c.len() >= rows_len) {
+        if keep || failed || cols.as_ref().is_some_and(|c| c.len() >= rows_min) {
             for (i, (&fty, &slot)) in fields.iter().zip(&typed.slots).enumerate().take(filled) {
                 unfill_key(records.field(i).map_err(encode_err)?, fty, &mut self.cols[slot]).map_err(encode_err)?;
             }
         }
-        Ok(cols.map(|c| (c, rows_len)))
+        Ok(cols.map(|c| (c, rows_min)))
     }
 
     /// The rows message (XBF 2) of the records, the bytes the rows encoder
@@ -523,8 +524,8 @@ impl Gathered {
 
 /// Pushes the values of one key into its column node of type `ty`: for a
 /// key some records lack, a `json.optional` tag for each record, then the
-/// values of those that have it. The bytes they take in the rows layout, or
-/// `None` for a type this path does not take. The column's buffers are
+/// values of those that have it. The least they take in the rows layout
+/// (each varint one byte), or `None` for a type this path does not take. The column's buffers are
 /// moved into the node ([`unfill_key`] moves them back).
 fn fill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> xbf::Result<Option<usize>> {
     if !col.absent {
@@ -556,17 +557,9 @@ fn prim(t: &Metadata) -> Option<P> {
     }
 }
 
-/// The bytes the strings ending at `ends` take in the rows layout (each a
-/// length, then its bytes), without a loop-carried dependency per string.
-fn strings_rows_len(ends: &[usize]) -> usize {
-    let Some(&first) = ends.first() else { return 0 };
-    let lens = ends.windows(2).map(|w| uvarint_len((w[1] - w[0]) as u64)).sum::<usize>();
-    ends[ends.len() - 1] + uvarint_len(first as u64) + lens
-}
-
 /// Moves the values of `col` of primitive type `p` into `node` (those of
-/// all its kinds but None: inference gave them this type); what they take
-/// in rows.
+/// all its kinds but None: inference gave them this type); the least they
+/// take in rows (each varint one byte).
 fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::Result<usize> {
     use std::mem::take;
     Ok(match p {
@@ -582,7 +575,7 @@ fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::R
             8 * n
         }
         P::String => {
-            let rows = strings_rows_len(&col.ends);
+            let rows = col.ends.last().map_or(0, |&end| end + col.ends.len());
             // One check of the whole text (each string was valid).
             let text = String::from_utf8(take(&mut col.text)).map_err(|e| {
                 xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
@@ -591,12 +584,12 @@ fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::R
             rows
         }
         P::U64 => {
-            let rows = col.ints.iter().map(|&x| uvarint_len(x)).sum();
+            let rows = col.ints.len();
             node.take_u64(take(&mut col.ints))?;
             rows
         }
         P::I64 => {
-            let rows = col.ints.iter().map(|&x| zigzag_len(x as i64)).sum();
+            let rows = col.ints.len();
             // The bits of each i64, as i64s: collected in place.
             node.take_i64(take(&mut col.ints).into_iter().map(|x| x as i64).collect())?;
             rows
@@ -638,8 +631,9 @@ fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) ->
 
 /// Pushes the values of one key (`kinds`: of the records that have it) into
 /// its column node of type `ty`, as
-/// `to_value` would have converted them; the bytes they take in the rows
-/// layout, or `None` for a type that path does not take.
+/// `to_value` would have converted them; the least they take in the rows
+/// layout (each varint one byte), or `None` for a type that path does not
+/// take.
 fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &[u8]) -> xbf::Result<Option<usize>> {
     // The values of a primitive type (inference gave it to every value but
     // None), copied: for `any`, whose nodes are not moved back.
@@ -660,7 +654,7 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
                     xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
                 })?;
                 node.extend_str(text, &col.ends)?;
-                strings_rows_len(&col.ends)
+                col.ends.last().map_or(0, |&end| end + col.ends.len())
             }
             _ => unreachable!("ints of any are split by sign"),
         })
@@ -708,11 +702,11 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
                 rows += match slot {
                     2 => {
                         node.extend_u64(&u64s)?;
-                        u64s.iter().map(|&x| uvarint_len(x)).sum()
+                        u64s.len()
                     }
                     3 => {
                         node.extend_i64(&i64s)?;
-                        i64s.iter().map(|&x| zigzag_len(x)).sum()
+                        i64s.len()
                     }
                     _ => scalars(node, TYPES[slot], col)?,
                 };
