@@ -50,8 +50,6 @@ pub(crate) struct RawColumn {
     pub(crate) ends: Vec<usize>,
     /// Whether some record lacks the key.
     pub(crate) absent: bool,
-    /// Whether an int was met: `push` then tries ints first.
-    ints_first: bool,
 }
 
 impl RawColumn {
@@ -90,7 +88,6 @@ impl RawColumn {
         self.text.clear();
         self.ends.clear();
         self.absent = false;
-        self.ints_first = false;
     }
 
     /// Bytes held by its buffers.
@@ -118,13 +115,6 @@ impl RawColumn {
     #[inline(always)]
     fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize) -> bool {
         self.pad_to(i);
-        // A column that holds ints tries them first: its ints then skip the
-        // four type checks before theirs below.
-        if self.ints_first {
-            if let Ok(x) = v.downcast_exact::<PyLong>() {
-                return self.push_int(x, i, n);
-            }
-        }
         let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
             // A lone surrogate: the general path raises.
             let Some(s) = str_bytes(s) else { return false };
@@ -150,29 +140,20 @@ impl RawColumn {
             self.bools.push(b.is_true());
             K_BOOL
         } else if let Ok(x) = v.downcast_exact::<PyLong>() {
-            return self.push_int(x, i, n);
+            let (kind, bits, x) = match long_value(x) {
+                Some(Long::I64(x)) => (K_INT, Ints::of_i64(x), x as u64),
+                Some(Long::U64(x)) => (K_UINT, Ints { ubits: 64, sbits: 0 }, x),
+                None => return false,
+            };
+            self.int_bits = Some(self.int_bits.map_or(bits, |a| a.join(bits)));
+            if self.ints.is_empty() {
+                self.ints.reserve(n - i);
+            }
+            self.ints.push(x);
+            kind
         } else {
             return false;
         };
-        self.seen[kind as usize] = true;
-        self.kinds.push(kind);
-        true
-    }
-
-    /// [`push`](Self::push) of an exact int.
-    #[inline(always)]
-    fn push_int(&mut self, x: &Bound<'_, PyLong>, i: usize, n: usize) -> bool {
-        let (kind, bits, x) = match long_value(x) {
-            Some(Long::I64(x)) => (K_INT, Ints::of_i64(x), x as u64),
-            Some(Long::U64(x)) => (K_UINT, Ints { ubits: 64, sbits: 0 }, x),
-            None => return false,
-        };
-        self.int_bits = Some(self.int_bits.map_or(bits, |a| a.join(bits)));
-        if self.ints.is_empty() {
-            self.ints.reserve(n - i);
-        }
-        self.ints.push(x);
-        self.ints_first = true;
         self.seen[kind as usize] = true;
         self.kinds.push(kind);
         true
