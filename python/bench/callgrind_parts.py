@@ -24,7 +24,10 @@ import sys
 
 LINE = re.compile(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+([<*])\s+(?:\?\?\?:|\S+\.[ch]:)?(.*?)(?: \((\d+)x\))? \[")
 SLICES = "<alloc::vec::Vec<T> as alloc::vec::spec_from_iter_nested::SpecFromIterNested<T,I>>::from_iter"
-ENCODE_COLUMNS = r"^xbf::message::<impl xbf::options::EncodeOptions>::encode_columns$"
+# The core's whole encode of the columns: `encode_columns`, or (from pyhand's owned hand-off, whose
+# `encode_columns_kept` is inlined into its caller) `Columns::write_kept`; the largest that is there.
+ENCODE_COLUMNS = (r"^xbf::message::<impl xbf::options::EncodeOptions>::encode_columns(_kept)?$"
+                  r"|^xbf::columnar::builder::Columns::write_kept$")
 CALLERS_OF = [
     "mi_realloc_aligned",
     "mi_malloc_aligned",
@@ -68,6 +71,9 @@ def main():
     def get(d, pat):
         return sum(n for f, n in d.items() if re.search(pat, f))
 
+    def largest(d, pat):
+        return max([n for f, n in d.items() if re.search(pat, f)], default=0)
+
     def calls_of(fn):
         return sum(k for _, _, k in callers.get(fn, [])) / calls
 
@@ -79,9 +85,11 @@ def main():
         "  of which Shape::metadata, encode_metadata": get(inc, r"^xbf::infer::Shape<K>::metadata$")
         + get(inc, r"^xbf::.*encode_metadata$"),
         "  of which Objects::resolve": get(inc, r"^xbf::infer::Objects<S>::resolve$"),
-        "fill (raw columns -> ColumnNode)": get(inc, r"^_native::records::fill$"),
+        "fill (raw columns -> ColumnNode)": largest(inc, r"^_native::records::fill(_key)?$"),
         "  of which ColumnNode::extend_*": get(inc, r"^xbf::columnar::builder::ColumnNode::extend_"),
-        "encode_columns (core)": get(inc, ENCODE_COLUMNS),
+        "  of which ColumnNode::take_* (owned hand-off)": get(inc, r"ColumnNode>::take_"),
+        "  of which ColumnNode::drain_* (owned hand-off back)": get(inc, r"ColumnNode>::drain_"),
+        "encode_columns (core)": largest(inc, ENCODE_COLUMNS),
         "  of which ColumnNode::check": get(inc, r"^xbf::columnar::builder::ColumnNode::check$"),
         "  of which the per-value slice list in Shred::write": slices,
         "  of which strings::encode_with": get(inc, r"^xbf::columnar::strings::encode_with$"),

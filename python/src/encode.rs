@@ -557,8 +557,8 @@ pub(crate) fn dumps<'py>(
         // (An encoder in use further up the stack, which Python code run
         // by the general path could reach, is left alone.)
         let mut learned = learned.and_then(|l| l.try_borrow_mut().ok());
-        if let Some(g) = gather(obj, learned.as_deref_mut())? {
-            let out = records_message(&g, columnar, compress)?;
+        if let Some(mut g) = gather(obj, learned.as_deref_mut())? {
+            let out = records_message(&mut g, columnar, compress, learned.is_some())?;
             if let Some(l) = learned.as_deref_mut() {
                 l.recycle(g.cols);
             }
@@ -605,16 +605,22 @@ pub(crate) fn dumps<'py>(
 /// The message of gathered records in the layout `columnar` asks for (for
 /// `auto`, the columns when there are enough records and they come out
 /// smaller); `None` for a type the gathered path does not take.
-fn records_message(g: &Gathered, columnar: Option<bool>, compress: Option<i32>) -> PyResult<Option<Vec<u8>>> {
+/// `keep`: the gathered buffers are wanted after (an encoder reuses them).
+fn records_message(
+    g: &mut Gathered,
+    columnar: Option<bool>,
+    compress: Option<i32>,
+    keep: bool,
+) -> PyResult<Option<Vec<u8>>> {
     // `worth_columns(obj)` without walking the objects again.
     if !columnar.unwrap_or_else(|| g.worth_columns()) {
         return g.rows(0);
     }
-    let Some((cols, rows_len)) = g.columns(compress)? else { return Ok(None) };
-    if columnar == Some(true) || cols.len() < rows_len {
+    // The columns when smaller than the rows: at once when smaller than
+    // the least the rows can take, else against the rows written.
+    let Some((cols, rows_min)) = g.columns(compress, keep)? else { return Ok(None) };
+    if columnar == Some(true) || cols.len() < rows_min {
         return Ok(Some(cols));
     }
-    let rows = g.rows(rows_len)?;
-    debug_assert!(rows.as_ref().is_none_or(|r| r.len() == rows_len));
-    Ok(rows)
+    Ok(g.rows(rows_min)?.map(|rows| if cols.len() < rows.len() { cols } else { rows }))
 }

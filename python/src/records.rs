@@ -14,7 +14,7 @@ use std::sync::Arc;
 use xbf::infer::{Ints, Resolved, Slot, MAP_KEY_RATIO, MAP_MIN_KEYS, OBJECT_STRUCT};
 use xbf::{EncodeOptions, Metadata, PrimitiveType as P, Repeats};
 
-use crate::columns::{uvarint_len, zigzag_len};
+use crate::columns::uvarint_len;
 use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::learned::{ColumnKinds, Learned};
@@ -161,40 +161,39 @@ impl RawColumn {
 }
 
 /// `text.extend_from_slice(s)`, with short strings (most of a column's)
-/// copied eight bytes at a time inline: `memcpy` cost about 46 instructions
-/// a call on flights-20k's strings (callgrind), the call itself most of it.
+/// copied inline in one store of 32 bytes: `memcpy` cost about 46
+/// instructions a call on flights-20k's strings (callgrind), the call
+/// itself most of it. The string goes into a word of 32 bytes as two
+/// overlapping copies of a constant size (16, 8 or 4 bytes from each end;
+/// three bytes for 1-3), with no loop and one branch on the length's size
+/// class; the word is appended whole, then cut to length. (The copy it
+/// replaced took the string in 8-byte pieces, then the 1-7 byte tail in
+/// three more.)
 #[inline(always)]
 fn append_short(text: &mut Vec<u8>, s: &[u8]) {
-    if s.len() > 32 {
+    let len = s.len();
+    if len > 32 || len == 0 {
         text.extend_from_slice(s);
         return;
     }
-    let end = text.len() + s.len();
-    let mut words = s.chunks_exact(8);
-    for w in &mut words {
-        let w: [u8; 8] = w.try_into().expect("chunks of 8");
-        text.extend_from_slice(&w);
+    let mut w = [0u8; 32];
+    if len >= 16 {
+        w[..16].copy_from_slice(&s[..16]);
+        w[len - 16..len].copy_from_slice(&s[len - 16..]);
+    } else if len >= 8 {
+        w[..8].copy_from_slice(&s[..8]);
+        w[len - 8..len].copy_from_slice(&s[len - 8..]);
+    } else if len >= 4 {
+        w[..4].copy_from_slice(&s[..4]);
+        w[len - 4..len].copy_from_slice(&s[len - 4..]);
+    } else {
+        w[0] = s[0];
+        w[len / 2] = s[len / 2];
+        w[len - 1] = s[len - 1];
     }
-    // The last 1-7 bytes as one word, in copies of constant sizes (a loop
-    // of bytes would be made a memcpy call again), then cut to length.
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        let mut at = 0;
-        if rest.len() & 4 != 0 {
-            w[..4].copy_from_slice(&rest[..4]);
-            at = 4;
-        }
-        if rest.len() & 2 != 0 {
-            w[at..at + 2].copy_from_slice(&rest[at..at + 2]);
-            at += 2;
-        }
-        if rest.len() & 1 != 0 {
-            w[at] = rest[at];
-        }
-        text.extend_from_slice(&w);
-        text.truncate(end);
-    }
+    let end = text.len() + len;
+    text.extend_from_slice(&w);
+    text.truncate(end);
 }
 
 /// The keys met so far, each a column (numbered in order of first
@@ -447,7 +446,14 @@ impl Gathered {
 
     /// The struct type of the records.
     fn record(&self) -> &xbf::StructMetadata {
-        match &self.typed.ty {
+        self.typed.record()
+    }
+}
+
+impl RecordsType {
+    /// The struct type of the records.
+    fn record(&self) -> &xbf::StructMetadata {
+        match &self.ty {
             Metadata::Vec(elem) => match &**elem {
                 Metadata::Struct(s) => s,
                 _ => unreachable!("gather makes a vec of structs"),
@@ -455,26 +461,55 @@ impl Gathered {
             _ => unreachable!("gather makes a vec of structs"),
         }
     }
+}
 
+impl Gathered {
     /// The columnar message, written through the core's column builder, and
-    /// the size of the rows message; `None` for a type this path does not
-    /// take.
-    pub(crate) fn columns(&self, zstd: Option<i32>) -> PyResult<Option<(Vec<u8>, usize)>> {
-        let mut columns = xbf::Columns::new(&self.typed.ty);
+    /// the least the rows message can take (each varint one byte: its exact
+    /// size needs a walk of every value, which only a close call needs);
+    /// `None` for a type this path does not take. The gathered columns are moved into the builder (no copy) and,
+    /// when `keep` (the rows may be wanted, or an encoder reuses the
+    /// buffers), moved back after.
+    pub(crate) fn columns(&mut self, zstd: Option<i32>, keep: bool) -> PyResult<Option<(Vec<u8>, usize)>> {
+        let typed = self.typed.clone();
+        let fields: Vec<&Metadata> = typed.record().fields().map(|(_, t)| t).collect();
+        let mut columns = xbf::Columns::new(&typed.ty);
         let records = columns.root().push_len(self.n).map_err(encode_err)?;
         // The rows message: the length of the list, then each record's fields.
-        let mut rows = uvarint_len(self.n as u64);
-        for (i, ((_, fty), &slot)) in self.record().fields().zip(&self.typed.slots).enumerate() {
+        let mut rows_min = uvarint_len(self.n as u64);
+        let mut filled = 0;
+        let mut failed = false;
+        for (i, (&fty, &slot)) in fields.iter().zip(&typed.slots).enumerate() {
             let node = records.field(i).map_err(encode_err)?;
-            let Some(r) = fill_key(node, fty, &self.cols[slot]).map_err(encode_err)? else { return Ok(None) };
-            rows += r;
+            match fill_key(node, fty, &mut self.cols[slot]).map_err(encode_err)? {
+                Some(r) => rows_min += r,
+                None => {
+                    failed = true;
+                    break;
+                }
+            }
+            filled += 1;
         }
-        let cols = EncodeOptions::v2()
-            .compress_columns(zstd)
-            .map_err(encode_err)?
-            .encode_columns(columns)
-            .map_err(encode_err)?;
-        Ok(Some((cols, 2 + self.typed.meta.len() + rows)))
+        let cols = if failed {
+            None
+        } else {
+            Some(
+                EncodeOptions::v2()
+                    .compress_columns(zstd)
+                    .map_err(encode_err)?
+                    .encode_columns_kept(&mut columns)
+                    .map_err(encode_err)?,
+            )
+        };
+        let rows_min = 2 + typed.meta.len() + rows_min;
+        // The columns back where the rows (or the next call) read them.
+        let records = columns.root().push_len(0).map_err(encode_err)?;
+        if keep || failed || cols.as_ref().is_some_and(|c| c.len() >= rows_min) {
+            for (i, (&fty, &slot)) in fields.iter().zip(&typed.slots).enumerate().take(filled) {
+                unfill_key(records.field(i).map_err(encode_err)?, fty, &mut self.cols[slot]).map_err(encode_err)?;
+            }
+        }
+        Ok(cols.map(|c| (c, rows_min)))
     }
 
     /// The rows message (XBF 2) of the records, the bytes the rows encoder
@@ -489,14 +524,17 @@ impl Gathered {
 
 /// Pushes the values of one key into its column node of type `ty`: for a
 /// key some records lack, a `json.optional` tag for each record, then the
-/// values of those that have it. The bytes they take in the rows layout, or
-/// `None` for a type this path does not take.
-fn fill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn) -> xbf::Result<Option<usize>> {
+/// values of those that have it. The least they take in the rows layout
+/// (each varint one byte), or `None` for a type this path does not take. The column's buffers are
+/// moved into the node ([`unfill_key`] moves them back).
+fn fill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> xbf::Result<Option<usize>> {
     if !col.absent {
-        return fill(node, ty, col, &col.kinds);
+        let kinds = std::mem::take(&mut col.kinds);
+        let r = fill(node, ty, col, &kinds);
+        col.kinds = kinds;
+        return r;
     }
-    let Metadata::Enum(e) = ty else { return Ok(None) };
-    let Some((_, present_ty)) = e.variant_at(1).filter(|_| is_optional_key(ty)) else { return Ok(None) };
+    let Some(present_ty) = optional_key_inner(ty) else { return Ok(None) };
     let tags: Vec<usize> = col.kinds.iter().map(|&k| usize::from(k != K_ABSENT)).collect();
     let kinds: Vec<u8> = col.kinds.iter().copied().filter(|&k| k != K_ABSENT).collect();
     let mut nodes = node.extend_variants(&tags)?;
@@ -504,18 +542,102 @@ fn fill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn) -> xbf::
     Ok(fill(nodes.swap_remove(1), present_ty, col, &kinds)?.map(|r| r + tags.len()))
 }
 
-/// Pushes the values of one key (`kinds`: of the records that have it) into
-/// its column node of type `ty`, as
-/// `to_value` would have converted them; the bytes they take in the rows
-/// layout, or `None` for a type that path does not take.
-fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn, kinds: &[u8]) -> xbf::Result<Option<usize>> {
-    let prim = |t: &Metadata| match t {
+/// The type of the present values of a key some records lack (variant 1 of
+/// its `json.optional` enum).
+fn optional_key_inner(ty: &Metadata) -> Option<&Metadata> {
+    let Metadata::Enum(e) = ty else { return None };
+    e.variant_at(1).filter(|_| is_optional_key(ty)).map(|(_, t)| t)
+}
+
+/// The primitive types of flat records' values.
+fn prim(t: &Metadata) -> Option<P> {
+    match t {
         Metadata::Primitive(p @ (P::Unit | P::Bool | P::F64 | P::String | P::U64 | P::I64)) => Some(*p),
         _ => None,
+    }
+}
+
+/// Moves the values of `col` of primitive type `p` into `node` (those of
+/// all its kinds but None: inference gave them this type); the least they
+/// take in rows (each varint one byte).
+fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::Result<usize> {
+    use std::mem::take;
+    Ok(match p {
+        P::Unit => 0,
+        P::Bool => {
+            let n = col.bools.len();
+            node.take_bool(take(&mut col.bools))?;
+            n
+        }
+        P::F64 => {
+            let n = col.floats.len();
+            node.take_f64(take(&mut col.floats))?;
+            8 * n
+        }
+        P::String => {
+            let rows = col.ends.last().map_or(0, |&end| end + col.ends.len());
+            // One check of the whole text (each string was valid).
+            let text = String::from_utf8(take(&mut col.text)).map_err(|e| {
+                xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
+            })?;
+            node.take_str(text, take(&mut col.ends))?;
+            rows
+        }
+        P::U64 => {
+            let rows = col.ints.len();
+            node.take_u64(take(&mut col.ints))?;
+            rows
+        }
+        P::I64 => {
+            let rows = col.ints.len();
+            // The bits of each i64, as i64s: collected in place.
+            node.take_i64(take(&mut col.ints).into_iter().map(|x| x as i64).collect())?;
+            rows
+        }
+        _ => unreachable!("a primitive of flat records"),
+    })
+}
+
+/// Moves back into `col` what [`take_scalars`] moved into `node`.
+fn untake_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::Result<()> {
+    match p {
+        P::Unit => {}
+        P::Bool => col.bools = node.drain_bool()?,
+        P::F64 => col.floats = node.drain_f64()?,
+        P::String => (col.text, col.ends) = node.drain_joined()?,
+        P::U64 => col.ints = node.drain_u64()?,
+        P::I64 => col.ints = node.drain_i64()?.into_iter().map(|x| x as u64).collect(),
+        _ => unreachable!("a primitive of flat records"),
+    }
+    Ok(())
+}
+
+/// Moves back into `col` the buffers [`fill_key`] moved into `node` (none
+/// for a column of `any`, which is copied).
+fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> xbf::Result<()> {
+    let (node, ty) = match optional_key_inner(ty) {
+        Some(t) if col.absent => (node.extend_variants(&[])?.swap_remove(1), t),
+        _ => (node, ty),
     };
+    let (node, ty) = match ty {
+        Metadata::Option(inner) => (node.extend_options(&[])?, &**inner),
+        t => (node, t),
+    };
+    match prim(ty) {
+        Some(p) => untake_scalars(node, p, col),
+        None => Ok(()),
+    }
+}
+
+/// Pushes the values of one key (`kinds`: of the records that have it) into
+/// its column node of type `ty`, as
+/// `to_value` would have converted them; the least they take in the rows
+/// layout (each varint one byte), or `None` for a type that path does not
+/// take.
+fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &[u8]) -> xbf::Result<Option<usize>> {
     // The values of a primitive type (inference gave it to every value but
-    // None), all at once: what they take in rows.
-    let scalars = |node: &mut xbf::ColumnNode, p: P| -> xbf::Result<usize> {
+    // None), copied: for `any`, whose nodes are not moved back.
+    let scalars = |node: &mut xbf::ColumnNode, p: P, col: &RawColumn| -> xbf::Result<usize> {
         Ok(match p {
             P::Unit => 0,
             P::Bool => {
@@ -532,23 +654,9 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn, kinds: &[u8]
                     xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
                 })?;
                 node.extend_str(text, &col.ends)?;
-                let mut start = 0;
-                col.ends.iter().fold(0, |sum, &end| {
-                    let len = end - start;
-                    start = end;
-                    sum + uvarint_len(len as u64) + len
-                })
+                col.ends.last().map_or(0, |&end| end + col.ends.len())
             }
-            P::U64 => {
-                node.extend_u64(&col.ints)?;
-                col.ints.iter().map(|&x| uvarint_len(x)).sum()
-            }
-            P::I64 => {
-                let xs: Vec<i64> = col.ints.iter().map(|&x| x as i64).collect();
-                node.extend_i64(&xs)?;
-                xs.iter().map(|&x| zigzag_len(x)).sum()
-            }
-            _ => unreachable!("a primitive of flat records"),
+            _ => unreachable!("ints of any are split by sign"),
         })
     };
     match ty {
@@ -594,13 +702,13 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn, kinds: &[u8]
                 rows += match slot {
                     2 => {
                         node.extend_u64(&u64s)?;
-                        u64s.iter().map(|&x| uvarint_len(x)).sum()
+                        u64s.len()
                     }
                     3 => {
                         node.extend_i64(&i64s)?;
-                        i64s.iter().map(|&x| zigzag_len(x)).sum()
+                        i64s.len()
                     }
-                    _ => scalars(node, TYPES[slot])?,
+                    _ => scalars(node, TYPES[slot], col)?,
                 };
             }
             Ok(Some(rows))
@@ -609,11 +717,30 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &RawColumn, kinds: &[u8]
             let Some(p) = prim(inner) else { return Ok(None) };
             let present: Vec<bool> = kinds.iter().map(|&k| k != K_NULL).collect();
             let inner = node.extend_options(&present)?;
-            Ok(Some(present.len() + scalars(inner, p)?))
+            Ok(Some(present.len() + take_scalars(inner, p, col)?))
         }
         t => {
             let Some(p) = prim(t) else { return Ok(None) };
-            Ok(Some(scalars(node, p)?))
+            Ok(Some(take_scalars(node, p, col)?))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::append_short;
+
+    #[test]
+    fn append_short_appends_every_length() {
+        let src: Vec<u8> = (0..48u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
+        for start in [0, 3] {
+            for len in 0..=src.len() {
+                let mut text = vec![9u8; start];
+                append_short(&mut text, &src[..len]);
+                append_short(&mut text, &src[src.len() - len..]);
+                let want: Vec<u8> = [&vec![9u8; start][..], &src[..len], &src[src.len() - len..]].concat();
+                assert_eq!(text, want, "start {start}, length {len}");
+            }
         }
     }
 }

@@ -253,7 +253,15 @@ impl EncodeOptions {
     /// with [`Layout::Columnar`] on that value. Fails with `type-mismatch` if
     /// the nodes' counts disagree (a struct's fields pushed unequally, a
     /// vec's items fewer than its lengths say, no root value, ...).
-    pub fn encode_columns(&self, columns: columnar::Columns) -> Result<Vec<u8>> {
+    pub fn encode_columns(&self, mut columns: columnar::Columns) -> Result<Vec<u8>> {
+        self.encode_columns_kept(&mut columns)
+    }
+
+    /// [`encode_columns`](Self::encode_columns), leaving the columns in
+    /// `columns`: a binding that moved its buffers in (`ColumnNode::take_*`)
+    /// moves them out again after (`ColumnNode::drain_*`), to reuse them or
+    /// to write the rows layout from them when that is the smaller.
+    pub fn encode_columns_kept(&self, columns: &mut columnar::Columns) -> Result<Vec<u8>> {
         let ty = columns.metadata().clone();
         self.check_type(&ty)?;
         if self.version == Version::V1 {
@@ -262,7 +270,7 @@ impl EncodeOptions {
         let mut head = Encoder::new(Vec::new(), Version::V2);
         head.message_head(&ty, self.schema_by_reference, FLAG_COLUMNAR).expect("writing to a Vec cannot fail");
         let mut out = head.w;
-        columns.write(&mut out, &self.column_config())?;
+        columns.write_kept(&mut out, &self.column_config())?;
         Ok(out)
     }
 

@@ -66,10 +66,14 @@ impl Columns {
     }
 
     /// The columns as the message's body (after its header and metadata),
-    /// once the counts of every node were checked against each other.
-    pub(crate) fn write(self, out: &mut Vec<u8>, cfg: &super::ColumnConfig) -> Result<()> {
+    /// once the counts of every node were checked against each other. The
+    /// columns stay in the nodes (lent to the writer, then given back), so
+    /// that a caller can move them out again (`drain_*`).
+    pub(crate) fn write_kept(&mut self, out: &mut Vec<u8>, cfg: &super::ColumnConfig) -> Result<()> {
         self.root.check(1, &mut Vec::new())?;
-        self.root.into_shred().write(&self.ty, out, cfg);
+        let shred = self.root.lend();
+        shred.write(&self.ty, out, cfg);
+        self.root.restore(shred);
         Ok(())
     }
 }
@@ -690,32 +694,73 @@ impl ColumnNode {
         }
     }
 
-    /// The node as the columnar writer's shred (checked first).
-    fn into_shred(self) -> Shred<'static> {
-        match self.node {
+    /// The node's columns as the columnar writer's shred, moved out (the
+    /// node keeps its shape, with empty columns) until [`restore`](Self::restore)
+    /// moves them back: no copy either way.
+    fn lend(&mut self) -> Shred<'static> {
+        use std::mem::take;
+        match &mut self.node {
             Node::Unit => Shred::Unit,
-            Node::Ints { col: IntCol::Narrow(col), .. } => Shred::Narrow(col),
-            Node::Ints { col: IntCol::Wide(col), .. } => Shred::Ints(col),
-            Node::Bool(col) => Shred::Bits(col),
-            Node::F64(col) => Shred::F64(col),
-            Node::F32(col) => Shred::F32(col),
-            Node::Bytes { data, ends } => Shred::Owned(data, ends),
-            Node::Wide(col) => Shred::Wide(col),
-            Node::Seq(lens, elem) => Shred::Seq(lens, Box::new(elem.into_shred())),
-            Node::Fields(fields) => Shred::Fields(fields.into_iter().map(ColumnNode::into_shred).collect()),
-            Node::Option(present, inner) => Shred::Option(present, Box::new(inner.into_shred())),
-            Node::Map(lens, k, v) => Shred::Map(lens, Box::new(k.into_shred()), Box::new(v.into_shred())),
-            Node::Enum(tags, variants) => Shred::Enum(tags, variants.into_iter().map(ColumnNode::into_shred).collect()),
+            Node::Ints { col: IntCol::Narrow(col), .. } => Shred::Narrow(take(col)),
+            Node::Ints { col: IntCol::Wide(col), .. } => Shred::Ints(take(col)),
+            Node::Bool(col) => Shred::Bits(take(col)),
+            Node::F64(col) => Shred::F64(take(col)),
+            Node::F32(col) => Shred::F32(take(col)),
+            Node::Bytes { data, ends } => Shred::Owned(take(data), take(ends)),
+            Node::Wide(col) => Shred::Wide(take(col)),
+            Node::Seq(lens, elem) => Shred::Seq(lens.as_mut().map(take), Box::new(elem.lend())),
+            Node::Fields(fields) => Shred::Fields(fields.iter_mut().map(ColumnNode::lend).collect()),
+            Node::Option(present, inner) => Shred::Option(take(present), Box::new(inner.lend())),
+            Node::Map(lens, k, v) => Shred::Map(take(lens), Box::new(k.lend()), Box::new(v.lend())),
+            Node::Enum(tags, variants) => Shred::Enum(take(tags), variants.iter_mut().map(ColumnNode::lend).collect()),
             Node::Any(types, tags, nodes) => Shred::Typed(
-                types.into_iter().map(|(t, _)| t).collect(),
-                tags,
-                nodes.into_iter().map(ColumnNode::into_shred).collect(),
+                types.iter().map(|(t, _)| t.clone()).collect(),
+                take(tags),
+                nodes.iter_mut().map(ColumnNode::lend).collect(),
             ),
+        }
+    }
+
+    /// Moves back the columns [`lend`](Self::lend) moved out.
+    fn restore(&mut self, shred: Shred<'static>) {
+        match (&mut self.node, shred) {
+            (Node::Unit, Shred::Unit) => {}
+            (Node::Ints { col, .. }, Shred::Narrow(c)) => *col = IntCol::Narrow(c),
+            (Node::Ints { col, .. }, Shred::Ints(c)) => *col = IntCol::Wide(c),
+            (Node::Bool(col), Shred::Bits(c)) => *col = c,
+            (Node::F64(col), Shred::F64(c)) => *col = c,
+            (Node::F32(col), Shred::F32(c)) => *col = c,
+            (Node::Bytes { data, ends }, Shred::Owned(d, e)) => (*data, *ends) = (d, e),
+            (Node::Wide(col), Shred::Wide(c)) => *col = c,
+            (Node::Seq(lens, elem), Shred::Seq(l, e)) => {
+                *lens = l;
+                elem.restore(*e);
+            }
+            (Node::Fields(fields), Shred::Fields(fs)) => fields.iter_mut().zip(fs).for_each(|(f, s)| f.restore(s)),
+            (Node::Option(present, inner), Shred::Option(p, i)) => {
+                *present = p;
+                inner.restore(*i);
+            }
+            (Node::Map(lens, k, v), Shred::Map(l, ks, vs)) => {
+                *lens = l;
+                k.restore(*ks);
+                v.restore(*vs);
+            }
+            (Node::Enum(tags, variants), Shred::Enum(t, vs)) => {
+                *tags = t;
+                variants.iter_mut().zip(vs).for_each(|(v, s)| v.restore(s));
+            }
+            (Node::Any(_, tags, nodes), Shred::Typed(_, t, ns)) => {
+                *tags = t;
+                nodes.iter_mut().zip(ns).for_each(|(n, s)| n.restore(s));
+            }
+            _ => unreachable!("a lent shred has the shape of its node"),
         }
     }
 }
 
 mod block;
+mod owned;
 #[cfg(test)]
 mod tests;
 

@@ -250,15 +250,17 @@ impl<'v> Shred<'v> {
         }
     }
 
-    /// Writes the node's columns, then its children's (SPEC.md 22.1).
-    pub(super) fn write(self, ty: &Metadata, out: &mut Vec<u8>, cfg: &ColumnConfig) {
+    /// Writes the node's columns, then its children's (SPEC.md 22.1). It
+    /// reads them only: a builder's columns are given back to it after
+    /// (`Columns::write_kept`).
+    pub(super) fn write(&self, ty: &Metadata, out: &mut Vec<u8>, cfg: &ColumnConfig) {
         match (self, ty) {
             (Shred::Unit, _) => {}
-            (Shred::Ints(col), _) => put_column(out, &ints::encode(&col), cfg),
-            (Shred::Narrow(col), _) => put_column(out, &ints::encode(&col), cfg),
-            (Shred::Bits(col), _) => put_column(out, &ints::encode(&col), cfg),
-            (Shred::F64(col), _) => put_floats(out, &col, cfg),
-            (Shred::F32(col), _) => put_floats(out, &col, cfg),
+            (Shred::Ints(col), _) => put_column(out, &ints::encode(col), cfg),
+            (Shred::Narrow(col), _) => put_column(out, &ints::encode(col), cfg),
+            (Shred::Bits(col), _) => put_column(out, &ints::encode(col), cfg),
+            (Shred::F64(col), _) => put_floats(out, col, cfg),
+            (Shred::F32(col), _) => put_floats(out, col, cfg),
             (Shred::Owned(data, ends), _) => {
                 if cfg.zstd_level.is_some() {
                     put_best(out, strings::candidates_joined(&data, &ends), cfg)
@@ -268,49 +270,49 @@ impl<'v> Shred<'v> {
             }
             (Shred::Bytes(col), _) => {
                 if cfg.zstd_level.is_some() {
-                    put_best(out, strings::candidates(&col), cfg)
+                    put_best(out, strings::candidates(col), cfg)
                 } else {
-                    put_column(out, &strings::encode(&col), cfg)
+                    put_column(out, &strings::encode(col), cfg)
                 }
             }
             (Shred::Wide(col), _) => {
                 let mut body = Vec::with_capacity(1 + col.len());
                 body.push(E::Plain256.byte());
-                body.extend_from_slice(&col);
+                body.extend_from_slice(col);
                 put_column(out, &body, cfg);
             }
             (Shred::Seq(lens, elem), Metadata::Vec(ety)) => {
-                put_column(out, &ints::encode(&lens.expect("a vec's lengths")), cfg);
+                put_column(out, &ints::encode(lens.as_ref().expect("a vec's lengths")), cfg);
                 elem.write(ety, out, cfg);
             }
             (Shred::Seq(_, elem), Metadata::Array(a)) => elem.write(&a.element, out, cfg),
             (Shred::Fields(fields), Metadata::Struct(s)) => {
-                for (f, (_, fty)) in fields.into_iter().zip(s.fields()) {
+                for (f, (_, fty)) in fields.iter().zip(s.fields()) {
                     f.write(fty, out, cfg);
                 }
             }
             (Shred::Fields(fields), Metadata::Tuple(types)) => {
-                for (f, t) in fields.into_iter().zip(types.iter()) {
+                for (f, t) in fields.iter().zip(types.iter()) {
                     f.write(t, out, cfg);
                 }
             }
             (Shred::Option(present, inner), Metadata::Option(ity)) => {
-                put_column(out, &ints::encode(&present), cfg);
+                put_column(out, &ints::encode(present), cfg);
                 inner.write(ity, out, cfg);
             }
             (Shred::Map(lens, keys, vals), Metadata::Map(m)) => {
-                put_column(out, &ints::encode(&lens), cfg);
+                put_column(out, &ints::encode(lens), cfg);
                 keys.write(&m.key, out, cfg);
                 vals.write(&m.value, out, cfg);
             }
             (Shred::Enum(tags, variants), Metadata::Enum(e)) => {
-                put_column(out, &ints::encode(&tags), cfg);
-                for (v, (_, pty)) in variants.into_iter().zip(e.variants()) {
+                put_column(out, &ints::encode(tags), cfg);
+                for (v, (_, pty)) in variants.iter().zip(e.variants()) {
                     v.write(pty, out, cfg);
                 }
             }
-            (Shred::Any(values), _) => encode_any(&values, out, cfg),
-            (Shred::Typed(types, tags, nodes), _) => write_any(&types, &tags, nodes, out, cfg),
+            (Shred::Any(values), _) => encode_any(values, out, cfg),
+            (Shred::Typed(types, tags, nodes), _) => write_any(types, tags, nodes, out, cfg),
             _ => unreachable!("a shred has the shape of its type"),
         }
     }
@@ -344,7 +346,7 @@ fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
         });
         tags.push(t as u128);
     }
-    let nodes = types
+    let nodes: Vec<Shred<'_>> = types
         .iter()
         .enumerate()
         .map(|(i, t)| {
@@ -357,7 +359,7 @@ fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
             node
         })
         .collect();
-    write_any(&types, &tags, nodes, out, cfg);
+    write_any(&types, &tags, &nodes, out, cfg);
 }
 
 /// A type as the types column of an `any` node tells types apart: by its
@@ -386,7 +388,7 @@ impl TypeKey {
 fn write_any<T: std::borrow::Borrow<Metadata>>(
     types: &[T],
     tags: &[u128],
-    nodes: Vec<Shred<'_>>,
+    nodes: &[Shred<'_>],
     out: &mut Vec<u8>,
     cfg: &ColumnConfig,
 ) {
@@ -399,7 +401,7 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     // and is never compressed.
     put_column(out, &body, &ColumnConfig::default());
     put_column(out, &ints::encode(tags), cfg);
-    for (node, t) in nodes.into_iter().zip(types) {
+    for (node, t) in nodes.iter().zip(types) {
         node.write(t.borrow(), out, cfg);
     }
 }

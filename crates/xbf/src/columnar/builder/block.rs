@@ -91,8 +91,8 @@ impl BlockColumns {
     }
 
     /// Appends the columns (SPEC.md 22.1) to `out`.
-    pub(crate) fn write(self, out: &mut Vec<u8>, cfg: &ColumnConfig) {
-        self.root.into_shred().write(&self.ty, out, cfg);
+    pub(crate) fn write(mut self, out: &mut Vec<u8>, cfg: &ColumnConfig) {
+        self.root.lend().write(&self.ty, out, cfg);
     }
 }
 

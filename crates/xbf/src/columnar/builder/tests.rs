@@ -421,3 +421,102 @@ fn pushes_of_the_wrong_kind_fail_and_push_nothing() {
     let v: Value = Value::Array(VecValue::new(s(P::I8), vec![Value::I8(-128), Value::I8(127)]).unwrap());
     assert_eq!(crate::decode_message(&bytes).unwrap(), v);
 }
+
+/// Columns moved in (`take_*`) give the bytes of the same values copied in
+/// (`extend_*`), stay in the columns after `encode_columns_kept`, and come
+/// back out unchanged (`drain_*`); bad ends and values out of range are
+/// refused with nothing taken.
+#[test]
+fn taken_columns_give_the_copied_bytes_and_come_back() {
+    let row = StructMetadata::new(
+        "Row",
+        [
+            ("s", s(P::String)),
+            ("u", s(P::U64)),
+            ("i", s(P::I64)),
+            ("f", s(P::F64)),
+            ("b", s(P::Bool)),
+            ("o", Metadata::option(s(P::String))),
+        ],
+    )
+    .unwrap();
+    let ty = Metadata::vec(row.into());
+    let text = "añbcdé";
+    let ends = vec![1, 3, 3, 8];
+    let (us, is, fs, bs) = (
+        vec![0, 1, u64::MAX, 7],
+        vec![-1, i64::MIN, i64::MAX, 0],
+        vec![0.5, -0.0, 1e300, 2.0],
+        vec![true, false, false, true],
+    );
+    let copied = {
+        let mut cols = Columns::new(&ty);
+        let rows = cols.root().push_len(4).unwrap();
+        rows.field(0).unwrap().extend_str(text, &ends).unwrap();
+        rows.field(1).unwrap().extend_u64(&us).unwrap();
+        rows.field(2).unwrap().extend_i64(&is).unwrap();
+        rows.field(3).unwrap().extend_f64(&fs).unwrap();
+        rows.field(4).unwrap().extend_bool(&bs).unwrap();
+        rows.field(5).unwrap().extend_options(&[true, false, true, false]).unwrap().extend_str("xyz", &[1, 3]).unwrap();
+        EncodeOptions::v2().encode_columns(cols).unwrap()
+    };
+    let mut cols = Columns::new(&ty);
+    let rows = cols.root().push_len(4).unwrap();
+    rows.field(0).unwrap().take_str(text.to_string(), ends.clone()).unwrap();
+    rows.field(1).unwrap().take_u64(us.clone()).unwrap();
+    rows.field(2).unwrap().take_i64(is.clone()).unwrap();
+    rows.field(3).unwrap().take_f64(fs.clone()).unwrap();
+    rows.field(4).unwrap().take_bool(bs.clone()).unwrap();
+    let o = rows.field(5).unwrap().extend_options(&[true, false, true, false]).unwrap();
+    // Bytes past the last end are left out.
+    o.take_str("xyz!!".to_string(), vec![1, 3]).unwrap();
+    let opts = EncodeOptions::v2();
+    assert_eq!(opts.encode_columns_kept(&mut cols).unwrap(), copied);
+    // Kept: written again, the same bytes; then moved out as they went in.
+    assert_eq!(opts.encode_columns_kept(&mut cols).unwrap(), copied);
+    let rows = cols.root().push_len(0).unwrap();
+    assert_eq!(rows.field(0).unwrap().drain_joined().unwrap(), (text.as_bytes().to_vec(), ends));
+    assert_eq!(rows.field(1).unwrap().drain_u64().unwrap(), us);
+    assert_eq!(rows.field(2).unwrap().drain_i64().unwrap(), is);
+    assert_eq!(rows.field(3).unwrap().drain_f64().unwrap(), fs);
+    assert_eq!(rows.field(4).unwrap().drain_bool().unwrap(), bs);
+    let o = rows.field(5).unwrap().extend_options(&[]).unwrap();
+    assert_eq!(o.drain_joined().unwrap(), (b"xyz".to_vec(), vec![1, 3]));
+    // Drains of another kind of node fail.
+    assert!(rows.field(1).unwrap().drain_i64().is_err());
+    assert!(rows.field(2).unwrap().drain_u64().is_err());
+    assert!(rows.field(0).unwrap().drain_f64().is_err());
+    assert!(rows.field(3).unwrap().drain_bool().is_err());
+    assert!(rows.field(4).unwrap().drain_joined().is_err());
+
+    // Refused, nothing taken: ends inside a character, decreasing, past the end.
+    let mut cols = Columns::new(&Metadata::vec(s(P::String)));
+    let items = cols.root().push_len(2).unwrap();
+    assert!(items.take_str("é".into(), vec![1]).is_err(), "inside a character");
+    assert!(items.take_str("ab".into(), vec![2, 1]).is_err(), "decreasing");
+    assert!(items.take_str("ab".into(), vec![3]).is_err(), "past the end");
+    assert!(items.take_u64(vec![1]).is_err(), "not an integer node");
+    // Into a node that holds values already: appended.
+    items.take_str("é".into(), vec![2]).unwrap();
+    items.take_str("!".into(), vec![1]).unwrap();
+    let v: Value = VecValue::new(s(P::String), vec!["é".into(), "!".into()]).unwrap().into();
+    assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
+    // Integers out of a narrower type's range: refused; in range: taken.
+    let mut cols = Columns::new(&Metadata::vec(s(P::I16)));
+    let items = cols.root().push_len(3).unwrap();
+    assert!(items.take_i64(vec![1, 40_000]).is_err());
+    assert!(items.take_u64(vec![32_768]).is_err());
+    items.take_i64(vec![-32_768, 32_767]).unwrap();
+    items.take_u64(vec![5]).unwrap();
+    let v: Value =
+        VecValue::new(s(P::I16), vec![Value::I16(-32_768), Value::I16(32_767), Value::I16(5)]).unwrap().into();
+    assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
+    // A u64 node refuses negative i64s; a taken u64 past i64::MAX is kept.
+    let mut cols = Columns::new(&Metadata::vec(s(P::U64)));
+    let items = cols.root().push_len(2).unwrap();
+    assert!(items.take_i64(vec![-1]).is_err());
+    items.take_u64(vec![u64::MAX]).unwrap();
+    items.take_i64(vec![3]).unwrap();
+    let v: Value = VecValue::new(s(P::U64), vec![Value::U64(u64::MAX), Value::U64(3)]).unwrap().into();
+    assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
+}

@@ -1,0 +1,215 @@
+//! The owned hand-off: columns that a binding gathered in its own buffers
+//! moved into a [`ColumnNode`] without a copy (`take_*`), and moved out again
+//! once written (`drain_*`, after
+//! [`EncodeOptions::encode_columns_kept`](crate::EncodeOptions::encode_columns_kept)),
+//! to be reused or to write the rows layout from them. A node that already
+//! holds values appends the new ones (a copy, as the `extend_*` calls).
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::metadata::{Metadata, PrimitiveType as P};
+use crate::wire::varint;
+
+use super::{mismatch, ColumnNode, IntCol, Node};
+
+/// Whether `ends` increase, the last at most `text.len()`, each on a
+/// character boundary of `text`. For ASCII text (every index a boundary) no
+/// end is looked up in it: one pass over the text, one over the ends, both
+/// without a branch per item.
+fn valid_ends(text: &str, ends: &[usize]) -> bool {
+    let increasing = ends.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1]));
+    let within = ends.last().map_or(true, |&e| e <= text.len());
+    increasing && within && (text.is_ascii() || ends.iter().all(|&e| text.is_char_boundary(e)))
+}
+
+impl ColumnNode {
+    /// Appends many strings at once, moved in: `text` holds them one after
+    /// the other and `ends` says where each ends (increasing, each on a
+    /// character boundary, the last at most `text.len()`; checked, and
+    /// nothing is appended if they are not). Into an empty node both buffers
+    /// are moved, without a copy (the text's bytes past the last end are
+    /// dropped); [`drain_joined`](Self::drain_joined) gives them back.
+    ///
+    /// ```
+    /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
+    ///
+    /// let ty = Metadata::vec(PrimitiveType::String.into());
+    /// let mut cols = Columns::new(&ty);
+    /// cols.root().push_len(3)?.take_str("annbocy".to_string(), vec![3, 5, 7])?;
+    /// let bytes = EncodeOptions::v2().encode_columns(cols)?;
+    /// assert_eq!(xbf::decode_message(&bytes)?.to_string(), r#"["ann", "bo", "cy"]"#);
+    ///
+    /// // Ends that split a character are refused.
+    /// let mut cols = Columns::new(&ty);
+    /// assert!(cols.root().push_len(1)?.take_str("é".to_string(), vec![1]).is_err());
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn take_str(&mut self, text: String, ends: Vec<usize>) -> Result<()> {
+        if !valid_ends(&text, &ends) {
+            return Err(Error::new(
+                ErrorKind::TypeMismatch,
+                format!("string ends must increase on character boundaries of the {} bytes", text.len()),
+            ));
+        }
+        match (&mut self.node, &self.ty) {
+            (Node::Bytes { data, ends: own }, Metadata::Primitive(P::String)) if own.is_empty() => {
+                let mut text = text.into_bytes();
+                text.truncate(ends.last().copied().unwrap_or(0));
+                (*data, *own) = (text, ends);
+                Ok(())
+            }
+            _ => self.extend_str(&text, &ends),
+        }
+    }
+
+    /// Appends many unsigned integers at once, moved in (all or none: every
+    /// one must fit the node's integer type). Into an empty `u64` node the
+    /// buffer is moved, without a copy; [`drain_u64`](Self::drain_u64) gives
+    /// it back.
+    ///
+    /// ```
+    /// use xbf::{Columns, Metadata, PrimitiveType};
+    ///
+    /// let mut cols = Columns::new(&Metadata::vec(PrimitiveType::U64.into()));
+    /// cols.root().push_len(3)?.take_u64(vec![1, 2, 3])?;
+    /// let mut u8s = Columns::new(&Metadata::vec(PrimitiveType::U8.into()));
+    /// assert!(u8s.root().push_len(1)?.take_u64(vec![256]).is_err());
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn take_u64(&mut self, xs: Vec<u64>) -> Result<()> {
+        match &mut self.node {
+            Node::Ints { col: IntCol::Narrow(col), bits: 64, signed: false } if col.is_empty() => {
+                *col = xs;
+                Ok(())
+            }
+            _ => self.extend_u64(&xs),
+        }
+    }
+
+    /// Appends many signed integers at once, moved in (all or none: every
+    /// one must fit the node's integer type). Into an empty `i64` (or
+    /// timestamp) node the buffer is moved and zigzagged in place, without a
+    /// copy; [`drain_i64`](Self::drain_i64) gives it back.
+    ///
+    /// ```
+    /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
+    ///
+    /// let ty = Metadata::vec(PrimitiveType::I64.into());
+    /// let mut cols = Columns::new(&ty);
+    /// cols.root().push_len(3)?.take_i64(vec![-1, 0, i64::MAX])?;
+    /// let bytes = EncodeOptions::v2().encode_columns(cols)?;
+    /// assert_eq!(xbf::decode_message(&bytes)?.to_string(), format!("[-1, 0, {}]", i64::MAX));
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn take_i64(&mut self, xs: Vec<i64>) -> Result<()> {
+        match &mut self.node {
+            Node::Ints { col: IntCol::Narrow(col), bits: 64, signed: true } if col.is_empty() => {
+                // Collected in place (same size and alignment): no allocation.
+                *col = xs.into_iter().map(varint::zigzag64).collect();
+                Ok(())
+            }
+            _ => self.extend_i64(&xs),
+        }
+    }
+
+    /// Appends many `f64`s at once, moved in: into an empty node without a
+    /// copy; [`drain_f64`](Self::drain_f64) gives them back.
+    ///
+    /// ```
+    /// use xbf::{Columns, Metadata, PrimitiveType};
+    ///
+    /// let mut cols = Columns::new(&Metadata::vec(PrimitiveType::F64.into()));
+    /// let floats = cols.root().push_len(2)?;
+    /// floats.take_f64(vec![0.5, -1.0])?;
+    /// assert_eq!(floats.drain_f64()?, [0.5, -1.0]);
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn take_f64(&mut self, xs: Vec<f64>) -> Result<()> {
+        match &mut self.node {
+            Node::F64(col) if col.is_empty() => {
+                *col = xs;
+                Ok(())
+            }
+            _ => self.extend_f64(&xs),
+        }
+    }
+
+    /// Appends many bools at once, moved in: into an empty node as its
+    /// column of bytes (converted in place, no allocation);
+    /// [`drain_bool`](Self::drain_bool) gives them back.
+    ///
+    /// ```
+    /// use xbf::{Columns, Metadata, PrimitiveType};
+    ///
+    /// let mut cols = Columns::new(&Metadata::vec(PrimitiveType::Bool.into()));
+    /// let bools = cols.root().push_len(2)?;
+    /// bools.take_bool(vec![true, false])?;
+    /// assert_eq!(bools.drain_bool()?, [true, false]);
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn take_bool(&mut self, bs: Vec<bool>) -> Result<()> {
+        match &mut self.node {
+            Node::Bool(col) if col.is_empty() => {
+                *col = bs.into_iter().map(u8::from).collect();
+                Ok(())
+            }
+            _ => self.extend_bool(&bs),
+        }
+    }
+
+    /// The strings (or byte strings) of the node, moved out: all their bytes
+    /// one after the other and where each ends. The node is left empty.
+    ///
+    /// ```
+    /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
+    ///
+    /// let mut cols = Columns::new(&Metadata::vec(PrimitiveType::String.into()));
+    /// cols.root().push_len(2)?.take_str("abc".to_string(), vec![1, 3])?;
+    /// let bytes = EncodeOptions::v2().encode_columns_kept(&mut cols)?;
+    /// let (text, ends) = cols.root().push_len(0)?.drain_joined()?;
+    /// assert_eq!((&text[..], &ends[..]), (&b"abc"[..], &[1, 3][..]));
+    /// # let _ = bytes;
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn drain_joined(&mut self) -> Result<(Vec<u8>, Vec<usize>)> {
+        match &mut self.node {
+            Node::Bytes { data, ends } => Ok((std::mem::take(data), std::mem::take(ends))),
+            _ => Err(mismatch(&self.ty, "a drain of strings")),
+        }
+    }
+
+    /// The integers of a `u64` node (64 bits, unsigned), moved out. The
+    /// node is left empty.
+    pub fn drain_u64(&mut self) -> Result<Vec<u64>> {
+        match &mut self.node {
+            Node::Ints { col: IntCol::Narrow(col), bits: 64, signed: false } => Ok(std::mem::take(col)),
+            _ => Err(mismatch(&self.ty, "a drain of u64s")),
+        }
+    }
+
+    /// The integers of an `i64` or timestamp node, moved out (unzigzagged
+    /// in place). The node is left empty.
+    pub fn drain_i64(&mut self) -> Result<Vec<i64>> {
+        match &mut self.node {
+            Node::Ints { col: IntCol::Narrow(col), bits: 64, signed: true } => {
+                Ok(std::mem::take(col).into_iter().map(|u| ((u >> 1) as i64) ^ -((u & 1) as i64)).collect())
+            }
+            _ => Err(mismatch(&self.ty, "a drain of i64s")),
+        }
+    }
+
+    /// The `f64`s of the node, moved out. The node is left empty.
+    pub fn drain_f64(&mut self) -> Result<Vec<f64>> {
+        match &mut self.node {
+            Node::F64(col) => Ok(std::mem::take(col)),
+            _ => Err(mismatch(&self.ty, "a drain of f64s")),
+        }
+    }
+
+    /// The bools of the node, moved out. The node is left empty.
+    pub fn drain_bool(&mut self) -> Result<Vec<bool>> {
+        match &mut self.node {
+            Node::Bool(col) => Ok(std::mem::take(col).into_iter().map(|b| b != 0).collect()),
+            _ => Err(mismatch(&self.ty, "a drain of bools")),
+        }
+    }
+}
