@@ -263,9 +263,9 @@ impl<'v> Shred<'v> {
             (Shred::F32(col), _) => put_floats(out, col, cfg),
             (Shred::Owned(data, ends), _) => {
                 if cfg.zstd_level.is_some() {
-                    put_best(out, strings::candidates_joined(&data, &ends), cfg)
+                    put_best(out, strings::candidates_joined(data, ends), cfg)
                 } else {
-                    put_column(out, &strings::encode_joined(&data, &ends), cfg)
+                    put_column(out, &strings::encode_joined(data, ends), cfg)
                 }
             }
             (Shred::Bytes(col), _) => {
