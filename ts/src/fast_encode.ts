@@ -290,7 +290,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       const [bits, signed] = INT_INFO[t.kind]!;
       const lo = bits <= 32 ? (signed ? -(2 ** (bits - 1)) : 0) : signed ? -(2 ** 50) : 0;
       const hi = bits <= 32 ? (signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1) : signed ? 2 ** 50 : Number.MAX_SAFE_INTEGER;
-      const zs: number[] = [];
+      // (Unsigned values are their own column values, checked: no copy.)
+      const zs: number[] | null = signed ? [] : null;
       const fixed = INT_INFO[t.kind]![2];
       let wide = false, rows = 0;
       for (let i = 0; i < vs.length; i++) {
@@ -298,13 +299,13 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi) bail();
         if (v > 1125899906842624) wide = true; // 2^50
         const z = signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v;
-        zs.push(z);
+        if (zs) zs.push(z);
         rows += z < 128 ? 1 : z < 16384 ? 2 : 3; // its varint's length, or less (at most 3 counted)
         if (z >= 2097152) boundShort = true;
       }
       rowsBound += fixed ? fixed * vs.length : rows;
       if (wide) columnsOf(t.kind, vs, out);
-      else putIntsColumn(out, zs);
+      else putIntsColumn(out, zs ?? (vs as number[]));
     }
   }
 }

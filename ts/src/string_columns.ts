@@ -33,11 +33,16 @@ export function putStringColumn(out: Writer, values: string[]): void {
     return;
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
-  const distinct = utf8Views(strs), dlen = distinct.len, len: number[] = [];
+  const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
   let total = 0;
-  for (let i = 0; i < n; i++) { const l = dlen[ids[i]!]!; len.push(l); total += l; }
-  const dict = { ids, distinct };
-  const sized = dictionaryFirst(out, dict, len, total);
+  for (let i = 0; i < n; i++) total += dlen[ids[i]!]!;
+  // The dictionary's size against the least the plain column can take (its lengths' block is at least 3 bytes
+  // for n >= 2, plus its tag and the block's length): where that alone decides, no length per value is made.
+  const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total) : null;
+  if (below === true) return;
+  const len: number[] = [];
+  for (let i = 0; i < n; i++) len.push(dlen[ids[i]!]!);
+  const sized = dictionaryFirst(out, dict, len, total, below);
   if (sized === true) return;
   const start: number[] = [], dstart = distinct.start;
   for (let i = 0; i < n; i++) start.push(dstart[ids[i]!]!);
@@ -130,22 +135,39 @@ interface Sized { total: number; mLen: Measured; dictSize: number; dbytes: numbe
 /** putStrings' first test for a dictionary built on the strings, from the entries and each value's index (no view
  * per value): when it is smaller than the plain column and no larger than the least the shared prefixes can
  * take, it is written and true returned (putStrings would write it too); false leaves the choice to putStrings. */
-function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number): true | Sized | undefined {
+function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number, ids: Measured | null): true | Sized | undefined {
   const n = len.length, d = dict.distinct.len;
   if (n < 2) return undefined;
   const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
   let dbytes = 0;
   for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-  const mIds = measureSmall(dict.ids), k = intsSize(d);
+  const mIds = ids ?? measureSmall(dict.ids), k = intsSize(d);
   const dictSize = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes + mIds.size;
   if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return { total, mLen, dictSize, dbytes, mIds };
+  putDict(out, dict, dictSize, dbytes, mIds);
+  return true;
+}
+/** dictionaryFirst's test with `plainLeast` (at most the plain column's size) in place of that size: when the
+ * dictionary is smaller than it and no larger than the least the shared prefixes can take, it is written and true
+ * returned (what dictionaryFirst would do); otherwise nothing is written, and the ids' measure returned when it
+ * was taken (for dictionaryFirst), else null. */
+function dictionaryBelow(out: Writer, dict: Dict, plainLeast: number): true | Measured | null {
+  const d = dict.distinct.len;
+  let dbytes = 0;
+  for (let i = 0; i < d.length; i++) dbytes += d[i]!;
+  const k = intsSize(d);
+  const head = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes;
+  // The ids' block is at least 1 byte: a dictionary whose head alone reaches the bound is left to the full test.
+  if (head + 1 >= plainLeast) return null;
+  const mIds = measureSmall(dict.ids), dictSize = head + mIds.size;
+  if (!(dictSize < plainLeast && dictSize <= restBytesOfIds(dict, dictSize - 9) + 9)) return mIds;
   putDict(out, dict, dictSize, dbytes, mIds);
   return true;
 }
 /** restBytes of the values `dict.ids` stands for: a value repeating the one before leaves nothing; another leaves
  * its entry less the prefix it shares with the entry before, found once per pair of entries when there are at
  * most 128 (PAIRS, marked with the column's stamp), else each time. */
-function restBytesOfIds(dict: Dict): number {
+function restBytesOfIds(dict: Dict, enough = Infinity): number {
   const { buf, start, len } = dict.distinct, ids = dict.ids, n = ids.length, cached = len.length <= 128;
   if (cached && ++stamp > 0x3fffffff) { stamp = 1; PAIR_STAMP.fill(0); }
   let a = -1, restTotal = 0;
@@ -164,6 +186,7 @@ function restBytesOfIds(dict: Dict): number {
       }
     }
     restTotal += l - p;
+    if (restTotal >= enough) return restTotal;
     a = b;
   }
   return restTotal;
