@@ -3,7 +3,7 @@
 // one buffer (a column's strings UTF-8 encoded by one TextEncoder call, or a dictionary's distinct entries):
 // no Uint8Array per value.
 import { Writer } from "./varint.js";
-import { Measured, intsSize, measureSmall, mostlyDistinct, putIntsColumn, varLen } from "./int_columns.js";
+import { Measured, intsSize, measureSmall, mostlyDistinct, putIntsColumn, sizedArray, varLen } from "./int_columns.js";
 
 const utf8e = new TextEncoder();
 
@@ -22,9 +22,9 @@ const wellFormed = (s: string): boolean => {
  * strings key the dictionary when all are well formed (equal bytes are then equal strings), else its bytes do. */
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
-  const strs: string[] = [], ids: number[] = [];
+  let strs: string[] = [], ids = sizedArray(n);
   let found = tableIds(values, limit, strs, ids);
-  if (found === COLLIDED) { strs.length = 0; ids.length = 0; found = mapIds(values, limit, strs, ids); }
+  if (found === COLLIDED) { strs = []; ids = sizedArray(n); found = mapIds(values, limit, strs, ids); }
   if (found === GAVE_UP) {
     // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose choice
     // this is). When all are well formed, distinct strings have distinct bytes and no dictionary is looked for.
@@ -40,12 +40,12 @@ export function putStringColumn(out: Writer, values: string[]): void {
   // for n >= 2, plus its tag and the block's length): where that alone decides, no length per value is made.
   const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total) : null;
   if (below === true) return;
-  const len: number[] = [];
-  for (let i = 0; i < n; i++) len.push(dlen[ids[i]!]!);
+  const len = sizedArray(n);
+  for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
   const sized = dictionaryFirst(out, dict, len, total, below);
   if (sized === true) return;
-  const start: number[] = [], dstart = distinct.start;
-  for (let i = 0; i < n; i++) start.push(dstart[ids[i]!]!);
+  const start = sizedArray(n), dstart = distinct.start;
+  for (let i = 0; i < n; i++) start[i] = dstart[ids[i]!]!;
   putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
 }
 
@@ -63,7 +63,7 @@ function tableIds(values: string[], limit: number, strs: string[], ids: number[]
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
     // A run of one value (sorted or grouped data) needs no lookup.
-    if (v === last) { ids.push(lastId); continue; }
+    if (v === last) { ids[i] = lastId; continue; }
     const h = strHash(v);
     let s = h & mask, id = -1;
     for (let probes = 0; TABLE_STAMP[s] === stamp; probes++) {
@@ -90,7 +90,7 @@ function tableIds(values: string[], limit: number, strs: string[], ids: number[]
         }
       }
     }
-    ids.push(id);
+    ids[i] = id;
     last = v; lastId = id;
   }
   return FOUND;
@@ -116,14 +116,14 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
   let last: string | undefined, lastId = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
-    if (v === last) { ids.push(lastId); continue; }
+    if (v === last) { ids[i] = lastId; continue; }
     let id = index.get(v);
     if (id === undefined) {
       id = strs.length;
       if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
       strs.push(v); index.set(v, id);
     }
-    ids.push(id);
+    ids[i] = id;
     last = v; lastId = id;
   }
   return FOUND;
@@ -209,7 +209,7 @@ export function putBytesColumn(out: Writer, values: Uint8Array[]): void {
  * its characters; one call per string otherwise (a lone surrogate at the end of one string and one at the start
  * of the next would make a pair in the concatenation). */
 function utf8Views(values: string[]): Views {
-  const n = values.length, start: number[] = [], len: number[] = [];
+  const n = values.length, start = sizedArray(n), len = sizedArray(n);
   let chars = 0;
   for (let i = 0; i < n; i++) chars += values[i]!.length;
   if (chars <= 4096) {
@@ -224,20 +224,19 @@ function utf8Views(values: string[]): Views {
         if (c >= 0x80) { ascii = false; break; }
         buf[p + k] = c;
       }
-      start.push(p); len.push(l); p += l;
+      start[i] = p; len[i] = l; p += l;
     }
     if (ascii) return { buf, start, len, ascii };
-    start.length = 0; len.length = 0;
   }
   if (chars <= 1 << 26) {
     const buf = utf8e.encode(values.join(""));
     let p = 0;
     if (buf.length === chars) { // all ASCII: a character is a byte
-      for (let i = 0; i < n; i++) { const l = values[i]!.length; start.push(p); len.push(l); p += l; }
+      for (let i = 0; i < n; i++) { const l = values[i]!.length; start[i] = p; len[i] = l; p += l; }
       return { buf, start, len, ascii: true };
     }
     if (values.every(wellFormed)) {
-      for (let i = 0; i < n; i++) { const l = utf8Length(values[i]!); start.push(p); len.push(l); p += l; }
+      for (let i = 0; i < n; i++) { const l = utf8Length(values[i]!); start[i] = p; len[i] = l; p += l; }
       return { buf, start, len };
     }
   }
@@ -246,7 +245,7 @@ function utf8Views(values: string[]): Views {
   for (const b of parts) total += b.length;
   const buf = new Uint8Array(total);
   let p = 0;
-  for (let i = 0; i < n; i++) { const b = parts[i]!; buf.set(b, p); start.push(p); len.push(b.length); p += b.length; }
+  for (let i = 0; i < n; i++) { const b = parts[i]!; buf.set(b, p); start[i] = p; len[i] = b.length; p += b.length; }
   return { buf, start, len };
 }
 /** The UTF-8 length of a well-formed string. */
@@ -288,7 +287,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
   }
   // shared prefixes
-  const shared: number[] = [], rest: number[] = [];
+  const shared = sizedArray(n), rest = sizedArray(n);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
@@ -298,7 +297,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
       const m = l < pl ? l : pl;
       while (p < m && buf[ps + p] === buf[s + p]) p++;
     }
-    shared.push(p); rest.push(l - p);
+    shared[i] = p; rest[i] = l - p;
     restTotal += l - p;
     ps = s; pl = l;
   }
