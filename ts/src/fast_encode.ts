@@ -322,7 +322,7 @@ function gatherer(keys: string[], always: boolean[]): Gather | null {
   return generate("gather:" + always.map((x) => (x ? "1" : "0")).join(""), keys, () => {
     // Each column sized once (no growth and copies as it is filled) up to 2^16 values; a longer one, which
     // `new Array` would make a dictionary, grows as it is filled.
-    const decl = keys.map((_, j) => `c${j} = n <= 65536 ? new Array(n) : []`).join(", ");
+    const decl = keys.map((_, j) => `c${j} = n <= 4096 ? new Array(n) : []`).join(", ");
     const body = keys.map((k, j) => {
       const key = JSON.stringify(k);
       return always[j] ? `c${j}[i] = o[${key}];` : `c${j}[i] = has.call(o, ${key}) ? o[${key}] : undefined;`;

@@ -250,7 +250,7 @@ function encodeIntsBig(values: bigint[]): number[] {
  * column's (over 8,192 values) first 4,096 are distinct; the limit of n / 2 + 16 is the caller's. */
 /** An array for n numbers (or values) filled by index: sized once up to 2^16, so that it is not grown and copied as
  * it fills (a longer one, which `new Array` would make a dictionary, grows as it is filled). */
-export const sizedArray = <T = number>(n: number): T[] => (n <= 65536 ? new Array<T>(n) : []);
+export const sizedArray = <T = number>(n: number): T[] => (n <= 4096 ? new Array<T>(n) : []);
 export const mostlyDistinct = (i: number, id: number, n: number): boolean => n > 8192 && i < 4096 && id >= 3072;
 
 export function putColumn(out: Writer, body: number[]): void {

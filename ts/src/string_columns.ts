@@ -22,10 +22,8 @@ const wellFormed = (s: string): boolean => {
  * strings key the dictionary when all are well formed (equal bytes are then equal strings), else its bytes do. */
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
-  let strs: string[] = [], ids = sizedArray(n);
-  let found = tableIds(values, limit, strs, ids);
-  if (found === COLLIDED) { strs = []; ids = sizedArray(n); found = mapIds(values, limit, strs, ids); }
-  if (found === GAVE_UP) {
+  const strs: string[] = [], ids = sizedArray(n);
+  if (mapIds(values, limit, strs, ids) === GAVE_UP) {
     // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose choice
     // this is). When all are well formed, distinct strings have distinct bytes and no dictionary is looked for.
     const v = utf8Views(values); // (all ASCII: well formed, with no pass to tell)
@@ -49,68 +47,11 @@ export function putStringColumn(out: Writer, values: string[]): void {
   putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
 }
 
-/** What tableIds and mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), that it
- * cannot be one (GAVE_UP), or that the table met too many strings of one hash (COLLIDED: mapIds then decides). */
-const FOUND = 0, GAVE_UP = 1, COLLIDED = 2;
-/** The dictionary of the strings `values` in an open-addressing table kept across columns (TABLE, slots marked
- * with the column's stamp: no Map, nor any allocation, per column), keyed by a hash of each string's code units
- * (the first and last 64 of a longer one) and compared by ===. A lookup that probes more than PROBES slots (a
- * crafted or unlucky set of strings of one hash) stops it: COLLIDED, and the Map takes over. */
-function tableIds(values: string[], limit: number, strs: string[], ids: number[]): number {
-  const n = values.length;
-  if (++tableStamp > 0x3fffffff) { tableStamp = 1; TABLE_STAMP.fill(0); }
-  let stamp = tableStamp, mask = TABLE.length - 1, last: string | undefined, lastId = 0;
-  for (let i = 0; i < n; i++) {
-    const v = values[i]!;
-    // A run of one value (sorted or grouped data) needs no lookup.
-    if (v === last) { ids[i] = lastId; continue; }
-    const h = strHash(v);
-    let s = h & mask, id = -1;
-    for (let probes = 0; TABLE_STAMP[s] === stamp; probes++) {
-      const e = TABLE[s]!;
-      if (strs[e] === v) { id = e; break; }
-      if (probes >= PROBES) return COLLIDED;
-      s = (s + 1) & mask;
-    }
-    if (id < 0) {
-      id = strs.length;
-      if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
-      strs.push(v);
-      if (id >= HASHES.length) { const a = new Int32Array(HASHES.length * 2); a.set(HASHES); HASHES = a; }
-      HASHES[id] = h; TABLE[s] = id; TABLE_STAMP[s] = stamp;
-      // At most half the slots in use: past that the table doubles (kept for the next columns) and takes the
-      // entries again, under a new stamp.
-      if (2 * (id + 1) > mask) {
-        TABLE = new Int32Array(TABLE.length * 2); TABLE_STAMP = new Int32Array(TABLE.length);
-        stamp = tableStamp = 1; mask = TABLE.length - 1;
-        for (let e = 0; e <= id; e++) {
-          let t = HASHES[e]! & mask;
-          while (TABLE_STAMP[t] === stamp) t = (t + 1) & mask;
-          TABLE[t] = e; TABLE_STAMP[t] = stamp;
-        }
-      }
-    }
-    ids[i] = id;
-    last = v; lastId = id;
-  }
-  return FOUND;
-}
-const PROBES = 64;
-let TABLE = new Int32Array(256), TABLE_STAMP = new Int32Array(256), HASHES = new Int32Array(128), tableStamp = 0;
-/** A hash of the string's UTF-16 code units (all of them up to 128; the first and last 64 of a longer one). */
-function strHash(v: string): number {
-  const l = v.length;
-  let h = l;
-  if (l <= 128) for (let k = 0; k < l; k++) h = Math.imul(h ^ v.charCodeAt(k), 0x01000193);
-  else {
-    for (let k = 0; k < 64; k++) h = Math.imul(h ^ v.charCodeAt(k), 0x01000193);
-    for (let k = l - 64; k < l; k++) h = Math.imul(h ^ v.charCodeAt(k), 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x45d9f3b);
-  return h ^ (h >>> 16);
-}
-/** tableIds with a Map (the strings' own hashes): for the columns the table gave up on. */
+/** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
+const FOUND = 0, GAVE_UP = 1;
+/** The dictionary of the strings `values`, keyed by a Map: as soon as there are more distinct strings than
+ * `limit`, or mostly distinct ones (the Rust writer's test), GAVE_UP. (A Map, not a table hashing the code units
+ * in JS: the Map uses the hash a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5.) */
 function mapIds(values: string[], limit: number, strs: string[], ids: number[]): number {
   const n = values.length, index = new Map<string, number>();
   let last: string | undefined, lastId = 0;
