@@ -320,8 +320,7 @@ type Gather = (vs: unknown[], n: number, has: typeof hasOwn, fail: () => never) 
 function gatherer(keys: string[], always: boolean[]): Gather | null {
   if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
   return generate("gather:" + always.map((x) => (x ? "1" : "0")).join(""), keys, () => {
-    // Each column sized once (no growth and copies as it is filled) up to 2^16 values; a longer one, which
-    // `new Array` would make a dictionary, grows as it is filled.
+    // Each column sized once (no growth and copies as it is filled) up to 4,096 values, as sizedArray.
     const decl = keys.map((_, j) => `c${j} = n <= 4096 ? new Array(n) : []`).join(", ");
     const body = keys.map((k, j) => {
       const key = JSON.stringify(k);

@@ -57,6 +57,7 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
   let last: string | undefined, lastId = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
+    // A run of one value (sorted or grouped data) needs no lookup.
     if (v === last) { ids[i] = lastId; continue; }
     let id = index.get(v);
     if (id === undefined) {
