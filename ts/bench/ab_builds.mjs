@@ -2,7 +2,9 @@
 // default mode, so its module sees other calls than this one's; here both builds are separate module instances
 // warmed on every file alike), then interleaved rounds (order alternating), medians; msgpackr's unpack alongside.
 //   node bench/ab_builds.mjs DIST_A DIST_B FILE... (vega-datasets file names; ROUNDS=15, OUT=raw.json,
-//   MODE=bigint for decode(b, { int64: "bigint" }), MODE=nocodegen for both builds without new Function, CLOCK=cpu)
+//   MODE=bigint for decode(b, { int64: "bigint" }), MODE=nocodegen for both builds without new Function,
+//   MODE=encode for the default encode(value), with JSON.stringify + TextEncoder in msgpackr's place: issue 23's bar;
+//   CLOCK=cpu)
 // Run it twice with A and B swapped: a module loaded first or second can differ by more than a small change.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -25,9 +27,17 @@ function csvRecords(text) {
 }
 const load = (f) => { const t = readFileSync(`${vega}/${f}`, "utf8"); return f.endsWith(".csv") ? csvRecords(t) : JSON.parse(t); };
 const p = new Packr();
-const data = files.map((f) => { const v = load(f); return { f, b: ma.encode(v), m: p.pack(v) }; });
+const data = files.map((f) => { const v = load(f); return { f, v, b: ma.encode(v), m: p.pack(v) }; });
+if (MODE === "encode") {
+  // Same bytes from both builds; then each build's encode and JSON's (stringify + UTF-8) in the rounds below.
+  for (const d of data) if (Buffer.compare(Buffer.from(d.b), Buffer.from(mb.encode(d.v))) !== 0) throw new Error("bytes differ " + d.f);
+  const te = new TextEncoder();
+  ma.decode = (v) => ia.encode(v); mb.decode = (v) => ib.encode(v);
+  p.unpack = (v) => te.encode(JSON.stringify(v));
+  for (const d of data) { d.b = d.v; d.m = d.v; }
+}
 const show = (v) => JSON.stringify(v, (_, x) => (typeof x === "bigint" ? `${x}n` : x));
-for (const d of data) if (show(ma.decode(d.b)) !== show(mb.decode(d.b))) throw new Error("values differ " + d.f);
+if (MODE !== "encode") for (const d of data) if (show(ma.decode(d.b)) !== show(mb.decode(d.b))) throw new Error("values differ " + d.f);
 for (let w = 0; w < 3; w++) for (const d of data) for (let i = 0; i < 300; i++) { ma.decode(d.b); mb.decode(d.b); p.unpack(d.m); }
 // CLOCK=cpu: the process's CPU time (user + system, all its threads: the collector's too) instead of the wall
 // clock, for a loaded machine, where a process waiting for a core does not count.

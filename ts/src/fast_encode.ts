@@ -9,7 +9,7 @@ import { Writer } from "./varint.js";
 import { BAIL, canGenerate, generate } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
-import { measureFlags, putIntsColumn, varLen } from "./int_columns.js";
+import { measureFlags, putIntsColumn, sizedArray, varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -217,10 +217,11 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       return;
     }
     case "option": {
-      const present: number[] = [], inner: unknown[] = [];
-      for (const v of vs) {
-        if (v === null || v === undefined) { present.push(0); continue; }
-        present.push(1);
+      const n = vs.length, present = sizedArray(n), inner: unknown[] = [];
+      for (let i = 0; i < n; i++) {
+        const v = vs[i];
+        if (v === null || v === undefined) { present[i] = 0; continue; }
+        present[i] = 1;
         inner.push(unwrap(v));
       }
       rowsBound += vs.length;
@@ -264,11 +265,12 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       for (let j = 0; j < m; j++) {
         const f = fs[j]!, xs = cols[j]!;
         if (isOptionalEnum(f.type)) {
-          const tags: number[] = [], present: unknown[] = [];
-          for (const x of xs) {
-            if (x === undefined) { tags.push(0); continue; }
+          const tags = sizedArray(xs.length), present: unknown[] = [];
+          for (let i = 0; i < xs.length; i++) {
+            const x = xs[i];
+            if (x === undefined) { tags[i] = 0; continue; }
             if (x instanceof XbfEnum) bail();
-            tags.push(1);
+            tags[i] = 1;
             present.push(x);
           }
           rowsBound += xs.length;
@@ -290,7 +292,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       const [bits, signed] = INT_INFO[t.kind]!;
       const lo = bits <= 32 ? (signed ? -(2 ** (bits - 1)) : 0) : signed ? -(2 ** 50) : 0;
       const hi = bits <= 32 ? (signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1) : signed ? 2 ** 50 : Number.MAX_SAFE_INTEGER;
-      const zs: number[] = [];
+      // (Unsigned values are their own column values, checked: no copy.)
+      const zs: number[] | null = signed ? sizedArray(vs.length) : null;
       const fixed = INT_INFO[t.kind]![2];
       let wide = false, rows = 0;
       for (let i = 0; i < vs.length; i++) {
@@ -298,13 +301,13 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi) bail();
         if (v > 1125899906842624) wide = true; // 2^50
         const z = signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v;
-        zs.push(z);
+        if (zs) zs[i] = z;
         rows += z < 128 ? 1 : z < 16384 ? 2 : 3; // its varint's length, or less (at most 3 counted)
         if (z >= 2097152) boundShort = true;
       }
       rowsBound += fixed ? fixed * vs.length : rows;
       if (wide) columnsOf(t.kind, vs, out);
-      else putIntsColumn(out, zs);
+      else putIntsColumn(out, zs ?? (vs as number[]));
     }
   }
 }
@@ -317,10 +320,11 @@ type Gather = (vs: unknown[], n: number, has: typeof hasOwn, fail: () => never) 
 function gatherer(keys: string[], always: boolean[]): Gather | null {
   if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
   return generate("gather:" + always.map((x) => (x ? "1" : "0")).join(""), keys, () => {
-    const decl = keys.map((_, j) => `c${j} = []`).join(", ");
+    // Each column sized once (no growth and copies as it is filled) up to 4,096 values, as sizedArray.
+    const decl = keys.map((_, j) => `c${j} = n <= 4096 ? new Array(n) : []`).join(", ");
     const body = keys.map((k, j) => {
       const key = JSON.stringify(k);
-      return always[j] ? `c${j}.push(o[${key}]);` : `c${j}.push(has.call(o, ${key}) ? o[${key}] : undefined);`;
+      return always[j] ? `c${j}[i] = o[${key}];` : `c${j}[i] = has.call(o, ${key}) ? o[${key}] : undefined;`;
     }).join(" ");
     const cols = keys.map((_, j) => `c${j}`).join(", ");
     return new Function("vs", "n", "has", "fail",

@@ -5,7 +5,7 @@
 // of columnar.ts and fast_encode.ts.
 import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
-import { Measured, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, varLen } from "./int_columns.js";
+import { Measured, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, sizedArray, varLen } from "./int_columns.js";
 
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
@@ -59,7 +59,7 @@ interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null
 /** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
  * else an exception (0 in the integers, its raw bits after them). */
 function planDecimal(values: readonly Float[], e: number, f32: boolean, limit: number): Decimal | null {
-  const n = values.length, zz: number[] = [], exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
+  const n = values.length, zz = sizedArray(n), exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
   for (let i = 0; i < n; i++) {
     const v = values[i] as number; // an XbfNaN: NaN, an exception
@@ -68,12 +68,12 @@ function planDecimal(values: readonly Float[], e: number, f32: boolean, limit: n
     if (a < cap) { // not NaN nor an infinity either
       const m = a === 0 ? 0 : x < 0 ? -a : a, q = f32 ? f32Round(m / p) : m / p;
       if (q === v && (q !== 0 || Object.is(q, v))) {
-        zz.push(m >= 0 ? 2 * m : -2 * m - 1);
+        zz[i] = m >= 0 ? 2 * m : -2 * m - 1;
         if (a >= 562949953421312) big = true; // 2^49: the zigzag form may pass what the number path holds
         continue;
       }
     }
-    zz.push(0); exc.push(i);
+    zz[i] = 0; exc.push(i);
   }
   const k = exc.length, w = f32 ? 4 : 8;
   if (big) {
@@ -430,7 +430,7 @@ function floatDictionary(values: number[], f32: boolean, limit: number): { disti
     slots = new Int32Array(cap); keyHi = new Uint32Array(cap >> 1); keyLo = new Uint32Array(cap >> 1);
     if (cap <= 1 << 16) { SLOTS = slots; KEY_HI = keyHi; KEY_LO = keyLo; }
   } else slots.fill(0, 0, cap);
-  const mask = cap - 1, distinct: number[] = [], ids: number[] = [];
+  const mask = cap - 1, distinct: number[] = [], ids = sizedArray(n);
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (typeof v !== "number") return undefined;
@@ -454,7 +454,7 @@ function floatDictionary(values: number[], f32: boolean, limit: number): { disti
       if (keyLo[s - 1] === lo && keyHi[s - 1] === hi) { id = s - 1; break; }
       h = (h + 1) & mask;
     }
-    ids.push(id);
+    ids[i] = id;
   }
   return { distinct, ids };
 }

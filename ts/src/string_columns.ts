@@ -3,7 +3,7 @@
 // one buffer (a column's strings UTF-8 encoded by one TextEncoder call, or a dictionary's distinct entries):
 // no Uint8Array per value.
 import { Writer } from "./varint.js";
-import { Measured, intsSize, measureSmall, mostlyDistinct, putIntsColumn, varLen } from "./int_columns.js";
+import { Measured, intsSize, measureSmall, mostlyDistinct, putIntsColumn, sizedArray, varLen } from "./int_columns.js";
 
 const utf8e = new TextEncoder();
 
@@ -22,38 +22,53 @@ const wellFormed = (s: string): boolean => {
  * strings key the dictionary when all are well formed (equal bytes are then equal strings), else its bytes do. */
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
-  const index = new Map<string, number>(), strs: string[] = [], ids: number[] = [];
+  const strs: string[] = [], ids = sizedArray(n);
+  if (mapIds(values, limit, strs, ids) === GAVE_UP) {
+    // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose choice
+    // this is). When all are well formed, distinct strings have distinct bytes and no dictionary is looked for.
+    const v = utf8Views(values); // (all ASCII: well formed, with no pass to tell)
+    putStrings(out, v, v.ascii || values.every(wellFormed) ? null : undefined);
+    return;
+  }
+  if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
+  const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
+  let total = 0;
+  for (let i = 0; i < n; i++) total += dlen[ids[i]!]!;
+  // The dictionary's size against the least the plain column can take (its lengths' block is at least 3 bytes
+  // for n >= 2, plus its tag and the block's length): where that alone decides, no length per value is made.
+  const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total) : null;
+  if (below === true) return;
+  const len = sizedArray(n);
+  for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
+  const sized = dictionaryFirst(out, dict, len, total, below);
+  if (sized === true) return;
+  const start = sizedArray(n), dstart = distinct.start;
+  for (let i = 0; i < n; i++) start[i] = dstart[ids[i]!]!;
+  putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
+}
+
+/** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
+const FOUND = 0, GAVE_UP = 1;
+/** The dictionary of the strings `values`, keyed by a Map: as soon as there are more distinct strings than
+ * `limit`, or mostly distinct ones (the Rust writer's test), GAVE_UP. (A Map, not a table hashing the code units
+ * in JS: the Map uses the hash a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5.) */
+function mapIds(values: string[], limit: number, strs: string[], ids: number[]): number {
+  const n = values.length, index = new Map<string, number>();
   let last: string | undefined, lastId = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
     // A run of one value (sorted or grouped data) needs no lookup.
-    if (v === last) { ids.push(lastId); continue; }
+    if (v === last) { ids[i] = lastId; continue; }
     let id = index.get(v);
     if (id === undefined) {
       id = strs.length;
-      // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose
-      // choice this is). When all are well formed, distinct strings have distinct bytes and no dictionary is
-      // looked for.
-      if (id >= limit || mostlyDistinct(i, id, n)) {
-        const v = utf8Views(values); // (all ASCII: well formed, with no pass to tell)
-        putStrings(out, v, v.ascii || values.every(wellFormed) ? null : undefined);
-        return;
-      }
+      if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
       strs.push(v); index.set(v, id);
     }
-    ids.push(id);
+    ids[i] = id;
     last = v; lastId = id;
   }
-  if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
-  const distinct = utf8Views(strs), dlen = distinct.len, len: number[] = [];
-  let total = 0;
-  for (let i = 0; i < n; i++) { const l = dlen[ids[i]!]!; len.push(l); total += l; }
-  const dict = { ids, distinct };
-  const sized = dictionaryFirst(out, dict, len, total);
-  if (sized === true) return;
-  const start: number[] = [], dstart = distinct.start;
-  for (let i = 0; i < n; i++) start.push(dstart[ids[i]!]!);
-  putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
+  return FOUND;
 }
 
 /** What dictionaryFirst measured when it did not decide, for putStrings to go on from. */
@@ -62,22 +77,39 @@ interface Sized { total: number; mLen: Measured; dictSize: number; dbytes: numbe
 /** putStrings' first test for a dictionary built on the strings, from the entries and each value's index (no view
  * per value): when it is smaller than the plain column and no larger than the least the shared prefixes can
  * take, it is written and true returned (putStrings would write it too); false leaves the choice to putStrings. */
-function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number): true | Sized | undefined {
+function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number, ids: Measured | null): true | Sized | undefined {
   const n = len.length, d = dict.distinct.len;
   if (n < 2) return undefined;
   const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
   let dbytes = 0;
   for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-  const mIds = measureSmall(dict.ids), k = intsSize(d);
+  const mIds = ids ?? measureSmall(dict.ids), k = intsSize(d);
   const dictSize = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes + mIds.size;
   if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return { total, mLen, dictSize, dbytes, mIds };
+  putDict(out, dict, dictSize, dbytes, mIds);
+  return true;
+}
+/** dictionaryFirst's test with `plainLeast` (at most the plain column's size) in place of that size: when the
+ * dictionary is smaller than it and no larger than the least the shared prefixes can take, it is written and true
+ * returned (what dictionaryFirst would do); otherwise nothing is written, and the ids' measure returned when it
+ * was taken (for dictionaryFirst), else null. */
+function dictionaryBelow(out: Writer, dict: Dict, plainLeast: number): true | Measured | null {
+  const d = dict.distinct.len;
+  let dbytes = 0;
+  for (let i = 0; i < d.length; i++) dbytes += d[i]!;
+  const k = intsSize(d);
+  const head = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes;
+  // The ids' block is at least 1 byte: a dictionary whose head alone reaches the bound is left to the full test.
+  if (head + 1 >= plainLeast) return null;
+  const mIds = measureSmall(dict.ids), dictSize = head + mIds.size;
+  if (!(dictSize < plainLeast && dictSize <= restBytesOfIds(dict, dictSize - 9) + 9)) return mIds;
   putDict(out, dict, dictSize, dbytes, mIds);
   return true;
 }
 /** restBytes of the values `dict.ids` stands for: a value repeating the one before leaves nothing; another leaves
  * its entry less the prefix it shares with the entry before, found once per pair of entries when there are at
  * most 128 (PAIRS, marked with the column's stamp), else each time. */
-function restBytesOfIds(dict: Dict): number {
+function restBytesOfIds(dict: Dict, enough = Infinity): number {
   const { buf, start, len } = dict.distinct, ids = dict.ids, n = ids.length, cached = len.length <= 128;
   if (cached && ++stamp > 0x3fffffff) { stamp = 1; PAIR_STAMP.fill(0); }
   let a = -1, restTotal = 0;
@@ -96,6 +128,7 @@ function restBytesOfIds(dict: Dict): number {
       }
     }
     restTotal += l - p;
+    if (restTotal >= enough) return restTotal;
     a = b;
   }
   return restTotal;
@@ -118,7 +151,7 @@ export function putBytesColumn(out: Writer, values: Uint8Array[]): void {
  * its characters; one call per string otherwise (a lone surrogate at the end of one string and one at the start
  * of the next would make a pair in the concatenation). */
 function utf8Views(values: string[]): Views {
-  const n = values.length, start: number[] = [], len: number[] = [];
+  const n = values.length, start = sizedArray(n), len = sizedArray(n);
   let chars = 0;
   for (let i = 0; i < n; i++) chars += values[i]!.length;
   if (chars <= 4096) {
@@ -133,20 +166,19 @@ function utf8Views(values: string[]): Views {
         if (c >= 0x80) { ascii = false; break; }
         buf[p + k] = c;
       }
-      start.push(p); len.push(l); p += l;
+      start[i] = p; len[i] = l; p += l;
     }
     if (ascii) return { buf, start, len, ascii };
-    start.length = 0; len.length = 0;
   }
   if (chars <= 1 << 26) {
     const buf = utf8e.encode(values.join(""));
     let p = 0;
     if (buf.length === chars) { // all ASCII: a character is a byte
-      for (let i = 0; i < n; i++) { const l = values[i]!.length; start.push(p); len.push(l); p += l; }
+      for (let i = 0; i < n; i++) { const l = values[i]!.length; start[i] = p; len[i] = l; p += l; }
       return { buf, start, len, ascii: true };
     }
     if (values.every(wellFormed)) {
-      for (let i = 0; i < n; i++) { const l = utf8Length(values[i]!); start.push(p); len.push(l); p += l; }
+      for (let i = 0; i < n; i++) { const l = utf8Length(values[i]!); start[i] = p; len[i] = l; p += l; }
       return { buf, start, len };
     }
   }
@@ -155,7 +187,7 @@ function utf8Views(values: string[]): Views {
   for (const b of parts) total += b.length;
   const buf = new Uint8Array(total);
   let p = 0;
-  for (let i = 0; i < n; i++) { const b = parts[i]!; buf.set(b, p); start.push(p); len.push(b.length); p += b.length; }
+  for (let i = 0; i < n; i++) { const b = parts[i]!; buf.set(b, p); start[i] = p; len[i] = b.length; p += b.length; }
   return { buf, start, len };
 }
 /** The UTF-8 length of a well-formed string. */
@@ -197,7 +229,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
   }
   // shared prefixes
-  const shared: number[] = [], rest: number[] = [];
+  const shared = sizedArray(n), rest = sizedArray(n);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
@@ -207,7 +239,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
       const m = l < pl ? l : pl;
       while (p < m && buf[ps + p] === buf[s + p]) p++;
     }
-    shared.push(p); rest.push(l - p);
+    shared[i] = p; rest[i] = l - p;
     restTotal += l - p;
     ps = s; pl = l;
   }

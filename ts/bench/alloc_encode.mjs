@@ -1,0 +1,39 @@
+// Bytes allocated by one default encode, and where (node's sampling heap profiler with the objects that minor and
+// major collections freed kept in the profile, so that short-lived garbage counts too):
+//   node bench/alloc_encode.mjs DIST FILE [N]
+// DIST is a dist directory, FILE a vega-datasets name (.json, or .csv read as bench.mjs reads it). It encodes the
+// file 200 times to warm up, then N times (100) while sampling, and prints the bytes per encode and the functions
+// that allocated most (self, by allocation site's function). Sampled: repeat runs agree to a few per cent.
+import { readFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const [dist, file, iters = "100"] = process.argv.slice(2);
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
+function csvRecords(text) {
+  const [head, ...lines] = text.trim().split(/\r?\n/);
+  const keys = head.split(",");
+  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
+}
+const text = readFileSync(join(vega, file), "utf8");
+const data = file.endsWith(".csv") ? csvRecords(text) : JSON.parse(text);
+const { encode } = await import(resolve(dist, "index.js"));
+for (let i = 0; i < 200; i++) encode(data);
+const s = new Session();
+s.connect();
+await s.post("HeapProfiler.startSampling", { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+for (let i = 0; i < +iters; i++) encode(data);
+const { profile } = await s.post("HeapProfiler.stopSampling");
+const self = new Map();
+let total = 0;
+const walk = (n) => {
+  total += n.selfSize;
+  const k = `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber + 1}`;
+  self.set(k, (self.get(k) ?? 0) + n.selfSize);
+  for (const c of n.children) walk(c);
+};
+walk(profile.head);
+console.log(file, "bytes per encode", Math.round(total / +iters));
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log((100 * v / total).toFixed(1).padStart(5), String(Math.round(v / +iters)).padStart(9), k);
