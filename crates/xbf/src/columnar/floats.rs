@@ -626,7 +626,7 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
         let inner = encode_direct(&distinct);
         varint::put(&mut d, inner.len() as u128);
         d.extend_from_slice(&inner);
-        d.extend_from_slice(&ints::encode(&ids));
+        ints::Planned::with_stats(&ids, &ints::Stats::of_ids(&ids, distinct.len())).write(&mut d);
         if d.len() < best.len() {
             best = d;
         }

@@ -1,0 +1,278 @@
+//! The integer column encoders' tests.
+
+use super::*;
+
+#[test]
+fn stats_gathered_value_by_value_plan_what_the_pass_plans() {
+    let mut next = crate::columnar::lcg(9, 11);
+    for round in 0..500 {
+        let n = [0, 1, 2, 3, 10, 100, 1000][round % 7];
+        let values: Vec<u64> = (0..n)
+            .map(|i| match (round / 7) % 6 {
+                0 => next() % 2,
+                1 => next() % 100,
+                2 => (i / 30) as u64,
+                3 => 1,
+                4 => next() >> 1 << (next() % 11),
+                _ => (i as u64) * 3 + next() % 3,
+            })
+            .map(|v| v & (u64::MAX >> 1))
+            .collect();
+        let mut stats = Stats::new();
+        values.iter().for_each(|&v| stats.push(v));
+        let (a, b) = (Planned::with_stats(&values, &stats), Planned::new(&values));
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        a.write(&mut x);
+        b.write(&mut y);
+        assert_eq!((a.size(), x), (b.size(), y), "round {round}");
+    }
+}
+
+fn round_trip(values: &[u128]) -> u8 {
+    let bytes = encode(values);
+    let mut c = Cursor::new(&bytes, 0);
+    assert_eq!(decode::<u128>(&mut c, values.len() as u64, 128).unwrap(), values);
+    assert!(c.at_end());
+    bytes[0]
+}
+
+#[test]
+fn each_encoding_wins_where_it_should() {
+    // A constant column is a frame of reference of width 0: 3 bytes.
+    assert_eq!(round_trip(&[5; 1000]), E::FrameOfReference.byte());
+    let runs: Vec<u128> = [1u128; 500].iter().chain([2u128; 500].iter()).copied().collect();
+    assert_eq!(round_trip(&runs), E::RunLength.byte());
+    let ids: Vec<u128> = (1_000_000..1_001_000).collect();
+    assert_eq!(round_trip(&ids), E::Delta.byte());
+    let small: Vec<u128> = (0..1000).map(|i| 1000 + (i * 7919) % 13).collect();
+    assert_eq!(round_trip(&small), E::FrameOfReference.byte());
+    assert_eq!(round_trip(&[1, 300, 70_000]), E::Varint.byte());
+    round_trip(&[1, u128::MAX, 3]);
+    round_trip(&[]);
+    round_trip(&[0]);
+    round_trip(&[u128::MAX, 0, u128::MAX]);
+    // Frames of reference whose base + mask passes 128 bits.
+    assert_eq!(round_trip(&[u128::MAX - 2, u128::MAX, u128::MAX - 1, u128::MAX - 2]), E::FrameOfReference.byte());
+    round_trip(&[u128::MAX - 5, u128::MAX - 4, u128::MAX - 3, u128::MAX - 2, u128::MAX - 1, u128::MAX]);
+}
+
+#[test]
+fn sixty_four_bit_lanes_read_the_same_values() {
+    for values in [vec![5u128; 1000], (1_000_000..1_001_000).collect(), vec![1, 300, 70_000], vec![u64::MAX as u128, 0]]
+    {
+        let bytes = encode(&values);
+        let wide = decode::<u128>(&mut Cursor::new(&bytes, 0), values.len() as u64, 64).unwrap();
+        let narrow = decode::<u64>(&mut Cursor::new(&bytes, 0), values.len() as u64, 64).unwrap();
+        assert_eq!(wide, narrow.iter().map(|&v| u128::from(v)).collect::<Vec<_>>());
+    }
+    // A value past 64 bits fails in either lane, with the same error.
+    let bytes = encode(&[1, u64::MAX as u128 + 1]);
+    let wide = decode::<u128>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
+    let narrow = decode::<u64>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
+    assert_eq!((wide.kind(), wide.offset(), wide.detail()), (narrow.kind(), narrow.offset(), narrow.detail()));
+}
+
+#[test]
+fn the_64_bit_plan_agrees_with_the_wide_ones() {
+    let mut next = crate::columnar::lcg(11, 1);
+    for round in 0..300 {
+        let n = [1, 2, 3, 50, 1000][round % 5];
+        let values: Vec<u128> = (0..n)
+            .map(|i| {
+                let r = u128::from(next());
+                match round % 6 {
+                    0 => r,
+                    1 => r % 4,
+                    2 => (i as u128 / 7) % 3,
+                    3 => 1_000_000 + i as u128 * 3 + r % 2,
+                    4 => [0, (1 << 63) - 1][i % 2],
+                    5 if round % 4 == 1 => r % 2,
+                    5 if round % 4 == 3 => u128::from(r % 50 != 0),
+                    _ => r >> (r % 63),
+                }
+            })
+            .collect();
+        let first = values[0];
+        let fast = plan_u63(&values, first as u64);
+        let slow = plan_narrow(&values, first).unwrap();
+        let wide = plan_wide(&values, first);
+        let bits = values.iter().all(|&v| v <= 1).then(|| plan_bits(&values, first as u64));
+        for p in [&slow, &wide].into_iter().chain(bits.as_ref()) {
+            assert_eq!(
+                (fast.size, fast.enc, fast.min, fast.width, fast.delta_min, fast.delta_width),
+                (p.size, p.enc, p.min, p.width, p.delta_min, p.delta_width),
+                "round {round}"
+            );
+        }
+        round_trip(&values);
+    }
+}
+
+#[test]
+fn zeros_and_ones_plan_as_any_column() {
+    let cases: [&[u128]; 8] =
+        [&[0; 10], &[1; 10], &[0, 1], &[1, 0], &[1], &[0], &[0, 0, 1, 1, 1, 0, 0, 1], &[1, 1, 1, 1, 1, 1, 1, 1, 1, 0]];
+    for values in cases {
+        let (a, b) = (plan_bits(values, values[0] as u64), plan_narrow(values, values[0]).unwrap());
+        assert_eq!(
+            (a.size, a.enc, a.min, a.width, a.delta_min, a.delta_width),
+            (b.size, b.enc, b.min, b.width, b.delta_min, b.delta_width),
+            "{values:?}"
+        );
+        round_trip(values);
+    }
+}
+
+#[test]
+fn widths_and_runs_are_checked() {
+    // FOR with a width of 9 bits in a column of 8-bit values.
+    let bytes = [E::FrameOfReference.byte(), 0, 9, 0xff, 0x01];
+    let mut c = Cursor::new(&bytes, 0);
+    assert!(decode::<u128>(&mut c, 1, 8).is_err());
+    // A run longer than the column.
+    let bytes = [E::RunLength.byte(), 5, 1];
+    let mut c = Cursor::new(&bytes, 0);
+    assert!(decode::<u128>(&mut c, 3, 64).is_err());
+    // A run of 2^64 - 1 after a run of 1: the sum wraps past 2^64 back
+    // under n, which must not let the second run through (issue 18).
+    let mut bytes = vec![E::RunLength.byte(), 1, 5];
+    bytes.extend([0xff; 9]);
+    bytes.extend([0x01, 7, 2, 9]);
+    let e = decode::<u128>(&mut Cursor::new(&bytes, 0), 2, 64).unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidColumn, Some(3)));
+    // A packed block shorter than n × width.
+    let bytes = [E::FrameOfReference.byte(), 0, 64, 1, 2];
+    let mut c = Cursor::new(&bytes, 0);
+    assert_eq!(decode::<u128>(&mut c, 1_000_000, 64).unwrap_err().kind(), ErrorKind::Truncated);
+}
+
+/// The packer before the 64-bit one took values of 64 bits or fewer: u128
+/// arithmetic throughout, a byte or eight at a time onto a growing `Vec`.
+fn pack_before(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
+    let mut acc: u128 = 0;
+    let mut filled: u32 = 0;
+    for mut v in values {
+        let mut left = u32::from(width);
+        while left > 0 {
+            let take = left.min(128 - filled);
+            let part = if take == 128 { v } else { v & ((1u128 << take) - 1) };
+            acc |= part << filled;
+            filled += take;
+            left -= take;
+            v = if take == 128 { 0 } else { v >> take };
+            while filled >= 8 {
+                out.push(acc as u8);
+                acc >>= 8;
+                filled -= 8;
+            }
+        }
+    }
+    if filled > 0 {
+        out.push(acc as u8);
+    }
+}
+
+/// Columns of the shapes whose frames of reference take each path: small,
+/// around 2^63 and 2^64, across the whole u128 range, rising and falling.
+fn shaped_columns() -> Vec<Vec<u128>> {
+    let mut next = crate::columnar::lcg(5, 0);
+    let mut wide = move || u128::from(next()) << 64 | u128::from(next());
+    let mut columns = Vec::new();
+    for round in 0..600 {
+        let n = [0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 200][round % 11];
+        let bits = (round / 11) % 129;
+        let base = match round % 5 {
+            0 => 0,
+            1 => (1u128 << 63) - 5,
+            2 => (1u128 << 64) - 3,
+            3 => u128::MAX - (u128::MAX >> 1),
+            _ => wide() >> (round % 128),
+        };
+        let mask = if bits == 128 { u128::MAX } else { (1u128 << bits) - 1 };
+        let falling = round % 7 == 0;
+        let column = (0..n)
+            .map(|i| {
+                let v = base.wrapping_add(wide() & mask);
+                if falling {
+                    v.wrapping_sub(i as u128 * 3)
+                } else {
+                    v
+                }
+            })
+            .collect();
+        columns.push(column);
+    }
+    columns
+}
+
+#[test]
+fn packing_in_64_bits_writes_what_the_u128_packer_wrote() {
+    let mut next = crate::columnar::lcg(3, 0);
+    for width in 0..=128u8 {
+        for n in [0usize, 1, 5, 8, 63, 64, 65, 130] {
+            let mask = if width == 128 { u128::MAX } else { (1u128 << width) - 1 };
+            let values: Vec<u128> = (0..n).map(|_| (u128::from(next()) << 64 | u128::from(next())) & mask).collect();
+            let (mut a, mut b) = (vec![7u8], vec![7u8]);
+            pack(&mut a, values.iter().copied(), width);
+            pack_before(&mut b, values.iter().copied(), width);
+            assert_eq!(a, b, "width {width}, {n} values");
+        }
+    }
+}
+
+#[test]
+fn frames_of_reference_and_deltas_write_what_the_u128_path_wrote() {
+    for values in shaped_columns() {
+        let planned = plan(&values);
+        for enc in [E::FrameOfReference, E::Delta] {
+            if enc == E::Delta && values.len() < 2 {
+                continue;
+            }
+            let mut expected = vec![enc.byte()];
+            let (first, packed, min, width): (u128, Vec<u128>, u128, u8) = if enc == E::Delta {
+                let deltas = values.windows(2).map(|w| zigzag_delta(w[1], w[0])).collect();
+                (values[0], deltas, planned.delta_min, planned.delta_width)
+            } else {
+                (0, values.clone(), planned.min, planned.width)
+            };
+            if enc == E::Delta {
+                varint::put(&mut expected, first);
+            }
+            varint::put(&mut expected, min);
+            expected.push(width);
+            pack_before(&mut expected, packed.iter().map(|v| v - min), width);
+            let forced = Plan { size: expected.len() - 1, enc, ..planned };
+            let mut written = Vec::new();
+            Planned { values: &values[..], plan: forced, entropy: None }.write(&mut written);
+            assert_eq!(written, expected, "{enc:?} of {values:?}");
+        }
+    }
+}
+
+#[test]
+fn a_dictionarys_ids_plan_as_any_column() {
+    let mut next = crate::columnar::lcg(17, 20);
+    for round in 0..300 {
+        let n = [0, 1, 2, 5, 100, 1000][round % 6];
+        let kinds = [1, 2, 3, 50, 127, 128, 129, 300][(round / 6) % 8];
+        // Ids in first-seen order: a new value takes the next id.
+        let mut distinct = 0u64;
+        let ids: Vec<u64> = (0..n)
+            .map(|i| {
+                let pick = if round % 4 == 0 { (i / 9) as u64 % kinds } else { next() % kinds };
+                if pick >= distinct {
+                    distinct += 1;
+                    distinct - 1
+                } else {
+                    pick
+                }
+            })
+            .collect();
+        let stats = Stats::of_ids(&ids, distinct as usize);
+        let (a, b) = (Planned::with_stats(&ids, &stats), Planned::new(&ids));
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        a.write(&mut x);
+        b.write(&mut y);
+        assert_eq!((a.size(), x), (b.size(), y), "round {round}");
+    }
+}
