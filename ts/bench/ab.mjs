@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { loadavg } from "node:os";
 import * as after from "../dist/index.js";
 import { Packr } from "msgpackr";
+import { csvRecords } from "./data.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url)), repo = resolve(here, "../..");
 const argAt = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
@@ -19,11 +20,6 @@ if (!argAt("--before")) throw new Error("--before DIST is required");
 const before = await import(resolve(argAt("--before"), "index.js"));
 const ROUNDS = Number(argAt("--rounds") ?? 11), SAMPLE_MS = 60;
 const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
-function csvRecords(text) {
-  const [head, ...lines] = text.trim().split(/\r?\n/);
-  const keys = head.split(",");
-  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
-}
 const load = (f) => (f.endsWith(".csv") ? csvRecords(readFileSync(join(vega, f), "utf8")) : JSON.parse(readFileSync(join(vega, f), "utf8")));
 // The same datasets as bench.mjs (and its --held-out list).
 const only = argAt("--only"); // a comma-separated list of names (substrings) to run alone

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Packr } from "msgpackr";
+import { csvRecords } from "./data.mjs";
 const [A, B] = [process.argv[2], process.argv[3]];
 const files = process.argv.slice(4);
 const ia = await import(`${resolve(A)}/index.js`), ib = await import(`${resolve(B)}/index.js`);
@@ -20,11 +21,6 @@ const ma = { encode: ia.encode, decode: (b) => ia.decode(b, opts) }, mb = { enco
 const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
 if (!existsSync(vega)) throw new Error("vega-datasets not found: run scripts/fetch-data.sh (or set VEGA_DATA)");
-function csvRecords(text) {
-  const [head, ...lines] = text.trim().split(/\r?\n/);
-  const keys = head.split(",");
-  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
-}
 const load = (f) => { const t = readFileSync(`${vega}/${f}`, "utf8"); return f.endsWith(".csv") ? csvRecords(t) : JSON.parse(t); };
 const p = new Packr();
 const data = files.map((f) => { const v = load(f); return { f, v, b: ma.encode(v), m: p.pack(v) }; });

@@ -4,21 +4,12 @@
 // DIST is a dist directory, FILE a vega-datasets name (.json, or .csv read as bench.mjs reads it). It encodes the
 // file 200 times to warm up, then N times (100) while sampling, and prints the bytes per encode and the functions
 // that allocated most (self, by allocation site's function). Sampled: repeat runs agree to a few per cent.
-import { readFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
+import { loadFile } from "./data.mjs";
 
 const [dist, file, iters = "100"] = process.argv.slice(2);
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
-function csvRecords(text) {
-  const [head, ...lines] = text.trim().split(/\r?\n/);
-  const keys = head.split(",");
-  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
-}
-const text = readFileSync(join(vega, file), "utf8");
-const data = file.endsWith(".csv") ? csvRecords(text) : JSON.parse(text);
+const data = loadFile(file);
 const { encode } = await import(resolve(dist, "index.js"));
 for (let i = 0; i < 200; i++) encode(data);
 const s = new Session();

@@ -19,6 +19,7 @@ import { setCodegen } from "../dist/fast.js";
 import * as msgpack from "@msgpack/msgpack";
 import { Packr, pack as msgpackrPack, unpack as msgpackrUnpack } from "msgpackr";
 import { Encoder as CborEncoder } from "cbor-x";
+import { csvRecords } from "./data.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
@@ -38,11 +39,6 @@ const BEFORE_LABEL = argAt("--before-label"); // what the other build is, for th
 const before = BEFORE ? await import(resolve(BEFORE, "index.js")) : null;
 
 // ------------------------------------------------------------------ data
-function csvRecords(text) {
-  const [head, ...lines] = text.trim().split(/\r?\n/);
-  const keys = head.split(",");
-  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
-}
 const vega = process.env.VEGA_DATA ?? [join(repo, "target/data/vega-datasets"), "/tmp/vega/package/data"].find((d) => existsSync(join(d, "movies.json")));
 const only = argAt("--only")?.split(",");
 let datasets = [["stock rows (sp500-2019)", () => csvRecords(readFileSync(join(repo, "crates/xbf-cli/data/sp500-2019.csv"), "utf8"))]];

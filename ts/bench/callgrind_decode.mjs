@@ -4,22 +4,12 @@
 // reads it; a path ending in sp500-2019.csv is the stock rows), encodes it once (the build's default encode, or
 // msgpackr's Packr with its defaults, as bench.mjs), then decodes it N times. The instructions of one decode are
 // (I(N2) - I(N1)) / (N2 - N1) over two runs, which cancels node's start-up, the loading and the encode.
-import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import { Packr } from "msgpackr";
+import { loadFile } from "./data.mjs";
 
 const [dist, file, n, who = "xbf"] = process.argv.slice(2);
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
-function csvRecords(text) {
-  const [head, ...lines] = text.trim().split(/\r?\n/);
-  const keys = head.split(",");
-  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
-}
-const path = file.endsWith("sp500-2019.csv") ? join(repo, "crates/xbf-cli/data/sp500-2019.csv") : join(vega, file);
-const text = readFileSync(path, "utf8");
-const data = file.endsWith(".csv") ? csvRecords(text) : JSON.parse(text);
+const data = loadFile(file);
 let dec;
 if (who === "msgpackr") {
   const p = new Packr(), m = p.pack(data);

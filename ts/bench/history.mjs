@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { execFileSync } from "node:child_process";
+import { csvRecords } from "./data.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
@@ -26,11 +27,6 @@ const AXIS = opt("--axis", "files");
 const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
 const FILES = ["sp500", "flights-20k.json", "movies.json", "earthquakes.json", "football.json", "jobs.json", "political-contributions.json", "income.json", "gapminder.json",
   "cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv", "windvectors.csv", "us-employment.csv"];
-function csvRecords(text) {
-  const [head, ...lines] = text.trim().split(/\r?\n/);
-  const keys = head.split(",");
-  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
-}
 function load(f) {
   if (f === "sp500") return csvRecords(readFileSync(join(repo, "crates/xbf-cli/data/sp500-2019.csv"), "utf8"));
   const t = readFileSync(join(vega, f), "utf8");

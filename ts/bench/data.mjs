@@ -1,0 +1,25 @@
+// The benchmark scripts' data: vega-datasets files (scripts/fetch-data.sh) read the same way by every script, so
+// that their figures are of the same values.
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository's root. */
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/** Where scripts/fetch-data.sh puts vega-datasets (VEGA_DATA overrides). */
+export const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
+
+/** A CSV file's rows as records: a cell that reads as a number becomes that number, an empty one stays "". */
+export function csvRecords(text) {
+  const [head, ...lines] = text.trim().split(/\r?\n/);
+  const keys = head.split(",");
+  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [keys[i], c !== "" && !Number.isNaN(Number(c)) ? Number(c) : c])));
+}
+
+/** A vega-datasets file by name (.csv through csvRecords, else JSON); a name ending in sp500-2019.csv is the CLI's
+ * embedded stock rows. */
+export function loadFile(file) {
+  const path = file.endsWith("sp500-2019.csv") ? join(repo, "crates/xbf-cli/data/sp500-2019.csv") : join(vega, file);
+  const text = readFileSync(path, "utf8");
+  return file.endsWith(".csv") ? csvRecords(text) : JSON.parse(text);
+}
