@@ -42,8 +42,15 @@ fn bits_for(x: u128) -> u8 {
 /// Packs each value into `width` bits, least significant bit first.
 fn pack(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u128>, width: u8) {
     if width <= 64 {
-        return pack64(out, values.map(|v| v as u64), width);
+        pack64(out, values.map(|v| v as u64), width)
+    } else {
+        pack128(out, values, width)
     }
+}
+
+/// [`pack`] in u128 arithmetic, a byte or eight at a time onto the growing
+/// `Vec`: any width up to 128 (the tests' reference for [`pack64`]).
+fn pack128(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
     let mut acc: u128 = 0;
     let mut filled: u32 = 0;
     for v in values {
@@ -640,8 +647,7 @@ macro_rules! signed_lanes {
         impl Lane for $t {
             #[inline]
             fn lane(v: u128) -> Self {
-                let z = v as u64;
-                (((z >> 1) as i64) ^ -((z & 1) as i64)) as $t
+                varint::unzigzag64(v as u64) as $t
             }
         }
     )*};

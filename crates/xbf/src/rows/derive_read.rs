@@ -5,6 +5,7 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::rows::input::{Input, SliceInput};
 use crate::rows::value_read::{invalid_bool, relocate, Decoder};
+use crate::wire::varint;
 
 /// The 7-bit groups of up to eight varint bytes in `w` (little-endian),
 /// side by side: the continuation bits dropped, each group shifted down.
@@ -166,7 +167,7 @@ impl<'de> Reader<'de, '_> {
     pub fn signed(&mut self, bytes: usize) -> Result<i64> {
         if self.d.v2 {
             let u = self.varint_of(bytes)?;
-            return Ok(((u >> 1) as i64) ^ -((u & 1) as i64));
+            return Ok(varint::unzigzag64(u));
         }
         Ok(match bytes {
             2 => i64::from(i16::from_le_bytes(self.array()?)),

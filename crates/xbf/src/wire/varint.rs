@@ -74,6 +74,12 @@ pub fn unzigzag(u: u128) -> i128 {
     ((u >> 1) as i128) ^ -((u & 1) as i128)
 }
 
+/// The inverse of [`zigzag64`].
+#[inline]
+pub fn unzigzag64(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
 /// Why bytes are not a canonical varint of the width asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
@@ -286,6 +292,7 @@ mod tests {
         }
         for x in [0, 1, -1, i64::MAX, i64::MIN] {
             assert_eq!(u128::from(zigzag64(x)), zigzag(x.into()));
+            assert_eq!(unzigzag64(zigzag64(x)), x);
         }
     }
 }

@@ -191,7 +191,7 @@ impl ColumnNode {
     pub fn drain_i64(&mut self) -> Result<Vec<i64>> {
         match &mut self.node {
             Node::Ints { col: IntCol::Narrow(col), bits: 64, signed: true } => {
-                Ok(std::mem::take(col).into_iter().map(|u| ((u >> 1) as i64) ^ -((u & 1) as i64)).collect())
+                Ok(std::mem::take(col).into_iter().map(varint::unzigzag64).collect())
             }
             _ => Err(mismatch(&self.ty, "a drain of i64s")),
         }

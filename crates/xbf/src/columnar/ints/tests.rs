@@ -146,32 +146,6 @@ fn widths_and_runs_are_checked() {
     assert_eq!(decode::<u128>(&mut c, 1_000_000, 64).unwrap_err().kind(), ErrorKind::Truncated);
 }
 
-/// The packer before the 64-bit one took values of 64 bits or fewer: u128
-/// arithmetic throughout, a byte or eight at a time onto a growing `Vec`.
-fn pack_before(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
-    let mut acc: u128 = 0;
-    let mut filled: u32 = 0;
-    for mut v in values {
-        let mut left = u32::from(width);
-        while left > 0 {
-            let take = left.min(128 - filled);
-            let part = if take == 128 { v } else { v & ((1u128 << take) - 1) };
-            acc |= part << filled;
-            filled += take;
-            left -= take;
-            v = if take == 128 { 0 } else { v >> take };
-            while filled >= 8 {
-                out.push(acc as u8);
-                acc >>= 8;
-                filled -= 8;
-            }
-        }
-    }
-    if filled > 0 {
-        out.push(acc as u8);
-    }
-}
-
 /// Columns of the shapes whose frames of reference take each path: small,
 /// around 2^63 and 2^64, across the whole u128 range, rising and falling.
 fn shaped_columns() -> Vec<Vec<u128>> {
@@ -214,7 +188,7 @@ fn packing_in_64_bits_writes_what_the_u128_packer_wrote() {
             let values: Vec<u128> = (0..n).map(|_| (u128::from(next()) << 64 | u128::from(next())) & mask).collect();
             let (mut a, mut b) = (vec![7u8], vec![7u8]);
             pack(&mut a, values.iter().copied(), width);
-            pack_before(&mut b, values.iter().copied(), width);
+            pack128(&mut b, values.iter().copied(), width);
             assert_eq!(a, b, "width {width}, {n} values");
         }
     }
@@ -240,7 +214,7 @@ fn frames_of_reference_and_deltas_write_what_the_u128_path_wrote() {
             }
             varint::put(&mut expected, min);
             expected.push(width);
-            pack_before(&mut expected, packed.iter().map(|v| v - min), width);
+            pack128(&mut expected, packed.iter().map(|v| v - min), width);
             let forced = Plan { size: expected.len() - 1, enc, ..planned };
             let mut written = Vec::new();
             Planned { values: &values[..], plan: forced, entropy: None }.write(&mut written);
