@@ -181,13 +181,12 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
 }
 
-/// What [`plan_u63`] gathers in its pass, gathered by a writer that makes
-/// the values one at a time anyway (a dictionary's indices), so that the
-/// plan needs no pass of its own. Values below 2^63 only.
+/// What [`plan_u63`] gathers in its pass, gathered from what a writer
+/// knows of the values (a dictionary's indices: [`Stats::of_ids`]), so
+/// that the plan needs less of a pass of its own. Values below 2^63 only.
 pub(crate) struct Stats {
     n: usize,
     first: u64,
-    prev: u64,
     lo: u64,
     hi: u64,
     dlo: u64,
@@ -198,36 +197,18 @@ pub(crate) struct Stats {
 
 impl Stats {
     pub(crate) fn new() -> Stats {
-        Stats { n: 0, first: 0, prev: 0, lo: u64::MAX, hi: 0, dlo: u64::MAX, dhi: 0, varint_size: 0, runs: 0 }
+        Stats { n: 0, first: 0, lo: u64::MAX, hi: 0, dlo: u64::MAX, dhi: 0, varint_size: 0, runs: 0 }
     }
 
-    /// The next value (below 2^63).
-    #[inline]
-    pub(crate) fn push(&mut self, v: u64) {
-        debug_assert!(v >> 63 == 0);
-        self.varint_size += VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
-        self.lo = self.lo.min(v);
-        self.hi = self.hi.max(v);
-        if self.n == 0 {
-            (self.first, self.runs) = (v, 1);
-        } else {
-            let d = (v as i64).wrapping_sub(self.prev as i64);
-            let z = ((d << 1) ^ (d >> 63)) as u64;
-            self.dlo = self.dlo.min(z);
-            self.dhi = self.dhi.max(z);
-            self.runs += usize::from(v != self.prev);
-        }
-        self.prev = v;
-        self.n += 1;
-    }
-
-    /// What [`Stats::push`] gathers from the ids of a dictionary in
+    /// What [`plan_u63`] gathers from the ids of a dictionary in
     /// first-seen order (`distinct` of them, fewer than 2^63): the first
     /// id is 0 and the largest `distinct - 1`, so one pass over the
     /// neighbours' differences finds the rest (and the varints' size only
     /// where some id takes two bytes).
     pub(crate) fn of_ids(ids: &[u64], distinct: usize) -> Stats {
-        let Some(&last) = ids.last() else { return Stats::new() };
+        if ids.is_empty() {
+            return Stats::new();
+        }
         debug_assert!(ids[0] == 0 && ids.iter().all(|&id| id < distinct as u64));
         let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
         for (&a, &b) in ids.iter().zip(&ids[1..]) {
@@ -243,10 +224,10 @@ impl Stats {
         } else {
             ids.iter().map(|&id| VARINT_LEN[(64 - id.leading_zeros()) as usize] as usize).sum()
         };
-        Stats { n: ids.len(), first: 0, prev: last, lo: 0, hi, dlo, dhi, varint_size, runs: 1 + changes }
+        Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs: 1 + changes }
     }
 
-    /// [`plan`] of the values pushed, `values`: what `plan_u63` (or
+    /// [`plan`] of the values gathered, `values`: what `plan_u63` (or
     /// `plan_bits`, which plans zeros and ones alike) finds.
     fn plan<T: Int>(&self, values: &[T]) -> Plan {
         debug_assert_eq!(values.len(), self.n);

@@ -141,8 +141,11 @@ impl PartialEq for Long<'_> {
 impl Eq for Long<'_> {}
 
 /// The distinct values, their lengths and each value's index among them,
-/// with the statistics of the indices (gathered as they are made); `None`
-/// when the values are mostly distinct, which a dictionary cannot win.
+/// with the statistics of the indices (gathered in one pass over them once
+/// the dictionary is known to be whole: the first index is 0 and the
+/// largest `distinct - 1`, so fewer are gathered than value by value, and
+/// none for a dictionary that gives up); `None` when the values are mostly
+/// distinct, which a dictionary cannot win.
 fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     let n = values.count();
     // Room for as many distinct values as the dictionary may take (it
@@ -156,7 +159,6 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     let mut long: Option<super::Ids> = None;
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(n);
-    let mut stats = Stats::new();
     let give_up = n / 2 + 16;
     for (i, v) in values.iter().enumerate() {
         let next = distinct.len() as u64;
@@ -174,9 +176,9 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
             }
         }
         ids.push(id);
-        stats.push(id);
     }
     let lens = distinct.iter().map(|v| v.len() as u64).collect();
+    let stats = Stats::of_ids(&ids, distinct.len());
     Some(((distinct, lens, ids), stats))
 }
 
