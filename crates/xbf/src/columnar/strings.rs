@@ -152,10 +152,10 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     // gives up past half the column), without growing on the way.
     let room = (n / 2 + 17).min(4096);
     // Values of up to 7 bytes are looked up as one word (the bytes and the
-    // length: its hash is a bijection, so equal hashes are equal values),
-    // the others by their hash and then their bytes.
+    // length, compared whole: `WordIds`), the others by their hash and
+    // then their bytes.
     let key = super::FastHash::default();
-    let mut short = super::Ids::with_room(room);
+    let mut short = super::WordIds::new(key);
     let mut long: Option<super::Ids> = None;
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(n);
@@ -163,7 +163,7 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     for (i, v) in values.iter().enumerate() {
         let next = distinct.len() as u64;
         let id = if v.len() < 8 {
-            short.find_or_add(key.word(short_word(v)), next, |_| true)
+            short.find_or_add(short_word(v), next)
         } else {
             let h = key.long(v);
             let table = long.get_or_insert_with(|| super::Ids::with_room(room));
