@@ -89,6 +89,9 @@ fn pack64(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>, width: 
     let w = u32::from(width);
     let start = out.len();
     out.resize(start + (values.len() * w as usize).div_ceil(8), 0);
+    if w <= 8 {
+        return pack_narrow(&mut out[start..], values, w);
+    }
     let mut words = out[start..].chunks_exact_mut(8);
     let mut acc: u64 = 0;
     let mut filled: u32 = 0;
@@ -108,6 +111,35 @@ fn pack64(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>, width: 
     // The last `filled` bits: a whole word where they take eight bytes,
     // else the bytes past the words.
     let tail = if filled > 56 { words.next().unwrap_or_default() } else { words.into_remainder() };
+    tail.copy_from_slice(&acc.to_le_bytes()[..tail.len()]);
+}
+
+/// [`pack64`] of values of 8 bits or fewer (a dictionary's indices, flags)
+/// into `buf`, which holds exactly their bytes: eight values take `w`
+/// bytes, gathered in one word with no test per value of whether it is
+/// full, and stored whole where `buf` holds 8 bytes from there (the bytes
+/// past the group's are zeros, which the next group's store replaces).
+fn pack_narrow(buf: &mut [u8], mut values: impl ExactSizeIterator<Item = u64>, w: u32) {
+    let step = w as usize;
+    let mut at = 0;
+    for _ in 0..values.len() / 8 {
+        let mut acc = 0u64;
+        for i in 0..8 {
+            acc |= values.next().unwrap_or(0) << (i * w);
+        }
+        match buf.get_mut(at..at + 8) {
+            Some(word) => word.copy_from_slice(&acc.to_le_bytes()),
+            None => buf[at..at + step].copy_from_slice(&acc.to_le_bytes()[..step]),
+        }
+        at += step;
+    }
+    // Fewer than eight left, in fewer than 8 bytes.
+    let (mut acc, mut filled) = (0u64, 0);
+    for v in values {
+        acc |= v << filled;
+        filled += w;
+    }
+    let tail = &mut buf[at..];
     tail.copy_from_slice(&acc.to_le_bytes()[..tail.len()]);
 }
 
