@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Instruction counts of the core's column encoders (the `encode_columns`
 # example) under callgrind, counting only inside
-# EncodeOptions::encode_columns (not the JSON reading nor the pushing into
+# EncodeOptions::encode_columns_kept (which encode_columns calls: a pattern
+# matching both would toggle collection off again inside; not the JSON
+# reading nor the pushing into
 # Columns), for builds at several commits, interleaved file by file.
 #
 #   crates/xbf/examples/encode_columns_callgrind.sh OUT.jsonl ROUNDS LABEL=BINARY [LABEL=BINARY ...]
@@ -21,7 +23,7 @@ trap 'rm -f "$tmp"' EXIT
 for file in $files; do
     for pair in "$@"; do
         label=${pair%%=*} bin=${pair#*=}
-        valgrind --tool=callgrind --callgrind-out-file="$tmp" --toggle-collect='*EncodeOptions*encode_columns*' \
+        valgrind --tool=callgrind --callgrind-out-file="$tmp" --toggle-collect='*EncodeOptions*encode_columns_kept' \
             "$bin" --rounds "$rounds" "$file" >/dev/null 2>&1
         ir=$(callgrind_annotate "$tmp" 2>/dev/null | sed -n 's/^\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
         part() {

@@ -124,6 +124,74 @@ impl Ids {
     }
 }
 
+/// The index each distinct word got when it first came, for words that
+/// are never `u64::MAX` (a string dictionary's short values: their length,
+/// at most 7, in the top byte): open addressing with linear probing over
+/// (word, index) slots, the word itself compared (no hash stored), placed
+/// by the top bits of its keyed [`FastHash::word`]. Starts small and
+/// doubles at half full, so that a column of few distinct values clears
+/// little memory (a table sized for the most a column may hold costs more
+/// to clear than it saves), and none is cleared that the values do not use.
+pub(crate) struct WordIds {
+    slots: Vec<(u64, u64)>,
+    /// 64 less the bits of a slot's position.
+    shift: u32,
+    len: usize,
+    key: FastHash,
+}
+
+/// A slot not taken: no word of a short value is all ones.
+const FREE: u64 = u64::MAX;
+
+impl WordIds {
+    /// Slots to start with (a power of two).
+    const FIRST: usize = 64;
+
+    pub(crate) fn new(key: FastHash) -> WordIds {
+        WordIds { slots: vec![(FREE, 0); Self::FIRST], shift: 64 - Self::FIRST.trailing_zeros(), len: 0, key }
+    }
+
+    /// The index of `word`, or `next` if it is new (it is then added with
+    /// index `next`, which must be the count of words so far).
+    #[inline]
+    pub(crate) fn find_or_add(&mut self, word: u64, next: u64) -> u64 {
+        debug_assert!(word != FREE);
+        let mask = self.slots.len() - 1;
+        let mut i = (self.key.word(word) >> self.shift) as usize;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.0 == word {
+                return slot.1;
+            }
+            if slot.0 == FREE {
+                *slot = (word, next);
+                self.len += 1;
+                if 2 * self.len > self.slots.len() {
+                    self.grow();
+                }
+                return next;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Twice the slots, each word placed again.
+    #[cold]
+    fn grow(&mut self) {
+        let size = 2 * self.slots.len();
+        let old = std::mem::replace(&mut self.slots, vec![(FREE, 0); size]);
+        self.shift -= 1;
+        let mask = self.slots.len() - 1;
+        for (word, id) in old.into_iter().filter(|&(w, _)| w != FREE) {
+            let mut i = (self.key.word(word) >> self.shift) as usize;
+            while self.slots[i].0 != FREE {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (word, id);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -166,6 +234,34 @@ mod tests {
                 }
                 got.push(id);
             }
+            assert_eq!(got, reference(&keys), "round {round}");
+        }
+    }
+
+    #[test]
+    fn word_ids_are_the_indices_of_first_appearance() {
+        let mut next = crate::columnar::lcg(13, 20);
+        for round in 0..200 {
+            let n = [0, 1, 3, 50, 700, 5000][round % 6];
+            let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
+            // Words as short values make them (a length in the top byte),
+            // and the largest that is not `FREE`.
+            let keys: Vec<u64> = (0..n)
+                .map(|_| match next() % spread {
+                    0 => FREE - 1,
+                    k => k << 8 >> 8 | (k % 8) << 56,
+                })
+                .collect();
+            let mut ids = WordIds::new(FastHash::default());
+            let mut count = 0u64;
+            let got: Vec<u64> = keys
+                .iter()
+                .map(|&k| {
+                    let id = ids.find_or_add(k, count);
+                    count += u64::from(id == count);
+                    id
+                })
+                .collect();
             assert_eq!(got, reference(&keys), "round {round}");
         }
     }

@@ -89,6 +89,9 @@ fn pack64(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>, width: 
     let w = u32::from(width);
     let start = out.len();
     out.resize(start + (values.len() * w as usize).div_ceil(8), 0);
+    if w <= 8 {
+        return pack_narrow(&mut out[start..], values, w);
+    }
     let mut words = out[start..].chunks_exact_mut(8);
     let mut acc: u64 = 0;
     let mut filled: u32 = 0;
@@ -108,6 +111,35 @@ fn pack64(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>, width: 
     // The last `filled` bits: a whole word where they take eight bytes,
     // else the bytes past the words.
     let tail = if filled > 56 { words.next().unwrap_or_default() } else { words.into_remainder() };
+    tail.copy_from_slice(&acc.to_le_bytes()[..tail.len()]);
+}
+
+/// [`pack64`] of values of 8 bits or fewer (a dictionary's indices, flags)
+/// into `buf`, which holds exactly their bytes: eight values take `w`
+/// bytes, gathered in one word with no test per value of whether it is
+/// full, and stored whole where `buf` holds 8 bytes from there (the bytes
+/// past the group's are zeros, which the next group's store replaces).
+fn pack_narrow(buf: &mut [u8], mut values: impl ExactSizeIterator<Item = u64>, w: u32) {
+    let step = w as usize;
+    let mut at = 0;
+    for _ in 0..values.len() / 8 {
+        let mut acc = 0u64;
+        for i in 0..8 {
+            acc |= values.next().unwrap_or(0) << (i * w);
+        }
+        match buf.get_mut(at..at + 8) {
+            Some(word) => word.copy_from_slice(&acc.to_le_bytes()),
+            None => buf[at..at + step].copy_from_slice(&acc.to_le_bytes()[..step]),
+        }
+        at += step;
+    }
+    // Fewer than eight left, in fewer than 8 bytes.
+    let (mut acc, mut filled) = (0u64, 0);
+    for v in values {
+        acc |= v << filled;
+        filled += w;
+    }
+    let tail = &mut buf[at..];
     tail.copy_from_slice(&acc.to_le_bytes()[..tail.len()]);
 }
 
@@ -181,13 +213,12 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
 }
 
-/// What [`plan_u63`] gathers in its pass, gathered by a writer that makes
-/// the values one at a time anyway (a dictionary's indices), so that the
-/// plan needs no pass of its own. Values below 2^63 only.
+/// What [`plan_u63`] gathers in its pass, gathered from what a writer
+/// knows of the values (a dictionary's indices: [`Stats::of_ids`]), so
+/// that the plan needs less of a pass of its own. Values below 2^63 only.
 pub(crate) struct Stats {
     n: usize,
     first: u64,
-    prev: u64,
     lo: u64,
     hi: u64,
     dlo: u64,
@@ -198,36 +229,18 @@ pub(crate) struct Stats {
 
 impl Stats {
     pub(crate) fn new() -> Stats {
-        Stats { n: 0, first: 0, prev: 0, lo: u64::MAX, hi: 0, dlo: u64::MAX, dhi: 0, varint_size: 0, runs: 0 }
+        Stats { n: 0, first: 0, lo: u64::MAX, hi: 0, dlo: u64::MAX, dhi: 0, varint_size: 0, runs: 0 }
     }
 
-    /// The next value (below 2^63).
-    #[inline]
-    pub(crate) fn push(&mut self, v: u64) {
-        debug_assert!(v >> 63 == 0);
-        self.varint_size += VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
-        self.lo = self.lo.min(v);
-        self.hi = self.hi.max(v);
-        if self.n == 0 {
-            (self.first, self.runs) = (v, 1);
-        } else {
-            let d = (v as i64).wrapping_sub(self.prev as i64);
-            let z = ((d << 1) ^ (d >> 63)) as u64;
-            self.dlo = self.dlo.min(z);
-            self.dhi = self.dhi.max(z);
-            self.runs += usize::from(v != self.prev);
-        }
-        self.prev = v;
-        self.n += 1;
-    }
-
-    /// What [`Stats::push`] gathers from the ids of a dictionary in
+    /// What [`plan_u63`] gathers from the ids of a dictionary in
     /// first-seen order (`distinct` of them, fewer than 2^63): the first
     /// id is 0 and the largest `distinct - 1`, so one pass over the
     /// neighbours' differences finds the rest (and the varints' size only
     /// where some id takes two bytes).
     pub(crate) fn of_ids(ids: &[u64], distinct: usize) -> Stats {
-        let Some(&last) = ids.last() else { return Stats::new() };
+        if ids.is_empty() {
+            return Stats::new();
+        }
         debug_assert!(ids[0] == 0 && ids.iter().all(|&id| id < distinct as u64));
         let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
         for (&a, &b) in ids.iter().zip(&ids[1..]) {
@@ -243,10 +256,10 @@ impl Stats {
         } else {
             ids.iter().map(|&id| VARINT_LEN[(64 - id.leading_zeros()) as usize] as usize).sum()
         };
-        Stats { n: ids.len(), first: 0, prev: last, lo: 0, hi, dlo, dhi, varint_size, runs: 1 + changes }
+        Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs: 1 + changes }
     }
 
-    /// [`plan`] of the values pushed, `values`: what `plan_u63` (or
+    /// [`plan`] of the values gathered, `values`: what `plan_u63` (or
     /// `plan_bits`, which plans zeros and ones alike) finds.
     fn plan<T: Int>(&self, values: &[T]) -> Plan {
         debug_assert_eq!(values.len(), self.n);

@@ -141,27 +141,29 @@ impl PartialEq for Long<'_> {
 impl Eq for Long<'_> {}
 
 /// The distinct values, their lengths and each value's index among them,
-/// with the statistics of the indices (gathered as they are made); `None`
-/// when the values are mostly distinct, which a dictionary cannot win.
+/// with the statistics of the indices (gathered in one pass over them once
+/// the dictionary is known to be whole: the first index is 0 and the
+/// largest `distinct - 1`, so fewer are gathered than value by value, and
+/// none for a dictionary that gives up); `None` when the values are mostly
+/// distinct, which a dictionary cannot win.
 fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     let n = values.count();
     // Room for as many distinct values as the dictionary may take (it
     // gives up past half the column), without growing on the way.
     let room = (n / 2 + 17).min(4096);
     // Values of up to 7 bytes are looked up as one word (the bytes and the
-    // length: its hash is a bijection, so equal hashes are equal values),
-    // the others by their hash and then their bytes.
+    // length, compared whole: `WordIds`), the others by their hash and
+    // then their bytes.
     let key = super::FastHash::default();
-    let mut short = super::Ids::with_room(room);
+    let mut short = super::WordIds::new(key);
     let mut long: Option<super::Ids> = None;
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(n);
-    let mut stats = Stats::new();
     let give_up = n / 2 + 16;
     for (i, v) in values.iter().enumerate() {
         let next = distinct.len() as u64;
         let id = if v.len() < 8 {
-            short.find_or_add(key.word(short_word(v)), next, |_| true)
+            short.find_or_add(short_word(v), next)
         } else {
             let h = key.long(v);
             let table = long.get_or_insert_with(|| super::Ids::with_room(room));
@@ -174,9 +176,9 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
             }
         }
         ids.push(id);
-        stats.push(id);
     }
     let lens = distinct.iter().map(|v| v.len() as u64).collect();
+    let stats = Stats::of_ids(&ids, distinct.len());
     Some(((distinct, lens, ids), stats))
 }
 

@@ -2,32 +2,6 @@
 
 use super::*;
 
-#[test]
-fn stats_gathered_value_by_value_plan_what_the_pass_plans() {
-    let mut next = crate::columnar::lcg(9, 11);
-    for round in 0..500 {
-        let n = [0, 1, 2, 3, 10, 100, 1000][round % 7];
-        let values: Vec<u64> = (0..n)
-            .map(|i| match (round / 7) % 6 {
-                0 => next() % 2,
-                1 => next() % 100,
-                2 => (i / 30) as u64,
-                3 => 1,
-                4 => next() >> 1 << (next() % 11),
-                _ => (i as u64) * 3 + next() % 3,
-            })
-            .map(|v| v & (u64::MAX >> 1))
-            .collect();
-        let mut stats = Stats::new();
-        values.iter().for_each(|&v| stats.push(v));
-        let (a, b) = (Planned::with_stats(&values, &stats), Planned::new(&values));
-        let (mut x, mut y) = (Vec::new(), Vec::new());
-        a.write(&mut x);
-        b.write(&mut y);
-        assert_eq!((a.size(), x), (b.size(), y), "round {round}");
-    }
-}
-
 fn round_trip(values: &[u128]) -> u8 {
     let bytes = encode(values);
     let mut c = Cursor::new(&bytes, 0);
