@@ -162,7 +162,8 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
   const qs = ["_ = 0", ...keys.map((_, j) => (modes[j] === PLAIN ? "" : `q${j} = 0`)).filter((x) => x)].join(", ");
   const tag = modes.join("") + variant;
   if (generable && !modes.includes(ABSENT_KEY)) {
-    // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
+    // One constructor call (or object literal) per record: every row object gets the same shape, its fields
+    // in-object, as JSON.parse makes them.
     // The array is sized once (n was charged to the decoded-memory budget, and every field's column is already an
     // array of n values, so n is a valid length): no growth copies while filling, as msgpackr sizes its arrays.
     // Made by the key list's record constructor where there is one (see recordConstructor), else by the literal.
@@ -178,7 +179,9 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
   if (generable) {
     // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
     // tag says present, from its column's next value (straight-line code instead of a loop over the keys). A
-    // generated constructor taking every field was slower (BENCHMARKS.md, TypeScript).
+    // generated constructor taking every field was slower (BENCHMARKS.md, TypeScript). `{}` has no allocation site
+    // (V8's CreateEmptyObjectLiteral), so V8 cannot pretenure these records (an empty constructor's `new E()`
+    // instead measured the same: BENCHMARKS.md, issue 23's pretenuring).
     return generateDecoder("optional:" + tag, keys, () => {
       const body = keys
         .map((k, j) => (modes[j] === ABSENT_KEY ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = ${value(j)};` : `o[${JSON.stringify(k)}] = ${value(j)};`))
