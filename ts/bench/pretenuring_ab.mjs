@@ -8,6 +8,11 @@
 //     [--config "NODE_FLAGS|file,file" …]   (default: the four configurations below)
 //   --trace: also runs each configuration once per build with --trace-pretenuring(-statistics) and counts the sites switched
 //   to "tenure" (every site in the process: the loader's and msgpackr's too).
+// Under load, instruction counts instead (the collector's work included with --single-threaded):
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null node --single-threaded [--min-semi-space-size=16] \
+//     bench/pretenuring_ab.mjs --child DIST FILE --calls N
+// decodes FILE N times after the same start (first decodes kept across a scavenge); one decode's instructions are
+// (I(N2) - I(N1)) / (N2 - N1) over two runs.
 // DIST is a build of ts/ (its dist directory); files are vega-datasets names, or sp500-2019.csv (the CLI's stock rows).
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -39,6 +44,14 @@ if (argv[0] === "--child") {
     for (let i = 0; i < 1 << 20; i++) ring[i & 255] = [i, i + 1, i + 2]; // about 40 MB of short-lived arrays
     if (ring.length === 0) console.log(back.length);
     const xbf = (y) => decode(y), mp = (y) => p.unpack(y);
+    const calls = opt("--calls");
+    if (calls !== undefined) {
+      // Instruction counts (under callgrind): this many decodes of the build's, no clock (see the header).
+      let sink = 0;
+      for (let i = 0; i < +calls; i++) sink += xbf(b).length;
+      out[f] = { calls: +calls, sink };
+      continue;
+    }
     for (const t0 = Date.now(); Date.now() - t0 < 300;) { xbf(b); mp(m); }
     const n = Math.max(5, Math.round(20 / Math.max(0.001, time(xbf, b, 5))));
     const s = { xbf: [], msgpackr: [] };
