@@ -10,8 +10,8 @@
 //   to "tenure" (every site in the process: the loader's and msgpackr's too).
 // Under load, instruction counts instead (the collector's work included with --single-threaded):
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null node --single-threaded [--min-semi-space-size=16] \
-//     bench/pretenuring_ab.mjs --child DIST FILE --calls N
-// decodes FILE N times after the same start (first decodes kept across a scavenge); one decode's instructions are
+//     bench/pretenuring_ab.mjs --child DIST FILE --calls N [--msgpackr]
+// decodes FILE N times (msgpackr's unpack instead with --msgpackr) after the same start (first decodes kept across a scavenge); one decode's instructions are
 // (I(N2) - I(N1)) / (N2 - N1) over two runs.
 // DIST is a build of ts/ (its dist directory); files are vega-datasets names, or sp500-2019.csv (the CLI's stock rows).
 import { execFileSync } from "node:child_process";
@@ -48,7 +48,8 @@ if (argv[0] === "--child") {
     if (calls !== undefined) {
       // Instruction counts (under callgrind): this many decodes of the build's, no clock (see the header).
       let sink = 0;
-      for (let i = 0; i < +calls; i++) sink += xbf(b).length;
+      if (argv.includes("--msgpackr")) for (let i = 0; i < +calls; i++) sink += mp(m).length;
+      else for (let i = 0; i < +calls; i++) sink += xbf(b).length;
       out[f] = { calls: +calls, sink };
       continue;
     }
