@@ -272,45 +272,6 @@ function rebuild(b: Uint8Array, q: number, shared: number[], rest: number[], all
   return at;
 }
 
-/** The XOR payload's values 1 to n-1 into out (out[0] is the first value, whose bits are hi and lo), from the bit
- * stream in src at p0 (`total` bits): the bits read, or -1 where decodeXor would throw. A function of its own, with
- * nothing after its loop: a large first column has this loop compiled on-stack (OSR) before any code after it ever
- * ran, and V8 11 kept entering that OSR code on every later call, deoptimising each time at the first property load
- * past the loop (`Math.ceil`, which had no feedback when it was compiled): one deopt per decode of jobs.json. */
-function xorValues(src: DataView, p0: number, total: number, n: number, f32: boolean, hi: number, lo: number, out: number[]): number {
-  const width = f32 ? 32 : 64, field = f32 ? 5 : 6, fmask = (1 << field) - 1;
-  let lead = -1, wlen = 0, bit = 0;
-  for (let i = 1; i < n; i++) {
-    if (bit >= total) return -1;
-    const c = bitsAt(src, p0, bit, 2);
-    if ((c & 1) === 0) { bit += 1; out[i] = out[i - 1]!; continue; }
-    if ((c & 2) !== 0) {
-      if (bit + 2 + 2 * field > total) return -1;
-      const f = bitsAt(src, p0, bit + 2, 2 * field);
-      lead = f & fmask;
-      wlen = (f >>> field) + 1;
-      if (lead + wlen > width) return -1;
-      bit += 2 + 2 * field;
-    } else {
-      if (lead < 0 || bit + 2 > total) return -1;
-      bit += 2;
-    }
-    if (bit + wlen > total) return -1;
-    // wlen bits, shifted left by sh into the width-bit word (lead + wlen <= width, so nothing is lost).
-    const sh = width - lead - wlen;
-    let vl: number, vh = 0;
-    if (wlen <= 32) vl = bits32(src, p0, bit, wlen);
-    else { vl = bits32(src, p0, bit, 32); vh = bits32(src, p0, bit + 32, wlen - 32); }
-    bit += wlen;
-    if (sh === 0) { hi ^= vh; lo ^= vl; }
-    else if (sh >= 32) hi ^= vl << (sh - 32);
-    else { hi ^= (vh << sh) | (vl >>> (32 - sh)); lo ^= vl << sh; }
-    if (f32) { WORDS[0] = lo; out[i] = F32[0]!; }
-    else { WORDS[0] = lo; WORDS[1] = hi; out[i] = F64[0]!; }
-  }
-  return bit;
-}
-
 class Columns {
   b: Uint8Array;
   dv: DataView;
@@ -693,7 +654,7 @@ class Columns {
   /** The XOR encoding's payload (SPEC 22.2.1: after its byte, the rest of the column up to `end`) of n values,
    * as decodeXor reads it but on numbers only; null wherever decodeXor would throw (it then reports it). */
   private xor(n: number, f32: boolean, end: number): number[] | null {
-    const b = this.b, dv = this.dv, w = f32 ? 4 : 8;
+    const b = this.b, dv = this.dv, w = f32 ? 4 : 8, width = 8 * w, field = f32 ? 5 : 6, fmask = (1 << field) - 1;
     if (n === 0 || w > end - this.pos || !LITTLE) return null;
     const first = this.pos, sp = first + w, len = end - sp, total = 8 * len;
     if (Math.ceil((n - 1) / 8) > len) return null;
@@ -701,11 +662,38 @@ class Columns {
     // the message ends there. Bits past the stream are never used (each read is checked against `total`).
     const src = this.bitsView(sp, len), p0 = this.vp;
     // The previous value's bits: high and low 32-bit words (for f32 the one word is `lo`).
-    const hi = f32 ? 0 : dv.getUint32(first + 4, true), lo = dv.getUint32(first, true);
+    let hi = f32 ? 0 : dv.getUint32(first + 4, true), lo = dv.getUint32(first, true);
     const out = doubles(n);
     out[0] = f32 ? dv.getFloat32(first, true) : dv.getFloat64(first, true);
-    const bit = xorValues(src, p0, total, n, f32, hi, lo, out);
-    if (bit < 0) return null;
+    let lead = -1, wlen = 0, bit = 0;
+    for (let i = 1; i < n; i++) {
+      if (bit >= total) return null;
+      const c = bitsAt(src, p0, bit, 2);
+      if ((c & 1) === 0) { bit += 1; out[i] = out[i - 1]!; continue; }
+      if ((c & 2) !== 0) {
+        if (bit + 2 + 2 * field > total) return null;
+        const f = bitsAt(src, p0, bit + 2, 2 * field);
+        lead = f & fmask;
+        wlen = (f >>> field) + 1;
+        if (lead + wlen > width) return null;
+        bit += 2 + 2 * field;
+      } else {
+        if (lead < 0 || bit + 2 > total) return null;
+        bit += 2;
+      }
+      if (bit + wlen > total) return null;
+      // wlen bits, shifted left by sh into the width-bit word (lead + wlen <= width, so nothing is lost).
+      const sh = width - lead - wlen;
+      let vl: number, vh = 0;
+      if (wlen <= 32) vl = bits32(src, p0, bit, wlen);
+      else { vl = bits32(src, p0, bit, 32); vh = bits32(src, p0, bit + 32, wlen - 32); }
+      bit += wlen;
+      if (sh === 0) { hi ^= vh; lo ^= vl; }
+      else if (sh >= 32) hi ^= vl << (sh - 32);
+      else { hi ^= (vh << sh) | (vl >>> (32 - sh)); lo ^= vl << sh; }
+      if (f32) { WORDS[0] = lo; out[i] = F32[0]!; }
+      else { WORDS[0] = lo; WORDS[1] = hi; out[i] = F64[0]!; }
+    }
     if (Math.ceil(bit / 8) !== len) return null;
     if (bit % 8 !== 0 && b[sp + (bit >> 3)]! >> (bit % 8) !== 0) return null;
     this.pos = end;
