@@ -125,6 +125,29 @@ export function generate<T>(tag: string, keys: string[], make: () => T): T {
 export function generateDecoder<T>(tag: string, keys: string[], make: () => T): T {
   return decodeCode.get(tag, keys, make);
 }
+/** Record constructors by key list (at most 512 kept): a cache of their own, so that a constructor is never evicted
+ * while the builders and row readers made with it are kept. */
+const recordCode = new CodeCache(512);
+/** A generated record constructor: `new R(v0, v1, …)` is `{ k0: v0, k1: v1, … }`. */
+export type RecordCtor = new (...values: unknown[]) => object;
+/** The constructor of records with these keys, or null where an object literal has to build them. Why not a literal:
+ * a literal has an allocation site, and once V8's new space has grown to its maximum (a long-running process, or a
+ * benchmark that ran another file first) V8 pretenures a site whose objects survived a scavenge (a decode's records
+ * do, until it returns), after which every record and its number boxes are allocated in old space (BENCHMARKS.md,
+ * TypeScript, issue 23's pretenuring). `new` of an ordinary function has no allocation site. Its prototype is
+ * Object.prototype, set before the first `new`, so its records are what the literal made: that prototype, no own
+ * `constructor`, the keys in the same order. Null (a literal, as before) for a key Object.prototype has: the
+ * constructor's stores would meet the prototype's property (a setter, `__proto__`; a method of a frozen
+ * prototype), where a literal defines an own property. */
+export function recordConstructor(keys: string[]): RecordCtor | null {
+  if (keys.length === 0 || keys.length > MAX_GENERATED || !canGenerate() || keys.some((k) => k in Object.prototype)) return null;
+  return recordCode.get("record", keys, () => {
+    const body = keys.map((k, j) => `this[${JSON.stringify(k)}] = v${j};`).join(" ");
+    const R = new Function(`return function R(${keys.map((_, j) => `v${j}`).join(", ")}) { ${body} };`)() as RecordCtor;
+    R.prototype = Object.prototype;
+    return R;
+  });
+}
 /** The struct types whose float fields untypedFloats has widened (once each). */
 const WIDENED = new WeakSet<XbfType>();
 /** The builder of each struct type met (types are kept with their metadata: see cachedDirect). */
@@ -139,18 +162,26 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
   const qs = ["_ = 0", ...keys.map((_, j) => (modes[j] === PLAIN ? "" : `q${j} = 0`)).filter((x) => x)].join(", ");
   const tag = modes.join("") + variant;
   if (generable && !modes.includes(ABSENT_KEY)) {
-    // One object literal: every row object gets the same shape, its fields in-object, as JSON.parse makes them.
+    // One constructor call (or object literal) per record: every row object gets the same shape, its fields
+    // in-object, as JSON.parse makes them.
     // The array is sized once (n was charged to the decoded-memory budget, and every field's column is already an
     // array of n values, so n is a valid length): no growth copies while filling, as msgpackr sizes its arrays.
-    return generateDecoder("columns:" + tag, keys, () => {
-      const lit = keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ");
-      return new Function("cols", "n", "tags", `const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = { ${lit} }; return out;`) as Builder;
+    // Made by the key list's record constructor where there is one (see recordConstructor), else by the literal.
+    const R = recordConstructor(keys);
+    // The generated code is kept per key list and given the constructor on each use (a constructor made again after
+    // its cache evicted it then goes with the builders made since, as untypedFloats finds it).
+    const make = generateDecoder((R === null ? "columns:" : "records:") + tag, keys, () => {
+      const rec = R === null ? `{ ${keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ")} }` : `new R(${keys.map((_, j) => value(j)).join(", ")})`;
+      return new Function("R", `return function (cols, n, tags) { const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = ${rec}; return out; };`) as (r: RecordCtor | null) => Builder;
     });
+    return make(R);
   }
   if (generable) {
     // Records with keys that may be left out: one assignment per key, in order, an optional one only where its
     // tag says present, from its column's next value (straight-line code instead of a loop over the keys). A
-    // generated constructor taking every field was slower (BENCHMARKS.md, TypeScript).
+    // generated constructor taking every field was slower (BENCHMARKS.md, TypeScript). `{}` has no allocation site
+    // (V8's CreateEmptyObjectLiteral), so V8 cannot pretenure these records (an empty constructor's `new E()`
+    // instead measured the same: BENCHMARKS.md, issue 23's pretenuring).
     return generateDecoder("optional:" + tag, keys, () => {
       const body = keys
         .map((k, j) => (modes[j] === ABSENT_KEY ? `if (t${j}[i] === 1) o[${JSON.stringify(k)}] = ${value(j)};` : `o[${JSON.stringify(k)}] = ${value(j)};`))
@@ -190,6 +221,9 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
  * copy the pointer to the entry's box. `firsts[j]` is field j's stand-in value: "" for a float field, a value of
  * the kind the others hold (0, "", null), which leaves theirs as it is. */
 function untypedFloats(keys: string[], firsts: unknown[]): void {
+  // Records made by a constructor have its maps, not the literal's: the widening goes to the same constructor.
+  const R = recordConstructor(keys);
+  if (R !== null) { new R(...firsts); return; }
   const make = widenCode.get("firsts", keys, () => {
     const lit = keys.map((k, j) => `${JSON.stringify(k)}: v[${j}]`).join(", ");
     return new Function("v", `return { ${lit} };`) as (v: unknown[]) => unknown;

@@ -6,7 +6,7 @@ import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, FLAG_COLUMNAR } from "./decode_rows.js";
 import { XbfSome, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generateDecoder, intConv, nullable, small } from "./fast.js";
+import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generateDecoder, intConv, nullable, recordConstructor, small } from "./fast.js";
 
 /** A key left out of its object (an absent `json.optional` field). */
 const ABSENT: unique symbol = Symbol("xbf.absent");
@@ -113,15 +113,18 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
         // own, whatever other record types the process decodes.
         // The int64 option changes the values (bigints): a reader of its own, as the columns' builders.
         const sig = t.fields.map((f) => (f.type.kind === "f64" ? "d" : f.type.kind === "f32" ? "s" : "-")).join("") + (o.int64 === "bigint" ? ":bigint" : "");
-        const make = generateDecoder("rows:" + sig, keys, () => {
-          const lit = keys.map((k, j) => {
+        // The record made by the key list's constructor where there is one (no allocation site to pretenure: see
+        // fast.ts's recordConstructor), else by a literal; the arguments are evaluated in the keys' order either way.
+        const R = recordConstructor(keys);
+        const make = generateDecoder((R === null ? "rows:" : "rows-records:") + sig, keys, () => {
+          const vs = keys.map((_, j) => {
             const w = sig[j] === "d" ? 8 : sig[j] === "s" ? 4 : 0;
-            const v = w === 0 ? `f${j}(r)` : `(p = r.pos, p + ${w} > r.end ? bail() : (r.pos = p + ${w}, dv.${w === 8 ? "getFloat64" : "getFloat32"}(p, true)))`;
-            return `${JSON.stringify(k)}: ${v}`;
-          }).join(", ");
-          return new Function("bail", ...keys.map((_, j) => `f${j}`), `return function (r) { const dv = r.dv; let p = 0; return { ${lit} }; };`) as (...f: unknown[]) => RowFn;
+            return w === 0 ? `f${j}(r)` : `(p = r.pos, p + ${w} > r.end ? bail() : (r.pos = p + ${w}, dv.${w === 8 ? "getFloat64" : "getFloat32"}(p, true)))`;
+          });
+          const rec = R === null ? `{ ${keys.map((k, j) => `${JSON.stringify(k)}: ${vs[j]}`).join(", ")} }` : `new R(${vs.join(", ")})`;
+          return new Function("bail", "R", ...keys.map((_, j) => `f${j}`), `return function (r) { const dv = r.dv; let p = 0; return ${rec}; };`) as (...f: unknown[]) => RowFn;
         });
-        return make(bail, ...fns);
+        return make(bail, R, ...fns);
       }
       const m = keys.length;
       return (r) => {
