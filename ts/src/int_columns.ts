@@ -65,25 +65,12 @@ let mBest = 0, mSize = 0, mMin = 0, mWidth = 0, mZmin = 0, mZwidth = 0;
 function measureN(values: number[]): void {
   const n = values.length;
   // One pass for the four sizes: varint, frame of reference (min, max), delta (the zigzag differences' min
-  // and max), run-length (runs and their values). Varint lengths below 2^21 inline (the usual values).
-  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = Infinity, zmax = -Infinity, rsize = 1, run = n ? 1 : 0;
-  let prev = min;
-  if (n > 0) vsize += prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : varLen(prev);
-  for (let i = 1; i < n; i++) {
-    const v = values[i]!;
-    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : varLen(v);
-    // Math.min/max and the sign as a number: no branch on the data (random values mispredict).
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-    const d = v - prev;
-    const z = 2 * Math.abs(d) - +(d < 0);
-    zmin = Math.min(zmin, z);
-    zmax = Math.max(zmax, z);
-    if (d === 0) run++;
-    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : varLen(prev)); run = 1; }
-    prev = v;
-  }
-  if (n > 0) rsize += varLen(run) + varLen(prev);
+  // and max), run-length (runs and their values); in 32-bit integers while the values stay below 2^30 (the
+  // usual ones: Math.min/max and the sign as a number on doubles took twice the instructions), else on doubles.
+  if (n === 0 || !measureInt(values)) measureWide(values);
+  const min = sMin, max = sMax;
+  let zmin = sZmin, zmax = sZmax;
+  const rsize = n > 0 ? sRsize + varLen(sRun) + varLen(sPrev) : 1, vsize = sVsize;
   if (n < 2) { zmin = 0; zmax = 0; }
   const width = bitsN(max - min);
   const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
@@ -94,6 +81,55 @@ function measureN(values: number[]): void {
   if (dsize < size) { best = 2; size = dsize; }
   if (rsize < size) { best = 3; size = rsize; }
   mBest = best; mSize = size; mMin = min; mWidth = width; mZmin = zmin; mZwidth = zwidth;
+}
+/** What a measuring pass found (module state, as measureN's results): the varint size, min and max, the zigzag
+ * differences' min and max, the run-length size without the last run, that run's length and value. */
+let sVsize = 0, sMin = 0, sMax = 0, sZmin = 0, sZmax = 0, sRsize = 0, sRun = 0, sPrev = 0;
+/** measureN's pass for values below 2^30 (their differences' zigzag forms fit in 32 bits); false, with nothing
+ * set, at the first value that does not fit. n > 0. */
+function measureInt(values: number[]): boolean {
+  const n = values.length, x0 = values[0]!;
+  if (!(x0 < 1073741824)) return false;
+  let min = x0 | 0, max = min, prev = min, zmin = 0x7fffffff, zmax = 0, rsize = 1, run = 1;
+  let vsize = 1 + (prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : prev < 268435456 ? 4 : 5);
+  for (let i = 1; i < n; i++) {
+    const x = values[i]!;
+    if (!(x < 1073741824)) return false;
+    const v = x | 0;
+    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : v < 268435456 ? 4 : 5;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    const d = (v - prev) | 0;
+    const z = (d << 1) ^ (d >> 31);
+    if (z < zmin) zmin = z;
+    if (z > zmax) zmax = z;
+    if (d === 0) run++;
+    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : prev < 268435456 ? 4 : 5); run = 1; }
+    prev = v;
+  }
+  sVsize = vsize; sMin = min; sMax = max; sZmin = zmin; sZmax = zmax; sRsize = rsize; sRun = run; sPrev = prev;
+  return true;
+}
+/** measureN's pass on doubles, for any values in [0, 2^51). */
+function measureWide(values: number[]): void {
+  const n = values.length;
+  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = Infinity, zmax = -Infinity, rsize = 1, run = n ? 1 : 0;
+  let prev = min;
+  if (n > 0) vsize += prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : varLen(prev);
+  for (let i = 1; i < n; i++) {
+    const v = values[i]!;
+    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : varLen(v);
+    if (v < min) min = v;
+    if (v > max) max = v;
+    const d = v - prev;
+    const z = d >= 0 ? 2 * d : -2 * d - 1;
+    if (z < zmin) zmin = z;
+    if (z > zmax) zmax = z;
+    if (d === 0) run++;
+    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : varLen(prev)); run = 1; }
+    prev = v;
+  }
+  sVsize = vsize; sMin = min; sMax = max; sZmin = zmin; sZmax = zmax; sRsize = rsize; sRun = run; sPrev = prev;
 }
 function encodeIntsN(values: number[]): number[] {
   measureN(values);
