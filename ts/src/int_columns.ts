@@ -311,25 +311,32 @@ export function putIntsColumn(out: Writer, values: readonly (bigint | number)[],
   measureN(values as number[]);
   putMeasured(out, { values: values as number[], best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth }, prefixed);
 }
-function putMeasured(out: Writer, m: Measured, prefixed: boolean): void {
-  const xs = m.values, n = xs.length, size = m.size, best = m.best, min = m.min, width = m.width, zmin = m.zmin, zwidth = m.zwidth;
-  if (prefixed) out.uvar(size);
-  out.ensure(size + 8);
-  const b = out.buf;
-  let p = out.len;
-  const start = p;
-  b[p++] = best;
-  const varN = (x: number) => {
-    while (x > 0x7fffffff) { const h = Math.floor(x / 128); b[p++] = (x - h * 128) | 128; x = h; }
-    while (x >= 128) { b[p++] = (x & 127) | 128; x >>>= 7; }
-    b[p++] = x;
-  };
-  // width bits each of (get(i) - base), least significant bit first.
-  const packInto = (count: number, get: (i: number) => number, w: number, base: number) => {
-    if (w === 0) return;
-    let acc = 0, filled = 0;
-    for (let i = 0; i < count; i++) {
-      let v = get(i) - base, k = w;
+/** Writes x (a non-negative integer below 2^53) as a varint into b at p; returns the position after it. Above
+ * 2^31 by division (no floating-point remainder, which V8 calls out for); below it by bit operations. */
+function varInto(b: Uint8Array, p: number, x: number): number {
+  while (x > 0x7fffffff) { const h = Math.floor(x / 128); b[p++] = (x - h * 128) | 128; x = h; }
+  while (x >= 128) { b[p++] = (x & 127) | 128; x >>>= 7; }
+  b[p++] = x;
+  return p;
+}
+/** Writes, `w` bits each, least significant bit first, (x - base) for the values xs[from..n), or with `delta`
+ * (zigzag(xs[i] - xs[i - 1]) - base) for them, into b at p; returns the position after them. Widths up to 24 bits
+ * in one shift a value (no call, no split); wider ones in 24-bit pieces. */
+function packInto(b: Uint8Array, p: number, xs: readonly number[], from: number, n: number, w: number, base: number, delta: boolean): number {
+  if (w === 0) return p;
+  let acc = 0, filled = 0;
+  if (w <= 24) {
+    for (let i = from; i < n; i++) {
+      let v: number;
+      if (delta) { const d = xs[i]! - xs[i - 1]!; v = (d >= 0 ? 2 * d : -2 * d - 1) - base; } else v = xs[i]! - base;
+      acc |= v << filled;
+      filled += w;
+      while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+    }
+  } else {
+    for (let i = from; i < n; i++) {
+      let v: number, k = w;
+      if (delta) { const d = xs[i]! - xs[i - 1]!; v = (d >= 0 ? 2 * d : -2 * d - 1) - base; } else v = xs[i]! - base;
       while (k > 0) {
         const take = k < 24 ? k : 24;
         const hi = take === k ? 0 : Math.floor(v / 16777216);
@@ -341,22 +348,28 @@ function putMeasured(out: Writer, m: Measured, prefixed: boolean): void {
         while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
       }
     }
-    if (filled > 0) b[p++] = acc & 255;
-  };
+  }
+  if (filled > 0) b[p++] = acc & 255;
+  return p;
+}
+function putMeasured(out: Writer, m: Measured, prefixed: boolean): void {
+  const xs = m.values, n = xs.length, size = m.size, best = m.best, min = m.min, width = m.width, zmin = m.zmin, zwidth = m.zwidth;
+  if (prefixed) out.uvar(size);
+  out.ensure(size + 8);
+  const b = out.buf;
+  let p = out.len;
+  const start = p;
+  b[p++] = best;
   switch (best) {
-    case 0: for (let i = 0; i < n; i++) varN(xs[i]!); break;
-    case 1: varN(min); b[p++] = width; packInto(n, (i) => xs[i]!, width, min); break;
-    case 2: {
-      varN(xs[0]!); varN(zmin); b[p++] = zwidth;
-      packInto(n - 1, (i) => { const d = xs[i + 1]! - xs[i]!; return d >= 0 ? 2 * d : -2 * d - 1; }, zwidth, zmin);
-      break;
-    }
+    case 0: for (let i = 0; i < n; i++) p = varInto(b, p, xs[i]!); break;
+    case 1: p = varInto(b, p, min); b[p++] = width; p = packInto(b, p, xs, 0, n, width, min, false); break;
+    case 2: p = varInto(b, p, xs[0]!); p = varInto(b, p, zmin); b[p++] = zwidth; p = packInto(b, p, xs, 1, n, zwidth, zmin, true); break;
     default:
       for (let i = 0; i < n;) {
         let j = i;
         while (j < n && xs[j] === xs[i]) j++;
-        varN(j - i);
-        varN(xs[i]!);
+        p = varInto(b, p, j - i);
+        p = varInto(b, p, xs[i]!);
         i = j;
       }
   }
