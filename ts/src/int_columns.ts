@@ -65,25 +65,12 @@ let mBest = 0, mSize = 0, mMin = 0, mWidth = 0, mZmin = 0, mZwidth = 0;
 function measureN(values: number[]): void {
   const n = values.length;
   // One pass for the four sizes: varint, frame of reference (min, max), delta (the zigzag differences' min
-  // and max), run-length (runs and their values). Varint lengths below 2^21 inline (the usual values).
-  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = Infinity, zmax = -Infinity, rsize = 1, run = n ? 1 : 0;
-  let prev = min;
-  if (n > 0) vsize += prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : varLen(prev);
-  for (let i = 1; i < n; i++) {
-    const v = values[i]!;
-    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : varLen(v);
-    // Math.min/max and the sign as a number: no branch on the data (random values mispredict).
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-    const d = v - prev;
-    const z = 2 * Math.abs(d) - +(d < 0);
-    zmin = Math.min(zmin, z);
-    zmax = Math.max(zmax, z);
-    if (d === 0) run++;
-    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : varLen(prev)); run = 1; }
-    prev = v;
-  }
-  if (n > 0) rsize += varLen(run) + varLen(prev);
+  // and max), run-length (runs and their values); in 32-bit integers while the values stay below 2^30 (the
+  // usual ones: Math.min/max and the sign as a number on doubles took twice the instructions), else on doubles.
+  if (n === 0 || !measureInt(values)) measureWide(values);
+  const min = sMin, max = sMax;
+  let zmin = sZmin, zmax = sZmax;
+  const rsize = n > 0 ? sRsize + varLen(sRun) + varLen(sPrev) : 1, vsize = sVsize;
   if (n < 2) { zmin = 0; zmax = 0; }
   const width = bitsN(max - min);
   const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
@@ -94,6 +81,55 @@ function measureN(values: number[]): void {
   if (dsize < size) { best = 2; size = dsize; }
   if (rsize < size) { best = 3; size = rsize; }
   mBest = best; mSize = size; mMin = min; mWidth = width; mZmin = zmin; mZwidth = zwidth;
+}
+/** What a measuring pass found (module state, as measureN's results): the varint size, min and max, the zigzag
+ * differences' min and max, the run-length size without the last run, that run's length and value. */
+let sVsize = 0, sMin = 0, sMax = 0, sZmin = 0, sZmax = 0, sRsize = 0, sRun = 0, sPrev = 0;
+/** measureN's pass for values below 2^30 (their differences' zigzag forms fit in 32 bits); false, with nothing
+ * set, at the first value that does not fit. n > 0. */
+function measureInt(values: number[]): boolean {
+  const n = values.length, x0 = values[0]!;
+  if (!(x0 < 1073741824)) return false;
+  let min = x0 | 0, max = min, prev = min, zmin = 0x7fffffff, zmax = 0, rsize = 1, run = 1;
+  let vsize = 1 + (prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : prev < 268435456 ? 4 : 5);
+  for (let i = 1; i < n; i++) {
+    const x = values[i]!;
+    if (!(x < 1073741824)) return false;
+    const v = x | 0;
+    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : v < 268435456 ? 4 : 5;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    const d = (v - prev) | 0;
+    const z = (d << 1) ^ (d >> 31);
+    if (z < zmin) zmin = z;
+    if (z > zmax) zmax = z;
+    if (d === 0) run++;
+    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : prev < 268435456 ? 4 : 5); run = 1; }
+    prev = v;
+  }
+  sVsize = vsize; sMin = min; sMax = max; sZmin = zmin; sZmax = zmax; sRsize = rsize; sRun = run; sPrev = prev;
+  return true;
+}
+/** measureN's pass on doubles, for any values in [0, 2^51). */
+function measureWide(values: number[]): void {
+  const n = values.length;
+  let vsize = 1, min = n ? values[0]! : 0, max = min, zmin = Infinity, zmax = -Infinity, rsize = 1, run = n ? 1 : 0;
+  let prev = min;
+  if (n > 0) vsize += prev < 128 ? 1 : prev < 16384 ? 2 : prev < 2097152 ? 3 : varLen(prev);
+  for (let i = 1; i < n; i++) {
+    const v = values[i]!;
+    vsize += v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : varLen(v);
+    if (v < min) min = v;
+    if (v > max) max = v;
+    const d = v - prev;
+    const z = d >= 0 ? 2 * d : -2 * d - 1;
+    if (z < zmin) zmin = z;
+    if (z > zmax) zmax = z;
+    if (d === 0) run++;
+    else { rsize += (run < 128 ? 1 : varLen(run)) + (prev < 128 ? 1 : varLen(prev)); run = 1; }
+    prev = v;
+  }
+  sVsize = vsize; sMin = min; sMax = max; sZmin = zmin; sZmax = zmax; sRsize = rsize; sRun = run; sPrev = prev;
 }
 function encodeIntsN(values: number[]): number[] {
   measureN(values);
@@ -275,25 +311,32 @@ export function putIntsColumn(out: Writer, values: readonly (bigint | number)[],
   measureN(values as number[]);
   putMeasured(out, { values: values as number[], best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth }, prefixed);
 }
-function putMeasured(out: Writer, m: Measured, prefixed: boolean): void {
-  const xs = m.values, n = xs.length, size = m.size, best = m.best, min = m.min, width = m.width, zmin = m.zmin, zwidth = m.zwidth;
-  if (prefixed) out.uvar(size);
-  out.ensure(size + 8);
-  const b = out.buf;
-  let p = out.len;
-  const start = p;
-  b[p++] = best;
-  const varN = (x: number) => {
-    while (x > 0x7fffffff) { const h = Math.floor(x / 128); b[p++] = (x - h * 128) | 128; x = h; }
-    while (x >= 128) { b[p++] = (x & 127) | 128; x >>>= 7; }
-    b[p++] = x;
-  };
-  // width bits each of (get(i) - base), least significant bit first.
-  const packInto = (count: number, get: (i: number) => number, w: number, base: number) => {
-    if (w === 0) return;
-    let acc = 0, filled = 0;
-    for (let i = 0; i < count; i++) {
-      let v = get(i) - base, k = w;
+/** Writes x (a non-negative integer below 2^53) as a varint into b at p; returns the position after it. Above
+ * 2^31 by division (no floating-point remainder, which V8 calls out for); below it by bit operations. */
+function varInto(b: Uint8Array, p: number, x: number): number {
+  while (x > 0x7fffffff) { const h = Math.floor(x / 128); b[p++] = (x - h * 128) | 128; x = h; }
+  while (x >= 128) { b[p++] = (x & 127) | 128; x >>>= 7; }
+  b[p++] = x;
+  return p;
+}
+/** Writes, `w` bits each, least significant bit first, (x - base) for the values xs[from..n), or with `delta`
+ * (zigzag(xs[i] - xs[i - 1]) - base) for them, into b at p; returns the position after them. Widths up to 24 bits
+ * in one shift a value (no call, no split); wider ones in 24-bit pieces. */
+function packInto(b: Uint8Array, p: number, xs: readonly number[], from: number, n: number, w: number, base: number, delta: boolean): number {
+  if (w === 0) return p;
+  let acc = 0, filled = 0;
+  if (w <= 24) {
+    for (let i = from; i < n; i++) {
+      let v: number;
+      if (delta) { const d = xs[i]! - xs[i - 1]!; v = (d >= 0 ? 2 * d : -2 * d - 1) - base; } else v = xs[i]! - base;
+      acc |= v << filled;
+      filled += w;
+      while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
+    }
+  } else {
+    for (let i = from; i < n; i++) {
+      let v: number, k = w;
+      if (delta) { const d = xs[i]! - xs[i - 1]!; v = (d >= 0 ? 2 * d : -2 * d - 1) - base; } else v = xs[i]! - base;
       while (k > 0) {
         const take = k < 24 ? k : 24;
         const hi = take === k ? 0 : Math.floor(v / 16777216);
@@ -305,22 +348,28 @@ function putMeasured(out: Writer, m: Measured, prefixed: boolean): void {
         while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
       }
     }
-    if (filled > 0) b[p++] = acc & 255;
-  };
+  }
+  if (filled > 0) b[p++] = acc & 255;
+  return p;
+}
+function putMeasured(out: Writer, m: Measured, prefixed: boolean): void {
+  const xs = m.values, n = xs.length, size = m.size, best = m.best, min = m.min, width = m.width, zmin = m.zmin, zwidth = m.zwidth;
+  if (prefixed) out.uvar(size);
+  out.ensure(size + 8);
+  const b = out.buf;
+  let p = out.len;
+  const start = p;
+  b[p++] = best;
   switch (best) {
-    case 0: for (let i = 0; i < n; i++) varN(xs[i]!); break;
-    case 1: varN(min); b[p++] = width; packInto(n, (i) => xs[i]!, width, min); break;
-    case 2: {
-      varN(xs[0]!); varN(zmin); b[p++] = zwidth;
-      packInto(n - 1, (i) => { const d = xs[i + 1]! - xs[i]!; return d >= 0 ? 2 * d : -2 * d - 1; }, zwidth, zmin);
-      break;
-    }
+    case 0: for (let i = 0; i < n; i++) p = varInto(b, p, xs[i]!); break;
+    case 1: p = varInto(b, p, min); b[p++] = width; p = packInto(b, p, xs, 0, n, width, min, false); break;
+    case 2: p = varInto(b, p, xs[0]!); p = varInto(b, p, zmin); b[p++] = zwidth; p = packInto(b, p, xs, 1, n, zwidth, zmin, true); break;
     default:
       for (let i = 0; i < n;) {
         let j = i;
         while (j < n && xs[j] === xs[i]) j++;
-        varN(j - i);
-        varN(xs[i]!);
+        p = varInto(b, p, j - i);
+        p = varInto(b, p, xs[i]!);
         i = j;
       }
   }

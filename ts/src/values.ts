@@ -445,8 +445,13 @@ function add(s: Shape, v: unknown, depth: number): void {
   } else if (k === "object") {
     s.objects++;
     const o = v as Record<string, unknown>;
+    // The generated code for the keys of the objects before first walks this one's keys (for…in: no array made);
+    // Object.keys only where they differ.
+    const f = s.lastAdd;
+    const walked = f !== undefined && f !== null && depth < 128;
+    if (walked && f(o, undefined, s.lastShapes!, depth + 1)) { addedSame(s); return; }
     const own = Object.keys(o);
-    if (s.last !== undefined && addSameKeys(s, o, own, depth)) return;
+    if (s.last !== undefined && addSameKeys(s, o, own, depth, walked)) return;
     // Another recent key list: it becomes `last`, and the same fast paths add the object (what the full path below
     // would do for it: its edges and keys are already there).
     if (s.recent !== undefined && useRecent(s, own) && addSameKeys(s, o, own, depth)) return;
@@ -478,7 +483,7 @@ function add(s: Shape, v: unknown, depth: number): void {
 
 /** Adds an object whose own keys are `own` when they are those of `s.last`, in its order, none undefined (no new
  * edge, no lookups); false, having added nothing, otherwise. */
-function addSameKeys(s: Shape, o: Record<string, unknown>, own: string[], depth: number): boolean {
+function addSameKeys(s: Shape, o: Record<string, unknown>, own: string[], depth: number, walked = false): boolean {
   const last = s.last!;
   // Generated code for the keys of the object before (after it came twice: a place whose objects alternate key
   // orders does not make code for each): the key test, one named load per key (inline-cached, where a keyed
@@ -486,12 +491,7 @@ function addSameKeys(s: Shape, o: Record<string, unknown>, own: string[], depth:
   if (depth < 128) {
     let f = s.lastAdd;
     if (f === undefined && ++s.lastHits > 2) f = s.lastAdd = recordAdder(s.keys!, last);
-    if (f && f(o, own, s.lastShapes!, depth + 1)) {
-      const counts = s.keyCounts!;
-      for (let i = 0; i < last.length; i++) counts[last[i]!]!++;
-      s.totalKeys += last.length;
-      return true;
-    }
+    if (f && !walked && f(o, own, s.lastShapes!, depth + 1)) { addedSame(s); return true; }
   }
   if (own.length === last.length) {
     const keys = s.keys!;
@@ -511,6 +511,12 @@ function addSameKeys(s: Shape, o: Record<string, unknown>, own: string[], depth:
   }
   return false;
 }
+/** Counts the keys of `s.last` once more (an object with them added by the generated code). */
+function addedSame(s: Shape): void {
+  const last = s.last!, counts = s.keyCounts!;
+  for (let i = 0; i < last.length; i++) counts[last[i]!]!++;
+  s.totalKeys += last.length;
+}
 /** Makes the recent key list that is `own` (other than the current one) `s.last`, keeping the current one's hits and
  * code in its entry; false when there is none. */
 function useRecent(s: Shape, own: string[]): boolean {
@@ -528,9 +534,9 @@ function useRecent(s: Shape, own: string[]): boolean {
   return false;
 }
 
-/** Adds an object with given keys (`own`: its own keys), in their order, none undefined, to the shapes of its
- * fields (in that order); false, having added nothing, for any other object. */
-type AddRecord = (o: Record<string, unknown>, own: string[], shapes: Shape[], depth: number) => boolean;
+/** Adds an object with given keys (`own`: its own keys; undefined: found by a for…in walk), in their order, none
+ * undefined, to the shapes of its fields (in that order); false, having added nothing, for any other object. */
+type AddRecord = (o: Record<string, unknown>, own: string[] | undefined, shapes: Shape[], depth: number) => boolean;
 /** The AddRecord for the keys of slots `last` (fast.ts's cache of generated code); null where code may not be
  * generated (a page's CSP), for a key `__proto__`, or for very wide objects. */
 function recordAdder(keys: string[], last: number[]): AddRecord | null {
@@ -548,13 +554,20 @@ else if (typeof x === "number" && (s.mixedNum || (s.lastKind === "float" && !Num
 else if (typeof x === "number" && s.lastKind === "int" && s.nints > 0 && Number.isSafeInteger(x) && (x !== 0 || 1 / x > 0)) {
   s.values++; s.nints++; if (x < s.nmin) s.nmin = x; if (x > s.nmax) s.nmax = x;
 } else add(s, x, d);`).join("\n");
-    const body = `if (k.length !== ${ks.length} || ${test}) return false;
+    // The walk: for…in gives the own enumerable keys first (Object.keys' order), then inherited enumerable ones;
+    // when it gives exactly the keys and the last is own, all are, and they are Object.keys(o).
+    const n = ks.length, lastKey = names[n - 1]!;
+    const body = `if (k === undefined) {
+  let i = 0;
+  for (const key in o) { if (i === ${n} || key !== K[i]) return false; i++; }
+  if (i !== ${n} || !has.call(o, ${lastKey})) return false;
+} else if (k.length !== ${n} || ${test}) return false;
 const ${loads};
 if (${undef}) return false;
 let s, x;
 ${adds}
 return true;`;
-    return new Function("add", `return function (o, k, a, d) {\n${body}\n};`)(add) as AddRecord;
+    return new Function("add", "K", "has", `return function (o, k, a, d) {\n${body}\n};`)(add, ks, Object.prototype.hasOwnProperty) as AddRecord;
   });
 }
 

@@ -55,6 +55,23 @@ test("inference gives the reference's type on long runs of one key list, deep re
   same(chain);
 });
 
+test("inference gives the reference's type where a record's keys come from its prototype or are not enumerable", () => {
+  // The generated code walks a record's keys with for…in (own enumerable keys, then inherited ones): a record whose
+  // own keys are the first of the usual list and whose prototype has the rest, one with a hidden own key, a
+  // null-prototype one and a class instance, each after a run of plain records (its code made).
+  const run = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+  const proto = { b: "inherited" };
+  const inherits = Object.assign(Object.create(proto), { a: 5 });
+  const hidden = Object.defineProperty({ a: 6 }, "b", { value: "hidden", enumerable: false });
+  const bare = Object.assign(Object.create(null), { a: 7, b: "bare" });
+  class Row { constructor() { this.a = 8; this.b = "row"; } }
+  Row.prototype.c = 1;
+  for (const odd of [inherits, hidden, bare, new Row()]) {
+    same(run(12, (i) => (i === 9 ? odd : { a: i, b: "s" })));
+    same([...run(12, (i) => ({ a: i, b: "s" })), odd, odd, { a: 1, b: "t" }]);
+  }
+});
+
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const vega = process.env.VEGA_DATA ?? repo + "target/data/vega-datasets/";
 function csvRecords(text) {
