@@ -107,6 +107,102 @@ pub(crate) fn long_value(x: &Bound<'_, PyLong>) -> Option<Long> {
     Some(Long::I64(v))
 }
 
+/// Whether [`small_int`] may read ints in place: CPython's ints are made of
+/// 30-bit digits stored as `u32` (the default; a build configured with
+/// 15-bit digits stores them as `u16`), checked once a process. Always
+/// `true` where `small_int` calls the C API instead (abi3, PyPy, GraalPy).
+pub(crate) fn small_ints_ok(py: Python<'_>) -> bool {
+    static OK: GILOnceCell<bool> = GILOnceCell::new();
+    *OK.get_or_init(py, || {
+        if !INT_IN_PLACE {
+            return true;
+        }
+        let info = || -> PyResult<bool> {
+            let info = py.import_bound("sys")?.getattr("int_info")?;
+            Ok(info.getattr("bits_per_digit")?.extract::<u32>()? == 30
+                && info.getattr("sizeof_digit")?.extract::<usize>()? == 4)
+        };
+        info().unwrap_or(false)
+    })
+}
+
+/// The head of CPython's int object up to 3.11 (`Include/cpython/longintrepr.h`):
+/// `ob_size` is the number of digits, negated for a negative value; the
+/// digits follow.
+#[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy, Py_3_12)))]
+#[repr(C)]
+struct LongHead {
+    base: ffi::PyVarObject,
+    digit: [u32; 1],
+}
+
+/// The head of CPython's int object from 3.12 (`_PyLongValue`): `lv_tag`
+/// is the number of digits shifted left by 3, the sign in its low 2 bits
+/// (0 positive, 1 zero, 2 negative); the digits follow.
+#[cfg(all(Py_3_12, not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy))))]
+#[repr(C)]
+struct LongHead {
+    base: ffi::PyObject,
+    lv_tag: usize,
+    digit: [u32; 1],
+}
+
+/// Whether this build reads ints in place (see [`small_int`]).
+const INT_IN_PLACE: bool = cfg!(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)));
+
+/// The value of the exact int `x` when it has at most two 30-bit digits (60
+/// bits and a sign: JSON's and CSV's ints nearly always), read in place from
+/// the int object, with no call; `None` for a larger one (the caller then
+/// takes [`long_value`]). Only once [`small_ints_ok`] said so. In the abi3
+/// build, whose int layout is not part of the stable ABI, the C call
+/// instead. Measured: `PyLong_AsLongLongAndOverflow` took ~19 instructions
+/// an int inside CPython and ~10 around the call on flights-20k
+/// (python/UNSAFE.md).
+#[inline(always)]
+pub(crate) fn small_int(x: &Bound<'_, PyLong>) -> Option<i64> {
+    #[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)))]
+    {
+        let p = x.as_ptr();
+        // SAFETY: the GIL is held (`x` carries the `'py` token) and `p` is a
+        // live exact int (a `Bound<PyLong>`, type-checked by the caller's
+        // exact downcast), kept alive by the borrow of `x`; an int is
+        // immutable once made. `LongHead` is the layout of CPython's int
+        // object in the version this extension is compiled for (not abi3:
+        // one CPython minor version; see its definition), the object header
+        // as pyo3-ffi defines it for that build; the digits are `u32`s
+        // holding 30 bits each (checked once by `small_ints_ok` before any
+        // caller reads ints here), least significant first. Only the digits
+        // the header counts are read (none for zero), through a pointer
+        // derived from `p` (whose provenance is the whole object).
+        unsafe {
+            let head = p as *const LongHead;
+            #[cfg(not(Py_3_12))]
+            let (ndigits, negative) = {
+                let size = *std::ptr::addr_of!((*head).base.ob_size);
+                (size.unsigned_abs(), size < 0)
+            };
+            #[cfg(Py_3_12)]
+            let (ndigits, negative) = {
+                let tag = *std::ptr::addr_of!((*head).lv_tag);
+                (tag >> 3, tag & 3 == 2)
+            };
+            let digits = std::ptr::addr_of!((*head).digit) as *const u32;
+            let magnitude = match ndigits {
+                0 => 0,
+                1 => i64::from(*digits),
+                2 => i64::from(*digits) | (i64::from(*digits.add(1)) << 30),
+                _ => return None,
+            };
+            Some(if negative { -magnitude } else { magnitude })
+        }
+    }
+    #[cfg(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy))]
+    match long_value(x) {
+        Some(Long::I64(v)) => Some(v),
+        _ => None,
+    }
+}
+
 /// The UTF-8 bytes of `s`; `None` for a str that has none (lone
 /// surrogates: the exception is dropped, and the caller falls back to the
 /// path that raises it). Compact ASCII strings (JSON and CSV keys and most
