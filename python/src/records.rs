@@ -19,7 +19,7 @@ use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::learned::{ColumnKinds, Learned};
 use crate::plan::is_optional_key;
-use crate::raw::{dict_next, dict_next_borrowed, long_value, small_int, small_ints_ok, str_bytes, Long};
+use crate::raw::{append_short, dict_next, dict_next_borrowed, long_value, small_int, small_ints_ok, str_bytes, Long};
 
 /// The kind of each value of a key of the records, as it was read: the
 /// type is known only once every record was read (an int column may turn
@@ -213,15 +213,17 @@ impl RawColumn {
     /// of the column's kind (`kind`): one test of its type, no kind written
     /// while the column has one, the int read in place; anything else in
     /// [`RawColumn::push_slow`]. Inlined into the record loop: as a call it
-    /// cost 6% more instructions on flights-20k (callgrind).
+    /// cost 6% more instructions on flights-20k (callgrind). `next`: the
+    /// caller knows that record `i - 1` had the key (it had the same keys),
+    /// so that no record before `i` lacks it.
     #[inline(always)]
-    fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize, small_ints: bool) -> bool {
-        if self.len == i {
+    fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize, small_ints: bool, next: bool) -> bool {
+        debug_assert!(!next || self.len == i, "record {i} follows one that had the key");
+        if next || self.len == i {
             let pushed = match self.kind {
                 K_STR => match v.downcast_exact::<PyString>().ok().and_then(|s| str_bytes(s)) {
                     Some(s) => {
-                        append_short(&mut self.text, s);
-                        self.ends.push(self.text.len());
+                        self.append_str(s);
                         true
                     }
                     None => false,
@@ -276,8 +278,7 @@ impl RawColumn {
                 self.ends.reserve(n - i);
                 self.text.reserve((n - i).saturating_mul(s.len() + 4).min(1 << 24));
             }
-            append_short(&mut self.text, s);
-            self.ends.push(self.text.len());
+            self.append_str(s);
             K_STR
         } else if let Ok(f) = v.downcast_exact::<PyFloat>() {
             if self.floats.is_empty() {
@@ -333,49 +334,13 @@ impl RawColumn {
     }
 }
 
-/// `text.extend_from_slice(s)`, with short strings (most of a column's)
-/// copied inline in one store of 32 bytes: `memcpy` cost about 46
-/// instructions a call on flights-20k's strings (callgrind), the call
-/// itself most of it. The string goes into a word of 32 bytes in two
-/// halves of a constant size (16, 8 or 4 bytes; three bytes for 1-3): the
-/// first bytes as they are, then the last ones, read as an integer ending
-/// at the string's end and shifted down past the bytes the first half has.
-/// No loop, one branch on the length's size class, and only loads and
-/// stores of a constant size at constant places in the word: stores at
-/// the string's length (the form before) were merged by the compiler into
-/// one `memcpy` call of a variable size once the code around them changed.
-/// The word is appended whole, then cut to length.
-#[inline(always)]
-fn append_short(text: &mut Vec<u8>, s: &[u8]) {
-    let len = s.len();
-    if len > 32 || len == 0 {
-        text.extend_from_slice(s);
-        return;
+impl RawColumn {
+    /// Appends a string to the text and its end to `ends`.
+    #[inline(always)]
+    fn append_str(&mut self, s: &[u8]) {
+        append_short(&mut self.text, s);
+        self.ends.push(self.text.len());
     }
-    let mut w = [0u8; 32];
-    if len >= 16 {
-        let head = u128::from_le_bytes(s[..16].try_into().expect("16 bytes"));
-        let tail = u128::from_le_bytes(s[len - 16..].try_into().expect("16 bytes"));
-        w[..16].copy_from_slice(&head.to_le_bytes());
-        w[16..].copy_from_slice(&tail.checked_shr(8 * (32 - len) as u32).unwrap_or(0).to_le_bytes());
-    } else if len >= 8 {
-        let head = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
-        let tail = u64::from_le_bytes(s[len - 8..].try_into().expect("8 bytes"));
-        w[..8].copy_from_slice(&head.to_le_bytes());
-        w[8..16].copy_from_slice(&tail.checked_shr(8 * (16 - len) as u32).unwrap_or(0).to_le_bytes());
-    } else if len >= 4 {
-        let head = u32::from_le_bytes(s[..4].try_into().expect("4 bytes"));
-        let tail = u32::from_le_bytes(s[len - 4..].try_into().expect("4 bytes"));
-        w[..4].copy_from_slice(&head.to_le_bytes());
-        w[4..8].copy_from_slice(&tail.checked_shr(8 * (8 - len) as u32).unwrap_or(0).to_le_bytes());
-    } else {
-        w[0] = s[0];
-        w[len / 2] = s[len / 2];
-        w[len - 1] = s[len - 1];
-    }
-    let end = text.len() + len;
-    text.extend_from_slice(&w);
-    text.truncate(end);
 }
 
 /// The keys met so far, each a column (numbered in order of first
@@ -499,7 +464,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                     pending = Some((k.to_owned(), v.to_owned()));
                     break;
                 }
-                if !cols[col].push(&v, i, n, small_ints) {
+                if !cols[col].push(&v, i, n, small_ints, true) {
                     return Ok(None);
                 }
                 matched += 1;
@@ -530,7 +495,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                 }
                 cols.push(spare.pop().unwrap_or_default());
             }
-            if !cols[col].push(&v, i, n, small_ints) {
+            if !cols[col].push(&v, i, n, small_ints, false) {
                 return Ok(None);
             }
             prev_ptrs.push(k.as_ptr());
@@ -920,7 +885,7 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
 
 #[cfg(test)]
 mod tests {
-    use super::{append_short, RawColumn, K_INT, K_NULL, K_UINT};
+    use super::{RawColumn, K_INT, K_NULL, K_UINT};
     use xbf::infer::Ints;
 
     /// The bits of a column's ints as `finish` works them out at once, against
@@ -972,15 +937,18 @@ mod tests {
     }
 
     #[test]
-    fn append_short_appends_every_length() {
-        let src: Vec<u8> = (0..48u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
-        for start in [0, 3] {
+    fn append_str_appends_every_length() {
+        let src: Vec<u8> = (0..80u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
+        for first in [0, 3, 31, 33] {
             for len in 0..=src.len() {
-                let mut text = vec![9u8; start];
-                append_short(&mut text, &src[..len]);
-                append_short(&mut text, &src[src.len() - len..]);
-                let want: Vec<u8> = [&vec![9u8; start][..], &src[..len], &src[src.len() - len..]].concat();
-                assert_eq!(text, want, "start {start}, length {len}");
+                let mut col = RawColumn::default();
+                col.append_str(&src[..first]);
+                col.append_str(&src[..len]);
+                col.append_str(&src[src.len() - len..]);
+                col.finish(1);
+                let want: Vec<u8> = [&src[..first], &src[..len], &src[src.len() - len..]].concat();
+                assert_eq!(col.text, want, "first {first}, length {len}");
+                assert_eq!(col.ends, [first, first + len, first + 2 * len]);
             }
         }
     }
