@@ -18,9 +18,12 @@ instead of ``xbf.dumps``: the reused Encoder's cost per call.
 Datasets are bench.py's, held-out files included (``sp500``, ``flights`` and
 ``countries`` are short for three of their names); ``sizes`` prints the bytes
 of ``xbf.dumps`` of every dataset instead, to check that an encoder change
-keeps them.
+keeps them, and ``hashes`` the SHA-256 of its bytes (and of ``columnar=False``,
+``columnar=True`` and a second call of one ``xbf.Encoder``) for the same check
+byte for byte.
 """
 import gc
+import hashlib
 import sys
 
 import bench
@@ -34,10 +37,16 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     vega = str(bench.ROOT / "target/data/vega-datasets")
-    if sys.argv[1] == "sizes":
+    if sys.argv[1] in ("sizes", "hashes"):
         data = {**bench.datasets(vega), **bench.datasets(vega, held_out=True)}
         for name, rows in data.items():
-            print(f"{name}\t{len(xbf.dumps(rows))}")
+            if sys.argv[1] == "sizes":
+                print(f"{name}\t{len(xbf.dumps(rows))}")
+                continue
+            enc = xbf.Encoder()
+            enc.encode(rows)
+            outs = [xbf.dumps(rows), xbf.dumps(rows, columnar=False), xbf.dumps(rows, columnar=True), enc.encode(rows)]
+            print(name, *(hashlib.sha256(b).hexdigest()[:16] for b in outs), sep="\t")
         return
     name = SHORT.get(sys.argv[1], sys.argv[1])
     # Only the file asked for is read (the set-up is then a small part of the count).

@@ -85,6 +85,7 @@ def main():
         "  of which Shape::metadata, encode_metadata": get(inc, r"^xbf::infer::Shape<K>::metadata$")
         + get(inc, r"^xbf::.*encode_metadata$"),
         "  of which Objects::resolve": get(inc, r"^xbf::infer::Objects<S>::resolve$"),
+        "  of which PyLong_AsLongLongAndOverflow": get(inc, r"^PyLong_AsLongLongAndOverflow$"),
         "fill (raw columns -> ColumnNode)": largest(inc, r"^_native::records::fill(_key)?$"),
         "  of which ColumnNode::extend_*": get(inc, r"^xbf::columnar::builder::ColumnNode::extend_"),
         "  of which ColumnNode::take_* (owned hand-off)": get(inc, r"ColumnNode>::take_"),

@@ -6,6 +6,8 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+use std::mem::MaybeUninit;
+
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
@@ -107,6 +109,102 @@ pub(crate) fn long_value(x: &Bound<'_, PyLong>) -> Option<Long> {
     Some(Long::I64(v))
 }
 
+/// Whether [`small_int`] may read ints in place: CPython's ints are made of
+/// 30-bit digits stored as `u32` (the default; a build configured with
+/// 15-bit digits stores them as `u16`), checked once a process. Always
+/// `true` where `small_int` calls the C API instead (abi3, PyPy, GraalPy).
+pub(crate) fn small_ints_ok(py: Python<'_>) -> bool {
+    static OK: GILOnceCell<bool> = GILOnceCell::new();
+    *OK.get_or_init(py, || {
+        if !INT_IN_PLACE {
+            return true;
+        }
+        let info = || -> PyResult<bool> {
+            let info = py.import_bound("sys")?.getattr("int_info")?;
+            Ok(info.getattr("bits_per_digit")?.extract::<u32>()? == 30
+                && info.getattr("sizeof_digit")?.extract::<usize>()? == 4)
+        };
+        info().unwrap_or(false)
+    })
+}
+
+/// The head of CPython's int object up to 3.11 (`Include/cpython/longintrepr.h`):
+/// `ob_size` is the number of digits, negated for a negative value; the
+/// digits follow.
+#[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy, Py_3_12)))]
+#[repr(C)]
+struct LongHead {
+    base: ffi::PyVarObject,
+    digit: [u32; 1],
+}
+
+/// The head of CPython's int object from 3.12 (`_PyLongValue`): `lv_tag`
+/// is the number of digits shifted left by 3, the sign in its low 2 bits
+/// (0 positive, 1 zero, 2 negative); the digits follow.
+#[cfg(all(Py_3_12, not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy))))]
+#[repr(C)]
+struct LongHead {
+    base: ffi::PyObject,
+    lv_tag: usize,
+    digit: [u32; 1],
+}
+
+/// Whether this build reads ints in place (see [`small_int`]).
+const INT_IN_PLACE: bool = cfg!(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)));
+
+/// The value of the exact int `x` when it has at most two 30-bit digits (60
+/// bits and a sign: JSON's and CSV's ints nearly always), read in place from
+/// the int object, with no call; `None` for a larger one (the caller then
+/// takes [`long_value`]). Only once [`small_ints_ok`] said so. In the abi3
+/// build, whose int layout is not part of the stable ABI, the C call
+/// instead. Measured: `PyLong_AsLongLongAndOverflow` took ~19 instructions
+/// an int inside CPython and ~10 around the call on flights-20k
+/// (python/UNSAFE.md).
+#[inline(always)]
+pub(crate) fn small_int(x: &Bound<'_, PyLong>) -> Option<i64> {
+    #[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)))]
+    {
+        let p = x.as_ptr();
+        // SAFETY: the GIL is held (`x` carries the `'py` token) and `p` is a
+        // live exact int (a `Bound<PyLong>`, type-checked by the caller's
+        // exact downcast), kept alive by the borrow of `x`; an int is
+        // immutable once made. `LongHead` is the layout of CPython's int
+        // object in the version this extension is compiled for (not abi3:
+        // one CPython minor version; see its definition), the object header
+        // as pyo3-ffi defines it for that build; the digits are `u32`s
+        // holding 30 bits each (checked once by `small_ints_ok` before any
+        // caller reads ints here), least significant first. Only the digits
+        // the header counts are read (none for zero), through a pointer
+        // derived from `p` (whose provenance is the whole object).
+        unsafe {
+            let head = p as *const LongHead;
+            #[cfg(not(Py_3_12))]
+            let (ndigits, negative) = {
+                let size = *std::ptr::addr_of!((*head).base.ob_size);
+                (size.unsigned_abs(), size < 0)
+            };
+            #[cfg(Py_3_12)]
+            let (ndigits, negative) = {
+                let tag = *std::ptr::addr_of!((*head).lv_tag);
+                (tag >> 3, tag & 3 == 2)
+            };
+            let digits = std::ptr::addr_of!((*head).digit) as *const u32;
+            let magnitude = match ndigits {
+                0 => 0,
+                1 => i64::from(*digits),
+                2 => i64::from(*digits) | (i64::from(*digits.add(1)) << 30),
+                _ => return None,
+            };
+            Some(if negative { -magnitude } else { magnitude })
+        }
+    }
+    #[cfg(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy))]
+    match long_value(x) {
+        Some(Long::I64(v)) => Some(v),
+        _ => None,
+    }
+}
+
 /// The UTF-8 bytes of `s`; `None` for a str that has none (lone
 /// surrogates: the exception is dropped, and the caller falls back to the
 /// path that raises it). Compact ASCII strings (JSON and CSV keys and most
@@ -136,6 +234,74 @@ pub(crate) fn str_bytes<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
         }
     }
     s.to_str().ok().map(str::as_bytes)
+}
+
+/// `text.extend_from_slice(s)`, a string of at most 32 bytes (most of a
+/// column's) written by [`write_short`] straight into the spare capacity of
+/// `text`, then counted in its length: no `memcpy` call (about 46
+/// instructions a string on flights-20k), no word staged on the stack and
+/// copied again, nothing to cut back (python/UNSAFE.md has the figures).
+#[inline(always)]
+pub(crate) fn append_short(text: &mut Vec<u8>, s: &[u8]) {
+    let len = s.len();
+    if len > 32 {
+        text.extend_from_slice(s);
+        return;
+    }
+    text.reserve(32);
+    let spare: &mut [MaybeUninit<u8>; 32] = (&mut text.spare_capacity_mut()[..32]).try_into().expect("32 bytes");
+    write_short(spare, s);
+    // SAFETY: `len <= 32` bytes of the spare capacity, the first `len` of
+    // `spare`, were just initialised: `write_short` writes every byte of
+    // `spare[..len]` (see its comment), and `reserve(32)` made room for them
+    // within the capacity.
+    unsafe { text.set_len(text.len() + len) };
+}
+
+/// Writes a string of at most 32 bytes (`s`) at the start of `dst`: every
+/// byte of `dst[..s.len()]` (and those up to the end of its piece, with
+/// anything). Two pieces of a constant size (16, 8 or 4 bytes; three bytes
+/// for 1-3) at constant places: the first bytes as they are, then the last
+/// ones, read as an integer ending at the string's end and shifted down past
+/// the bytes the first piece has (16-32 bytes: `dst[..16]`, `dst[16..32]`;
+/// 8-15: `dst[..8]`, `dst[8..16]`; 4-7: `dst[..4]`, `dst[4..8]`; 1-3: bytes
+/// 0, `len / 2` and `len - 1`, which are all of 0..len). No loop, one branch
+/// on the length's size class. Stores at the string's length (the form
+/// before) were merged by the compiler into one `memcpy` call of a variable
+/// size once the code around them changed.
+#[inline(always)]
+fn write_short(dst: &mut [MaybeUninit<u8>; 32], s: &[u8]) {
+    /// `dst = bytes`, as one store. (`*dst = bytes.map(MaybeUninit::new)`
+    /// was compiled, in this crate, into a shuffle of the tail's 16 bytes
+    /// one by one: 40 instructions more a string of 16-32 bytes.)
+    fn put<const N: usize>(dst: &mut [MaybeUninit<u8>], bytes: [u8; N]) {
+        let dst: &mut [MaybeUninit<u8>; N] = dst.try_into().expect("a piece of N bytes");
+        // SAFETY: `dst` is N bytes valid for writes (a unique reference to
+        // them), and `[u8; N]` has the layout of `[MaybeUninit<u8>; N]`
+        // (alignment 1): a store of N initialised bytes into them.
+        unsafe { dst.as_mut_ptr().cast::<[u8; N]>().write(bytes) }
+    }
+    let len = s.len();
+    if len >= 16 {
+        let head = u128::from_le_bytes(s[..16].try_into().expect("16 bytes"));
+        let tail = u128::from_le_bytes(s[len - 16..].try_into().expect("16 bytes"));
+        put(&mut dst[..16], head.to_le_bytes());
+        put(&mut dst[16..], tail.checked_shr(8 * (32 - len) as u32).unwrap_or(0).to_le_bytes());
+    } else if len >= 8 {
+        let head = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
+        let tail = u64::from_le_bytes(s[len - 8..].try_into().expect("8 bytes"));
+        put(&mut dst[..8], head.to_le_bytes());
+        put(&mut dst[8..16], tail.checked_shr(8 * (16 - len) as u32).unwrap_or(0).to_le_bytes());
+    } else if len >= 4 {
+        let head = u32::from_le_bytes(s[..4].try_into().expect("4 bytes"));
+        let tail = u32::from_le_bytes(s[len - 4..].try_into().expect("4 bytes"));
+        put(&mut dst[..4], head.to_le_bytes());
+        put(&mut dst[4..8], tail.checked_shr(8 * (8 - len) as u32).unwrap_or(0).to_le_bytes());
+    } else if len > 0 {
+        dst[0] = MaybeUninit::new(s[0]);
+        dst[len / 2] = MaybeUninit::new(s[len / 2]);
+        dst[len - 1] = MaybeUninit::new(s[len - 1]);
+    }
 }
 
 /// `d[k] = v` for a struct field of a decoded record. Measured: 2-13% of
@@ -196,5 +362,28 @@ pub(crate) fn object_new<'py>(cls: &Bound<'py, PyType>) -> Option<PyResult<Bound
         }
         let new: ffi::newfunc = std::mem::transmute::<*mut std::ffi::c_void, ffi::newfunc>(own);
         Some(Bound::from_owned_ptr_or_err(py, new(cls.as_type_ptr(), args.as_ptr(), std::ptr::null_mut())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::append_short;
+
+    #[test]
+    fn append_short_appends_every_length() {
+        let src: Vec<u8> = (0..80u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
+        for first in [0, 3, 31, 33] {
+            for len in 0..=src.len() {
+                // Room left from 0 to 40 bytes: the spare capacity is grown where short.
+                for room in [0, 5, 32, 40] {
+                    let mut text = Vec::with_capacity(first + room);
+                    append_short(&mut text, &src[..first]);
+                    append_short(&mut text, &src[..len]);
+                    append_short(&mut text, &src[src.len() - len..]);
+                    let want: Vec<u8> = [&src[..first], &src[..len], &src[src.len() - len..]].concat();
+                    assert_eq!(text, want, "first {first}, length {len}, room {room}");
+                }
+            }
+        }
     }
 }

@@ -19,7 +19,7 @@ use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::learned::{ColumnKinds, Learned};
 use crate::plan::is_optional_key;
-use crate::raw::{dict_next, dict_next_borrowed, long_value, str_bytes, Long};
+use crate::raw::{append_short, dict_next, dict_next_borrowed, long_value, small_int, small_ints_ok, str_bytes, Long};
 
 /// The kind of each value of a key of the records, as it was read: the
 /// type is known only once every record was read (an int column may turn
@@ -34,15 +34,25 @@ pub(crate) const K_STR: u8 = 5;
 /// The record lacks the key.
 pub(crate) const K_ABSENT: u8 = 6;
 
+/// No kind yet: every value takes [`RawColumn::push_slow`].
+const K_NONE_YET: u8 = 7;
+
 /// The values of one key of the records: each record's kind (absent
 /// included), and the values of each kind in order.
-#[derive(Default)]
+///
+/// While every record so far has the key with values of one kind (the usual
+/// column), the kinds are not written per value: `kinds` stays empty and
+/// `kind` is that kind; `finish` writes them out. Once the kinds mix (or a
+/// record lacks the key), `mixed` is set and `kinds` holds one per record.
+/// `kind` is then the kind [`RawColumn::push`] tries first (the last kind
+/// met other than None and ints above `i64::MAX`).
 pub(crate) struct RawColumn {
     pub(crate) kinds: Vec<u8>,
     pub(crate) seen: [bool; 6],
     pub(crate) bools: Vec<bool>,
     /// Ints as the bits of an i64 (those above `i64::MAX` as their u64 bits).
     pub(crate) ints: Vec<u64>,
+    /// The bits of the ints (set by `finish`).
     pub(crate) int_bits: Option<Ints>,
     pub(crate) floats: Vec<f64>,
     /// The strings one after the other (UTF-8), and where each ends.
@@ -50,6 +60,32 @@ pub(crate) struct RawColumn {
     pub(crate) ends: Vec<usize>,
     /// Whether some record lacks the key.
     pub(crate) absent: bool,
+    /// Records read: the index of the next record.
+    len: usize,
+    /// Whether `kinds` holds each record's kind (else read them with
+    /// [`RawColumn::kinds`]).
+    mixed: bool,
+    /// The kind of every value so far (not `mixed`), or the kind tried first.
+    kind: u8,
+}
+
+impl Default for RawColumn {
+    fn default() -> Self {
+        Self {
+            kinds: Vec::new(),
+            seen: [false; 6],
+            bools: Vec::new(),
+            ints: Vec::new(),
+            int_bits: None,
+            floats: Vec::new(),
+            text: Vec::new(),
+            ends: Vec::new(),
+            absent: false,
+            len: 0,
+            mixed: false,
+            kind: K_NONE_YET,
+        }
+    }
 }
 
 impl RawColumn {
@@ -88,6 +124,9 @@ impl RawColumn {
         self.text.clear();
         self.ends.clear();
         self.absent = false;
+        self.len = 0;
+        self.mixed = false;
+        self.kind = K_NONE_YET;
     }
 
     /// Bytes held by its buffers.
@@ -98,23 +137,137 @@ impl RawColumn {
             + self.text.capacity()
     }
 
+    /// One kind per record from now on (`kinds` written out for the records
+    /// read).
+    fn mix(&mut self) {
+        if !self.mixed {
+            self.mixed = true;
+            self.kinds.clear();
+            self.kinds.resize(self.len, self.kind);
+        }
+    }
+
     /// Marks the records before record `i` that had no value of this key as
     /// lacking it.
     #[inline]
     fn pad_to(&mut self, i: usize) {
-        if self.kinds.len() < i {
+        if self.len < i {
+            self.mix();
             self.absent = true;
             self.kinds.resize(i, K_ABSENT);
+            self.len = i;
         }
+    }
+
+    /// The column of `n` records complete: the records after the last that
+    /// had the key lack it, and the bits of the ints are known.
+    fn finish(&mut self, n: usize) {
+        self.pad_to(n);
+        self.int_bits = self.ints_bits();
+    }
+
+    /// Each record's kind (of a finished column): `kinds`, or the one kind
+    /// of a column whose values all have it, written out (only the rows
+    /// writer and the types `option` and `any` read them per record).
+    pub(crate) fn kinds(&self) -> std::borrow::Cow<'_, [u8]> {
+        if self.mixed {
+            std::borrow::Cow::Borrowed(&self.kinds)
+        } else {
+            std::borrow::Cow::Owned(vec![self.kind; self.len])
+        }
+    }
+
+    /// The bits of the ints (`Ints::of_i64` joined over them, and 64
+    /// unsigned bits for ints above `i64::MAX`), from the gathered values at
+    /// once rather than per value as they are read: the largest number of
+    /// bits is that of the OR of the values (of their complements for the
+    /// negative ones).
+    fn ints_bits(&self) -> Option<Ints> {
+        let some_uint = self.seen[K_UINT as usize];
+        if !self.seen[K_INT as usize] && !some_uint {
+            return None;
+        }
+        let (mut pos, mut neg, mut any_neg) = (0u64, 0u64, 0u64);
+        let mut join = |x: u64| {
+            // All ones for a negative value, else 0.
+            let m = ((x as i64) >> 63) as u64;
+            pos |= x & !m;
+            neg |= !x & m;
+            any_neg |= m;
+        };
+        if some_uint {
+            // Only the i64s (those above `i64::MAX` are not negative).
+            let ints = self.kinds.iter().filter(|&&k| k == K_INT || k == K_UINT).zip(&self.ints);
+            ints.filter(|(&k, _)| k == K_INT).for_each(|(_, &x)| join(x));
+        } else {
+            self.ints.iter().for_each(|&x| join(x));
+        }
+        let bits =
+            Ints { ubits: 64 - pos.leading_zeros(), sbits: if any_neg != 0 { 65 - neg.leading_zeros() } else { 0 } };
+        Some(if some_uint { bits.join(Ints { ubits: 64, sbits: 0 }) } else { bits })
     }
 
     /// Adds record `i`'s value of this key (of `n` records); `false` for
     /// a value this path does not take. Runs no Python code (exact types
-    /// only; see `gather`'s borrowed walk). Inlined into the record loop: as
-    /// a call it cost 6% more instructions on flights-20k (callgrind).
+    /// only; see `gather`'s borrowed walk). The value is first taken as one
+    /// of the column's kind (`kind`): one test of its type, no kind written
+    /// while the column has one, the int read in place; anything else in
+    /// [`RawColumn::push_slow`]. Inlined into the record loop: as a call it
+    /// cost 6% more instructions on flights-20k (callgrind). `next`: the
+    /// caller knows that record `i - 1` had the key (it had the same keys),
+    /// so that no record before `i` lacks it.
     #[inline(always)]
-    fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize) -> bool {
-        self.pad_to(i);
+    fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize, small_ints: bool, next: bool) -> bool {
+        debug_assert!(!next || self.len == i, "record {i} follows one that had the key");
+        if next || self.len == i {
+            let pushed = match self.kind {
+                K_STR => match v.downcast_exact::<PyString>().ok().and_then(|s| str_bytes(s)) {
+                    Some(s) => {
+                        self.append_str(s);
+                        true
+                    }
+                    None => false,
+                },
+                K_INT => match v.downcast_exact::<PyLong>().ok().and_then(small_int) {
+                    Some(x) => {
+                        self.ints.push(x as u64);
+                        true
+                    }
+                    None => false,
+                },
+                K_FLOAT => match v.downcast_exact::<PyFloat>() {
+                    Ok(f) => {
+                        self.floats.push(f.value());
+                        true
+                    }
+                    Err(_) => false,
+                },
+                K_BOOL => match v.downcast_exact::<PyBool>() {
+                    Ok(b) => {
+                        self.bools.push(b.is_true());
+                        true
+                    }
+                    Err(_) => false,
+                },
+                K_NULL => v.is_none(),
+                _ => false,
+            };
+            if pushed {
+                if self.mixed {
+                    self.kinds.push(self.kind);
+                }
+                self.len = i + 1;
+                return true;
+            }
+        }
+        self.push_slow(v, i, n, small_ints)
+    }
+
+    /// [`RawColumn::push`] of a value of any kind, and of the first of a
+    /// column; sets the kind `push` tries first. `small_ints`: whether ints
+    /// may be read in place (`raw::small_ints_ok`).
+    #[inline(never)]
+    fn push_slow(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize, small_ints: bool) -> bool {
         let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
             // A lone surrogate: the general path raises.
             let Some(s) = str_bytes(s) else { return false };
@@ -125,8 +278,7 @@ impl RawColumn {
                 self.ends.reserve(n - i);
                 self.text.reserve((n - i).saturating_mul(s.len() + 4).min(1 << 24));
             }
-            append_short(&mut self.text, s);
-            self.ends.push(self.text.len());
+            self.append_str(s);
             K_STR
         } else if let Ok(f) = v.downcast_exact::<PyFloat>() {
             if self.floats.is_empty() {
@@ -140,12 +292,11 @@ impl RawColumn {
             self.bools.push(b.is_true());
             K_BOOL
         } else if let Ok(x) = v.downcast_exact::<PyLong>() {
-            let (kind, bits, x) = match long_value(x) {
-                Some(Long::I64(x)) => (K_INT, Ints::of_i64(x), x as u64),
-                Some(Long::U64(x)) => (K_UINT, Ints { ubits: 64, sbits: 0 }, x),
+            let (kind, x) = match long_value(x) {
+                Some(Long::I64(x)) => (K_INT, x as u64),
+                Some(Long::U64(x)) => (K_UINT, x),
                 None => return false,
             };
-            self.int_bits = Some(self.int_bits.map_or(bits, |a| a.join(bits)));
             if self.ints.is_empty() {
                 self.ints.reserve(n - i);
             }
@@ -155,45 +306,41 @@ impl RawColumn {
             return false;
         };
         self.seen[kind as usize] = true;
-        self.kinds.push(kind);
+        // Whether `push` may try this kind first: not for ints above
+        // `i64::MAX`, nor for ints that cannot be read in place; a column
+        // that has them writes its kinds per value.
+        let fast = match kind {
+            K_UINT => false,
+            K_INT => small_ints,
+            _ => true,
+        };
+        if !fast {
+            self.mix();
+        }
+        if !self.mixed && self.len == i && (i == 0 || self.kind == kind) {
+            // Still one kind for every record.
+            self.kind = kind;
+        } else {
+            self.pad_to(i);
+            self.mix();
+            self.kinds.push(kind);
+            // None is not tried first in a column of other kinds.
+            if fast && kind != K_NULL {
+                self.kind = kind;
+            }
+        }
+        self.len = i + 1;
         true
     }
 }
 
-/// `text.extend_from_slice(s)`, with short strings (most of a column's)
-/// copied inline in one store of 32 bytes: `memcpy` cost about 46
-/// instructions a call on flights-20k's strings (callgrind), the call
-/// itself most of it. The string goes into a word of 32 bytes as two
-/// overlapping copies of a constant size (16, 8 or 4 bytes from each end;
-/// three bytes for 1-3), with no loop and one branch on the length's size
-/// class; the word is appended whole, then cut to length. (The copy it
-/// replaced took the string in 8-byte pieces, then the 1-7 byte tail in
-/// three more.)
-#[inline(always)]
-fn append_short(text: &mut Vec<u8>, s: &[u8]) {
-    let len = s.len();
-    if len > 32 || len == 0 {
-        text.extend_from_slice(s);
-        return;
+impl RawColumn {
+    /// Appends a string to the text and its end to `ends`.
+    #[inline(always)]
+    fn append_str(&mut self, s: &[u8]) {
+        append_short(&mut self.text, s);
+        self.ends.push(self.text.len());
     }
-    let mut w = [0u8; 32];
-    if len >= 16 {
-        w[..16].copy_from_slice(&s[..16]);
-        w[len - 16..len].copy_from_slice(&s[len - 16..]);
-    } else if len >= 8 {
-        w[..8].copy_from_slice(&s[..8]);
-        w[len - 8..len].copy_from_slice(&s[len - 8..]);
-    } else if len >= 4 {
-        w[..4].copy_from_slice(&s[..4]);
-        w[len - 4..len].copy_from_slice(&s[len - 4..]);
-    } else {
-        w[0] = s[0];
-        w[len / 2] = s[len / 2];
-        w[len - 1] = s[len - 1];
-    }
-    let end = text.len() + len;
-    text.extend_from_slice(&w);
-    text.truncate(end);
 }
 
 /// The keys met so far, each a column (numbered in order of first
@@ -280,6 +427,8 @@ pub(crate) struct Gathered {
 pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) -> PyResult<Option<Gathered>> {
     let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
     let n = list.len();
+    // Whether ints are read in place (checked once a process).
+    let small_ints = small_ints_ok(obj.py());
     let mut cols: Vec<RawColumn> = Vec::new();
     let mut spare = learned.as_deref_mut().map(Learned::take_spare).unwrap_or_default();
     let mut keys = Keys::default();
@@ -315,7 +464,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                     pending = Some((k.to_owned(), v.to_owned()));
                     break;
                 }
-                if !cols[col].push(&v, i, n) {
+                if !cols[col].push(&v, i, n, small_ints, true) {
                     return Ok(None);
                 }
                 matched += 1;
@@ -344,11 +493,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                 if distinct > MAP_MIN_KEYS && distinct.saturating_mul(i as u64 + 1) > MAP_KEY_RATIO * so_far {
                     return Ok(None);
                 }
-                let mut col = spare.pop().unwrap_or_default();
-                col.kinds.reserve(n);
-                cols.push(col);
+                cols.push(spare.pop().unwrap_or_default());
             }
-            if !cols[col].push(&v, i, n) {
+            if !cols[col].push(&v, i, n, small_ints, false) {
                 return Ok(None);
             }
             prev_ptrs.push(k.as_ptr());
@@ -371,6 +518,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     }
     if cols.is_empty() {
         return Ok(None);
+    }
+    for col in &mut cols {
+        col.finish(n);
     }
     // One order of keys, all the records': the type depends only on the
     // keys' names and the kinds of their values (one edge path, no key
@@ -396,9 +546,6 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             return Ok(None);
         }
         o.objects.repeat_n(run.records - 1);
-    }
-    for col in &mut cols {
-        col.pad_to(n);
     }
     for (f, col) in o.objects.fields_mut().iter_mut().zip(&cols) {
         f.shape.shape = col.shape();
@@ -529,9 +676,19 @@ impl Gathered {
 /// moved into the node ([`unfill_key`] moves them back).
 fn fill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> xbf::Result<Option<usize>> {
     if !col.absent {
-        let kinds = std::mem::take(&mut col.kinds);
+        // Only `option` and `any` read the kinds (a column of one kind has
+        // neither type).
+        let kinds = if col.mixed {
+            std::mem::take(&mut col.kinds)
+        } else if matches!(ty, Metadata::Option(_) | Metadata::Any) {
+            col.kinds().into_owned()
+        } else {
+            Vec::new()
+        };
         let r = fill(node, ty, col, &kinds);
-        col.kinds = kinds;
+        if col.mixed {
+            col.kinds = kinds;
+        }
         return r;
     }
     let Some(present_ty) = optional_key_inner(ty) else { return Ok(None) };
@@ -728,18 +885,70 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
 
 #[cfg(test)]
 mod tests {
-    use super::append_short;
+    use super::{RawColumn, K_INT, K_NULL, K_UINT};
+    use xbf::infer::Ints;
+
+    /// The bits of a column's ints as `finish` works them out at once, against
+    /// `Ints::of_i64` joined one value at a time as they were before.
+    #[test]
+    fn ints_bits_join_as_one_at_a_time() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = [0, 1, -1, 2, -2, i64::MAX, i64::MIN, 1 << 30, -(1 << 30), (1 << 60) - 1, -(1 << 60)];
+        for round in 0..400 {
+            let mut col = RawColumn::default();
+            let (mut want, mut any) = (Ints { ubits: 0, sbits: 0 }, false);
+            for _ in 0..(round % 9) {
+                let r = next();
+                // Values of every width, edges, some above i64::MAX, some None.
+                let kind = match r % 7 {
+                    0 => K_UINT,
+                    1 => K_NULL,
+                    _ => K_INT,
+                };
+                if kind == K_NULL {
+                    col.kinds.push(K_NULL);
+                    col.seen[K_NULL as usize] = true;
+                    continue;
+                }
+                let v = match (r >> 3) % 3 {
+                    0 => edges[(r >> 8) as usize % edges.len()] as u64,
+                    1 => next() >> (next() % 64),
+                    _ => (next() >> (next() % 64)).wrapping_neg(),
+                };
+                let (v, bits) = if kind == K_UINT {
+                    (v | 1 << 63, Ints { ubits: 64, sbits: 0 })
+                } else {
+                    (v, Ints::of_i64(v as i64))
+                };
+                col.kinds.push(kind);
+                col.seen[kind as usize] = true;
+                col.ints.push(v);
+                want = want.join(bits);
+                any = true;
+            }
+            assert_eq!(col.ints_bits(), any.then_some(want), "ints {:?}", col.ints);
+        }
+    }
 
     #[test]
-    fn append_short_appends_every_length() {
-        let src: Vec<u8> = (0..48u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
-        for start in [0, 3] {
+    fn append_str_appends_every_length() {
+        let src: Vec<u8> = (0..80u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
+        for first in [0, 3, 31, 33] {
             for len in 0..=src.len() {
-                let mut text = vec![9u8; start];
-                append_short(&mut text, &src[..len]);
-                append_short(&mut text, &src[src.len() - len..]);
-                let want: Vec<u8> = [&vec![9u8; start][..], &src[..len], &src[src.len() - len..]].concat();
-                assert_eq!(text, want, "start {start}, length {len}");
+                let mut col = RawColumn::default();
+                col.append_str(&src[..first]);
+                col.append_str(&src[..len]);
+                col.append_str(&src[src.len() - len..]);
+                col.finish(1);
+                let want: Vec<u8> = [&src[..first], &src[..len], &src[src.len() - len..]].concat();
+                assert_eq!(col.text, want, "first {first}, length {len}");
+                assert_eq!(col.ends, [first, first + len, first + 2 * len]);
             }
         }
     }

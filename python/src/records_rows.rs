@@ -64,7 +64,9 @@ pub(crate) fn rows_of(
     size: usize,
 ) -> xbf::Result<Option<Vec<u8>>> {
     let mut plan = Vec::with_capacity(fields.len());
-    for (&ty, &slot) in fields.iter().zip(slots) {
+    // Each record's kind, per field.
+    let kinds: Vec<_> = slots.iter().map(|&slot| cols[slot].kinds()).collect();
+    for ((&ty, &slot), kinds) in fields.iter().zip(slots).zip(&kinds) {
         let col = &cols[slot];
         let (optional_key, ty) = match ty {
             Metadata::Enum(e) if is_optional_key(ty) => match e.variant_at(1) {
@@ -78,7 +80,7 @@ pub(crate) fn rows_of(
             t => (false, t),
         };
         let Some(write) = write_of(ty) else { return Ok(None) };
-        plan.push(Field { col, write, option, optional_key, kinds: &col.kinds, bools: 0, ints: 0, floats: 0, strs: 0 });
+        plan.push(Field { col, write, option, optional_key, kinds, bools: 0, ints: 0, floats: 0, strs: 0 });
     }
     // The one-byte codes of the primitive types `any` holds (SPEC.md 12.2).
     let mut codes = [0u8; 6];
