@@ -259,22 +259,6 @@ impl Stats {
         Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs: 1 + changes }
     }
 
-    /// What [`plan_u63`] gathers, from what [`Gather`] gathered of
-    /// `values` as they were made (the varints' size exact: counted one by
-    /// one only where the least and the largest take unequal lengths).
-    pub(crate) fn gathered(values: &[u64], g: Gather) -> Stats {
-        let Some(&first) = values.first() else {
-            return Stats::new();
-        };
-        let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
-        let varint_size = if vlen(g.lo) == vlen(g.hi) {
-            values.len() * vlen(g.lo)
-        } else {
-            values.iter().map(|&v| vlen(v)).sum()
-        };
-        Stats { n: values.len(), first, lo: g.lo, hi: g.hi, dlo: g.dlo, dhi: g.dhi, varint_size, runs: 1 + g.changes }
-    }
-
     /// [`plan`] of the values gathered, `values`: what `plan_u63` (or
     /// `plan_bits`, which plans zeros and ones alike) finds.
     fn plan<T: Int>(&self, values: &[T]) -> Plan {
@@ -290,40 +274,6 @@ impl Stats {
             return others;
         }
         finish_plan(values, first, self.varint_size, rle_size_u63(values), range)
-    }
-}
-
-/// [`plan_u63`]'s pass, made by a writer value by value as it makes the
-/// values (below 2^63; the first value is given to [`Stats::gathered`]
-/// with the list): the least and largest value after the first, the
-/// least and largest zigzag of neighbours' differences, the changes.
-#[derive(Clone, Copy)]
-pub(crate) struct Gather {
-    prev: u64,
-    lo: u64,
-    hi: u64,
-    dlo: u64,
-    dhi: u64,
-    changes: usize,
-}
-
-impl Gather {
-    /// Before the second value, `first` the first.
-    pub(crate) fn after(first: u64) -> Gather {
-        Gather { prev: first, lo: first, hi: first, dlo: u64::MAX, dhi: 0, changes: 0 }
-    }
-
-    /// The next value (the second onwards).
-    #[inline(always)]
-    pub(crate) fn step(&mut self, v: u64) {
-        self.lo = self.lo.min(v);
-        self.hi = self.hi.max(v);
-        let d = (v as i64).wrapping_sub(self.prev as i64);
-        let z = ((d << 1) ^ (d >> 63)) as u64;
-        self.dlo = self.dlo.min(z);
-        self.dhi = self.dhi.max(z);
-        self.changes += usize::from(v != self.prev);
-        self.prev = v;
     }
 }
 

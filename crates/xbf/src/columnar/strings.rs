@@ -7,7 +7,7 @@ use crate::wire::varint;
 use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
-use super::ints::{self, Gather, Planned, Stats};
+use super::ints::{self, Planned, Stats};
 use super::Budget;
 
 /// A column of strings or bytes as the encoders read it: a list of the
@@ -254,38 +254,22 @@ struct Prefix<'a> {
 
 impl<'a> Prefix<'a> {
     /// Each value's prefix shared with the one before and the length of
-    /// the rest, into `shared` and `rest_lens` (empty), their plans'
-    /// statistics gathered as they are made (a pass of `plan`'s own over
-    /// each cost about 24 instructions a value); the bytes of all the rests.
-    fn rest<'v>(values: impl Texts<'v>, shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> (usize, Stats, Stats) {
-        let mut iter = values.iter();
-        let Some(mut prev) = iter.next() else {
-            return (0, Stats::new(), Stats::new());
-        };
-        shared.push(0);
-        rest_lens.push(prev.len() as u64);
-        let mut rest = prev.len();
-        let (mut gs, mut gr) = (Gather::after(0), Gather::after(prev.len() as u64));
-        for v in iter {
+    /// the rest, into `shared` and `rest_lens`; the bytes of all the rests.
+    fn rest<'v>(values: impl Texts<'v>, shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> usize {
+        let mut rest = 0;
+        let mut prev: &[u8] = &[];
+        for v in values.iter() {
             let p = common_prefix(prev, v);
-            let r = v.len() - p;
             shared.push(p as u64);
-            rest_lens.push(r as u64);
-            gs.step(p as u64);
-            gr.step(r as u64);
-            rest += r;
+            rest_lens.push((v.len() - p) as u64);
+            rest += v.len() - p;
             prev = v;
         }
-        (rest, Stats::gathered(shared, gs), Stats::gathered(rest_lens, gr))
+        rest
     }
 
-    fn plan(shared: &'a [u64], rest_lens: &'a [u64], rest: usize, stats: &(Stats, Stats)) -> Prefix<'a> {
-        Prefix {
-            lens: shared,
-            shared: Planned::with_stats(shared, &stats.0),
-            rest_lens: Planned::with_stats(rest_lens, &stats.1),
-            rest,
-        }
+    fn plan(shared: &'a [u64], rest_lens: &'a [u64], rest: usize) -> Prefix<'a> {
+        Prefix { lens: shared, shared: Planned::new(shared), rest_lens: Planned::new(rest_lens), rest }
     }
     fn size(&self) -> usize {
         1 + self.shared.block_size() + self.rest_lens.block_size() + self.rest
@@ -369,8 +353,8 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
             room(&mut rest_lens);
             Prefix::rest(values, &mut shared, &mut rest_lens)
         })
-        .filter(|&(rest, ..)| 5 + rest < others)
-        .map(|(rest, s, r)| Prefix::plan(&shared, &rest_lens, rest, &(s, r)));
+        .filter(|&rest| 5 + rest < others)
+        .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
     let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
     let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];

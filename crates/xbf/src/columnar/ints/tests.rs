@@ -224,26 +224,3 @@ fn a_dictionarys_ids_plan_as_any_column() {
         assert_eq!((a.size(), x), (b.size(), y), "round {round}");
     }
 }
-
-#[test]
-fn values_gathered_as_made_plan_as_any_column() {
-    let mut next = crate::columnar::lcg(23, 20);
-    for round in 0..400 {
-        let n = [0, 1, 2, 5, 100, 1000][round % 6];
-        // Spans that keep the varints at one length, cross 128 and 16384,
-        // zeros and ones alone, and runs of one value.
-        let span = [1, 2, 10, 127, 128, 200, 20_000, 1 << 40][(round / 6) % 8];
-        let values: Vec<u64> =
-            (0..n).map(|i| if round % 5 == 0 { (i / 7) as u64 % span } else { next() % span }).collect();
-        let mut g = Gather::after(values.first().copied().unwrap_or(0));
-        for &v in values.iter().skip(1) {
-            g.step(v);
-        }
-        let stats = Stats::gathered(&values, g);
-        let (a, b) = (Planned::with_stats(&values, &stats), Planned::new(&values));
-        let (mut x, mut y) = (Vec::new(), Vec::new());
-        a.write(&mut x);
-        b.write(&mut y);
-        assert_eq!((a.size(), x), (b.size(), y), "round {round}");
-    }
-}
