@@ -72,8 +72,10 @@ impl Columns {
     pub(crate) fn write_kept(&mut self, out: &mut Vec<u8>, cfg: &super::ColumnConfig) -> Result<()> {
         self.root.check(1, &mut Vec::new())?;
         let shred = self.root.lend();
-        shred.write(&self.ty, out, cfg);
+        let mut bodies = crate::columnar::Bodies::default();
+        shred.write(&self.ty, &mut bodies, cfg);
         self.root.restore(shred);
+        bodies.finish(out);
         Ok(())
     }
 }

@@ -19,8 +19,46 @@ pub(crate) struct ColumnConfig {
     pub(crate) float_tolerance: Option<f64>,
 }
 
+/// A node's columns as they are made, each kept whole until all are, then
+/// appended to the message in their order (SPEC.md 22.1) once it has been
+/// grown to their total size: appended one by one, the message grew by
+/// reallocation, copying what it held each time.
+#[derive(Default)]
+pub(super) struct Bodies {
+    /// Each column's bytes, and whether its length prefix is still to be
+    /// written before them (a candidate chosen by `put_best` has it).
+    parts: Vec<(bool, Vec<u8>)>,
+    /// The bytes the parts take in the message, prefixes included.
+    size: usize,
+}
+
+impl Bodies {
+    /// A column's body, its length prefix still to be written.
+    fn push(&mut self, body: Vec<u8>) {
+        self.size += varint::len(body.len() as u128) + body.len();
+        self.parts.push((true, body));
+    }
+
+    /// A column already framed (its length prefix written).
+    fn push_framed(&mut self, column: Vec<u8>) {
+        self.size += column.len();
+        self.parts.push((false, column));
+    }
+
+    /// Appends the columns to `out`, growing it once.
+    pub(super) fn finish(self, out: &mut Vec<u8>) {
+        out.reserve(self.size);
+        for (prefix, bytes) in self.parts {
+            if prefix {
+                varint::put(out, bytes.len() as u128);
+            }
+            out.extend_from_slice(&bytes);
+        }
+    }
+}
+
 /// Writes whichever candidate body ends up smallest once compressed.
-fn put_best(out: &mut Vec<u8>, candidates: Vec<Vec<u8>>, cfg: &ColumnConfig) {
+fn put_best(out: &mut Bodies, candidates: Vec<Vec<u8>>, cfg: &ColumnConfig) {
     // Long candidates are ranked by how their first 16 KiB compress at a
     // fast level, scaled to their length; only the best is compressed in full.
     #[cfg(feature = "zstd")]
@@ -41,12 +79,12 @@ fn put_best(out: &mut Vec<u8>, candidates: Vec<Vec<u8>>, cfg: &ColumnConfig) {
         .into_iter()
         .map(|body| {
             let mut one = Vec::new();
-            put_column(&mut one, &body, cfg);
+            frame(&mut one, body, cfg);
             one
         })
         .min_by_key(Vec::len)
         .expect("at least one candidate");
-    out.extend_from_slice(&best);
+    out.push_framed(best);
 }
 
 /// Whether zstd may pay on a long column: its first 16 KiB, compressed
@@ -61,26 +99,37 @@ fn may_compress(body: &[u8]) -> bool {
     zstd::bulk::compress(&body[..SAMPLE], 1).is_ok_and(|packed| packed.len() * 10 < SAMPLE * 9)
 }
 
-fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
+/// A column's body as the message holds it: zstd-wrapped where the
+/// configuration asks for that and it is smaller, else as it is.
+fn compressed(body: Vec<u8>, cfg: &ColumnConfig) -> Vec<u8> {
     #[cfg(feature = "zstd")]
     if let Some(level) = cfg.zstd_level {
-        if body.len() > 32 && may_compress(body) {
-            if let Ok(packed) = zstd::bulk::compress(body, level) {
+        if body.len() > 32 && may_compress(&body) {
+            if let Ok(packed) = zstd::bulk::compress(&body, level) {
                 let mut wrapped = vec![E::Zstd.byte()];
                 varint::put(&mut wrapped, body.len() as u128);
                 wrapped.extend_from_slice(&packed);
                 if wrapped.len() < body.len() {
-                    varint::put(out, wrapped.len() as u128);
-                    out.extend_from_slice(&wrapped);
-                    return;
+                    return wrapped;
                 }
             }
         }
     }
     #[cfg(not(feature = "zstd"))]
     let _ = cfg;
+    body
+}
+
+/// Appends a column (its length, then its body as `compressed` makes it).
+fn frame(out: &mut Vec<u8>, body: Vec<u8>, cfg: &ColumnConfig) {
+    let body = compressed(body, cfg);
     varint::put(out, body.len() as u128);
-    out.extend_from_slice(body);
+    out.extend_from_slice(&body);
+}
+
+/// Keeps a column's body (as `compressed` makes it) for the message.
+fn put_column(out: &mut Bodies, body: Vec<u8>, cfg: &ColumnConfig) {
+    out.push(compressed(body, cfg));
 }
 
 /// Appends the columns of `values`, all of type `ty`, to `out`.
@@ -88,14 +137,17 @@ fn put_column(out: &mut Vec<u8>, body: &[u8], cfg: &ColumnConfig) {
 /// The values are walked once, each scalar going straight into the column
 /// of its place in the type (shredding), then each column is encoded.
 pub(crate) fn encode(ty: &Metadata, values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
+    let mut bodies = Bodies::default();
     if let Metadata::Any = ty {
-        return encode_any(values, out, cfg);
+        encode_any(values, &mut bodies, cfg);
+    } else {
+        let mut shred = Shred::new(ty);
+        for v in values {
+            shred.push(v);
+        }
+        shred.write(ty, &mut bodies, cfg);
     }
-    let mut shred = Shred::new(ty);
-    for v in values {
-        shred.push(v);
-    }
-    shred.write(ty, out, cfg);
+    bodies.finish(out);
 }
 
 /// The columns of a node being gathered from its values, in the shape of
@@ -253,36 +305,36 @@ impl<'v> Shred<'v> {
     /// Writes the node's columns, then its children's (SPEC.md 22.1). It
     /// reads them only: a builder's columns are given back to it after
     /// (`Columns::write_kept`).
-    pub(super) fn write(&self, ty: &Metadata, out: &mut Vec<u8>, cfg: &ColumnConfig) {
+    pub(super) fn write(&self, ty: &Metadata, out: &mut Bodies, cfg: &ColumnConfig) {
         match (self, ty) {
             (Shred::Unit, _) => {}
-            (Shred::Ints(col), _) => put_column(out, &ints::encode(col), cfg),
-            (Shred::Narrow(col), _) => put_column(out, &ints::encode(col), cfg),
-            (Shred::Bits(col), _) => put_column(out, &ints::encode(col), cfg),
+            (Shred::Ints(col), _) => put_column(out, ints::encode(col), cfg),
+            (Shred::Narrow(col), _) => put_column(out, ints::encode(col), cfg),
+            (Shred::Bits(col), _) => put_column(out, ints::encode(col), cfg),
             (Shred::F64(col), _) => put_floats(out, col, cfg),
             (Shred::F32(col), _) => put_floats(out, col, cfg),
             (Shred::Owned(data, ends), _) => {
                 if cfg.zstd_level.is_some() {
                     put_best(out, strings::candidates_joined(data, ends), cfg)
                 } else {
-                    put_column(out, &strings::encode_joined(data, ends), cfg)
+                    put_column(out, strings::encode_joined(data, ends), cfg)
                 }
             }
             (Shred::Bytes(col), _) => {
                 if cfg.zstd_level.is_some() {
                     put_best(out, strings::candidates(col), cfg)
                 } else {
-                    put_column(out, &strings::encode(col), cfg)
+                    put_column(out, strings::encode(col), cfg)
                 }
             }
             (Shred::Wide(col), _) => {
                 let mut body = Vec::with_capacity(1 + col.len());
                 body.push(E::Plain256.byte());
                 body.extend_from_slice(col);
-                put_column(out, &body, cfg);
+                put_column(out, body, cfg);
             }
             (Shred::Seq(lens, elem), Metadata::Vec(ety)) => {
-                put_column(out, &ints::encode(lens.as_ref().expect("a vec's lengths")), cfg);
+                put_column(out, ints::encode(lens.as_ref().expect("a vec's lengths")), cfg);
                 elem.write(ety, out, cfg);
             }
             (Shred::Seq(_, elem), Metadata::Array(a)) => elem.write(&a.element, out, cfg),
@@ -297,16 +349,16 @@ impl<'v> Shred<'v> {
                 }
             }
             (Shred::Option(present, inner), Metadata::Option(ity)) => {
-                put_column(out, &ints::encode(present), cfg);
+                put_column(out, ints::encode(present), cfg);
                 inner.write(ity, out, cfg);
             }
             (Shred::Map(lens, keys, vals), Metadata::Map(m)) => {
-                put_column(out, &ints::encode(lens), cfg);
+                put_column(out, ints::encode(lens), cfg);
                 keys.write(&m.key, out, cfg);
                 vals.write(&m.value, out, cfg);
             }
             (Shred::Enum(tags, variants), Metadata::Enum(e)) => {
-                put_column(out, &ints::encode(tags), cfg);
+                put_column(out, ints::encode(tags), cfg);
                 for (v, (_, pty)) in variants.iter().zip(e.variants()) {
                     v.write(pty, out, cfg);
                 }
@@ -318,7 +370,7 @@ impl<'v> Shred<'v> {
     }
 }
 
-fn put_floats<F: floats::Float>(out: &mut Vec<u8>, col: &[F], cfg: &ColumnConfig) {
+fn put_floats<F: floats::Float>(out: &mut Bodies, col: &[F], cfg: &ColumnConfig) {
     let best = match cfg.float_tolerance {
         Some(t) => floats::encode_lossy(col, t),
         None => floats::encode(col),
@@ -328,13 +380,13 @@ fn put_floats<F: floats::Float>(out: &mut Vec<u8>, col: &[F], cfg: &ColumnConfig
     if cfg.zstd_level.is_some() && cfg.float_tolerance.is_none() {
         put_best(out, floats::candidates(col, best), cfg)
     } else {
-        put_column(out, &best, cfg)
+        put_column(out, best, cfg)
     }
 }
 
 /// The columns of an `any` node: its types, each value's type, then the
 /// values of each type as a node of that type.
-fn encode_any(values: &[&Value], out: &mut Vec<u8>, cfg: &ColumnConfig) {
+fn encode_any(values: &[&Value], out: &mut Bodies, cfg: &ColumnConfig) {
     let mut index: HashMap<TypeKey, usize> = HashMap::new();
     let mut types: Vec<&Metadata> = Vec::new();
     let mut tags = Vec::with_capacity(values.len());
@@ -389,7 +441,7 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     types: &[T],
     tags: &[u128],
     nodes: &[Shred<'_>],
-    out: &mut Vec<u8>,
+    out: &mut Bodies,
     cfg: &ColumnConfig,
 ) {
     let mut body = vec![E::Types.byte()];
@@ -399,8 +451,8 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     }
     // The column of types is read before anything else of the node
     // and is never compressed.
-    put_column(out, &body, &ColumnConfig::default());
-    put_column(out, &ints::encode(tags), cfg);
+    put_column(out, body, &ColumnConfig::default());
+    put_column(out, ints::encode(tags), cfg);
     for (node, t) in nodes.iter().zip(types) {
         node.write(t.borrow(), out, cfg);
     }

@@ -92,7 +92,9 @@ impl BlockColumns {
 
     /// Appends the columns (SPEC.md 22.1) to `out`.
     pub(crate) fn write(mut self, out: &mut Vec<u8>, cfg: &ColumnConfig) {
-        self.root.lend().write(&self.ty, out, cfg);
+        let mut bodies = crate::columnar::Bodies::default();
+        self.root.lend().write(&self.ty, &mut bodies, cfg);
+        bodies.finish(out);
     }
 }
 
