@@ -338,10 +338,11 @@ function gatherer(keys: string[], always: boolean[] | null): Gather | null {
       return own === true ? `c${j}[i] = o[${key}];` : `c${j}[i] = ${own ? `${own} || ` : ""}has.call(o, ${key}) ? o[${key}] : undefined;`;
     }).join(" ");
     // The walk: for…in gives the own enumerable keys first (Object.keys' order), then inherited enumerable ones;
-    // when it gives exactly the m keys K and the last is own, all are, and they are Object.keys(o).
+    // when it gives exactly the m keys K and the last is own, all are, and they are Object.keys(o). (The flags from
+    // a Set: K.includes per field would take m² steps a check, and records may change keys every time.)
     const walk = always ? "" : `let j = 0;
 if (m > 0) for (const key in o) { if (j === m || key !== K[j]) { j = -1; break; } j++; }
-if (m === 0 || j !== m || !has.call(o, K[m - 1])) { K = check(o); m = K.length; ${names.map((key, j) => `f${j} = K.includes(${key});`).join(" ")} }`;
+if (m === 0 || j !== m || !has.call(o, K[m - 1])) { K = check(o); m = K.length; const S = new Set(K); ${names.map((key, j) => `f${j} = S.has(${key});`).join(" ")} }`;
     const state = always ? "" : `let K = [], m = -1, ${keys.map((_, j) => `f${j} = false`).join(", ")};`;
     const cols = keys.map((_, j) => `c${j}`).join(", ");
     return new Function("vs", "n", "has", "fail", "check",
