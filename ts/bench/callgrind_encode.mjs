@@ -3,12 +3,14 @@
 // It loads the build in DIST (a dist directory) and the file (a vega-datasets name: .json, or .csv read as
 // bench.mjs reads it), then encodes it N times. The instructions of one encode are (I(N2) - I(N1)) / (N2 - N1)
 // over two runs, which cancels node's start-up and the loading (as ts/bench/callgrind-tsenc3.json was measured).
+// ENCODER=1: one Encoder kept across the N calls instead (its first call infers, as encode does: cancelled too).
 import { resolve } from "node:path";
 import { loadFile } from "./data.mjs";
 
 const [dist, file, n] = process.argv.slice(2);
 const data = loadFile(file);
-const { encode } = await import(resolve(dist, "index.js"));
+const { encode, Encoder } = await import(resolve(dist, "index.js"));
+const enc = process.env.ENCODER ? new Encoder() : null;
 let bytes = 0;
-for (let i = 0; i < Number(n); i++) bytes += encode(data).length;
+for (let i = 0; i < Number(n); i++) bytes += (enc ? enc.encode(data) : encode(data)).length;
 console.log(file, n, bytes);

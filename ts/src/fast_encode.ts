@@ -46,6 +46,11 @@ function struct(t: Struct, v: unknown): Record<string, unknown> {
   for (const k in o) if (!ns.has(k) && hasOwn.call(o, k) && o[k] !== undefined) bail();
   return o;
 }
+/** The own enumerable keys of an object that passes struct's check (bails otherwise). */
+function ownKeys(t: Struct, o: Record<string, unknown>): string[] {
+  struct(t, o);
+  return Object.keys(o);
+}
 /** A field's value, or undefined when absent (missing, or undefined). */
 const field = (o: Record<string, unknown>, k: string): unknown => (hasOwn.call(o, k) ? o[k] : undefined);
 
@@ -234,31 +239,30 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       const fs = t.fields, m = fs.length, n = vs.length, keys = fieldNames(t);
       const cols: unknown[][] = [];
       for (let j = 0; j < m; j++) cols.push([]);
-      if (inferred) {
-        // Fields present in every object are read directly; only those that may be absent need hasOwn (an
-        // absent key must not find an inherited property).
-        const always = fs.map((f) => !isOptionalEnum(f.type));
-        const gather = gatherer(keys, always);
-        if (gather) cols.splice(0, m, ...gather(vs, n, hasOwn, bail));
-        else {
-          for (let i = 0; i < n; i++) {
-            const o = vs[i] as Record<string, unknown>;
-            if (o === null || typeof o !== "object") bail();
-            for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(always[j] || hasOwn.call(o, k) ? o[k] : undefined); }
-          }
+      // Generated code gathers the fields (one named load per key): for a type inferred from these records with
+      // no key check (every field not in a `json.optional` enum is in every object), otherwise with struct's
+      // check of every record whose keys differ from the last one checked.
+      const always = inferred ? fs.map((f) => !isOptionalEnum(f.type)) : null;
+      const gather = gatherer(keys, always);
+      if (gather) cols.splice(0, m, ...gather(vs, n, hasOwn, bail, (o) => ownKeys(t, o)));
+      else if (always) {
+        for (let i = 0; i < n; i++) {
+          const o = vs[i] as Record<string, unknown>;
+          if (o === null || typeof o !== "object") bail();
+          for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(always[j] || hasOwn.call(o, k) ? o[k] : undefined); }
         }
       } else {
         // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
-        // same check (struct); only objects with other keys are checked again.
-        // (None checked yet: the first object is, even with no keys: an array has none either.)
+        // same check (struct); only objects with other keys are checked again (and every object while they are
+        // none: a Map, an empty array or a typed array has no keys either).
         let checked: string[] | null = null;
         for (let i = 0; i < n; i++) {
           const o = vs[i] as Record<string, unknown>;
           if (o === null || typeof o !== "object") bail();
           const ok = Object.keys(o);
-          let same = checked !== null && ok.length === checked.length;
+          let same = checked !== null && ok.length === checked.length && ok.length > 0;
           for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked![j];
-          if (!same) { struct(t, o); checked = ok; }
+          if (!same) checked = ownKeys(t, o);
           for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
         }
       }
@@ -312,23 +316,37 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
   }
 }
 
-type Gather = (vs: unknown[], n: number, has: typeof hasOwn, fail: () => never) => unknown[][];
-/** Generated code that gathers the fields `keys` of n objects into one array each (for a type inferred from
- * them: `always[j]` when the key is in every object), one named property load per key instead of a keyed load
- * per value; null where code may not be generated (a page's CSP), for a key `__proto__` or for very wide
- * structs. Kept per key list (fast.ts's cache of generated code). */
-function gatherer(keys: string[], always: boolean[]): Gather | null {
+type Gather = (vs: unknown[], n: number, has: typeof hasOwn, fail: () => never, check: (o: Record<string, unknown>) => string[]) => unknown[][];
+/** Generated code that gathers the fields `keys` of n objects into one array each, one named property load per key
+ * instead of a keyed load per value; null where code may not be generated (a page's CSP), for a key `__proto__` or
+ * for very wide structs. Kept per key list (fast.ts's cache of generated code).
+ *
+ * `always`, for a type inferred from these very objects: `always[j]` when key j is in every one of them (read
+ * directly), the others read when own; no key check. null, for a type given or remembered: each object's keys are
+ * walked (for…in, no array made) against those of the last object `check` passed (struct's check, which returns
+ * its own enumerable keys); an object with other keys, or while they are none, is checked itself. A key of that
+ * list is own (read directly); the others are read when own, as in columnValues' loop without generated code. */
+function gatherer(keys: string[], always: boolean[] | null): Gather | null {
   if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
-  return generate("gather:" + always.map((x) => (x ? "1" : "0")).join(""), keys, () => {
+  const tag = always ? "gather:" + always.map((x) => (x ? "1" : "0")).join("") : "gather-checked";
+  return generate(tag, keys, () => {
     // Each column sized once (no growth and copies as it is filled) up to 4,096 values, as sizedArray.
     const decl = keys.map((_, j) => `c${j} = n <= 4096 ? new Array(n) : []`).join(", ");
-    const body = keys.map((k, j) => {
-      const key = JSON.stringify(k);
-      return always[j] ? `c${j}[i] = o[${key}];` : `c${j}[i] = has.call(o, ${key}) ? o[${key}] : undefined;`;
+    const names = keys.map((k) => JSON.stringify(k));
+    const body = names.map((key, j) => {
+      const own = always ? always[j] : `f${j}`;
+      return own === true ? `c${j}[i] = o[${key}];` : `c${j}[i] = ${own ? `${own} || ` : ""}has.call(o, ${key}) ? o[${key}] : undefined;`;
     }).join(" ");
+    // The walk: for…in gives the own enumerable keys first (Object.keys' order), then inherited enumerable ones;
+    // when it gives exactly the m keys K and the last is own, all are, and they are Object.keys(o). (The flags from
+    // a Set: K.includes per field would take m² steps a check, and records may change keys every time.)
+    const walk = always ? "" : `let j = 0;
+if (m > 0) for (const key in o) { if (j === m || key !== K[j]) { j = -1; break; } j++; }
+if (m === 0 || j !== m || !has.call(o, K[m - 1])) { K = check(o); m = K.length; const S = new Set(K); ${names.map((key, j) => `f${j} = S.has(${key});`).join(" ")} }`;
+    const state = always ? "" : `let K = [], m = -1, ${keys.map((_, j) => `f${j} = false`).join(", ")};`;
     const cols = keys.map((_, j) => `c${j}`).join(", ");
-    return new Function("vs", "n", "has", "fail",
-      `const ${decl}; for (let i = 0; i < n; i++) { const o = vs[i]; if (o === null || typeof o !== "object") fail(); ${body} } return [${cols}];`) as Gather;
+    return new Function("vs", "n", "has", "fail", "check",
+      `const ${decl}; ${state} for (let i = 0; i < n; i++) { const o = vs[i]; if (o === null || typeof o !== "object") fail(); ${walk} ${body} } return [${cols}];`) as Gather;
   });
 }
 

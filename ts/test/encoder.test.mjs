@@ -56,3 +56,37 @@ test("an array is not an empty struct: a remembered type with no fields does not
     same(decode(e.encode([{}, {}])), [{}, {}]);
   }
 });
+
+test("a given or remembered struct type takes what the reference takes: odd records in any place of a run", async () => {
+  const { encodeInternal } = await import("../dist/codec.js");
+  const { normalize } = await import("../dist/values.js");
+  const { setCodegen } = await import("../dist/fast.js");
+  // A required field a, then every field optional (where a record with no keys fits).
+  const first = [[{ a: 1, b: "x", c: null }, { a: 2 }], [{ a: 1, b: "x", c: null }, {}]];
+  const proto = (o) => Object.assign(Object.create({ b: "inherited" }), o);
+  const hidden = (o) => Object.defineProperty({ ...o }, "b", { value: "hidden", enumerable: false });
+  const bare = (o) => Object.assign(Object.create(null), o);
+  class R { constructor(a) { this.a = a; } }
+  const odd = [{ a: 3, z: 1 }, { a: 3, b: undefined }, proto({ a: 4 }), proto({}), hidden({ a: 5 }), bare({ a: 6, b: "n" }), new R(7), {},
+    new Map(), [], new Uint8Array(0), new Date(0), { b: "x", a: 8 }, { a: 9, b: "y", c: null, z: undefined }, { a: 10, c: 1 }, { c: null, b: "q" }];
+  const runs = [[{ a: 1, b: "p" }, { a: 2, b: "q" }], [{}, {}], [{ a: 1 }], [], [{ a: 1, b: "b", c: 2 }, { a: 2, b: "c", c: null }]];
+  const outcome = (f) => { try { return f(); } catch (e) { return e.message; } };
+  for (const codegen of [undefined, false]) {
+    setCodegen(codegen);
+    try {
+      for (const f of first) for (const layout of ["rows", "columns", "auto"]) for (const x of odd) for (const before of runs) for (const after of runs) {
+        const v = [...before, x, ...after, ...before], t = inferType(f);
+        const want = outcome(() => encodeInternal(t, normalize(t, v), { layout }));
+        assert.deepStrictEqual(outcome(() => encode(v, { type: t, layout })), want, `${layout} ${JSON.stringify(v)}`);
+        // A remembered type: the record is written with it, or the value is inferred anew (and decodes as given).
+        const e = new Encoder({ layout });
+        e.encode(f);
+        const kept = e.type;
+        assert.deepStrictEqual(kept, t);
+        const got = outcome(() => e.encode(v));
+        if (e.type === kept) assert.deepStrictEqual(got, want, `remembered ${layout} ${JSON.stringify(v)}`);
+        else assert.deepStrictEqual(got, outcome(() => encode(v, { layout })));
+      }
+    } finally { setCodegen(undefined); }
+  }
+});
