@@ -20,10 +20,10 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use xbf::wire::{FLAG_COLUMNAR, V2_MARKER};
 use xbf::{DecodeOptions, Metadata, PrimitiveType as P, Version, WholeColumn};
 
-use crate::decode::{date_py, int_i128, int_u128, meta_has_any, struct_dict, timestamp_py, FRESH_DICT_KEYS};
+use crate::decode::{date_py, int_i128, int_u128, meta_has_any, timestamp_py, FRESH_DICT_KEYS};
 use crate::plan::is_optional_key;
 use crate::pyobj::{is_some, refs};
-use crate::raw::dict_set;
+use crate::raw::{dict_set, new_str};
 
 /// How one field's values become Python objects.
 #[derive(Clone, Copy)]
@@ -129,7 +129,7 @@ impl<'py> StrCache<'py> {
         match &self.slots[h] {
             Some((p, l, v)) if *p == ptr && *l == len => v.clone(),
             _ => {
-                let v = PyString::new_bound(py, s).into_any();
+                let v = new_str(py, s).into_any();
                 self.slots[h] = Some((ptr, len, v.clone()));
                 v
             }
@@ -171,6 +171,12 @@ impl<'py> FieldValues<'py> {
             Scalar::Bool => FieldValues::Bool(col.ints()?.into_iter()),
             _ => return Err(Stop::Elsewhere),
         })
+    }
+
+    /// Whether the next record lacks this (optional) field.
+    #[inline]
+    fn next_is_absent(&self) -> bool {
+        matches!(self, FieldValues::Objects(v) if matches!(v.as_slice().first(), Some(None)))
     }
 
     fn len(&self) -> usize {
@@ -239,7 +245,7 @@ enum Col<'py> {
         keys: Vec<Bound<'py, PyString>>,
         fields: Vec<Col<'py>>,
         optional: Vec<bool>,
-        template: RefCell<Option<Bound<'py, PyDict>>>,
+        templates: Templates<'py>,
     },
     /// Dicts (or, where Python cannot hold the keys in one, as the core's
     /// values read, lists of `(key, value)` pairs), of keys and values.
@@ -252,6 +258,52 @@ enum Col<'py> {
     /// The value as its part's type reads (the parts' plans are made from
     /// the types the column gives them).
     Any,
+}
+
+/// The dicts a struct's records are copied from, one of the keys each
+/// pattern of absent optional fields leaves (bit i of the pattern: field i
+/// absent), made as the patterns are met. A record copies the one of its
+/// pattern, with its keys in the struct's order, and sets its values in
+/// place: no key is deleted. Copying the dict of every key and deleting the
+/// absent ones cost a lookup and a delete each (countries.json: every
+/// record lacks `_comment`, a tenth two more fields; callgrind figures in
+/// python/bench/callgrind_loads.json, "pyloads3").
+#[derive(Default)]
+pub(crate) struct Templates<'py> {
+    by_absent: RefCell<Vec<(u64, Bound<'py, PyDict>)>>,
+}
+
+impl<'py> Templates<'py> {
+    /// Patterns kept at most; a record of any other pattern copies the dict
+    /// of every key, and its absent fields are deleted.
+    const MAX: usize = 8;
+
+    /// A new dict of the keys `absent` leaves (each to None), and whether
+    /// it holds exactly those (else it holds every key).
+    fn dict(
+        &self,
+        py: Python<'py>,
+        keys: &[Bound<'py, PyString>],
+        absent: u64,
+    ) -> PyResult<(Bound<'py, PyDict>, bool)> {
+        let mut by_absent = self.by_absent.borrow_mut();
+        let mut pattern = absent;
+        if !by_absent.iter().any(|(a, _)| *a == pattern) && by_absent.len() >= Self::MAX {
+            pattern = 0;
+        }
+        if let Some((_, t)) = by_absent.iter().find(|(a, _)| *a == pattern) {
+            return Ok((t.copy()?, pattern == absent));
+        }
+        let t = PyDict::new_bound(py);
+        for (i, k) in keys.iter().enumerate() {
+            if i >= 64 || pattern & (1 << i) == 0 {
+                dict_set(&t, k, &py.None().into_bound(py))?;
+            }
+        }
+        let d = t.copy()?;
+        by_absent.push((pattern, t));
+        Ok((d, pattern == absent))
+    }
 }
 
 /// The plan of a type read whole here; `None` for any other. Types whose
@@ -288,7 +340,7 @@ fn plan<'py>(py: Python<'py>, ty: &Metadata) -> Option<Col<'py>> {
                 keys: s.fields().map(|(n, _)| PyString::intern_bound(py, n)).collect(),
                 fields,
                 optional,
-                template: RefCell::new(None),
+                templates: Templates::default(),
             }
         }
         Metadata::Map(m) => Col::Map(Box::new(plan(py, &m.key)?), Box::new(plan(py, &m.value)?)),
@@ -435,7 +487,7 @@ fn read<'py>(py: Python<'py>, col: WholeColumn<'_, '_, '_>, c: &Col<'py>) -> CRe
                 .map(|_| PyTuple::new_bound(py, columns.iter_mut().map(|c| c.next().expect("n values"))).into_any())
                 .collect()
         }
-        Col::Struct { keys, fields: plans, optional, template } => {
+        Col::Struct { keys, fields: plans, optional, templates } => {
             let mut fields = col.fields()?;
             let mut columns = Vec::with_capacity(plans.len());
             for (p, &opt) in plans.iter().zip(optional) {
@@ -465,12 +517,32 @@ fn read<'py>(py: Python<'py>, col: WholeColumn<'_, '_, '_>, c: &Col<'py>) -> CRe
             fields.finish()?;
             let mut out = Vec::with_capacity(n);
             let fresh = keys.len() <= FRESH_DICT_KEYS;
+            // Which fields a record may lack (bit i: field i), when they fit a mask.
+            let may_lack = if keys.len() <= 64 {
+                optional.iter().enumerate().filter(|(_, &o)| o).fold(0u64, |m, (i, _)| m | 1 << i)
+            } else {
+                0
+            };
             for _ in 0..n {
-                let d = if fresh { PyDict::new_bound(py) } else { struct_dict(py, keys, template)? };
+                let (d, exact) = if fresh {
+                    (PyDict::new_bound(py), true)
+                } else {
+                    let mut absent = 0u64;
+                    if may_lack != 0 {
+                        for (i, c) in columns.iter().enumerate() {
+                            if may_lack & (1 << i) != 0 && c.next_is_absent() {
+                                absent |= 1 << i;
+                            }
+                        }
+                    }
+                    let (d, exact) = templates.dict(py, keys, absent)?;
+                    // Past 64 keys the pattern is not known: the dict holds every key.
+                    (d, exact && keys.len() <= 64)
+                };
                 for (k, c) in keys.iter().zip(columns.iter_mut()) {
                     match c.next(py) {
                         Some(v) => dict_set(&d, k, &v)?,
-                        None if fresh => {}
+                        None if exact => {}
                         None => d.del_item(k)?,
                     }
                 }

@@ -13,7 +13,7 @@ use crate::column_reader::records_from_columns;
 use crate::errors::{core_err, guarded};
 use crate::plan::{make_plan, Plan};
 use crate::pyobj::{is_some, refs};
-use crate::raw::dict_set;
+use crate::raw::{dict_set, new_str};
 use crate::schema::Schema;
 use crate::to_py::value_to_py;
 
@@ -346,7 +346,7 @@ impl<'a> Dec<'a> {
                             let s = self.b.get(start..start + usize::from(n)).ok_or(DErr::Bad)?;
                             let s = std::str::from_utf8(s).map_err(|_| DErr::Bad)?;
                             self.pos = start + usize::from(n);
-                            return Ok(PyString::new_bound(py, s).into_any());
+                            return Ok(new_str(py, s).into_any());
                         }
                     }
                 }
@@ -414,7 +414,7 @@ impl<'a> Dec<'a> {
                 let n = usize::try_from(n).map_err(|_| DErr::Bad)?;
                 let s = self.take(n)?;
                 let s = std::str::from_utf8(s).map_err(|_| DErr::Bad)?;
-                PyString::new_bound(py, s).into_any()
+                new_str(py, s).into_any()
             }
             P::Bytes => {
                 let n = self.length()?;

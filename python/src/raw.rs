@@ -365,6 +365,35 @@ pub(crate) fn object_new<'py>(cls: &Bound<'py, PyType>) -> Option<PyResult<Bound
     }
 }
 
+/// A str of `s`. ASCII text (the usual case in records) is copied straight
+/// into a new compact ASCII str, checked by Rust's word-at-a-time
+/// `is_ascii`; other text, and the limited API (abi3, which has neither
+/// `PyUnicode_New` nor `PyUnicode_DATA`), take `PyUnicode_FromStringAndSize`,
+/// which scans and decodes the UTF-8 again. Figures: python/UNSAFE.md.
+#[inline]
+pub(crate) fn new_str<'py>(py: Python<'py>, s: &str) -> Bound<'py, PyString> {
+    #[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)))]
+    if s.is_ascii() {
+        // SAFETY: the GIL is held (`py`). `s.len()` fits Py_ssize_t (a Rust
+        // slice is at most isize::MAX bytes). PyUnicode_New with maxchar 127
+        // makes a compact ASCII str of `s.len()` one-byte characters (its
+        // terminating NUL already written), which no other code has seen;
+        // its data (PyUnicode_DATA) has room for exactly `s.len()` bytes, and
+        // every byte of `s` is below 128, so the str holds valid ASCII, as its
+        // kind says. A NULL return (MemoryError, set) is handled by
+        // `from_owned_ptr`, as PyString::new_bound handles it. The hash is
+        // left unset (-1), to be computed when asked, as for any new str.
+        unsafe {
+            let o = ffi::PyUnicode_New(s.len() as ffi::Py_ssize_t, 127);
+            if !o.is_null() {
+                std::ptr::copy_nonoverlapping(s.as_ptr(), ffi::PyUnicode_DATA(o).cast::<u8>(), s.len());
+            }
+            return Bound::from_owned_ptr(py, o).downcast_into_unchecked();
+        }
+    }
+    PyString::new_bound(py, s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::append_short;
