@@ -29,6 +29,15 @@ const cases = {
   optional: Array.from({ length: n }, (_, i) => (i % 3 ? { a: i, b: i % 2 ? null : `s${i}` } : { a: i })),
   // Keys Object.prototype has: own data properties, as a literal defines them.
   prototypeKeys: Array.from({ length: n }, (_, i) => ({ constructor: `c${i}`, toString: i, hasOwnProperty: i % 2 === 0, valueOf: i / 4 })),
+  // Key names a hostile message may carry into the generated constructor's source: quotes, backslashes, line
+  // terminators, template and comment syntax, code after a closed string. Each must stay a key, never code.
+  hostileKeys: Array.from({ length: n }, (_, i) => ({
+    ['a"); globalThis.xbfPwned = 1; ("']: i,
+    ["b\\"]: `s${i}`,
+    ["c\u2028d\u2029e\n"]: i / 3,
+    ["${globalThis.xbfPwned = 2}`"]: i % 2 === 0,
+    ["*/ } ]; globalThis.xbfPwned = 3; /*"]: i,
+  })),
 };
 
 for (const [name, v] of Object.entries(cases)) {
@@ -40,6 +49,7 @@ for (const [name, v] of Object.entries(cases)) {
       setCodegen(false);
       try { checkRecords(decode(bytes), v, `${name} ${layout} without new Function`); } finally { setCodegen(undefined); }
     }
+    assert.equal(globalThis.xbfPwned, undefined, `${name}: a key ran as code`);
   });
 }
 
