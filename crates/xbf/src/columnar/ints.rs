@@ -8,6 +8,8 @@ use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
 
+mod lanes;
+
 /// A value of an integer column as the writer takes it: any unsigned width
 /// up to 128 bits (columns of narrow values take less memory to walk).
 pub(crate) trait Int: Copy + PartialEq {
@@ -168,6 +170,9 @@ fn plan<T: Int>(values: &[T]) -> Plan {
     if all <= 1 {
         return plan_bits(values, first as u64);
     }
+    if all >> 15 == 0 && values.len() >= 2 {
+        return plan_gathered(values, first as u64, lanes::pass_u15(values));
+    }
     if all >> 63 == 0 {
         return plan_u63(values, first as u64);
     }
@@ -179,7 +184,6 @@ fn plan<T: Int>(values: &[T]) -> Plan {
 /// the one pass runs in 64-bit arithmetic.
 fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     let n = values.len();
-    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let mut prev = first;
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
@@ -195,6 +199,15 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         runs += usize::from(v != prev);
         prev = v;
     }
+    plan_gathered(values, first, (lo, hi, dlo, dhi, runs))
+}
+
+/// [`plan_u63`] from what its pass gathered: the smallest and largest
+/// value, the smallest and largest zigzag of the neighbours' differences
+/// (0 and 0 for one value) and the number of runs.
+fn plan_gathered<T: Int>(values: &[T], first: u64, (lo, hi, dlo, dhi, runs): (u64, u64, u64, u64, usize)) -> Plan {
+    let n = values.len();
+    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
     // The varints take `vlen(lo)` bytes each at least, and exactly that
     // where the largest takes as many; otherwise they are counted one by

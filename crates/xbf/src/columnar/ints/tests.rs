@@ -224,3 +224,41 @@ fn a_dictionarys_ids_plan_as_any_column() {
         assert_eq!((a.size(), x), (b.size(), y), "round {round}");
     }
 }
+
+#[test]
+fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
+    let mut next = crate::columnar::lcg(17, 3);
+    // Lengths around a step of eight, around a block (4096 steps), and
+    // past one.
+    let lens = [2usize, 3, 8, 9, 16, 17, 100, 4096 * 8, 4096 * 8 + 1, 4096 * 8 + 9, 40_000];
+    for (round, &n) in lens.iter().cycle().take(66).enumerate() {
+        let values: Vec<u64> = (0..n)
+            .map(|i| {
+                let r = next();
+                match round % 6 {
+                    0 => r % (1 << 15),
+                    1 => (1 << 15) - 1 - r % 3,
+                    2 => (i as u64 / 5) % 7,
+                    3 => [0, (1 << 15) - 1][(r % 2) as usize],
+                    4 => 20 + r % 2,
+                    _ => (i as u64 * 37) % (1 << 15),
+                }
+            })
+            .collect();
+        let (lanes, scalar) = (plan(&values), plan_u63(&values, values[0]));
+        assert_eq!(
+            (lanes.size, lanes.enc, lanes.min, lanes.width, lanes.delta_min, lanes.delta_width),
+            (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width),
+            "round {round}, {n} values"
+        );
+        let mut runs = 1;
+        let (mut dlo, mut dhi) = (u64::MAX, 0);
+        for w in values.windows(2) {
+            runs += usize::from(w[0] != w[1]);
+            let z = varint::zigzag64(w[1] as i64 - w[0] as i64);
+            (dlo, dhi) = (dlo.min(z), dhi.max(z));
+        }
+        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+        assert_eq!(lanes::pass_u15(&values), (lo, hi, dlo, dhi, runs), "round {round}, {n} values");
+    }
+}
