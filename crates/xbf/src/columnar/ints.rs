@@ -167,11 +167,15 @@ fn plan<T: Int>(values: &[T]) -> Plan {
         return Plan { size: 0, enc: E::Varint, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
     let all = values.iter().fold(0u128, |a, v| a | v.wide());
-    if all <= 1 {
-        return plan_bits(values, first as u64);
-    }
+    // (Zeros and ones too: the lanes gather what `plan_bits` counts, their
+    // smallest and largest value standing for whether all or none are 1,
+    // and `plan_gathered` then sizes them as `plan_bits` does: every varint
+    // one byte, runs two bytes each at least.)
     if all >> 15 == 0 && values.len() >= 2 {
         return plan_gathered(values, first as u64, lanes::pass_u15(values));
+    }
+    if all <= 1 {
+        return plan_bits(values, first as u64);
     }
     if all >> 63 == 0 {
         return plan_u63(values, first as u64);
