@@ -259,21 +259,29 @@ impl Stats {
             return Stats::new();
         }
         debug_assert!(ids[0] == 0 && ids.iter().all(|&id| id < distinct as u64));
-        let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
-        for (&a, &b) in ids.iter().zip(&ids[1..]) {
-            let d = (b as i64).wrapping_sub(a as i64);
-            let z = ((d << 1) ^ (d >> 63)) as u64;
-            dlo = dlo.min(z);
-            dhi = dhi.max(z);
-            changes += usize::from(a != b);
-        }
         let hi = distinct as u64 - 1;
+        // Ids below 2^15 in the 16-bit lanes (whose smallest and largest
+        // are then 0 and `hi`).
+        let (dlo, dhi, runs) = if hi >> 15 == 0 && ids.len() >= 2 {
+            let (_, _, dlo, dhi, runs) = lanes::pass_u15(ids);
+            (dlo, dhi, runs)
+        } else {
+            let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
+            for (&a, &b) in ids.iter().zip(&ids[1..]) {
+                let d = (b as i64).wrapping_sub(a as i64);
+                let z = ((d << 1) ^ (d >> 63)) as u64;
+                dlo = dlo.min(z);
+                dhi = dhi.max(z);
+                changes += usize::from(a != b);
+            }
+            (dlo, dhi, 1 + changes)
+        };
         let varint_size = if hi < 0x80 {
             ids.len()
         } else {
             ids.iter().map(|&id| VARINT_LEN[(64 - id.leading_zeros()) as usize] as usize).sum()
         };
-        Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs: 1 + changes }
+        Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs }
     }
 
     /// [`plan`] of the values gathered, `values`: what `plan_u63` (or
