@@ -8,6 +8,8 @@ use crate::wire::ColumnEncoding as E;
 
 use super::cursor::Cursor;
 
+mod lanes;
+
 /// A value of an integer column as the writer takes it: any unsigned width
 /// up to 128 bits (columns of narrow values take less memory to walk).
 pub(crate) trait Int: Copy + PartialEq {
@@ -165,6 +167,13 @@ fn plan<T: Int>(values: &[T]) -> Plan {
         return Plan { size: 0, enc: E::Varint, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
     let all = values.iter().fold(0u128, |a, v| a | v.wide());
+    // (Zeros and ones too: the lanes gather what `plan_bits` counts, their
+    // smallest and largest value standing for whether all or none are 1,
+    // and `plan_gathered` then sizes them as `plan_bits` does: every varint
+    // one byte, runs two bytes each at least.)
+    if all >> 15 == 0 && values.len() >= 2 {
+        return plan_gathered(values, first as u64, lanes::pass_u15(values));
+    }
     if all <= 1 {
         return plan_bits(values, first as u64);
     }
@@ -179,7 +188,6 @@ fn plan<T: Int>(values: &[T]) -> Plan {
 /// the one pass runs in 64-bit arithmetic.
 fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     let n = values.len();
-    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let mut prev = first;
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
@@ -195,6 +203,15 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         runs += usize::from(v != prev);
         prev = v;
     }
+    plan_gathered(values, first, (lo, hi, dlo, dhi, runs))
+}
+
+/// [`plan_u63`] from what its pass gathered: the smallest and largest
+/// value, the smallest and largest zigzag of the neighbours' differences
+/// (0 and 0 for one value) and the number of runs.
+fn plan_gathered<T: Int>(values: &[T], first: u64, (lo, hi, dlo, dhi, runs): (u64, u64, u64, u64, usize)) -> Plan {
+    let n = values.len();
+    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
     // The varints take `vlen(lo)` bytes each at least, and exactly that
     // where the largest takes as many; otherwise they are counted one by
@@ -242,21 +259,29 @@ impl Stats {
             return Stats::new();
         }
         debug_assert!(ids[0] == 0 && ids.iter().all(|&id| id < distinct as u64));
-        let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
-        for (&a, &b) in ids.iter().zip(&ids[1..]) {
-            let d = (b as i64).wrapping_sub(a as i64);
-            let z = ((d << 1) ^ (d >> 63)) as u64;
-            dlo = dlo.min(z);
-            dhi = dhi.max(z);
-            changes += usize::from(a != b);
-        }
         let hi = distinct as u64 - 1;
+        // Ids below 2^15 in the 16-bit lanes (whose smallest and largest
+        // are then 0 and `hi`).
+        let (dlo, dhi, runs) = if hi >> 15 == 0 && ids.len() >= 2 {
+            let (_, _, dlo, dhi, runs) = lanes::pass_u15(ids);
+            (dlo, dhi, runs)
+        } else {
+            let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
+            for (&a, &b) in ids.iter().zip(&ids[1..]) {
+                let d = (b as i64).wrapping_sub(a as i64);
+                let z = ((d << 1) ^ (d >> 63)) as u64;
+                dlo = dlo.min(z);
+                dhi = dhi.max(z);
+                changes += usize::from(a != b);
+            }
+            (dlo, dhi, 1 + changes)
+        };
         let varint_size = if hi < 0x80 {
             ids.len()
         } else {
             ids.iter().map(|&id| VARINT_LEN[(64 - id.leading_zeros()) as usize] as usize).sum()
         };
-        Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs: 1 + changes }
+        Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs }
     }
 
     /// [`plan`] of the values gathered, `values`: what `plan_u63` (or

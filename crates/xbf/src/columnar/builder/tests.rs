@@ -520,3 +520,14 @@ fn taken_columns_give_the_copied_bytes_and_come_back() {
     let v: Value = VecValue::new(s(P::U64), vec![Value::U64(u64::MAX), Value::U64(3)]).unwrap().into();
     assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
 }
+
+#[test]
+fn option_flags_are_counted_as_one_by_one() {
+    let mut next = crate::columnar::lcg(29, 9);
+    for n in [0usize, 1, 254, 255, 256, 511, 1000, 3201] {
+        for odds in [1, 2, 7] {
+            let flags: Vec<u8> = (0..n).map(|_| u8::from(next() % odds != 0)).collect();
+            assert_eq!(ones(&flags), flags.iter().filter(|&&f| f == 1).count(), "{n} flags, 1 in {odds} absent");
+        }
+    }
+}

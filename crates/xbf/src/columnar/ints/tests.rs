@@ -86,13 +86,21 @@ fn the_64_bit_plan_agrees_with_the_wide_ones() {
 fn zeros_and_ones_plan_as_any_column() {
     let cases: [&[u128]; 8] =
         [&[0; 10], &[1; 10], &[0, 1], &[1, 0], &[1], &[0], &[0, 0, 1, 1, 1, 0, 0, 1], &[1, 1, 1, 1, 1, 1, 1, 1, 1, 0]];
-    for values in cases {
+    let mut next = crate::columnar::lcg(23, 7);
+    let random: Vec<Vec<u128>> = [9usize, 17, 100, 1000, 40_000]
+        .iter()
+        .flat_map(|&n| [1, 2, 50].map(|odds| (0..n).map(|_| u128::from(next() % odds == 0)).collect::<Vec<_>>()))
+        .collect();
+    for values in cases.into_iter().chain(random.iter().map(Vec::as_slice)) {
         let (a, b) = (plan_bits(values, values[0] as u64), plan_narrow(values, values[0]).unwrap());
-        assert_eq!(
-            (a.size, a.enc, a.min, a.width, a.delta_min, a.delta_width),
-            (b.size, b.enc, b.min, b.width, b.delta_min, b.delta_width),
-            "{values:?}"
-        );
+        // (`plan` takes the 16-bit lanes for two values or more.)
+        for p in [&b, &plan(values)] {
+            assert_eq!(
+                (a.size, a.enc, a.min, a.width, a.delta_min, a.delta_width),
+                (p.size, p.enc, p.min, p.width, p.delta_min, p.delta_width),
+                "{values:?}"
+            );
+        }
         round_trip(values);
     }
 }
@@ -222,5 +230,43 @@ fn a_dictionarys_ids_plan_as_any_column() {
         a.write(&mut x);
         b.write(&mut y);
         assert_eq!((a.size(), x), (b.size(), y), "round {round}");
+    }
+}
+
+#[test]
+fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
+    let mut next = crate::columnar::lcg(17, 3);
+    // Lengths around a step of eight, around a block (4096 steps), and
+    // past one.
+    let lens = [2usize, 3, 8, 9, 16, 17, 100, 4096 * 8, 4096 * 8 + 1, 4096 * 8 + 9, 40_000];
+    for (round, &n) in lens.iter().cycle().take(66).enumerate() {
+        let values: Vec<u64> = (0..n)
+            .map(|i| {
+                let r = next();
+                match round % 6 {
+                    0 => r % (1 << 15),
+                    1 => (1 << 15) - 1 - r % 3,
+                    2 => (i as u64 / 5) % 7,
+                    3 => [0, (1 << 15) - 1][(r % 2) as usize],
+                    4 => 20 + r % 2,
+                    _ => (i as u64 * 37) % (1 << 15),
+                }
+            })
+            .collect();
+        let (lanes, scalar) = (plan(&values), plan_u63(&values, values[0]));
+        assert_eq!(
+            (lanes.size, lanes.enc, lanes.min, lanes.width, lanes.delta_min, lanes.delta_width),
+            (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width),
+            "round {round}, {n} values"
+        );
+        let mut runs = 1;
+        let (mut dlo, mut dhi) = (u64::MAX, 0);
+        for w in values.windows(2) {
+            runs += usize::from(w[0] != w[1]);
+            let z = varint::zigzag64(w[1] as i64 - w[0] as i64);
+            (dlo, dhi) = (dlo.min(z), dhi.max(z));
+        }
+        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+        assert_eq!(lanes::pass_u15(&values), (lo, hi, dlo, dhi, runs), "round {round}, {n} values");
     }
 }
