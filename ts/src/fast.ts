@@ -35,23 +35,37 @@ export function intConv(kind: string, o: FastOptions): ((x: number) => unknown) 
   if (kind === "date") return (x) => new XbfDate(x);
   if (kind === "timestamp") return (x) => new XbfTimestamp(BigInt(x));
   const bits = INT_INFO[kind]![0];
-  if (bits > 32 && o.int64 === "bigint") return (x) => BigInt(x);
+  if (bits > 32 && o.int64 === "bigint") return bigintOf;
   return null; // the number itself
 }
 /** BigInts of 0 to 4095, each made when first needed and then shared: a bigint has no identity (equal bigints
  * are the same value to every operation), so one object can be every value equal to it. */
 const SMALL_BIGINTS: (bigint | undefined)[] = new Array(4096);
-/** The n integers of xs (exact numbers) as bigints (int64: "bigint"): small ones from SMALL_BIGINTS, a value
- * equal to the one before (a run) the same bigint, others made one by one. */
-export function bigints(xs: number[], n: number): bigint[] {
+/** A 64-bit scratch integer seen as one BigInt and as two 32-bit halves (LO_HALF the low one on this machine). */
+const BIG64 = new BigInt64Array(1), HALVES = new Int32Array(BIG64.buffer);
+const LO_HALF = LITTLE ? 0 : 1, HI_HALF = 1 - LO_HALF;
+/** The bigint of x, an integer with |x| <= 2^53: its two 32-bit halves written to a scratch BigInt64Array and the
+ * element read back. `BigInt(x)` calls a C++ builtin (about 420 instructions a value under callgrind, node 20);
+ * this is about 110, and exact: `x | 0` is x modulo 2^32 (ToInt32) and x / 2^32 is exact, so its floor is the
+ * high half, both within 32 bits for |x| <= 2^53. */
+export function bigintOf(x: number): bigint {
+  HALVES[LO_HALF] = x | 0;
+  HALVES[HI_HALF] = Math.floor(x / 4294967296);
+  return BIG64[0]!;
+}
+/** The n integers of xs (exact numbers, zigzag-mapped where `zig`: their mapping undone here) as bigints (int64:
+ * "bigint"): 0 to 4095 from SMALL_BIGINTS, a value equal to the one before (a run) the same bigint, others made one
+ * by one (bigintOf). */
+export function bigints(xs: number[], n: number, zig: boolean): bigint[] {
   const out = new Array<bigint>(n);
   let prev = NaN, last = 0n;
   for (let i = 0; i < n; i++) {
-    const x = xs[i]!;
-    if (x !== prev) {
+    const z = xs[i]!;
+    if (z !== prev) {
+      const x = !zig ? z : z < 4294967296 ? (z >>> 1) ^ -(z & 1) : unzigzagNum(z);
       if (x >= 0 && x < 4096) { const c = SMALL_BIGINTS[x]; last = c !== undefined ? c : (SMALL_BIGINTS[x] = BigInt(x)); }
-      else last = BigInt(x);
-      prev = x;
+      else last = bigintOf(x);
+      prev = z;
     }
     out[i] = last;
   }
@@ -248,6 +262,9 @@ function floatFirsts(t: Extract<XbfType, { kind: "struct" }>, modes: number[], v
 }
 
 // ------------------------------------------------------------------ columns
+/** Runs up to this long are filled by a loop, longer ones by `fill`: Array.prototype.fill is a C++ builtin in node 20
+ * (about 200 instructions a call under callgrind, where the loop's stores take a few each). */
+const FILL_LOOP = 64;
 /** Shared-prefix values rebuilt one after the other into `all` (each the first shared[i] bytes of the one
  * before, then rest[i] bytes from b at q): pushes each value's length, returns the bytes written, or -1 when
  * a prefix is longer than the value before it. */
@@ -408,17 +425,17 @@ class Columns {
           const x = small(this, end);
           if (x < 0 || x > lim) return null;
           if (smi && x >= SMI) { out = toDoubles(out, count, n); smi = false; }
-          // Short runs (most, in columns like wind directions) by hand: a fill call costs more than a few stores.
+          // Short runs (most, in columns like wind directions) by hand: a fill call costs more than a few stores (FILL_LOOP).
           // A signed column's run value has its zigzag mapping undone once per run (x < 2^30 in integers: a
           // small integer stays one), not per value in a second pass.
           const stop = count + run;
           if (smi) {
             const xi = zig ? (x >>> 1) ^ -(x & 1) : x | 0;
-            if (run <= 8) for (let i = count; i < stop; i++) out[i] = xi;
+            if (run <= FILL_LOOP) for (let i = count; i < stop; i++) out[i] = xi;
             else out.fill(xi, count, stop);
           } else {
             const xd = zig ? unzigzagNum(x) : x;
-            if (run <= 8) for (let i = count; i < stop; i++) out[i] = xd;
+            if (run <= FILL_LOOP) for (let i = count; i < stop; i++) out[i] = xd;
             else out.fill(xd, count, stop);
           }
           count += run;
@@ -499,7 +516,12 @@ class Columns {
     for (let i = 0; i < k; i++) if (vals[i]! > max) max = vals[i]!;
     const smi = max < SMI, out = smi ? smallInts(n) : doubles(n);
     let q = 0;
-    for (let i = 0; i < k; i++) { const v = smi ? vals[i]! | 0 : vals[i]!; out.fill(v, q, q + lens[i]!); q += lens[i]!; }
+    for (let i = 0; i < k; i++) {
+      const v = smi ? vals[i]! | 0 : vals[i]!, stop = q + lens[i]!;
+      if (stop - q <= FILL_LOOP) for (let j = q; j < stop; j++) out[j] = v;
+      else out.fill(v, q, stop);
+      q = stop;
+    }
     return out;
   }
   /** A column of n integers of `kind` (integer kinds, date, timestamp; bool as 0/1 numbers when raw). */
@@ -513,10 +535,11 @@ class Columns {
       // Below 2^32 the zigzag mapping is undone in integers: a value of a `smallInts` array stays a small integer
       // in every tier (a float result, stored there even once, would turn its allocation site to doubles).
       // Where ints undid it already (run-length and small bit-packed blocks), nothing is left to do.
+      // As bigints, the zigzag mapping is undone as each bigint is made (no pass writing the numbers back).
+      if (bits > 32 && this.o.int64 === "bigint" && kind !== "date" && kind !== "timestamp") return bigints(xs, n, signed && !this.zigged);
       if (signed && !this.zigged) for (let i = 0; i < n; i++) { const x = xs[i]!; xs[i] = x < 4294967296 ? (x >>> 1) ^ -(x & 1) : unzigzagNum(x); }
       const conv = intConv(kind, this.o);
       if (conv === null) return xs;
-      if (bits > 32 && this.o.int64 === "bigint" && kind !== "date" && kind !== "timestamp") return bigints(xs, n);
       const out: unknown[] = [];
       for (let i = 0; i < n; i++) out.push(conv(xs[i]!));
       return out;
@@ -635,7 +658,12 @@ class Columns {
         // Run-length ids (a column sorted by it): each run filled with its entry, no array of ids.
         const rs = n > 0 && this.pos < end && b[this.pos] === 3 ? this.idRuns(n, end, d) : null;
         if (rs !== null) {
-          for (let r = 0, q = 0; r < rs.length; r += 2) { const l = rs[r]!; out.fill(distinct[rs[r + 1]!]!, q, q + l); q += l; }
+          for (let r = 0, q = 0; r < rs.length; r += 2) {
+            const v = distinct[rs[r + 1]!]!, stop = q + rs[r]!;
+            if (stop - q <= FILL_LOOP) for (let j = q; j < stop; j++) out[j] = v;
+            else out.fill(v, q, stop);
+            q = stop;
+          }
           return out;
         }
         const ids = this.ints(n, 64, end);
@@ -829,7 +857,12 @@ class Columns {
           if (!(size <= this.left)) return null;
           this.left -= size;
           const out: string[] = new Array(n);
-          for (let r = 0, q = 0; r < rs.length; r += 2) { const l = rs[r]!; out.fill(distinct[rs[r + 1]!]!, q, q + l); q += l; }
+          for (let r = 0, q = 0; r < rs.length; r += 2) {
+            const v = distinct[rs[r + 1]!]!, stop = q + rs[r]!;
+            if (stop - q <= FILL_LOOP) for (let j = q; j < stop; j++) out[j] = v;
+            else out.fill(v, q, stop);
+            q = stop;
+          }
           return out;
         }
         const ids = this.ints(n, 64, end);
