@@ -193,8 +193,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
     case "any": {
       // Types in the order they first appear, a type index per value, then each type's values (SPEC 22.1).
       const index = new Map<string, number>(), types: XbfType[] = [], tags: number[] = [], groups: unknown[][] = [];
-      for (const v of vs) {
-        const it = anyType(v);
+      for (let j = 0; j < vs.length; j++) {
+        const v = vs[j], it = anyType(v);
         let i = index.get(it.kind);
         if (i === undefined) { i = types.length; index.set(it.kind, i); types.push(it); groups.push([]); }
         tags.push(i);
@@ -212,10 +212,12 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       types.forEach((ty, i) => columnValues(ty, groups[i]!, out));
       return;
     }
-    case "unit": for (const v of vs) if (v !== null && v !== undefined) bail(); return;
-    case "bool": for (const v of vs) if (typeof v !== "boolean") bail(); rowsBound += vs.length; columnsOf("bool", vs, out); return;
+    // (Indexed loops: a for…of over the many kinds of arrays this function sees, holey ones from the gatherer's
+    // `new Array(n)` among them, goes through the generic iterator, about 40 ns a value on political-contributions.)
+    case "unit": for (let i = 0; i < vs.length; i++) { const v = vs[i]; if (v !== null && v !== undefined) bail(); } return;
+    case "bool": for (let i = 0; i < vs.length; i++) if (typeof vs[i] !== "boolean") bail(); rowsBound += vs.length; columnsOf("bool", vs, out); return;
     case "f32": case "f64":
-      for (const v of vs) if (typeof v !== "number") bail();
+      for (let i = 0; i < vs.length; i++) if (typeof vs[i] !== "number") bail();
       rowsBound += vs.length * (t.kind === "f32" ? 4 : 8);
       columnsOf(t.kind, vs, out);
       return;
@@ -235,7 +237,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
     }
     case "vec": {
       const lens: number[] = [], flat: unknown[] = [];
-      for (const v of vs) {
+      for (let j = 0; j < vs.length; j++) {
+        const v = vs[j];
         if (!Array.isArray(v)) bail();
         lens.push(v.length);
         rowsBound += v.length < 128 ? 1 : varLen(v.length);
@@ -316,7 +319,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
           // A missing key (undefined) is refused: by the column's own check for every kind but `any` (which takes
           // undefined as null) and an option or unit (where it is null, unless a remembered type forbids that).
           const k = ft.kind;
-          if (k === "any" || ((k === "option" || k === "unit") && noAbsentNull)) for (const x of xs) if (x === undefined) bail();
+          if (k === "any" || ((k === "option" || k === "unit") && noAbsentNull)) for (let i = 0; i < xs.length; i++) if (xs[i] === undefined) bail();
           columnValues(ft, xs, out);
         }
       }
