@@ -16,11 +16,14 @@ export interface KnownType {
   readonly meta: Uint8Array;
 }
 
-/** At most this many types kept (a process that encodes more kinds of values in turn makes copies again). */
+/** At most this many types kept (a process that encodes more kinds of values in turn makes copies again; each
+ * call compares its type with those kept until one is the same, most of them differing at their first nodes). */
 const MAX_TYPES = 16;
 /** Types of more nodes than this (a struct field, an element, ...) are copied for the call and not kept: their
  * comparisons would cost as much as the metadata they save. */
 const MAX_NODES = 4096;
+/** Nor are types whose metadata passes this many bytes (long names): at most 16 × 64 KiB kept. */
+const MAX_META = 64 * 1024;
 /** Most recent first. */
 const known: KnownType[] = [];
 
@@ -36,7 +39,7 @@ export function knownType(t: XbfType): KnownType {
   const nodes = { left: MAX_NODES };
   const type = copy(t, nodes);
   const k: KnownType = { type, meta: metadataBytes(type, true) };
-  if (nodes.left >= 0) {
+  if (nodes.left >= 0 && k.meta.length <= MAX_META) {
     if (known.unshift(k) > MAX_TYPES) known.pop();
   }
   return k;
@@ -45,6 +48,10 @@ export function knownType(t: XbfType): KnownType {
 /** How many types are kept (for tests). */
 export function knownTypeCount(): number {
   return known.length;
+}
+/** Whether a type of t's structure is kept (for tests). */
+export function isKept(t: XbfType): boolean {
+  return known.some((k) => same(k.type, t));
 }
 
 /** Whether t has the structure of the kept copy c (c's nodes are well formed: t is read only as far as c goes). */

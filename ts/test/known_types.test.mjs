@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { Encoder, encode, decode, inferType } from "../dist/index.js";
 import { encodeInternal } from "../dist/codec.js";
 import { normalize } from "../dist/values.js";
-import { knownTypeCount } from "../dist/known_types.js";
+import { isKept, knownTypeCount } from "../dist/known_types.js";
 
 // (A copy of the type: normalize keeps per-type caches of its own, which a type changed in place would mislead.)
 const reference = (v, t, layout) => { const c = structuredClone(t); return encodeInternal(c, normalize(c, v), { layout }); };
@@ -80,7 +80,7 @@ test("types with the same names and other field types, alternating: each call it
   }), { numRuns: 100 });
 });
 
-test("at most 16 types are kept, and a type past them or too large to keep still encodes", () => {
+test("at most 16 types are kept, and a type past them or too large to keep (nodes, metadata bytes) still encodes", () => {
   for (let k = 0; k < 40; k++) {
     const v = records(20, (i) => ({ ["f" + k]: i, g: "x" }));
     assert.deepStrictEqual(decode(encode(v)), v);
@@ -90,9 +90,18 @@ test("at most 16 types are kept, and a type past them or too large to keep still
   const wide = struct(Array.from({ length: 5000 }, (_, j) => ["k" + j, "u8"]));
   const row = Object.fromEntries(wide.fields.map((f, j) => [f.name, j % 256]));
   const T = { kind: "vec", element: wide };
-  const before = knownTypeCount();
   for (const layout of ["rows", "columns"]) assert.deepStrictEqual(encode([row, row], { type: T, layout }), reference([row, row], T, layout));
-  assert.ok(knownTypeCount() <= before);
+  assert.ok(!isKept(T));
+  // Names of 100,000 characters: more than 64 KiB of metadata, not kept either.
+  const long = struct([["a".repeat(100000), "u8"], ["b".repeat(100000), "string"]]);
+  const lv = records(20, (i) => ({ ["a".repeat(100000)]: i, ["b".repeat(100000)]: "x" }));
+  const L = { kind: "vec", element: long };
+  for (const layout of ["rows", "columns"]) assert.deepStrictEqual(encode(lv, { type: L, layout }), reference(lv, L, layout));
+  assert.ok(!isKept(L));
+  // An ordinary one is.
+  const small = { kind: "vec", element: struct([["a", "u8"]]) };
+  encode([{ a: 1 }], { type: small });
+  assert.ok(isKept(small));
 });
 
 test("a type refused (a duplicate field) is not kept and is refused again", () => {
