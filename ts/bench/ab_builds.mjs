@@ -21,7 +21,12 @@ const ma = { encode: ia.encode, decode: (b) => ia.decode(b, opts) }, mb = { enco
 const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
 if (!existsSync(vega)) throw new Error("vega-datasets not found: run scripts/fetch-data.sh (or set VEGA_DATA)");
-const load = (f) => { const t = readFileSync(`${vega}/${f}`, "utf8"); return f.endsWith(".csv") ? csvRecords(t) : JSON.parse(t); };
+// (A name ending in "#features" is the GeoJSON's features, as bench.mjs's earthquakes.)
+const load = (f) => {
+  if (f.endsWith("#features")) return load(f.slice(0, -9)).features;
+  const t = readFileSync(`${vega}/${f}`, "utf8");
+  return f.endsWith(".csv") ? csvRecords(t) : JSON.parse(t);
+};
 const p = new Packr();
 const data = files.map((f) => { const v = load(f); return { f, v, b: ma.encode(v), m: p.pack(v) }; });
 if (MODE === "encode") {

@@ -4,11 +4,14 @@
 // bench.mjs reads it), then encodes it N times. The instructions of one encode are (I(N2) - I(N1)) / (N2 - N1)
 // over two runs, which cancels node's start-up and the loading (as ts/bench/callgrind-tsenc3.json was measured).
 // ENCODER=1: one Encoder kept across the N calls instead (its first call infers, as encode does: cancelled too).
+// A FILE ending in "#features" is the GeoJSON's features (as bench.mjs's earthquakes). SLICE=k: its first k records
+// only (the per-call and per-column costs, which small tables pay on few values).
 import { resolve } from "node:path";
 import { loadFile } from "./data.mjs";
 
 const [dist, file, n] = process.argv.slice(2);
-const data = loadFile(file);
+const all = file.endsWith("#features") ? loadFile(file.slice(0, -9)).features : loadFile(file);
+const data = process.env.SLICE ? all.slice(0, Number(process.env.SLICE)) : all;
 const { encode, Encoder } = await import(resolve(dist, "index.js"));
 const enc = process.env.ENCODER ? new Encoder() : null;
 let bytes = 0;

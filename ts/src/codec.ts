@@ -1,5 +1,6 @@
 import { XbfError, mismatch } from "./errors.js";
 import { XbfType, Member, SchemaRegistry, writeMetadata, fingerprint, typeToString } from "./metadata.js";
+import { sha256 } from "./checksums.js";
 import { Reader, LimitOptions, FLAG_COLUMNAR, FLAG_REF, checkLimits } from "./decode_rows.js";
 import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTrying } from "./columnar.js";
 import { setFloatTolerance } from "./float_columns.js";
@@ -8,6 +9,7 @@ import { writeValue } from "./encode_rows.js";
 import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
 import { BAIL, columnsDirect } from "./fast.js";
 import { MetadataCache, cachedDirect, rowsDirect } from "./fast_rows.js";
+import { knownType } from "./known_types.js";
 import { columnValues, handles, resetRowsBound, rowValue, rowsBoundIsSum, rowsLarger, rowsLowerBound, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
@@ -162,8 +164,12 @@ export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
   return withTolerance(opts, () => encodeExact(value, opts));
 }
 function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
-  const t = opts.type ?? inferType(value);
+  let t = opts.type ?? inferType(value);
   if (opts.type && anyLevel(t, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
+  // Every writer below gets the kept copy of t's structure (known_types.ts): the caches they keep per type (here
+  // and in values.ts) then cannot see a type object the caller changed since. A type whose metadata is refused
+  // (a duplicate field) is used as given: the writers report it.
+  try { t = knownType(t).type; } catch (e) { if (!(e instanceof XbfError)) throw e; }
   if (opts.version !== 1 && handles(t)) {
     setInferred(!opts.type);
     const w = scratch ?? new Writer();
@@ -189,15 +195,16 @@ let encodes = 0;
 
 /** XBF 2 straight from the public values (fast_encode.ts), for the types `handles` accepts; throws where the
  * reference path (normalize, then encodeInternal) has to take over. Exported for the tests. `w`: a writer to
- * reuse (its contents are dropped); `meta`: the type's metadata bytes, when the caller keeps them. */
-export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {}, w: Writer = new Writer(), meta?: Uint8Array): Uint8Array {
+ * reuse (its contents are dropped). The values are written with the kept copy of a type of t's structure
+ * (known_types.ts), which holds its metadata bytes and is what fast_encode.ts's per-type caches key on. */
+export function encodeDirect(type: XbfType, value: unknown, opts: EncodeOptions = {}, w: Writer = new Writer()): Uint8Array {
+  const known = knownType(type), t = known.type; // (the same object when encodeExact found it)
   // Header: the magic, the flags, then the fingerprint or the metadata; `at` is where the values begin.
   w.len = 0;
   w.u8(0xc2);
   w.u8(opts.schemaByReference ? FLAG_REF : 0);
-  if (opts.schemaByReference) w.bytes(fingerprint(t));
-  else if (meta) w.bytes(meta);
-  else writeMetadata(w, t, true);
+  if (opts.schemaByReference) w.bytes(sha256(known.meta).subarray(0, 8));
+  else w.bytes(known.meta);
   const at = w.len;
   const flags = opts.schemaByReference ? FLAG_REF : 0;
   const rows = () => { w.len = at; w.buf[1] = flags; rowValue(w, t, value); return w.finish(); };
@@ -239,7 +246,6 @@ export function encodeDirect(t: XbfType, value: unknown, opts: EncodeOptions = {
  * and a reader that keeps schemas by reference sees one type for the whole series. */
 export class Encoder {
   private t: XbfType | undefined;
-  private meta: Uint8Array | undefined;
   private readonly w = new Writer();
   constructor(private readonly opts: EncodeOptions = {}) {
     if (opts.type && anyLevel(opts.type, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
@@ -256,24 +262,20 @@ export class Encoder {
       // A type remembered, not given: a missing key may not become an option's null (the value would not
       // decode as it was).
       setNoAbsentNull(!opts.type);
-      try { return withTolerance(opts, () => encodeDirect(known, value, opts, this.w, this.metadata(known))); } catch (e) {
+      try { return withTolerance(opts, () => encodeDirect(known, value, opts, this.w)); } catch (e) {
         if (e !== BAIL && !(e instanceof XbfError && e.kind !== "unsupported")) throw e;
       } finally { setNoAbsentNull(false); }
       if (opts.type) return encode(value, opts); // a given type is kept: the reference path reports the error
     }
     const t = inferType(value);
-    this.t = t; this.meta = undefined;
+    this.t = t;
     if (handles(t)) {
       setInferred(true);
-      try { return withTolerance(opts, () => encodeDirect(t, value, opts, this.w, this.metadata(t))); } catch (e) {
+      try { return withTolerance(opts, () => encodeDirect(t, value, opts, this.w)); } catch (e) {
         if (e !== BAIL && !(e instanceof XbfError)) throw e;
       } finally { setInferred(false); }
     }
     return encode(value, { ...opts, type: t });
-  }
-  private metadata(t: XbfType): Uint8Array {
-    if (!this.meta) { const m = new Writer(); writeMetadata(m, t, true); this.meta = m.finish(); }
-    return this.meta;
   }
 }
 

@@ -26,17 +26,42 @@ let inferred = false;
 export function setInferred(on: boolean): void { inferred = on; }
 const hasOwn = Object.prototype.hasOwnProperty;
 type Struct = Extract<XbfType, { kind: "struct" }>;
-const NAMES = new WeakMap<Struct, Set<string>>(), FIELD_NAMES = new WeakMap<Struct, string[]>();
-/** The struct's field names in order (cached per type). */
-function fieldNames(t: Struct): string[] {
-  let a = FIELD_NAMES.get(t);
-  if (!a) { a = t.fields.map((f) => f.name); FIELD_NAMES.set(t, a); }
-  return a;
+/** What the writers need of a struct type beyond its fields, worked out once per type. The types this module is
+ * given are known_types.ts' private copies (codec.ts's encodeDirect finds them): never changed after they are made,
+ * so what is kept for them here cannot go stale, and inference's new type object each call finds the same copy. */
+interface StructPlan {
+  /** The field names, in order. */
+  readonly keys: string[];
+  /** The same as a set (made when first needed: struct's check). */
+  names: Set<string> | undefined;
+  /** Per field: whether it is held in a `json.optional` enum (absent or present). */
+  readonly optional: boolean[];
+  /** Per field: the type of its values (an optional field's present variant). */
+  readonly types: XbfType[];
+  /** Per field, for a type inferred from the records: whether every record has it (not optional). */
+  readonly always: boolean[];
+  /** The generated gatherers (undefined: not made yet; null: none may be made), for an inferred type and for a
+   * given or remembered one. */
+  inferredGather: Gather | null | undefined;
+  checkedGather: Gather | null | undefined;
+}
+const PLANS = new WeakMap<Struct, StructPlan>();
+function structPlan(t: Struct): StructPlan {
+  let p = PLANS.get(t);
+  if (p === undefined) {
+    const fs = t.fields, optional = fs.map((f) => isOptionalEnum(f.type));
+    p = {
+      keys: fs.map((f) => f.name), names: undefined, optional, always: optional.map((o) => !o),
+      types: fs.map((f, j) => (optional[j] ? (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type : f.type)),
+      inferredGather: undefined, checkedGather: undefined,
+    };
+    PLANS.set(t, p);
+  }
+  return p;
 }
 function names(t: Struct): Set<string> {
-  let s = NAMES.get(t);
-  if (!s) { s = new Set(t.fields.map((f) => f.name)); NAMES.set(t, s); }
-  return s;
+  const p = structPlan(t);
+  return (p.names ??= new Set(p.keys));
 }
 /** The object as a struct of type t: checks what normalize checks (a plain-enough object, no unknown keys). */
 function struct(t: Struct, v: unknown): Record<string, unknown> {
@@ -122,21 +147,20 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
       rowValue(w, t.inner, unwrap(v));
       return;
     case "struct": {
-      const o = struct(t, v);
-      const fs = t.fields;
-      for (let i = 0; i < fs.length; i++) {
-        const f = fs[i]!, x = field(o, f.name);
-        if (isOptionalEnum(f.type)) {
+      const o = struct(t, v), p = structPlan(t), keys = p.keys, optional = p.optional, types = p.types;
+      for (let i = 0; i < keys.length; i++) {
+        const x = field(o, keys[i]!), ft = types[i]!;
+        if (optional[i]) {
           if (x === undefined) { w.u8(0); continue; }
           if (x instanceof XbfEnum) bail();
           w.u8(1);
-          rowValue(w, (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, x);
+          rowValue(w, ft, x);
         } else if (x === undefined) {
           if (noAbsentNull) bail();
-          if (f.type.kind === "unit") continue;
-          if (f.type.kind !== "option") bail();
+          if (ft.kind === "unit") continue;
+          if (ft.kind !== "option") bail();
           w.u8(0);
-        } else rowValue(w, f.type, x);
+        } else rowValue(w, ft, x);
       }
       return;
     }
@@ -169,8 +193,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
     case "any": {
       // Types in the order they first appear, a type index per value, then each type's values (SPEC 22.1).
       const index = new Map<string, number>(), types: XbfType[] = [], tags: number[] = [], groups: unknown[][] = [];
-      for (const v of vs) {
-        const it = anyType(v);
+      for (let j = 0; j < vs.length; j++) {
+        const v = vs[j], it = anyType(v);
         let i = index.get(it.kind);
         if (i === undefined) { i = types.length; index.set(it.kind, i); types.push(it); groups.push([]); }
         tags.push(i);
@@ -188,10 +212,12 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       types.forEach((ty, i) => columnValues(ty, groups[i]!, out));
       return;
     }
-    case "unit": for (const v of vs) if (v !== null && v !== undefined) bail(); return;
-    case "bool": for (const v of vs) if (typeof v !== "boolean") bail(); rowsBound += vs.length; columnsOf("bool", vs, out); return;
+    // (Indexed loops: a for…of over the many kinds of arrays this function sees, holey ones from the gatherer's
+    // `new Array(n)` among them, goes through the generic iterator, about 40 ns a value on political-contributions.)
+    case "unit": for (let i = 0; i < vs.length; i++) { const v = vs[i]; if (v !== null && v !== undefined) bail(); } return;
+    case "bool": for (let i = 0; i < vs.length; i++) if (typeof vs[i] !== "boolean") bail(); rowsBound += vs.length; columnsOf("bool", vs, out); return;
     case "f32": case "f64":
-      for (const v of vs) if (typeof v !== "number") bail();
+      for (let i = 0; i < vs.length; i++) if (typeof vs[i] !== "number") bail();
       rowsBound += vs.length * (t.kind === "f32" ? 4 : 8);
       columnsOf(t.kind, vs, out);
       return;
@@ -211,7 +237,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
     }
     case "vec": {
       const lens: number[] = [], flat: unknown[] = [];
-      for (const v of vs) {
+      for (let j = 0; j < vs.length; j++) {
+        const v = vs[j];
         if (!Array.isArray(v)) bail();
         lens.push(v.length);
         rowsBound += v.length < 128 ? 1 : varLen(v.length);
@@ -236,39 +263,47 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
     }
     case "struct": {
       // One pass over the records: every field's values gathered at once (an own key's value, or undefined).
-      const fs = t.fields, m = fs.length, n = vs.length, keys = fieldNames(t);
-      const cols: unknown[][] = [];
-      for (let j = 0; j < m; j++) cols.push([]);
+      const p = structPlan(t), m = p.keys.length, n = vs.length, keys = p.keys;
       // Generated code gathers the fields (one named load per key): for a type inferred from these records with
       // no key check (every field not in a `json.optional` enum is in every object), otherwise with struct's
       // check of every record whose keys differ from the last one checked.
-      const always = inferred ? fs.map((f) => !isOptionalEnum(f.type)) : null;
-      const gather = gatherer(keys, always);
-      if (gather) cols.splice(0, m, ...gather(vs, n, hasOwn, bail, (o) => ownKeys(t, o)));
-      else if (always) {
-        for (let i = 0; i < n; i++) {
-          const o = vs[i] as Record<string, unknown>;
-          if (o === null || typeof o !== "object") bail();
-          for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(always[j] || hasOwn.call(o, k) ? o[k] : undefined); }
-        }
-      } else {
-        // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
-        // same check (struct); only objects with other keys are checked again (and every object while they are
-        // none: a Map, an empty array or a typed array has no keys either).
-        let checked: string[] | null = null;
-        for (let i = 0; i < n; i++) {
-          const o = vs[i] as Record<string, unknown>;
-          if (o === null || typeof o !== "object") bail();
-          const ok = Object.keys(o);
-          let same = checked !== null && ok.length === checked.length && ok.length > 0;
-          for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked![j];
-          if (!same) checked = ownKeys(t, o);
-          for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
+      const always = inferred ? p.always : null;
+      let gather = inferred ? p.inferredGather : p.checkedGather;
+      if (gather === undefined) {
+        gather = gatherer(keys, always);
+        if (inferred) p.inferredGather = gather; else p.checkedGather = gather;
+      }
+      let cols: unknown[][];
+      if (gather) cols = gather(vs, n, hasOwn, bail, (o) => ownKeys(t, o));
+      else {
+        cols = [];
+        for (let j = 0; j < m; j++) cols.push([]);
+        if (always) {
+          for (let i = 0; i < n; i++) {
+            const o = vs[i] as Record<string, unknown>;
+            if (o === null || typeof o !== "object") bail();
+            for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(always[j] || hasOwn.call(o, k) ? o[k] : undefined); }
+          }
+        } else {
+          // An object whose own enumerable keys are those of the last one checked, in the same order, passes the
+          // same check (struct); only objects with other keys are checked again (and every object while they are
+          // none: a Map, an empty array or a typed array has no keys either).
+          let checked: string[] | null = null;
+          for (let i = 0; i < n; i++) {
+            const o = vs[i] as Record<string, unknown>;
+            if (o === null || typeof o !== "object") bail();
+            const ok = Object.keys(o);
+            let same = checked !== null && ok.length === checked.length && ok.length > 0;
+            for (let j = 0; same && j < ok.length; j++) same = ok[j] === checked![j];
+            if (!same) checked = ownKeys(t, o);
+            for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]!.push(hasOwn.call(o, k) ? o[k] : undefined); }
+          }
         }
       }
+      const optional = p.optional, types = p.types;
       for (let j = 0; j < m; j++) {
-        const f = fs[j]!, xs = cols[j]!;
-        if (isOptionalEnum(f.type)) {
+        const ft = types[j]!, xs = cols[j]!;
+        if (optional[j]) {
           const tags = sizedArray(xs.length), present: unknown[] = [];
           for (let i = 0; i < xs.length; i++) {
             const x = xs[i];
@@ -279,13 +314,13 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
           }
           rowsBound += xs.length;
           putIntsColumn(out, tags, true, measureFlags(tags));
-          columnValues((f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type, present, out);
+          columnValues(ft, present, out);
         } else {
           // A missing key (undefined) is refused: by the column's own check for every kind but `any` (which takes
           // undefined as null) and an option or unit (where it is null, unless a remembered type forbids that).
-          const k = f.type.kind;
-          if (k === "any" || ((k === "option" || k === "unit") && noAbsentNull)) for (const x of xs) if (x === undefined) bail();
-          columnValues(f.type, xs, out);
+          const k = ft.kind;
+          if (k === "any" || ((k === "option" || k === "unit") && noAbsentNull)) for (let i = 0; i < xs.length; i++) if (xs[i] === undefined) bail();
+          columnValues(ft, xs, out);
         }
       }
       return;
@@ -352,16 +387,30 @@ if (m === 0 || j !== m || !has.call(o, K[m - 1])) { K = check(o); m = K.length; 
 
 /** Rust's worth_trying on public values: 16 or more repeated items near the root. */
 export function worthTryingPublic(t: XbfType, v: unknown): boolean {
-  const items = (t: XbfType, v: any, depth: number): number => {
-    if (depth > 3 || v === null || v === undefined) return 0;
-    switch (t.kind) {
-      // Not an array: a wrong value, which the writer leaves to the reference path to report.
-      case "vec": return Array.isArray(v) ? v.length + v.slice(0, 4).reduce((a: number, x: any) => a + items(t.element, x, depth + 1), 0) : 0;
-      case "struct": return t.fields.reduce((a, f) => a + (isOptionalEnum(f.type) ? 0 : items(f.type, v[f.name], depth + 1)), 0);
-      default: return 0;
-    }
-  };
+  // A list's own length counts whole: a list of 16 or more needs no walk of its first items.
+  if (t.kind === "vec" && Array.isArray(v) && v.length >= 16) return true;
   return items(t, v, 0) >= 16;
+}
+/** The repeated items of v near the root: a list's length and the items of its first four, a struct's fields'. */
+function items(t: XbfType, v: any, depth: number): number {
+  if (depth > 3 || v === null || v === undefined) return 0;
+  let sum = 0;
+  switch (t.kind) {
+    case "vec": {
+      // Not an array: a wrong value, which the writer leaves to the reference path to report.
+      if (!Array.isArray(v)) return 0;
+      sum = v.length;
+      const e = t.element, k = Math.min(4, v.length);
+      for (let i = 0; i < k; i++) sum += items(e, v[i], depth + 1);
+      return sum;
+    }
+    case "struct": {
+      const fs = t.fields;
+      for (let i = 0; i < fs.length; i++) { const f = fs[i]!; if (!isOptionalEnum(f.type)) sum += items(f.type, v[f.name], depth + 1); }
+      return sum;
+    }
+    default: return 0;
+  }
 }
 
 // ------------------------------------------------------------------ rows size, for layout auto

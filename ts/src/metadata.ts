@@ -114,36 +114,42 @@ export function writeMetadata(w: Writer, t: XbfType, v2: boolean): void {
     throw new XbfError("unsupported", undefined, `XBF v1 has no type ${typeToString(t)}`);
   }
   w.u8(d);
-  const name = (s: string) => {
-    if (v2) { w.string(s); return; } // its UTF-8 length as a varint, then the bytes (short ASCII names by hand)
-    const b = enc.encode(s);
-    w.fixed(b.length, 8);
-    w.bytes(b);
-  };
-  const members = (ms: Member[]) => {
-    const seen = new Set<string>();
-    if (v2) w.uvar(ms.length);
-    else {
-      if (ms.length > 65535) throw new XbfError("too-large", undefined, `${ms.length} fields; XBF v1 allows 65,535`);
-      w.fixed(ms.length, 2);
-    }
-    for (const m of ms) {
-      if (seen.has(m.name)) throw new XbfError("duplicate-field", undefined, `${JSON.stringify(m.name)} appears twice`);
-      seen.add(m.name);
-      name(m.name);
-      writeMetadata(w, m.type, v2);
-    }
-  };
   switch (t.kind) {
     case "vec": return writeMetadata(w, t.element, v2);
     case "option": return writeMetadata(w, t.inner, v2);
     case "array": w.uvar(t.len); return writeMetadata(w, t.element, v2);
     case "tuple": w.uvar(t.elements.length); for (const e of t.elements) writeMetadata(w, e, v2); return;
     case "map": writeMetadata(w, t.key, v2); return writeMetadata(w, t.value, v2);
-    case "struct": case "enum":
-      name(t.name);
-      return members(t.kind === "struct" ? t.fields : t.variants);
+    case "struct": writeName(w, t.name, v2); return writeMembers(w, t.fields, v2);
+    case "enum": writeName(w, t.name, v2); return writeMembers(w, t.variants, v2);
     default:
+  }
+}
+/** A struct's, enum's, field's or variant's name. */
+function writeName(w: Writer, s: string, v2: boolean): void {
+  if (v2) { w.string(s); return; } // its UTF-8 length as a varint, then the bytes (short ASCII names by hand)
+  const b = enc.encode(s);
+  w.fixed(b.length, 8);
+  w.bytes(b);
+}
+/** Members past this many are checked for duplicates with a Set; fewer, against the names before them (no Set
+ * made for each struct of each call). */
+const SCAN_MEMBERS = 16;
+function writeMembers(w: Writer, ms: Member[], v2: boolean): void {
+  const n = ms.length;
+  if (v2) w.uvar(n);
+  else {
+    if (n > 65535) throw new XbfError("too-large", undefined, `${n} fields; XBF v1 allows 65,535`);
+    w.fixed(n, 2);
+  }
+  const seen = n > SCAN_MEMBERS ? new Set<string>() : null;
+  for (let i = 0; i < n; i++) {
+    const m = ms[i]!, name = m.name;
+    let dup = false;
+    if (seen) { dup = seen.has(name); seen.add(name); } else for (let j = 0; j < i && !dup; j++) dup = ms[j]!.name === name;
+    if (dup) throw new XbfError("duplicate-field", undefined, `${JSON.stringify(name)} appears twice`);
+    writeName(w, name, v2);
+    writeMetadata(w, m.type, v2);
   }
 }
 
