@@ -148,6 +148,8 @@ fn plain<F: Float>(values: &[F]) -> Vec<u8> {
 /// within `|x|·2^-53` of `v·10^e`; so an `x` further than `|x|·2^-(p-2)`
 /// (`F::NEAR`, twice both together) from its nearest integer cannot be one.
 /// (A tiny or subnormal `v` rounds to `n = 0`, which gives back only +0.)
+// `!(x.abs() < bound)` on purpose: NaN fails it too, in the one comparison.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 #[inline]
 fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
     let x = v.to_f64() * POW10_F64[usize::from(e)];
