@@ -30,6 +30,12 @@ pub(crate) trait Float: Copy {
     /// from the integer `n` of a decimal that gives `self` back: twice the
     /// largest distance the type's rounding allows (see [`exact_decimal`]).
     const NEAR: f64;
+    /// The magnitude from which a product `v·10^e`, rounded half away from
+    /// zero, reaches the integers' limit (9·10^15 for f64, 16·10^6 for
+    /// f32): for f64 the limit itself (the floats from 2^52 to 2^53 are
+    /// the integers, so a product below 9·10^15 is an integer below it),
+    /// for f32 half less (15,999,999.5 rounds up to the limit).
+    const SCALED_BELOW: f64;
 }
 
 impl Float for f64 {
@@ -37,6 +43,7 @@ impl Float for f64 {
     const FIELD: u32 = 6;
     const MAX_EXP: u8 = 18;
     const NEAR: f64 = 1.0 / (1u64 << 51) as f64;
+    const SCALED_BELOW: f64 = 9.0e15;
     fn to_bits64(self) -> u64 {
         self.to_bits()
     }
@@ -59,6 +66,7 @@ impl Float for f32 {
     const FIELD: u32 = 5;
     const MAX_EXP: u8 = 10;
     const NEAR: f64 = 1.0 / (1u64 << 22) as f64;
+    const SCALED_BELOW: f64 = 15_999_999.5;
     fn to_bits64(self) -> u64 {
         u64::from(self.to_bits())
     }
@@ -140,10 +148,16 @@ fn plain<F: Float>(values: &[F]) -> Vec<u8> {
 /// within `|x|·2^-53` of `v·10^e`; so an `x` further than `|x|·2^-(p-2)`
 /// (`F::NEAR`, twice both together) from its nearest integer cannot be one.
 /// (A tiny or subnormal `v` rounds to `n = 0`, which gives back only +0.)
+// `!(x.abs() < bound)` on purpose: NaN fails it too, in the one comparison.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 #[inline]
 fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
     let x = v.to_f64() * POW10_F64[usize::from(e)];
-    if x.is_nan() || x.abs() >= 4.0e18 {
+    // One comparison for NaN, the infinities and the integers' limit
+    // (9·10^15, or 16·10^6 for f32): the products below `F::SCALED_BELOW`
+    // in magnitude are exactly those that round (half away from zero) to
+    // an integer below the limit (see there).
+    if !(x.abs() < F::SCALED_BELOW) {
         return None;
     }
     // Rounded half away from zero, without branches (fractions are noise).
@@ -151,8 +165,7 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
     let f = x - t as f64;
     let n = t + i64::from(f >= 0.5) - i64::from(f <= -0.5);
     let off = f.abs().min(1.0 - f.abs());
-    let limit = if F::BYTES == 8 { 9_000_000_000_000_000 } else { 16_000_000 };
-    if n.unsigned_abs() >= limit || off > x.abs() * F::NEAR {
+    if off > x.abs() * F::NEAR {
         return None;
     }
     (F::from_decimal(n, e).to_bits64() == v.to_bits64()).then_some(n)

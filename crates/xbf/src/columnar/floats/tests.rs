@@ -110,6 +110,18 @@ fn fast_planning_chooses_what_the_full_count_chose() {
     for &x in &odd {
         check(x);
     }
+    // Products at the integers' limits (`F::SCALED_BELOW`), either side.
+    for x in
+        [15_999_999.0, 15_999_999.25, 15_999_999.5, 15_999_999.75, 16e6, 8_999_999_999_999_999.0, 9.000000000000002e15]
+    {
+        for d in 0..19 {
+            let y = x / 10f64.powi(d);
+            for v in [y, f64::from_bits(y.to_bits() - 1), f64::from_bits(y.to_bits() + 1)] {
+                check(v);
+                check(-v);
+            }
+        }
+    }
     // Decimals whose integers sit near 2^46..2^54 and the f32 bounds,
     // where the mask's shortcut gives way to checks one by one.
     for bits in [20, 21, 22, 23, 24, 25, 46, 47, 48, 49, 50, 51, 52, 53, 54] {
