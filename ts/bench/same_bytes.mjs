@@ -1,0 +1,54 @@
+// Checks that two builds of the TypeScript package write the same bytes: the Rust, Go and Python encoders write
+// the same encodings, so an encode change that is only about speed must not change one byte.
+//   node bench/same_bytes.mjs DIST_A DIST_B [--big]
+// Compares, on every benchmark and held-out file (bench.mjs's lists; earthquakes as its GeoJSON features) and on
+// slices of each (1, 17, 100, 2,047, 2,048 and 4,097 records): encode in the default layout, layout auto, rows and
+// columns, floatTolerance 0.01 and 1e-6 (auto and columns), one Encoder used twice on the file, and one Encoder fed
+// every file in turn. --big adds flights-200k (default encode and columns). Prints the number of encodings compared;
+// exits 1 at the first difference.
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadFile, vega } from "./data.mjs";
+
+const [A, B] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const big = process.argv.includes("--big");
+const a = await import(`${resolve(A)}/index.js`), b = await import(`${resolve(B)}/index.js`);
+const files = [
+  ["stock rows", "sp500-2019.csv"], ["flights-20k", "flights-20k.json"], ["movies", "movies.json"],
+  ["earthquakes (features)", "earthquakes.json"], ["football", "football.json"], ["jobs", "jobs.json"],
+  ["political-contributions", "political-contributions.json"], ["income", "income.json"], ["gapminder", "gapminder.json"],
+  ...["cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv",
+    "windvectors.csv", "us-employment.csv"].map((f) => [f, f]),
+].filter(([, f]) => f === "sp500-2019.csv" || existsSync(join(vega, f)));
+const load = (f) => { const v = loadFile(f); return f === "earthquakes.json" ? v.features : v; };
+const modes = [
+  {}, { layout: "auto" }, { layout: "rows" }, { layout: "columns" },
+  { floatTolerance: 0.01 }, { floatTolerance: 1e-6 }, { floatTolerance: 0.01, layout: "columns" }, { floatTolerance: 1e-6, layout: "columns" },
+];
+let compared = 0;
+const same = (what, x, y) => {
+  compared++;
+  if (x.length !== y.length || Buffer.compare(Buffer.from(x), Buffer.from(y)) !== 0) {
+    console.error(`DIFFERENT: ${what} (${x.length} against ${y.length} bytes)`);
+    process.exit(1);
+  }
+};
+const check = (name, v) => {
+  for (const o of modes) same(`${name} ${JSON.stringify(o)}`, a.encode(v, o), b.encode(v, o));
+  const ea = new a.Encoder(), eb = new b.Encoder();
+  for (let i = 0; i < 2; i++) same(`${name} Encoder call ${i + 1}`, ea.encode(v), eb.encode(v));
+  const ta = new a.Encoder({ floatTolerance: 0.01 }), tb = new b.Encoder({ floatTolerance: 0.01 });
+  for (let i = 0; i < 2; i++) same(`${name} Encoder floatTolerance 0.01 call ${i + 1}`, ta.encode(v), tb.encode(v));
+};
+const fa = new a.Encoder(), fb = new b.Encoder();
+for (const [name, f] of files) {
+  const v = load(f);
+  check(name, v);
+  same(`${name} through the one Encoder of every file`, fa.encode(v), fb.encode(v));
+  if (Array.isArray(v)) for (const n of [1, 17, 100, 2047, 2048, 4097]) if (v.length > n) check(`${name} first ${n}`, v.slice(0, n));
+}
+if (big) {
+  const v = loadFile("flights-200k.json");
+  for (const o of [{}, { layout: "columns" }]) same(`flights-200k ${JSON.stringify(o)}`, a.encode(v, o), b.encode(v, o));
+}
+console.log(`same bytes: ${compared} encodings of ${files.length} files${big ? " and flights-200k" : ""}`);
