@@ -720,6 +720,15 @@ function resolve(s: Shape): XbfType {
 
 /** The XBF 2 type that SPEC 19.1 infers for a JS value (see README for the JS specifics). */
 export function inferType(v: unknown): XbfType {
+  // A lone string, bool, number or null (an `any` column infers each of its values): the type the shape below
+  // resolves to, without one (SPEC 19.1: a single integer is u64 when not negative, else i64).
+  switch (typeof v) {
+    case "string": return { kind: "string" };
+    case "boolean": return { kind: "bool" };
+    case "number": return { kind: Number.isSafeInteger(v) && !Object.is(v, -0) ? (v >= 0 ? "u64" : "i64") : "f64" };
+    case "undefined": return { kind: "unit" };
+    default: if (v === null) return { kind: "unit" };
+  }
   const s = newShape();
   add(s, v, 0);
   const t = resolve(s);
