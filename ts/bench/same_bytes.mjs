@@ -1,45 +1,64 @@
-// Whether two builds write the same bytes, for a change meant to leave them alone:
-//   node bench/same_bytes.mjs DIST_A DIST_B
-// Every benchmark and held-out dataset (bench.mjs's, stock rows included), each encoded by both builds with `encode`
-// in layout auto, rows and columns, with `floatTolerance` 0.01 and 1e-6, with its inferred type given, in slices of
-// 1, 17, 100 and 4,097 records, by an Encoder twice, and by one Encoder fed every dataset in turn (twice round);
-// then each build's Encoder fed the datasets' first records one at a time. Prints the number of encodings compared
-// and exits 1 at the first difference (naming it).
-import { resolve } from "node:path";
-import { loadFile } from "./data.mjs";
+// Checks that two builds of the TypeScript package write the same bytes: the Rust, Go and Python encoders write
+// the same encodings, so an encode change that is only about speed must not change one byte.
+//   node bench/same_bytes.mjs DIST_A DIST_B [--big]
+// Compares, on every benchmark and held-out file (bench.mjs's lists; earthquakes as its GeoJSON features) and on
+// slices of each (1, 17, 100, 2,047, 2,048 and 4,097 records): encode in the default layout, layout auto, rows and
+// columns, floatTolerance 0.01 and 1e-6 (auto and columns), with its inferred type given, one Encoder used twice on
+// the file (also with a tolerance), and one Encoder fed every file in turn; then the files' first 40 records one at a
+// time (types that differ a little from call to call), alone and through one Encoder. --big adds flights-200k
+// (default encode and columns). Prints the number of encodings compared; exits 1 at the first difference.
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadFile, vega } from "./data.mjs";
 
-const [A, B] = process.argv.slice(2).map((d) => resolve(d));
-const a = await import(`${A}/index.js`), b = await import(`${B}/index.js`);
-const FILES = [
-  "sp500-2019.csv", "flights-20k.json", "movies.json", "earthquakes.json#features", "football.json", "jobs.json",
-  "political-contributions.json", "income.json", "gapminder.json",
-  "cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv",
-  "seattle-weather.csv", "windvectors.csv", "us-employment.csv",
+const [A, B] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const big = process.argv.includes("--big");
+const a = await import(`${resolve(A)}/index.js`), b = await import(`${resolve(B)}/index.js`);
+const files = [
+  ["stock rows", "sp500-2019.csv"], ["flights-20k", "flights-20k.json"], ["movies", "movies.json"],
+  ["earthquakes (features)", "earthquakes.json"], ["football", "football.json"], ["jobs", "jobs.json"],
+  ["political-contributions", "political-contributions.json"], ["income", "income.json"], ["gapminder", "gapminder.json"],
+  ...["cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv",
+    "windvectors.csv", "us-employment.csv"].map((f) => [f, f]),
+].filter(([, f]) => f === "sp500-2019.csv" || existsSync(join(vega, f)));
+const load = (f) => { const v = loadFile(f); return f === "earthquakes.json" ? v.features : v; };
+const modes = [
+  {}, { layout: "auto" }, { layout: "rows" }, { layout: "columns" },
+  { floatTolerance: 0.01 }, { floatTolerance: 1e-6 }, { floatTolerance: 0.01, layout: "columns" }, { floatTolerance: 1e-6, layout: "columns" },
 ];
-const data = FILES.map((f) => [f, f.endsWith("#features") ? loadFile(f.slice(0, -9)).features : loadFile(f)]);
 let compared = 0;
 const same = (what, x, y) => {
   compared++;
   if (x.length !== y.length || Buffer.compare(Buffer.from(x), Buffer.from(y)) !== 0) {
-    console.error(`bytes differ: ${what} (${x.length} against ${y.length} bytes)`);
+    console.error(`DIFFERENT: ${what} (${x.length} against ${y.length} bytes)`);
     process.exit(1);
   }
 };
-const both = (what, f) => same(what, f(a), f(b));
-for (const [f, v] of data) {
-  for (const layout of ["auto", "rows", "columns"]) both(`${f} layout ${layout}`, (m) => m.encode(v, { layout }));
-  for (const floatTolerance of [0.01, 1e-6]) both(`${f} floatTolerance ${floatTolerance}`, (m) => m.encode(v, { floatTolerance }));
-  both(`${f} type given`, (m) => m.encode(v, { type: m.inferType(v) }));
-  for (const n of [1, 17, 100, 4097]) if (v.length > n) both(`${f} first ${n}`, (m) => m.encode(v.slice(0, n)));
-  both(`${f} Encoder twice`, (m) => { const e = new m.Encoder(); e.encode(v); return e.encode(v); });
+const check = (name, v) => {
+  for (const o of modes) same(`${name} ${JSON.stringify(o)}`, a.encode(v, o), b.encode(v, o));
+  same(`${name} type given`, a.encode(v, { type: a.inferType(v) }), b.encode(v, { type: b.inferType(v) }));
+  const ea = new a.Encoder(), eb = new b.Encoder();
+  for (let i = 0; i < 2; i++) same(`${name} Encoder call ${i + 1}`, ea.encode(v), eb.encode(v));
+  const ta = new a.Encoder({ floatTolerance: 0.01 }), tb = new b.Encoder({ floatTolerance: 0.01 });
+  for (let i = 0; i < 2; i++) same(`${name} Encoder floatTolerance 0.01 call ${i + 1}`, ta.encode(v), tb.encode(v));
+};
+const fa = new a.Encoder(), fb = new b.Encoder();
+for (const [name, f] of files) {
+  const v = load(f);
+  check(name, v);
+  same(`${name} through the one Encoder of every file`, fa.encode(v), fb.encode(v));
+  if (Array.isArray(v)) for (const n of [1, 17, 100, 2047, 2048, 4097]) if (v.length > n) check(`${name} first ${n}`, v.slice(0, n));
 }
-// One Encoder through every dataset, twice round: it infers anew at each change and keeps what it learnt.
-const ea = new a.Encoder(), eb = new b.Encoder();
-for (let r = 0; r < 2; r++) for (const [f, v] of data) same(`one Encoder, round ${r + 1}, ${f}`, ea.encode(v), eb.encode(v));
-// Single records in turn: types that differ a little from call to call (a field absent, another kind).
 const ra = new a.Encoder(), rb = new b.Encoder();
-for (const [f, v] of data) for (let i = 0; i < Math.min(v.length, 40); i++) {
-  same(`${f} record ${i} alone`, a.encode(v[i]), b.encode(v[i]));
-  same(`${f} record ${i}, one Encoder`, ra.encode(v[i]), rb.encode(v[i]));
+for (const [name, f] of files) {
+  const v = load(f);
+  if (Array.isArray(v)) for (let i = 0; i < Math.min(v.length, 40); i++) {
+    same(`${name} record ${i} alone`, a.encode(v[i]), b.encode(v[i]));
+    same(`${name} record ${i}, one Encoder`, ra.encode(v[i]), rb.encode(v[i]));
+  }
 }
-console.log(`same bytes: ${compared} encodings of ${FILES.length} datasets`);
+if (big) {
+  const v = loadFile("flights-200k.json");
+  for (const o of [{}, { layout: "columns" }]) same(`flights-200k ${JSON.stringify(o)}`, a.encode(v, o), b.encode(v, o));
+}
+console.log(`same bytes: ${compared} encodings of ${files.length} files${big ? " and flights-200k" : ""}`);

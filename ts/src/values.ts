@@ -353,6 +353,9 @@ interface Shape {
    * holds b for each object where key b follows key a; `last` the slots of the last object, in its order. */
   keys?: string[]; keyIndex?: Map<string, number>; keyShapes?: Shape[]; keyCounts?: number[]; next?: Set<number>[];
   last?: number[]; objects: number; totalKeys: number;
+  /** Objects added with the keys of `last` whose keys are not counted yet: counted (flushSame) when `last` changes or
+   * the counts are read, one step a record instead of one a key. */
+  pending: number;
   /** For objects with the keys of `last`: the shapes of its slots in its order, objects seen since it was set, and
    * generated code that adds such an object (null where code may not be generated). */
   lastShapes?: Shape[]; lastHits: number; lastAdd?: AddRecord | null;
@@ -365,7 +368,7 @@ interface Shape {
 const newShape = (): Shape => ({
   nulls: 0, values: 0, kinds: new Set(), lastKind: "", mixedNum: false, min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
   elems: undefined, keys: undefined, keyIndex: undefined, keyShapes: undefined, keyCounts: undefined, next: undefined, last: undefined,
-  objects: 0, totalKeys: 0, mapKeys: undefined, mapValues: undefined, lastShapes: undefined, lastHits: 0, lastAdd: undefined,
+  objects: 0, totalKeys: 0, pending: 0, mapKeys: undefined, mapValues: undefined, lastShapes: undefined, lastHits: 0, lastAdd: undefined,
   recent: undefined, cur: undefined,
 });
 /** A key list seen before (its slots in order, their shapes) with its own hit count and generated code. */
@@ -472,6 +475,7 @@ function add(s: Shape, v: unknown, depth: number): void {
       add(shapes[j]!, x, depth + 1);
     }
     s.totalKeys += slots.length;
+    flushSame(s);
     if (s.cur !== undefined) { s.cur.hits = s.lastHits; s.cur.add = s.lastAdd; }
     s.last = slots;
     s.lastShapes = slots.map((j) => shapes[j]!); s.lastHits = 0; s.lastAdd = undefined;
@@ -511,11 +515,16 @@ function addSameKeys(s: Shape, o: Record<string, unknown>, own: string[], depth:
   }
   return false;
 }
-/** Counts the keys of `s.last` once more (an object with them added by the generated code). */
-function addedSame(s: Shape): void {
+/** Counts the keys of `s.last` once more (an object with them added by the generated code), when flushSame runs. */
+function addedSame(s: Shape): void { s.pending++; }
+/** Counts the keys of `s.last` for the objects addedSame left pending. */
+function flushSame(s: Shape): void {
+  const k = s.pending;
+  if (k === 0) return;
+  s.pending = 0;
   const last = s.last!, counts = s.keyCounts!;
-  for (let i = 0; i < last.length; i++) counts[last[i]!]!++;
-  s.totalKeys += last.length;
+  for (let i = 0; i < last.length; i++) counts[last[i]!]! += k;
+  s.totalKeys += last.length * k;
 }
 /** Makes the recent key list that is `own` (other than the current one) `s.last`, keeping the current one's hits and
  * code in its entry; false when there is none. */
@@ -527,6 +536,7 @@ function useRecent(s: Shape, own: string[]): boolean {
     let i = 0;
     while (i < n && own[i] === keys[l[i]!]) i++;
     if (i < n) continue;
+    flushSame(s);
     if (cur !== undefined) { cur.hits = s.lastHits; cur.add = s.lastAdd; }
     s.cur = r; s.last = l; s.lastShapes = r.shapes; s.lastHits = r.hits; s.lastAdd = r.add;
     return true;
@@ -573,6 +583,7 @@ return true;`;
 
 /** Adds what `from` saw to `into` (as if its values had come after), for the value type of a map of objects. */
 function mergeShape(into: Shape, from: Shape): void {
+  flushSame(into); flushSame(from);
   if (into.values === 0) into.firstInt = from.firstInt;
   into.nulls += from.nulls; into.values += from.values;
   for (const k of from.kinds) into.kinds.add(k);
@@ -677,6 +688,7 @@ function resolve(s: Shape): XbfType {
       case "array": t = { kind: "vec", element: s.elems ? resolve(s.elems) : { kind: "unit" } }; break;
       case "map": t = { kind: "map", key: resolve(s.mapKeys!), value: resolve(s.mapValues!) }; break;
       case "object": {
+        flushSame(s);
         const keys = s.keys!, counts = s.keyCounts!, shapes = s.keyShapes!;
         // Keys that are data (SPEC 19.1): more than 64 distinct, and more than 8 times as many as an object has on average.
         if (keys.length > 64 && keys.length * s.objects > 8 * s.totalKeys) {
@@ -708,6 +720,15 @@ function resolve(s: Shape): XbfType {
 
 /** The XBF 2 type that SPEC 19.1 infers for a JS value (see README for the JS specifics). */
 export function inferType(v: unknown): XbfType {
+  // A lone string, bool, number or null (an `any` column infers each of its values): the type the shape below
+  // resolves to, without one (SPEC 19.1: a single integer is u64 when not negative, else i64).
+  switch (typeof v) {
+    case "string": return { kind: "string" };
+    case "boolean": return { kind: "bool" };
+    case "number": return { kind: Number.isSafeInteger(v) && !Object.is(v, -0) ? (v >= 0 ? "u64" : "i64") : "f64" };
+    case "undefined": return { kind: "unit" };
+    default: if (v === null) return { kind: "unit" };
+  }
   const s = newShape();
   add(s, v, 0);
   const t = resolve(s);
