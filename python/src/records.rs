@@ -451,13 +451,10 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut all_keys = 0u64;
     // The key objects of the record before, in its order, and their
     // columns: a record with the same ones repeats its run. `prev_ptrs` are
-    // their addresses, which `prev` keeps alive. When that record took a
-    // recent run's keys (`prev_run`), they are that run's instead (which
-    // keeps them alive), and these are not used.
+    // their addresses, which `prev` keeps alive.
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
     let mut prev_ptrs: Vec<*mut pyo3::ffi::PyObject> = Vec::new();
     let mut prev_cols: Vec<usize> = Vec::new();
-    let mut prev_run: Option<usize> = None;
     for (i, item) in list.iter().enumerate() {
         let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
         let mut pos = 0;
@@ -465,19 +462,14 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         // identity; each value gathered as its key is checked.
         let mut matched = 0;
         let mut pending = None;
-        let (mut ptrs, mut kcols) = match prev_run {
-            Some(r) => (&runs[r].ptrs[..], &runs[r].cols[..]),
-            None => (&prev_ptrs[..], &prev_cols[..]),
-        };
-        if i > 0 && (d.len() == ptrs.len() || !d.is_empty()) {
+        if i > 0 && (d.len() == prev.len() || !d.is_empty()) {
             // Where a key differs from the record before's (or their
             // numbers of keys do), the recent run with this record's keys
             // so far and this key next is matched from there on.
-            let mut same_len = d.len() == ptrs.len();
+            let mut same_len = d.len() == prev.len();
             // Whether the keys are the record before's (so that it had
             // each: `push`'s `next`), not another run's.
             let mut next = true;
-            let mut took = prev_run;
             while matched < d.len() {
                 // SAFETY: the key and value are borrowed from `d`, and no
                 // Python code runs from here to the end of this iteration: `push`
@@ -485,51 +477,40 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                 // calls that run none and allocate no Python object (so no
                 // garbage collection either); where one fails (raising),
                 // the walk stops at once, the two references unused after.
+                // (Taking another run's keys as `prev` drops no last
+                // reference: the records of both runs hold their keys.)
                 let Some((k, v)) = (unsafe { dict_next_borrowed(d, &mut pos) }) else { return Ok(None) };
-                if !same_len || k.as_ptr() != ptrs[matched] {
+                if !same_len || k.as_ptr() != prev_ptrs[matched] {
                     let other = recent.iter().copied().find(|&r| {
                         let p = &runs[r].ptrs;
-                        p.len() == d.len() && p[..matched] == ptrs[..matched] && p[matched] == k.as_ptr()
+                        p.len() == d.len() && p[..matched] == prev_ptrs[..matched] && p[matched] == k.as_ptr()
                     });
                     let Some(r) = other else {
                         pending = Some((k.to_owned(), v.to_owned()));
                         break;
                     };
-                    (ptrs, kcols) = (&runs[r].ptrs[..], &runs[r].cols[..]);
-                    took = Some(r);
+                    prev_ptrs.clone_from(&runs[r].ptrs);
+                    prev_cols.clone_from(&runs[r].cols);
+                    prev.clone_from(&runs[r].keys);
+                    run = r;
                     same_len = true;
                     next = false;
                 }
-                if !cols[kcols[matched]].push(&v, i, n, small_ints, next) {
+                if !cols[prev_cols[matched]].push(&v, i, n, small_ints, next) {
                     return Ok(None);
                 }
                 matched += 1;
             }
             if pending.is_none() {
-                if let Some(r) = took {
-                    run = r;
-                }
-                prev_run = took;
                 runs[run].records += 1;
-                all_keys += d.len() as u64;
+                all_keys += prev.len() as u64;
                 if recent.first() != Some(&run) {
                     recent.retain(|&r| r != run);
                     recent.insert(0, run);
                 }
                 continue;
             }
-            // The slow way from here: the keys matched so far are those of
-            // the run last taken (or of the record before).
-            if let Some(r) = took {
-                prev.clear();
-                prev.extend_from_slice(&runs[r].keys[..matched]);
-                prev_ptrs.clear();
-                prev_ptrs.extend_from_slice(&runs[r].ptrs[..matched]);
-                prev_cols.clear();
-                prev_cols.extend_from_slice(&runs[r].cols[..matched]);
-            }
         }
-        prev_run = None;
         // The slow way, from the first key that differs: each key looked up.
         prev.truncate(matched);
         prev_ptrs.truncate(matched);
