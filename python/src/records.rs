@@ -392,20 +392,10 @@ impl<'py> Keys<'py> {
 /// (`Objects::key` hashes each name and each pair of neighbours, which cost
 /// a fifth of `dumps` on countries.json, whose records lack keys here and
 /// there; callgrind).
-struct Run<'py> {
+struct Run {
     cols: Vec<usize>,
     records: u64,
-    /// The key objects of its first record, and their addresses: a record
-    /// with the same ones takes this run without a lookup of its keys.
-    keys: Vec<Bound<'py, PyAny>>,
-    ptrs: Vec<*mut pyo3::ffi::PyObject>,
 }
-
-/// The runs a record whose keys are not the record before's is matched
-/// against by identity, the most recently used first (records whose keys
-/// vary mostly cycle through a few orders: countries.json's first, middle
-/// and last year of each country).
-const RECENT_RUNS: usize = 8;
 
 /// The type inferred for a list of flat records, its metadata bytes (XBF
 /// 2), and the column of each struct field (`slots`, in the struct's
@@ -444,10 +434,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut keys = Keys::default();
     // Each order of keys met, with the records that had it; `run`, the one
     // of the record before.
-    let mut runs: Vec<Run<'_>> = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
     let mut run_of: HashMap<Vec<usize>, usize> = HashMap::new();
     let mut run = 0;
-    let mut recent: Vec<usize> = Vec::with_capacity(RECENT_RUNS + 1);
     let mut all_keys = 0u64;
     // The key objects of the record before, in its order, and their
     // columns: a record with the same ones repeats its run. `prev_ptrs` are
@@ -462,41 +451,20 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         // identity; each value gathered as its key is checked.
         let mut matched = 0;
         let mut pending = None;
-        if i > 0 && (d.len() == prev.len() || !d.is_empty()) {
-            // Where a key differs from the record before's (or their
-            // numbers of keys do), the recent run with this record's keys
-            // so far and this key next is matched from there on.
-            let mut same_len = d.len() == prev.len();
-            // Whether the keys are the record before's (so that it had
-            // each: `push`'s `next`), not another run's.
-            let mut next = true;
-            while matched < d.len() {
+        if i > 0 && d.len() == prev.len() {
+            for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
                 // SAFETY: the key and value are borrowed from `d`, and no
                 // Python code runs from here to the end of this iteration: `push`
                 // reads exact str, float, int, bool and None through C API
                 // calls that run none and allocate no Python object (so no
                 // garbage collection either); where one fails (raising),
                 // the walk stops at once, the two references unused after.
-                // (Taking another run's keys as `prev` drops no last
-                // reference: the records of both runs hold their keys.)
                 let Some((k, v)) = (unsafe { dict_next_borrowed(d, &mut pos) }) else { return Ok(None) };
-                if !same_len || k.as_ptr() != prev_ptrs[matched] {
-                    let other = recent.iter().copied().find(|&r| {
-                        let p = &runs[r].ptrs;
-                        p.len() == d.len() && p[..matched] == prev_ptrs[..matched] && p[matched] == k.as_ptr()
-                    });
-                    let Some(r) = other else {
-                        pending = Some((k.to_owned(), v.to_owned()));
-                        break;
-                    };
-                    prev_ptrs.clone_from(&runs[r].ptrs);
-                    prev_cols.clone_from(&runs[r].cols);
-                    prev.clone_from(&runs[r].keys);
-                    run = r;
-                    same_len = true;
-                    next = false;
+                if k.as_ptr() != key {
+                    pending = Some((k.to_owned(), v.to_owned()));
+                    break;
                 }
-                if !cols[prev_cols[matched]].push(&v, i, n, small_ints, next) {
+                if !cols[col].push(&v, i, n, small_ints, true) {
                     return Ok(None);
                 }
                 matched += 1;
@@ -504,10 +472,6 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             if pending.is_none() {
                 runs[run].records += 1;
                 all_keys += prev.len() as u64;
-                if recent.first() != Some(&run) {
-                    recent.retain(|&r| r != run);
-                    recent.insert(0, run);
-                }
                 continue;
             }
         }
@@ -542,17 +506,12 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         run = match run_of.get(prev_cols.as_slice()) {
             Some(&r) => r,
             None => {
-                runs.push(Run { cols: prev_cols.clone(), records: 0, keys: prev.clone(), ptrs: prev_ptrs.clone() });
+                runs.push(Run { cols: prev_cols.clone(), records: 0 });
                 run_of.insert(prev_cols.clone(), runs.len() - 1);
                 runs.len() - 1
             }
         };
         runs[run].records += 1;
-        if recent.first() != Some(&run) {
-            recent.retain(|&r| r != run);
-            recent.insert(0, run);
-            recent.truncate(RECENT_RUNS);
-        }
     }
     if let Some(l) = learned.as_deref_mut() {
         l.keep_spare(spare);
