@@ -11,7 +11,8 @@ use std::mem::MaybeUninit;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyDict, PyLong, PyString, PyTuple, PyType};
+use pyo3::types::{PyDict, PyList, PyLong, PyString, PyTuple, PyType};
+use pyo3::Borrowed;
 
 /// One step of `PyDict_Next`: the entry of `d` at or after `*pos`, as new
 /// references, and `*pos` moved past it. Measured: about 10% of `dumps` on
@@ -207,27 +208,31 @@ fn dict_probe(py: Python<'_>) -> PyResult<bool> {
     {
         return Ok(false);
     }
+    // Str keys (entries of two pointers) with deletions and a re-insertion,
+    // tables of 8, 16 and 32 slots; then general entries (hash, key, value).
+    // Few and small: this runs in the first `dumps` call of a process.
     let mut probes = Vec::new();
-    for n in [0usize, 1, 5, 8, 100, 300] {
+    let keys: Vec<Bound<'_, PyString>> = (0..12).map(|i| PyString::new_bound(py, &format!("k{i}"))).collect();
+    for n in [0, 1, 6, 12] {
         let d = PyDict::new_bound(py);
-        for i in 0..n {
-            d.set_item(format!("k{i}"), i)?;
+        for (i, k) in keys.iter().take(n).enumerate() {
+            d.set_item(k, i)?;
         }
-        for i in (0..n).step_by(3) {
-            d.del_item(format!("k{i}"))?;
+        for k in keys.iter().take(n).step_by(3) {
+            d.del_item(k)?;
         }
         if n > 0 {
-            d.set_item("k0", "again")?;
+            d.set_item(&keys[0], "again")?;
         }
         probes.push(d);
     }
     let general = PyDict::new_bound(py);
-    for i in 0..40i64 {
-        general.set_item(i, format!("v{i}"))?;
-        general.set_item(format!("s{i}"), i as f64)?;
+    for (i, k) in keys.iter().take(5).enumerate() {
+        general.set_item(i, k)?;
+        general.set_item(k, i)?;
     }
-    general.del_item(7)?;
-    general.del_item("s9")?;
+    general.del_item(2)?;
+    general.del_item(&keys[3])?;
     probes.push(general);
     Ok(probes.iter().all(|d| {
         let (mut pos, mut want) = (0, Vec::new());
@@ -247,6 +252,39 @@ fn dict_pairs_in_place(d: &Bound<'_, PyDict>, ok: bool) -> Option<Vec<(*mut ffi:
     unsafe {
         let e = DictEntries::of(d, ok)?;
         Some((0..e.len).map(|i| e.get(i)).filter(|(_, v)| !v.is_null()).collect())
+    }
+}
+
+/// Item `i` of `list`, borrowed from it (no reference count taken), `None`
+/// past its end (the length is read again at each call). Measured: the
+/// counted reference `PyList::iter` takes and drops an item was part of the
+/// ~61 instructions a record of `dumps`' gather (python/UNSAFE.md).
+///
+/// The item stays valid only while the list keeps it: the caller runs no
+/// Python code and makes no Python object while it holds the borrow (or
+/// takes its own reference first, `Borrowed::to_owned`).
+#[inline(always)]
+pub(crate) fn list_item<'a, 'py>(list: &'a Bound<'py, PyList>, i: usize) -> Option<Borrowed<'a, 'py, PyAny>> {
+    if i >= list.len() {
+        return None;
+    }
+    #[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)))]
+    // SAFETY: the GIL is held (`list`'s token); `list` is a live list (a
+    // `Bound<PyList>`, type-checked) and `i` is below its current length,
+    // so `ob_item[i]` is a non-null reference the list holds, valid for the
+    // borrow of `list` as long as nothing changes the list, which the
+    // caller's contract (above) ensures: a `Borrowed` is not a counted
+    // reference and cannot outlive `'a`.
+    unsafe {
+        Some(Borrowed::from_ptr(list.py(), ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t)))
+    }
+    #[cfg(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy))]
+    // SAFETY: as above; `PyList_GetItem` (the limited API's, with a bounds
+    // check) returns a borrowed reference, non-null for `i` below the length
+    // (else NULL with an IndexError set, which `from_ptr_or_opt` would give
+    // as `None`, the exception left to the next error check).
+    unsafe {
+        Borrowed::from_ptr_or_opt(list.py(), ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t))
     }
 }
 

@@ -7,8 +7,8 @@
 //! `Shape::of` gives, and the bytes those of the general path.
 
 use pyo3::prelude::*;
-use pyo3::Borrowed;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
+use pyo3::Borrowed;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -21,8 +21,8 @@ use crate::infer::{Obj, Shape};
 use crate::learned::{ColumnKinds, Learned};
 use crate::plan::is_optional_key;
 use crate::raw::{
-    append_short, dict_entries_ok, dict_next, dict_next_borrowed, long_value, small_int, small_ints_ok, str_bytes,
-    DictEntries, Long,
+    append_short, dict_entries_ok, dict_next, dict_next_borrowed, list_item, long_value, small_int, small_ints_ok,
+    str_bytes, DictEntries, Long,
 };
 
 /// The kind of each value of a key of the records, as it was read: the
@@ -450,7 +450,11 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
     let mut prev_ptrs: Vec<*mut pyo3::ffi::PyObject> = Vec::new();
     let mut prev_cols: Vec<usize> = Vec::new();
-    for (i, item) in list.iter().enumerate() {
+    for i in 0..n {
+        // The list's item borrowed, not counted (`list_item`): the fast path
+        // below runs no Python code, so nothing changes the list that holds
+        // it; the slow way, which may, takes its own reference first.
+        let Some(item) = list_item(list, i) else { return Ok(None) };
         let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
         let mut pos = 0;
         // The fast path: the keys of the record before, in its order, by
@@ -465,7 +469,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             // Python object (so no garbage collection either); where one
             // fails (raising), the walk stops at once, the references unused
             // after. So `d`'s table stays as `DictEntries::of` found it.
-            if let Some(e) = unsafe { DictEntries::of(d, in_place) } {
+            // SAFETY: the GIL is held, and the walk's argument above.
+            let entries = unsafe { DictEntries::of(d, in_place) };
+            if let Some(e) = entries {
                 // Its entries read in place, skipping deleted ones as
                 // `PyDict_Next` does; `pos` is then the next entry's index,
                 // which is what `PyDict_Next` takes on from.
@@ -516,6 +522,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             }
         }
         // The slow way, from the first key that differs: each key looked up.
+        // Its own reference to the record: what it runs may change the list.
+        let d = d.clone();
+        let d = &d;
         prev.truncate(matched);
         prev_ptrs.truncate(matched);
         prev_cols.truncate(matched);
