@@ -11,7 +11,8 @@ use std::mem::MaybeUninit;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyDict, PyLong, PyString, PyTuple, PyType};
+use pyo3::types::{PyDict, PyList, PyLong, PyString, PyTuple, PyType};
+use pyo3::Borrowed;
 
 /// One step of `PyDict_Next`: the entry of `d` at or after `*pos`, as new
 /// references, and `*pos` moved past it. Measured: about 10% of `dumps` on
@@ -68,6 +69,222 @@ pub(crate) unsafe fn dict_next_borrowed<'a, 'py>(
             return None;
         }
         Some((Borrowed::from_ptr(py, k), Borrowed::from_ptr(py, v)))
+    }
+}
+
+/// Whether this build reads dicts' entries in place ([`DictEntries`]): the
+/// layout of CPython 3.11 to 3.13 with the GIL (`python/build.rs` sets the
+/// cfg), not abi3, PyPy or GraalPy.
+pub(crate) const DICT_IN_PLACE: bool = cfg!(dict_entries_in_place);
+
+/// The head of a dict's keys object in CPython 3.11 to 3.13 with the GIL
+/// (`struct _dictkeysobject`, `Include/internal/pycore_dict.h`; the
+/// free-threaded build has a lock after `dk_kind`, and no in-place walk):
+/// the hash table's indices (`1 << dk_log2_index_bytes` bytes) follow at
+/// once, then the entries.
+#[cfg(dict_entries_in_place)]
+#[repr(C)]
+struct DictKeysHead {
+    dk_refcnt: ffi::Py_ssize_t,
+    dk_log2_size: u8,
+    dk_log2_index_bytes: u8,
+    /// 0: general entries (hash, key, value), 1: str keys (key, value),
+    /// 2: split (the values elsewhere).
+    dk_kind: u8,
+    dk_version: u32,
+    dk_usable: ffi::Py_ssize_t,
+    /// Entries used so far, deleted ones (value NULL) included.
+    dk_nentries: ffi::Py_ssize_t,
+}
+
+/// The entries of a dict's combined table, read in place: what
+/// `PyDict_Next` walks, in its order (the order of insertion; a deleted
+/// entry keeps its place with a NULL value), without a call a value.
+/// Measured: `PyDict_Next` and the call's set-up were ~75 instructions a
+/// value of `dumps` on lists of records (python/UNSAFE.md).
+#[derive(Clone, Copy)]
+pub(crate) struct DictEntries {
+    /// The first entry's key (the hash, in general entries, is before it).
+    first: *const *mut ffi::PyObject,
+    /// Pointers from one entry to the next: 2 (str keys) or 3 (general).
+    stride: usize,
+    /// Entries, deleted ones included.
+    pub(crate) len: usize,
+}
+
+impl DictEntries {
+    /// The entries of `d` when its table is combined (`ma_values` NULL:
+    /// every dict but instances' split `__dict__`s) and this build and
+    /// process read them in place (`ok`: [`dict_entries_ok`]); else `None`
+    /// (the caller walks with `PyDict_Next`).
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the GIL and reads the entries ([`DictEntries::get`])
+    /// only while no Python code has run and no Python object was made since
+    /// this call (either could change `d`, and so move or free its table).
+    #[inline(always)]
+    pub(crate) unsafe fn of(d: &Bound<'_, PyDict>, ok: bool) -> Option<DictEntries> {
+        #[cfg(dict_entries_in_place)]
+        if ok {
+            let p = d.as_ptr().cast::<ffi::PyDictObject>();
+            // SAFETY: the GIL is held (the caller's contract; `d` carries the
+            // `'py` token too) and `p` is a live dict (a `Bound<PyDict>`, so
+            // type-checked: a dict or a subclass, both with `PyDictObject`'s
+            // layout, which pyo3-ffi defines for this version), kept alive by
+            // the borrow of `d`. `ma_keys` of a dict is never NULL (an empty
+            // dict points at CPython's shared empty keys). `DictKeysHead` is
+            // the head of the keys object in the versions this cfg is set for
+            // (3.11 to 3.13, GIL; `python/build.rs`), checked against
+            // `PyDict_Next` once a process (`dict_entries_ok`, `ok`). In a
+            // combined table (`ma_values` NULL) the keys object holds the
+            // values; its entries start `1 << dk_log2_index_bytes` bytes after
+            // the head, `dk_nentries` of them, each `stride` pointers (the
+            // `PyDictUnicodeEntry` of kind 1, the `PyDictKeyEntry` of kind 0,
+            // whose hash comes first). A kind other than 0 or 1 (split keys
+            // are never combined) is not read.
+            unsafe {
+                if !(*p).ma_values.is_null() {
+                    return None;
+                }
+                let keys = (*p).ma_keys.cast::<DictKeysHead>();
+                let (kind, log2_index_bytes) = ((*keys).dk_kind, (*keys).dk_log2_index_bytes);
+                if kind > 1 {
+                    return None;
+                }
+                let stride = 3 - usize::from(kind);
+                let entries = keys.cast::<u8>().add(std::mem::size_of::<DictKeysHead>() + (1 << log2_index_bytes));
+                let first = entries.cast::<*mut ffi::PyObject>().add(stride - 2);
+                return Some(DictEntries { first, stride, len: (*keys).dk_nentries as usize });
+            }
+        }
+        let _ = (d, ok);
+        None
+    }
+
+    /// Entry `i`'s key and value, as pointers borrowed from the dict; the
+    /// value is NULL for a deleted entry (skip it, as `PyDict_Next` does).
+    ///
+    /// # Safety
+    ///
+    /// `i < self.len`, and the contract of [`DictEntries::of`] (no Python
+    /// code run, no Python object made since) holds.
+    #[inline(always)]
+    pub(crate) unsafe fn get(&self, i: usize) -> (*mut ffi::PyObject, *mut ffi::PyObject) {
+        // SAFETY: entry `i` of `len` lies in the keys object's entry array
+        // (`of`), which is unchanged since `of` (the caller's contract); its
+        // key and value are the two pointers at `first + i * stride`.
+        unsafe {
+            let e = self.first.add(i * self.stride);
+            (*e, *e.add(1))
+        }
+    }
+}
+
+/// Whether dicts' entries may be read in place ([`DictEntries`]) in this
+/// process: this build has the layout (`DICT_IN_PLACE`), the interpreter is
+/// CPython of the version it was built for, and a walk in place of probe
+/// dicts (str keys with deletions and re-insertions, past one- and two-byte
+/// indices; keys of other types) gives `PyDict_Next`'s pairs, pointer for
+/// pointer. Checked once a process.
+pub(crate) fn dict_entries_ok(py: Python<'_>) -> bool {
+    static OK: GILOnceCell<bool> = GILOnceCell::new();
+    *OK.get_or_init(py, || DICT_IN_PLACE && dict_probe(py).unwrap_or(false))
+}
+
+/// [`dict_entries_ok`]'s check (without the cache).
+fn dict_probe(py: Python<'_>) -> PyResult<bool> {
+    let minor = if cfg!(Py_3_13) {
+        13
+    } else if cfg!(Py_3_12) {
+        12
+    } else {
+        11
+    };
+    let sys = py.import_bound("sys")?;
+    if sys.getattr("implementation")?.getattr("name")?.extract::<String>()? != "cpython"
+        || py.version_info().major != 3
+        || py.version_info().minor != minor
+    {
+        return Ok(false);
+    }
+    // Str keys (entries of two pointers) with deletions and a re-insertion,
+    // tables of 8, 16 and 32 slots; then general entries (hash, key, value).
+    // Few and small: this runs in the first `dumps` call of a process.
+    let mut probes = Vec::new();
+    let keys: Vec<Bound<'_, PyString>> = (0..12).map(|i| PyString::new_bound(py, &format!("k{i}"))).collect();
+    for n in [0, 1, 6, 12] {
+        let d = PyDict::new_bound(py);
+        for (i, k) in keys.iter().take(n).enumerate() {
+            d.set_item(k, i)?;
+        }
+        for k in keys.iter().take(n).step_by(3) {
+            d.del_item(k)?;
+        }
+        if n > 0 {
+            d.set_item(&keys[0], "again")?;
+        }
+        probes.push(d);
+    }
+    let general = PyDict::new_bound(py);
+    for (i, k) in keys.iter().take(5).enumerate() {
+        general.set_item(i, k)?;
+        general.set_item(k, i)?;
+    }
+    general.del_item(2)?;
+    general.del_item(&keys[3])?;
+    probes.push(general);
+    Ok(probes.iter().all(|d| {
+        let (mut pos, mut want) = (0, Vec::new());
+        while let Some((k, v)) = dict_next(d, &mut pos) {
+            want.push((k.as_ptr(), v.as_ptr()));
+        }
+        dict_pairs_in_place(d, true).is_some_and(|got| got == want)
+    }))
+}
+
+/// The live pairs of `d` read in place, `None` where [`DictEntries::of`]
+/// does not read it: the probe's walk, and the unit tests'.
+fn dict_pairs_in_place(d: &Bound<'_, PyDict>, ok: bool) -> Option<Vec<(*mut ffi::PyObject, *mut ffi::PyObject)>> {
+    // SAFETY: the GIL is held (`d`'s token); between `of` and the reads no
+    // Python code runs and no Python object is made (pointers are copied
+    // into a `Vec`, a Rust allocation).
+    unsafe {
+        let e = DictEntries::of(d, ok)?;
+        Some((0..e.len).map(|i| e.get(i)).filter(|(_, v)| !v.is_null()).collect())
+    }
+}
+
+/// Item `i` of `list`, borrowed from it (no reference count taken), `None`
+/// past its end (the length is read again at each call). Measured: the
+/// counted reference `PyList::iter` takes and drops an item was part of the
+/// ~61 instructions a record of `dumps`' gather (python/UNSAFE.md).
+///
+/// The item stays valid only while the list keeps it: the caller runs no
+/// Python code and makes no Python object while it holds the borrow (or
+/// takes its own reference first, `Borrowed::to_owned`).
+#[inline(always)]
+pub(crate) fn list_item<'a, 'py>(list: &'a Bound<'py, PyList>, i: usize) -> Option<Borrowed<'a, 'py, PyAny>> {
+    if i >= list.len() {
+        return None;
+    }
+    #[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)))]
+    // SAFETY: the GIL is held (`list`'s token); `list` is a live list (a
+    // `Bound<PyList>`, type-checked) and `i` is below its current length,
+    // so `ob_item[i]` is a non-null reference the list holds, valid for the
+    // borrow of `list` as long as nothing changes the list, which the
+    // caller's contract (above) ensures: a `Borrowed` is not a counted
+    // reference and cannot outlive `'a`.
+    unsafe {
+        Some(Borrowed::from_ptr(list.py(), ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t)))
+    }
+    #[cfg(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy))]
+    // SAFETY: as above; `PyList_GetItem` (the limited API's, with a bounds
+    // check) returns a borrowed reference, non-null for `i` below the length
+    // (else NULL with an IndexError set, which `from_ptr_or_opt` would give
+    // as `None`, the exception left to the next error check).
+    unsafe {
+        Borrowed::from_ptr_or_opt(list.py(), ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t))
     }
 }
 
@@ -396,7 +613,98 @@ pub(crate) fn new_str<'py>(py: Python<'py>, s: &str) -> Bound<'py, PyString> {
 
 #[cfg(test)]
 mod tests {
-    use super::append_short;
+    use super::{append_short, dict_entries_ok, dict_next, dict_pairs_in_place, DICT_IN_PLACE};
+    use pyo3::prelude::*;
+    use pyo3::types::PyDict;
+
+    /// `d`'s pairs through `PyDict_Next` and read in place, which must be
+    /// the same where the in-place walk reads `d` (`None` where it does not).
+    fn walks(d: &Bound<'_, PyDict>) -> Option<usize> {
+        let (mut pos, mut want) = (0, Vec::new());
+        while let Some((k, v)) = dict_next(d, &mut pos) {
+            want.push((k.as_ptr(), v.as_ptr()));
+        }
+        let got = dict_pairs_in_place(d, true)?;
+        assert_eq!(got, want, "{d}");
+        Some(got.len())
+    }
+
+    /// The dict walk in place against `PyDict_Next`: deleted entries,
+    /// re-inserted keys, keys that are not str (general entries), str
+    /// subclasses, dicts resized while built, copies, dict subclasses; and
+    /// no in-place walk for split tables (instances' `__dict__`).
+    #[test]
+    fn dict_entries_walk_as_dict_next() {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            assert_eq!(dict_entries_ok(py), DICT_IN_PLACE, "the probe fails on this build's own CPython");
+            if !DICT_IN_PLACE {
+                return;
+            }
+            let ns = PyDict::new_bound(py);
+            py.run_bound(
+                r#"
+class S(str):
+    pass
+class D(dict):
+    pass
+class Obj:
+    def __init__(self, n):
+        for i in range(n):
+            setattr(self, f"a{i}", i)
+dicts = []
+for n in [0, 1, 2, 5, 6, 11, 85, 86, 171, 172, 1000, 43691, 43692]:
+    d = {f"k{i}": i for i in range(n)}                       # resized as it grows
+    dicts.append(dict(d))
+    for i in range(0, n, 4):
+        del d[f"k{i}"]                                       # deleted entries
+    dicts.append(dict(d))
+    for i in range(0, n, 8):
+        d[f"k{i}"] = -i                                      # re-inserted, at the end
+    dicts.append(d)
+    dicts.append(d.copy())
+    dicts.append({**d, 5: "int key"})                        # general entries
+    g = {i: str(i) for i in range(n)}
+    for i in range(0, n, 3):
+        del g[i]
+    dicts.append(g)
+    dicts.append({S(f"s{i}"): i for i in range(n)})          # str subclasses: general entries
+    dicts.append(D(d))
+    d2 = dict.fromkeys(["a", "b", "c"])
+    for i in range(n):                                       # delete and re-insert the same key
+        del d2["b"]
+        d2["b"] = i
+    dicts.append(d2)
+    dicts.append({(1, 2): 1, 1.5: 2, None: 3, "s": 4, b"b": 5})
+    dicts.append(dict(zip(range(n), range(n))))
+splits = [Obj(n).__dict__ for n in (1, 3, 8)]
+"#,
+                Some(&ns),
+                None,
+            )
+            .unwrap();
+            let dicts = ns.get_item("dicts").unwrap().unwrap();
+            let mut walked = 0;
+            for d in dicts.iter().unwrap() {
+                let d = d.unwrap();
+                let d = d.downcast::<PyDict>().unwrap();
+                walked += usize::from(walks(d).is_some());
+            }
+            assert_eq!(walked, dicts.len().unwrap(), "every combined table read in place");
+            for d in ns.get_item("splits").unwrap().unwrap().iter().unwrap() {
+                let d = d.unwrap();
+                let d = d.downcast::<PyDict>().unwrap();
+                assert!(walks(d).is_none(), "a split table is not read in place: {d}");
+                // Once the instance dict is combined (a non-str key), it is.
+                d.set_item(1, 1).unwrap();
+                assert!(walks(d).is_some(), "{d}");
+            }
+            // Not read where the process check said no.
+            let d = PyDict::new_bound(py);
+            d.set_item("a", 1).unwrap();
+            assert!(dict_pairs_in_place(&d, false).is_none());
+        });
+    }
 
     #[test]
     fn append_short_appends_every_length() {

@@ -8,6 +8,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
+use pyo3::Borrowed;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -19,7 +20,10 @@ use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::learned::{ColumnKinds, Learned};
 use crate::plan::is_optional_key;
-use crate::raw::{append_short, dict_next, dict_next_borrowed, long_value, small_int, small_ints_ok, str_bytes, Long};
+use crate::raw::{
+    append_short, dict_entries_ok, dict_next, dict_next_borrowed, list_item, long_value, small_int, small_ints_ok,
+    str_bytes, DictEntries, Long,
+};
 
 /// The kind of each value of a key of the records, as it was read: the
 /// type is known only once every record was read (an int column may turn
@@ -429,6 +433,8 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let n = list.len();
     // Whether ints are read in place (checked once a process).
     let small_ints = small_ints_ok(obj.py());
+    // Whether records' dicts are read in place (checked once a process).
+    let in_place = dict_entries_ok(obj.py());
     let mut cols: Vec<RawColumn> = Vec::new();
     let mut spare = learned.as_deref_mut().map(Learned::take_spare).unwrap_or_default();
     let mut keys = Keys::default();
@@ -444,7 +450,11 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
     let mut prev_ptrs: Vec<*mut pyo3::ffi::PyObject> = Vec::new();
     let mut prev_cols: Vec<usize> = Vec::new();
-    for (i, item) in list.iter().enumerate() {
+    for i in 0..n {
+        // The list's item borrowed, not counted (`list_item`): the fast path
+        // below runs no Python code, so nothing changes the list that holds
+        // it; the slow way, which may, takes its own reference first.
+        let Some(item) = list_item(list, i) else { return Ok(None) };
         let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
         let mut pos = 0;
         // The fast path: the keys of the record before, in its order, by
@@ -452,22 +462,58 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         let mut matched = 0;
         let mut pending = None;
         if i > 0 && d.len() == prev.len() {
-            for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
-                // SAFETY: the key and value are borrowed from `d`, and no
-                // Python code runs from here to the end of this iteration: `push`
-                // reads exact str, float, int, bool and None through C API
-                // calls that run none and allocate no Python object (so no
-                // garbage collection either); where one fails (raising),
-                // the walk stops at once, the two references unused after.
-                let Some((k, v)) = (unsafe { dict_next_borrowed(d, &mut pos) }) else { return Ok(None) };
-                if k.as_ptr() != key {
-                    pending = Some((k.to_owned(), v.to_owned()));
-                    break;
+            // SAFETY (both walks): the keys and values are borrowed from `d`,
+            // and no Python code runs and no Python object is made from here
+            // to the end of this walk: `push` reads exact str, float, int,
+            // bool and None through C API calls that run none and allocate no
+            // Python object (so no garbage collection either); where one
+            // fails (raising), the walk stops at once, the references unused
+            // after. So `d`'s table stays as `DictEntries::of` found it.
+            // SAFETY: the GIL is held, and the walk's argument above.
+            let entries = unsafe { DictEntries::of(d, in_place) };
+            if let Some(e) = entries {
+                // Its entries read in place, skipping deleted ones as
+                // `PyDict_Next` does; `pos` is then the next entry's index,
+                // which is what `PyDict_Next` takes on from.
+                for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
+                    let (k, v) = loop {
+                        if pos as usize >= e.len {
+                            return Ok(None);
+                        }
+                        // SAFETY: `pos < e.len`, and the walk's argument above.
+                        let (k, v) = unsafe { e.get(pos as usize) };
+                        pos += 1;
+                        if !v.is_null() {
+                            break (k, v);
+                        }
+                    };
+                    // SAFETY: `v` is a live entry's value (non-null), a
+                    // reference the dict holds, unchanged during the walk.
+                    let v = unsafe { Borrowed::from_ptr(d.py(), v) };
+                    if k != key {
+                        // SAFETY: as `v`, the live entry's key.
+                        let k = unsafe { Borrowed::from_ptr(d.py(), k) };
+                        pending = Some((k.to_owned(), v.to_owned()));
+                        break;
+                    }
+                    if !cols[col].push(&v, i, n, small_ints, true) {
+                        return Ok(None);
+                    }
+                    matched += 1;
                 }
-                if !cols[col].push(&v, i, n, small_ints, true) {
-                    return Ok(None);
+            } else {
+                for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
+                    // SAFETY: the walk's argument above.
+                    let Some((k, v)) = (unsafe { dict_next_borrowed(d, &mut pos) }) else { return Ok(None) };
+                    if k.as_ptr() != key {
+                        pending = Some((k.to_owned(), v.to_owned()));
+                        break;
+                    }
+                    if !cols[col].push(&v, i, n, small_ints, true) {
+                        return Ok(None);
+                    }
+                    matched += 1;
                 }
-                matched += 1;
             }
             if pending.is_none() {
                 runs[run].records += 1;
@@ -476,6 +522,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             }
         }
         // The slow way, from the first key that differs: each key looked up.
+        // Its own reference to the record: what it runs may change the list.
+        let d = d.clone();
+        let d = &d;
         prev.truncate(matched);
         prev_ptrs.truncate(matched);
         prev_cols.truncate(matched);
