@@ -38,9 +38,11 @@
 //!
 //! The crate is safe PyO3 except for raw `pyo3::ffi` calls in [`raw`] that
 //! measured faster than their safe equivalents (`dict_next` and
-//! `dict_next_borrowed`: `PyDict_Next`; `dict_set`: `PyDict_SetItem`;
-//! `long_value`: `PyLong_AsLongLongAndOverflow`; `str_bytes`: compact ASCII
-//! strs read in place; `object_new`); each block states why it is sound, and
+//! `dict_next_borrowed`: `PyDict_Next`; `DictEntries`: a dict's combined
+//! table read in place; `list_item`: a list's items borrowed; `dict_set`:
+//! `PyDict_SetItem`; `long_value`: `PyLong_AsLongLongAndOverflow`;
+//! `small_int`: compact ints read in place; `str_bytes`: compact ASCII strs
+//! read in place; `new_str`; `object_new`); each block states why it is sound, and
 //! python/UNSAFE.md has the measurements. Miri cannot run this
 //! crate, as every path goes through CPython's C API; it is checked instead
 //! by the pytest suite run on a debug-checked interpreter
