@@ -131,10 +131,12 @@ fn round_within(x: f64, limit: i64) -> Option<i64> {
 }
 
 fn plain<F: Float>(values: &[F]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(1 + values.len() * F::BYTES);
-    out.push(E::PlainFloat.byte());
-    for v in values {
-        out.extend_from_slice(&v.to_bits64().to_le_bytes()[..F::BYTES]);
+    // Zeroed once and filled in fixed-width slots: no length or capacity
+    // check per value (an `extend_from_slice` per value has both).
+    let mut out = vec![0u8; 1 + values.len() * F::BYTES];
+    out[0] = E::PlainFloat.byte();
+    for (slot, v) in out[1..].chunks_exact_mut(F::BYTES).zip(values) {
+        slot.copy_from_slice(&v.to_bits64().to_le_bytes()[..F::BYTES]);
     }
     out
 }
@@ -225,7 +227,8 @@ fn fit_mask<F: Float>(v: F) -> u32 {
         }
         mask = ((2u32 << top) - 1) & !((1u32 << lo) - 1);
     }
-    for e in top + 1..=max {
+    // (An exclusive range: `..=` adds an exhaustion flag to every step.)
+    for e in top + 1..max + 1 {
         if a * pow(e) >= limit {
             break;
         }
