@@ -428,7 +428,7 @@ pub(crate) struct Gathered {
 /// its last call, and the type is the one it inferred then when these
 /// records have the same keys in one order with the same kinds of values
 /// (see [`Learned`]); otherwise it learns this call's.
-pub(crate) fn gather<'py>(obj: &Bound<'py, PyAny>, mut learned: Option<&mut Learned>) -> PyResult<Option<Gathered>> {
+pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) -> PyResult<Option<Gathered>> {
     let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
     let n = list.len();
     // Whether ints are read in place (checked once a process).
@@ -528,11 +528,10 @@ pub(crate) fn gather<'py>(obj: &Bound<'py, PyAny>, mut learned: Option<&mut Lear
         prev.truncate(matched);
         prev_ptrs.truncate(matched);
         prev_cols.truncate(matched);
-        // One key and its value: its column (a new one for a new key), the
-        // value pushed, the key kept for the next record; `false` where the
-        // general path takes the records.
-        let mut take = |k: Bound<'py, PyAny>, v: &Bound<'py, PyAny>| -> bool {
-            let Some(col) = keys.column(&k) else { return false };
+        let mut next = pending;
+        loop {
+            let Some((k, v)) = next.take().or_else(|| dict_next(d, &mut pos)) else { break };
+            let Some(col) = keys.column(&k) else { return Ok(None) };
             if col == cols.len() {
                 // Keys that look like data (a map so far, as
                 // `Objects::is_map` counts): the general path. (Otherwise a
@@ -541,56 +540,16 @@ pub(crate) fn gather<'py>(obj: &Bound<'py, PyAny>, mut learned: Option<&mut Lear
                 let distinct = col as u64 + 1;
                 let so_far = all_keys + prev.len() as u64 + 1;
                 if distinct > MAP_MIN_KEYS && distinct.saturating_mul(i as u64 + 1) > MAP_KEY_RATIO * so_far {
-                    return false;
+                    return Ok(None);
                 }
                 cols.push(spare.pop().unwrap_or_default());
             }
-            if !cols[col].push(v, i, n, small_ints, false) {
-                return false;
+            if !cols[col].push(&v, i, n, small_ints, false) {
+                return Ok(None);
             }
             prev_ptrs.push(k.as_ptr());
             prev_cols.push(col);
             prev.push(k);
-            true
-        };
-        if let Some((k, v)) = pending {
-            if !take(k, &v) {
-                return Ok(None);
-            }
-        }
-        // The rest of the entries read in place as in the fast path (the
-        // slow way was ~254 k of countries.json's 2.12 M instructions a call
-        // in `PyDict_Next` and the value's reference count, callgrind).
-        // SAFETY: the GIL is held, and the fast path's walk argument holds
-        // here too: `take` runs no Python code and makes no Python object
-        // (`Keys::column` reads an exact str, its UTF-8 cached by
-        // `PyUnicode_AsUTF8AndSize` in memory that is no Python object, and
-        // takes new references to live objects; `push` as above, including
-        // `push_slow`'s `long_value`, which raises only when it fails), and
-        // where a call fails, raising, the walk stops at once. So `d`'s
-        // table stays as `DictEntries::of` finds it here; `pos` (an entry
-        // index, from the fast path's walk or 0) goes on from where it was.
-        if let Some(e) = unsafe { DictEntries::of(d, in_place) } {
-            while (pos as usize) < e.len {
-                // SAFETY: `pos < e.len`, and the walk's argument above.
-                let (k, v) = unsafe { e.get(pos as usize) };
-                pos += 1;
-                if v.is_null() {
-                    continue;
-                }
-                // SAFETY: a live entry's key and value (non-null),
-                // references the dict holds, unchanged during the walk.
-                let (k, v) = unsafe { (Borrowed::from_ptr(d.py(), k), Borrowed::from_ptr(d.py(), v)) };
-                if !take(k.to_owned(), &v) {
-                    return Ok(None);
-                }
-            }
-        } else {
-            while let Some((k, v)) = dict_next(d, &mut pos) {
-                if !take(k, &v) {
-                    return Ok(None);
-                }
-            }
         }
         all_keys += prev.len() as u64;
         run = match run_of.get(prev_cols.as_slice()) {
