@@ -286,10 +286,10 @@ function encodeIntsBig(values: bigint[]): number[] {
  * column's (over 8,192 values) first 4,096 are distinct; the limit of n / 2 + 16 is the caller's. */
 export const mostlyDistinct = (i: number, id: number, n: number): boolean => n > 8192 && i < 4096 && id >= 3072;
 
-/** An array for n numbers (or values) filled by index: sized once for up to 4,096 (a small table's columns, not
- * grown and copied as they fill); a longer one grows as it is filled, which measured faster on columns of 20,000
- * (BENCHMARKS.md, tsenc5). */
-export const sizedArray = <T = number>(n: number): T[] => (n <= 4096 ? new Array<T>(n) : []);
+/** An array for n numbers (or values) filled by index: sized once for up to 65,536 (not grown and copied as it
+ * fills: flights-20k's encode 0.90 and 0.86 of the time against 4,096 in the two load orders, BENCHMARKS.md, tsenc12,
+ * where tsenc5 had measured growing faster at 20,000); a longer one grows as it is filled. */
+export const sizedArray = <T = number>(n: number): T[] => (n <= 65536 ? new Array<T>(n) : []);
 
 export function putColumn(out: Writer, body: number[]): void {
   out.uvar(body.length);

@@ -265,16 +265,11 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
   }
   // shared prefixes
-  const shared = sizedArray(n), rest = sizedArray(n);
+  const shared = sizedArray(n), rest = sizedArray(n), dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
-    let p = 0;
-    if (s === ps && l === pl) p = l; // a repeated dictionary entry
-    else {
-      const m = l < pl ? l : pl;
-      while (p < m && buf[ps + p] === buf[s + p]) p++;
-    }
+    const p = s === ps && l === pl ? l : commonPrefix(dv, buf, ps, s, l < pl ? l : pl); // (l: a repeated dictionary entry)
     shared[i] = p; rest[i] = l - p;
     restTotal += l - p;
     ps = s; pl = l;
@@ -310,20 +305,28 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
 /** The bytes the shared-prefix encoding leaves of the strings `v` (each less the prefix it shares with the one
  * before), as putStrings counts them. */
 function restBytes(v: Views): number {
-  const { buf, start, len } = v, n = len.length;
+  const { buf, start, len } = v, n = len.length, dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
-    let p = 0;
-    if (s === ps && l === pl) p = l;
-    else {
-      const m = l < pl ? l : pl;
-      while (p < m && buf[ps + p] === buf[s + p]) p++;
-    }
+    const p = s === ps && l === pl ? l : commonPrefix(dv, buf, ps, s, l < pl ? l : pl);
     restTotal += l - p;
     ps = s; pl = l;
   }
   return restTotal;
+}
+/** The length of the prefix that the bytes of `buf` from `a` and from `b` share, at most `m` (both views hold at
+ * least `m` bytes; `dv` views `buf`): four bytes a compare (unaligned little-endian reads, the first differing byte
+ * being the lowest set bit's), the last up to three one at a time. Sorted times and keys share most of their bytes
+ * with the one before: flights' dates (16 bytes, 14.5 shared on average) took 0.62 of the byte loop's time (BENCHMARKS.md, tsenc12). */
+function commonPrefix(dv: DataView, buf: Uint8Array, a: number, b: number, m: number): number {
+  let p = 0;
+  for (; p + 4 <= m; p += 4) {
+    const x = dv.getUint32(a + p, true) ^ dv.getUint32(b + p, true);
+    if (x !== 0) return p + ((31 - Math.clz32(x & -x)) >> 3);
+  }
+  while (p < m && buf[a + p] === buf[b + p]) p++;
+  return p;
 }
 /** Writes the dictionary column (0x21) of `dict`, sized `size`, its entries `dbytes` bytes. */
 function putDict(out: Writer, dict: Dict, size: number, dbytes: number, mIds: Measured | null): void {
