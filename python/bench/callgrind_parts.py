@@ -97,7 +97,10 @@ def main():
         "  of which floats::encode_hinted": get(inc, r"^xbf::columnar::floats::encode_hinted$"),
         "  of which ints::encode": get(inc, r"^xbf::columnar::ints::encode$"),
         "  of which put_column": get(inc, r"^xbf::columnar::shred::put_column$"),
-        "rows message (Gathered::rows)": get(inc, r"^_native::records::Gathered::rows$|^_native::records_rows::rows_of$"),
+        # (Inclusive counts: `Gathered::rows` holds `rows_of`'s, so the larger of the two, not their sum.)
+        "rows message (Gathered::rows)": largest(
+            inc, r"^_native::records::Gathered::rows$|^_native::records_rows::rows_of$"
+        ),
         "auto's choice (worth_columns)": get(inc, r"worth_columns"),
         "output copy (PyBytes_FromStringAndSize)": get(inc, r"^PyBytes_FromStringAndSize$"),
         "malloc (mi_malloc_aligned, inclusive)": get(inc, r"^mi_malloc_aligned$"),
