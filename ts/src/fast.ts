@@ -125,6 +125,15 @@ class CodeCache {
     return f;
   }
 }
+/** A statement naming a key list, for the source of generated code whose text would otherwise not depend on the keys
+ * (a builder or row reader calling the key list's record constructor): V8 keeps the code `new Function` compiles by its
+ * source text, with its feedback, so two key lists whose builders read the same text (as many fields, the same modes)
+ * would share one builder's feedback and optimised code, and its `new R(…)` would meet every such list's constructor
+ * (a polymorphic call, not the one constructor inlined). In a program that decoded seattle-weather's records before
+ * gapminder's (6 fields each) gapminder's decode took 1.4 times as long (BENCHMARKS.md, issue 23, tsdec13). */
+export function keysStatement(keys: string[]): string {
+  return `void ${JSON.stringify(keys.join("\u0000"))};`;
+}
 /** The encoder's and inference's generated code (values.ts, fast_encode.ts). */
 const encodeCode = new CodeCache(512);
 /** The decoders' (object builders of the columns, row readers): a cache of their own, so that however many key
@@ -187,7 +196,7 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
     // its cache evicted it then goes with the builders made since, as untypedFloats finds it).
     const make = generateDecoder((R === null ? "columns:" : "records:") + tag, keys, () => {
       const rec = R === null ? `{ ${keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ")} }` : `new R(${keys.map((_, j) => value(j)).join(", ")})`;
-      return new Function("R", `return function (cols, n, tags) { const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = ${rec}; return out; };`) as (r: RecordCtor | null) => Builder;
+      return new Function("R", `return function (cols, n, tags) { ${keysStatement(keys)} const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = ${rec}; return out; };`) as (r: RecordCtor | null) => Builder;
     });
     return make(R);
   }
