@@ -44,27 +44,28 @@ const SMALL_BIGINTS: (bigint | undefined)[] = new Array(4096);
 /** A 64-bit scratch integer seen as one BigInt and as two 32-bit halves (LO_HALF the low one on this machine). */
 const BIG64 = new BigInt64Array(1), HALVES = new Int32Array(BIG64.buffer);
 const LO_HALF = LITTLE ? 0 : 1, HI_HALF = 1 - LO_HALF;
-/** The bigint of x, an integer with |x| <= 2^53: its two 32-bit halves written to a scratch BigInt64Array and the
- * element read back. `BigInt(x)` calls a C++ builtin (about 420 instructions a value under callgrind, node 20);
- * this is about 110, and exact: `x | 0` is x modulo 2^32 (ToInt32) and x / 2^32 is exact, so its floor is the
- * high half, both within 32 bits for |x| <= 2^53. */
+/** 2^-32: x * 2^-32 is x / 2^32 exactly (a power of two), a multiplication where a division takes longer. */
+const TWO_POW_MINUS_32 = 2 ** -32;
+/** The bigint of x, an integer with |x| <= 2^53: 0 to 4095 from SMALL_BIGINTS, others from their two 32-bit halves
+ * written to a scratch BigInt64Array and the element read back. `BigInt(x)` of a number past 2^31 calls a C++
+ * builtin (about 420 instructions a value under callgrind, node 20); this is about 100, and exact: `x | 0` is x
+ * modulo 2^32 (ToInt32) and x * 2^-32 is exact, so its floor is the high half, both within 32 bits for
+ * |x| <= 2^53; for x in 32 bits the high half is x's sign (`x >> 31`), no floor. */
 export function bigintOf(x: number): bigint {
+  if (x >= 0 && x < 4096) { const c = SMALL_BIGINTS[x]; return c !== undefined ? c : (SMALL_BIGINTS[x] = BigInt(x)); }
   HALVES[LO_HALF] = x | 0;
-  HALVES[HI_HALF] = Math.floor(x / 4294967296);
+  HALVES[HI_HALF] = x >= -2147483648 && x < 2147483648 ? x >> 31 : Math.floor(x * TWO_POW_MINUS_32);
   return BIG64[0]!;
 }
 /** The n integers of xs (exact numbers, zigzag-mapped where `zig`: their mapping undone here) as bigints (int64:
- * "bigint"): 0 to 4095 from SMALL_BIGINTS, a value equal to the one before (a run) the same bigint, others made one
- * by one (bigintOf). */
+ * "bigint"): each made by bigintOf, a value equal to the one before (a run) the same bigint. */
 export function bigints(xs: number[], n: number, zig: boolean): bigint[] {
   const out = new Array<bigint>(n);
   let prev = NaN, last = 0n;
   for (let i = 0; i < n; i++) {
     const z = xs[i]!;
     if (z !== prev) {
-      const x = !zig ? z : z < 4294967296 ? (z >>> 1) ^ -(z & 1) : unzigzagNum(z);
-      if (x >= 0 && x < 4096) { const c = SMALL_BIGINTS[x]; last = c !== undefined ? c : (SMALL_BIGINTS[x] = BigInt(x)); }
-      else last = bigintOf(x);
+      last = bigintOf(!zig ? z : z < 4294967296 ? (z >>> 1) ^ -(z & 1) : unzigzagNum(z));
       prev = z;
     }
     out[i] = last;
@@ -123,6 +124,15 @@ class CodeCache {
     }
     return f;
   }
+}
+/** A statement naming a key list, for the source of generated code whose text would otherwise not depend on the keys
+ * (a builder or row reader calling the key list's record constructor): V8 keeps the code `new Function` compiles by its
+ * source text, with its feedback, so two key lists whose builders read the same text (as many fields, the same modes)
+ * would share one builder's feedback and optimised code, and its `new R(…)` would meet every such list's constructor
+ * (a polymorphic call, not the one constructor inlined). In a program that decoded seattle-weather's records before
+ * gapminder's (6 fields each) gapminder's decode took 1.4 times as long (BENCHMARKS.md, issue 23, tsdec13). */
+export function keysStatement(keys: string[]): string {
+  return `void ${JSON.stringify(keys.join("\u0000"))};`;
 }
 /** The encoder's and inference's generated code (values.ts, fast_encode.ts). */
 const encodeCode = new CodeCache(512);
@@ -186,7 +196,7 @@ function builder(keys: string[], modes: number[], variant: string): Builder {
     // its cache evicted it then goes with the builders made since, as untypedFloats finds it).
     const make = generateDecoder((R === null ? "columns:" : "records:") + tag, keys, () => {
       const rec = R === null ? `{ ${keys.map((k, j) => `${JSON.stringify(k)}: ${value(j)}`).join(", ")} }` : `new R(${keys.map((_, j) => value(j)).join(", ")})`;
-      return new Function("R", `return function (cols, n, tags) { const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = ${rec}; return out; };`) as (r: RecordCtor | null) => Builder;
+      return new Function("R", `return function (cols, n, tags) { ${keysStatement(keys)} const ${cs}; let ${qs}; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = ${rec}; return out; };`) as (r: RecordCtor | null) => Builder;
     });
     return make(R);
   }

@@ -6,7 +6,7 @@ import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, FLAG_COLUMNAR } from "./decode_rows.js";
 import { XbfSome, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generateDecoder, intConv, nullable, recordConstructor, small } from "./fast.js";
+import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generateDecoder, intConv, keysStatement, nullable, recordConstructor, small } from "./fast.js";
 
 /** A key left out of its object (an absent `json.optional` field). */
 const ABSENT: unique symbol = Symbol("xbf.absent");
@@ -110,7 +110,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
       if (!optional.some((x) => x) && !keys.includes("__proto__") && keys.length > 0 && keys.length <= MAX_GENERATED && canGenerate()) {
         // f64 and f32 fields read in the generated code itself (the bounds check, the position, the load), the
         // others through their compiled readers: no call per float, and the loads' feedback is this key list's
-        // own, whatever other record types the process decodes.
+        // own, whatever other record types the process decodes (the keys are in the source: see keysStatement).
         // The int64 option changes the values (bigints): a reader of its own, as the columns' builders.
         const sig = t.fields.map((f) => (f.type.kind === "f64" ? "d" : f.type.kind === "f32" ? "s" : "-")).join("") + (o.int64 === "bigint" ? ":bigint" : "");
         // The record made by the key list's constructor where there is one (no allocation site to pretenure: see
@@ -122,7 +122,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
             return w === 0 ? `f${j}(r)` : `(p = r.pos, p + ${w} > r.end ? bail() : (r.pos = p + ${w}, dv.${w === 8 ? "getFloat64" : "getFloat32"}(p, true)))`;
           });
           const rec = R === null ? `{ ${keys.map((k, j) => `${JSON.stringify(k)}: ${vs[j]}`).join(", ")} }` : `new R(${vs.join(", ")})`;
-          return new Function("bail", "R", ...keys.map((_, j) => `f${j}`), `return function (r) { const dv = r.dv; let p = 0; return ${rec}; };`) as (...f: unknown[]) => RowFn;
+          return new Function("bail", "R", ...keys.map((_, j) => `f${j}`), `return function (r) { ${keysStatement(keys)} const dv = r.dv; let p = 0; return ${rec}; };`) as (...f: unknown[]) => RowFn;
         });
         return make(bail, R, ...fns);
       }
