@@ -27,6 +27,9 @@ pub(crate) trait Float: Copy {
     fn from_bits64(b: u64) -> Self;
     /// `n / 10^e`, the decoder's one formula.
     fn from_decimal(n: i64, e: u8) -> Self;
+    /// [`Float::from_decimal`] of the integer `n` held exactly by the
+    /// float `y` (below 2^50 in magnitude), without converting it.
+    fn from_integral(y: f64, e: u8) -> Self;
     fn scaled(self, e: u8) -> Option<i64>;
     /// A bound, relative to `self * 10^e`, on how far that product can be
     /// from the integer `n` of a decimal that gives `self` back: twice the
@@ -58,6 +61,9 @@ impl Float for f64 {
     fn from_decimal(n: i64, e: u8) -> Self {
         n as f64 / POW10_F64[usize::from(e)]
     }
+    fn from_integral(y: f64, e: u8) -> Self {
+        y / POW10_F64[usize::from(e)]
+    }
     fn scaled(self, e: u8) -> Option<i64> {
         round_within(self * POW10_F64[usize::from(e)], 9_000_000_000_000_000)
     }
@@ -80,6 +86,9 @@ impl Float for f32 {
     }
     fn from_decimal(n: i64, e: u8) -> Self {
         n as f32 / POW10_F32[usize::from(e)]
+    }
+    fn from_integral(y: f64, e: u8) -> Self {
+        y as f32 / POW10_F32[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
         round_within(f64::from(self) * POW10_F64[usize::from(e)], 16_000_000)
@@ -175,6 +184,37 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
     (F::from_decimal(n, e).to_bits64() == v.to_bits64()).then_some(n)
 }
 
+/// What [`exact_decimal_near`] leaves to [`exact_decimal`]: no integer
+/// below 2^54 in magnitude zigzags to it.
+const UNDECIDED: u64 = u64::MAX;
+
+/// [`exact_decimal`]`(v, e)` zigzagged where the product `x = v·10^e` is
+/// below `0.5 / F::NEAR` (2^50, or 2^21 for f32) in magnitude and `v`
+/// fits, else [`UNDECIDED`] (for a value that does not fit, and for NaN,
+/// the infinities and larger products), without a branch. Below that
+/// bound, a product halfway between two integers is further than
+/// `|x|·F::NEAR` from both, so fits neither: rounding to the nearest, ties
+/// to even, gives the integer that rounding half away from zero gives
+/// wherever the value can fit. That rounding is adding and subtracting
+/// 1.5·2^52 (exact for `|x|` below 2^51), whose sum's bits hold the integer
+/// too; and the rounded float is the integer exactly, so the division
+/// needs no conversion.
+#[inline]
+fn exact_decimal_near<F: Float>(v: F, e: u8) -> u64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2^52
+    let x = v.to_f64() * POW10_F64[usize::from(e)];
+    let r = x + MAGIC;
+    let y = r - MAGIC;
+    let n = (r.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
+    let near = x.abs() < 0.5 / F::NEAR && (x - y).abs() <= x.abs() * F::NEAR;
+    let fits = near & (F::from_integral(y, e).to_bits64() == v.to_bits64());
+    if fits {
+        varint::zigzag64(n)
+    } else {
+        UNDECIDED
+    }
+}
+
 /// The exponents `e` (bit `e`) at which [`exact_decimal`]`(v, e)` holds,
 /// with two or three checks instead of one per exponent.
 ///
@@ -263,21 +303,25 @@ struct DecimalParts {
 }
 
 impl DecimalParts {
-    /// Each value checked with [`exact_decimal`].
+    /// Each value checked with [`exact_decimal`]: first by
+    /// [`exact_decimal_near`] for all (no branch, so that the loop runs
+    /// on several values at once), then the values it leaves undecided
+    /// one by one.
     fn of<F: Float>(values: &[F], e: u8) -> Self {
-        // Collected from a slice's iterator: one allocation and no
-        // capacity check per value (a push per value costs one).
-        let mut exceptions = Vec::new();
-        let ints = (values.iter().enumerate())
-            .map(|(i, v)| match exact_decimal(*v, e) {
-                Some(n) => varint::zigzag(n.into()) as u64,
-                None => {
-                    exceptions.push(i as u64);
-                    0
+        let ints: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, e)).collect();
+        let mut parts = DecimalParts { ints, exceptions: Vec::new() };
+        for (i, (z, v)) in parts.ints.iter_mut().zip(values).enumerate() {
+            if *z == UNDECIDED {
+                match exact_decimal(*v, e) {
+                    Some(n) => *z = varint::zigzag64(n),
+                    None => {
+                        *z = 0;
+                        parts.exceptions.push(i as u64);
+                    }
                 }
-            })
-            .collect();
-        DecimalParts { ints, exceptions }
+            }
+        }
+        parts
     }
 
     /// The zigzagged integers of values that all fit (`exact_decimal` of

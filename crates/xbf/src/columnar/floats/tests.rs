@@ -102,6 +102,19 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             let full = matches!(w.scaled(e), Some(n) if f32::from_decimal(n, e).to_bits() == w.to_bits());
             assert_eq!(exact_decimal(w, e).is_some(), full, "{w:e} (f32) at {e}");
         }
+        // The check without a branch decides exactly the fits below its bound.
+        fn near<F: Float>(v: F, e: u8) -> u64 {
+            match exact_decimal(v, e) {
+                Some(n) if (v.to_f64() * POW10_F64[usize::from(e)]).abs() < 0.5 / F::NEAR => varint::zigzag64(n),
+                _ => UNDECIDED,
+            }
+        }
+        for e in 0..=18u8 {
+            assert_eq!(exact_decimal_near(v, e), near(v, e), "{v:e} at {e}");
+        }
+        for e in 0..=10u8 {
+            assert_eq!(exact_decimal_near(w, e), near(w, e), "{w:e} (f32) at {e}");
+        }
         // The exponents found with a few checks, against all of them.
         let mask = |fits: &dyn Fn(u8) -> bool, max: u8| (0..=max).filter(|&e| fits(e)).fold(0, |m, e| m | 1 << e);
         assert_eq!(fit_mask(v), mask(&|e| exact_decimal(v, e).is_some(), 18), "{v:e}");
@@ -129,6 +142,9 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             let n = (1u64 << bits) - 3 + (next() % 7);
             check(n as f64 / 10f64.powi(d));
             check((n / 7) as f64 / 10f64.powi(d));
+            // Halfway between two integers, where the roundings differ.
+            check((n as f64 + 0.5) / 10f64.powi(d));
+            check((n as f64 / 2.0 + 0.5) / 10f64.powi(d));
         }
     }
     for i in 0..200_000u64 {
