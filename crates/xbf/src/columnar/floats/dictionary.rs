@@ -8,7 +8,7 @@
 //! was worked out or its integers spread too far, are found by their bits
 //! hashed.
 
-use super::super::{mostly_distinct, FastHash, Ids};
+use super::super::{mostly_distinct, FastHash};
 use super::{DecimalParts, Float};
 
 /// The distinct values (by bits, in first-seen order) and each value's
@@ -49,18 +49,90 @@ impl<F: Float> Found<F> {
 /// The dictionary with each value's bits hashed.
 fn by_hash<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
     let mut found = Found::new(values.len());
-    // (The hash of a value's bits is a bijection: equal hashes, equal bits.)
-    let key = FastHash::default();
-    let mut index = Ids::with_room((values.len() / 2 + 17).min(4096));
+    let mut index = BitsIds::with_room((values.len() / 2 + 17).min(4096));
     for (i, v) in values.iter().enumerate() {
         let next = found.distinct.len() as u64;
-        let id = index.find_or_add(key.word(v.to_bits64()), next, |_| true);
+        let id = index.find_or_add(v.to_bits64(), next);
         if id == next && !found.add(i, *v) {
             return None;
         }
         found.ids.push(id);
     }
     Some((found.distinct, found.ids))
+}
+
+/// A slot not taken, and the one word of bits kept outside the slots.
+const FREE: u64 = u64::MAX;
+
+/// The index each distinct word of bits got when it first came: open
+/// addressing with linear probing over (bits, index) slots, placed by the
+/// top bits of the keyed word hash, at most half full (one probe and one
+/// comparison for most values; a general hash table probes twice to add).
+/// Made with room for what the dictionary may take before it gives up,
+/// up to a bound (it doubles past that); the all-ones word, a NaN, which
+/// marks a free slot, has its index kept aside.
+struct BitsIds {
+    slots: Vec<(u64, u64)>,
+    /// 64 less the bits of a slot's position.
+    shift: u32,
+    len: usize,
+    key: FastHash,
+    all_ones: Option<u64>,
+}
+
+impl BitsIds {
+    fn with_room(room: usize) -> Self {
+        let size = (2 * room).next_power_of_two().max(16);
+        BitsIds {
+            slots: vec![(FREE, 0); size],
+            shift: 64 - size.trailing_zeros(),
+            len: 0,
+            key: FastHash::default(),
+            all_ones: None,
+        }
+    }
+
+    /// The index of `bits`, or `next` if they are new (then added with
+    /// index `next`, the count of distinct words so far).
+    #[inline]
+    fn find_or_add(&mut self, bits: u64, next: u64) -> u64 {
+        if bits == FREE {
+            return *self.all_ones.get_or_insert(next);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (self.key.word(bits) >> self.shift) as usize;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.0 == bits {
+                return slot.1;
+            }
+            if slot.0 == FREE {
+                *slot = (bits, next);
+                self.len += 1;
+                if 2 * self.len > self.slots.len() {
+                    self.grow();
+                }
+                return next;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Twice the slots, each word placed again.
+    #[cold]
+    fn grow(&mut self) {
+        let size = 2 * self.slots.len();
+        let old = std::mem::replace(&mut self.slots, vec![(FREE, 0); size]);
+        self.shift -= 1;
+        let mask = size - 1;
+        for (bits, id) in old.into_iter().filter(|&(b, _)| b != FREE) {
+            let mut i = (self.key.word(bits) >> self.shift) as usize;
+            while self.slots[i].0 != FREE {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (bits, id);
+        }
+    }
 }
 
 /// Where the decimal integers (zigzagged) of the values that fit lie:
@@ -173,13 +245,12 @@ fn by_slots<F: Float, S: Slot>(values: &[F], parts: &DecimalParts, table: Table)
         }
         return Some((found.distinct, found.ids));
     }
-    let key = FastHash::default();
-    let mut others = Ids::with_room(parts.exceptions.len().min(4096));
+    let mut others = BitsIds::with_room(parts.exceptions.len().min(4096));
     let mut exceptions = parts.exceptions.iter().copied().peekable();
     for (i, (v, &z)) in values.iter().zip(&parts.ints).enumerate() {
         let next = found.distinct.len() as u64;
         let id = if exceptions.next_if_eq(&(i as u64)).is_some() {
-            others.find_or_add(key.word(v.to_bits64()), next, |_| true)
+            others.find_or_add(v.to_bits64(), next)
         } else {
             let slot = &mut slots[table.slot(z)];
             if *slot == S::default() {
@@ -195,4 +266,28 @@ fn by_slots<F: Float, S: Slot>(values: &[F], parts: &DecimalParts, table: Table)
         found.ids.push(id);
     }
     Some((found.distinct, found.ids))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_ids_are_the_indices_of_first_appearance() {
+        let mut next = crate::columnar::lcg(17, 11);
+        for round in 0..100 {
+            let n = [0, 1, 3, 50, 700, 9000][round % 6];
+            let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
+            // Room for one (it grows, again and again), and all-ones words.
+            let mut ids = BitsIds::with_room([1, 4096][round % 2]);
+            let mut first = std::collections::HashMap::new();
+            for _ in 0..n {
+                let r = next() % spread;
+                let bits = if r == 1 { FREE } else { r.wrapping_mul(0x9e37_79b9_7f4a_7c15) };
+                let count = first.len() as u64;
+                let want = *first.entry(bits).or_insert(count);
+                assert_eq!(ids.find_or_add(bits, count), want, "round {round}");
+            }
+        }
+    }
 }
