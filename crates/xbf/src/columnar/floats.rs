@@ -458,22 +458,24 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     // The open window as its leading zeros and trailing zeros, and its
     // length; none open: a window no XOR fits in.
     let (mut wl, mut wt, mut wlen) = (width, width, 0u32);
-    let mut bits = 0u64;
+    // The bits so far and the one bit at least of each value still to
+    // come: the total can only reach `limit` once this does, and this
+    // reaches it first (the walk stops sooner). Each value adds what it
+    // takes beyond that one bit.
+    let mut bits = rest.len() as u64;
     for v in rest {
         let b = v.to_bits64();
         let x = b ^ prev;
         prev = b;
-        if x == 0 {
-            bits += 1;
-        } else {
+        if x != 0 {
             let lead = x.leading_zeros() - (64 - width);
             let trail = x.trailing_zeros();
             let len = width - lead - trail;
             if lead >= wl && trail >= wt && wlen <= len + 2 * F::FIELD {
-                bits += 2 + u64::from(wlen);
+                bits += 1 + u64::from(wlen);
             } else {
                 (wl, wt, wlen) = (lead, trail, len);
-                bits += 2 + 2 * u64::from(F::FIELD) + u64::from(len);
+                bits += 1 + 2 * u64::from(F::FIELD) + u64::from(len);
             }
         }
         if size(bits) >= limit {
