@@ -206,13 +206,12 @@ fn exact_decimal_near<F: Float>(v: F, e: u8) -> u64 {
     let r = x + MAGIC;
     let y = r - MAGIC;
     let n = (r.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
-    let near = x.abs() < 0.5 / F::NEAR && (x - y).abs() <= x.abs() * F::NEAR;
-    let fits = near & (F::from_integral(y, e).to_bits64() == v.to_bits64());
-    if fits {
-        varint::zigzag64(n)
-    } else {
-        UNDECIDED
-    }
+    // (`&`, not `&&`: no branch.)
+    let fits = (x.abs() < 0.5 / F::NEAR)
+        & ((x - y).abs() <= x.abs() * F::NEAR)
+        & (F::from_integral(y, e).to_bits64() == v.to_bits64());
+    // All ones where it does not fit, or'd into the zigzag form.
+    varint::zigzag64(n) | (u64::from(fits)).wrapping_sub(1)
 }
 
 /// The exponents `e` (bit `e`) at which [`exact_decimal`]`(v, e)` holds,
