@@ -13,6 +13,8 @@ use crate::wire::ColumnEncoding as E;
 use super::cursor::Cursor;
 use super::ints;
 
+mod dictionary;
+
 /// A float type's width and the largest exponent whose power of ten the
 /// type holds exactly (so that the division below is exact in every language).
 pub(crate) trait Float: Copy {
@@ -25,6 +27,9 @@ pub(crate) trait Float: Copy {
     fn from_bits64(b: u64) -> Self;
     /// `n / 10^e`, the decoder's one formula.
     fn from_decimal(n: i64, e: u8) -> Self;
+    /// [`Float::from_decimal`] of the integer `n` held exactly by the
+    /// float `y` (below 2^50 in magnitude), without converting it.
+    fn from_integral(y: f64, e: u8) -> Self;
     fn scaled(self, e: u8) -> Option<i64>;
     /// A bound, relative to `self * 10^e`, on how far that product can be
     /// from the integer `n` of a decimal that gives `self` back: twice the
@@ -56,6 +61,9 @@ impl Float for f64 {
     fn from_decimal(n: i64, e: u8) -> Self {
         n as f64 / POW10_F64[usize::from(e)]
     }
+    fn from_integral(y: f64, e: u8) -> Self {
+        y / POW10_F64[usize::from(e)]
+    }
     fn scaled(self, e: u8) -> Option<i64> {
         round_within(self * POW10_F64[usize::from(e)], 9_000_000_000_000_000)
     }
@@ -78,6 +86,9 @@ impl Float for f32 {
     }
     fn from_decimal(n: i64, e: u8) -> Self {
         n as f32 / POW10_F32[usize::from(e)]
+    }
+    fn from_integral(y: f64, e: u8) -> Self {
+        y as f32 / POW10_F32[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
         round_within(f64::from(self) * POW10_F64[usize::from(e)], 16_000_000)
@@ -173,6 +184,36 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
     (F::from_decimal(n, e).to_bits64() == v.to_bits64()).then_some(n)
 }
 
+/// What [`exact_decimal_near`] leaves to [`exact_decimal`]: no integer
+/// below 2^54 in magnitude zigzags to it.
+const UNDECIDED: u64 = u64::MAX;
+
+/// [`exact_decimal`]`(v, e)` zigzagged where the product `x = v·10^e` is
+/// below `0.5 / F::NEAR` (2^50, or 2^21 for f32) in magnitude and `v`
+/// fits, else [`UNDECIDED`] (for a value that does not fit, and for NaN,
+/// the infinities and larger products), without a branch. Below that
+/// bound, a product halfway between two integers is further than
+/// `|x|·F::NEAR` from both, so fits neither: rounding to the nearest, ties
+/// to even, gives the integer that rounding half away from zero gives
+/// wherever the value can fit. That rounding is adding and subtracting
+/// 1.5·2^52 (exact for `|x|` below 2^51), whose sum's bits hold the integer
+/// too; and the rounded float is the integer exactly, so the division
+/// needs no conversion.
+#[inline]
+fn exact_decimal_near<F: Float>(v: F, e: u8) -> u64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2^52
+    let x = v.to_f64() * POW10_F64[usize::from(e)];
+    let r = x + MAGIC;
+    let y = r - MAGIC;
+    let n = (r.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
+    // (`&`, not `&&`: no branch.)
+    let fits = (x.abs() < 0.5 / F::NEAR)
+        & ((x - y).abs() <= x.abs() * F::NEAR)
+        & (F::from_integral(y, e).to_bits64() == v.to_bits64());
+    // All ones where it does not fit, or'd into the zigzag form.
+    varint::zigzag64(n) | (u64::from(fits)).wrapping_sub(1)
+}
+
 /// The exponents `e` (bit `e`) at which [`exact_decimal`]`(v, e)` holds,
 /// with two or three checks instead of one per exponent.
 ///
@@ -239,8 +280,9 @@ fn fit_mask<F: Float>(v: F) -> u32 {
     mask
 }
 
+#[cfg(test)]
 fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
-    DecimalParts::of(values, e).encode_below(values, e, usize::MAX).expect("below the largest size")
+    DecimalParts::of(values, e).plan::<F>(e).write(values)
 }
 
 /// `x` rounded half away from zero, as [`exact_decimal`] rounds it (`x`
@@ -260,21 +302,24 @@ struct DecimalParts {
 }
 
 impl DecimalParts {
-    /// Each value checked with [`exact_decimal`].
+    /// Each value checked with [`exact_decimal`]: first by
+    /// [`exact_decimal_near`] for all (fewer instructions and no branch to
+    /// mispredict), then the values it leaves undecided one by one.
     fn of<F: Float>(values: &[F], e: u8) -> Self {
-        // Collected from a slice's iterator: one allocation and no
-        // capacity check per value (a push per value costs one).
-        let mut exceptions = Vec::new();
-        let ints = (values.iter().enumerate())
-            .map(|(i, v)| match exact_decimal(*v, e) {
-                Some(n) => varint::zigzag(n.into()) as u64,
-                None => {
-                    exceptions.push(i as u64);
-                    0
+        let ints: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, e)).collect();
+        let mut parts = DecimalParts { ints, exceptions: Vec::new() };
+        for (i, (z, v)) in parts.ints.iter_mut().zip(values).enumerate() {
+            if *z == UNDECIDED {
+                match exact_decimal(*v, e) {
+                    Some(n) => *z = varint::zigzag64(n),
+                    None => {
+                        *z = 0;
+                        parts.exceptions.push(i as u64);
+                    }
                 }
-            })
-            .collect();
-        DecimalParts { ints, exceptions }
+            }
+        }
+        parts
     }
 
     /// The zigzagged integers of values that all fit (`exact_decimal` of
@@ -302,56 +347,45 @@ impl DecimalParts {
         DecimalParts { ints, exceptions }
     }
 
-    /// The encoding (`values` the column's), if it takes fewer than
-    /// `limit` bytes: its size is worked out first, and only then written.
-    fn encode_below<F: Float>(&self, values: &[F], e: u8, limit: usize) -> Option<Vec<u8>> {
+    /// The encoding at exponent `e`, sized (not yet written).
+    fn plan<F: Float>(&self, e: u8) -> DecimalPlan<'_> {
         let body = ints::Planned::new(&self.ints);
         let k = self.exceptions.len();
         let pos = (k > 0).then(|| ints::Planned::new(&self.exceptions));
         let size =
             2 + body.block_size() + varint::len(k as u128) + pos.as_ref().map_or(0, |p| p.block_size() + k * F::BYTES);
-        if size >= limit {
-            return None;
-        }
-        let mut out = Vec::with_capacity(size);
-        out.extend_from_slice(&[E::Decimal.byte(), e]);
-        body.write_block(&mut out);
-        varint::put(&mut out, k as u128);
-        if let Some(pos) = pos {
-            pos.write_block(&mut out);
-            for &i in &self.exceptions {
-                out.extend_from_slice(&values[i as usize].to_bits64().to_le_bytes()[..F::BYTES]);
-            }
-        }
-        debug_assert_eq!(out.len(), size);
-        Some(out)
+        DecimalPlan { e, exceptions: &self.exceptions, body, pos, size }
     }
 }
 
-/// The distinct values (by bits, in first-seen order) and each value's
-/// index among them; `None` when most values are distinct.
-fn dictionary<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
-    // Room for as many distinct values as the dictionary may take (it
-    // gives up past half the column), without growing on the way.
-    let room = (values.len() / 2 + 17).min(4096);
-    // (The hash of a value's bits is a bijection: equal hashes, equal bits.)
-    let key = super::FastHash::default();
-    let mut index = super::Ids::with_room(room);
-    let mut distinct = Vec::with_capacity(room);
-    let mut ids = Vec::with_capacity(values.len());
-    let give_up = values.len() / 2 + 16;
-    for (i, v) in values.iter().enumerate() {
-        let next = distinct.len() as u64;
-        let id = index.find_or_add(key.word(v.to_bits64()), next, |_| true);
-        if id == next {
-            distinct.push(*v);
-            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), values.len()) {
-                return None;
+/// The decimal encoding at one exponent with its integer blocks planned:
+/// its size is known before it is written, so that only the candidate
+/// chosen is.
+struct DecimalPlan<'a> {
+    e: u8,
+    exceptions: &'a [u64],
+    body: ints::Planned<'a, u64>,
+    pos: Option<ints::Planned<'a, u64>>,
+    /// The bytes it takes.
+    size: usize,
+}
+
+impl DecimalPlan<'_> {
+    /// The encoding (`values` the column's the parts were made of).
+    fn write<F: Float>(&self, values: &[F]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size);
+        out.extend_from_slice(&[E::Decimal.byte(), self.e]);
+        self.body.write_block(&mut out);
+        varint::put(&mut out, self.exceptions.len() as u128);
+        if let Some(pos) = &self.pos {
+            pos.write_block(&mut out);
+            for &i in self.exceptions {
+                out.extend_from_slice(&values[i as usize].to_bits64().to_le_bytes()[..F::BYTES]);
             }
         }
-        ids.push(id);
+        debug_assert_eq!(out.len(), self.size);
+        out
     }
-    Some((distinct, ids))
 }
 
 /// Calls `emit(bits, width)` for each field of the XOR encoding's bit
@@ -422,22 +456,24 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     // The open window as its leading zeros and trailing zeros, and its
     // length; none open: a window no XOR fits in.
     let (mut wl, mut wt, mut wlen) = (width, width, 0u32);
-    let mut bits = 0u64;
+    // The bits so far and the one bit at least of each value still to
+    // come: the total can only reach `limit` once this does, and this
+    // reaches it first (the walk stops sooner). Each value adds what it
+    // takes beyond that one bit.
+    let mut bits = rest.len() as u64;
     for v in rest {
         let b = v.to_bits64();
         let x = b ^ prev;
         prev = b;
-        if x == 0 {
-            bits += 1;
-        } else {
+        if x != 0 {
             let lead = x.leading_zeros() - (64 - width);
             let trail = x.trailing_zeros();
             let len = width - lead - trail;
             if lead >= wl && trail >= wt && wlen <= len + 2 * F::FIELD {
-                bits += 2 + u64::from(wlen);
+                bits += 1 + u64::from(wlen);
             } else {
                 (wl, wt, wlen) = (lead, trail, len);
-                bits += 2 + 2 * u64::from(F::FIELD) + u64::from(len);
+                bits += 1 + 2 * u64::from(F::FIELD) + u64::from(len);
             }
         }
         if size(bits) >= limit {
@@ -620,41 +656,103 @@ pub(crate) fn candidates<F: Float>(values: &[F], best: Vec<u8>) -> Vec<Vec<u8>> 
 
 /// The smallest lossless encoding of `values`, trying the decimal encoding
 /// with exponent `hint` too (the one that [`quantize`] rounded them to).
+/// Each candidate is sized first; only the smallest is written (the first
+/// among equals, in the order plain or decimal, the hint's decimal, XOR,
+/// the dictionary).
 fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
-    let mut best = encode_direct(values);
-    if let Some(e) = hint.filter(|_| !values.is_empty()) {
-        let candidate = decimal(values, e);
-        if candidate.len() < best.len() {
-            best = candidate;
+    // One on the stack per column: boxing the plan would cost an allocation.
+    #[allow(clippy::large_enum_variant)]
+    enum Pick<'a> {
+        Plain,
+        Decimal(DecimalPlan<'a>),
+        Xor,
+    }
+    let tries = direct_tries(values);
+    let mut pick = Pick::Plain;
+    let mut best = 1 + values.len() * F::BYTES;
+    if let Some(plan) = smallest::<F>(&tries, best) {
+        best = plan.size;
+        pick = Pick::Decimal(plan);
+    }
+    let hinted = hint.filter(|_| !values.is_empty()).map(|e| (e, DecimalParts::of(values, e)));
+    if let Some((e, parts)) = &hinted {
+        let plan = parts.plan::<F>(*e);
+        if plan.size < best {
+            best = plan.size;
+            pick = Pick::Decimal(plan);
         }
     }
     // On a long column, XOR must look close to winning on its first values
     // before it is sized in full.
     const SAMPLE: usize = 4096;
-    let promising = values.len() <= 4 * SAMPLE
-        || xor_size(&values[..SAMPLE]) * values.len() < best.len() * SAMPLE + best.len() * SAMPLE / 8;
-    if !values.is_empty() && promising && xor_size_below(values, best.len()).is_some() {
-        best = xor(values);
+    let promising =
+        values.len() <= 4 * SAMPLE || xor_size(&values[..SAMPLE]) * values.len() < best * SAMPLE + best * SAMPLE / 8;
+    if !values.is_empty() && promising {
+        if let Some(size) = xor_size_below(values, best) {
+            best = size;
+            pick = Pick::Xor;
+        }
     }
-    if let Some((distinct, ids)) = dictionary(values) {
-        let mut d = vec![E::FloatDictionary.byte()];
-        varint::put(&mut d, distinct.len() as u128);
-        let inner = encode_direct(&distinct);
-        varint::put(&mut d, inner.len() as u128);
-        d.extend_from_slice(&inner);
-        ints::Planned::with_stats(&ids, &ints::Stats::of_ids(&ids, distinct.len())).write(&mut d);
-        if d.len() < best.len() {
-            best = d;
+    // The integers of any decimal worked out stand for the values' bits.
+    let parts = tries.first().or(hinted.as_ref()).map(|(_, parts)| parts);
+    if let Some((distinct, ids)) = dictionary::dictionary(values, parts) {
+        let inner_tries = direct_tries(&distinct);
+        let inner_plain = 1 + distinct.len() * F::BYTES;
+        let inner = smallest::<F>(&inner_tries, inner_plain);
+        let inner_size = inner.as_ref().map_or(inner_plain, |p| p.size);
+        let planned = ints::Planned::with_stats(&ids, &ints::Stats::of_ids(&ids, distinct.len()));
+        let size =
+            1 + varint::len(distinct.len() as u128) + varint::len(inner_size as u128) + inner_size + planned.size();
+        if size < best {
+            let mut d = Vec::with_capacity(size);
+            d.push(E::FloatDictionary.byte());
+            varint::put(&mut d, distinct.len() as u128);
+            varint::put(&mut d, inner_size as u128);
+            match inner {
+                Some(p) => d.extend_from_slice(&p.write(&distinct)),
+                None => d.extend_from_slice(&plain(&distinct)),
+            }
+            planned.write(&mut d);
+            debug_assert_eq!(d.len(), size);
+            return d;
+        }
+    }
+    match pick {
+        Pick::Plain => plain(values),
+        Pick::Decimal(plan) => plan.write(values),
+        Pick::Xor => xor(values),
+    }
+}
+
+/// The smaller of the plain and the decimal encoding.
+#[cfg(test)]
+fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
+    let tries = direct_tries(values);
+    match smallest::<F>(&tries, 1 + values.len() * F::BYTES) {
+        Some(plan) => plan.write(values),
+        None => plain(values),
+    }
+}
+
+/// The first of the smallest of `tries` if it is smaller than `limit`
+/// bytes, planned.
+fn smallest<F: Float>(tries: &[(u8, DecimalParts)], limit: usize) -> Option<DecimalPlan<'_>> {
+    let mut best: Option<DecimalPlan<'_>> = None;
+    for (e, parts) in tries {
+        let plan = parts.plan::<F>(*e);
+        if plan.size < best.as_ref().map_or(limit, |b| b.size) {
+            best = Some(plan);
         }
     }
     best
 }
 
-/// The smaller of the plain and the decimal encoding.
-fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
-    let plain_len = 1 + values.len() * F::BYTES;
+/// The decimal encodings that [`encode_direct`] weighs against plain, in
+/// the order it tries them: each exponent with its parts over the whole
+/// column (none for an empty one).
+fn direct_tries<F: Float>(values: &[F]) -> Vec<(u8, DecimalParts)> {
     if values.is_empty() {
-        return plain(values);
+        return Vec::new();
     }
     // The exponent that leaves the fewest exceptions is found on a sample,
     // then the few best candidates are encoded in full: the three of fewest
@@ -694,7 +792,7 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
     });
     // When the sample is the whole column, its integers are the decimal's.
     if let Some(e) = zero.filter(|_| sample.len() == values.len()) {
-        return DecimalParts::known(ns).encode_below(values, e, plain_len).unwrap_or_else(|| plain(values));
+        return vec![(e, DecimalParts::known(ns))];
     }
     let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
     if let Some(e) = zero {
@@ -738,19 +836,16 @@ fn encode_direct<F: Float>(values: &[F]) -> Vec<u8> {
         best3.truncate(3);
     }
     let tries = if best3.first().is_some_and(|&(m, _)| m == 0) { 1 } else { 3 };
-    // Each candidate sized first, written only if it is the smallest so far.
-    let mut best: Option<Vec<u8>> = None;
-    for &(misses, e) in best3.iter().take(tries) {
-        let parts = if masks.len() == values.len() {
-            DecimalParts::masked(values, e, &masks, misses)
-        } else {
-            DecimalParts::of(values, e)
-        };
-        if let Some(candidate) = parts.encode_below(values, e, best.as_ref().map_or(plain_len, Vec::len)) {
-            best = Some(candidate);
-        }
-    }
-    best.unwrap_or_else(|| plain(values))
+    (best3.iter().take(tries))
+        .map(|&(misses, e)| {
+            let parts = if masks.len() == values.len() {
+                DecimalParts::masked(values, e, &masks, misses)
+            } else {
+                DecimalParts::of(values, e)
+            };
+            (e, parts)
+        })
+        .collect()
 }
 
 fn raw<F: Float>(bytes: &[u8]) -> F {

@@ -102,6 +102,19 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             let full = matches!(w.scaled(e), Some(n) if f32::from_decimal(n, e).to_bits() == w.to_bits());
             assert_eq!(exact_decimal(w, e).is_some(), full, "{w:e} (f32) at {e}");
         }
+        // The check without a branch decides exactly the fits below its bound.
+        fn near<F: Float>(v: F, e: u8) -> u64 {
+            match exact_decimal(v, e) {
+                Some(n) if (v.to_f64() * POW10_F64[usize::from(e)]).abs() < 0.5 / F::NEAR => varint::zigzag64(n),
+                _ => UNDECIDED,
+            }
+        }
+        for e in 0..=18u8 {
+            assert_eq!(exact_decimal_near(v, e), near(v, e), "{v:e} at {e}");
+        }
+        for e in 0..=10u8 {
+            assert_eq!(exact_decimal_near(w, e), near(w, e), "{w:e} (f32) at {e}");
+        }
         // The exponents found with a few checks, against all of them.
         let mask = |fits: &dyn Fn(u8) -> bool, max: u8| (0..=max).filter(|&e| fits(e)).fold(0, |m, e| m | 1 << e);
         assert_eq!(fit_mask(v), mask(&|e| exact_decimal(v, e).is_some(), 18), "{v:e}");
@@ -129,6 +142,9 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             let n = (1u64 << bits) - 3 + (next() % 7);
             check(n as f64 / 10f64.powi(d));
             check((n / 7) as f64 / 10f64.powi(d));
+            // Halfway between two integers, where the roundings differ.
+            check((n as f64 + 0.5) / 10f64.powi(d));
+            check((n as f64 / 2.0 + 0.5) / 10f64.powi(d));
         }
     }
     for i in 0..200_000u64 {
@@ -349,5 +365,117 @@ fn decimal_parts_collected_are_the_pushed_ones() {
         let (ints, exceptions) = decimal_parts_reference(&v32, 1);
         let parts = DecimalParts::of(&v32, 1);
         assert_eq!((parts.ints, parts.exceptions), (ints, exceptions), "round {round}, f32");
+    }
+}
+
+/// The float dictionary as it was built before the table over decimal
+/// integers: each value's bits in a `HashMap`, the same giving up.
+fn dictionary_reference<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
+    let mut index = std::collections::HashMap::new();
+    let (mut distinct, mut ids) = (Vec::new(), Vec::new());
+    for (i, v) in values.iter().enumerate() {
+        let next = distinct.len() as u64;
+        let id = *index.entry(v.to_bits64()).or_insert(next);
+        if id == next {
+            distinct.push(*v);
+            if distinct.len() > values.len() / 2 + 16
+                || crate::columnar::mostly_distinct(i + 1, distinct.len(), values.len())
+            {
+                return None;
+            }
+        }
+        ids.push(id);
+    }
+    Some((distinct, ids))
+}
+
+/// `encode_hinted` as it was before its candidates were sized first:
+/// each written in full, the smaller kept, and the dictionary found by
+/// hashing every value.
+fn encode_hinted_reference<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
+    let mut best = encode_direct_reference(values);
+    if let Some(e) = hint.filter(|_| !values.is_empty()) {
+        let candidate = decimal(values, e);
+        if candidate.len() < best.len() {
+            best = candidate;
+        }
+    }
+    const SAMPLE: usize = 4096;
+    let promising = values.len() <= 4 * SAMPLE
+        || xor_size(&values[..SAMPLE]) * values.len() < best.len() * SAMPLE + best.len() * SAMPLE / 8;
+    if !values.is_empty() && promising && xor_size_below(values, best.len()).is_some() {
+        best = xor(values);
+    }
+    if let Some((distinct, ids)) = dictionary_reference(values) {
+        let mut d = vec![E::FloatDictionary.byte()];
+        varint::put(&mut d, distinct.len() as u128);
+        let inner = encode_direct_reference(&distinct);
+        varint::put(&mut d, inner.len() as u128);
+        d.extend_from_slice(&inner);
+        ints::Planned::new(&ids).write(&mut d);
+        if d.len() < best.len() {
+            best = d;
+        }
+    }
+    best
+}
+
+/// A column of a few kinds of floats from `seed`: short decimals of a few
+/// places (each sign, or one sign), few of them or many, with exceptions
+/// (random bits, NaN with all bits set, -0.0) or without, and random bits.
+fn column(seed: u64, n: usize) -> Vec<f64> {
+    let mut next = crate::columnar::lcg(seed, 11);
+    let kind = next() % 6;
+    let places = (next() % 5) as i32;
+    let spread = [3, 40, 500, 10_000, 1 << 40][(next() % 5) as usize];
+    let base = [0, 1000, 123_456_789][(next() % 3) as usize];
+    let odd = [f64::from_bits(u64::MAX), -0.0, f64::from_bits(next() << 11), f64::INFINITY];
+    let exceptions = [0, 2, 50][(next() % 3) as usize];
+    (0..n)
+        .map(|_| {
+            let r = next();
+            let sign = if kind == 1 && r % 3 == 0 { -1.0 } else { 1.0 };
+            match kind {
+                _ if exceptions > 0 && r % 100 < exceptions => odd[(r >> 20) as usize % odd.len()],
+                5 => f64::from_bits(r << 11),
+                4 => (r % spread) as f64 * 0.37,
+                _ => sign * (base + (r >> 3) % spread) as f64 / 10f64.powi(places),
+            }
+        })
+        .collect()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(600))]
+    /// The candidates sized first and the dictionary found by decimal
+    /// integers choose the bytes that writing each in full chose.
+    #[test]
+    fn sized_candidates_choose_what_written_ones_chose(
+        seed in 0u64..u64::MAX, n in proptest::sample::select(vec![0usize, 1, 2, 7, 40, 300, 511, 600, 2000]),
+        hint in proptest::option::of(0u8..6),
+    ) {
+        let values = column(seed, n);
+        proptest::prop_assert_eq!(encode_hinted(&values, hint), encode_hinted_reference(&values, hint));
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        proptest::prop_assert_eq!(encode_hinted(&v32, hint), encode_hinted_reference(&v32, hint));
+    }
+
+    /// The dictionary by a table of decimal integers (at any exponent,
+    /// exceptions and all) finds the ids that hashing the bits finds.
+    #[test]
+    fn dictionary_by_integers_is_the_hashed_one(
+        seed in 0u64..u64::MAX, n in proptest::sample::select(vec![0usize, 1, 3, 100, 700, 5000]), e in 0u8..5,
+    ) {
+        fn bits<F: Float>(d: Option<(Vec<F>, Vec<u64>)>) -> Option<(Vec<u64>, Vec<u64>)> {
+            d.map(|(d, ids)| (d.iter().map(|x| x.to_bits64()).collect(), ids))
+        }
+        let values = column(seed, n);
+        let parts = DecimalParts::of(&values, e);
+        let want = bits(dictionary_reference(&values));
+        proptest::prop_assert_eq!(bits(dictionary::dictionary(&values, Some(&parts))), want.clone());
+        proptest::prop_assert_eq!(bits(dictionary::dictionary(&values, None)), want);
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        let parts = DecimalParts::of(&v32, e);
+        proptest::prop_assert_eq!(bits(dictionary::dictionary(&v32, Some(&parts))), bits(dictionary_reference(&v32)));
     }
 }
