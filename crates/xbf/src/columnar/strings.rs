@@ -156,7 +156,7 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     // then their bytes.
     let key = super::FastHash::default();
     let mut short = super::WordIds::new(key);
-    let mut long: Option<super::Ids> = None;
+    let mut long: Option<super::HashIds> = None;
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(n);
     let give_up = n / 2 + 16;
@@ -166,7 +166,7 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
             short.find_or_add(short_word(v), next)
         } else {
             let h = key.long(v);
-            let table = long.get_or_insert_with(|| super::Ids::with_room(room));
+            let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
             table.find_or_add(h, next, |id| Long(distinct[id as usize]) == Long(v))
         };
         if id == next {
