@@ -124,6 +124,75 @@ impl Ids {
     }
 }
 
+/// The index each distinct key got when it first came, found by the key's
+/// hash (computed once by the caller, who keeps the keys), for the string
+/// dictionary's values of 8 bytes or more: open addressing with linear
+/// probing over (hash, index) slots, placed by the top bits of the hash
+/// (which [`FastHash`] mixes), keys compared only where their whole hashes
+/// match. Cheaper per look-up than [`Ids`]' `hashbrown` table (no control
+/// bytes to match, no group scan); it doubles at half full, placing each
+/// slot again by its stored hash.
+pub(crate) struct HashIds {
+    slots: Vec<(u64, u64)>,
+    /// 64 less the bits of a slot's position.
+    shift: u32,
+    len: usize,
+}
+
+/// A slot not taken: no index is all ones (there are fewer keys).
+const NO_ID: u64 = u64::MAX;
+
+impl HashIds {
+    /// A table for `room` keys before it grows, up to 2,048 (its slots,
+    /// twice as many, are cleared when it is made: a larger table costs
+    /// more to clear than growing saves).
+    pub(crate) fn with_room(room: usize) -> HashIds {
+        let size = (2 * room).next_power_of_two().clamp(16, 4096);
+        HashIds { slots: vec![(0, NO_ID); size], shift: 64 - size.trailing_zeros(), len: 0 }
+    }
+
+    /// The index of the key hashed `h` for which `same(index)` holds, or
+    /// `next` if none does (the key is then taken as new, with index
+    /// `next`, which must be the count of keys so far).
+    #[inline]
+    pub(crate) fn find_or_add(&mut self, h: u64, next: u64, mut same: impl FnMut(u64) -> bool) -> u64 {
+        debug_assert!(next != NO_ID);
+        let mask = self.slots.len() - 1;
+        let mut i = (h >> self.shift) as usize;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.1 == NO_ID {
+                *slot = (h, next);
+                self.len += 1;
+                if 2 * self.len > self.slots.len() {
+                    self.grow();
+                }
+                return next;
+            }
+            if slot.0 == h && same(slot.1) {
+                return slot.1;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Twice the slots, each placed again by its hash.
+    #[cold]
+    fn grow(&mut self) {
+        let size = 2 * self.slots.len();
+        let old = std::mem::replace(&mut self.slots, vec![(0, NO_ID); size]);
+        self.shift -= 1;
+        let mask = self.slots.len() - 1;
+        for (h, id) in old.into_iter().filter(|&(_, id)| id != NO_ID) {
+            let mut i = (h >> self.shift) as usize;
+            while self.slots[i].1 != NO_ID {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (h, id);
+        }
+    }
+}
+
 /// The index each distinct word got when it first came, for words that
 /// are never `u64::MAX` (a string dictionary's short values: their length,
 /// at most 7, in the top byte): open addressing with linear probing over
@@ -223,12 +292,18 @@ mod tests {
             let mut ids = Ids::with_room(1);
             let mut distinct: Vec<u64> = Vec::new();
             let mut colliding = Ids::with_room(n / 3);
+            // And the same in the open-addressing table.
+            let (mut open, mut open_colliding) = (HashIds::with_room(1), HashIds::with_room(n / 3));
             let mut got = Vec::new();
             for &k in &keys {
                 let next = distinct.len() as u64;
                 let id = ids.find_or_add(key.word(k), next, |_| true);
                 let other = colliding.find_or_add(k % 5, next, |i| distinct[i as usize] == k);
                 assert_eq!(id, other);
+                assert_eq!(open.find_or_add(key.word(k), next, |_| true), id);
+                // (Hashes of few values, spread over the top bits too.)
+                let few = (k % 5).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                assert_eq!(open_colliding.find_or_add(few, next, |i| distinct[i as usize] == k), id);
                 if id == distinct.len() as u64 {
                     distinct.push(k);
                 }

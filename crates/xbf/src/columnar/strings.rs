@@ -156,7 +156,7 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     // then their bytes.
     let key = super::FastHash::default();
     let mut short = super::WordIds::new(key);
-    let mut long: Option<super::Ids> = None;
+    let mut long: Option<super::HashIds> = None;
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(n);
     let give_up = n / 2 + 16;
@@ -166,7 +166,7 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
             short.find_or_add(short_word(v), next)
         } else {
             let h = key.long(v);
-            let table = long.get_or_insert_with(|| super::Ids::with_room(room));
+            let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
             table.find_or_add(h, next, |id| Long(distinct[id as usize]) == Long(v))
         };
         if id == next {
@@ -183,13 +183,20 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
 }
 
 /// A value of up to 7 bytes as one word: its bytes, little-endian, and its
-/// length in the top byte (read in at most three loads, overlapping where
-/// the length is not a power of two; the overlapping bytes are the same).
+/// length in the top byte.
 #[inline]
 fn short_word(v: &[u8]) -> u64 {
+    short_bytes(v) | (v.len() as u64) << 56
+}
+
+/// The bytes of a value of up to 7 bytes, little-endian, zero past them
+/// (read in at most three loads, overlapping where the length is not a
+/// power of two; the overlapping bytes are the same).
+#[inline]
+fn short_bytes(v: &[u8]) -> u64 {
     let n = v.len();
     debug_assert!(n < 8);
-    let bytes = if n >= 4 {
+    if n >= 4 {
         let lo = u64::from(u32::from_le_bytes(v[..4].try_into().expect("4 bytes")));
         let hi = u64::from(u32::from_le_bytes(v[n - 4..].try_into().expect("4 bytes")));
         lo | hi << (8 * (n - 4))
@@ -197,8 +204,7 @@ fn short_word(v: &[u8]) -> u64 {
         u64::from(v[0]) | u64::from(v[n / 2]) << (8 * (n / 2)) | u64::from(v[n - 1]) << (8 * (n - 1))
     } else {
         0
-    };
-    bytes | (n as u64) << 56
+    }
 }
 
 struct Dict<'a, 'v> {
@@ -382,22 +388,37 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     }
 }
 
-/// The number of leading bytes `a` and `b` share, 8 bytes at a time.
+/// The number of leading bytes `a` and `b` share, 8 bytes at a time: the
+/// last word read overlapping the one before, and values under 8 bytes
+/// read whole as one word each (no loop over single bytes).
+#[inline]
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     if n == 0 || a[0] != b[0] {
         return 0;
     }
+    if n < 8 {
+        // The first `n` bytes of each, zero past them: they differ at the
+        // first byte that differs, or nowhere.
+        let x = short_bytes(&a[..n]) ^ short_bytes(&b[..n]);
+        return if x == 0 { n } else { (x.trailing_zeros() / 8) as usize };
+    }
     let mut i = 0;
-    while i + 8 <= n {
-        let x = u64::from_le_bytes(a[i..i + 8].try_into().expect("8 bytes"));
-        let y = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        if x != y {
-            return i + ((x ^ y).trailing_zeros() / 8) as usize;
+    while i + 8 < n {
+        let x = super::word_at(a, i) ^ super::word_at(b, i);
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    i + a[i..n].iter().zip(&b[i..n]).take_while(|(x, y)| x == y).count()
+    // The last 8 bytes of the shorter length (those before `i` are equal,
+    // so a difference among them lies at `i` or past it).
+    let x = super::word_at(a, n - 8) ^ super::word_at(b, n - 8);
+    if x == 0 {
+        n
+    } else {
+        n - 8 + (x.trailing_zeros() / 8) as usize
+    }
 }
 
 /// Whether shared prefixes may win: in a long column, the first thousand
@@ -758,6 +779,25 @@ mod tests {
         let text = values.concat();
         let ends = values.iter().scan(0, |end, v| Some(*end + v.len()).inspect(|&e| *end = e)).collect();
         (text, ends)
+    }
+
+    #[test]
+    fn the_common_prefix_is_the_bytes_compared_one_by_one() {
+        let text = b"abcdefghijklmnopqrstuvwxyz0123456789";
+        let mut next = crate::columnar::lcg(7, 20);
+        for _ in 0..20_000 {
+            let (la, lb) = ((next() % 30) as usize, (next() % 30) as usize);
+            let a = &text[..la];
+            // `b` shares some of `a` and then differs in one byte, or not.
+            let mut b = text[..lb].to_vec();
+            if lb > 0 && next() % 3 > 0 {
+                let at = (next() as usize) % lb;
+                b[at] ^= 1 << (next() % 8);
+            }
+            let slow = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            assert_eq!(common_prefix(a, &b), slow, "{a:?} {b:?}");
+            assert_eq!(common_prefix(&b, a), slow, "{b:?} {a:?}");
+        }
     }
 
     #[test]
