@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Instruction counts of the core's string encoder one column at a time
 # (coreenc13, issue 24): for each string column of each FILE, the
-# `coreenc13_columns` example under callgrind, 3 rounds, counting inside
+# `string_columns` example under callgrind, 3 rounds, counting inside
 # EncodeOptions::encode_columns_kept only.
 #
-#   crates/xbf/examples/coreenc13_columns_callgrind.sh OUT.jsonl LABEL BINARY [FILE ...]
+#   crates/xbf/examples/string_columns_callgrind.sh OUT.jsonl LABEL BINARY [FILE ...]
 #
 # Build BINARY with
-#   CARGO_PROFILE_RELEASE_DEBUG=true cargo build --release -p xbf --features json --example coreenc13_columns
+#   CARGO_PROFILE_RELEASE_DEBUG=true cargo build --release -p xbf --features json --example string_columns
 # and copy it aside. Each line of OUT is the example's line for the column
 # (values, distinct values, runs, mean length, values under 8 bytes, the
 # message's size) with "label", "ir_per_round" and "ir_per_value". The files

@@ -5,7 +5,7 @@
 //! times (run it under callgrind with
 //! `--toggle-collect='*EncodeOptions*encode_columns_kept'`).
 //!
-//! `cargo run --release -p xbf --features json --example coreenc13_columns -- --vega DIR [--rounds N] FILE [COLUMN]`
+//! `cargo run --release -p xbf --features json --example string_columns -- --vega DIR [--rounds N] FILE [COLUMN]`
 //! prints each column's name, its values, distinct values, runs (of equal
 //! neighbours), mean length, values under 8 bytes, the message's size and
 //! (values of other types than strings or nulls skip the column; nulls
