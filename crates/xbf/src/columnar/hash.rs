@@ -96,41 +96,12 @@ pub(crate) fn word_at(v: &[u8], i: usize) -> u64 {
 }
 
 /// The index each distinct key got when it first came, found by the key's
-/// hash (computed once by the caller, who keeps the keys): a
-/// `hashbrown::HashTable` of hashes and indices, for the writer's
-/// dictionaries. Cheaper than a `HashMap` entry per value: no hashing
-/// through a `Hasher`, keys compared only where their whole hashes match,
-/// and the table grows without hashing a key again.
-pub(crate) struct Ids(hashbrown::HashTable<(u64, u64)>);
-
-impl Ids {
-    /// A table for `room` keys before it grows.
-    pub(crate) fn with_room(room: usize) -> Ids {
-        Ids(hashbrown::HashTable::with_capacity(room))
-    }
-
-    /// The index of the key hashed `h` for which `same(index)` holds, or
-    /// `next` if none does (the key is then taken as new, with index
-    /// `next`, which must be the count of keys so far).
-    #[inline]
-    pub(crate) fn find_or_add(&mut self, h: u64, next: u64, mut same: impl FnMut(u64) -> bool) -> u64 {
-        match self.0.entry(h, |&(sh, id)| sh == h && same(id), |&(sh, _)| sh) {
-            hashbrown::hash_table::Entry::Occupied(e) => e.get().1,
-            hashbrown::hash_table::Entry::Vacant(e) => {
-                e.insert((h, next));
-                next
-            }
-        }
-    }
-}
-
-/// The index each distinct key got when it first came, found by the key's
 /// hash (computed once by the caller, who keeps the keys), for the string
 /// dictionary's values of 8 bytes or more: open addressing with linear
 /// probing over (hash, index) slots, placed by the top bits of the hash
 /// (which [`FastHash`] mixes), keys compared only where their whole hashes
-/// match. Cheaper per look-up than [`Ids`]' `hashbrown` table (no control
-/// bytes to match, no group scan); it doubles at half full, placing each
+/// match. Cheaper per look-up than a `hashbrown` table of (hash, index)
+/// (no control bytes to match, no group scan); it doubles at half full, placing each
 /// slot again by its stored hash.
 pub(crate) struct HashIds {
     slots: Vec<(u64, u64)>,
@@ -289,18 +260,12 @@ mod tests {
             // Hashed by the bijective word hash (room too small, so that
             // the table grows), and by a hash of few values (every probe
             // then runs into others' slots and asks `same`).
-            let mut ids = Ids::with_room(1);
             let mut distinct: Vec<u64> = Vec::new();
-            let mut colliding = Ids::with_room(n / 3);
-            // And the same in the open-addressing table.
             let (mut open, mut open_colliding) = (HashIds::with_room(1), HashIds::with_room(n / 3));
             let mut got = Vec::new();
             for &k in &keys {
                 let next = distinct.len() as u64;
-                let id = ids.find_or_add(key.word(k), next, |_| true);
-                let other = colliding.find_or_add(k % 5, next, |i| distinct[i as usize] == k);
-                assert_eq!(id, other);
-                assert_eq!(open.find_or_add(key.word(k), next, |_| true), id);
+                let id = open.find_or_add(key.word(k), next, |_| true);
                 // (Hashes of few values, spread over the top bits too.)
                 let few = (k % 5).wrapping_mul(0x9e37_79b9_7f4a_7c15);
                 assert_eq!(open_colliding.find_or_add(few, next, |i| distinct[i as usize] == k), id);
