@@ -9,6 +9,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
 use pyo3::Borrowed;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -401,6 +402,47 @@ struct Run {
     records: u64,
 }
 
+/// Each order of keys met (a [`Run`]), in the order first met, and the
+/// index of each: looked up once for each record whose keys differ from the
+/// record before (on countries.json, three records in eleven).
+#[derive(Default)]
+struct Runs {
+    runs: Vec<Run>,
+    /// Each run's index by its keys, once there are more than
+    /// [`Runs::SCAN`] (fewer are compared one by one: no hash, which cost
+    /// more than the comparisons).
+    by_cols: FxHashMap<Vec<usize>, usize>,
+}
+
+impl Runs {
+    /// Runs looked up by comparing their keys one run after another.
+    const SCAN: usize = 8;
+
+    /// The index of the run of keys `cols`, a new run (of no record yet) if
+    /// none has them.
+    fn index(&mut self, cols: &[usize]) -> usize {
+        let found = if self.runs.len() <= Self::SCAN {
+            self.runs.iter().position(|r| r.cols == cols)
+        } else {
+            self.by_cols.get(cols).copied()
+        };
+        if let Some(r) = found {
+            return r;
+        }
+        let r = self.runs.len();
+        self.runs.push(Run { cols: cols.to_vec(), records: 0 });
+        if self.runs.len() > Self::SCAN {
+            if self.by_cols.is_empty() {
+                // The map from now on: every run so far in it.
+                self.by_cols.extend(self.runs.iter().enumerate().map(|(i, run)| (run.cols.clone(), i)));
+            } else {
+                self.by_cols.insert(cols.to_vec(), r);
+            }
+        }
+        r
+    }
+}
+
 /// The type inferred for a list of flat records, its metadata bytes (XBF
 /// 2), and the column of each struct field (`slots`, in the struct's
 /// order): what an `xbf.Encoder` reuses when the next list has the same
@@ -440,8 +482,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut keys = Keys::default();
     // Each order of keys met, with the records that had it; `run`, the one
     // of the record before.
-    let mut runs: Vec<Run> = Vec::new();
-    let mut run_of: HashMap<Vec<usize>, usize> = HashMap::new();
+    let mut runs = Runs::default();
     let mut run = 0;
     let mut all_keys = 0u64;
     // The key objects of the record before, in its order, and their
@@ -516,7 +557,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                 }
             }
             if pending.is_none() {
-                runs[run].records += 1;
+                runs.runs[run].records += 1;
                 all_keys += prev.len() as u64;
                 continue;
             }
@@ -552,15 +593,8 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             prev.push(k);
         }
         all_keys += prev.len() as u64;
-        run = match run_of.get(prev_cols.as_slice()) {
-            Some(&r) => r,
-            None => {
-                runs.push(Run { cols: prev_cols.clone(), records: 0 });
-                run_of.insert(prev_cols.clone(), runs.len() - 1);
-                runs.len() - 1
-            }
-        };
-        runs[run].records += 1;
+        run = runs.index(&prev_cols);
+        runs.runs[run].records += 1;
     }
     if let Some(l) = learned.as_deref_mut() {
         l.keep_spare(spare);
@@ -574,7 +608,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     // One order of keys, all the records': the type depends only on the
     // keys' names and the kinds of their values (one edge path, no key
     // optional, never a map), so the one learned for the same is reused.
-    let one_order = runs.len() == 1;
+    let one_order = runs.runs.len() == 1;
     if one_order {
         if let Some(typed) = learned.as_deref().and_then(|l| l.type_for(&keys.objects, &cols)) {
             return Ok(Some(Gathered { cols, typed, n }));
@@ -586,7 +620,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     // first record of its order), as one record at a time would give;
     // checked below, field by field, against the columns.
     let mut o = Obj::new(OBJECT_STRUCT);
-    for run in &runs {
+    for run in &runs.runs {
         o.objects.begin();
         for &col in &run.cols {
             o.objects.key(&keys.names[col], || Slot { key: keys.objects[col].clone(), shape: Shape::Never });
@@ -934,7 +968,7 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
 
 #[cfg(test)]
 mod tests {
-    use super::{RawColumn, K_INT, K_NULL, K_UINT};
+    use super::{RawColumn, Runs, K_INT, K_NULL, K_UINT};
     use xbf::infer::Ints;
 
     /// The bits of a column's ints as `finish` works them out at once, against
@@ -982,6 +1016,27 @@ mod tests {
                 any = true;
             }
             assert_eq!(col.ints_bits(), any.then_some(want), "ints {:?}", col.ints);
+        }
+    }
+
+    /// Runs found by comparison (up to `Runs::SCAN`) and then by hash: the
+    /// index of each order of keys is that of its first appearance.
+    #[test]
+    fn runs_index_each_order_by_first_appearance() {
+        for orders in [1usize, 2, Runs::SCAN, Runs::SCAN + 1, 40] {
+            let mut runs = Runs::default();
+            let mut first: Vec<Vec<usize>> = Vec::new();
+            for i in 0..200usize {
+                // Orders of different lengths and shared prefixes, met out of order.
+                let o = (i * 7 + i / 3) % orders;
+                let cols: Vec<usize> = (0..o % 5).chain([o, 100 - o]).collect();
+                let want = first.iter().position(|c| *c == cols).unwrap_or_else(|| {
+                    first.push(cols.clone());
+                    first.len() - 1
+                });
+                assert_eq!(runs.index(&cols), want, "{orders} orders, record {i}");
+            }
+            assert_eq!(runs.runs.iter().map(|r| r.cols.clone()).collect::<Vec<_>>(), first);
         }
     }
 
