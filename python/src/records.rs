@@ -461,6 +461,115 @@ pub(crate) struct Gathered {
     n: usize,
 }
 
+/// How [`same_keys`]'s walk of a record ended.
+enum SameKeys<'a, 'py> {
+    /// Every key was the record before's, each value gathered.
+    All,
+    /// Key `matched` (the keys before it matched, their values gathered) is
+    /// not the record before's: the entry `k`, `v`, before entry `pos`.
+    Differs { matched: usize, pos: pyo3::ffi::Py_ssize_t, k: Borrowed<'a, 'py, PyAny>, v: Borrowed<'a, 'py, PyAny> },
+    /// A value this path does not take (the caller takes the general path).
+    Fails,
+}
+
+/// The entries `e` of record `i` (`d`, of `n`) walked against the key
+/// objects of the record before (`keys`, in its order, each with its
+/// column), each value gathered into its column (`cols`) as its key is
+/// checked; deleted entries are skipped, as `PyDict_Next` does. A function
+/// of its own rather than a loop of `gather`, whose many variables the loop
+/// kept on the stack, and one for each layout of entries (`STR_KEYED`: of
+/// [`DictEntries::str_keyed`] tables). [`same_keys_dense`] walks the usual
+/// table (str keys, none deleted).
+///
+/// # Safety
+///
+/// `e` is `d`'s entries, and [`DictEntries::of`]'s contract holds for the
+/// walk: no Python code runs and no Python object is made ([`RawColumn::push`]
+/// makes none and runs none for the values it takes; where it fails, the
+/// walk stops at once). `STR_KEYED` is `e.str_keyed()`.
+#[inline(never)]
+unsafe fn same_keys<'a, 'py, const STR_KEYED: bool>(
+    d: &'a Bound<'py, PyDict>,
+    e: DictEntries,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+    cols: &mut [RawColumn],
+    (i, n, small_ints): (usize, usize, bool),
+) -> SameKeys<'a, 'py> {
+    let mut pos = 0;
+    for (matched, &(key, col)) in keys.iter().enumerate() {
+        let (k, v) = loop {
+            if pos >= e.len {
+                return SameKeys::Fails;
+            }
+            // SAFETY: `pos < e.len`, `STR_KEYED` as `e` is, and the caller's
+            // contract (`d`'s table unchanged since `e` was read).
+            let (k, v) = unsafe {
+                if STR_KEYED {
+                    e.get_str_keyed(pos)
+                } else {
+                    e.get(pos)
+                }
+            };
+            pos += 1;
+            if !v.is_null() {
+                break (k, v);
+            }
+        };
+        // SAFETY: `v` is a live entry's value (non-null), a reference the
+        // dict holds, unchanged during the walk (the caller's contract).
+        let v = unsafe { Borrowed::from_ptr(d.py(), v) };
+        if k != key {
+            // SAFETY: as `v`, the live entry's key.
+            let k = unsafe { Borrowed::from_ptr(d.py(), k) };
+            return SameKeys::Differs { matched, pos: pos as pyo3::ffi::Py_ssize_t, k, v };
+        }
+        if !cols[col].push(&v, i, n, small_ints, true) {
+            return SameKeys::Fails;
+        }
+    }
+    SameKeys::All
+}
+
+/// [`same_keys`] of a table of str keys with no deleted entry (as many
+/// entries as keys): entry `j` is the record's `j`-th item, no entry
+/// skipped.
+///
+/// # Safety
+///
+/// As [`same_keys`], and `e.str_keyed()` and `e.len == keys.len()`.
+#[inline(never)]
+unsafe fn same_keys_dense<'a, 'py>(
+    d: &'a Bound<'py, PyDict>,
+    e: DictEntries,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+    cols: &mut [RawColumn],
+    (i, n, small_ints): (usize, usize, bool),
+) -> SameKeys<'a, 'py> {
+    debug_assert!(e.str_keyed() && e.len == keys.len());
+    for (j, &(key, col)) in keys.iter().enumerate() {
+        // SAFETY: `j < keys.len() == e.len`, a table of str keys, and the
+        // caller's contract (`d`'s table unchanged since `e` was read).
+        let (k, v) = unsafe { e.get_str_keyed(j) };
+        // As many live entries (`d.len()`) as entries: none is deleted, so
+        // no value is NULL; checked all the same (one test).
+        if v.is_null() {
+            return SameKeys::Fails;
+        }
+        // SAFETY: `v` is a live entry's value (non-null), a reference the
+        // dict holds, unchanged during the walk (the caller's contract).
+        let v = unsafe { Borrowed::from_ptr(d.py(), v) };
+        if k != key {
+            // SAFETY: as `v`, the live entry's key.
+            let k = unsafe { Borrowed::from_ptr(d.py(), k) };
+            return SameKeys::Differs { matched: j, pos: (j + 1) as pyo3::ffi::Py_ssize_t, k, v };
+        }
+        if !cols[col].push(&v, i, n, small_ints, true) {
+            return SameKeys::Fails;
+        }
+    }
+    SameKeys::All
+}
+
 /// The records of `obj` gathered (see [`Gathered`]); `None` for anything
 /// else (the caller then takes the general path, which gives the same
 /// bytes, or the error): values of other types, keys other than exact str,
@@ -486,10 +595,11 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut run = 0;
     let mut all_keys = 0u64;
     // The key objects of the record before, in its order, and their
-    // columns: a record with the same ones repeats its run. `prev_ptrs` are
-    // their addresses, which `prev` keeps alive.
+    // columns: a record with the same ones repeats its run. `prev_keys` are
+    // their addresses (which `prev` keeps alive) with their columns, and
+    // `prev_cols` the columns alone (the run's keys).
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
-    let mut prev_ptrs: Vec<*mut pyo3::ffi::PyObject> = Vec::new();
+    let mut prev_keys: Vec<(*mut pyo3::ffi::PyObject, usize)> = Vec::new();
     let mut prev_cols: Vec<usize> = Vec::new();
     for i in 0..n {
         // The list's item borrowed, not counted (`list_item`): the fast path
@@ -513,37 +623,29 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             // SAFETY: the GIL is held, and the walk's argument above.
             let entries = unsafe { DictEntries::of(d, in_place) };
             if let Some(e) = entries {
-                // Its entries read in place, skipping deleted ones as
-                // `PyDict_Next` does; `pos` is then the next entry's index,
-                // which is what `PyDict_Next` takes on from.
-                for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
-                    let (k, v) = loop {
-                        if pos as usize >= e.len {
-                            return Ok(None);
-                        }
-                        // SAFETY: `pos < e.len`, and the walk's argument above.
-                        let (k, v) = unsafe { e.get(pos as usize) };
-                        pos += 1;
-                        if !v.is_null() {
-                            break (k, v);
-                        }
-                    };
-                    // SAFETY: `v` is a live entry's value (non-null), a
-                    // reference the dict holds, unchanged during the walk.
-                    let v = unsafe { Borrowed::from_ptr(d.py(), v) };
-                    if k != key {
-                        // SAFETY: as `v`, the live entry's key.
-                        let k = unsafe { Borrowed::from_ptr(d.py(), k) };
+                // Its entries read in place, in a function of its own.
+                let (cols, at) = (&mut cols[..], (i, n, small_ints));
+                // SAFETY: `e` is `d`'s entries, and the walk's argument above;
+                // each function's layout of entries checked.
+                let walk = unsafe {
+                    if e.str_keyed() && e.len == prev_keys.len() {
+                        same_keys_dense(d, e, &prev_keys, cols, at)
+                    } else if e.str_keyed() {
+                        same_keys::<true>(d, e, &prev_keys, cols, at)
+                    } else {
+                        same_keys::<false>(d, e, &prev_keys, cols, at)
+                    }
+                };
+                match walk {
+                    SameKeys::All => {}
+                    SameKeys::Differs { matched: m, pos: p, k, v } => {
+                        (matched, pos) = (m, p);
                         pending = Some((k.to_owned(), v.to_owned()));
-                        break;
                     }
-                    if !cols[col].push(&v, i, n, small_ints, true) {
-                        return Ok(None);
-                    }
-                    matched += 1;
+                    SameKeys::Fails => return Ok(None),
                 }
             } else {
-                for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
+                for &(key, col) in &prev_keys {
                     // SAFETY: the walk's argument above.
                     let Some((k, v)) = (unsafe { dict_next_borrowed(d, &mut pos) }) else { return Ok(None) };
                     if k.as_ptr() != key {
@@ -567,7 +669,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         let d = d.clone();
         let d = &d;
         prev.truncate(matched);
-        prev_ptrs.truncate(matched);
+        prev_keys.truncate(matched);
         prev_cols.truncate(matched);
         let mut next = pending;
         loop {
@@ -588,7 +690,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             if !cols[col].push(&v, i, n, small_ints, false) {
                 return Ok(None);
             }
-            prev_ptrs.push(k.as_ptr());
+            prev_keys.push((k.as_ptr(), col));
             prev_cols.push(col);
             prev.push(k);
         }
