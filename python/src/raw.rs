@@ -179,6 +179,29 @@ impl DictEntries {
             (*e, *e.add(1))
         }
     }
+
+    /// Whether the entries are those of str keys (two pointers each, read
+    /// by [`DictEntries::get_str_keyed`]), the usual table of records.
+    #[inline(always)]
+    pub(crate) fn str_keyed(&self) -> bool {
+        self.stride == 2
+    }
+
+    /// [`DictEntries::get`] of a table of str keys ([`DictEntries::str_keyed`]):
+    /// the entry's place a shift rather than a multiplication by the stride.
+    ///
+    /// # Safety
+    ///
+    /// As [`DictEntries::get`], and `self.str_keyed()`.
+    #[inline(always)]
+    pub(crate) unsafe fn get_str_keyed(&self, i: usize) -> (*mut ffi::PyObject, *mut ffi::PyObject) {
+        debug_assert!(self.str_keyed());
+        // SAFETY: as in `get`, whose stride is 2 here (the caller's contract).
+        unsafe {
+            let e = self.first.add(2 * i);
+            (*e, *e.add(1))
+        }
+    }
 }
 
 /// Whether dicts' entries may be read in place ([`DictEntries`]) in this
@@ -427,8 +450,9 @@ pub(crate) fn small_int(x: &Bound<'_, PyLong>) -> Option<i64> {
 /// path that raises it). Compact ASCII strings (JSON and CSV keys and most
 /// of their values) are read in place, the rest through
 /// `PyUnicode_AsUTF8AndSize` (`to_str`). Measured: `to_str` took 51
-/// instructions a string on flights-20k (python/UNSAFE.md).
-#[inline]
+/// instructions a string on flights-20k (python/UNSAFE.md). Inlined into
+/// the record loop, the call kept for the other strs.
+#[inline(always)]
 pub(crate) fn str_bytes<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
     #[cfg(not(feature = "abi3"))]
     {
@@ -450,6 +474,12 @@ pub(crate) fn str_bytes<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
             }
         }
     }
+    str_bytes_utf8(s)
+}
+
+/// [`str_bytes`] of a str that is not compact ASCII.
+#[inline(never)]
+fn str_bytes_utf8<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
     s.to_str().ok().map(str::as_bytes)
 }
 

@@ -9,6 +9,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyLong, PyString};
 use pyo3::Borrowed;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -401,6 +402,47 @@ struct Run {
     records: u64,
 }
 
+/// Each order of keys met (a [`Run`]), in the order first met, and the
+/// index of each: looked up once for each record whose keys differ from the
+/// record before (on countries.json, three records in eleven).
+#[derive(Default)]
+struct Runs {
+    runs: Vec<Run>,
+    /// Each run's index by its keys, once there are more than
+    /// [`Runs::SCAN`] (fewer are compared one by one: no hash, which cost
+    /// more than the comparisons).
+    by_cols: FxHashMap<Vec<usize>, usize>,
+}
+
+impl Runs {
+    /// Runs looked up by comparing their keys one run after another.
+    const SCAN: usize = 8;
+
+    /// The index of the run of keys `cols`, a new run (of no record yet) if
+    /// none has them.
+    fn index(&mut self, cols: &[usize]) -> usize {
+        let found = if self.runs.len() <= Self::SCAN {
+            self.runs.iter().position(|r| r.cols == cols)
+        } else {
+            self.by_cols.get(cols).copied()
+        };
+        if let Some(r) = found {
+            return r;
+        }
+        let r = self.runs.len();
+        self.runs.push(Run { cols: cols.to_vec(), records: 0 });
+        if self.runs.len() > Self::SCAN {
+            if self.by_cols.is_empty() {
+                // The map from now on: every run so far in it.
+                self.by_cols.extend(self.runs.iter().enumerate().map(|(i, run)| (run.cols.clone(), i)));
+            } else {
+                self.by_cols.insert(cols.to_vec(), r);
+            }
+        }
+        r
+    }
+}
+
 /// The type inferred for a list of flat records, its metadata bytes (XBF
 /// 2), and the column of each struct field (`slots`, in the struct's
 /// order): what an `xbf.Encoder` reuses when the next list has the same
@@ -417,6 +459,115 @@ pub(crate) struct Gathered {
     pub(crate) cols: Vec<RawColumn>,
     typed: Arc<RecordsType>,
     n: usize,
+}
+
+/// How [`same_keys`]'s walk of a record ended.
+enum SameKeys<'a, 'py> {
+    /// Every key was the record before's, each value gathered.
+    All,
+    /// Key `matched` (the keys before it matched, their values gathered) is
+    /// not the record before's: the entry `k`, `v`, before entry `pos`.
+    Differs { matched: usize, pos: pyo3::ffi::Py_ssize_t, k: Borrowed<'a, 'py, PyAny>, v: Borrowed<'a, 'py, PyAny> },
+    /// A value this path does not take (the caller takes the general path).
+    Fails,
+}
+
+/// The entries `e` of record `i` (`d`, of `n`) walked against the key
+/// objects of the record before (`keys`, in its order, each with its
+/// column), each value gathered into its column (`cols`) as its key is
+/// checked; deleted entries are skipped, as `PyDict_Next` does. A function
+/// of its own rather than a loop of `gather`, whose many variables the loop
+/// kept on the stack, and one for each layout of entries (`STR_KEYED`: of
+/// [`DictEntries::str_keyed`] tables). [`same_keys_dense`] walks the usual
+/// table (str keys, none deleted).
+///
+/// # Safety
+///
+/// `e` is `d`'s entries, and [`DictEntries::of`]'s contract holds for the
+/// walk: no Python code runs and no Python object is made ([`RawColumn::push`]
+/// makes none and runs none for the values it takes; where it fails, the
+/// walk stops at once). `STR_KEYED` is `e.str_keyed()`.
+#[inline(never)]
+unsafe fn same_keys<'a, 'py, const STR_KEYED: bool>(
+    d: &'a Bound<'py, PyDict>,
+    e: DictEntries,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+    cols: &mut [RawColumn],
+    (i, n, small_ints): (usize, usize, bool),
+) -> SameKeys<'a, 'py> {
+    let mut pos = 0;
+    for (matched, &(key, col)) in keys.iter().enumerate() {
+        let (k, v) = loop {
+            if pos >= e.len {
+                return SameKeys::Fails;
+            }
+            // SAFETY: `pos < e.len`, `STR_KEYED` as `e` is, and the caller's
+            // contract (`d`'s table unchanged since `e` was read).
+            let (k, v) = unsafe {
+                if STR_KEYED {
+                    e.get_str_keyed(pos)
+                } else {
+                    e.get(pos)
+                }
+            };
+            pos += 1;
+            if !v.is_null() {
+                break (k, v);
+            }
+        };
+        // SAFETY: `v` is a live entry's value (non-null), a reference the
+        // dict holds, unchanged during the walk (the caller's contract).
+        let v = unsafe { Borrowed::from_ptr(d.py(), v) };
+        if k != key {
+            // SAFETY: as `v`, the live entry's key.
+            let k = unsafe { Borrowed::from_ptr(d.py(), k) };
+            return SameKeys::Differs { matched, pos: pos as pyo3::ffi::Py_ssize_t, k, v };
+        }
+        if !cols[col].push(&v, i, n, small_ints, true) {
+            return SameKeys::Fails;
+        }
+    }
+    SameKeys::All
+}
+
+/// [`same_keys`] of a table of str keys with no deleted entry (as many
+/// entries as keys): entry `j` is the record's `j`-th item, no entry
+/// skipped.
+///
+/// # Safety
+///
+/// As [`same_keys`], and `e.str_keyed()` and `e.len == keys.len()`.
+#[inline(never)]
+unsafe fn same_keys_dense<'a, 'py>(
+    d: &'a Bound<'py, PyDict>,
+    e: DictEntries,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+    cols: &mut [RawColumn],
+    (i, n, small_ints): (usize, usize, bool),
+) -> SameKeys<'a, 'py> {
+    debug_assert!(e.str_keyed() && e.len == keys.len());
+    for (j, &(key, col)) in keys.iter().enumerate() {
+        // SAFETY: `j < keys.len() == e.len`, a table of str keys, and the
+        // caller's contract (`d`'s table unchanged since `e` was read).
+        let (k, v) = unsafe { e.get_str_keyed(j) };
+        // As many live entries (`d.len()`) as entries: none is deleted, so
+        // no value is NULL; checked all the same (one test).
+        if v.is_null() {
+            return SameKeys::Fails;
+        }
+        // SAFETY: `v` is a live entry's value (non-null), a reference the
+        // dict holds, unchanged during the walk (the caller's contract).
+        let v = unsafe { Borrowed::from_ptr(d.py(), v) };
+        if k != key {
+            // SAFETY: as `v`, the live entry's key.
+            let k = unsafe { Borrowed::from_ptr(d.py(), k) };
+            return SameKeys::Differs { matched: j, pos: (j + 1) as pyo3::ffi::Py_ssize_t, k, v };
+        }
+        if !cols[col].push(&v, i, n, small_ints, true) {
+            return SameKeys::Fails;
+        }
+    }
+    SameKeys::All
 }
 
 /// The records of `obj` gathered (see [`Gathered`]); `None` for anything
@@ -440,15 +591,15 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut keys = Keys::default();
     // Each order of keys met, with the records that had it; `run`, the one
     // of the record before.
-    let mut runs: Vec<Run> = Vec::new();
-    let mut run_of: HashMap<Vec<usize>, usize> = HashMap::new();
+    let mut runs = Runs::default();
     let mut run = 0;
     let mut all_keys = 0u64;
     // The key objects of the record before, in its order, and their
-    // columns: a record with the same ones repeats its run. `prev_ptrs` are
-    // their addresses, which `prev` keeps alive.
+    // columns: a record with the same ones repeats its run. `prev_keys` are
+    // their addresses (which `prev` keeps alive) with their columns, and
+    // `prev_cols` the columns alone (the run's keys).
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
-    let mut prev_ptrs: Vec<*mut pyo3::ffi::PyObject> = Vec::new();
+    let mut prev_keys: Vec<(*mut pyo3::ffi::PyObject, usize)> = Vec::new();
     let mut prev_cols: Vec<usize> = Vec::new();
     for i in 0..n {
         // The list's item borrowed, not counted (`list_item`): the fast path
@@ -472,37 +623,29 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             // SAFETY: the GIL is held, and the walk's argument above.
             let entries = unsafe { DictEntries::of(d, in_place) };
             if let Some(e) = entries {
-                // Its entries read in place, skipping deleted ones as
-                // `PyDict_Next` does; `pos` is then the next entry's index,
-                // which is what `PyDict_Next` takes on from.
-                for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
-                    let (k, v) = loop {
-                        if pos as usize >= e.len {
-                            return Ok(None);
-                        }
-                        // SAFETY: `pos < e.len`, and the walk's argument above.
-                        let (k, v) = unsafe { e.get(pos as usize) };
-                        pos += 1;
-                        if !v.is_null() {
-                            break (k, v);
-                        }
-                    };
-                    // SAFETY: `v` is a live entry's value (non-null), a
-                    // reference the dict holds, unchanged during the walk.
-                    let v = unsafe { Borrowed::from_ptr(d.py(), v) };
-                    if k != key {
-                        // SAFETY: as `v`, the live entry's key.
-                        let k = unsafe { Borrowed::from_ptr(d.py(), k) };
+                // Its entries read in place, in a function of its own.
+                let (cols, at) = (&mut cols[..], (i, n, small_ints));
+                // SAFETY: `e` is `d`'s entries, and the walk's argument above;
+                // each function's layout of entries checked.
+                let walk = unsafe {
+                    if e.str_keyed() && e.len == prev_keys.len() {
+                        same_keys_dense(d, e, &prev_keys, cols, at)
+                    } else if e.str_keyed() {
+                        same_keys::<true>(d, e, &prev_keys, cols, at)
+                    } else {
+                        same_keys::<false>(d, e, &prev_keys, cols, at)
+                    }
+                };
+                match walk {
+                    SameKeys::All => {}
+                    SameKeys::Differs { matched: m, pos: p, k, v } => {
+                        (matched, pos) = (m, p);
                         pending = Some((k.to_owned(), v.to_owned()));
-                        break;
                     }
-                    if !cols[col].push(&v, i, n, small_ints, true) {
-                        return Ok(None);
-                    }
-                    matched += 1;
+                    SameKeys::Fails => return Ok(None),
                 }
             } else {
-                for (&key, &col) in prev_ptrs.iter().zip(&prev_cols) {
+                for &(key, col) in &prev_keys {
                     // SAFETY: the walk's argument above.
                     let Some((k, v)) = (unsafe { dict_next_borrowed(d, &mut pos) }) else { return Ok(None) };
                     if k.as_ptr() != key {
@@ -516,7 +659,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                 }
             }
             if pending.is_none() {
-                runs[run].records += 1;
+                runs.runs[run].records += 1;
                 all_keys += prev.len() as u64;
                 continue;
             }
@@ -526,7 +669,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         let d = d.clone();
         let d = &d;
         prev.truncate(matched);
-        prev_ptrs.truncate(matched);
+        prev_keys.truncate(matched);
         prev_cols.truncate(matched);
         let mut next = pending;
         loop {
@@ -547,20 +690,13 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             if !cols[col].push(&v, i, n, small_ints, false) {
                 return Ok(None);
             }
-            prev_ptrs.push(k.as_ptr());
+            prev_keys.push((k.as_ptr(), col));
             prev_cols.push(col);
             prev.push(k);
         }
         all_keys += prev.len() as u64;
-        run = match run_of.get(prev_cols.as_slice()) {
-            Some(&r) => r,
-            None => {
-                runs.push(Run { cols: prev_cols.clone(), records: 0 });
-                run_of.insert(prev_cols.clone(), runs.len() - 1);
-                runs.len() - 1
-            }
-        };
-        runs[run].records += 1;
+        run = runs.index(&prev_cols);
+        runs.runs[run].records += 1;
     }
     if let Some(l) = learned.as_deref_mut() {
         l.keep_spare(spare);
@@ -574,7 +710,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     // One order of keys, all the records': the type depends only on the
     // keys' names and the kinds of their values (one edge path, no key
     // optional, never a map), so the one learned for the same is reused.
-    let one_order = runs.len() == 1;
+    let one_order = runs.runs.len() == 1;
     if one_order {
         if let Some(typed) = learned.as_deref().and_then(|l| l.type_for(&keys.objects, &cols)) {
             return Ok(Some(Gathered { cols, typed, n }));
@@ -586,7 +722,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     // first record of its order), as one record at a time would give;
     // checked below, field by field, against the columns.
     let mut o = Obj::new(OBJECT_STRUCT);
-    for run in &runs {
+    for run in &runs.runs {
         o.objects.begin();
         for &col in &run.cols {
             o.objects.key(&keys.names[col], || Slot { key: keys.objects[col].clone(), shape: Shape::Never });
@@ -934,7 +1070,7 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
 
 #[cfg(test)]
 mod tests {
-    use super::{RawColumn, K_INT, K_NULL, K_UINT};
+    use super::{RawColumn, Runs, K_INT, K_NULL, K_UINT};
     use xbf::infer::Ints;
 
     /// The bits of a column's ints as `finish` works them out at once, against
@@ -982,6 +1118,27 @@ mod tests {
                 any = true;
             }
             assert_eq!(col.ints_bits(), any.then_some(want), "ints {:?}", col.ints);
+        }
+    }
+
+    /// Runs found by comparison (up to `Runs::SCAN`) and then by hash: the
+    /// index of each order of keys is that of its first appearance.
+    #[test]
+    fn runs_index_each_order_by_first_appearance() {
+        for orders in [1usize, 2, Runs::SCAN, Runs::SCAN + 1, 40] {
+            let mut runs = Runs::default();
+            let mut first: Vec<Vec<usize>> = Vec::new();
+            for i in 0..200usize {
+                // Orders of different lengths and shared prefixes, met out of order.
+                let o = (i * 7 + i / 3) % orders;
+                let cols: Vec<usize> = (0..o % 5).chain([o, 100 - o]).collect();
+                let want = first.iter().position(|c| *c == cols).unwrap_or_else(|| {
+                    first.push(cols.clone());
+                    first.len() - 1
+                });
+                assert_eq!(runs.index(&cols), want, "{orders} orders, record {i}");
+            }
+            assert_eq!(runs.runs.iter().map(|r| r.cols.clone()).collect::<Vec<_>>(), first);
         }
     }
 
