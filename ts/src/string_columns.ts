@@ -22,7 +22,7 @@ const wellFormed = (s: string): boolean => {
  * strings key the dictionary when all are well formed (equal bytes are then equal strings), else its bytes do. */
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
-  const strs: string[] = [], ids = sizedArray(n);
+  const strs: string[] = [], ids = scratchArray(IDS, n);
   if (mapIds(values, limit, strs, ids) === GAVE_UP) {
     // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose choice
     // this is). When all are well formed, distinct strings have distinct bytes and no dictionary is looked for.
@@ -38,13 +38,30 @@ export function putStringColumn(out: Writer, values: string[]): void {
   // for n >= 2, plus its tag and the block's length): where that alone decides, no length per value is made.
   const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total) : null;
   if (below === true) return;
-  const len = sizedArray(n);
+  const len = scratchArray(VALUE_LEN, n);
   for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
   const sized = dictionaryFirst(out, dict, len, total, below);
   if (sized === true) return;
-  const start = sizedArray(n), dstart = distinct.start;
+  const start = scratchArray(VALUE_START, n), dstart = distinct.start;
   for (let i = 0; i < n; i++) start[i] = dstart[ids[i]!]!;
   putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
+}
+
+/** The string writer's arrays of numbers per value, kept across columns and calls, one per role (a column uses
+ * each role once, and nothing of it outlives the column). An array of more than about 16,000 numbers is a large
+ * object to V8, on pages of its own mapped and faulted in at each allocation, which costs more than filling it
+ * (BENCHMARKS.md, tsenc14). A kept array is
+ * reused at length n while n is at least half the length it was made with (V8 then keeps its store rather than
+ * trimming it); from 4,096 to 65,536 values (sizedArray's bound), else a new one each time. */
+const IDS = 0, VIEW_START = 1, VIEW_LEN = 2, VALUE_START = 3, VALUE_LEN = 4, SHARED = 5, REST = 6;
+const POOL: number[][] = [], POOL_SIZE: number[] = [];
+function scratchArray(role: number, n: number): number[] {
+  if (n < 4096 || n > 65536) return sizedArray(n);
+  const a = POOL[role], size = POOL_SIZE[role] ?? 0;
+  if (a !== undefined && n <= size && 2 * n >= size) { a.length = n; return a; }
+  const b = new Array<number>(n);
+  POOL[role] = b; POOL_SIZE[role] = n;
+  return b;
 }
 
 /** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
@@ -187,7 +204,7 @@ export function putBytesColumn(out: Writer, values: Uint8Array[]): void {
  * its characters; one call per string otherwise (a lone surrogate at the end of one string and one at the start
  * of the next would make a pair in the concatenation). */
 function utf8Views(values: string[]): Views {
-  const n = values.length, start = sizedArray(n), len = sizedArray(n);
+  const n = values.length, start = scratchArray(VIEW_START, n), len = scratchArray(VIEW_LEN, n);
   let chars = 0;
   for (let i = 0; i < n; i++) chars += values[i]!.length;
   if (chars <= 4096) {
@@ -265,7 +282,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
   }
   // shared prefixes
-  const shared = sizedArray(n), rest = sizedArray(n), dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
