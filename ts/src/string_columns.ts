@@ -66,20 +66,23 @@ function scratchArray(role: number, n: number): number[] {
 
 /** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
 const FOUND = 0, GAVE_UP = 1;
-/** The dictionary of the strings `values`, keyed by a Map: as soon as there are more distinct strings than
- * `limit`, or mostly distinct ones (the Rust writer's test), GAVE_UP. (A Map, not a table hashing the code units
- * in JS: the Map uses the hash a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5.)
- * In front of the Map, a direct-mapped cache of short strings, slotted by their length and three of their code
- * units: a hit is one `===`, which for internalized strings (JSON.parse's values of up to 10 characters, the
- * usual categories and codes) compares pointers, where Map.get is a call into the runtime (BENCHMARKS.md, tsenc10). */
+/** The dictionary of the strings `values`: as soon as there are more distinct strings than `limit`, or mostly
+ * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a direct-mapped table slotted by their
+ * length and three of their code units, where a slot, once a string of the column holds it, keeps it: a string
+ * whose slot is empty is new (had it come before, it would be there), one whose slot holds it is found by one `===`
+ * (for internalized strings, JSON.parse's values of up to 10 characters, the usual categories and codes, a pointer
+ * compare), and only the others (long or empty strings, and those whose slot another string holds) are looked up
+ * in a Map, made when the first of them comes. (A Map, not a table hashing the code units in JS: it uses the hash
+ * a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5 and tsenc10; a small table's
+ * column of categories makes no Map at all, tsenc14.) */
 function mapIds(values: string[], limit: number, strs: string[], ids: number[]): number {
-  const n = values.length, index = new Map<string, number>();
+  const n = values.length;
   const keys = CACHE_KEYS, cids = CACHE_IDS, stamps = CACHE_STAMPS;
   if (++cacheStamp > 0x3fffffff) { cacheStamp = 1; stamps.fill(0); }
   const stamp = cacheStamp;
   // A sorted start (values that never decrease, as a time or key column's often do): a value that differs from
   // the one before is greater than every value before it, hence new, with no lookup. At the first that is less, the
-  // Map takes over with the entries found so far.
+  // table and the Map take over with the entries found so far.
   let i = 1;
   if (n > 0) { strs.push(values[0]!); ids[0] = 0; }
   for (; i < n; i++) {
@@ -91,33 +94,45 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     strs.push(v); ids[i] = id;
   }
   if (i >= n) return FOUND;
-  for (let k = 0; k < strs.length; k++) index.set(strs[k]!, k);
+  let index: Map<string, number> | null = null;
+  for (let k = 0; k < strs.length; k++) {
+    const v = strs[k]!, l = v.length;
+    if (l > 0 && l <= CACHED_LENGTH) {
+      const h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+      if (stamps[h] !== stamp) { keys[h] = v; cids[h] = k; stamps[h] = stamp; continue; }
+    }
+    (index ??= new Map()).set(v, k);
+  }
   let last: string | undefined = values[i - 1], lastId = ids[i - 1]!;
   for (; i < n; i++) {
     const v = values[i]!;
     // A run of one value (sorted or grouped data) needs no lookup.
     if (v === last) { ids[i] = lastId; continue; }
     const l = v.length;
-    let h = -1, id: number | undefined;
+    let id: number | undefined;
     if (l > 0 && l <= CACHED_LENGTH) {
-      h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
-      if (stamps[h] === stamp && keys[h] === v) id = cids[h]!;
+      const h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+      if (stamps[h] !== stamp) {
+        id = strs.length;
+        if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
+        strs.push(v); keys[h] = v; cids[h] = id; stamps[h] = stamp;
+      } else if (keys[h] === v) id = cids[h]!;
     }
     if (id === undefined) {
+      if (index === null) index = new Map();
       id = index.get(v);
       if (id === undefined) {
         id = strs.length;
         if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
         strs.push(v); index.set(v, id);
       }
-      if (h >= 0) { keys[h] = v; cids[h] = id; stamps[h] = stamp; }
     }
     ids[i] = id;
     last = v; lastId = id;
   }
   return FOUND;
 }
-/** mapIds' cache: its slots (a power of two), the longest string it keeps (so that it holds on to at most
+/** mapIds' table: its slots (a power of two), the longest string it keeps (so that it holds on to at most
  * CACHE_SLOTS short strings between calls), each slot's string, index and column stamp (a slot of another column
  * is empty: no clearing per column). */
 const CACHE_SLOTS = 1024, CACHED_LENGTH = 32;

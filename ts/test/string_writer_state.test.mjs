@@ -1,0 +1,114 @@
+// What the string column writer keeps between columns and calls, against the Rust writer's bytes (the CLI's
+// from-json) and the round trip: the table of short strings in front of the Map (a slot keeps the first string of
+// its column: a string whose slot is empty is new, the others are looked up in a Map made when first needed), the
+// arrays of numbers kept per role (reused at other lengths, in one message and across calls), and the buffer of
+// short ASCII columns (a column shorter than the one before, or not ASCII after all).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { encode, decode, Encoder } from "../dist/index.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const xbf = [process.env.XBF_CLI, join(root, "target/debug/xbf"), join(root, "target/release/xbf")].find((p) => p && existsSync(p));
+const skip = xbf ? false : "no xbf CLI (XBF_CLI, target/debug/xbf): the Rust writer's bytes are not available";
+const dir = mkdtempSync(join(tmpdir(), "xbf-ts-string-state-"));
+
+/** The Rust writer's columns of the JSON value `v`. */
+function rust(v) {
+  const inFile = join(dir, "in.json"), outFile = join(dir, "out.xbf");
+  writeFileSync(inFile, JSON.stringify(v));
+  execFileSync(xbf, ["from-json", inFile, "--layout", "columns", "-o", outFile]);
+  return Buffer.from(readFileSync(outFile));
+}
+/** Asserts that `ours` (this writer's columns of `v`) are the Rust writer's bytes and read back as `v`. */
+function same(v, ours, what) {
+  assert.ok(rust(v).equals(Buffer.from(ours)), what);
+  assert.deepStrictEqual(decode(ours), v, what);
+}
+const cols = (v) => encode(v, { layout: "columns" });
+
+let seed = 11;
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+const shuffle = (xs) => { for (let i = xs.length - 1; i > 0; i--) { const j = Math.floor(rnd() * (i + 1)); [xs[i], xs[j]] = [xs[j], xs[i]]; } return xs; };
+/** Strings of length 8 with the same first, middle and last code units (the table's slot), differing elsewhere. */
+const colliding = (k) => Array.from({ length: k }, (_, i) => `q${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26) % 26)}${"x"}m${String.fromCharCode(65 + (i % 7))}${String.fromCharCode(65 + Math.floor(i / 7) % 26)}z`);
+
+test("strings that share a slot of the table: the first keeps it, the others are found in the Map", { skip }, () => {
+  const c = colliding(40);
+  assert.equal(new Set(c).size, 40);
+  const cases = [
+    ["alternating two of one slot", Array.from({ length: 3000 }, (_, i) => c[i % 2])],
+    ["forty of one slot, random", Array.from({ length: 3000 }, () => pick(c))],
+    ["one slot's strings and others, random", Array.from({ length: 3000 }, () => (rnd() < 0.5 ? pick(c) : `v${Math.floor(rnd() * 200)}`))],
+    // A sorted start holding several strings of one slot: the first takes it, the next go to the Map.
+    ["sorted start of one slot's strings, then random", [...[...c].sort().flatMap((s) => [s, s]), ...Array.from({ length: 500 }, () => pick(c))]],
+    ["sorted start, then one less, then repeats of the start", [...[...c].sort(), "a", ...[...c].sort().reverse()]],
+    ["empty and long strings among short ones", Array.from({ length: 3000 }, () => pick(["", "y".repeat(33), "y".repeat(32), "y".repeat(34), ...c.slice(0, 5)]))],
+    ["only long strings (no slot)", Array.from({ length: 2000 }, () => `${"long ".repeat(8)}${Math.floor(rnd() * 50)}`)],
+  ];
+  for (const [what, xs] of cases) same(xs.map((s) => ({ s })), cols(xs.map((s) => ({ s }))), what);
+});
+
+test("more short distinct strings than the table's slots keep their entries (a dictionary or not)", { skip }, () => {
+  const words = Array.from({ length: 2400 }, (_, i) => `w${i.toString(36)}${"abc"[i % 3]}`);
+  // 5,000 values: the dictionary's limit is 2,516 distinct strings.
+  const take = (d) => shuffle(Array.from({ length: 5000 }, (_, i) => words[i % d] ?? `u${i}`));
+  for (const d of [900, 1500, 2400]) { const v = take(d).map((s) => ({ s })); same(v, cols(v), `${d} distinct of 5,000`); }
+  // Exactly at the limit and one past it, unsorted, of strings in distinct slots of the table (its slot as the
+  // writer computes it, for coverage only): a new string found in an empty slot gives up as one missing from the Map
+  // does. Of 28 random letters: a dictionary past the limit would be the smallest.
+  const slot = (v) => (((v.charCodeAt(0) * 31 + v.charCodeAt(v.length - 1)) * 31 + v.charCodeAt(v.length >> 1)) * 7 + v.length) & 1023;
+  const letters = (k) => Array.from({ length: k }, () => String.fromCharCode(97 + Math.floor(rnd() * 26))).join("");
+  const spread = [], taken = new Set();
+  while (spread.length < 600) { const w = letters(28); if (!taken.has(slot(w))) { taken.add(slot(w)); spread.push(w); } }
+  for (const [n, d] of [[1000, 516], [1000, 517], [1100, 566], [1100, 567]]) {
+    const ws = spread.slice(0, d);
+    const xs = shuffle([...ws, ...Array.from({ length: n - d }, (_, i) => ws[i % d])]);
+    same(xs.map((s) => ({ s })), cols(xs.map((s) => ({ s }))), `${d} distinct of ${n}, unsorted`);
+  }
+  for (const d of [2516, 2517]) {
+    const ws = Array.from({ length: d }, (_, i) => `${i.toString(36)}-${letters(24)}`.slice(0, 28));
+    const xs = shuffle([...ws, ...Array.from({ length: 5000 - d }, (_, i) => ws[i % d])]);
+    same(xs.map((s) => ({ s })), cols(xs.map((s) => ({ s }))), `${d} distinct of 5,000, unsorted`);
+  }
+});
+
+test("a small table's columns (no Map made) and short ASCII columns after longer ones", { skip }, () => {
+  const states = ["CA", "NY", "TX", "WA", "OR", "NV", "AZ"], names = ["Ann Lee", "Bo Diddley", "Cy Young", "Di"];
+  const small = Array.from({ length: 58 }, (_, i) => ({ st: pick(states), name: `${pick(names)} ${i % 9}`, code: `c${i}`, same: "x" }));
+  same(small, cols(small), "58 records");
+  // Columns through one buffer one after another: long ASCII values, then shorter ones, then one that is not ASCII
+  // (the short path gives up half way), then ASCII again.
+  const seq = [
+    Array.from({ length: 40 }, (_, i) => ({ s: `a long ascii value number ${i} with a tail ${"t".repeat(i)}` })),
+    Array.from({ length: 40 }, (_, i) => ({ s: `short ${i}` })),
+    Array.from({ length: 40 }, (_, i) => ({ s: i === 20 ? "caf\u00e9 \u{1F600}" : `short ${i % 5}` })),
+    Array.from({ length: 40 }, (_, i) => ({ s: `sh ${i % 3}` })),
+  ];
+  const enc = new Encoder({ layout: "columns" });
+  for (const [k, v] of seq.entries()) {
+    same(v, cols(v), `column ${k}`);
+    assert.ok(Buffer.from(enc.encode(v)).equals(Buffer.from(cols(v))), `column ${k} through an Encoder`);
+  }
+});
+
+test("columns of 4,096 values and more, one after another at other lengths (the kept arrays)", { skip }, () => {
+  const ks = ["DTW", "LAS", "SFO", "JFK", "ORD", "ATL", "SEA", "BOS"];
+  const rows = (n) => Array.from({ length: n }, (_, i) => ({
+    date: `2001/${String(1 + (i % 12)).padStart(2, "0")}/${String(i).padStart(6, "0")}`, // mostly distinct
+    origin: ks[(i * 7 + (i >> 3)) % ks.length], // a dictionary
+    id: `id${(i * 2654435761 % 1000003).toString(36)}`, // distinct, unsorted
+  }));
+  for (const n of [5000, 20000, 9000, 12000, 20000, 4096, 4095, 30000, 70000, 20000]) {
+    const v = rows(n);
+    same(v, cols(v), `${n} records`);
+  }
+  // One message whose string columns have different lengths: a field of n values and a list's elements.
+  const nested = Array.from({ length: 6000 }, (_, i) => ({ s: `r${i % 700}`, tags: Array.from({ length: i % 4 }, (_, j) => `t${(i + j) % 37}`) }));
+  same(nested, cols(nested), "6,000 records with lists of strings");
+});
