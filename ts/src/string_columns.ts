@@ -225,7 +225,7 @@ function utf8Views(values: string[]): Views {
   if (chars <= 4096) {
     // A short column (most of a small table's): its bytes copied from the characters while they are ASCII,
     // without the join and the TextEncoder call, whose fixed cost is most of the work at this size.
-    const buf = new Uint8Array(chars);
+    const buf = SCRATCH;
     let p = 0, ascii = true;
     for (let i = 0; ascii && i < n; i++) {
       const v = values[i]!, l = v.length;
@@ -258,6 +258,11 @@ function utf8Views(values: string[]): Views {
   for (let i = 0; i < n; i++) { const b = parts[i]!; buf.set(b, p); start[i] = p; len[i] = b.length; p += b.length; }
   return { buf, start, len };
 }
+/** utf8Views' buffer for short ASCII columns (their views are read and copied out before the next column's are
+ * made: no buffer per column), and a DataView of it for the shared-prefix compare. */
+const SCRATCH = new Uint8Array(4096), SCRATCH_DV = new DataView(SCRATCH.buffer);
+/** A DataView over the bytes of `buf` (the same offsets), for commonPrefix. */
+const viewOf = (buf: Uint8Array): DataView => (buf === SCRATCH ? SCRATCH_DV : new DataView(buf.buffer, buf.byteOffset, buf.byteLength));
 /** The UTF-8 length of a well-formed string. */
 function utf8Length(s: string): number {
   let l = s.length;
@@ -297,7 +302,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
   }
   // shared prefixes
-  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
@@ -337,7 +342,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
 /** The bytes the shared-prefix encoding leaves of the strings `v` (each less the prefix it shares with the one
  * before), as putStrings counts them. */
 function restBytes(v: Views): number {
-  const { buf, start, len } = v, n = len.length, dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const { buf, start, len } = v, n = len.length, dv = viewOf(buf);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
