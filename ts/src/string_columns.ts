@@ -281,6 +281,7 @@ function utf8Length(s: string): number {
  * than its limit); undefined: built here on the bytes. */
 function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?: Sized): void {
   const { buf, start, len } = v, n = len.length;
+  if (dict === null && n >= 2) { putPlainOrPrefixes(out, v); return; }
   let total = 0;
   if (sized) total = sized.total;
   else for (let i = 0; i < n; i++) total += len[i]!;
@@ -338,6 +339,47 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     putIntsColumn(out, len, true, mLen);
     copy(out, buf, start, len, null);
   }
+}
+/** putStrings of n >= 2 strings no dictionary can hold (more distinct ones than its limit): the shared prefixes
+ * when smaller than the plain column, else the plain column. The lengths are not measured when the prefixes come
+ * below the least the plain column can take: total + 5 bytes (its tag and a block of n >= 2 values, which is at
+ * least 4 bytes: its length and 3, a frame of reference of width 0, a run, or 3 varints), as distinct keys, codes
+ * and URLs do. (Measuring the lengths first saves nothing in practice: the plain column is below the least the
+ * prefixes take, restTotal + 9, only when the strings share almost nothing and their lengths are all equal.) */
+function putPlainOrPrefixes(out: Writer, v: Views): void {
+  const { buf, start, len } = v, n = len.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += len[i]!;
+  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
+  let ps = 0, pl = 0, restTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const s = start[i]!, l = len[i]!;
+    const p = commonPrefix(dv, buf, ps, s, l < pl ? l : pl);
+    shared[i] = p; rest[i] = l - p;
+    restTotal += l - p;
+    ps = s; pl = l;
+  }
+  const mShared = measureSmall(shared), mRest = measureSmall(rest);
+  const prefixSize = 1 + varLen(mShared.size) + mShared.size + varLen(mRest.size) + mRest.size + restTotal;
+  if (prefixSize < total + 5) { putPrefixes(out, v, prefixSize, shared, mShared, rest, mRest); return; }
+  const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
+  if (prefixSize < plainSize) putPrefixes(out, v, prefixSize, shared, mShared, rest, mRest);
+  else putPlain(out, v, plainSize, mLen);
+}
+/** Writes the plain string column (0x20) of `v`, sized `size`, its lengths measured `mLen`. */
+function putPlain(out: Writer, v: Views, size: number, mLen: Measured): void {
+  out.uvar(size);
+  out.u8(0x20);
+  putIntsColumn(out, v.len, true, mLen);
+  copy(out, v.buf, v.start, v.len, null);
+}
+/** Writes the shared-prefix string column (0x22) of `v`, sized `size`. */
+function putPrefixes(out: Writer, v: Views, size: number, shared: number[], mShared: Measured, rest: number[], mRest: Measured): void {
+  out.uvar(size);
+  out.u8(0x22);
+  putIntsColumn(out, shared, true, mShared);
+  putIntsColumn(out, rest, true, mRest);
+  copy(out, v.buf, v.start, v.len, shared);
 }
 /** The bytes the shared-prefix encoding leaves of the strings `v` (each less the prefix it shares with the one
  * before), as putStrings counts them. */
