@@ -239,9 +239,26 @@ function utf8Views(values: string[]): Views {
     if (ascii) return { buf, start, len, ascii };
   }
   if (chars <= 1 << 26) {
-    const buf = utf8e.encode(values.join(""));
+    // The strings joined a chunk of about CHUNK characters at a time (by `+=`: a rope, flattened by the encoder) and
+    // each chunk encoded into one buffer, kept across columns and calls while it is at most KEPT_BYTES: one join of
+    // a long column and the encoder's result are each a new large object (BENCHMARKS.md, tsenc14). The buffer is
+    // sized for ASCII (a byte a character); at the first chunk that does not fit, the column is not all ASCII and
+    // gets a buffer of 3 bytes for each character from there on (the most UTF-8 takes for one UTF-16 unit).
+    let buf = bytesFor(chars), w = 0, done = 0;
+    for (let i = 0; i < n;) {
+      let s = "";
+      while (i < n && s.length < CHUNK) s += values[i++]!;
+      let r = utf8e.encodeInto(s, buf.subarray(w));
+      if (r.read < s.length) {
+        const wider = new Uint8Array(w + 3 * (chars - done));
+        wider.set(buf.subarray(0, w));
+        buf = wider;
+        r = utf8e.encodeInto(s, buf.subarray(w));
+      }
+      w += r.written; done += s.length;
+    }
     let p = 0;
-    if (buf.length === chars) { // all ASCII: a character is a byte
+    if (w === chars) { // all ASCII: a character is a byte
       for (let i = 0; i < n; i++) { const l = values[i]!.length; start[i] = p; len[i] = l; p += l; }
       return { buf, start, len, ascii: true };
     }
@@ -261,8 +278,21 @@ function utf8Views(values: string[]): Views {
 /** utf8Views' buffer for short ASCII columns (their views are read and copied out before the next column's are
  * made: no buffer per column), and a DataView of it for the shared-prefix compare. */
 const SCRATCH = new Uint8Array(4096), SCRATCH_DV = new DataView(SCRATCH.buffer);
+/** utf8Views' chunk of characters, and the largest buffer of encoded strings kept (as codec.ts's writer). */
+const CHUNK = 8192, KEPT_BYTES = 1 << 20;
+/** utf8Views' buffer for longer columns (used as SCRATCH is), grown up to KEPT_BYTES, and its DataView. */
+let kept = new Uint8Array(0), keptDv = new DataView(kept.buffer);
+/** A buffer of at least k bytes: the kept one while k is at most KEPT_BYTES, else a new one. */
+function bytesFor(k: number): Uint8Array {
+  if (k <= kept.length) return kept;
+  if (k > KEPT_BYTES) return new Uint8Array(k);
+  kept = new Uint8Array(Math.min(KEPT_BYTES, Math.max(k, 2 * kept.length)));
+  keptDv = new DataView(kept.buffer);
+  return kept;
+}
 /** A DataView over the bytes of `buf` (the same offsets), for commonPrefix. */
-const viewOf = (buf: Uint8Array): DataView => (buf === SCRATCH ? SCRATCH_DV : new DataView(buf.buffer, buf.byteOffset, buf.byteLength));
+const viewOf = (buf: Uint8Array): DataView =>
+  buf === SCRATCH ? SCRATCH_DV : buf === kept ? keptDv : new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 /** The UTF-8 length of a well-formed string. */
 function utf8Length(s: string): number {
   let l = s.length;
