@@ -104,7 +104,7 @@ test("columns of 4,096 values and more, one after another at other lengths (the 
     origin: ks[(i * 7 + (i >> 3)) % ks.length], // a dictionary
     id: `id${(i * 2654435761 % 1000003).toString(36)}`, // distinct, unsorted
   }));
-  for (const n of [5000, 20000, 9000, 12000, 20000, 4096, 4095, 30000, 70000, 20000]) {
+  for (const n of [5000, 20000, 9000, 12000, 20000, 4096, 4095, 16384, 30000, 70000, 20000, 40000, 65536]) {
     const v = rows(n);
     same(v, cols(v), `${n} records`);
   }
