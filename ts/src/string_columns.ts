@@ -50,9 +50,9 @@ export function putStringColumn(out: Writer, values: string[]): void {
 /** The string writer's arrays of numbers per value, kept across columns and calls, one per role (a column uses
  * each role once, and nothing of it outlives the column). An array of more than about 16,000 numbers is a large
  * object to V8, on pages of its own mapped and faulted in at each allocation, which costs more than filling it
- * (BENCHMARKS.md, tsenc14). A kept array is
- * reused at length n while n is at least half the length it was made with (V8 then keeps its store rather than
- * trimming it); from 4,096 to 65,536 values (sizedArray's bound), else a new one each time. */
+ * (BENCHMARKS.md, tsenc14). A kept array is reused at length n while n is at least half the length it was made with
+ * (V8 then keeps its store rather than trimming it); from 4,096 to 65,536 values (sizedArray's bound), else a new
+ * one each time. */
 const IDS = 0, VIEW_START = 1, VIEW_LEN = 2, VALUE_START = 3, VALUE_LEN = 4, SHARED = 5, REST = 6;
 const POOL: number[][] = [], POOL_SIZE: number[] = [];
 function scratchArray(role: number, n: number): number[] {
@@ -214,10 +214,10 @@ export function putBytesColumn(out: Writer, values: Uint8Array[]): void {
   putStrings(out, { buf, start, len }, undefined);
 }
 
-/** The UTF-8 bytes of each string, as views of one buffer: one TextEncoder call when the strings are well
- * formed (their concatenation's bytes are then theirs, one after the other), each string's length found from
- * its characters; one call per string otherwise (a lone surrogate at the end of one string and one at the start
- * of the next would make a pair in the concatenation). */
+/** The UTF-8 bytes of each string, as views of one buffer: the concatenation encoded (a chunk at a time) when the
+ * strings are well formed (its bytes are then theirs, one after the other), each string's length found from its
+ * characters; one TextEncoder call per string otherwise (a lone surrogate at the end of one string and one at the
+ * start of the next would make a pair in the concatenation). */
 function utf8Views(values: string[]): Views {
   const n = values.length, start = scratchArray(VIEW_START, n), len = scratchArray(VIEW_LEN, n);
   let chars = 0;
