@@ -22,7 +22,7 @@ const wellFormed = (s: string): boolean => {
  * strings key the dictionary when all are well formed (equal bytes are then equal strings), else its bytes do. */
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
-  const strs: string[] = [], ids = sizedArray(n);
+  const strs: string[] = [], ids = scratchArray(IDS, n);
   if (mapIds(values, limit, strs, ids) === GAVE_UP) {
     // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose choice
     // this is). When all are well formed, distinct strings have distinct bytes and no dictionary is looked for.
@@ -38,31 +38,51 @@ export function putStringColumn(out: Writer, values: string[]): void {
   // for n >= 2, plus its tag and the block's length): where that alone decides, no length per value is made.
   const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total) : null;
   if (below === true) return;
-  const len = sizedArray(n);
+  const len = scratchArray(VALUE_LEN, n);
   for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
   const sized = dictionaryFirst(out, dict, len, total, below);
   if (sized === true) return;
-  const start = sizedArray(n), dstart = distinct.start;
+  const start = scratchArray(VALUE_START, n), dstart = distinct.start;
   for (let i = 0; i < n; i++) start[i] = dstart[ids[i]!]!;
   putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
 }
 
+/** The string writer's arrays of numbers per value, kept across columns and calls, one per role (a column uses
+ * each role once, and nothing of it outlives the column). An array of more than about 16,000 numbers is a large
+ * object to V8, on pages of its own mapped and faulted in at each allocation, which costs more than filling it
+ * (BENCHMARKS.md, tsenc14). A kept array is reused at length n while n is at least half the length it was made with
+ * (V8 then keeps its store rather than trimming it); from 4,096 to 65,536 values (sizedArray's bound), else a new
+ * one each time. */
+const IDS = 0, VIEW_START = 1, VIEW_LEN = 2, VALUE_START = 3, VALUE_LEN = 4, SHARED = 5, REST = 6;
+const POOL: number[][] = [], POOL_SIZE: number[] = [];
+function scratchArray(role: number, n: number): number[] {
+  if (n < 4096 || n > 65536) return sizedArray(n);
+  const a = POOL[role], size = POOL_SIZE[role] ?? 0;
+  if (a !== undefined && n <= size && 2 * n >= size) { a.length = n; return a; }
+  const b = new Array<number>(n);
+  POOL[role] = b; POOL_SIZE[role] = n;
+  return b;
+}
+
 /** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
 const FOUND = 0, GAVE_UP = 1;
-/** The dictionary of the strings `values`, keyed by a Map: as soon as there are more distinct strings than
- * `limit`, or mostly distinct ones (the Rust writer's test), GAVE_UP. (A Map, not a table hashing the code units
- * in JS: the Map uses the hash a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5.)
- * In front of the Map, a direct-mapped cache of short strings, slotted by their length and three of their code
- * units: a hit is one `===`, which for internalized strings (JSON.parse's values of up to 10 characters, the
- * usual categories and codes) compares pointers, where Map.get is a call into the runtime (BENCHMARKS.md, tsenc10). */
+/** The dictionary of the strings `values`: as soon as there are more distinct strings than `limit`, or mostly
+ * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a direct-mapped table slotted by their
+ * length and three of their code units, where a slot, once a string of the column holds it, keeps it: a string
+ * whose slot is empty is new (had it come before, it would be there), one whose slot holds it is found by one `===`
+ * (for internalized strings, JSON.parse's values of up to 10 characters, the usual categories and codes, a pointer
+ * compare), and only the others (long or empty strings, and those whose slot another string holds) are looked up
+ * in a Map, made when the first of them comes. (A Map, not a table hashing the code units in JS: it uses the hash
+ * a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5 and tsenc10; a small table's
+ * column of categories makes no Map at all, tsenc14.) */
 function mapIds(values: string[], limit: number, strs: string[], ids: number[]): number {
-  const n = values.length, index = new Map<string, number>();
+  const n = values.length;
   const keys = CACHE_KEYS, cids = CACHE_IDS, stamps = CACHE_STAMPS;
   if (++cacheStamp > 0x3fffffff) { cacheStamp = 1; stamps.fill(0); }
   const stamp = cacheStamp;
   // A sorted start (values that never decrease, as a time or key column's often do): a value that differs from
   // the one before is greater than every value before it, hence new, with no lookup. At the first that is less, the
-  // Map takes over with the entries found so far.
+  // table and the Map take over with the entries found so far.
   let i = 1;
   if (n > 0) { strs.push(values[0]!); ids[0] = 0; }
   for (; i < n; i++) {
@@ -74,33 +94,45 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     strs.push(v); ids[i] = id;
   }
   if (i >= n) return FOUND;
-  for (let k = 0; k < strs.length; k++) index.set(strs[k]!, k);
+  let index: Map<string, number> | null = null;
+  for (let k = 0; k < strs.length; k++) {
+    const v = strs[k]!, l = v.length;
+    if (l > 0 && l <= CACHED_LENGTH) {
+      const h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+      if (stamps[h] !== stamp) { keys[h] = v; cids[h] = k; stamps[h] = stamp; continue; }
+    }
+    (index ??= new Map()).set(v, k);
+  }
   let last: string | undefined = values[i - 1], lastId = ids[i - 1]!;
   for (; i < n; i++) {
     const v = values[i]!;
     // A run of one value (sorted or grouped data) needs no lookup.
     if (v === last) { ids[i] = lastId; continue; }
     const l = v.length;
-    let h = -1, id: number | undefined;
+    let id: number | undefined;
     if (l > 0 && l <= CACHED_LENGTH) {
-      h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
-      if (stamps[h] === stamp && keys[h] === v) id = cids[h]!;
+      const h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+      if (stamps[h] !== stamp) {
+        id = strs.length;
+        if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
+        strs.push(v); keys[h] = v; cids[h] = id; stamps[h] = stamp;
+      } else if (keys[h] === v) id = cids[h]!;
     }
     if (id === undefined) {
+      if (index === null) index = new Map();
       id = index.get(v);
       if (id === undefined) {
         id = strs.length;
         if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
         strs.push(v); index.set(v, id);
       }
-      if (h >= 0) { keys[h] = v; cids[h] = id; stamps[h] = stamp; }
     }
     ids[i] = id;
     last = v; lastId = id;
   }
   return FOUND;
 }
-/** mapIds' cache: its slots (a power of two), the longest string it keeps (so that it holds on to at most
+/** mapIds' table: its slots (a power of two), the longest string it keeps (so that it holds on to at most
  * CACHE_SLOTS short strings between calls), each slot's string, index and column stamp (a slot of another column
  * is empty: no clearing per column). */
 const CACHE_SLOTS = 1024, CACHED_LENGTH = 32;
@@ -182,18 +214,18 @@ export function putBytesColumn(out: Writer, values: Uint8Array[]): void {
   putStrings(out, { buf, start, len }, undefined);
 }
 
-/** The UTF-8 bytes of each string, as views of one buffer: one TextEncoder call when the strings are well
- * formed (their concatenation's bytes are then theirs, one after the other), each string's length found from
- * its characters; one call per string otherwise (a lone surrogate at the end of one string and one at the start
- * of the next would make a pair in the concatenation). */
+/** The UTF-8 bytes of each string, as views of one buffer: the concatenation encoded (a chunk at a time) when the
+ * strings are well formed (its bytes are then theirs, one after the other), each string's length found from its
+ * characters; one TextEncoder call per string otherwise (a lone surrogate at the end of one string and one at the
+ * start of the next would make a pair in the concatenation). */
 function utf8Views(values: string[]): Views {
-  const n = values.length, start = sizedArray(n), len = sizedArray(n);
+  const n = values.length, start = scratchArray(VIEW_START, n), len = scratchArray(VIEW_LEN, n);
   let chars = 0;
   for (let i = 0; i < n; i++) chars += values[i]!.length;
   if (chars <= 4096) {
     // A short column (most of a small table's): its bytes copied from the characters while they are ASCII,
     // without the join and the TextEncoder call, whose fixed cost is most of the work at this size.
-    const buf = new Uint8Array(chars);
+    const buf = SCRATCH;
     let p = 0, ascii = true;
     for (let i = 0; ascii && i < n; i++) {
       const v = values[i]!, l = v.length;
@@ -207,9 +239,26 @@ function utf8Views(values: string[]): Views {
     if (ascii) return { buf, start, len, ascii };
   }
   if (chars <= 1 << 26) {
-    const buf = utf8e.encode(values.join(""));
+    // The strings joined a chunk of about CHUNK characters at a time (by `+=`: a rope, flattened by the encoder) and
+    // each chunk encoded into one buffer, kept across columns and calls while it is at most KEPT_BYTES: one join of
+    // a long column and the encoder's result are each a new large object (BENCHMARKS.md, tsenc14). The buffer is
+    // sized for ASCII (a byte a character); at the first chunk that does not fit, the column is not all ASCII and
+    // gets a buffer of 3 bytes for each character from there on (the most UTF-8 takes for one UTF-16 unit).
+    let buf = bytesFor(chars), w = 0, done = 0;
+    for (let i = 0; i < n;) {
+      let s = "";
+      while (i < n && s.length < CHUNK) s += values[i++]!;
+      let r = utf8e.encodeInto(s, buf.subarray(w));
+      if (r.read < s.length) {
+        const wider = new Uint8Array(w + 3 * (chars - done));
+        wider.set(buf.subarray(0, w));
+        buf = wider;
+        r = utf8e.encodeInto(s, buf.subarray(w));
+      }
+      w += r.written; done += s.length;
+    }
     let p = 0;
-    if (buf.length === chars) { // all ASCII: a character is a byte
+    if (w === chars) { // all ASCII: a character is a byte
       for (let i = 0; i < n; i++) { const l = values[i]!.length; start[i] = p; len[i] = l; p += l; }
       return { buf, start, len, ascii: true };
     }
@@ -226,6 +275,24 @@ function utf8Views(values: string[]): Views {
   for (let i = 0; i < n; i++) { const b = parts[i]!; buf.set(b, p); start[i] = p; len[i] = b.length; p += b.length; }
   return { buf, start, len };
 }
+/** utf8Views' buffer for short ASCII columns (their views are read and copied out before the next column's are
+ * made: no buffer per column), and a DataView of it for the shared-prefix compare. */
+const SCRATCH = new Uint8Array(4096), SCRATCH_DV = new DataView(SCRATCH.buffer);
+/** utf8Views' chunk of characters, and the largest buffer of encoded strings kept (as codec.ts's writer). */
+const CHUNK = 8192, KEPT_BYTES = 1 << 20;
+/** utf8Views' buffer for longer columns (used as SCRATCH is), grown up to KEPT_BYTES, and its DataView. */
+let kept = new Uint8Array(0), keptDv = new DataView(kept.buffer);
+/** A buffer of at least k bytes: the kept one while k is at most KEPT_BYTES, else a new one. */
+function bytesFor(k: number): Uint8Array {
+  if (k <= kept.length) return kept;
+  if (k > KEPT_BYTES) return new Uint8Array(k);
+  kept = new Uint8Array(Math.min(KEPT_BYTES, Math.max(k, 2 * kept.length)));
+  keptDv = new DataView(kept.buffer);
+  return kept;
+}
+/** A DataView over the bytes of `buf` (the same offsets), for commonPrefix. */
+const viewOf = (buf: Uint8Array): DataView =>
+  buf === SCRATCH ? SCRATCH_DV : buf === kept ? keptDv : new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 /** The UTF-8 length of a well-formed string. */
 function utf8Length(s: string): number {
   let l = s.length;
@@ -244,6 +311,7 @@ function utf8Length(s: string): number {
  * than its limit); undefined: built here on the bytes. */
 function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?: Sized): void {
   const { buf, start, len } = v, n = len.length;
+  if (dict === null && n >= 2) { putPlainOrPrefixes(out, v); return; }
   let total = 0;
   if (sized) total = sized.total;
   else for (let i = 0; i < n; i++) total += len[i]!;
@@ -265,7 +333,7 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
   }
   // shared prefixes
-  const shared = sizedArray(n), rest = sizedArray(n), dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
@@ -302,10 +370,51 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     copy(out, buf, start, len, null);
   }
 }
+/** putStrings of n >= 2 strings no dictionary can hold (more distinct ones than its limit): the shared prefixes
+ * when smaller than the plain column, else the plain column. The lengths are not measured when the prefixes come
+ * below the least the plain column can take: total + 5 bytes (its tag and a block of n >= 2 values, which is at
+ * least 4 bytes: its length and 3, a frame of reference of width 0, a run, or 3 varints), as distinct keys, codes
+ * and URLs do. (Measuring the lengths first saves nothing in practice: the plain column is below the least the
+ * prefixes take, restTotal + 9, only when the strings share almost nothing and their lengths are all equal.) */
+function putPlainOrPrefixes(out: Writer, v: Views): void {
+  const { buf, start, len } = v, n = len.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += len[i]!;
+  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
+  let ps = 0, pl = 0, restTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const s = start[i]!, l = len[i]!;
+    const p = commonPrefix(dv, buf, ps, s, l < pl ? l : pl);
+    shared[i] = p; rest[i] = l - p;
+    restTotal += l - p;
+    ps = s; pl = l;
+  }
+  const mShared = measureSmall(shared), mRest = measureSmall(rest);
+  const prefixSize = 1 + varLen(mShared.size) + mShared.size + varLen(mRest.size) + mRest.size + restTotal;
+  if (prefixSize < total + 5) { putPrefixes(out, v, prefixSize, shared, mShared, rest, mRest); return; }
+  const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
+  if (prefixSize < plainSize) putPrefixes(out, v, prefixSize, shared, mShared, rest, mRest);
+  else putPlain(out, v, plainSize, mLen);
+}
+/** Writes the plain string column (0x20) of `v`, sized `size`, its lengths measured `mLen`. */
+function putPlain(out: Writer, v: Views, size: number, mLen: Measured): void {
+  out.uvar(size);
+  out.u8(0x20);
+  putIntsColumn(out, v.len, true, mLen);
+  copy(out, v.buf, v.start, v.len, null);
+}
+/** Writes the shared-prefix string column (0x22) of `v`, sized `size`. */
+function putPrefixes(out: Writer, v: Views, size: number, shared: number[], mShared: Measured, rest: number[], mRest: Measured): void {
+  out.uvar(size);
+  out.u8(0x22);
+  putIntsColumn(out, shared, true, mShared);
+  putIntsColumn(out, rest, true, mRest);
+  copy(out, v.buf, v.start, v.len, shared);
+}
 /** The bytes the shared-prefix encoding leaves of the strings `v` (each less the prefix it shares with the one
  * before), as putStrings counts them. */
 function restBytes(v: Views): number {
-  const { buf, start, len } = v, n = len.length, dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const { buf, start, len } = v, n = len.length, dv = viewOf(buf);
   let ps = 0, pl = 0, restTotal = 0;
   for (let i = 0; i < n; i++) {
     const s = start[i]!, l = len[i]!;
