@@ -38,7 +38,7 @@
 //!
 //! The crate is safe PyO3 except for raw `pyo3::ffi` calls in [`raw`] that
 //! measured faster than their safe equivalents (`dict_next` and
-//! `dict_next_borrowed`: `PyDict_Next`; `DictEntries`: a dict's combined
+//! `dict_next_borrowed`: `PyDict_Next`; `DictEntries` (`of`, `get`, `get_str_keyed`): a dict's combined
 //! table read in place; `list_item`: a list's items borrowed; `dict_set`:
 //! `PyDict_SetItem`; `long_value`: `PyLong_AsLongLongAndOverflow`;
 //! `small_int`: compact ints read in place; `str_bytes`: compact ASCII strs
