@@ -57,14 +57,22 @@ function putRaw(out: Writer, values: readonly Float[], at: readonly number[] | n
  * (the bigint path writes it first). */
 interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null; mExc: Measured | null; size: number; bytes: number[] | null }
 /** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
- * else an exception (0 in the integers, its raw bits after them). */
-function planDecimal(values: readonly Float[], e: number, f32: boolean, limit: number): Decimal | null {
+ * else an exception (0 in the integers, its raw bits after them). Exported for the tests. */
+export function planDecimal(values: readonly Float[], e: number, f32: boolean, limit: number): Decimal | null {
   const n = values.length, zz = sizedArray(n), exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
   for (let i = 0; i < n; i++) {
     const v = values[i] as number; // an XbfNaN: NaN, an exception
+    const x = v * p;
+    // A whole number (+0 too, not -0) whose product stays under the cap: the product is exact (the cap is below 2^53),
+    // so it is the scaled integer and gives v back (an f32 one too: below 2^24); no rounding, no division.
+    if (v === Math.floor(v) && x < cap && x > -cap && (x !== 0 || 1 / v > 0)) {
+      zz[i] = x >= 0 ? 2 * x : -2 * x - 1;
+      if (x >= 562949953421312 || x <= -562949953421312) big = true;
+      continue;
+    }
     // scaled() and sameBits() inline: n ÷ 10^e is never NaN, so the same bits are equal values of the same sign.
-    const x = v * p, a = Math.round(x < 0 ? -x : x);
+    const a = Math.round(x < 0 ? -x : x);
     if (a < cap) { // not NaN nor an infinity either
       const m = a === 0 ? 0 : x < 0 ? -a : a, q = f32 ? f32Round(m / p) : m / p;
       if (q === v && (q !== 0 || Object.is(q, v))) {
@@ -181,9 +189,12 @@ export function exponent(values: readonly Float[], f32: boolean): number {
     sampled++;
     let e = 0;
     if (!f32) {
-      // leastExponentOver64's first test inline (most values of a decimal column pass it): held at q.
-      const q = maxHeld < 0 ? 0 : maxHeld, av = v < 0 ? -v : v, ax = av * P10F[q]!, a = Math.round(ax), d = ax - a, tol = ax * 4.440892098500626e-16;
-      if (a < 9.0e15 && a !== 0 && d <= tol && -d <= tol && (v < 0 ? -a : a) / P10F[q]! === v) { e = q; if (q > maxHeld) maxHeld = q; }
+      // leastExponentOver64's first test inline (most values of a decimal column pass it): held at q. A whole number
+      // (+0 too, not -0) is held at every exponent where its product stays under the cap (exact products): no
+      // rounding, no division (the test below gives the same answer for it).
+      const q = maxHeld < 0 ? 0 : maxHeld, av = v < 0 ? -v : v, ax = av * P10F[q]!;
+      if (v === Math.floor(v) && (v !== 0 ? ax < 9.0e15 : 1 / v > 0)) { e = q; if (q > maxHeld) maxHeld = q; }
+      else if (isHeldAt(v, ax, q)) { e = q; if (q > maxHeld) maxHeld = q; }
       else { e = leastExponentOver64(v, maxHeld); if (e <= maxE && e > maxHeld) maxHeld = e; }
     }
     else for (; e <= maxE; e++) {
@@ -210,6 +221,11 @@ export function exponent(values: readonly Float[], f32: boolean): number {
 }
 const HIST = new Array<number>(19).fill(0);
 const P10F = Float64Array.from(P10);
+/** exponent()'s first test for an f64 value v at q, its product |v| × 10^q being ax. */
+function isHeldAt(v: number, ax: number, q: number): boolean {
+  const a = Math.round(ax), d = ax - a, tol = ax * 4.440892098500626e-16;
+  return a < 9.0e15 && a !== 0 && d <= tol && -d <= tol && (v < 0 ? -a : a) / P10F[q]! === v;
+}
 /** exponent()'s loop for one f64 value (an XbfNaN: NaN): the least e that holds it exactly, 19 when none does;
  * the same answer as testing each e up from 0 (heldAt64), found with fewer tests. Why the jump is exact: let v
  * (not 0, |v| a normal double) be held at E, i.e. |v| = fl(a / 10^E) with a an integer, so |v| is within
