@@ -7,6 +7,8 @@ import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
 import { Measured, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, sizedArray, varLen } from "./int_columns.js";
 
+/** A float column's values: a JS array as given, or putFloatsColumn's copy of its numbers. */
+type Floats = ArrayLike<Float>;
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
 const f64Bits = (x: number) => { scratchF[0] = x; return scratchBig[0]!; };
@@ -36,7 +38,7 @@ function sameBits(a: number, b: number, f32: boolean): boolean {
 }
 /** Appends the raw bytes of `values[i]` for each i of `at` (all of them when null): an XbfNaN's bits go
  * through the 64-bit scratch word as they are (its low 4 bytes for an f32). */
-function putRaw(out: Writer, values: readonly Float[], at: readonly number[] | null, f32: boolean): void {
+function putRaw(out: Writer, values: Floats, at: readonly number[] | null, f32: boolean): void {
   const k = at ? at.length : values.length, w = f32 ? 4 : 8;
   out.ensure(k * w);
   const b = out.buf;
@@ -58,7 +60,7 @@ function putRaw(out: Writer, values: readonly Float[], at: readonly number[] | n
 interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null; mExc: Measured | null; size: number; bytes: number[] | null }
 /** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
  * else an exception (0 in the integers, its raw bits after them). Exported for the tests. */
-export function planDecimal(values: readonly Float[], e: number, f32: boolean, limit: number): Decimal | null {
+export function planDecimal(values: Floats, e: number, f32: boolean, limit: number): Decimal | null {
   const n = values.length, zz = sizedArray(n), exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
   for (let i = 0; i < n; i++) {
@@ -129,7 +131,7 @@ export function bigIntsLowerBound(zz: readonly number[]): number {
   return Math.min(vsize, fsize, dsize, rsize);
 }
 /** The decimal column's bytes where some scaled integer passes 2^49 (bigint zigzag). */
-function decimalBig(values: readonly Float[], e: number, f32: boolean): number[] {
+function decimalBig(values: Floats, e: number, f32: boolean): number[] {
   const ints: bigint[] = [], exc: number[] = [];
   for (let i = 0; i < values.length; i++) {
     const v = values[i] as number;
@@ -150,7 +152,7 @@ function decimalBig(values: readonly Float[], e: number, f32: boolean): number[]
   }
   return out;
 }
-function putDecimal(out: Writer, d: Decimal, values: readonly Float[], f32: boolean): void {
+function putDecimal(out: Writer, d: Decimal, values: Floats, f32: boolean): void {
   const at = out.len;
   if (d.bytes) { out.bytes(Uint8Array.from(d.bytes)); return; }
   out.u8(0x11); out.u8(d.e);
@@ -160,7 +162,7 @@ function putDecimal(out: Writer, d: Decimal, values: readonly Float[], f32: bool
   if (out.len - at !== d.size) throw new Error(`decimal column sized ${d.size} but ${out.len - at} written`); // a bug, never input
 }
 /** The decimal column of `values` when it is smaller than the plain one (1 + n × width bytes), else null. */
-function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
+function decimalColumn(values: Floats, f32: boolean): Decimal | null {
   const e = exponent(values, f32);
   if (e < 0) return null;
   const plain = 1 + values.length * (f32 ? 4 : 8), d = planDecimal(values, e, f32, plain);
@@ -171,13 +173,13 @@ function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
  * one: chosen on a sample of at most 256 values: each sampled value's least exponent that holds it exactly
  * (counted up from 0), then the least exponent that leaves the fewest of them as exceptions; -1 when more than
  * half of the sample are exceptions at every exponent. */
-export function exponent(values: readonly Float[], f32: boolean): number {
+export function exponent(values: Floats, f32: boolean): number {
   if (!values.length) return -1;
   const maxE = f32 ? 10 : 18;
   const step = Math.max(1, Math.floor(values.length / 256));
   // hist[e]: sampled values whose least exact exponent is e; `never`: none holds them (or too large).
   const hist = HIST;
-  hist.fill(0);
+  for (let e = 0; e < 19; e++) hist[e] = 0; // (not fill: a call into the runtime's C++, per column)
   // More than half of all the samples held by no exponent: the answer is already -1 (random doubles stop here).
   const half = Math.ceil(values.length / step) / 2;
   // maxHeld: the largest least exponent of the f64 values sampled so far (-1 before any is held). The answer
@@ -288,7 +290,7 @@ function leastExponentFrom64(v: number, av: number, from: number): number {
 
 /** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
  * 22.2.1), without writing it: on 32-bit words. */
-export function xorSize(values: number[], f32: boolean): number {
+export function xorSize(values: ArrayLike<number>, f32: boolean): number {
   const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
   let bits = 0, wl = -1, wlen = 0;
   const word = (v: Float) => {
@@ -320,7 +322,7 @@ export function xorEncode(values: number[], f32: boolean): number[] {
 /** Appends the XOR encoding of `values` (at least one), `room` bytes at most (xorSize's): the fields found as
  * xorSize finds them, on 32-bit words (no BigInt per value); the bits go out least significant first, at most 16
  * at a time, straight into the writer's buffer. */
-function putXor(out: Writer, values: readonly Float[], f32: boolean, room: number): void {
+function putXor(out: Writer, values: Floats, f32: boolean, room: number): void {
   out.ensure(room + 8);
   out.u8(0x13);
   putRaw(out, values, FIRST, f32);
@@ -376,20 +378,20 @@ const FIRST = [0];
 /** A float column sized: its kind (0x10 plain, 0x11 decimal, 0x12 dictionary, 0x13 XOR), its payload's size,
  * and what writing it needs. */
 interface FloatPlan {
-  kind: number; size: number; values: readonly Float[];
+  kind: number; size: number; values: Floats;
   dec: Decimal | null;
   /** A dictionary: its distinct values, their column (decimal, or plain when null), and each value's index. */
   distinct: Float[] | null; inner: Decimal | null; innerSize: number; ids: number[] | null; mIds: Measured | null;
 }
 /** The smallest encoding of `values` as the Rust writer picks it: decimal when smaller than plain, then XOR when
  * smaller than that, then a dictionary (at most n/2 + 16 distinct values by bits) when smaller still. */
-function planFloats(values: readonly Float[], f32: boolean): FloatPlan {
+function planFloats(values: Floats, f32: boolean): FloatPlan {
   const n = values.length, w = f32 ? 4 : 8;
   const dec = decimalColumn(values, f32);
   const p: FloatPlan = { kind: dec ? 0x11 : 0x10, size: dec ? dec.size : 1 + n * w, values, dec, distinct: null, inner: null, innerSize: 0, ids: null, mIds: null };
-  if (n) { const x = xorSize(values as number[], f32); if (x < p.size) { p.kind = 0x13; p.size = x; } }
+  if (n) { const x = xorSize(values as ArrayLike<number>, f32); if (x < p.size) { p.kind = 0x13; p.size = x; } }
   const limit = Math.floor(n / 2) + 16;
-  let found = floatDictionary(values as number[], f32, limit);
+  let found = floatDictionary(values as ArrayLike<number>, f32, limit);
   if (found === null) return p;
   if (found === undefined) { // an XbfNaN in the column: its bits key a Map
     const index = new Map<number | string, number>(), distinct: Float[] = [], ids: number[] = [];
@@ -436,7 +438,7 @@ let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Ui
  * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
  * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
  * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
-function floatDictionary(values: number[], f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
+function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
   const n = values.length;
   let cap = 16; // sized by the column: a short one clears few slots
   while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
@@ -497,6 +499,29 @@ function quantize(values: number[], t: number, e: number, f32: boolean): number[
   }
   return out;
 }
+/** The values copied for planFloats, kept across calls (grown up to 65,536 values; a longer column's copy is its
+ * own). */
+let COPY = new Float64Array(1024);
+/** The numbers of a column copied into a Float64Array (COPY's first values, valid until the next call), or the
+ * values as given when one is not a number or is NaN (an XbfNaN's bits, a NaN's payload: kept as they are). Why:
+ * the planner reads each value four times or more (the exponent, the decimal integers, the XOR size, the
+ * dictionary), and the arrays it is given come in every elements kind (gathered columns, an option's present
+ * values, which share an array literal with every other kind of column): a megamorphic load each time, where a
+ * Float64Array's is one. */
+function copied(values: Floats): Floats {
+  const n = values.length;
+  let c = COPY;
+  if (n > c.length) {
+    c = new Float64Array(Math.max(n, 2 * c.length));
+    if (c.length <= 65536) COPY = c;
+  }
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (typeof v !== "number" || v !== v) return values;
+    c[i] = v;
+  }
+  return c.length === n ? c : c.subarray(0, n);
+}
 /** The column (length and payload) of the floats `values`, f32 or f64. With a tolerance set (SPEC 22.5.1), the
  * values rounded at the smallest exponent whose half unit is within it and at the next one, the smaller column
  * kept; exact when no exponent is fine enough. */
@@ -505,7 +530,7 @@ export function putFloatsColumn(out: Writer, values: readonly Float[], f32: bool
   const maxE = f32 ? 10 : 18;
   let e = -1;
   if (t !== undefined) for (let k = 0; k <= maxE; k++) if (0.5 / P10[k]! <= t) { e = k; break; }
-  if (e < 0) { putPlan(out, planFloats(values, f32), f32); return; }
+  if (e < 0) { putPlan(out, planFloats(copied(values), f32), f32); return; }
   let best = planFloats(quantize(values as number[], t!, e, f32), f32);
   if (e < maxE) { const next = planFloats(quantize(values as number[], t!, e + 1, f32), f32); if (next.size < best.size) best = next; }
   putPlan(out, best, f32);

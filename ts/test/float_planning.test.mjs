@@ -38,3 +38,32 @@ test("a decimal column's integers and exceptions are the rule's, whole numbers o
     assert.deepEqual({ zz: Array.from(d.zz), exc: d.exc }, r, `${vs} at ${e}`);
   }), { numRuns: 3000 });
 });
+
+// putFloatsColumn plans on a copy of the column's numbers (a Float64Array kept across columns, grown up to 65,536
+// values; a longer column's copy its own): columns longer than the kept copy, then shorter ones (which reuse it),
+// then one past 65,536, in one message each, are the Rust writer's bytes (when the CLI is there) and decode back.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encode, decode } from "../dist/index.js";
+
+test("float columns of every length around the kept copy's are the Rust writer's bytes", () => {
+  const cli = process.env.XBF_CLI && existsSync(process.env.XBF_CLI) ? process.env.XBF_CLI : null;
+  const dir = mkdtempSync(join(tmpdir(), "xbf-floats-"));
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  // Fractions only (both writers infer f64): decimals, repeats (a dictionary) and random doubles (plain or XOR).
+  const fraction = (x) => (Number.isInteger(x) ? x + 0.25 : x); // (JSON's 1 is an integer to Rust)
+  const column = (n, k) => Array.from({ length: n }, (_, i) => fraction(k === 0 ? Math.round(rnd() * 1e4) / 100 : k === 1 ? [0.5, 1.25, 7.75][i % 3] : rnd() + 0.001));
+  for (const [n, k] of [[1500, 0], [20, 2], [3000, 1], [16, 0], [70000, 2], [17, 1], [70000, 0]]) {
+    const v = column(n, k).map((x, i, xs) => ({ x, y: xs[(i * 7) % n] }));
+    const bytes = encode(v, { layout: "columns" });
+    assert.deepStrictEqual(decode(bytes), v, `${n} values of kind ${k}`);
+    if (!cli || n > 5000) continue; // (the long ones: decoded only, to keep the test quick)
+    const inFile = join(dir, `f${n}-${k}.json`), outFile = join(dir, `f${n}-${k}.xbf`);
+    writeFileSync(inFile, JSON.stringify(v));
+    execFileSync(cli, ["from-json", inFile, "--layout", "columns", "-o", outFile]);
+    assert.deepStrictEqual(Buffer.from(bytes), readFileSync(outFile), `${n} values of kind ${k}`);
+  }
+});
