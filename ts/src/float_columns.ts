@@ -499,29 +499,6 @@ function quantize(values: number[], t: number, e: number, f32: boolean): number[
   }
   return out;
 }
-/** The values copied for planFloats, kept across calls (grown up to 65,536 values; a longer column's copy is its
- * own). */
-let COPY = new Float64Array(1024);
-/** The numbers of a column copied into a Float64Array (COPY's first values, valid until the next call), or the
- * values as given when one is not a number or is NaN (an XbfNaN's bits, a NaN's payload: kept as they are). Why:
- * the planner reads each value four times or more (the exponent, the decimal integers, the XOR size, the
- * dictionary), and the arrays it is given come in every elements kind (gathered columns, an option's present
- * values, which share an array literal with every other kind of column): a megamorphic load each time, where a
- * Float64Array's is one. */
-function copied(values: Floats): Floats {
-  const n = values.length;
-  let c = COPY;
-  if (n > c.length) {
-    c = new Float64Array(Math.max(n, 2 * c.length));
-    if (c.length <= 65536) COPY = c;
-  }
-  for (let i = 0; i < n; i++) {
-    const v = values[i];
-    if (typeof v !== "number" || v !== v) return values;
-    c[i] = v;
-  }
-  return c.length === n ? c : c.subarray(0, n);
-}
 /** The column (length and payload) of the floats `values`, f32 or f64. With a tolerance set (SPEC 22.5.1), the
  * values rounded at the smallest exponent whose half unit is within it and at the next one, the smaller column
  * kept; exact when no exponent is fine enough. */
@@ -530,7 +507,7 @@ export function putFloatsColumn(out: Writer, values: readonly Float[], f32: bool
   const maxE = f32 ? 10 : 18;
   let e = -1;
   if (t !== undefined) for (let k = 0; k <= maxE; k++) if (0.5 / P10[k]! <= t) { e = k; break; }
-  if (e < 0) { putPlan(out, planFloats(copied(values), f32), f32); return; }
+  if (e < 0) { putPlan(out, planFloats(values, f32), f32); return; }
   let best = planFloats(quantize(values as number[], t!, e, f32), f32);
   if (e < maxE) { const next = planFloats(quantize(values as number[], t!, e + 1, f32), f32); if (next.size < best.size) best = next; }
   putPlan(out, best, f32);

@@ -39,16 +39,16 @@ test("a decimal column's integers and exceptions are the rule's, whole numbers o
   }), { numRuns: 3000 });
 });
 
-// putFloatsColumn plans on a copy of the column's numbers (a Float64Array kept across columns, grown up to 65,536
-// values; a longer column's copy its own): columns longer than the kept copy, then shorter ones (which reuse it),
-// then one past 65,536, in one message each, are the Rust writer's bytes (when the CLI is there) and decode back.
+// Float columns of many lengths in turn (the planner's tables kept across columns: the dictionary's hash table, the
+// exponent's histogram), up to one past 65,536 values, in one message each, are the Rust writer's bytes (when the
+// CLI is there) and decode back.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encode, decode } from "../dist/index.js";
 
-test("float columns of every length around the kept copy's are the Rust writer's bytes", () => {
+test("float columns of many lengths in turn are the Rust writer's bytes", () => {
   const cli = process.env.XBF_CLI && existsSync(process.env.XBF_CLI) ? process.env.XBF_CLI : null;
   const dir = mkdtempSync(join(tmpdir(), "xbf-floats-"));
   let seed = 7;
