@@ -7,7 +7,7 @@ import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
 import { Measured, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, sizedArray, varLen } from "./int_columns.js";
 
-/** A float column's values: a JS array as given, or putFloatsColumn's copy of its numbers. */
+/** A float column's values. */
 type Floats = ArrayLike<Float>;
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);

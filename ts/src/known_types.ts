@@ -86,21 +86,13 @@ function sameMembers(a: Member[], b: Member[]): boolean {
 function copy(t: XbfType, nodes: { left: number }): XbfType {
   nodes.left--;
   switch (t.kind) {
-    case "vec": return node("vec", copy(t.element, nodes), undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined);
-    case "option": return node("option", undefined, copy(t.inner, nodes), undefined, undefined, undefined, undefined, undefined, undefined, undefined);
-    case "array": return node("array", copy(t.element, nodes), undefined, t.len, undefined, undefined, undefined, undefined, undefined, undefined);
-    case "map": return node("map", undefined, undefined, undefined, copy(t.key, nodes), copy(t.value, nodes), undefined, undefined, undefined, undefined);
-    case "tuple": return node("tuple", undefined, undefined, undefined, undefined, undefined, t.elements.map((e) => copy(e, nodes)), undefined, undefined, undefined);
-    case "struct": return node("struct", undefined, undefined, undefined, undefined, undefined, undefined, t.name, t.fields.map((f) => ({ name: f.name, type: copy(f.type, nodes) })), undefined);
-    case "enum": return node("enum", undefined, undefined, undefined, undefined, undefined, undefined, t.name, undefined, t.variants.map((f) => ({ name: f.name, type: copy(f.type, nodes) })));
-    default: return node(t.kind, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined);
+    case "vec": return { kind: "vec", element: copy(t.element, nodes) };
+    case "option": return { kind: "option", inner: copy(t.inner, nodes) };
+    case "array": return { kind: "array", len: t.len, element: copy(t.element, nodes) };
+    case "map": return { kind: "map", key: copy(t.key, nodes), value: copy(t.value, nodes) };
+    case "tuple": return { kind: "tuple", elements: t.elements.map((e) => copy(e, nodes)) };
+    case "struct": return { kind: "struct", name: t.name, fields: t.fields.map((f) => ({ name: f.name, type: copy(f.type, nodes) })) };
+    case "enum": return { kind: "enum", name: t.name, variants: t.variants.map((f) => ({ name: f.name, type: copy(f.type, nodes) })) };
+    default: return { kind: t.kind };
   }
-}
-/** A node of a kept copy. Every node has every property a node of some kind has (those of other kinds undefined), in
- * one order, made here: all nodes share one hidden class, so that the writers' loads of `kind`, `element`,
- * `fields`, ... stay monomorphic whatever kinds of types a process encodes (with a shape per kind, a process that
- * meets options, enums and maps besides structs and vecs makes them megamorphic, a stub call each). Nothing reads a
- * node by the presence of a property (they are read by `kind`). */
-function node(kind: string, element: unknown, inner: unknown, len: unknown, key: unknown, value: unknown, elements: unknown, name: unknown, fields: unknown, variants: unknown): XbfType {
-  return { kind, element, inner, len, key, value, elements, name, fields, variants } as unknown as XbfType;
 }
