@@ -9,7 +9,7 @@ import { Writer } from "./varint.js";
 import { BAIL, canGenerate, generate } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
-import { measureFlags, putIntsColumn, sizedArray, varLen } from "./int_columns.js";
+import { measureFlags, putIntsColumn, putSmallInts, sizedArray, varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -331,22 +331,29 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       const [bits, signed] = INT_INFO[t.kind]!;
       const lo = bits <= 32 ? (signed ? -(2 ** (bits - 1)) : 0) : signed ? -(2 ** 50) : 0;
       const hi = bits <= 32 ? (signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1) : signed ? 2 ** 50 : Number.MAX_SAFE_INTEGER;
-      // (Unsigned values are their own column values, checked: no copy.)
-      const zs: number[] | null = signed ? sizedArray(vs.length) : null;
+      // The column values (zigzag forms, or unsigned values as they are) copied into an array of sizedArray's: the
+      // gathered arrays come in every elements kind (an option's present values share one array literal with every
+      // other kind of column, so hold objects' kind), and the measure and the packer, which read each value again,
+      // then see the few kinds sizedArray makes instead of a megamorphic load a value.
+      const zs: number[] = sizedArray(vs.length);
       const fixed = INT_INFO[t.kind]![2];
-      let wide = false, rows = 0;
+      let wide = false, rows = 0, zmax = 0;
       for (let i = 0; i < vs.length; i++) {
         const v = vs[i];
         if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi) bail();
         if (v > 1125899906842624) wide = true; // 2^50
         const z = signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v;
-        if (zs) zs[i] = z;
+        zs[i] = z;
+        if (z > zmax) zmax = z;
         rows += z < 128 ? 1 : z < 16384 ? 2 : 3; // its varint's length, or less (at most 3 counted)
-        if (z >= 2097152) boundShort = true;
       }
+      if (zmax >= 2097152) boundShort = true;
       rowsBound += fixed ? fixed * vs.length : rows;
       if (wide) columnsOf(t.kind, vs, out);
-      else putIntsColumn(out, zs ?? (vs as number[]));
+      // Checked whole numbers, not negative: below 2^51 they go to the number path without a second check; 2^51 itself
+      // (2^50's zigzag form) goes through putIntsColumn's own choice, as before.
+      else if (zmax < 2251799813685248) putSmallInts(out, zs);
+      else putIntsColumn(out, zs);
     }
   }
 }

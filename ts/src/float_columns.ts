@@ -7,6 +7,8 @@ import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
 import { Measured, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, sizedArray, varLen } from "./int_columns.js";
 
+/** A float column's values. */
+type Floats = ArrayLike<Float>;
 const scratchF = new Float64Array(1), scratchF32 = new Float32Array(scratchF.buffer, 0, 1);
 const scratchB = new Uint8Array(scratchF.buffer), scratchU = new Uint32Array(scratchF.buffer), scratchBig = new BigUint64Array(scratchF.buffer);
 const f64Bits = (x: number) => { scratchF[0] = x; return scratchBig[0]!; };
@@ -36,7 +38,7 @@ function sameBits(a: number, b: number, f32: boolean): boolean {
 }
 /** Appends the raw bytes of `values[i]` for each i of `at` (all of them when null): an XbfNaN's bits go
  * through the 64-bit scratch word as they are (its low 4 bytes for an f32). */
-function putRaw(out: Writer, values: readonly Float[], at: readonly number[] | null, f32: boolean): void {
+function putRaw(out: Writer, values: Floats, at: readonly number[] | null, f32: boolean): void {
   const k = at ? at.length : values.length, w = f32 ? 4 : 8;
   out.ensure(k * w);
   const b = out.buf;
@@ -57,14 +59,22 @@ function putRaw(out: Writer, values: readonly Float[], at: readonly number[] | n
  * (the bigint path writes it first). */
 interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null; mExc: Measured | null; size: number; bytes: number[] | null }
 /** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
- * else an exception (0 in the integers, its raw bits after them). */
-function planDecimal(values: readonly Float[], e: number, f32: boolean, limit: number): Decimal | null {
+ * else an exception (0 in the integers, its raw bits after them). Exported for the tests. */
+export function planDecimal(values: Floats, e: number, f32: boolean, limit: number): Decimal | null {
   const n = values.length, zz = sizedArray(n), exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
   for (let i = 0; i < n; i++) {
     const v = values[i] as number; // an XbfNaN: NaN, an exception
+    const x = v * p;
+    // A whole number (+0 too, not -0) whose product stays under the cap: the product is exact (the cap is below 2^53),
+    // so it is the scaled integer and gives v back (an f32 one too: below 2^24); no rounding, no division.
+    if (v === Math.floor(v) && x < cap && x > -cap && (x !== 0 || 1 / v > 0)) {
+      zz[i] = x >= 0 ? 2 * x : -2 * x - 1;
+      if (x >= 562949953421312 || x <= -562949953421312) big = true;
+      continue;
+    }
     // scaled() and sameBits() inline: n ÷ 10^e is never NaN, so the same bits are equal values of the same sign.
-    const x = v * p, a = Math.round(x < 0 ? -x : x);
+    const a = Math.round(x < 0 ? -x : x);
     if (a < cap) { // not NaN nor an infinity either
       const m = a === 0 ? 0 : x < 0 ? -a : a, q = f32 ? f32Round(m / p) : m / p;
       if (q === v && (q !== 0 || Object.is(q, v))) {
@@ -121,7 +131,7 @@ export function bigIntsLowerBound(zz: readonly number[]): number {
   return Math.min(vsize, fsize, dsize, rsize);
 }
 /** The decimal column's bytes where some scaled integer passes 2^49 (bigint zigzag). */
-function decimalBig(values: readonly Float[], e: number, f32: boolean): number[] {
+function decimalBig(values: Floats, e: number, f32: boolean): number[] {
   const ints: bigint[] = [], exc: number[] = [];
   for (let i = 0; i < values.length; i++) {
     const v = values[i] as number;
@@ -142,7 +152,7 @@ function decimalBig(values: readonly Float[], e: number, f32: boolean): number[]
   }
   return out;
 }
-function putDecimal(out: Writer, d: Decimal, values: readonly Float[], f32: boolean): void {
+function putDecimal(out: Writer, d: Decimal, values: Floats, f32: boolean): void {
   const at = out.len;
   if (d.bytes) { out.bytes(Uint8Array.from(d.bytes)); return; }
   out.u8(0x11); out.u8(d.e);
@@ -152,7 +162,7 @@ function putDecimal(out: Writer, d: Decimal, values: readonly Float[], f32: bool
   if (out.len - at !== d.size) throw new Error(`decimal column sized ${d.size} but ${out.len - at} written`); // a bug, never input
 }
 /** The decimal column of `values` when it is smaller than the plain one (1 + n × width bytes), else null. */
-function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
+function decimalColumn(values: Floats, f32: boolean): Decimal | null {
   const e = exponent(values, f32);
   if (e < 0) return null;
   const plain = 1 + values.length * (f32 ? 4 : 8), d = planDecimal(values, e, f32, plain);
@@ -163,13 +173,13 @@ function decimalColumn(values: readonly Float[], f32: boolean): Decimal | null {
  * one: chosen on a sample of at most 256 values: each sampled value's least exponent that holds it exactly
  * (counted up from 0), then the least exponent that leaves the fewest of them as exceptions; -1 when more than
  * half of the sample are exceptions at every exponent. */
-export function exponent(values: readonly Float[], f32: boolean): number {
+export function exponent(values: Floats, f32: boolean): number {
   if (!values.length) return -1;
   const maxE = f32 ? 10 : 18;
   const step = Math.max(1, Math.floor(values.length / 256));
   // hist[e]: sampled values whose least exact exponent is e; `never`: none holds them (or too large).
   const hist = HIST;
-  hist.fill(0);
+  for (let e = 0; e < 19; e++) hist[e] = 0; // (not fill: a call into the runtime's C++, per column)
   // More than half of all the samples held by no exponent: the answer is already -1 (random doubles stop here).
   const half = Math.ceil(values.length / step) / 2;
   // maxHeld: the largest least exponent of the f64 values sampled so far (-1 before any is held). The answer
@@ -181,9 +191,12 @@ export function exponent(values: readonly Float[], f32: boolean): number {
     sampled++;
     let e = 0;
     if (!f32) {
-      // leastExponentOver64's first test inline (most values of a decimal column pass it): held at q.
-      const q = maxHeld < 0 ? 0 : maxHeld, av = v < 0 ? -v : v, ax = av * P10F[q]!, a = Math.round(ax), d = ax - a, tol = ax * 4.440892098500626e-16;
-      if (a < 9.0e15 && a !== 0 && d <= tol && -d <= tol && (v < 0 ? -a : a) / P10F[q]! === v) { e = q; if (q > maxHeld) maxHeld = q; }
+      // leastExponentOver64's first test inline (most values of a decimal column pass it): held at q. A whole number
+      // (+0 too, not -0) is held at every exponent where its product stays under the cap (exact products): no
+      // rounding, no division (the test below gives the same answer for it).
+      const q = maxHeld < 0 ? 0 : maxHeld, av = v < 0 ? -v : v, ax = av * P10F[q]!;
+      if (v === Math.floor(v) && (v !== 0 ? ax < 9.0e15 : 1 / v > 0)) { e = q; if (q > maxHeld) maxHeld = q; }
+      else if (isHeldAt(v, ax, q)) { e = q; if (q > maxHeld) maxHeld = q; }
       else { e = leastExponentOver64(v, maxHeld); if (e <= maxE && e > maxHeld) maxHeld = e; }
     }
     else for (; e <= maxE; e++) {
@@ -210,6 +223,11 @@ export function exponent(values: readonly Float[], f32: boolean): number {
 }
 const HIST = new Array<number>(19).fill(0);
 const P10F = Float64Array.from(P10);
+/** exponent()'s first test for an f64 value v at q, its product |v| × 10^q being ax. */
+function isHeldAt(v: number, ax: number, q: number): boolean {
+  const a = Math.round(ax), d = ax - a, tol = ax * 4.440892098500626e-16;
+  return a < 9.0e15 && a !== 0 && d <= tol && -d <= tol && (v < 0 ? -a : a) / P10F[q]! === v;
+}
 /** exponent()'s loop for one f64 value (an XbfNaN: NaN): the least e that holds it exactly, 19 when none does;
  * the same answer as testing each e up from 0 (heldAt64), found with fewer tests. Why the jump is exact: let v
  * (not 0, |v| a normal double) be held at E, i.e. |v| = fl(a / 10^E) with a an integer, so |v| is within
@@ -272,7 +290,7 @@ function leastExponentFrom64(v: number, av: number, from: number): number {
 
 /** The bytes of the XOR encoding of `values` (at least one), as the Rust writer chooses its fields (SPEC
  * 22.2.1), without writing it: on 32-bit words. */
-export function xorSize(values: number[], f32: boolean): number {
+export function xorSize(values: ArrayLike<number>, f32: boolean): number {
   const width = f32 ? 32 : 64, field = f32 ? 5 : 6;
   let bits = 0, wl = -1, wlen = 0;
   const word = (v: Float) => {
@@ -304,7 +322,7 @@ export function xorEncode(values: number[], f32: boolean): number[] {
 /** Appends the XOR encoding of `values` (at least one), `room` bytes at most (xorSize's): the fields found as
  * xorSize finds them, on 32-bit words (no BigInt per value); the bits go out least significant first, at most 16
  * at a time, straight into the writer's buffer. */
-function putXor(out: Writer, values: readonly Float[], f32: boolean, room: number): void {
+function putXor(out: Writer, values: Floats, f32: boolean, room: number): void {
   out.ensure(room + 8);
   out.u8(0x13);
   putRaw(out, values, FIRST, f32);
@@ -360,20 +378,20 @@ const FIRST = [0];
 /** A float column sized: its kind (0x10 plain, 0x11 decimal, 0x12 dictionary, 0x13 XOR), its payload's size,
  * and what writing it needs. */
 interface FloatPlan {
-  kind: number; size: number; values: readonly Float[];
+  kind: number; size: number; values: Floats;
   dec: Decimal | null;
   /** A dictionary: its distinct values, their column (decimal, or plain when null), and each value's index. */
   distinct: Float[] | null; inner: Decimal | null; innerSize: number; ids: number[] | null; mIds: Measured | null;
 }
 /** The smallest encoding of `values` as the Rust writer picks it: decimal when smaller than plain, then XOR when
  * smaller than that, then a dictionary (at most n/2 + 16 distinct values by bits) when smaller still. */
-function planFloats(values: readonly Float[], f32: boolean): FloatPlan {
+function planFloats(values: Floats, f32: boolean): FloatPlan {
   const n = values.length, w = f32 ? 4 : 8;
   const dec = decimalColumn(values, f32);
   const p: FloatPlan = { kind: dec ? 0x11 : 0x10, size: dec ? dec.size : 1 + n * w, values, dec, distinct: null, inner: null, innerSize: 0, ids: null, mIds: null };
-  if (n) { const x = xorSize(values as number[], f32); if (x < p.size) { p.kind = 0x13; p.size = x; } }
+  if (n) { const x = xorSize(values as ArrayLike<number>, f32); if (x < p.size) { p.kind = 0x13; p.size = x; } }
   const limit = Math.floor(n / 2) + 16;
-  let found = floatDictionary(values as number[], f32, limit);
+  let found = floatDictionary(values as ArrayLike<number>, f32, limit);
   if (found === null) return p;
   if (found === undefined) { // an XbfNaN in the column: its bits key a Map
     const index = new Map<number | string, number>(), distinct: Float[] = [], ids: number[] = [];
@@ -420,7 +438,7 @@ let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Ui
  * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
  * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
  * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
-function floatDictionary(values: number[], f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
+function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
   const n = values.length;
   let cap = 16; // sized by the column: a short one clears few slots
   while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;

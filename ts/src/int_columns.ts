@@ -311,6 +311,12 @@ export function putIntsColumn(out: Writer, values: readonly (bigint | number)[],
   measureN(values as number[]);
   putMeasured(out, { values: values as number[], best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth }, prefixed);
 }
+/** putIntsColumn(out, values) for values the caller has checked to be numbers in [0, 2^51) (the integer column
+ * writer's, which checks each as it zigzags it): no pass to check them again. */
+export function putSmallInts(out: Writer, values: readonly number[]): void {
+  measureN(values as number[]);
+  putMeasured(out, { values, best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth }, true);
+}
 /** Writes x (a non-negative integer below 2^53) as a varint into b at p; returns the position after it. Above
  * 2^31 by division (no floating-point remainder, which V8 calls out for); below it by bit operations. */
 function varInto(b: Uint8Array, p: number, x: number): number {
@@ -325,10 +331,13 @@ function varInto(b: Uint8Array, p: number, x: number): number {
 function packInto(b: Uint8Array, p: number, xs: readonly number[], from: number, n: number, w: number, base: number, delta: boolean): number {
   if (w === 0) return p;
   let acc = 0, filled = 0;
+  // (The value before, for the differences, carried: one load a value.)
+  let prev = delta ? xs[from - 1]! : 0;
   if (w <= 24) {
     for (let i = from; i < n; i++) {
       let v: number;
-      if (delta) { const d = xs[i]! - xs[i - 1]!; v = (d >= 0 ? 2 * d : -2 * d - 1) - base; } else v = xs[i]! - base;
+      const x = xs[i]!;
+      if (delta) { const d = x - prev; prev = x; v = (d >= 0 ? 2 * d : -2 * d - 1) - base; } else v = x - base;
       acc |= v << filled;
       filled += w;
       while (filled >= 8) { b[p++] = acc & 255; acc >>>= 8; filled -= 8; }
@@ -336,7 +345,8 @@ function packInto(b: Uint8Array, p: number, xs: readonly number[], from: number,
   } else {
     for (let i = from; i < n; i++) {
       let v: number, k = w;
-      if (delta) { const d = xs[i]! - xs[i - 1]!; v = (d >= 0 ? 2 * d : -2 * d - 1) - base; } else v = xs[i]! - base;
+      const x = xs[i]!;
+      if (delta) { const d = x - prev; prev = x; v = (d >= 0 ? 2 * d : -2 * d - 1) - base; } else v = x - base;
       while (k > 0) {
         const take = k < 24 ? k : 24;
         const hi = take === k ? 0 : Math.floor(v / 16777216);

@@ -339,8 +339,9 @@ function normalizeRest(t: XbfType, v: unknown): unknown {
 interface Shape {
   nulls: number;
   values: number;
-  kinds: Set<string>;
-  /** The kind added last: a place usually holds one kind, and the Set is not touched again for it. */
+  /** The kinds seen (kindOf's names), as bits (kindBit): no Set per place. */
+  kinds: number;
+  /** The kind added last: a place usually holds one kind, and its bit is not looked up again for it. */
   lastKind: string;
   /** Whether kinds holds both "int" and "float": a number then changes nothing but the count (resolve makes the
    * place f64 or any whatever the range), so numbers skip everything else. */
@@ -349,9 +350,12 @@ interface Shape {
   /** Integers given as numbers: their count, least and greatest (kept apart from bigints, combined in resolve). */
   nints: number; nmin: number; nmax: number; nbigs: number; firstInt: boolean;
   elems?: Shape;
-  /** Objects (SPEC 19.1): the keys in order of first appearance, with their shapes and counts (by slot); `next[a]`
-   * holds b for each object where key b follows key a; `last` the slots of the last object, in its order. */
-  keys?: string[]; keyIndex?: Map<string, number>; keyShapes?: Shape[]; keyCounts?: number[]; next?: Set<number>[];
+  /** Objects (SPEC 19.1): the keys in order of first appearance, with their shapes and counts (by slot); the key
+   * graph's edges a → b (key b follows key a in some object) as `next[a]`, the first b seen after a (-1: none yet),
+   * and `more`, the other b after a where there are any (made only then: most keys have one successor, and a Set per
+   * key cost as much as the key's shape); `last` the slots of the last object, in its order. */
+  keys?: string[]; keyIndex?: Map<string, number>; keyShapes?: Shape[]; keyCounts?: number[]; next?: number[];
+  more?: Map<number, Set<number>>;
   last?: number[]; objects: number; totalKeys: number;
   /** Objects added with the keys of `last` whose keys are not counted yet: counted (flushSame) when `last` changes or
    * the counts are read, one step a record instead of one a key. */
@@ -366,8 +370,8 @@ interface Shape {
 }
 // Every field present from the start: all shapes share one hidden class, so that `add` stays monomorphic.
 const newShape = (): Shape => ({
-  nulls: 0, values: 0, kinds: new Set(), lastKind: "", mixedNum: false, min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
-  elems: undefined, keys: undefined, keyIndex: undefined, keyShapes: undefined, keyCounts: undefined, next: undefined, last: undefined,
+  nulls: 0, values: 0, kinds: 0, lastKind: "", mixedNum: false, min: 0n, max: 0n, allSafe: true, nints: 0, nmin: 0, nmax: 0, nbigs: 0, firstInt: false,
+  elems: undefined, keys: undefined, keyIndex: undefined, keyShapes: undefined, keyCounts: undefined, next: undefined, more: undefined, last: undefined,
   objects: 0, totalKeys: 0, pending: 0, mapKeys: undefined, mapValues: undefined, lastShapes: undefined, lastHits: 0, lastAdd: undefined,
   recent: undefined, cur: undefined,
 });
@@ -386,6 +390,35 @@ function intRange(s: Shape): [bigint, bigint] {
   min ??= 0n; max ??= 0n;
   if (!s.firstInt) { if (min > 0n) min = 0n; if (max < 0n) max = 0n; }
   return [min, max];
+}
+/** Each kind's bit in Shape.kinds. */
+const INT = 2, FLOAT = 4;
+function kindBit(k: string): number {
+  switch (k) {
+    case "bool": return 1;
+    case "int": return INT;
+    case "float": return FLOAT;
+    case "string": return 8;
+    case "bytes": return 16;
+    case "date": return 32;
+    case "timestamp": return 64;
+    case "array": return 128;
+    case "map": return 256;
+    case "object": return 512;
+    default: return 1024; // "other"
+  }
+}
+/** The kind of each bit, in the order of the bits. */
+const KIND_NAMES = ["bool", "int", "float", "string", "bytes", "date", "timestamp", "array", "map", "object", "other"];
+/** Records edge a → b of an object place's key graph. */
+function addEdge(s: Shape, a: number, b: number): void {
+  const next = s.next!, x = next[a]!;
+  if (x === b) return;
+  if (x < 0) { next[a] = b; return; }
+  const more = (s.more ??= new Map());
+  let set = more.get(a);
+  if (set === undefined) { set = new Set(); more.set(a, set); }
+  set.add(b);
 }
 function kindOf(v: unknown): string {
   if (typeof v === "boolean") return "bool";
@@ -409,7 +442,7 @@ function add(s: Shape, v: unknown, depth: number): void {
   if (v === null || v === undefined) { s.nulls++; return; }
   s.values++;
   // The usual places first: a string, or a number of the kind the place held last (no Set, no kindOf).
-  if (typeof v === "string") { if (s.lastKind !== "string") { s.kinds.add("string"); s.lastKind = "string"; } return; }
+  if (typeof v === "string") { if (s.lastKind !== "string") { s.kinds |= 8; s.lastKind = "string"; } return; }
   if (typeof v === "number" && s.lastKind !== "") {
     if (s.mixedNum) return;
     if (s.lastKind === "float") { if (!Number.isSafeInteger(v) || Object.is(v, -0)) return; }
@@ -422,8 +455,8 @@ function add(s: Shape, v: unknown, depth: number): void {
   }
   const k = kindOf(v);
   if (k !== s.lastKind) {
-    s.kinds.add(k); s.lastKind = k;
-    if (s.kinds.has("int") && s.kinds.has("float")) s.mixedNum = true;
+    s.kinds |= kindBit(k); s.lastKind = k;
+    if ((s.kinds & (INT | FLOAT)) === (INT | FLOAT)) s.mixedNum = true;
   }
   if (k === "int") {
     if (s.values === 1) s.firstInt = true;
@@ -467,9 +500,9 @@ function add(s: Shape, v: unknown, depth: number): void {
       let j = index.get(key);
       if (j === undefined) {
         j = keys.length;
-        keys.push(key); index.set(key, j); shapes.push(newShape()); counts.push(0); next.push(new Set());
+        keys.push(key); index.set(key, j); shapes.push(newShape()); counts.push(0); next.push(-1);
       }
-      if (slots.length > 0) next[slots[slots.length - 1]!]!.add(j);
+      if (slots.length > 0) addEdge(s, slots[slots.length - 1]!, j);
       slots.push(j);
       counts[j]!++;
       add(shapes[j]!, x, depth + 1);
@@ -550,8 +583,27 @@ type AddRecord = (o: Record<string, unknown>, own: string[] | undefined, shapes:
 /** The AddRecord for the keys of slots `last` (fast.ts's cache of generated code); null where code may not be
  * generated (a page's CSP), for a key `__proto__`, or for very wide objects. */
 function recordAdder(keys: string[], last: number[]): AddRecord | null {
+  const n = last.length;
+  if (n === 0 || n > 64 || !canGenerate()) return null;
+  // The adders made lately, found by comparing the keys (mostly the same strings: one === each): the code cache's
+  // id, every key joined and hashed, cost more than the comparison on every call that infers records of these keys.
+  for (let r = 0; r < ADDERS.length; r++) {
+    const a = ADDERS[r]!, ak = a.keys;
+    if (ak.length !== n) continue;
+    let i = 0;
+    while (i < n && ak[i] === keys[last[i]!]) i++;
+    if (i === n) return a.add;
+  }
   const ks = last.map((j) => keys[j]!);
-  if (ks.length === 0 || ks.length > 64 || ks.includes("__proto__") || !canGenerate()) return null;
+  if (ks.includes("__proto__")) return null;
+  const add = makeAdder(ks);
+  if (ADDERS.unshift({ keys: ks, add }) > RECENT_ADDERS) ADDERS.pop();
+  return add;
+}
+/** The adders recordAdder made lately (most recent first), RECENT_ADDERS at most. */
+const RECENT_ADDERS = 16;
+const ADDERS: { keys: string[]; add: AddRecord }[] = [];
+function makeAdder(ks: string[]): AddRecord {
   return generate("infer", ks, () => {
     const names = ks.map((k) => JSON.stringify(k));
     const test = names.map((k, i) => `k[${i}] !== ${k}`).join(" || ");
@@ -586,8 +638,8 @@ function mergeShape(into: Shape, from: Shape): void {
   flushSame(into); flushSame(from);
   if (into.values === 0) into.firstInt = from.firstInt;
   into.nulls += from.nulls; into.values += from.values;
-  for (const k of from.kinds) into.kinds.add(k);
-  into.mixedNum = into.kinds.has("int") && into.kinds.has("float");
+  into.kinds |= from.kinds;
+  into.mixedNum = (into.kinds & (INT | FLOAT)) === (INT | FLOAT);
   if (from.nints > 0) {
     if (into.nints === 0 || from.nmin < into.nmin) into.nmin = from.nmin;
     if (into.nints === 0 || from.nmax > into.nmax) into.nmax = from.nmax;
@@ -609,13 +661,14 @@ function mergeShape(into: Shape, from: Shape): void {
       let j = index.get(key);
       if (j === undefined) {
         j = keys.length;
-        keys.push(key); index.set(key, j); shapes.push(newShape()); counts.push(0); next.push(new Set());
+        keys.push(key); index.set(key, j); shapes.push(newShape()); counts.push(0); next.push(-1);
       }
       mergeShape(shapes[j]!, from.keyShapes![i]!);
       counts[j]! += from.keyCounts![i]!;
       return j;
     });
-    from.next!.forEach((set, a) => { for (const b of set) next[slot[a]!]!.add(slot[b]!); });
+    from.next!.forEach((b, a) => { if (b >= 0) addEdge(into, slot[a]!, slot[b]!); });
+    from.more?.forEach((set, a) => { for (const b of set) addEdge(into, slot[a]!, slot[b]!); });
     into.last = from.last?.map((j) => slot[j]!);
     into.recent = undefined; into.cur = undefined; // (their slots are from's)
   }
@@ -625,9 +678,10 @@ function mergeShape(into: Shape, from: Shape): void {
 /** The field order of SPEC 19.1: a topological order of the key graph, ties going to the key seen first;
  * undefined on a cycle (two objects put keys in opposite orders). */
 function keyOrder(s: Shape): number[] | undefined {
-  const n = s.keys!.length, next = s.next!;
+  const n = s.keys!.length, next = s.next!, more = s.more;
   const indegree = new Array<number>(n).fill(0);
-  for (const set of next) for (const b of set) indegree[b]!++;
+  for (let a = 0; a < n; a++) { const b = next[a]!; if (b >= 0) indegree[b]!++; }
+  if (more !== undefined) for (const set of more.values()) for (const b of set) indegree[b]!++;
   // A binary min-heap of the keys whose predecessors are all placed.
   const heap: number[] = [];
   const push = (x: number) => {
@@ -655,7 +709,10 @@ function keyOrder(s: Shape): number[] | undefined {
   while (heap.length > 0) {
     const a = pop();
     order.push(a);
-    for (const b of next[a]!) if (--indegree[b]! === 0) push(b);
+    const b = next[a]!;
+    if (b >= 0 && --indegree[b]! === 0) push(b);
+    const set = more?.get(a);
+    if (set !== undefined) for (const c of set) if (--indegree[c]! === 0) push(c);
   }
   return order.length === n ? order : undefined;
 }
@@ -670,14 +727,14 @@ function intType(min: bigint, max: bigint): XbfType | undefined {
 }
 
 function resolve(s: Shape): XbfType {
-  let kinds = [...s.kinds];
+  let kinds = s.kinds;
   // JavaScript has one number type: integers and fractions at one place share f64.
-  if (kinds.includes("int") && kinds.includes("float") && s.allSafe) kinds = kinds.filter((k) => k !== "int");
+  if ((kinds & (INT | FLOAT)) === (INT | FLOAT) && s.allSafe) kinds &= ~INT;
   let t: XbfType;
-  if (kinds.length === 0) return { kind: "unit" };
-  if (kinds.length > 1) t = { kind: "any" };
+  if (kinds === 0) return { kind: "unit" };
+  if ((kinds & (kinds - 1)) !== 0) t = { kind: "any" };
   else {
-    switch (kinds[0]) {
+    switch (KIND_NAMES[31 - Math.clz32(kinds)]) {
       case "bool": t = { kind: "bool" }; break;
       case "int": { const [min, max] = intRange(s); t = intType(min, max) ?? { kind: "any" }; break; }
       case "float": t = { kind: "f64" }; break;
@@ -734,7 +791,7 @@ export function inferType(v: unknown): XbfType {
   const t = resolve(s);
   if (t.kind === "any" && !(v instanceof XbfAny)) {
     // A single value that no type holds (an integer past 256 bits, an XbfEnum without type, ...).
-    if (s.kinds.has("int")) throw mismatch(`integer ${v} passes 256 bits`);
+    if (s.kinds & INT) throw mismatch(`integer ${v} passes 256 bits`);
     throw mismatch(`cannot infer an XBF type for ${describe(v)}`);
   }
   if (v instanceof XbfAny) return { kind: "any" };
