@@ -9,7 +9,7 @@ import { Writer } from "./varint.js";
 import { BAIL, canGenerate, generate } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
-import { measureFlags, putIntsColumn, putSmallInts, sizedArray, varLen } from "./int_columns.js";
+import { S_INT_ZS, S_TAGS, measureFlags, putIntsColumn, putSmallInts, scratchArray, varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -249,7 +249,8 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       return;
     }
     case "option": {
-      const n = vs.length, present = sizedArray(n), inner: unknown[] = [];
+      // The tags in scratchArray's kept array: written before the values (which may take it again) are.
+      const n = vs.length, present = scratchArray(S_TAGS, n), inner: unknown[] = [];
       for (let i = 0; i < n; i++) {
         const v = vs[i];
         if (v === null || v === undefined) { present[i] = 0; continue; }
@@ -304,7 +305,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       for (let j = 0; j < m; j++) {
         const ft = types[j]!, xs = cols[j]!;
         if (optional[j]) {
-          const tags = sizedArray(xs.length), present: unknown[] = [];
+          const tags = scratchArray(S_TAGS, xs.length), present: unknown[] = [];
           for (let i = 0; i < xs.length; i++) {
             const x = xs[i];
             if (x === undefined) { tags[i] = 0; continue; }
@@ -334,8 +335,9 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       // The column values (zigzag forms, or unsigned values as they are) copied into an array of sizedArray's: the
       // gathered arrays come in every elements kind (an option's present values share one array literal with every
       // other kind of column, so hold objects' kind), and the measure and the packer, which read each value again,
-      // then see the few kinds sizedArray makes instead of a megamorphic load a value.
-      const zs: number[] = sizedArray(vs.length);
+      // then see the few kinds sizedArray makes instead of a megamorphic load a value. (scratchArray's kept array:
+      // written here and dropped before this returns.)
+      const zs: number[] = scratchArray(S_INT_ZS, vs.length);
       const fixed = INT_INFO[t.kind]![2];
       let wide = false, rows = 0, zmax = 0;
       for (let i = 0; i < vs.length; i++) {

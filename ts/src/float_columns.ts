@@ -5,7 +5,10 @@
 // of columnar.ts and fast_encode.ts.
 import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
-import { Measured, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, sizedArray, varLen } from "./int_columns.js";
+import {
+  Measured, S_DEC_INNER_ZZ, S_DEC_ZZ, S_FLOAT_IDS, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, scratchArray, sizedArray,
+  varLen,
+} from "./int_columns.js";
 
 /** A float column's values. */
 type Floats = ArrayLike<Float>;
@@ -59,9 +62,10 @@ function putRaw(out: Writer, values: Floats, at: readonly number[] | null, f32: 
  * (the bigint path writes it first). */
 interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null; mExc: Measured | null; size: number; bytes: number[] | null }
 /** The decimal column of `values` at exponent e: each value's scaled integer when it gives the value back exactly,
- * else an exception (0 in the integers, its raw bits after them). Exported for the tests. */
-export function planDecimal(values: Floats, e: number, f32: boolean, limit: number): Decimal | null {
-  const n = values.length, zz = sizedArray(n), exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
+ * else an exception (0 in the integers, its raw bits after them). Exported for the tests. `role`: scratchArray's
+ * role for the integers, or -1 for an array of their own (a plan that another one of the same role may outlive). */
+export function planDecimal(values: Floats, e: number, f32: boolean, limit: number, role = -1): Decimal | null {
+  const n = values.length, zz = role < 0 ? sizedArray(n) : scratchArray(role, n), exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
   for (let i = 0; i < n; i++) {
     const v = values[i] as number; // an XbfNaN: NaN, an exception
@@ -162,10 +166,10 @@ function putDecimal(out: Writer, d: Decimal, values: Floats, f32: boolean): void
   if (out.len - at !== d.size) throw new Error(`decimal column sized ${d.size} but ${out.len - at} written`); // a bug, never input
 }
 /** The decimal column of `values` when it is smaller than the plain one (1 + n × width bytes), else null. */
-function decimalColumn(values: Floats, f32: boolean): Decimal | null {
+function decimalColumn(values: Floats, f32: boolean, role: number): Decimal | null {
   const e = exponent(values, f32);
   if (e < 0) return null;
-  const plain = 1 + values.length * (f32 ? 4 : 8), d = planDecimal(values, e, f32, plain);
+  const plain = 1 + values.length * (f32 ? 4 : 8), d = planDecimal(values, e, f32, plain, role);
   return d && d.size < plain ? d : null;
 }
 
@@ -384,14 +388,16 @@ interface FloatPlan {
   distinct: Float[] | null; inner: Decimal | null; innerSize: number; ids: number[] | null; mIds: Measured | null;
 }
 /** The smallest encoding of `values` as the Rust writer picks it: decimal when smaller than plain, then XOR when
- * smaller than that, then a dictionary (at most n/2 + 16 distinct values by bits) when smaller still. */
-function planFloats(values: Floats, f32: boolean): FloatPlan {
+ * smaller than that, then a dictionary (at most n/2 + 16 distinct values by bits) when smaller still. `kept`: its
+ * arrays of numbers per value are scratchArray's (the plan is written before another column is planned); not when
+ * two plans are compared (a tolerance). */
+function planFloats(values: Floats, f32: boolean, kept: boolean): FloatPlan {
   const n = values.length, w = f32 ? 4 : 8;
-  const dec = decimalColumn(values, f32);
+  const dec = decimalColumn(values, f32, kept ? S_DEC_ZZ : -1);
   const p: FloatPlan = { kind: dec ? 0x11 : 0x10, size: dec ? dec.size : 1 + n * w, values, dec, distinct: null, inner: null, innerSize: 0, ids: null, mIds: null };
   if (n) { const x = xorSize(values as ArrayLike<number>, f32); if (x < p.size) { p.kind = 0x13; p.size = x; } }
   const limit = Math.floor(n / 2) + 16;
-  let found = floatDictionary(values as ArrayLike<number>, f32, limit);
+  let found = floatDictionary(values as ArrayLike<number>, f32, limit, kept);
   if (found === null) return p;
   if (found === undefined) { // an XbfNaN in the column: its bits key a Map
     const index = new Map<number | string, number>(), distinct: Float[] = [], ids: number[] = [];
@@ -406,7 +412,7 @@ function planFloats(values: Floats, f32: boolean): FloatPlan {
     found = { distinct: distinct as number[], ids };
   }
   const { distinct, ids } = found;
-  const inner = decimalColumn(distinct, f32), innerSize = inner ? inner.size : 1 + distinct.length * w;
+  const inner = decimalColumn(distinct, f32, kept ? S_DEC_INNER_ZZ : -1), innerSize = inner ? inner.size : 1 + distinct.length * w;
   const mIds = measureSmall(ids);
   const size = 1 + varLen(distinct.length) + varLen(innerSize) + innerSize + mIds.size;
   if (size < p.size) { p.kind = 0x12; p.size = size; p.distinct = distinct; p.inner = inner; p.innerSize = innerSize; p.ids = ids; p.mIds = mIds; }
@@ -438,7 +444,7 @@ let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Ui
  * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
  * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
  * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
-function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number): { distinct: number[]; ids: number[] } | null | undefined {
+function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number, kept: boolean): { distinct: number[]; ids: number[] } | null | undefined {
   const n = values.length;
   let cap = 16; // sized by the column: a short one clears few slots
   while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
@@ -448,7 +454,7 @@ function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number)
     slots = new Int32Array(cap); keyHi = new Uint32Array(cap >> 1); keyLo = new Uint32Array(cap >> 1);
     if (cap <= 1 << 16) { SLOTS = slots; KEY_HI = keyHi; KEY_LO = keyLo; }
   } else slots.fill(0, 0, cap);
-  const mask = cap - 1, distinct: number[] = [], ids = sizedArray(n);
+  const mask = cap - 1, distinct: number[] = [], ids = kept ? scratchArray(S_FLOAT_IDS, n) : sizedArray(n);
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (typeof v !== "number") return undefined;
@@ -507,8 +513,8 @@ export function putFloatsColumn(out: Writer, values: readonly Float[], f32: bool
   const maxE = f32 ? 10 : 18;
   let e = -1;
   if (t !== undefined) for (let k = 0; k <= maxE; k++) if (0.5 / P10[k]! <= t) { e = k; break; }
-  if (e < 0) { putPlan(out, planFloats(values, f32), f32); return; }
-  let best = planFloats(quantize(values as number[], t!, e, f32), f32);
-  if (e < maxE) { const next = planFloats(quantize(values as number[], t!, e + 1, f32), f32); if (next.size < best.size) best = next; }
+  if (e < 0) { putPlan(out, planFloats(values, f32, true), f32); return; }
+  let best = planFloats(quantize(values as number[], t!, e, f32), f32, false);
+  if (e < maxE) { const next = planFloats(quantize(values as number[], t!, e + 1, f32), f32, false); if (next.size < best.size) best = next; }
   putPlan(out, best, f32);
 }

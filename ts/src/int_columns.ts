@@ -291,6 +291,32 @@ export const mostlyDistinct = (i: number, id: number, n: number): boolean => n >
  * where tsenc5 had measured growing faster at 20,000); a longer one grows as it is filled. */
 export const sizedArray = <T = number>(n: number): T[] => (n <= 65536 ? new Array<T>(n) : []);
 
+/** The roles of scratchArray's kept arrays: the string writer's per-value numbers (string_columns.ts), a decimal
+ * float column's zigzag integers (its values', and its dictionary's distinct values'), a float dictionary's ids,
+ * an integer column's zigzag forms and an option's presence tags (fast_encode.ts). Each is used by one column at a
+ * time and is done with before another column takes it. */
+export const S_IDS = 0, S_VIEW_START = 1, S_VIEW_LEN = 2, S_VALUE_START = 3, S_VALUE_LEN = 4, S_SHARED = 5, S_REST = 6;
+export const S_DEC_ZZ = 7, S_DEC_INNER_ZZ = 8, S_FLOAT_IDS = 9, S_INT_ZS = 10, S_TAGS = 11;
+/** Writers' arrays of numbers per value, kept across columns and calls, one per role: a caller takes one only for
+ * numbers it fills by index and drops before the role is taken again, and never hands it out. An array of more than
+ * about 16,000 numbers is a large object to V8, on pages of its own mapped and faulted in at each allocation, which
+ * costs more than filling it (BENCHMARKS.md, tsenc14). A kept array is reused at length n while n is at least half
+ * the length it was made with (V8 then keeps its store rather than trimming it); from 4,096 to 65,536 values
+ * (sizedArray's bound), else a new one each time. */
+const POOL: number[][] = [], POOL_SIZE: number[] = [];
+let keep = true;
+/** Whether scratchArray keeps its arrays (for tests: false gives a new array each time, the path to compare with).
+ * Not part of the package's interface. */
+export function setScratchKept(on: boolean): void { keep = on; POOL.length = 0; POOL_SIZE.length = 0; }
+export function scratchArray(role: number, n: number): number[] {
+  if (n < 4096 || n > 65536 || !keep) return sizedArray(n);
+  const a = POOL[role], size = POOL_SIZE[role] ?? 0;
+  if (a !== undefined && n <= size && 2 * n >= size) { a.length = n; return a; }
+  const b = new Array<number>(n);
+  POOL[role] = b; POOL_SIZE[role] = n;
+  return b;
+}
+
 export function putColumn(out: Writer, body: number[]): void {
   out.uvar(body.length);
   out.bytes(Uint8Array.from(body));

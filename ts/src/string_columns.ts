@@ -3,7 +3,10 @@
 // one buffer (a column's strings UTF-8 encoded by one TextEncoder call, or a dictionary's distinct entries):
 // no Uint8Array per value.
 import { Writer } from "./varint.js";
-import { Measured, intsSize, measureSmall, mostlyDistinct, putIntsColumn, sizedArray, varLen } from "./int_columns.js";
+import {
+  Measured, S_IDS, S_REST, S_SHARED, S_VALUE_LEN, S_VALUE_START, S_VIEW_LEN, S_VIEW_START, intsSize, measureSmall, mostlyDistinct, putIntsColumn,
+  scratchArray, varLen,
+} from "./int_columns.js";
 
 const utf8e = new TextEncoder();
 
@@ -47,22 +50,9 @@ export function putStringColumn(out: Writer, values: string[]): void {
   putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
 }
 
-/** The string writer's arrays of numbers per value, kept across columns and calls, one per role (a column uses
- * each role once, and nothing of it outlives the column). An array of more than about 16,000 numbers is a large
- * object to V8, on pages of its own mapped and faulted in at each allocation, which costs more than filling it
- * (BENCHMARKS.md, tsenc14). A kept array is reused at length n while n is at least half the length it was made with
- * (V8 then keeps its store rather than trimming it); from 4,096 to 65,536 values (sizedArray's bound), else a new
- * one each time. */
-const IDS = 0, VIEW_START = 1, VIEW_LEN = 2, VALUE_START = 3, VALUE_LEN = 4, SHARED = 5, REST = 6;
-const POOL: number[][] = [], POOL_SIZE: number[] = [];
-function scratchArray(role: number, n: number): number[] {
-  if (n < 4096 || n > 65536) return sizedArray(n);
-  const a = POOL[role], size = POOL_SIZE[role] ?? 0;
-  if (a !== undefined && n <= size && 2 * n >= size) { a.length = n; return a; }
-  const b = new Array<number>(n);
-  POOL[role] = b; POOL_SIZE[role] = n;
-  return b;
-}
+/** The string writer's arrays of numbers per value (int_columns.ts scratchArray), one per role: a column uses each
+ * role once, and nothing of it outlives the column. */
+const IDS = S_IDS, VIEW_START = S_VIEW_START, VIEW_LEN = S_VIEW_LEN, VALUE_START = S_VALUE_START, VALUE_LEN = S_VALUE_LEN, SHARED = S_SHARED, REST = S_REST;
 
 /** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
 const FOUND = 0, GAVE_UP = 1;
