@@ -19,6 +19,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+#[path = "common/bench_files.rs"]
+mod bench_files;
+
 use sha2::{Digest, Sha256};
 use xbf::{Columns, EncodeOptions, Value};
 
@@ -42,71 +45,8 @@ const FILES: [&str; 16] = [
     "us-employment.csv",
 ];
 
-/// A CSV file's records (RFC 4180: quoted fields may hold commas, quotes
-/// doubled and line breaks).
-fn csv_records(text: &str) -> Vec<Vec<String>> {
-    let (mut rows, mut row, mut field) = (Vec::new(), Vec::new(), String::new());
-    let mut chars = text.chars().peekable();
-    let mut quoted = false;
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (true, c) => field.push(c),
-            (false, '"') => quoted = true,
-            (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-            }
-            (false, c) => field.push(c),
-        }
-    }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
-}
-
-/// A CSV file as the JSON list of records bench.py's `csv_rows` makes of it.
-fn csv_json(text: &str) -> serde_json::Value {
-    use serde_json::Value as J;
-    let mut records = csv_records(text).into_iter();
-    let header = records.next().unwrap_or_default();
-    let rows: Vec<Vec<String>> = records.collect();
-    let column = |i: usize| rows.iter().map(move |r| r.get(i).map_or("", String::as_str));
-    let typed: Vec<Vec<J>> = (0..header.len())
-        .map(|i| {
-            if let Ok(xs) = column(i).map(str::parse::<i64>).collect::<Result<Vec<_>, _>>() {
-                xs.into_iter().map(J::from).collect()
-            } else if let Ok(xs) = column(i).map(str::parse::<f64>).collect::<Result<Vec<_>, _>>() {
-                xs.into_iter().map(J::from).collect()
-            } else {
-                column(i).map(J::from).collect()
-            }
-        })
-        .collect();
-    J::Array(
-        (0..rows.len())
-            .map(|r| J::Object(header.iter().zip(&typed).map(|(k, col)| (k.clone(), col[r].clone())).collect()))
-            .collect(),
-    )
-}
-
 fn load(vega: &Path, name: &str) -> Value {
-    let path = if name == "sp500-2019.csv" {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../xbf-cli/data").join(name)
-    } else {
-        vega.join(name)
-    };
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let json = if name.ends_with(".csv") { csv_json(&text).to_string() } else { text };
-    xbf::json::from_json_str(&json).unwrap_or_else(|e| panic!("{name}: {e}"))
+    xbf::json::from_json_str(&bench_files::json_text(vega, name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// The message `xbf.dumps` writes for the value's columns.

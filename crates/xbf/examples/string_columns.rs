@@ -11,68 +11,16 @@
 //! (values of other types than strings or nulls skip the column; nulls
 //! are counted among neither); with COLUMN, only that column.
 
-#[cfg(feature = "json")]
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use serde_json::Value as J;
+use xbf::{Columns, EncodeOptions};
+
+#[path = "common/bench_files.rs"]
+mod bench_files;
+
 fn main() {
-    use std::collections::HashSet;
-    use std::path::{Path, PathBuf};
-
-    use serde_json::Value as J;
-    use xbf::{Columns, EncodeOptions};
-
-    /// A CSV file's records (RFC 4180), as `encode_columns` reads them.
-    fn csv_records(text: &str) -> Vec<Vec<String>> {
-        let (mut rows, mut row, mut field) = (Vec::new(), Vec::new(), String::new());
-        let mut chars = text.chars().peekable();
-        let mut quoted = false;
-        while let Some(c) = chars.next() {
-            match (quoted, c) {
-                (true, '"') if chars.peek() == Some(&'"') => {
-                    chars.next();
-                    field.push('"');
-                }
-                (true, '"') => quoted = false,
-                (true, c) => field.push(c),
-                (false, '"') => quoted = true,
-                (false, ',') => row.push(std::mem::take(&mut field)),
-                (false, '\r') => {}
-                (false, '\n') => {
-                    row.push(std::mem::take(&mut field));
-                    rows.push(std::mem::take(&mut row));
-                }
-                (false, c) => field.push(c),
-            }
-        }
-        if !field.is_empty() || !row.is_empty() {
-            row.push(field);
-            rows.push(row);
-        }
-        rows
-    }
-
-    /// The string columns of a CSV file (those `encode_columns` types as
-    /// strings: not every value an int, nor every value a float).
-    fn csv_json(text: &str) -> J {
-        let mut records = csv_records(text).into_iter();
-        let header = records.next().unwrap_or_default();
-        let rows: Vec<Vec<String>> = records.collect();
-        let column = |i: usize| rows.iter().map(move |r| r.get(i).map_or("", String::as_str));
-        let strings: Vec<usize> = (0..header.len())
-            .filter(|&i| column(i).any(|s| s.parse::<i64>().is_err()) && column(i).any(|s| s.parse::<f64>().is_err()))
-            .collect();
-        J::Array(
-            rows.iter()
-                .map(|r| {
-                    J::Object(
-                        strings
-                            .iter()
-                            .map(|&i| (header[i].clone(), J::from(r.get(i).map_or("", String::as_str))))
-                            .collect(),
-                    )
-                })
-                .collect(),
-        )
-    }
-
     let mut vega = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/data/vega-datasets"));
     let (mut rounds, mut names) = (1usize, Vec::new());
     let mut args = std::env::args().skip(1);
@@ -84,13 +32,9 @@ fn main() {
         }
     }
     let name = names.first().expect("a file");
-    let path = if name == "sp500-2019.csv" {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../xbf-cli/data").join(name)
-    } else {
-        vega.join(name)
-    };
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let json: J = if name.ends_with(".csv") { csv_json(&text) } else { serde_json::from_str(&text).expect("JSON") };
+    // CSV typed as bench.py types it: its string columns are those that are
+    // neither all ints nor all floats.
+    let json: J = serde_json::from_str(&bench_files::json_text(&vega, name)).expect("JSON");
     let rows = json.as_array().expect("a list of records");
     let mut keys: Vec<String> = Vec::new();
     for r in rows {
@@ -127,9 +71,4 @@ fn main() {
             bytes.len()
         );
     }
-}
-
-#[cfg(not(feature = "json"))]
-fn main() {
-    eprintln!("needs --features json");
 }
