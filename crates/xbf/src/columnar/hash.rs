@@ -180,15 +180,28 @@ pub(crate) struct WordIds {
     key: FastHash,
 }
 
-/// A slot not taken: no word of a short value is all ones.
-const FREE: u64 = u64::MAX;
+/// A slot not taken: no word of a short value is all ones (a caller with
+/// words that may be keeps that one aside).
+pub(crate) const FREE: u64 = u64::MAX;
 
 impl WordIds {
     /// Slots to start with (a power of two).
     const FIRST: usize = 64;
 
     pub(crate) fn new(key: FastHash) -> WordIds {
-        WordIds { slots: vec![(FREE, 0); Self::FIRST], shift: 64 - Self::FIRST.trailing_zeros(), len: 0, key }
+        Self::with_slots(key, Self::FIRST)
+    }
+
+    /// A table made with room for `room` words before it grows (at least
+    /// 16 slots): for a caller that knows how many a column may hold before
+    /// it gives up (the float dictionary), where growing from
+    /// [`WordIds::new`]'s 64 slots costs more than clearing the room.
+    pub(crate) fn with_room(key: FastHash, room: usize) -> WordIds {
+        Self::with_slots(key, (2 * room).next_power_of_two().max(16))
+    }
+
+    fn with_slots(key: FastHash, size: usize) -> WordIds {
+        WordIds { slots: vec![(FREE, 0); size], shift: 64 - size.trailing_zeros(), len: 0, key }
     }
 
     /// The index of `word`, or `next` if it is new (it is then added with

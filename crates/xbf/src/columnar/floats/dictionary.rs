@@ -8,6 +8,7 @@
 //! was worked out or its integers spread too far, are found by their bits
 //! hashed.
 
+use super::super::hash::{self, WordIds};
 use super::super::{mostly_distinct, FastHash};
 use super::{DecimalParts, Float};
 
@@ -61,35 +62,24 @@ fn by_hash<F: Float>(values: &[F]) -> Option<(Vec<F>, Vec<u64>)> {
     Some((found.distinct, found.ids))
 }
 
-/// A slot not taken, and the one word of bits kept outside the slots.
-const FREE: u64 = u64::MAX;
+/// The all-ones word of bits (a NaN), which [`WordIds`] keeps out of its
+/// slots (it marks a free one).
+const FREE: u64 = hash::FREE;
 
-/// The index each distinct word of bits got when it first came: open
-/// addressing with linear probing over (bits, index) slots, placed by the
-/// top bits of the keyed word hash, at most half full (one probe and one
-/// comparison for most values; a general hash table probes twice to add).
-/// Made with room for what the dictionary may take before it gives up,
-/// up to a bound (it doubles past that); the all-ones word, a NaN, which
-/// marks a free slot, has its index kept aside.
+/// The index each distinct word of bits got when it first came: a
+/// [`WordIds`] (open addressing, at most half full: one probe and one
+/// comparison for most values, where a general hash table probes twice to
+/// add) made with room for what the dictionary may take before it gives
+/// up, up to a bound (it doubles past that), and the all-ones word's index
+/// kept aside.
 struct BitsIds {
-    slots: Vec<(u64, u64)>,
-    /// 64 less the bits of a slot's position.
-    shift: u32,
-    len: usize,
-    key: FastHash,
+    words: WordIds,
     all_ones: Option<u64>,
 }
 
 impl BitsIds {
     fn with_room(room: usize) -> Self {
-        let size = (2 * room).next_power_of_two().max(16);
-        BitsIds {
-            slots: vec![(FREE, 0); size],
-            shift: 64 - size.trailing_zeros(),
-            len: 0,
-            key: FastHash::default(),
-            all_ones: None,
-        }
+        BitsIds { words: WordIds::with_room(FastHash::default(), room), all_ones: None }
     }
 
     /// The index of `bits`, or `next` if they are new (then added with
@@ -99,39 +89,7 @@ impl BitsIds {
         if bits == FREE {
             return *self.all_ones.get_or_insert(next);
         }
-        let mask = self.slots.len() - 1;
-        let mut i = (self.key.word(bits) >> self.shift) as usize;
-        loop {
-            let slot = &mut self.slots[i];
-            if slot.0 == bits {
-                return slot.1;
-            }
-            if slot.0 == FREE {
-                *slot = (bits, next);
-                self.len += 1;
-                if 2 * self.len > self.slots.len() {
-                    self.grow();
-                }
-                return next;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Twice the slots, each word placed again.
-    #[cold]
-    fn grow(&mut self) {
-        let size = 2 * self.slots.len();
-        let old = std::mem::replace(&mut self.slots, vec![(FREE, 0); size]);
-        self.shift -= 1;
-        let mask = size - 1;
-        for (bits, id) in old.into_iter().filter(|&(b, _)| b != FREE) {
-            let mut i = (self.key.word(bits) >> self.shift) as usize;
-            while self.slots[i].0 != FREE {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = (bits, id);
-        }
+        self.words.find_or_add(bits, next)
     }
 }
 
