@@ -34,9 +34,9 @@ import time
 import pyarrow.compute as pc
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
+from child import Worker
 
 import xbf.arrow as xa
-from child import Worker
 
 SRC = "target/data/vega-datasets/flights-3m.parquet"
 

@@ -24,9 +24,9 @@ import tempfile
 import time
 
 import pyarrow.parquet as pq
+from child import Worker
 
 import xbf.arrow as xa
-from child import Worker
 
 SRC = "target/data/vega-datasets/flights-3m.parquet"
 

@@ -67,10 +67,10 @@ def libraries():
             # kinds of values; the bytes are dumps's.
             "xbf Encoder (reused)": (xbf.Encoder().encode, xbf.loads),
             "json": (lambda o: json.dumps(o).encode(), json.loads)}
-    for name, d, l in PEERS:
+    for name, dump, load in PEERS:
         try:
             m = importlib.import_module(name)
-            libs[name] = (getattr(m, d), getattr(m, l))
+            libs[name] = (getattr(m, dump), getattr(m, load))
         except ImportError:
             print(f"(skipping {name}: not installed)", file=sys.stderr)
     return libs
@@ -189,7 +189,7 @@ def run_typed(data, cls, rounds, min_time):
     """Typed loads only: each library's bytes of `data` decoded into list[cls]."""
     libs = typed_libraries(cls)
     encoded = {name: d(data) for name, (d, _) in libs.items()}
-    results = {name: l(encoded[name]) for name, (_, l) in libs.items()}
+    results = {name: load(encoded[name]) for name, (_, load) in libs.items()}
     first = next(iter(results.values()))
     for name, r in results.items():
         assert r == first, f"{name} decoded other records"
@@ -220,9 +220,9 @@ def timeit(fn, arg, min_time=0.02):
 
 def run(data, libs, rounds, min_time):
     encoded = {}
-    for name, (d, l) in libs.items():
-        encoded[name] = d(data)
-        back = l(encoded[name])
+    for name, (dump, load) in libs.items():
+        encoded[name] = dump(data)
+        back = load(encoded[name])
         if name.startswith("xbf"):
             assert back == data, f"{name} did not round-trip"
     dump_t, load_t = {k: [] for k in libs}, {k: [] for k in libs}
@@ -230,9 +230,9 @@ def run(data, libs, rounds, min_time):
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
-            d, l = libs[name]
-            dump_t[name].append(timeit(d, data, min_time))
-            load_t[name].append(timeit(l, encoded[name], min_time))
+            dump, load = libs[name]
+            dump_t[name].append(timeit(dump, data, min_time))
+            load_t[name].append(timeit(load, encoded[name], min_time))
     out = {}
     for name in libs:
         out[name] = {"bytes": len(encoded[name]),
@@ -272,7 +272,8 @@ def describe(v):
     parts = []
     for k, c in v.items():
         if c["met"]:
-            parts.append(f"{k} {c['ratio']:.2f}x (met, {(1 - c['ratio'] / c['limit']) * 100:.0f}% under the limit {c['limit']}x)")
+            under = (1 - c['ratio'] / c['limit']) * 100
+            parts.append(f"{k} {c['ratio']:.2f}x (met, {under:.0f}% under the limit {c['limit']}x)")
         else:
             parts.append(f"{k} {c['ratio']:.2f}x (NOT met: {c['ratio'] / c['limit']:.2f}x the limit {c['limit']}x)")
     return ("met" if all(c["met"] for c in v.values()) else "not met") + ": " + "; ".join(parts)
@@ -288,7 +289,8 @@ def markdown(report):
              f"{report['rounds']} interleaved rounds; each sample is one call's mean time over at least "
              f"{report['min_time_s'] * 1000:.0f} ms of calls; times are medians of the samples, as ratios to msgpack's "
              f"(C implementation) in the same run. `xbf auto` is `xbf.dumps`'s default (`columnar=None`).",
-             "", "Bar (issue 8), on the default: bytes at most 0.5x msgpack's, dumps and loads at most 1.0x msgpack's time.", ""]
+             "", "Bar (issue 8), on the default: bytes at most 0.5x msgpack's, dumps and loads at most 1.0x "
+             "msgpack's time.", ""]
     for dname, d in report["datasets"].items():
         lines += [f"## {dname}: {d['records']:,} records", "",
                   "| library | bytes | bytes ÷ msgpack | dumps ÷ msgpack | loads ÷ msgpack | dumps ms | loads ms |",
@@ -357,7 +359,8 @@ def main():
                 print(f"{name}: dumps {r['dumps_vs_fastest']:.2f}x, loads {r['loads_vs_fastest']:.2f}x the fastest peer; "
                       f"bytes {r['bytes_vs_smallest']:.2f}x the smallest")
         for name, r in d.get("typed", {}).items():
-            print(f"typed {name}: {r['loads_median_s'] * 1e3:.3f} ms, {r.get('loads_vs_msgspec_typed', float('nan')):.2f}x msgspec typed")
+            vs = r.get('loads_vs_msgspec_typed', float('nan'))
+            print(f"typed {name}: {r['loads_median_s'] * 1e3:.3f} ms, {vs:.2f}x msgspec typed")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     if args.markdown:
