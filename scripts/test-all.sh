@@ -150,4 +150,11 @@ cargo build --quiet --locked --workspace --all-features --bin xbf
 # (vega-datasets 3.2.1, fetched from the npm registry at a pinned checksum; without them the tests would skip).
 await data
 (cd go/bench && go vet ./... && go test -run 'TestRoundTrips|TestDatasetsHaveNulls' ./...)
+
+stage "Rust: the writer's bytes on the benchmarks' 16 real files, as crates/xbf/examples/encode_columns-hashes.txt holds them"
+# SPEC §22.2 lets a writer choose any encoding; the Rust writer's choices (which the TypeScript writer's match) are
+# pinned here on data no one here wrote, so a change to them is seen and made on purpose (then the file is
+# updated in the same commit, and §22.2 where it describes the choice). The example was built by `cargo test` above.
+cargo run --quiet --locked -p xbf --all-features --example encode_columns | awk '{ print $1, $2, $5 }' \
+    | diff crates/xbf/examples/encode_columns-hashes.txt -
 echo "== all tests passed in ${SECONDS}s, CPU $(cpu_seconds)s"

@@ -8,7 +8,8 @@
 //!
 //! Prints each file's message size and the SHA-256 of its bytes (which a
 //! change to how the encoders choose must leave as they are:
-//! encode_columns-hashes.txt beside this file holds them), and the time of
+//! encode_columns-hashes.txt beside this file holds them, and
+//! scripts/test-all.sh compares), and the time of
 //! ROUNDS encodes. Under `valgrind --tool=callgrind` with one file and
 //! `--toggle-collect='*encode_columns*'`, the instruction counts of the
 //! encoders alone (scripts in BENCHMARKS.md, "Column encoders").
