@@ -44,6 +44,9 @@ interface StructPlan {
    * given or remembered one. */
   inferredGather: Gather | null | undefined;
   checkedGather: Gather | null | undefined;
+  /** The generated writer of a list of these records in rows, for an inferred type (undefined: not made yet; null:
+   * none may be made). */
+  rowWriter: RowWriter | null | undefined;
 }
 const PLANS = new WeakMap<Struct, StructPlan>();
 function structPlan(t: Struct): StructPlan {
@@ -53,7 +56,7 @@ function structPlan(t: Struct): StructPlan {
     p = {
       keys: fs.map((f) => f.name), names: undefined, optional, always: optional.map((o) => !o),
       types: fs.map((f, j) => (optional[j] ? (f.type as Extract<XbfType, { kind: "enum" }>).variants[1]!.type : f.type)),
-      inferredGather: undefined, checkedGather: undefined,
+      inferredGather: undefined, checkedGather: undefined, rowWriter: undefined,
     };
     PLANS.set(t, p);
   }
@@ -138,6 +141,12 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
       if (!Array.isArray(v)) bail();
       w.uvar(v.length);
       const e = t.element;
+      // Records of a type inferred from them, 16 or more: generated code writes them (rowWriter).
+      if (e.kind === "struct" && inferred && !noAbsentNull && v.length >= 16) {
+        const p = structPlan(e);
+        if (p.rowWriter === undefined) p.rowWriter = rowWriter(p);
+        if (p.rowWriter !== null) { p.rowWriter(w, v, v.length, p.types, rowValue, bail, hasOwn, absent, XbfEnum); return; }
+      }
       for (let i = 0; i < v.length; i++) rowValue(w, e, v[i]);
       return;
     }
@@ -155,12 +164,8 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
           if (x instanceof XbfEnum) bail();
           w.u8(1);
           rowValue(w, ft, x);
-        } else if (x === undefined) {
-          if (noAbsentNull) bail();
-          if (ft.kind === "unit") continue;
-          if (ft.kind !== "option") bail();
-          w.u8(0);
-        } else rowValue(w, ft, x);
+        } else if (x === undefined) absent(w, ft);
+        else rowValue(w, ft, x);
       }
       return;
     }
@@ -171,6 +176,55 @@ export function rowValue(w: Writer, t: XbfType, v: unknown): void {
       w.uvar(signed ? zz(n) : n);
     }
   }
+}
+
+/** A field of type ft that is not held in a `json.optional` enum, missing from its object: null for an option (unless a
+ * remembered type forbids that), nothing for a unit; anything else bails. */
+function absent(w: Writer, ft: XbfType): void {
+  if (noAbsentNull) bail();
+  if (ft.kind === "unit") return;
+  if (ft.kind !== "option") bail();
+  w.u8(0);
+}
+type RowWriter = (w: Writer, vs: unknown[], n: number, types: XbfType[], row: typeof rowValue, fail: () => never, has: typeof hasOwn,
+  missing: typeof absent, E: typeof XbfEnum) => void;
+/** Generated code that writes n records of an inferred struct type in rows, as rowValue's struct case does for each:
+ * one named load per key, and the bools, floats, strings and integers written inline (their checks are rowValue's);
+ * other fields through rowValue. As the inferred gatherer (columnValues), no key check: every object of the place has
+ * only the struct's keys, each field not held in a `json.optional` enum own in every one. Null where code may not be
+ * generated, for a key `__proto__` or for very wide structs. Kept per key list and field kinds. */
+function rowWriter(p: StructPlan): RowWriter | null {
+  const keys = p.keys;
+  if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
+  const kinds = p.types.map((t) => (t.kind in INT_INFO || t.kind === "f64" || t.kind === "f32" || t.kind === "bool" || t.kind === "string" ? t.kind : "x"));
+  const tag = "rows:" + kinds.map((k, j) => (p.optional[j] ? "?" : "") + k).join(",");
+  return generate(tag, keys, () => {
+    // The statements writing x of field j, checked as rowValue checks it.
+    const put = (j: number): string => {
+      const k = kinds[j]!;
+      switch (k) {
+        case "f64": case "f32": return `if (typeof x !== "number") fail(); w.${k}(x);`;
+        case "bool": return `if (typeof x !== "boolean") fail(); w.u8(x ? 1 : 0);`;
+        case "string": return `if (typeof x !== "string") fail(); w.string(x);`;
+        case "x": return `row(w, types[${j}], x);`;
+        default: {
+          // int()'s range, as columnValues' integer case spells it (a 64-bit one within ±2^50, or a safe unsigned one).
+          const [bits, signed, fixed] = INT_INFO[k]!;
+          const lo = bits <= 32 ? (signed ? -(2 ** (bits - 1)) : 0) : signed ? -(2 ** 50) : 0;
+          const hi = bits <= 32 ? (signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1) : signed ? 2 ** 50 : Number.MAX_SAFE_INTEGER;
+          const write = fixed ? `w.fixed(x, ${fixed});` : signed ? `w.uvar(x >= 0 ? 2 * x : -2 * x - 1);` : `w.uvar(x);`;
+          return `if (typeof x !== "number" || !Number.isInteger(x) || x < ${lo} || x > ${hi}) fail(); ${write}`;
+        }
+      }
+    };
+    const body = keys.map((k, j) => {
+      const key = JSON.stringify(k);
+      if (p.optional[j]) return `x = has.call(o, ${key}) ? o[${key}] : undefined; if (x === undefined) w.u8(0); else { if (x instanceof E) fail(); w.u8(1); ${put(j)} }`;
+      return `x = o[${key}]; ${kinds[j] === "x" ? `if (x === undefined) missing(w, types[${j}]); else ` : ""}{ ${put(j)} }`;
+    }).join("\n");
+    return new Function("w", "vs", "n", "types", "row", "fail", "has", "missing", "E",
+      `let x; for (let i = 0; i < n; i++) { const o = vs[i]; if (o === null || typeof o !== "object") fail();\n${body}\n}`) as RowWriter;
+  });
 }
 
 // ------------------------------------------------------------------ columns
@@ -375,7 +429,7 @@ function gatherer(keys: string[], always: boolean[] | null): Gather | null {
   const tag = always ? "gather:" + always.map((x) => (x ? "1" : "0")).join("") : "gather-checked";
   return generate(tag, keys, () => {
     // Each column sized once (no growth and copies as it is filled) up to 4,096 values, as sizedArray.
-    const decl = keys.map((_, j) => `c${j} = n <= 4096 ? new Array(n) : []`).join(", ");
+    const decl = keys.map((_, j) => `c${j} = n <= 65536 ? new Array(n) : []`).join(", ");
     const names = keys.map((k) => JSON.stringify(k));
     const body = names.map((key, j) => {
       const own = always ? always[j] : `f${j}`;

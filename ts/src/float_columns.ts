@@ -255,13 +255,16 @@ function leastExponentOver64(v: number, m: number): number {
   if (!(av > 1e-290 && av < 1e15)) return leastExponentFrom64(v, av, 0); // also 0 and NaN
   let top = 18;
   while (av * P10F[top]! >= 1e15) top--; // stops at 0 at the latest: av < 10^15
-  // Failing at q within the exponents up to top rules out every exponent up to q; then the next three are
-  // tested in turn (a column's decimals that its first values did not need), then the jump. Above top (random
-  // doubles once the largest is 16 or more) the jump comes first.
+  // Failing at q within the exponents up to top rules out every exponent up to q. Then the test at top: failing
+  // there rules out every exponent up to top (random doubles: one test, then the loop above top); passing, the
+  // next three after q are tested in turn (a column's decimals that its first values did not need), then the
+  // bisection. Above top (random doubles once the largest is 16 or more) the jump comes first.
   let lo = 0;
-  if (q <= top) for (const end = Math.min((lo = q + 1) + 3, top + 1); lo < end; lo++) if (heldAt64(v, av, lo)) return lo;
-  if (lo > top || !heldAt64(v, av, top)) return leastExponentFrom64(v, av, top + 1);
-  if (top <= m) return top; // held at top, so the least exponent is at most top
+  if (q < top) {
+    if (!heldAt64(v, av, top)) return leastExponentFrom64(v, av, top + 1);
+    for (const end = Math.min((lo = q + 1) + 3, top); lo < end; lo++) if (heldAt64(v, av, lo)) return lo;
+  } else if (q === top || !heldAt64(v, av, top)) return leastExponentFrom64(v, av, top + 1);
+  else if (top <= m) return top; // held at top, so the least exponent is at most top
   let hi = top; // the least exponent is in [lo, hi]; the test passes at hi
   while (lo < hi) {
     const mid = (lo + hi) >> 1;

@@ -420,6 +420,7 @@ function addEdge(s: Shape, a: number, b: number): void {
   if (set === undefined) { set = new Set(); more.set(a, set); }
   set.add(b);
 }
+const OBJECT_PROTO = Object.prototype;
 function kindOf(v: unknown): string {
   if (typeof v === "boolean") return "bool";
   if (typeof v === "number") return Number.isSafeInteger(v) && !Object.is(v, -0) ? "int" : "float";
@@ -472,9 +473,21 @@ function add(s: Shape, v: unknown, depth: number): void {
       s.allSafe = false;
     }
   } else if (k === "array") {
-    s.elems ??= newShape();
+    const e = (s.elems ??= newShape());
     const a = v as ArrayLike<unknown>;
-    for (let i = 0; i < a.length; i++) add(s.elems, a[i], depth + 1);
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i];
+      // A record with the keys of the one before, added by their generated code: what add(e, x, depth + 1) does for it
+      // (its depth test, its counts and that code's call), without kindOf's instanceof tests (a plain object's prototype
+      // is none of those classes') or the call. Anything else, or a record the code refuses, goes through add.
+      const f = e.lastAdd;
+      if (f && e.lastKind === "object" && depth < 127 && x !== null && typeof x === "object" && Object.getPrototypeOf(x) === OBJECT_PROTO &&
+        !Array.isArray(x) && f(x as Record<string, unknown>, undefined, e.lastShapes!, depth + 2)) {
+        e.values++; e.objects++; addedSame(e);
+        continue;
+      }
+      add(e, x, depth + 1);
+    }
   } else if (k === "map") {
     s.mapKeys ??= newShape(); s.mapValues ??= newShape();
     for (const [mk, mv] of v as Map<unknown, unknown>) { add(s.mapKeys, mk, depth + 1); add(s.mapValues, mv, depth + 1); }
