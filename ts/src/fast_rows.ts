@@ -1,12 +1,15 @@
 // Direct decoding of messages in rows (XBF 2): a reader closure compiled once per message type from its
 // metadata, and the cache of parsed metadata (and readers) by the metadata's bytes, shared with the columns.
-// Same contract as fast.ts (see there): right on valid input, BAIL (or the reference decoder for a part)
+// Same contract as fast.ts (see its header): right on valid input, BAIL (or the reference decoder for a part)
 // on anything unusual, every allocation within the reference decoder's budgets.
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, FLAG_COLUMNAR } from "./decode_rows.js";
 import { XbfSome, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generateDecoder, intConv, keysStatement, nullable, recordConstructor, small } from "./fast.js";
+import { FastOptions, MAX_SAFE, bail, nullable, small } from "./fast_common.js";
+import { bigConv, intConv } from "./fast_int_values.js";
+import { MAX_GENERATED, canGenerate, generateDecoder, keysStatement, recordConstructor } from "./fast_records.js";
+import { columnsDirect } from "./fast.js";
 
 /** A key left out of its object (an absent `json.optional` field). */
 const ABSENT: unique symbol = Symbol("xbf.absent");
