@@ -7,7 +7,7 @@ import { DEFAULT_MAX_DECODED_BYTES } from "./decode_rows.js";
 import { Cursor, decodeFloats, decodeInts } from "./columnar.js";
 import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { SMI, MAX_LENGTH, smallInts, doubles, tagged, boxed, toDoubles, padCopy, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, decimalsForSmall, decimalsDeltaSmall, unpack, unpackZigzag, undelta } from "./fast_bits.js";
+import { SMI, MAX_LENGTH, smallInts, doubles, tagged, boxed, toDoubles, padView, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, decimalsForSmall, decimalsDeltaSmall, unpack, unpackZigzag, undelta } from "./fast_bits.js";
 import { FastOptions, MAX_SAFE, bail, padded, small } from "./fast_common.js";
 import { bigConv, bigints, intConv } from "./fast_int_values.js";
 
@@ -46,9 +46,8 @@ export class NumberColumns {
    * start in it. */
   bitsView(p: number, bytes: number): DataView {
     if (p + bytes + 4 <= this.b.length) { this.vp = p; return this.dv; }
-    const c = padCopy(this.b, p, bytes);
     this.vp = 0;
-    return new DataView(c.buffer, c.byteOffset, c.byteLength);
+    return padView(this.b, p, bytes);
   }
   charge(x: number): void {
     if (!(x <= this.left)) bail();

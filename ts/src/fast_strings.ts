@@ -188,7 +188,9 @@ export class StringColumns extends NumberColumns {
             const p = shared[i]!, l = rest[i]!;
             if (p > prev.length) return null;
             const head = p === pre.length ? pre : p < pre.length ? pre.slice(0, p) : prev.slice(0, p);
-            const v = l === 0 ? head : p === 0 ? suffixes.slice(q, q + l) : head + suffixes.slice(q, q + l);
+            // A one-character suffix (dates of a month, counters) read as `suffixes[q]`: V8's table of one-character
+            // strings, where a slice is a builtin call.
+            const v = l === 0 ? head : p === 0 ? suffixes.slice(q, q + l) : l === 1 ? head + suffixes[q]! : head + suffixes.slice(q, q + l);
             out[i] = v;
             prev = v;
             pre = head;
