@@ -1,7 +1,7 @@
-// The direct decoder's integer arrays and bit-packed blocks (fast.ts's column readers use them): arrays that stay
+// The direct decoder's integer arrays and bit-packed blocks (fast_numbers.ts's column readers use them): arrays that stay
 // V8 small-integer arrays, 32-bit loads of bit-packed fields at their bit positions, decimal and delta blocks
 // decoded in one pass. Everything here reads only what its caller has checked is there (plus the 4 bytes after,
-// which the caller's view guarantees: Columns.bitsView).
+// which the caller's view guarantees: NumberColumns.bitsView).
 import { unzigzagNum } from "./varint.js";
 
 const MAX_SAFE = 9007199254740991;
@@ -112,8 +112,8 @@ export function decimalsFor(s: DataView, p0: number, out: number[], n: number, w
   }
 }
 /** decimalsFor where every zigzag value fits in 31 bits (width at most 24, base + 2^width at most 2^31): the
- * mapping undone with integer operations. Chosen by the caller (Columns.scaledDecimals): decimalsFor stays as it
- * was (with this loop in it, or called from it, sp500's 29-bit decimal columns took 6-10% longer). */
+ * mapping undone with integer operations. Chosen by the caller (NumberColumns.scaledDecimals), not by decimalsFor:
+ * with this loop in decimalsFor, or called from it, sp500's 29-bit decimal columns took 6-10% longer. */
 export function decimalsForSmall(s: DataView, p0: number, out: number[], n: number, width: number, base: number, scale: number): void {
   const mask = (1 << width) - 1;
   for (let i = 0, bp = 0; i < n; i++, bp += width) {
