@@ -117,7 +117,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
         // The int64 option changes the values (bigints): a reader of its own, as the columns' builders.
         const sig = t.fields.map((f) => (f.type.kind === "f64" ? "d" : f.type.kind === "f32" ? "s" : "-")).join("") + (o.int64 === "bigint" ? ":bigint" : "");
         // The record made by the key list's constructor where there is one (no allocation site to pretenure: see
-        // fast.ts's recordConstructor), else by a literal; the arguments are evaluated in the keys' order either way.
+        // fast_records.ts's recordConstructor), else by a literal; the arguments are evaluated in the keys' order either way.
         const R = recordConstructor(keys);
         const make = generateDecoder((R === null ? "rows:" : "rows-records:") + sig, keys, () => {
           const vs = keys.map((_, j) => {
