@@ -1,7 +1,7 @@
-// The direct decoder's integer arrays and bit-packed blocks (fast.ts's column readers use them): arrays that stay
+// The direct decoder's integer arrays and bit-packed blocks (fast_numbers.ts's column readers use them): arrays that stay
 // V8 small-integer arrays, 32-bit loads of bit-packed fields at their bit positions, decimal and delta blocks
 // decoded in one pass. Everything here reads only what its caller has checked is there (plus the 4 bytes after,
-// which the caller's view guarantees: Columns.bitsView).
+// which the caller's view guarantees: NumberColumns.bitsView).
 import { unzigzagNum } from "./varint.js";
 
 const MAX_SAFE = 9007199254740991;
@@ -56,11 +56,19 @@ export function toDoubles(a: number[], k: number, n: number): number[] {
 }
 /** A scratch copy of b[p, p + len) followed by at least 4 zero bytes (reused: valid until the next call). */
 let scratch = new Uint8Array(256);
+/** A view of all of `scratch`, made again only when scratch is (not a DataView per padded read: a message whose last
+ * column is bit-packed reads one on every decode). */
+let scratchView = new DataView(scratch.buffer);
 export function padCopy(b: Uint8Array, p: number, len: number): Uint8Array {
-  if (scratch.length < len + 4) scratch = new Uint8Array(Math.max(len + 4, 2 * scratch.length));
+  if (scratch.length < len + 4) { scratch = new Uint8Array(Math.max(len + 4, 2 * scratch.length)); scratchView = new DataView(scratch.buffer); }
   scratch.set(b.subarray(p, p + len));
   scratch.fill(0, len, len + 4);
   return scratch;
+}
+/** padCopy's copy as a DataView, its bytes from 0 (valid until the next call of either). */
+export function padView(b: Uint8Array, p: number, len: number): DataView {
+  padCopy(b, p, len);
+  return scratchView;
 }
 /** The k (1..24) bits of s from bit `bit` after byte p, the first the lowest (a 32-bit load: s has 4 bytes
  * after the bits read). */
@@ -80,29 +88,32 @@ export const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 // value's loads are independent of the one before. The zigzag mapping is undone with its parity found in
 // integers (the low bits of the base and of the loaded bits), not a floating-point floor per value. The
 // division stays: k / 10^e rounded once is the value (a product by 10^-e is not always the same float).
-/** n values unzigzag(base + width bits) / scale into out[0..n); width 1..44, base + 2^width <= 2^53. */
+/** n values unzigzag(base + width bits) / scale into out[0..n); width 1..44, base + 2^width <= 2^53. With base = 2B + bb
+ * (bb its parity) and y = bb + the value's bits, the zigzag value is 2B + y: its parity is y's, found from the low
+ * part in integers, and unzigzag gives B + (y >> 1) when even, -B - (y >> 1) - 1 when odd (exact: below 2^53). */
 export function decimalsFor(s: DataView, p0: number, out: number[], n: number, width: number, base: number, scale: number): void {
-  const lw = width < 24 ? width : 24, hw = width - lw, lmask = (1 << lw) - 1, hmask = (1 << hw) - 1;
-  const bpar = base % 2;
-  let bp = 0;
-  for (let i = 0; i < n; i++) {
-    let q = p0 + (bp >>> 3), sh = bp & 7;
-    const lo = (s.getUint32(q, true) >>> sh) & lmask;
-    let z = base + lo;
-    if (hw > 0) {
-      const hp = bp + 24;
-      q = p0 + (hp >>> 3); sh = hp & 7;
-      z += ((s.getUint32(q, true) >>> sh) & hmask) * 16777216;
+  const bb = base % 2, B = (base - bb) * 0.5;
+  if (width <= 24) {
+    const mask = (1 << width) - 1;
+    for (let i = 0, bp = 0; i < n; i++, bp += width) {
+      const y = ((s.getUint32(p0 + (bp >>> 3), true) >>> (bp & 7)) & mask) + bb, k = y >>> 1;
+      out[i] = ((y & 1) === 0 ? B + k : -B - k - 1) / scale;
     }
-    bp += width;
-    // z even: z / 2; odd: -(z + 1) / 2 (the high part is a multiple of 2^24: the parity is base's plus lo's).
-    const odd = (bpar + lo) & 1, h = (z - odd) * 0.5;
-    out[i] = (odd === 0 ? h : -h - 1) / scale;
+    return;
+  }
+  // Wider: the low 24 bits and the rest, each from a 32-bit load at its byte (the rest's is 3 bytes on, at the same
+  // shift); y >> 1 is the low part's half plus the rest times 2^23 (the rest is a multiple of 2^24: even).
+  const hmask = (1 << (width - 24)) - 1;
+  for (let i = 0, bp = 0; i < n; i++, bp += width) {
+    const q = p0 + (bp >>> 3), sh = bp & 7;
+    const y = ((s.getUint32(q, true) >>> sh) & 0xffffff) + bb;
+    const k = (y >>> 1) + ((s.getUint32(q + 3, true) >>> sh) & hmask) * 8388608;
+    out[i] = ((y & 1) === 0 ? B + k : -B - k - 1) / scale;
   }
 }
 /** decimalsFor where every zigzag value fits in 31 bits (width at most 24, base + 2^width at most 2^31): the
- * mapping undone with integer operations. Chosen by the caller (Columns.scaledDecimals): decimalsFor stays as it
- * was (with this loop in it, or called from it, sp500's 29-bit decimal columns took 6-10% longer). */
+ * mapping undone with integer operations. Chosen by the caller (NumberColumns.scaledDecimals), not by decimalsFor:
+ * with this loop in decimalsFor, or called from it, sp500's 29-bit decimal columns took 6-10% longer. */
 export function decimalsForSmall(s: DataView, p0: number, out: number[], n: number, width: number, base: number, scale: number): void {
   const mask = (1 << width) - 1;
   for (let i = 0, bp = 0; i < n; i++, bp += width) {

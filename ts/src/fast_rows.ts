@@ -1,12 +1,15 @@
 // Direct decoding of messages in rows (XBF 2): a reader closure compiled once per message type from its
 // metadata, and the cache of parsed metadata (and readers) by the metadata's bytes, shared with the columns.
-// Same contract as fast.ts (see there): right on valid input, BAIL (or the reference decoder for a part)
+// Same contract as fast.ts (see its header): right on valid input, BAIL (or the reference decoder for a part)
 // on anything unusual, every allocation within the reference decoder's budgets.
 import { INT_INFO, XbfType, isZeroSize, minSize, weight } from "./metadata.js";
 import { Reader, FLAG_COLUMNAR } from "./decode_rows.js";
 import { XbfSome, isOptionalEnum, toPublic } from "./values.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
-import { FastOptions, MAX_GENERATED, MAX_SAFE, bail, bigConv, canGenerate, columnsDirect, generateDecoder, intConv, keysStatement, nullable, recordConstructor, small } from "./fast.js";
+import { FastOptions, MAX_SAFE, bail, nullable, small } from "./fast_common.js";
+import { bigConv, intConv } from "./fast_int_values.js";
+import { MAX_GENERATED, canGenerate, generateDecoder, keysStatement, recordConstructor } from "./fast_records.js";
+import { columnsDirect } from "./fast.js";
 
 /** A key left out of its object (an absent `json.optional` field). */
 const ABSENT: unique symbol = Symbol("xbf.absent");
@@ -114,7 +117,7 @@ function compileRow(t: XbfType, depth: number, o: FastOptions): RowFn {
         // The int64 option changes the values (bigints): a reader of its own, as the columns' builders.
         const sig = t.fields.map((f) => (f.type.kind === "f64" ? "d" : f.type.kind === "f32" ? "s" : "-")).join("") + (o.int64 === "bigint" ? ":bigint" : "");
         // The record made by the key list's constructor where there is one (no allocation site to pretenure: see
-        // fast.ts's recordConstructor), else by a literal; the arguments are evaluated in the keys' order either way.
+        // fast_records.ts's recordConstructor), else by a literal; the arguments are evaluated in the keys' order either way.
         const R = recordConstructor(keys);
         const make = generateDecoder((R === null ? "rows:" : "rows-records:") + sig, keys, () => {
           const vs = keys.map((_, j) => {
