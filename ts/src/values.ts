@@ -593,7 +593,7 @@ function useRecent(s: Shape, own: string[]): boolean {
 /** Adds an object with given keys (`own`: its own keys; undefined: found by a for…in walk), in their order, none
  * undefined, to the shapes of its fields (in that order); false, having added nothing, for any other object. */
 type AddRecord = (o: Record<string, unknown>, own: string[] | undefined, shapes: Shape[], depth: number) => boolean;
-/** The AddRecord for the keys of slots `last` (fast.ts's cache of generated code); null where code may not be
+/** The AddRecord for the keys of slots `last` (fast_records.ts's cache of generated code); null where code may not be
  * generated (a page's CSP), for a key `__proto__`, or for very wide objects. */
 function recordAdder(keys: string[], last: number[]): AddRecord | null {
   const n = last.length;

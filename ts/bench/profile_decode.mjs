@@ -1,6 +1,6 @@
 // Where the default decode of one file spends its time, by function (profile_encode.mjs for decode(bytes): V8's
 // sampling CPU profiler through the inspector, self time and time under each function):
-//   node bench/tsdec14_profile_decode.mjs DIST FILE [SECONDS] [WARM...]
+//   node bench/profile_decode.mjs DIST FILE [SECONDS] [WARM...]
 // INT64=bigint decodes with { int64: "bigint" }; LAYOUT=rows encodes with { layout: "rows" }; ROWS=k takes the first k
 // records of FILE (ROWS=1: the fixed cost of a call).
 // DIST is a dist directory, FILE a vega-datasets name (.json, or .csv read as bench.mjs reads it; a name ending in

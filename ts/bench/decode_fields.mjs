@@ -1,6 +1,6 @@
 // Instructions of one decode of sp500 restricted to some of its fields (which column kinds cost what, against
 // msgpackr on the same records), under callgrind as callgrind_decode.mjs:
-//   valgrind --tool=callgrind --callgrind-out-file=/dev/null node --single-threaded bench/tsdec14_fields.mjs DIST N FIELDS [xbf|msgpackr]
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null node --single-threaded bench/decode_fields.mjs DIST N FIELDS [xbf|msgpackr]
 // FIELDS is a comma list of sp500's columns (date,open,high,low,close,adjclose,volume); one decode is
 // (I(N2) - I(N1)) / (N2 - N1). INT64=bigint decodes with { int64: "bigint" }; ROWS=k takes the first k records.
 import { resolve } from "node:path";
