@@ -253,7 +253,7 @@ fn short_key(head: u64, len: usize) -> u64 {
 /// A mask of the low `n` bytes of a word, `n` under 8 (any mask above).
 #[inline]
 fn low_bytes(n: usize) -> u64 {
-    (1u64 << (8 * n as u32 & 63)).wrapping_sub(1)
+    (1u64 << ((8 * n as u32) & 63)).wrapping_sub(1)
 }
 
 /// The bytes of a value of up to 7 bytes, little-endian, zero past them
