@@ -328,17 +328,13 @@ struct Prefix<'a> {
 impl<'a> Prefix<'a> {
     /// Each value's prefix shared with the one before and the length of
     /// the rest, into `shared` and `rest_lens`; the bytes of all the rests.
+    /// (Each list extended from an iterator of known length, written
+    /// without a capacity check per value, rather than pushed to.)
     fn rest<'v>(values: impl Texts<'v>, shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> usize {
-        let mut rest = 0;
         let mut prev: &[u8] = &[];
-        for v in values.iter() {
-            let p = common_prefix(prev, v);
-            shared.push(p as u64);
-            rest_lens.push((v.len() - p) as u64);
-            rest += v.len() - p;
-            prev = v;
-        }
-        rest
+        shared.extend(values.iter().map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
+        rest_lens.extend(values.lens().zip(shared.iter()).map(|(len, &p)| len as u64 - p));
+        values.bytes() - shared.iter().sum::<u64>() as usize
     }
 
     fn plan(shared: &'a [u64], rest_lens: &'a [u64], rest: usize) -> Prefix<'a> {
