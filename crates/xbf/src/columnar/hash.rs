@@ -169,7 +169,7 @@ impl HashIds {
 /// at most 7, in the top byte): open addressing with linear probing over
 /// (word, index) slots, the word itself compared (no hash stored), placed
 /// by the top bits of its keyed [`FastHash::word`]. Starts small and
-/// doubles at half full, so that a column of few distinct values clears
+/// grows fourfold at half full, so that a column of few distinct values clears
 /// little memory (a table sized for the most a column may hold costs more
 /// to clear than it saves), and none is cleared that the values do not use.
 pub(crate) struct WordIds {
@@ -228,12 +228,14 @@ impl WordIds {
         }
     }
 
-    /// Twice the slots, each word placed again.
+    /// Four times the slots, each word placed again: a table that grows
+    /// once is likely to grow again (a column of many distinct values),
+    /// and each growth places every word again and clears the new slots.
     #[cold]
     fn grow(&mut self) {
-        let size = 2 * self.slots.len();
+        let size = 4 * self.slots.len();
         let old = std::mem::replace(&mut self.slots, vec![(FREE, 0); size]);
-        self.shift -= 1;
+        self.shift -= 2;
         let mask = self.slots.len() - 1;
         for (word, id) in old.into_iter().filter(|&(w, _)| w != FREE) {
             let mut i = (self.key.word(word) >> self.shift) as usize;

@@ -25,6 +25,8 @@ trait Texts<'a>: Copy {
     fn bytes(self) -> usize;
     /// All the values' bytes one after the other, where they are held so.
     fn joined(self) -> Option<&'a [u8]>;
+    /// The text and the ends, where the values are held joined.
+    fn parts(self) -> Option<(&'a [u8], &'a [usize])>;
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -41,6 +43,9 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
         self.lens().sum()
     }
     fn joined(self) -> Option<&'a [u8]> {
+        None
+    }
+    fn parts(self) -> Option<(&'a [u8], &'a [usize])> {
         None
     }
 }
@@ -72,6 +77,9 @@ impl<'a> Texts<'a> for Joined<'a> {
     }
     fn joined(self) -> Option<&'a [u8]> {
         Some(&self.text[..self.bytes()])
+    }
+    fn parts(self) -> Option<(&'a [u8], &'a [usize])> {
+        Some((self.text, self.ends))
     }
 }
 
@@ -147,13 +155,28 @@ impl Eq for Long<'_> {}
 /// none for a dictionary that gives up); `None` when the values are mostly
 /// distinct, which a dictionary cannot win.
 fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
+    let (distinct, ids) = match values.parts() {
+        Some((text, ends)) => distinct_joined(text, ends)?,
+        None => distinct_of(values)?,
+    };
+    let lens = distinct.iter().map(|v| v.len() as u64).collect();
+    let stats = Stats::of_ids(&ids, distinct.len());
+    Some(((distinct, lens, ids), stats))
+}
+
+/// Room for as many distinct values as the dictionary of `n` values may
+/// take (it gives up past half the column), without growing on the way.
+fn dictionary_room(n: usize) -> usize {
+    (n / 2 + 17).min(4096)
+}
+
+/// The distinct values of a list and each value's index among them, or
+/// `None` (see [`dictionary`]): values of up to 7 bytes are looked up as
+/// one word (the bytes and the length, compared whole: `WordIds`), the
+/// others by their hash and then their bytes.
+fn distinct_of<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
     let n = values.count();
-    // Room for as many distinct values as the dictionary may take (it
-    // gives up past half the column), without growing on the way.
-    let room = (n / 2 + 17).min(4096);
-    // Values of up to 7 bytes are looked up as one word (the bytes and the
-    // length, compared whole: `WordIds`), the others by their hash and
-    // then their bytes.
+    let room = dictionary_room(n);
     let key = super::FastHash::default();
     let mut short = super::WordIds::new(key);
     let mut long: Option<super::HashIds> = None;
@@ -163,7 +186,7 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     for (i, v) in values.iter().enumerate() {
         let next = distinct.len() as u64;
         let id = if v.len() < 8 {
-            short.find_or_add(short_word(v), next)
+            short.find_or_add(short_key(short_bytes(v), v.len()), next)
         } else {
             let h = key.long(v);
             let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
@@ -177,16 +200,60 @@ fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
         }
         ids.push(id);
     }
-    let lens = distinct.iter().map(|v| v.len() as u64).collect();
-    let stats = Stats::of_ids(&ids, distinct.len());
-    Some(((distinct, lens, ids), stats))
+    Some((distinct, ids))
 }
 
-/// A value of up to 7 bytes as one word: its bytes, little-endian, and its
-/// length in the top byte.
+/// [`distinct_of`] of values held joined, the same loop but for a value
+/// under 8 bytes read as the 8 bytes from where it starts, masked (byte
+/// by byte only for the last few values of the text).
+fn distinct_joined<'a>(text: &'a [u8], ends: &[usize]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+    let n = ends.len();
+    let room = dictionary_room(n);
+    let key = super::FastHash::default();
+    let mut short = super::WordIds::new(key);
+    let mut long: Option<super::HashIds> = None;
+    let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
+    let mut ids = Vec::with_capacity(n);
+    let give_up = n / 2 + 16;
+    let mut start = 0;
+    for (i, &end) in ends.iter().enumerate() {
+        let v = &text[start..end];
+        let next = distinct.len() as u64;
+        let id = if v.len() < 8 {
+            let head = match text.get(start..start + 8) {
+                Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+                None => short_bytes(v),
+            };
+            short.find_or_add(short_key(head, v.len()), next)
+        } else {
+            let h = key.long(v);
+            let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
+            table.find_or_add(h, next, |id| Long(distinct[id as usize]) == Long(v))
+        };
+        start = end;
+        if id == next {
+            distinct.push(v);
+            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), n) {
+                return None;
+            }
+        }
+        ids.push(id);
+    }
+    Some((distinct, ids))
+}
+
+/// A value of `len` bytes (under 8) as one word, from its head: its
+/// bytes, little-endian, and its length in the top byte.
 #[inline]
-fn short_word(v: &[u8]) -> u64 {
-    short_bytes(v) | (v.len() as u64) << 56
+fn short_key(head: u64, len: usize) -> u64 {
+    debug_assert!(len < 8);
+    head & low_bytes(len) | (len as u64) << 56
+}
+
+/// A mask of the low `n` bytes of a word, `n` under 8 (any mask above).
+#[inline]
+fn low_bytes(n: usize) -> u64 {
+    (1u64 << ((8 * n as u32) & 63)).wrapping_sub(1)
 }
 
 /// The bytes of a value of up to 7 bytes, little-endian, zero past them
@@ -261,17 +328,13 @@ struct Prefix<'a> {
 impl<'a> Prefix<'a> {
     /// Each value's prefix shared with the one before and the length of
     /// the rest, into `shared` and `rest_lens`; the bytes of all the rests.
+    /// (Each list extended from an iterator of known length, written
+    /// without a capacity check per value, rather than pushed to.)
     fn rest<'v>(values: impl Texts<'v>, shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> usize {
-        let mut rest = 0;
         let mut prev: &[u8] = &[];
-        for v in values.iter() {
-            let p = common_prefix(prev, v);
-            shared.push(p as u64);
-            rest_lens.push((v.len() - p) as u64);
-            rest += v.len() - p;
-            prev = v;
-        }
-        rest
+        shared.extend(values.iter().map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
+        rest_lens.extend(values.lens().zip(shared.iter()).map(|(len, &p)| len as u64 - p));
+        values.bytes() - shared.iter().sum::<u64>() as usize
     }
 
     fn plan(shared: &'a [u64], rest_lens: &'a [u64], rest: usize) -> Prefix<'a> {
@@ -808,8 +871,37 @@ mod tests {
                 let v = &bytes[start..start + len];
                 let folded =
                     v.iter().enumerate().fold((v.len() as u64) << 56, |w, (i, &b)| w | u64::from(b) << (8 * i));
-                assert_eq!(short_word(v), folded, "{v:?}");
+                assert_eq!(short_key(short_bytes(v), len), folded, "{v:?}");
+                // Read from the text (its 8 bytes from the value's start,
+                // where there are 8, with bytes of other values past it).
+                if let Some(w) = bytes.get(start..start + 8) {
+                    assert_eq!(short_key(u64::from_le_bytes(w.try_into().unwrap()), len), folded, "{v:?}");
+                }
             }
+        }
+    }
+
+    #[test]
+    fn the_joined_dictionary_is_the_general_ones() {
+        let mut next = crate::columnar::lcg(17, 20);
+        for round in 0..400 {
+            let n = [0, 1, 2, 7, 60, 500, 9000][round % 7];
+            let spread = 1 + next() % [3, 50, 5000][round % 3];
+            // Values of every length around 8 (short ones at the text's end
+            // too), repeating or mostly distinct, a byte apart.
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let k = next() % spread;
+                    let len = (k % 13) as usize;
+                    (0..len).map(|i| (k >> (i % 8)) as u8 & 3).collect()
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let general = distinct_of(&slices[..]);
+            let (text, ends) = joined(&slices);
+            assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
+            let past = [&text[..], b"\xff\xff\xff"].concat();
+            assert_eq!(distinct_joined(&past, &ends), general, "round {round}");
         }
     }
 
