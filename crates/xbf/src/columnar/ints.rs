@@ -9,11 +9,23 @@ use crate::wire::ColumnEncoding as E;
 use super::cursor::Cursor;
 
 mod lanes;
+mod pack;
 
 /// A value of an integer column as the writer takes it: any unsigned width
 /// up to 128 bits (columns of narrow values take less memory to walk).
 pub(crate) trait Int: Copy + PartialEq {
     fn wide(self) -> u128;
+
+    /// The column as `u64`s, where it is one (the writers' common case,
+    /// which the packers specialise).
+    fn u64s(_values: &[Self]) -> Option<&[u64]> {
+        None
+    }
+
+    /// The column as bytes, where it is one (presence and bools).
+    fn u8s(_values: &[Self]) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl Int for u128 {
@@ -28,12 +40,20 @@ impl Int for u64 {
     fn wide(self) -> u128 {
         u128::from(self)
     }
+
+    fn u64s(values: &[Self]) -> Option<&[u64]> {
+        Some(values)
+    }
 }
 
 impl Int for u8 {
     #[inline]
     fn wide(self) -> u128 {
         u128::from(self)
+    }
+
+    fn u8s(values: &[Self]) -> Option<&[u8]> {
+        Some(values)
     }
 }
 
@@ -574,7 +594,13 @@ impl<'a, T: Int> Planned<'a, T> {
                 varint::put(out, p.min);
                 out.push(p.width);
                 let min = p.min as u64;
-                pack64(out, values.iter().map(|v| (v.wide() as u64).wrapping_sub(min)), p.width);
+                if let Some(values) = T::u64s(values) {
+                    pack::pack_u64(out, values, min, p.width);
+                } else if let (Some(bits), 1, 0) = (T::u8s(values), p.width, min) {
+                    pack::pack_bits(out, bits);
+                } else {
+                    pack64(out, values.iter().map(|v| (v.wide() as u64).wrapping_sub(min)), p.width);
+                }
             }
             E::FrameOfReference => write_for(out, values.iter().map(|v| v.wide()), p.min, p.width),
             E::Delta => {

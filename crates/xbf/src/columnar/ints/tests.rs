@@ -270,3 +270,39 @@ fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
         assert_eq!(lanes::pass_u15(&values), (lo, hi, dlo, dhi, runs), "round {round}, {n} values");
     }
 }
+
+#[test]
+fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
+    let mut next = crate::columnar::lcg(29, 0);
+    for width in 1..=64u8 {
+        for n in [0usize, 1, 7, 8, 9, 16, 63, 64, 65, 130, 1000] {
+            let mask = u64::MAX >> (64 - width);
+            // Values of every bit pattern, of the width's full range, and
+            // off a base that the packer takes away.
+            let min = [0, 1, u64::MAX - mask, next() % 1000][n % 4].min(u64::MAX - mask);
+            let values: Vec<u64> = (0..n).map(|i| min + if i % 5 == 0 { mask } else { next() & mask }).collect();
+            let mut expected = vec![7u8];
+            pack128(&mut expected, values.iter().map(|&v| u128::from(v - min)), width);
+            let mut got = vec![7u8];
+            pack::pack_u64(&mut got, &values, min, width);
+            assert_eq!(got, expected, "width {width}, {n} values, base {min}");
+            if width == 1 && min == 0 {
+                let bits: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+                let mut got = vec![7u8];
+                pack::pack_bits(&mut got, &bits);
+                assert_eq!(got, expected, "{n} bits");
+            }
+        }
+    }
+    // Bits in every arrangement of a group, and runs of them.
+    for n in 0..=40usize {
+        for seed in 0..20u64 {
+            let bits: Vec<u8> = (0..n).map(|i| ((seed.wrapping_mul(0x9e37_79b9) >> (i % 29)) & 1) as u8).collect();
+            let mut expected = Vec::new();
+            pack128(&mut expected, bits.iter().map(|&b| u128::from(b)), 1);
+            let mut got = Vec::new();
+            pack::pack_bits(&mut got, &bits);
+            assert_eq!(got, expected, "{bits:?}");
+        }
+    }
+}
