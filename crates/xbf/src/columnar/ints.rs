@@ -192,7 +192,10 @@ fn plan<T: Int>(values: &[T]) -> Plan {
     // and `plan_gathered` then sizes them as `plan_bits` does: every varint
     // one byte, runs two bytes each at least.)
     if all >> 15 == 0 && values.len() >= 2 {
-        return plan_gathered(values, first as u64, lanes::pass_u15(values));
+        // (The varints' size is counted in the pass where some take two
+        // bytes: otherwise it is one byte a value.)
+        let g = if all >> 7 == 0 { lanes::pass_u15::<false, _>(values) } else { lanes::pass_u15::<true, _>(values) };
+        return plan_gathered(values, first as u64, g);
     }
     if all <= 1 {
         return plan_bits(values, first as u64);
@@ -223,22 +226,35 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         runs += usize::from(v != prev);
         prev = v;
     }
-    plan_gathered(values, first, (lo, hi, dlo, dhi, runs))
+    plan_gathered(values, first, Gathered { lo, hi, dlo, dhi, runs, varint_size: None })
 }
 
-/// [`plan_u63`] from what its pass gathered: the smallest and largest
-/// value, the smallest and largest zigzag of the neighbours' differences
-/// (0 and 0 for one value) and the number of runs.
-fn plan_gathered<T: Int>(values: &[T], first: u64, (lo, hi, dlo, dhi, runs): (u64, u64, u64, u64, usize)) -> Plan {
+/// What [`plan_u63`]'s pass gathers: the smallest and largest value, the
+/// smallest and largest zigzag of the neighbours' differences (0 and 0 for
+/// one value), the number of runs, and the varints' size where the pass
+/// counted it.
+struct Gathered {
+    lo: u64,
+    hi: u64,
+    dlo: u64,
+    dhi: u64,
+    runs: usize,
+    varint_size: Option<usize>,
+}
+
+/// [`plan_u63`] from what its pass gathered.
+fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
+    let Gathered { lo, hi, dlo, dhi, runs, varint_size } = g;
     let n = values.len();
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
     // The varints take `vlen(lo)` bytes each at least, and exactly that
-    // where the largest takes as many; otherwise they are counted one by
-    // one, but only if that least could win (ties go to the varints).
-    let mut varint_size = n * vlen(lo);
+    // where the largest takes as many; otherwise (unless the pass counted
+    // them) they are counted one by one, but only if that least could win
+    // (ties go to the varints).
+    let mut varint_size = varint_size.unwrap_or(n * vlen(lo));
     let mut others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
-    if others.enc == E::Varint && vlen(hi) != vlen(lo) {
+    if g.varint_size.is_none() && others.enc == E::Varint && vlen(hi) != vlen(lo) {
         varint_size = values.iter().map(|v| vlen(v.wide() as u64)).sum();
         others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
     }
@@ -272,8 +288,7 @@ impl Stats {
     /// What [`plan_u63`] gathers from the ids of a dictionary in
     /// first-seen order (`distinct` of them, fewer than 2^63): the first
     /// id is 0 and the largest `distinct - 1`, so one pass over the
-    /// neighbours' differences finds the rest (and the varints' size only
-    /// where some id takes two bytes).
+    /// neighbours' differences finds the rest, and the varints' size.
     pub(crate) fn of_ids(ids: &[u64], distinct: usize) -> Stats {
         if ids.is_empty() {
             return Stats::new();
@@ -282,25 +297,26 @@ impl Stats {
         let hi = distinct as u64 - 1;
         // Ids below 2^15 in the 16-bit lanes (whose smallest and largest
         // are then 0 and `hi`).
-        let (dlo, dhi, runs) = if hi >> 15 == 0 && ids.len() >= 2 {
-            let (_, _, dlo, dhi, runs) = lanes::pass_u15(ids);
-            (dlo, dhi, runs)
-        } else {
-            let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
-            for (&a, &b) in ids.iter().zip(&ids[1..]) {
-                let d = (b as i64).wrapping_sub(a as i64);
-                let z = ((d << 1) ^ (d >> 63)) as u64;
-                dlo = dlo.min(z);
-                dhi = dhi.max(z);
-                changes += usize::from(a != b);
-            }
-            (dlo, dhi, 1 + changes)
-        };
-        let varint_size = if hi < 0x80 {
-            ids.len()
-        } else {
-            ids.iter().map(|&id| VARINT_LEN[(64 - id.leading_zeros()) as usize] as usize).sum()
-        };
+        if hi >> 15 == 0 && ids.len() >= 2 {
+            let (g, varint_size) = if hi >> 7 == 0 {
+                (lanes::pass_u15::<false, _>(ids), ids.len())
+            } else {
+                let g = lanes::pass_u15::<true, _>(ids);
+                let size = g.varint_size.expect("counted in the lanes");
+                (g, size)
+            };
+            return Stats { n: ids.len(), first: 0, lo: 0, hi, dlo: g.dlo, dhi: g.dhi, varint_size, runs: g.runs };
+        }
+        let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
+        for (&a, &b) in ids.iter().zip(&ids[1..]) {
+            let d = (b as i64).wrapping_sub(a as i64);
+            let z = ((d << 1) ^ (d >> 63)) as u64;
+            dlo = dlo.min(z);
+            dhi = dhi.max(z);
+            changes += usize::from(a != b);
+        }
+        let varint_size = ids.iter().map(|&id| VARINT_LEN[(64 - id.leading_zeros()) as usize] as usize).sum();
+        let runs = 1 + changes;
         Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs }
     }
 
@@ -610,11 +626,15 @@ impl<'a, T: Int> Planned<'a, T> {
                     varint::put(out, p.delta_min);
                     out.push(p.delta_width);
                     let dmin = p.delta_min as u64;
-                    let deltas = values.windows(2).map(|w| {
-                        let d = (w[1].wide() as u64).wrapping_sub(w[0].wide() as u64) as i64;
-                        varint::zigzag64(d).wrapping_sub(dmin)
-                    });
-                    pack64(out, deltas, p.delta_width);
+                    if let Some(values) = T::u64s(values) {
+                        pack::pack_deltas_u64(out, values, dmin, p.delta_width);
+                    } else {
+                        let deltas = values.windows(2).map(|w| {
+                            let d = (w[1].wide() as u64).wrapping_sub(w[0].wide() as u64) as i64;
+                            varint::zigzag64(d).wrapping_sub(dmin)
+                        });
+                        pack64(out, deltas, p.delta_width);
+                    }
                 } else {
                     let deltas = values.windows(2).map(|w| zigzag_delta(w[1].wide(), w[0].wide()));
                     write_for(out, deltas, p.delta_min, p.delta_width);

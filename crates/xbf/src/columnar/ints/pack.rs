@@ -9,36 +9,64 @@
 /// `width` bits, least significant bit first: what [`super::pack64`]
 /// writes for them.
 pub(super) fn pack_u64(out: &mut Vec<u8>, values: &[u64], min: u64, width: u8) {
+    debug_assert!(values.iter().all(|&v| width == 64 || v.wrapping_sub(min) >> width == 0));
+    let groups = values.chunks_exact(8);
+    let rest = groups.remainder();
+    let n = groups.len();
+    pack_groups(out, width, n, groups.map(|g| as_group(g).map(|v| v.wrapping_sub(min))));
+    super::pack64(out, rest.iter().map(|v| v.wrapping_sub(min)), width);
+}
+
+/// Appends the zigzags of the differences of neighbours in `values` less
+/// `dmin` (each below 2^`width`, at most 64), as [`pack_u64`] does: what a
+/// delta column packs.
+pub(super) fn pack_deltas_u64(out: &mut Vec<u8>, values: &[u64], dmin: u64, width: u8) {
+    let delta = |a: u64, b: u64| crate::wire::varint::zigzag64(b.wrapping_sub(a) as i64).wrapping_sub(dmin);
+    // Each value from the second on beside the one before it, eight at a
+    // time.
+    let cur = values.get(1..).unwrap_or_default().chunks_exact(8);
+    let n = cur.len();
+    let groups = cur.zip(values.chunks_exact(8)).map(|(c, p)| {
+        let (c, p) = (as_group(c), as_group(p));
+        std::array::from_fn(|i| delta(p[i], c[i]))
+    });
+    pack_groups(out, width, n, groups);
+    let rest = values.get(8 * n..).unwrap_or_default();
+    super::pack64(out, rest.windows(2).map(|w| delta(w[0], w[1])), width);
+}
+
+fn as_group(g: &[u64]) -> [u64; 8] {
+    g.try_into().expect("a group of eight")
+}
+
+/// Appends `n` groups of eight values packed in `width` bits each (0 to
+/// 64): `width` bytes a group.
+fn pack_groups(out: &mut Vec<u8>, width: u8, n: usize, groups: impl Iterator<Item = [u64; 8]>) {
     if width == 0 {
         return;
     }
-    debug_assert!(width <= 64 && values.iter().all(|&v| v.wrapping_sub(min) >> 1 >> (width - 1) == 0));
-    let whole = values.len() / 8 * 8;
     let start = out.len();
-    out.resize(start + whole / 8 * usize::from(width), 0);
-    let (buf, groups) = (&mut out[start..], &values[..whole]);
+    out.resize(start + n * usize::from(width), 0);
+    let buf = &mut out[start..];
     macro_rules! dispatch {
         ($($w:literal)*) => {
             match width {
-                $($w => groups_of::<$w>(buf, groups, min),)*
+                $($w => groups_of::<$w>(buf, groups),)*
                 _ => unreachable!("a width of 1 to 64 bits"),
             }
         };
     }
     dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
         33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64);
-    super::pack64(out, values[whole..].iter().map(|v| v.wrapping_sub(min)), width);
 }
 
-/// Packs `values` (a multiple of eight of them) minus `min` into `buf`,
-/// `W` bytes a group of eight.
-fn groups_of<const W: usize>(buf: &mut [u8], values: &[u64], min: u64) {
-    for (group, dst) in values.chunks_exact(8).zip(buf.chunks_exact_mut(W)) {
+/// Packs the groups into `buf`, `W` bytes each.
+fn groups_of<const W: usize>(buf: &mut [u8], groups: impl Iterator<Item = [u64; 8]>) {
+    for (group, dst) in groups.zip(buf.chunks_exact_mut(W)) {
         // The group's 8 × W bits in nine words at most; the loop unrolls
         // and every index and shift is a constant.
         let mut words = [0u64; 9];
-        for (i, &v) in group.iter().enumerate() {
-            let v = v.wrapping_sub(min);
+        for (i, v) in group.into_iter().enumerate() {
             let bit = i * W;
             words[bit / 64] |= v << (bit % 64);
             if bit % 64 + W > 64 {

@@ -248,7 +248,8 @@ fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
                     1 => (1 << 15) - 1 - r % 3,
                     2 => (i as u64 / 5) % 7,
                     3 => [0, (1 << 15) - 1][(r % 2) as usize],
-                    4 => 20 + r % 2,
+                    4 if round % 4 == 0 => 20 + r % 2,
+                    4 => [127, 128, (1 << 14) - 1, 1 << 14][(r % 4) as usize],
                     _ => (i as u64 * 37) % (1 << 15),
                 }
             })
@@ -267,7 +268,14 @@ fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
             (dlo, dhi) = (dlo.min(z), dhi.max(z));
         }
         let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
-        assert_eq!(lanes::pass_u15(&values), (lo, hi, dlo, dhi, runs), "round {round}, {n} values");
+        let varints: usize = values.iter().map(|&v| varint::len(u128::from(v))).sum();
+        let (g, h) = (lanes::pass_u15::<true, _>(&values), lanes::pass_u15::<false, _>(&values));
+        assert_eq!(
+            (g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size),
+            (lo, hi, dlo, dhi, runs, Some(varints)),
+            "round {round}, {n} values"
+        );
+        assert_eq!((h.lo, h.hi, h.dlo, h.dhi, h.runs, h.varint_size), (lo, hi, dlo, dhi, runs, None));
     }
 }
 
@@ -292,6 +300,22 @@ fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
                 pack::pack_bits(&mut got, &bits);
                 assert_eq!(got, expected, "{n} bits");
             }
+        }
+    }
+    // Deltas: the zigzags of neighbours' differences less their least.
+    for n in [0usize, 1, 2, 8, 9, 10, 17, 100, 1000] {
+        for spread in [0u64, 1, 100, 1 << 20, 1 << 40, u64::MAX >> 2] {
+            let values: Vec<u64> =
+                (0..n).map(|i| (i as u64).wrapping_mul(1_000_003) % (spread + 1) + (1 << 62)).collect();
+            let zigzags: Vec<u64> =
+                values.windows(2).map(|w| varint::zigzag64(w[1].wrapping_sub(w[0]) as i64)).collect();
+            let dmin = zigzags.iter().copied().min().unwrap_or(0);
+            let width = zigzags.iter().map(|&z| 64 - (z - dmin).leading_zeros()).max().unwrap_or(0) as u8;
+            let mut expected = vec![7u8];
+            pack128(&mut expected, zigzags.iter().map(|&z| u128::from(z - dmin)), width);
+            let mut got = vec![7u8];
+            pack::pack_deltas_u64(&mut got, &values, dmin, width);
+            assert_eq!(got, expected, "{n} values, spread {spread}");
         }
     }
     // Bits in every arrangement of a group, and runs of them.
