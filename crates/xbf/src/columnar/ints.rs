@@ -26,6 +26,12 @@ pub(crate) trait Int: Copy + PartialEq {
     fn u8s(_values: &[Self]) -> Option<&[u8]> {
         None
     }
+
+    /// The values' bits or'ed together (in the values' own width, which
+    /// vectorises).
+    fn all(values: &[Self]) -> u128 {
+        values.iter().fold(0u128, |a, v| a | v.wide())
+    }
 }
 
 impl Int for u128 {
@@ -44,6 +50,10 @@ impl Int for u64 {
     fn u64s(values: &[Self]) -> Option<&[u64]> {
         Some(values)
     }
+
+    fn all(values: &[Self]) -> u128 {
+        u128::from(values.iter().fold(0, |a, &v| a | v))
+    }
 }
 
 impl Int for u8 {
@@ -54,6 +64,10 @@ impl Int for u8 {
 
     fn u8s(values: &[Self]) -> Option<&[u8]> {
         Some(values)
+    }
+
+    fn all(values: &[Self]) -> u128 {
+        u128::from(values.iter().fold(0, |a, &v| a | v))
     }
 }
 
@@ -186,7 +200,10 @@ fn plan<T: Int>(values: &[T]) -> Plan {
         // empty varint column, which comes first.
         return Plan { size: 0, enc: E::Varint, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
-    let all = values.iter().fold(0u128, |a, v| a | v.wide());
+    let all = T::all(values);
+    if let (Some(bits), true) = (T::u8s(values), all <= 1) {
+        return plan_bit_bytes(values, bits);
+    }
     // (Zeros and ones too: the lanes gather what `plan_bits` counts, their
     // smallest and largest value standing for whether all or none are 1,
     // and `plan_gathered` then sizes them as `plan_bits` does: every varint
@@ -342,7 +359,6 @@ impl Stats {
 /// varint one byte, and the differences of neighbours -1, 0 or 1, whose
 /// zigzags 1, 0 and 2 follow from counting the steps down and up.
 fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
-    let n = values.len();
     let (mut ones, mut up, mut down) = (first as usize, 0usize, 0usize);
     let mut prev = first;
     for v in &values[1..] {
@@ -352,6 +368,56 @@ fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
         down += usize::from(v < prev);
         prev = v;
     }
+    plan_bit_counts(values, first, ones, up, down)
+}
+
+/// [`plan_bits`] of bytes (a builder's presence and bool columns), counted
+/// eight at a time: the ones, and the changes (the neighbours' xor), of
+/// which the steps up outnumber the steps down by the last value less the
+/// first.
+fn plan_bit_bytes<T: Int>(values: &[T], bits: &[u8]) -> Plan {
+    let n = bits.len();
+    debug_assert!(n >= 1 && bits.iter().all(|&b| b <= 1));
+    let (mut ones, mut changes) = (usize::from(bits[0]), 0usize);
+    // Each value from the second on beside the one before it, eight bytes
+    // a word: the words' bytes are summed in two words (no byte passes 255
+    // in a block of 255 words), whose eight bytes a multiplication adds up.
+    let (cur, prev) = (&bits[1..], &bits[..n - 1]);
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let bytes_sum = |w: u64| {
+        let pairs = (w & 0x00ff_00ff_00ff_00ff) + ((w >> 8) & 0x00ff_00ff_00ff_00ff);
+        (pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48) as usize
+    };
+    let (cs, ps) = (cur.chunks_exact(8), prev.chunks_exact(8));
+    let (c_rest, p_rest) = (cs.remainder(), ps.remainder());
+    let mut words = cs.zip(ps);
+    loop {
+        let (mut o, mut x) = (0u64, 0u64);
+        let mut k = 0;
+        for (c, p) in words.by_ref().take(255) {
+            let (c, p) = (word(c), word(p));
+            o += c;
+            x += c ^ p;
+            k += 1;
+        }
+        ones += bytes_sum(o);
+        changes += bytes_sum(x);
+        if k < 255 {
+            break;
+        }
+    }
+    for (&c, &p) in c_rest.iter().zip(p_rest) {
+        ones += usize::from(c);
+        changes += usize::from(c ^ p);
+    }
+    let (first, last) = (usize::from(bits[0]), usize::from(bits[n - 1]));
+    let up = (changes + last - first) / 2;
+    plan_bit_counts(values, first as u64, ones, up, changes - up)
+}
+
+/// [`plan_bits`] from its counts: the ones, the steps up and the steps down.
+fn plan_bit_counts<T: Int>(values: &[T], first: u64, ones: usize, up: usize, down: usize) -> Plan {
+    let n = values.len();
     let (lo, hi) = (u128::from(ones == n), u128::from(ones > 0));
     let (dlo, dhi) = if n > 1 {
         let same = n - 1 - up - down;

@@ -87,14 +87,16 @@ fn zeros_and_ones_plan_as_any_column() {
     let cases: [&[u128]; 8] =
         [&[0; 10], &[1; 10], &[0, 1], &[1, 0], &[1], &[0], &[0, 0, 1, 1, 1, 0, 0, 1], &[1, 1, 1, 1, 1, 1, 1, 1, 1, 0]];
     let mut next = crate::columnar::lcg(23, 7);
-    let random: Vec<Vec<u128>> = [9usize, 17, 100, 1000, 40_000]
+    let random: Vec<Vec<u128>> = [9usize, 16, 17, 100, 1000, 255 * 8, 255 * 8 + 1, 255 * 8 + 2, 255 * 16 + 1, 40_000]
         .iter()
         .flat_map(|&n| [1, 2, 50].map(|odds| (0..n).map(|_| u128::from(next() % odds == 0)).collect::<Vec<_>>()))
         .collect();
     for values in cases.into_iter().chain(random.iter().map(Vec::as_slice)) {
         let (a, b) = (plan_bits(values, values[0] as u64), plan_narrow(values, values[0]).unwrap());
-        // (`plan` takes the 16-bit lanes for two values or more.)
-        for p in [&b, &plan(values)] {
+        // (`plan` takes the 16-bit lanes for two values or more, and counts
+        // bytes sixteen at a time.)
+        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+        for p in [&b, &plan(values), &plan(&bytes)] {
             assert_eq!(
                 (a.size, a.enc, a.min, a.width, a.delta_min, a.delta_width),
                 (p.size, p.enc, p.min, p.width, p.delta_min, p.delta_width),
