@@ -265,22 +265,35 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
     let n = values.len();
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
+    let first = u128::from(first);
     // The varints take `vlen(lo)` bytes each at least, and exactly that
-    // where the largest takes as many; otherwise (unless the pass counted
-    // them) they are counted one by one, but only if that least could win
-    // (ties go to the varints).
-    let mut varint_size = varint_size.unwrap_or(n * vlen(lo));
-    let mut others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
-    if g.varint_size.is_none() && others.enc == E::Varint && vlen(hi) != vlen(lo) {
+    // where the largest takes as many.
+    let exact = varint_size.or((vlen(hi) == vlen(lo)).then_some(n * vlen(lo)));
+    let mut varint_size = exact.unwrap_or(n * vlen(lo));
+    let mut others = finish_plan(values, first, varint_size, usize::MAX, range);
+    let mut rle_size = None;
+    if exact.is_none() && others.enc == E::Varint {
+        // That least wins over the frames of reference (ties go to the
+        // varints), so their exact size decides: unless runs that could
+        // win, sized first, take less than that least (then neither it
+        // nor the exact size can win, and the choice is the same).
+        let frames = finish_plan(values, first, usize::MAX, usize::MAX, range).size;
+        if !runs_lose(runs, lo, frames.min(n * vlen(hi))) {
+            let rle = rle_size_u63(values);
+            if rle < varint_size {
+                return finish_plan(values, first, varint_size, rle, range);
+            }
+            rle_size = Some(rle);
+        }
         varint_size = values.iter().map(|v| vlen(v.wide() as u64)).sum();
-        others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
+        others = finish_plan(values, first, varint_size, usize::MAX, range);
     }
     if runs_lose(runs, lo, others.size) {
         return others;
     }
     // (The varints' size is exact where they won; where they lost to a
     // smaller size, their least loses to it too.)
-    finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
+    finish_plan(values, first, varint_size, rle_size.unwrap_or_else(|| rle_size_u63(values)), range)
 }
 
 /// What [`plan_u63`] gathers in its pass, gathered from what a writer

@@ -54,7 +54,7 @@ fn the_64_bit_plan_agrees_with_the_wide_ones() {
         let values: Vec<u128> = (0..n)
             .map(|i| {
                 let r = u128::from(next());
-                match round % 6 {
+                match round % 8 {
                     0 => r,
                     1 => r % 4,
                     2 => (i as u128 / 7) % 3,
@@ -62,6 +62,11 @@ fn the_64_bit_plan_agrees_with_the_wide_ones() {
                     4 => [0, (1 << 63) - 1][i % 2],
                     5 if round % 4 == 1 => r % 2,
                     5 if round % 4 == 3 => u128::from(r % 50 != 0),
+                    // Runs of small and large values: the varints' least
+                    // size beats the frames of reference, and the runs beat
+                    // it (long runs) or only its exact size (short ones).
+                    6 => [0, 1_000_000][(i / [50, 2, 3, 9][round / 8 % 4]) % 2],
+                    7 => [(r % 3) as u128, 1 << 20][(i / (1 + round / 8 % 5)) % 2],
                     _ => r >> (r % 63),
                 }
             })
