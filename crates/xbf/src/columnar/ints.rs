@@ -740,24 +740,48 @@ fn write_varints<T: Int>(out: &mut Vec<u8>, values: &[T], size: usize) {
     let mut at = out.len();
     out.resize(at + size, 0);
     let buf = &mut out[..];
+    if let Some(values) = T::u64s(values) {
+        // Eight values below 2^7 (most of a varint column, often) are
+        // eight bytes, stored at once.
+        let groups = values.chunks_exact(8);
+        let rest = groups.remainder();
+        for g in groups {
+            let g: &[u64; 8] = g.try_into().expect("a group of eight");
+            if g.iter().fold(0, |a, &v| a | v) < 0x80 {
+                buf[at..at + 8].copy_from_slice(&g.map(|v| v as u8));
+                at += 8;
+            } else {
+                g.iter().for_each(|&v| at = put_u64(buf, at, v));
+            }
+        }
+        rest.iter().for_each(|&v| at = put_u64(buf, at, v));
+        debug_assert_eq!(at, out.len());
+        return;
+    }
     for v in values {
         let v = v.wide();
-        if let Ok(mut x) = u64::try_from(v) {
-            while x >= 0x80 {
-                buf[at] = (x as u8) | 0x80;
-                x >>= 7;
-                at += 1;
-            }
-            buf[at] = x as u8;
+        if let Ok(x) = u64::try_from(v) {
+            at = put_u64(buf, at, x);
         } else {
             let mut tmp = [0u8; varint::MAX_LEN];
             let n = varint::encode(v, &mut tmp);
             buf[at..at + n].copy_from_slice(&tmp[..n]);
-            at += n - 1;
+            at += n;
         }
-        at += 1;
     }
     debug_assert_eq!(at, out.len());
+}
+
+/// Writes `x`'s varint into `buf` at `at`; where it ends.
+#[inline(always)]
+fn put_u64(buf: &mut [u8], mut at: usize, mut x: u64) -> usize {
+    while x >= 0x80 {
+        buf[at] = (x as u8) | 0x80;
+        x >>= 7;
+        at += 1;
+    }
+    buf[at] = x as u8;
+    at + 1
 }
 
 /// What an integer column decodes into: `u128` for every column, `u64`

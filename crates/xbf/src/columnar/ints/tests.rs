@@ -337,3 +337,35 @@ fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
         }
     }
 }
+
+#[test]
+fn varints_of_u64_columns_write_what_the_u128_path_wrote() {
+    let mut next = crate::columnar::lcg(31, 0);
+    for n in [0usize, 1, 7, 8, 9, 16, 17, 100, 1000] {
+        for big in [0u64, 1, 8, 50, 100] {
+            // Values below 2^7, with every `big`-th (none for 0) wider, up
+            // to 64 bits: whole groups of small ones, and groups mixed.
+            let values: Vec<u64> = (0..n)
+                .map(|i| {
+                    let r = next();
+                    if big > 0 && i as u64 % big == 0 {
+                        r >> (r % 57)
+                    } else {
+                        r % 0x80
+                    }
+                })
+                .collect();
+            let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+            let mut expected = vec![E::Varint.byte()];
+            wide.iter().for_each(|&v| varint::put(&mut expected, v));
+            let size = expected.len() - 1;
+            let forced = Plan { size, enc: E::Varint, min: 0, width: 0, delta_min: 0, delta_width: 0 };
+            let mut out = Vec::new();
+            Planned { values: &values[..], plan: Plan { ..forced }, entropy: None }.write(&mut out);
+            assert_eq!(out, expected, "{n} values, every {big}th wide");
+            let mut out = Vec::new();
+            Planned { values: &wide[..], plan: forced, entropy: None }.write(&mut out);
+            assert_eq!(out, expected);
+        }
+    }
+}
