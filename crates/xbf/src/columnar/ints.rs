@@ -268,28 +268,39 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
     let first = u128::from(first);
     // The varints take `vlen(lo)` bytes each at least, and exactly that
     // where the largest takes as many.
-    let exact = varint_size.or((vlen(hi) == vlen(lo)).then_some(n * vlen(lo)));
+    let mut exact = varint_size.or((vlen(hi) == vlen(lo)).then_some(n * vlen(lo)));
     let mut varint_size = exact.unwrap_or(n * vlen(lo));
     let mut others = finish_plan(values, first, varint_size, usize::MAX, range);
     let mut rle_size = None;
+    let count = || values.iter().map(|v| vlen(v.wide() as u64)).sum::<usize>();
     if exact.is_none() && others.enc == E::Varint {
         // That least wins over the frames of reference (ties go to the
         // varints), so their exact size decides: unless runs that could
-        // win, sized first, take less than that least (then neither it
-        // nor the exact size can win, and the choice is the same).
+        // win, sized first where most values are inside a run, take less
+        // than that least (then neither it nor the exact size can win, and
+        // the choice is the same).
         let frames = finish_plan(values, first, usize::MAX, usize::MAX, range).size;
-        if !runs_lose(runs, lo, frames.min(n * vlen(hi))) {
+        if 2 * runs <= n && !runs_lose(runs, lo, frames.min(n * vlen(hi))) {
             let rle = rle_size_u63(values);
             if rle < varint_size {
                 return finish_plan(values, first, varint_size, rle, range);
             }
             rle_size = Some(rle);
         }
-        varint_size = values.iter().map(|v| vlen(v.wide() as u64)).sum();
+        varint_size = count();
+        exact = Some(varint_size);
         others = finish_plan(values, first, varint_size, usize::MAX, range);
     }
     if runs_lose(runs, lo, others.size) {
         return others;
+    }
+    // Where most values start a run, the varints' exact size (a cheaper
+    // pass than the runs') bounds the runs' size closer.
+    if rle_size.is_none() && 2 * runs > n {
+        let varints = *exact.get_or_insert_with(count);
+        if runs_least(runs, varints, n, hi) >= others.size {
+            return others;
+        }
     }
     // (The varints' size is exact where they won; where they lost to a
     // smaller size, their least loses to it too.)
@@ -361,7 +372,9 @@ impl Stats {
         let range = (u128::from(self.lo), u128::from(self.hi), u128::from(dlo), u128::from(self.dhi));
         let first = u128::from(self.first);
         let others = finish_plan(values, first, self.varint_size, usize::MAX, range);
-        if runs_lose(self.runs, self.lo, others.size) {
+        if runs_lose(self.runs, self.lo, others.size)
+            || runs_least(self.runs, self.varint_size, self.n, self.hi) >= others.size
+        {
             return others;
         }
         finish_plan(values, first, self.varint_size, rle_size_u63(values), range)
@@ -456,6 +469,16 @@ fn plan_bit_counts<T: Int>(values: &[T], first: u64, ones: usize, up: usize, dow
 /// `lo`'s at least).
 fn runs_lose(runs: usize, lo: u64, others: usize) -> bool {
     runs * (1 + VARINT_LEN[(64 - lo.leading_zeros()) as usize] as usize) >= others
+}
+
+/// The least size of `runs` runs of `n` values whose varints take
+/// `varint_size` bytes, the largest value `hi`: each run's length takes a
+/// byte at least, and its value's varint is all of the varints but those
+/// of the `n - runs` values past a run's first, each as long as `hi`'s at
+/// most.
+fn runs_least(runs: usize, varint_size: usize, n: usize, hi: u64) -> usize {
+    let rest = (n - runs) * VARINT_LEN[(64 - hi.leading_zeros()) as usize] as usize;
+    runs + varint_size.saturating_sub(rest)
 }
 
 /// [`rle_size`] of values below 2^63.
