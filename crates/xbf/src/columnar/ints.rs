@@ -9,11 +9,29 @@ use crate::wire::ColumnEncoding as E;
 use super::cursor::Cursor;
 
 mod lanes;
+mod pack;
 
 /// A value of an integer column as the writer takes it: any unsigned width
 /// up to 128 bits (columns of narrow values take less memory to walk).
 pub(crate) trait Int: Copy + PartialEq {
     fn wide(self) -> u128;
+
+    /// The column as `u64`s, where it is one (the writers' common case,
+    /// which the packers specialise).
+    fn u64s(_values: &[Self]) -> Option<&[u64]> {
+        None
+    }
+
+    /// The column as bytes, where it is one (presence and bools).
+    fn u8s(_values: &[Self]) -> Option<&[u8]> {
+        None
+    }
+
+    /// The values' bits or'ed together (in the values' own width, which
+    /// vectorises).
+    fn all(values: &[Self]) -> u128 {
+        values.iter().fold(0u128, |a, v| a | v.wide())
+    }
 }
 
 impl Int for u128 {
@@ -28,12 +46,28 @@ impl Int for u64 {
     fn wide(self) -> u128 {
         u128::from(self)
     }
+
+    fn u64s(values: &[Self]) -> Option<&[u64]> {
+        Some(values)
+    }
+
+    fn all(values: &[Self]) -> u128 {
+        u128::from(values.iter().fold(0, |a, &v| a | v))
+    }
 }
 
 impl Int for u8 {
     #[inline]
     fn wide(self) -> u128 {
         u128::from(self)
+    }
+
+    fn u8s(values: &[Self]) -> Option<&[u8]> {
+        Some(values)
+    }
+
+    fn all(values: &[Self]) -> u128 {
+        u128::from(values.iter().fold(0, |a, &v| a | v))
     }
 }
 
@@ -166,13 +200,19 @@ fn plan<T: Int>(values: &[T]) -> Plan {
         // empty varint column, which comes first.
         return Plan { size: 0, enc: E::Varint, min: 0, width: 0, delta_min: 0, delta_width: 0 };
     };
-    let all = values.iter().fold(0u128, |a, v| a | v.wide());
+    let all = T::all(values);
+    if let (Some(bits), true) = (T::u8s(values), all <= 1) {
+        return plan_bit_bytes(values, bits);
+    }
     // (Zeros and ones too: the lanes gather what `plan_bits` counts, their
     // smallest and largest value standing for whether all or none are 1,
     // and `plan_gathered` then sizes them as `plan_bits` does: every varint
     // one byte, runs two bytes each at least.)
     if all >> 15 == 0 && values.len() >= 2 {
-        return plan_gathered(values, first as u64, lanes::pass_u15(values));
+        // (The varints' size is counted in the pass where some take two
+        // bytes: otherwise it is one byte a value.)
+        let g = if all >> 7 == 0 { lanes::pass_u15::<false, _>(values) } else { lanes::pass_u15::<true, _>(values) };
+        return plan_gathered(values, first as u64, g);
     }
     if all <= 1 {
         return plan_bits(values, first as u64);
@@ -203,31 +243,68 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         runs += usize::from(v != prev);
         prev = v;
     }
-    plan_gathered(values, first, (lo, hi, dlo, dhi, runs))
+    plan_gathered(values, first, Gathered { lo, hi, dlo, dhi, runs, varint_size: None })
 }
 
-/// [`plan_u63`] from what its pass gathered: the smallest and largest
-/// value, the smallest and largest zigzag of the neighbours' differences
-/// (0 and 0 for one value) and the number of runs.
-fn plan_gathered<T: Int>(values: &[T], first: u64, (lo, hi, dlo, dhi, runs): (u64, u64, u64, u64, usize)) -> Plan {
+/// What [`plan_u63`]'s pass gathers: the smallest and largest value, the
+/// smallest and largest zigzag of the neighbours' differences (0 and 0 for
+/// one value), the number of runs, and the varints' size where the pass
+/// counted it.
+struct Gathered {
+    lo: u64,
+    hi: u64,
+    dlo: u64,
+    dhi: u64,
+    runs: usize,
+    varint_size: Option<usize>,
+}
+
+/// [`plan_u63`] from what its pass gathered.
+fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
+    let Gathered { lo, hi, dlo, dhi, runs, varint_size } = g;
     let n = values.len();
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
+    let first = u128::from(first);
     // The varints take `vlen(lo)` bytes each at least, and exactly that
-    // where the largest takes as many; otherwise they are counted one by
-    // one, but only if that least could win (ties go to the varints).
-    let mut varint_size = n * vlen(lo);
-    let mut others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
-    if others.enc == E::Varint && vlen(hi) != vlen(lo) {
-        varint_size = values.iter().map(|v| vlen(v.wide() as u64)).sum();
-        others = finish_plan(values, u128::from(first), varint_size, usize::MAX, range);
+    // where the largest takes as many.
+    let mut exact = varint_size.or((vlen(hi) == vlen(lo)).then_some(n * vlen(lo)));
+    let mut varint_size = exact.unwrap_or(n * vlen(lo));
+    let mut others = finish_plan(values, first, varint_size, usize::MAX, range);
+    let mut rle_size = None;
+    let count = || values.iter().map(|v| vlen(v.wide() as u64)).sum::<usize>();
+    if exact.is_none() && others.enc == E::Varint {
+        // That least wins over the frames of reference (ties go to the
+        // varints), so their exact size decides: unless runs that could
+        // win, sized first where most values are inside a run, take less
+        // than that least (then neither it nor the exact size can win, and
+        // the choice is the same).
+        let frames = finish_plan(values, first, usize::MAX, usize::MAX, range).size;
+        if 2 * runs <= n && !runs_lose(runs, lo, frames.min(n * vlen(hi))) {
+            let rle = rle_size_u63(values);
+            if rle < varint_size {
+                return finish_plan(values, first, varint_size, rle, range);
+            }
+            rle_size = Some(rle);
+        }
+        varint_size = count();
+        exact = Some(varint_size);
+        others = finish_plan(values, first, varint_size, usize::MAX, range);
     }
     if runs_lose(runs, lo, others.size) {
         return others;
     }
+    // Where most values start a run, the varints' exact size (a cheaper
+    // pass than the runs') bounds the runs' size closer.
+    if rle_size.is_none() && 2 * runs > n {
+        let varints = *exact.get_or_insert_with(count);
+        if runs_least(runs, varints, n, hi) >= others.size {
+            return others;
+        }
+    }
     // (The varints' size is exact where they won; where they lost to a
     // smaller size, their least loses to it too.)
-    finish_plan(values, u128::from(first), varint_size, rle_size_u63(values), range)
+    finish_plan(values, first, varint_size, rle_size.unwrap_or_else(|| rle_size_u63(values)), range)
 }
 
 /// What [`plan_u63`] gathers in its pass, gathered from what a writer
@@ -252,8 +329,7 @@ impl Stats {
     /// What [`plan_u63`] gathers from the ids of a dictionary in
     /// first-seen order (`distinct` of them, fewer than 2^63): the first
     /// id is 0 and the largest `distinct - 1`, so one pass over the
-    /// neighbours' differences finds the rest (and the varints' size only
-    /// where some id takes two bytes).
+    /// neighbours' differences finds the rest, and the varints' size.
     pub(crate) fn of_ids(ids: &[u64], distinct: usize) -> Stats {
         if ids.is_empty() {
             return Stats::new();
@@ -262,25 +338,26 @@ impl Stats {
         let hi = distinct as u64 - 1;
         // Ids below 2^15 in the 16-bit lanes (whose smallest and largest
         // are then 0 and `hi`).
-        let (dlo, dhi, runs) = if hi >> 15 == 0 && ids.len() >= 2 {
-            let (_, _, dlo, dhi, runs) = lanes::pass_u15(ids);
-            (dlo, dhi, runs)
-        } else {
-            let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
-            for (&a, &b) in ids.iter().zip(&ids[1..]) {
-                let d = (b as i64).wrapping_sub(a as i64);
-                let z = ((d << 1) ^ (d >> 63)) as u64;
-                dlo = dlo.min(z);
-                dhi = dhi.max(z);
-                changes += usize::from(a != b);
-            }
-            (dlo, dhi, 1 + changes)
-        };
-        let varint_size = if hi < 0x80 {
-            ids.len()
-        } else {
-            ids.iter().map(|&id| VARINT_LEN[(64 - id.leading_zeros()) as usize] as usize).sum()
-        };
+        if hi >> 15 == 0 && ids.len() >= 2 {
+            let (g, varint_size) = if hi >> 7 == 0 {
+                (lanes::pass_u15::<false, _>(ids), ids.len())
+            } else {
+                let g = lanes::pass_u15::<true, _>(ids);
+                let size = g.varint_size.expect("counted in the lanes");
+                (g, size)
+            };
+            return Stats { n: ids.len(), first: 0, lo: 0, hi, dlo: g.dlo, dhi: g.dhi, varint_size, runs: g.runs };
+        }
+        let (mut dlo, mut dhi, mut changes) = (u64::MAX, 0u64, 0usize);
+        for (&a, &b) in ids.iter().zip(&ids[1..]) {
+            let d = (b as i64).wrapping_sub(a as i64);
+            let z = ((d << 1) ^ (d >> 63)) as u64;
+            dlo = dlo.min(z);
+            dhi = dhi.max(z);
+            changes += usize::from(a != b);
+        }
+        let varint_size = ids.iter().map(|&id| VARINT_LEN[(64 - id.leading_zeros()) as usize] as usize).sum();
+        let runs = 1 + changes;
         Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs }
     }
 
@@ -295,7 +372,9 @@ impl Stats {
         let range = (u128::from(self.lo), u128::from(self.hi), u128::from(dlo), u128::from(self.dhi));
         let first = u128::from(self.first);
         let others = finish_plan(values, first, self.varint_size, usize::MAX, range);
-        if runs_lose(self.runs, self.lo, others.size) {
+        if runs_lose(self.runs, self.lo, others.size)
+            || runs_least(self.runs, self.varint_size, self.n, self.hi) >= others.size
+        {
             return others;
         }
         finish_plan(values, first, self.varint_size, rle_size_u63(values), range)
@@ -306,7 +385,6 @@ impl Stats {
 /// varint one byte, and the differences of neighbours -1, 0 or 1, whose
 /// zigzags 1, 0 and 2 follow from counting the steps down and up.
 fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
-    let n = values.len();
     let (mut ones, mut up, mut down) = (first as usize, 0usize, 0usize);
     let mut prev = first;
     for v in &values[1..] {
@@ -316,6 +394,56 @@ fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
         down += usize::from(v < prev);
         prev = v;
     }
+    plan_bit_counts(values, first, ones, up, down)
+}
+
+/// [`plan_bits`] of bytes (a builder's presence and bool columns), counted
+/// eight at a time: the ones, and the changes (the neighbours' xor), of
+/// which the steps up outnumber the steps down by the last value less the
+/// first.
+fn plan_bit_bytes<T: Int>(values: &[T], bits: &[u8]) -> Plan {
+    let n = bits.len();
+    debug_assert!(n >= 1 && bits.iter().all(|&b| b <= 1));
+    let (mut ones, mut changes) = (usize::from(bits[0]), 0usize);
+    // Each value from the second on beside the one before it, eight bytes
+    // a word: the words' bytes are summed in two words (no byte passes 255
+    // in a block of 255 words), whose eight bytes a multiplication adds up.
+    let (cur, prev) = (&bits[1..], &bits[..n - 1]);
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let bytes_sum = |w: u64| {
+        let pairs = (w & 0x00ff_00ff_00ff_00ff) + ((w >> 8) & 0x00ff_00ff_00ff_00ff);
+        (pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48) as usize
+    };
+    let (cs, ps) = (cur.chunks_exact(8), prev.chunks_exact(8));
+    let (c_rest, p_rest) = (cs.remainder(), ps.remainder());
+    let mut words = cs.zip(ps);
+    loop {
+        let (mut o, mut x) = (0u64, 0u64);
+        let mut k = 0;
+        for (c, p) in words.by_ref().take(255) {
+            let (c, p) = (word(c), word(p));
+            o += c;
+            x += c ^ p;
+            k += 1;
+        }
+        ones += bytes_sum(o);
+        changes += bytes_sum(x);
+        if k < 255 {
+            break;
+        }
+    }
+    for (&c, &p) in c_rest.iter().zip(p_rest) {
+        ones += usize::from(c);
+        changes += usize::from(c ^ p);
+    }
+    let (first, last) = (usize::from(bits[0]), usize::from(bits[n - 1]));
+    let up = (changes + last - first) / 2;
+    plan_bit_counts(values, first as u64, ones, up, changes - up)
+}
+
+/// [`plan_bits`] from its counts: the ones, the steps up and the steps down.
+fn plan_bit_counts<T: Int>(values: &[T], first: u64, ones: usize, up: usize, down: usize) -> Plan {
+    let n = values.len();
     let (lo, hi) = (u128::from(ones == n), u128::from(ones > 0));
     let (dlo, dhi) = if n > 1 {
         let same = n - 1 - up - down;
@@ -341,6 +469,16 @@ fn plan_bits<T: Int>(values: &[T], first: u64) -> Plan {
 /// `lo`'s at least).
 fn runs_lose(runs: usize, lo: u64, others: usize) -> bool {
     runs * (1 + VARINT_LEN[(64 - lo.leading_zeros()) as usize] as usize) >= others
+}
+
+/// The least size of `runs` runs of `n` values whose varints take
+/// `varint_size` bytes, the largest value `hi`: each run's length takes a
+/// byte at least, and its value's varint is all of the varints but those
+/// of the `n - runs` values past a run's first, each as long as `hi`'s at
+/// most.
+fn runs_least(runs: usize, varint_size: usize, n: usize, hi: u64) -> usize {
+    let rest = (n - runs) * VARINT_LEN[(64 - hi.leading_zeros()) as usize] as usize;
+    runs + varint_size.saturating_sub(rest)
 }
 
 /// [`rle_size`] of values below 2^63.
@@ -574,7 +712,13 @@ impl<'a, T: Int> Planned<'a, T> {
                 varint::put(out, p.min);
                 out.push(p.width);
                 let min = p.min as u64;
-                pack64(out, values.iter().map(|v| (v.wide() as u64).wrapping_sub(min)), p.width);
+                if let Some(values) = T::u64s(values) {
+                    pack::pack_u64(out, values, min, p.width);
+                } else if let (Some(bits), 1, 0) = (T::u8s(values), p.width, min) {
+                    pack::pack_bits(out, bits);
+                } else {
+                    pack64(out, values.iter().map(|v| (v.wide() as u64).wrapping_sub(min)), p.width);
+                }
             }
             E::FrameOfReference => write_for(out, values.iter().map(|v| v.wide()), p.min, p.width),
             E::Delta => {
@@ -584,11 +728,15 @@ impl<'a, T: Int> Planned<'a, T> {
                     varint::put(out, p.delta_min);
                     out.push(p.delta_width);
                     let dmin = p.delta_min as u64;
-                    let deltas = values.windows(2).map(|w| {
-                        let d = (w[1].wide() as u64).wrapping_sub(w[0].wide() as u64) as i64;
-                        varint::zigzag64(d).wrapping_sub(dmin)
-                    });
-                    pack64(out, deltas, p.delta_width);
+                    if let Some(values) = T::u64s(values) {
+                        pack::pack_deltas_u64(out, values, dmin, p.delta_width);
+                    } else {
+                        let deltas = values.windows(2).map(|w| {
+                            let d = (w[1].wide() as u64).wrapping_sub(w[0].wide() as u64) as i64;
+                            varint::zigzag64(d).wrapping_sub(dmin)
+                        });
+                        pack64(out, deltas, p.delta_width);
+                    }
                 } else {
                     let deltas = values.windows(2).map(|w| zigzag_delta(w[1].wide(), w[0].wide()));
                     write_for(out, deltas, p.delta_min, p.delta_width);
@@ -615,24 +763,48 @@ fn write_varints<T: Int>(out: &mut Vec<u8>, values: &[T], size: usize) {
     let mut at = out.len();
     out.resize(at + size, 0);
     let buf = &mut out[..];
+    if let Some(values) = T::u64s(values) {
+        // Eight values below 2^7 (most of a varint column, often) are
+        // eight bytes, stored at once.
+        let groups = values.chunks_exact(8);
+        let rest = groups.remainder();
+        for g in groups {
+            let g: &[u64; 8] = g.try_into().expect("a group of eight");
+            if g.iter().fold(0, |a, &v| a | v) < 0x80 {
+                buf[at..at + 8].copy_from_slice(&g.map(|v| v as u8));
+                at += 8;
+            } else {
+                g.iter().for_each(|&v| at = put_u64(buf, at, v));
+            }
+        }
+        rest.iter().for_each(|&v| at = put_u64(buf, at, v));
+        debug_assert_eq!(at, out.len());
+        return;
+    }
     for v in values {
         let v = v.wide();
-        if let Ok(mut x) = u64::try_from(v) {
-            while x >= 0x80 {
-                buf[at] = (x as u8) | 0x80;
-                x >>= 7;
-                at += 1;
-            }
-            buf[at] = x as u8;
+        if let Ok(x) = u64::try_from(v) {
+            at = put_u64(buf, at, x);
         } else {
             let mut tmp = [0u8; varint::MAX_LEN];
             let n = varint::encode(v, &mut tmp);
             buf[at..at + n].copy_from_slice(&tmp[..n]);
-            at += n - 1;
+            at += n;
         }
-        at += 1;
     }
     debug_assert_eq!(at, out.len());
+}
+
+/// Writes `x`'s varint into `buf` at `at`; where it ends.
+#[inline(always)]
+fn put_u64(buf: &mut [u8], mut at: usize, mut x: u64) -> usize {
+    while x >= 0x80 {
+        buf[at] = (x as u8) | 0x80;
+        x >>= 7;
+        at += 1;
+    }
+    buf[at] = x as u8;
+    at + 1
 }
 
 /// What an integer column decodes into: `u128` for every column, `u64`

@@ -54,7 +54,7 @@ fn the_64_bit_plan_agrees_with_the_wide_ones() {
         let values: Vec<u128> = (0..n)
             .map(|i| {
                 let r = u128::from(next());
-                match round % 6 {
+                match round % 8 {
                     0 => r,
                     1 => r % 4,
                     2 => (i as u128 / 7) % 3,
@@ -62,6 +62,11 @@ fn the_64_bit_plan_agrees_with_the_wide_ones() {
                     4 => [0, (1 << 63) - 1][i % 2],
                     5 if round % 4 == 1 => r % 2,
                     5 if round % 4 == 3 => u128::from(r % 50 != 0),
+                    // Runs of small and large values: the varints' least
+                    // size beats the frames of reference, and the runs beat
+                    // it (long runs) or only its exact size (short ones).
+                    6 => [0, 1_000_000][(i / [50, 2, 3, 9][round / 8 % 4]) % 2],
+                    7 => [r % 3, 1 << 20][(i / (1 + round / 8 % 5)) % 2],
                     _ => r >> (r % 63),
                 }
             })
@@ -87,14 +92,16 @@ fn zeros_and_ones_plan_as_any_column() {
     let cases: [&[u128]; 8] =
         [&[0; 10], &[1; 10], &[0, 1], &[1, 0], &[1], &[0], &[0, 0, 1, 1, 1, 0, 0, 1], &[1, 1, 1, 1, 1, 1, 1, 1, 1, 0]];
     let mut next = crate::columnar::lcg(23, 7);
-    let random: Vec<Vec<u128>> = [9usize, 17, 100, 1000, 40_000]
+    let random: Vec<Vec<u128>> = [9usize, 16, 17, 100, 1000, 255 * 8, 255 * 8 + 1, 255 * 8 + 2, 255 * 16 + 1, 40_000]
         .iter()
         .flat_map(|&n| [1, 2, 50].map(|odds| (0..n).map(|_| u128::from(next() % odds == 0)).collect::<Vec<_>>()))
         .collect();
     for values in cases.into_iter().chain(random.iter().map(Vec::as_slice)) {
         let (a, b) = (plan_bits(values, values[0] as u64), plan_narrow(values, values[0]).unwrap());
-        // (`plan` takes the 16-bit lanes for two values or more.)
-        for p in [&b, &plan(values)] {
+        // (`plan` takes the 16-bit lanes for two values or more, and counts
+        // bytes sixteen at a time.)
+        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+        for p in [&b, &plan(values), &plan(&bytes)] {
             assert_eq!(
                 (a.size, a.enc, a.min, a.width, a.delta_min, a.delta_width),
                 (p.size, p.enc, p.min, p.width, p.delta_min, p.delta_width),
@@ -231,6 +238,17 @@ fn a_dictionarys_ids_plan_as_any_column() {
         b.write(&mut y);
         assert_eq!((a.size(), x), (b.size(), y), "round {round}");
     }
+    // Ids past 2^16, every other one new and the rest of earlier ones:
+    // frames of reference and deltas of more than two bytes a value, which
+    // the runs' least bytes (two a run) do not rule out, but the varints'
+    // bytes do.
+    let ids: Vec<u64> = (0..200_000u64).map(|i| if i % 2 == 0 { i / 2 } else { next() % (i / 2 + 1) }).collect();
+    let stats = Stats::of_ids(&ids, 100_000);
+    let (a, b) = (Planned::with_stats(&ids, &stats), Planned::new(&ids));
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    a.write(&mut x);
+    b.write(&mut y);
+    assert_eq!((a.size(), x), (b.size(), y));
 }
 
 #[test]
@@ -248,7 +266,8 @@ fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
                     1 => (1 << 15) - 1 - r % 3,
                     2 => (i as u64 / 5) % 7,
                     3 => [0, (1 << 15) - 1][(r % 2) as usize],
-                    4 => 20 + r % 2,
+                    4 if round % 4 == 0 => 20 + r % 2,
+                    4 => [127, 128, (1 << 14) - 1, 1 << 14][(r % 4) as usize],
                     _ => (i as u64 * 37) % (1 << 15),
                 }
             })
@@ -267,6 +286,97 @@ fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
             (dlo, dhi) = (dlo.min(z), dhi.max(z));
         }
         let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
-        assert_eq!(lanes::pass_u15(&values), (lo, hi, dlo, dhi, runs), "round {round}, {n} values");
+        let varints: usize = values.iter().map(|&v| varint::len(u128::from(v))).sum();
+        let (g, h) = (lanes::pass_u15::<true, _>(&values), lanes::pass_u15::<false, _>(&values));
+        assert_eq!(
+            (g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size),
+            (lo, hi, dlo, dhi, runs, Some(varints)),
+            "round {round}, {n} values"
+        );
+        assert_eq!((h.lo, h.hi, h.dlo, h.dhi, h.runs, h.varint_size), (lo, hi, dlo, dhi, runs, None));
+    }
+}
+
+#[test]
+fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
+    let mut next = crate::columnar::lcg(29, 0);
+    for width in 1..=64u8 {
+        for n in [0usize, 1, 7, 8, 9, 16, 63, 64, 65, 130, 1000] {
+            let mask = u64::MAX >> (64 - width);
+            // Values of every bit pattern, of the width's full range, and
+            // off a base that the packer takes away.
+            let min = [0, 1, u64::MAX - mask, next() % 1000][n % 4].min(u64::MAX - mask);
+            let values: Vec<u64> = (0..n).map(|i| min + if i % 5 == 0 { mask } else { next() & mask }).collect();
+            let mut expected = vec![7u8];
+            pack128(&mut expected, values.iter().map(|&v| u128::from(v - min)), width);
+            let mut got = vec![7u8];
+            pack::pack_u64(&mut got, &values, min, width);
+            assert_eq!(got, expected, "width {width}, {n} values, base {min}");
+            if width == 1 && min == 0 {
+                let bits: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+                let mut got = vec![7u8];
+                pack::pack_bits(&mut got, &bits);
+                assert_eq!(got, expected, "{n} bits");
+            }
+        }
+    }
+    // Deltas: the zigzags of neighbours' differences less their least.
+    for n in [0usize, 1, 2, 8, 9, 10, 17, 100, 1000] {
+        for spread in [0u64, 1, 100, 1 << 20, 1 << 40, u64::MAX >> 2] {
+            let values: Vec<u64> =
+                (0..n).map(|i| (i as u64).wrapping_mul(1_000_003) % (spread + 1) + (1 << 62)).collect();
+            let zigzags: Vec<u64> =
+                values.windows(2).map(|w| varint::zigzag64(w[1].wrapping_sub(w[0]) as i64)).collect();
+            let dmin = zigzags.iter().copied().min().unwrap_or(0);
+            let width = zigzags.iter().map(|&z| 64 - (z - dmin).leading_zeros()).max().unwrap_or(0) as u8;
+            let mut expected = vec![7u8];
+            pack128(&mut expected, zigzags.iter().map(|&z| u128::from(z - dmin)), width);
+            let mut got = vec![7u8];
+            pack::pack_deltas_u64(&mut got, &values, dmin, width);
+            assert_eq!(got, expected, "{n} values, spread {spread}");
+        }
+    }
+    // Bits in every arrangement of a group, and runs of them.
+    for n in 0..=40usize {
+        for seed in 0..20u64 {
+            let bits: Vec<u8> = (0..n).map(|i| ((seed.wrapping_mul(0x9e37_79b9) >> (i % 29)) & 1) as u8).collect();
+            let mut expected = Vec::new();
+            pack128(&mut expected, bits.iter().map(|&b| u128::from(b)), 1);
+            let mut got = Vec::new();
+            pack::pack_bits(&mut got, &bits);
+            assert_eq!(got, expected, "{bits:?}");
+        }
+    }
+}
+
+#[test]
+fn varints_of_u64_columns_write_what_the_u128_path_wrote() {
+    let mut next = crate::columnar::lcg(31, 0);
+    for n in [0usize, 1, 7, 8, 9, 16, 17, 100, 1000] {
+        for big in [0u64, 1, 8, 50, 100] {
+            // Values below 2^7, with every `big`-th (none for 0) wider, up
+            // to 64 bits: whole groups of small ones, and groups mixed.
+            let values: Vec<u64> = (0..n)
+                .map(|i| {
+                    let r = next();
+                    if big > 0 && i as u64 % big == 0 {
+                        r >> (r % 57)
+                    } else {
+                        r % 0x80
+                    }
+                })
+                .collect();
+            let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+            let mut expected = vec![E::Varint.byte()];
+            wide.iter().for_each(|&v| varint::put(&mut expected, v));
+            let size = expected.len() - 1;
+            let forced = Plan { size, enc: E::Varint, min: 0, width: 0, delta_min: 0, delta_width: 0 };
+            let mut out = Vec::new();
+            Planned { values: &values[..], plan: Plan { ..forced }, entropy: None }.write(&mut out);
+            assert_eq!(out, expected, "{n} values, every {big}th wide");
+            let mut out = Vec::new();
+            Planned { values: &wide[..], plan: forced, entropy: None }.write(&mut out);
+            assert_eq!(out, expected);
+        }
     }
 }
