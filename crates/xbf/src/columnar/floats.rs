@@ -294,6 +294,36 @@ fn nearest(x: f64) -> i64 {
     t + i64::from(f >= 0.5) - i64::from(f <= -0.5)
 }
 
+/// The zigzagged [`exact_decimal`]`(v, e)` of `values`' values into
+/// `ns` (cleared first), up to the first value that does not fit `e`
+/// (so `ns.len()` is its position, or `values.len()` if all fit). The
+/// values are checked a block at a time by [`exact_decimal_near`] (no
+/// branch a value), then the ones it leaves undecided one by one; a block
+/// is short so that a miss early in a column wastes few checks.
+fn fitting_prefix<F: Float>(values: &[F], e: u8, ns: &mut Vec<u64>) {
+    const BLOCK: usize = 32;
+    ns.clear();
+    for block in values.chunks(BLOCK) {
+        let start = ns.len();
+        ns.extend(block.iter().map(|&v| exact_decimal_near(v, e)));
+        let mut miss = None;
+        for (k, (z, v)) in ns[start..].iter_mut().zip(block).enumerate() {
+            if *z == UNDECIDED {
+                match exact_decimal(*v, e) {
+                    Some(n) => *z = varint::zigzag64(n),
+                    None => {
+                        miss = Some(start + k);
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(at) = miss {
+            return ns.truncate(at);
+        }
+    }
+}
+
 /// What the decimal encoding at one exponent writes: each value's integer
 /// (zigzagged; 0 for an exception) and the positions of the exceptions.
 struct DecimalParts {
@@ -783,8 +813,7 @@ fn direct_tries<F: Float>(values: &[F]) -> Vec<(u8, DecimalParts)> {
         if !missed.iter().all(|v| fits(v, e)) {
             return false;
         }
-        ns.clear();
-        ns.extend(sample.iter().map_while(|&v| exact_decimal(v, e)).map(|n| varint::zigzag(n.into()) as u64));
+        fitting_prefix(sample, e, &mut ns);
         if let Some(&v) = sample.get(ns.len()) {
             missed.push(v);
         }
