@@ -28,8 +28,11 @@ pub(crate) trait Float: Copy {
     /// `n / 10^e`, the decoder's one formula.
     fn from_decimal(n: i64, e: u8) -> Self;
     /// [`Float::from_decimal`] of the integer `n` held exactly by the
-    /// float `y` (below 2^50 in magnitude), without converting it.
-    fn from_integral(y: f64, e: u8) -> Self;
+    /// float `y` (below 2^50 in magnitude), without converting it: `y`
+    /// over `p`, the type's [`Float::pow10`] of the exponent.
+    fn from_integral(y: f64, p: Self) -> Self;
+    /// 10^e in the type (exact: e up to `MAX_EXP`).
+    fn pow10(e: u8) -> Self;
     fn scaled(self, e: u8) -> Option<i64>;
     /// A bound, relative to `self * 10^e`, on how far that product can be
     /// from the integer `n` of a decimal that gives `self` back: twice the
@@ -61,8 +64,11 @@ impl Float for f64 {
     fn from_decimal(n: i64, e: u8) -> Self {
         n as f64 / POW10_F64[usize::from(e)]
     }
-    fn from_integral(y: f64, e: u8) -> Self {
-        y / POW10_F64[usize::from(e)]
+    fn from_integral(y: f64, p: Self) -> Self {
+        y / p
+    }
+    fn pow10(e: u8) -> Self {
+        POW10_F64[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
         round_within(self * POW10_F64[usize::from(e)], 9_000_000_000_000_000)
@@ -87,8 +93,11 @@ impl Float for f32 {
     fn from_decimal(n: i64, e: u8) -> Self {
         n as f32 / POW10_F32[usize::from(e)]
     }
-    fn from_integral(y: f64, e: u8) -> Self {
-        y as f32 / POW10_F32[usize::from(e)]
+    fn from_integral(y: f64, p: Self) -> Self {
+        y as f32 / p
+    }
+    fn pow10(e: u8) -> Self {
+        POW10_F32[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
         round_within(f64::from(self) * POW10_F64[usize::from(e)], 16_000_000)
@@ -188,6 +197,23 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
 /// below 2^54 in magnitude zigzags to it.
 const UNDECIDED: u64 = u64::MAX;
 
+/// The powers of ten of one exponent that [`exact_decimal_near`] takes:
+/// looked up once for a column, since a look-up in the loop over its
+/// values (with its bounds check) keeps LLVM from vectorising the loop.
+#[derive(Clone, Copy)]
+struct Pow10<F> {
+    /// 10^e as an f64, for the product.
+    wide: f64,
+    /// 10^e in the column's type, for the division.
+    own: F,
+}
+
+impl<F: Float> Pow10<F> {
+    fn of(e: u8) -> Self {
+        Pow10 { wide: POW10_F64[usize::from(e)], own: F::pow10(e) }
+    }
+}
+
 /// [`exact_decimal`]`(v, e)` zigzagged where the product `x = v·10^e` is
 /// below `0.5 / F::NEAR` (2^50, or 2^21 for f32) in magnitude and `v`
 /// fits, else [`UNDECIDED`] (for a value that does not fit, and for NaN,
@@ -198,18 +224,18 @@ const UNDECIDED: u64 = u64::MAX;
 /// wherever the value can fit. That rounding is adding and subtracting
 /// 1.5·2^52 (exact for `|x|` below 2^51), whose sum's bits hold the integer
 /// too; and the rounded float is the integer exactly, so the division
-/// needs no conversion.
-#[inline]
-fn exact_decimal_near<F: Float>(v: F, e: u8) -> u64 {
+/// needs no conversion. `p`: the powers of ten of `e`.
+#[inline(always)]
+fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
     const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2^52
-    let x = v.to_f64() * POW10_F64[usize::from(e)];
+    let x = v.to_f64() * p.wide;
     let r = x + MAGIC;
     let y = r - MAGIC;
     let n = (r.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
     // (`&`, not `&&`: no branch.)
     let fits = (x.abs() < 0.5 / F::NEAR)
         & ((x - y).abs() <= x.abs() * F::NEAR)
-        & (F::from_integral(y, e).to_bits64() == v.to_bits64());
+        & (F::from_integral(y, p.own).to_bits64() == v.to_bits64());
     // All ones where it does not fit, or'd into the zigzag form.
     varint::zigzag64(n) | (u64::from(fits)).wrapping_sub(1)
 }
@@ -302,10 +328,11 @@ fn nearest(x: f64) -> i64 {
 /// is short so that a miss early in a column wastes few checks.
 fn fitting_prefix<F: Float>(values: &[F], e: u8, ns: &mut Vec<u64>) {
     const BLOCK: usize = 32;
+    let p = Pow10::of(e);
     ns.clear();
     for block in values.chunks(BLOCK) {
         let start = ns.len();
-        ns.extend(block.iter().map(|&v| exact_decimal_near(v, e)));
+        ns.extend(block.iter().map(|&v| exact_decimal_near(v, p)));
         let mut miss = None;
         for (k, (z, v)) in ns[start..].iter_mut().zip(block).enumerate() {
             if *z == UNDECIDED {
@@ -336,7 +363,8 @@ impl DecimalParts {
     /// [`exact_decimal_near`] for all (fewer instructions and no branch to
     /// mispredict), then the values it leaves undecided one by one.
     fn of<F: Float>(values: &[F], e: u8) -> Self {
-        let ints: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, e)).collect();
+        let p = Pow10::of(e);
+        let ints: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, p)).collect();
         let mut parts = DecimalParts { ints, exceptions: Vec::new() };
         for (i, (z, v)) in parts.ints.iter_mut().zip(values).enumerate() {
             if *z == UNDECIDED {

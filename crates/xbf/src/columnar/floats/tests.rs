@@ -110,10 +110,10 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             }
         }
         for e in 0..=18u8 {
-            assert_eq!(exact_decimal_near(v, e), near(v, e), "{v:e} at {e}");
+            assert_eq!(exact_decimal_near(v, Pow10::of(e)), near(v, e), "{v:e} at {e}");
         }
         for e in 0..=10u8 {
-            assert_eq!(exact_decimal_near(w, e), near(w, e), "{w:e} (f32) at {e}");
+            assert_eq!(exact_decimal_near(w, Pow10::of(e)), near(w, e), "{w:e} (f32) at {e}");
         }
         // The exponents found with a few checks, against all of them.
         let mask = |fits: &dyn Fn(u8) -> bool, max: u8| (0..=max).filter(|&e| fits(e)).fold(0, |m, e| m | 1 << e);
