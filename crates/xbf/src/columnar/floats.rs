@@ -225,6 +225,14 @@ impl<F: Float> Pow10<F> {
 /// 1.5·2^52 (exact for `|x|` below 2^51), whose sum's bits hold the integer
 /// too; and the rounded float is the integer exactly, so the division
 /// needs no conversion. `p`: the powers of ten of `e`.
+///
+/// [`exact_decimal`]'s nearness test is left out: the division giving `v`
+/// back implies it. If `y / 10^e` rounds to a normal `v` (a subnormal or
+/// zero `v` has `y = 0`, which gives back only +0), then `|y - v·10^e| <=
+/// |v·10^e|·2^-p` (`p` the precision, 53 or 24), and `x` is within
+/// `|v·10^e|·2^-53` of `v·10^e`: so `|x - y|` is within `|x|·2^-(p-1)`, at
+/// most half of `|x|·F::NEAR` (both sides exact in `exact_decimal`'s test,
+/// which so passes). Nor can a product that is a tie give `v` back.
 #[inline(always)]
 fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
     const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2^52
@@ -233,9 +241,7 @@ fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
     let y = r - MAGIC;
     let n = (r.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
     // (`&`, not `&&`: no branch.)
-    let fits = (x.abs() < 0.5 / F::NEAR)
-        & ((x - y).abs() <= x.abs() * F::NEAR)
-        & (F::from_integral(y, p.own).to_bits64() == v.to_bits64());
+    let fits = (x.abs() < 0.5 / F::NEAR) & (F::from_integral(y, p.own).to_bits64() == v.to_bits64());
     // All ones where it does not fit, or'd into the zigzag form.
     varint::zigzag64(n) | (u64::from(fits)).wrapping_sub(1)
 }
