@@ -525,6 +525,10 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     // reaches it first (the walk stops sooner). Each value adds what it
     // takes beyond that one bit.
     let mut bits = rest.len() as u64;
+    // `size(bits) >= limit` as a count of bits, `bits >= stop` (past the
+    // check above, `limit` is at least `size(0) + 1`); tested only where
+    // the bits grow.
+    let stop = ((limit - 2 - F::BYTES) as u64).saturating_mul(8).saturating_add(1);
     for v in rest {
         let b = v.to_bits64();
         let x = b ^ prev;
@@ -539,9 +543,9 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
                 (wl, wt, wlen) = (lead, trail, len);
                 bits += 1 + 2 * u64::from(F::FIELD) + u64::from(len);
             }
-        }
-        if size(bits) >= limit {
-            return None;
+            if bits >= stop {
+                return None;
+            }
         }
     }
     Some(size(bits))

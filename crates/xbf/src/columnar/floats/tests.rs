@@ -244,11 +244,14 @@ fn xor_size_counts_what_the_fields_take() {
             })
             .collect();
         let full = xor_size_below_reference(&values, usize::MAX);
-        for limit in [0, 1, 9, 10, 11, 50, 200, 1000, 4000, usize::MAX] {
+        // Every limit near the size too, where the walk stops or not.
+        let near = |size: Option<usize>| size.map_or(0..0, |s| s.saturating_sub(40)..s + 3);
+        for limit in [0, 1, 9, 10, 11, 50, 200, 1000, 4000, usize::MAX].into_iter().chain(near(full)) {
             assert_eq!(xor_size_below(&values, limit), xor_size_below_reference(&values, limit), "{round} {limit}");
         }
         let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
-        for limit in [0, 5, 6, 40, 300, usize::MAX] {
+        let full32 = xor_size_below_reference(&v32, usize::MAX);
+        for limit in [0, 5, 6, 40, 300, usize::MAX].into_iter().chain(near(full32)) {
             assert_eq!(xor_size_below(&v32, limit), xor_size_below_reference(&v32, limit), "{round} {limit}");
         }
         assert_eq!(full, Some(xor(&values).len()));
