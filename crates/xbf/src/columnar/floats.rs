@@ -326,6 +326,14 @@ fn nearest(x: f64) -> i64 {
     t + i64::from(f >= 0.5) - i64::from(f <= -0.5)
 }
 
+/// Whether [`exact_decimal_near`] decided each of `ns` (none is
+/// [`UNDECIDED`]): one pass without a branch (vectorised), so that the
+/// values are walked one by one only where one is left undecided.
+#[inline]
+fn all_decided(ns: &[u64]) -> bool {
+    ns.iter().fold(true, |all, &z| all & (z != UNDECIDED))
+}
+
 /// The zigzagged [`exact_decimal`]`(v, e)` of `values`' values into
 /// `ns` (cleared first), up to the first value that does not fit `e`
 /// (so `ns.len()` is its position, or `values.len()` if all fit). The
@@ -339,6 +347,9 @@ fn fitting_prefix<F: Float>(values: &[F], e: u8, ns: &mut Vec<u64>) {
     for block in values.chunks(BLOCK) {
         let start = ns.len();
         ns.extend(block.iter().map(|&v| exact_decimal_near(v, p)));
+        if all_decided(&ns[start..]) {
+            continue;
+        }
         let mut miss = None;
         for (k, (z, v)) in ns[start..].iter_mut().zip(block).enumerate() {
             if *z == UNDECIDED {
@@ -372,6 +383,9 @@ impl DecimalParts {
         let p = Pow10::of(e);
         let ints: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, p)).collect();
         let mut parts = DecimalParts { ints, exceptions: Vec::new() };
+        if all_decided(&parts.ints) {
+            return parts;
+        }
         for (i, (z, v)) in parts.ints.iter_mut().zip(values).enumerate() {
             if *z == UNDECIDED {
                 match exact_decimal(*v, e) {
