@@ -28,8 +28,11 @@ pub(crate) trait Float: Copy {
     /// `n / 10^e`, the decoder's one formula.
     fn from_decimal(n: i64, e: u8) -> Self;
     /// [`Float::from_decimal`] of the integer `n` held exactly by the
-    /// float `y` (below 2^50 in magnitude), without converting it.
-    fn from_integral(y: f64, e: u8) -> Self;
+    /// float `y` (below 2^50 in magnitude), without converting it: `y`
+    /// over `p`, the type's [`Float::pow10`] of the exponent.
+    fn from_integral(y: f64, p: Self) -> Self;
+    /// 10^e in the type (exact: e up to `MAX_EXP`).
+    fn pow10(e: u8) -> Self;
     fn scaled(self, e: u8) -> Option<i64>;
     /// A bound, relative to `self * 10^e`, on how far that product can be
     /// from the integer `n` of a decimal that gives `self` back: twice the
@@ -61,8 +64,11 @@ impl Float for f64 {
     fn from_decimal(n: i64, e: u8) -> Self {
         n as f64 / POW10_F64[usize::from(e)]
     }
-    fn from_integral(y: f64, e: u8) -> Self {
-        y / POW10_F64[usize::from(e)]
+    fn from_integral(y: f64, p: Self) -> Self {
+        y / p
+    }
+    fn pow10(e: u8) -> Self {
+        POW10_F64[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
         round_within(self * POW10_F64[usize::from(e)], 9_000_000_000_000_000)
@@ -87,8 +93,11 @@ impl Float for f32 {
     fn from_decimal(n: i64, e: u8) -> Self {
         n as f32 / POW10_F32[usize::from(e)]
     }
-    fn from_integral(y: f64, e: u8) -> Self {
-        y as f32 / POW10_F32[usize::from(e)]
+    fn from_integral(y: f64, p: Self) -> Self {
+        y as f32 / p
+    }
+    fn pow10(e: u8) -> Self {
+        POW10_F32[usize::from(e)]
     }
     fn scaled(self, e: u8) -> Option<i64> {
         round_within(f64::from(self) * POW10_F64[usize::from(e)], 16_000_000)
@@ -177,7 +186,11 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
     let t = x as i64;
     let f = x - t as f64;
     let n = t + i64::from(f >= 0.5) - i64::from(f <= -0.5);
-    let off = f.abs().min(1.0 - f.abs());
+    // The distance to the nearest integer: `f.abs().min(1.0 - f.abs())`,
+    // as a plain comparison (`f` is never NaN here: `min`'s handling of
+    // NaN costs a few instructions more).
+    let (a, b) = (f.abs(), 1.0 - f.abs());
+    let off = if b < a { b } else { a };
     if off > x.abs() * F::NEAR {
         return None;
     }
@@ -187,6 +200,23 @@ fn exact_decimal<F: Float>(v: F, e: u8) -> Option<i64> {
 /// What [`exact_decimal_near`] leaves to [`exact_decimal`]: no integer
 /// below 2^54 in magnitude zigzags to it.
 const UNDECIDED: u64 = u64::MAX;
+
+/// The powers of ten of one exponent that [`exact_decimal_near`] takes:
+/// looked up once for a column, since a look-up in the loop over its
+/// values (with its bounds check) keeps LLVM from vectorising the loop.
+#[derive(Clone, Copy)]
+struct Pow10<F> {
+    /// 10^e as an f64, for the product.
+    wide: f64,
+    /// 10^e in the column's type, for the division.
+    own: F,
+}
+
+impl<F: Float> Pow10<F> {
+    fn of(e: u8) -> Self {
+        Pow10 { wide: POW10_F64[usize::from(e)], own: F::pow10(e) }
+    }
+}
 
 /// [`exact_decimal`]`(v, e)` zigzagged where the product `x = v·10^e` is
 /// below `0.5 / F::NEAR` (2^50, or 2^21 for f32) in magnitude and `v`
@@ -198,18 +228,24 @@ const UNDECIDED: u64 = u64::MAX;
 /// wherever the value can fit. That rounding is adding and subtracting
 /// 1.5·2^52 (exact for `|x|` below 2^51), whose sum's bits hold the integer
 /// too; and the rounded float is the integer exactly, so the division
-/// needs no conversion.
-#[inline]
-fn exact_decimal_near<F: Float>(v: F, e: u8) -> u64 {
+/// needs no conversion. `p`: the powers of ten of `e`.
+///
+/// [`exact_decimal`]'s nearness test is left out: the division giving `v`
+/// back implies it. If `y / 10^e` rounds to a normal `v` (a subnormal or
+/// zero `v` has `y = 0`, which gives back only +0), then `|y - v·10^e| <=
+/// |v·10^e|·2^-p` (`p` the precision, 53 or 24), and `x` is within
+/// `|v·10^e|·2^-53` of `v·10^e`: so `|x - y|` is within `|x|·2^-(p-1)`, at
+/// most half of `|x|·F::NEAR` (both sides exact in `exact_decimal`'s test,
+/// which so passes). Nor can a product that is a tie give `v` back.
+#[inline(always)]
+fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
     const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2^52
-    let x = v.to_f64() * POW10_F64[usize::from(e)];
+    let x = v.to_f64() * p.wide;
     let r = x + MAGIC;
     let y = r - MAGIC;
     let n = (r.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
     // (`&`, not `&&`: no branch.)
-    let fits = (x.abs() < 0.5 / F::NEAR)
-        & ((x - y).abs() <= x.abs() * F::NEAR)
-        & (F::from_integral(y, e).to_bits64() == v.to_bits64());
+    let fits = (x.abs() < 0.5 / F::NEAR) & (F::from_integral(y, p.own).to_bits64() == v.to_bits64());
     // All ones where it does not fit, or'd into the zigzag form.
     varint::zigzag64(n) | (u64::from(fits)).wrapping_sub(1)
 }
@@ -294,6 +330,48 @@ fn nearest(x: f64) -> i64 {
     t + i64::from(f >= 0.5) - i64::from(f <= -0.5)
 }
 
+/// Whether [`exact_decimal_near`] decided each of `ns` (none is
+/// [`UNDECIDED`]): one pass without a branch (vectorised), so that the
+/// values are walked one by one only where one is left undecided.
+#[inline]
+fn all_decided(ns: &[u64]) -> bool {
+    ns.iter().fold(true, |all, &z| all & (z != UNDECIDED))
+}
+
+/// The zigzagged [`exact_decimal`]`(v, e)` of `values`' values into
+/// `ns` (cleared first), up to the first value that does not fit `e`
+/// (so `ns.len()` is its position, or `values.len()` if all fit). The
+/// values are checked a block at a time by [`exact_decimal_near`] (no
+/// branch a value), then the ones it leaves undecided one by one; a block
+/// is short so that a miss early in a column wastes few checks.
+fn fitting_prefix<F: Float>(values: &[F], e: u8, ns: &mut Vec<u64>) {
+    const BLOCK: usize = 32;
+    let p = Pow10::of(e);
+    ns.clear();
+    for block in values.chunks(BLOCK) {
+        let start = ns.len();
+        ns.extend(block.iter().map(|&v| exact_decimal_near(v, p)));
+        if all_decided(&ns[start..]) {
+            continue;
+        }
+        let mut miss = None;
+        for (k, (z, v)) in ns[start..].iter_mut().zip(block).enumerate() {
+            if *z == UNDECIDED {
+                match exact_decimal(*v, e) {
+                    Some(n) => *z = varint::zigzag64(n),
+                    None => {
+                        miss = Some(start + k);
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(at) = miss {
+            return ns.truncate(at);
+        }
+    }
+}
+
 /// What the decimal encoding at one exponent writes: each value's integer
 /// (zigzagged; 0 for an exception) and the positions of the exceptions.
 struct DecimalParts {
@@ -306,8 +384,12 @@ impl DecimalParts {
     /// [`exact_decimal_near`] for all (fewer instructions and no branch to
     /// mispredict), then the values it leaves undecided one by one.
     fn of<F: Float>(values: &[F], e: u8) -> Self {
-        let ints: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, e)).collect();
+        let p = Pow10::of(e);
+        let ints: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, p)).collect();
         let mut parts = DecimalParts { ints, exceptions: Vec::new() };
+        if all_decided(&parts.ints) {
+            return parts;
+        }
         for (i, (z, v)) in parts.ints.iter_mut().zip(values).enumerate() {
             if *z == UNDECIDED {
                 match exact_decimal(*v, e) {
@@ -461,6 +543,10 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     // reaches it first (the walk stops sooner). Each value adds what it
     // takes beyond that one bit.
     let mut bits = rest.len() as u64;
+    // `size(bits) >= limit` as a count of bits, `bits >= stop` (past the
+    // check above, `limit` is at least `size(0) + 1`); tested only where
+    // the bits grow.
+    let stop = ((limit - 2 - F::BYTES) as u64).saturating_mul(8).saturating_add(1);
     for v in rest {
         let b = v.to_bits64();
         let x = b ^ prev;
@@ -475,9 +561,9 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
                 (wl, wt, wlen) = (lead, trail, len);
                 bits += 1 + 2 * u64::from(F::FIELD) + u64::from(len);
             }
-        }
-        if size(bits) >= limit {
-            return None;
+            if bits >= stop {
+                return None;
+            }
         }
     }
     Some(size(bits))
@@ -783,8 +869,7 @@ fn direct_tries<F: Float>(values: &[F]) -> Vec<(u8, DecimalParts)> {
         if !missed.iter().all(|v| fits(v, e)) {
             return false;
         }
-        ns.clear();
-        ns.extend(sample.iter().map_while(|&v| exact_decimal(v, e)).map(|n| varint::zigzag(n.into()) as u64));
+        fitting_prefix(sample, e, &mut ns);
         if let Some(&v) = sample.get(ns.len()) {
             missed.push(v);
         }

@@ -16,10 +16,55 @@ use super::{DecimalParts, Float};
 /// index among them; `None` when most values are distinct. `parts`: a
 /// decimal encoding's parts of `values`, at any exponent.
 pub(super) fn dictionary<F: Float>(values: &[F], parts: Option<&DecimalParts>) -> Option<(Vec<F>, Vec<u64>)> {
+    if gives_up_surely(values) {
+        return None;
+    }
     match parts.and_then(|p| Table::new(values.len(), p).map(|t| (p, t))) {
         Some((p, table)) => by_table(values, p, table),
         None => by_hash(values),
     }
+}
+
+/// Whether the dictionary of `values` is sure to give up, found without
+/// building it: each value's bits hashed to one bit of a table, the count
+/// of bits set is at most the count of distinct values so far (values of
+/// the same hash count once), so once it passes where the dictionary gives
+/// up (more than half the column and 16 new, or [`mostly_distinct`]), so
+/// does the count of distinct values, and the dictionary gives up. A few
+/// instructions a value instead of a look-up, a push and an index each,
+/// for the columns of mostly distinct values (prices, coordinates,
+/// measurements) whose dictionaries give up at half the column. `false`
+/// (the dictionary is then built) as soon as more than one value in eight
+/// looks repeated: there it may well be kept, and is worth building. (Not
+/// inlined: the column encoder's own loops compile worse with it.)
+#[inline(never)]
+fn gives_up_surely<F: Float>(values: &[F]) -> bool {
+    let n = values.len();
+    let give_up = n / 2 + 16;
+    if n <= give_up {
+        return false;
+    }
+    // Four to eight bits a value, a power of two up to 2^20: at half the
+    // column, about one value in 16 shares its bit with one before (fewer
+    // than the one in eight that stops the count), and a table to clear
+    // of half a byte to a byte a value.
+    let bits = (4 * n).next_power_of_two().clamp(64, 1 << 20);
+    let shift = 64 - bits.trailing_zeros();
+    let mut table = vec![0u64; bits / 64];
+    let mut count = 0usize;
+    for (i, v) in values.iter().enumerate() {
+        let h = (v.to_bits64().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+        let (word, bit) = (&mut table[h / 64], 1u64 << (h % 64));
+        count += usize::from(*word & bit == 0);
+        *word |= bit;
+        if count > give_up || mostly_distinct(i + 1, count, n) {
+            return true;
+        }
+        if i + 1 - count > (i + 1) / 8 + 8 {
+            return false;
+        }
+    }
+    false
 }
 
 /// The distinct values so far and the indices, and when to give up.
@@ -229,6 +274,34 @@ fn by_slots<F: Float, S: Slot>(values: &[F], parts: &DecimalParts, table: Table)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dictionary_sure_to_give_up_gives_up() {
+        let mut next = crate::columnar::lcg(23, 11);
+        let mut proven = 0;
+        for round in 0..400 {
+            let n = [0, 1, 32, 33, 34, 40, 252, 500, 3376, 9000, 20_000][round % 11];
+            // Distinct values among `spread` (a few, about half the
+            // column, all), some repeated runs, and all-ones NaN.
+            let spread = [2, n as u64 / 2 + 10, n as u64 / 2 + 20, 1 << 40][(round / 11) % 4].max(1);
+            let repeat = [1, 1, 2, 9][(round / 44) % 4];
+            let mut values = Vec::with_capacity(n);
+            while values.len() < n {
+                let r = next() % spread;
+                let v = if r == 1 { f64::from_bits(u64::MAX) } else { r as f64 * 0.01 };
+                values.extend(std::iter::repeat_n(v, repeat.min(n - values.len())));
+            }
+            let hashed = by_hash(&values).map(|(d, ids)| (d.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), ids));
+            if gives_up_surely(&values) {
+                proven += 1;
+                assert_eq!(hashed, None, "round {round}");
+            }
+            // The whole dictionary, which checks it first, as before.
+            let found = dictionary(&values, None).map(|(d, ids)| (d.iter().map(|x| x.to_bits()).collect(), ids));
+            assert_eq!(found, hashed, "round {round}");
+        }
+        assert!(proven > 30, "{proven} proven");
+    }
 
     #[test]
     fn bits_ids_are_the_indices_of_first_appearance() {

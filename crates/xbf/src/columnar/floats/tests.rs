@@ -110,10 +110,10 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             }
         }
         for e in 0..=18u8 {
-            assert_eq!(exact_decimal_near(v, e), near(v, e), "{v:e} at {e}");
+            assert_eq!(exact_decimal_near(v, Pow10::of(e)), near(v, e), "{v:e} at {e}");
         }
         for e in 0..=10u8 {
-            assert_eq!(exact_decimal_near(w, e), near(w, e), "{w:e} (f32) at {e}");
+            assert_eq!(exact_decimal_near(w, Pow10::of(e)), near(w, e), "{w:e} (f32) at {e}");
         }
         // The exponents found with a few checks, against all of them.
         let mask = |fits: &dyn Fn(u8) -> bool, max: u8| (0..=max).filter(|&e| fits(e)).fold(0, |m, e| m | 1 << e);
@@ -244,11 +244,14 @@ fn xor_size_counts_what_the_fields_take() {
             })
             .collect();
         let full = xor_size_below_reference(&values, usize::MAX);
-        for limit in [0, 1, 9, 10, 11, 50, 200, 1000, 4000, usize::MAX] {
+        // Every limit near the size too, where the walk stops or not.
+        let near = |size: Option<usize>| size.map_or(0..0, |s| s.saturating_sub(40)..s + 3);
+        for limit in [0, 1, 9, 10, 11, 50, 200, 1000, 4000, usize::MAX].into_iter().chain(near(full)) {
             assert_eq!(xor_size_below(&values, limit), xor_size_below_reference(&values, limit), "{round} {limit}");
         }
         let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
-        for limit in [0, 5, 6, 40, 300, usize::MAX] {
+        let full32 = xor_size_below_reference(&v32, usize::MAX);
+        for limit in [0, 5, 6, 40, 300, usize::MAX].into_iter().chain(near(full32)) {
             assert_eq!(xor_size_below(&v32, limit), xor_size_below_reference(&v32, limit), "{round} {limit}");
         }
         assert_eq!(full, Some(xor(&values).len()));
@@ -445,6 +448,38 @@ fn column(seed: u64, n: usize) -> Vec<f64> {
         .collect()
 }
 
+/// [`fitting_prefix`] as the exponent search wrote it before: each value
+/// checked by [`exact_decimal`] until the first that does not fit.
+fn fitting_prefix_reference<F: Float>(values: &[F], e: u8) -> Vec<u64> {
+    values.iter().map_while(|&v| exact_decimal(v, e)).map(|n| varint::zigzag(n.into()) as u64).collect()
+}
+
+/// [`column`] with odd values put in at `at` (a position in each block of
+/// 64 values, so that a miss may fall in any block): subnormals, the
+/// infinities, NaN, both zeros, and products near and past 2^50 and the
+/// integers' limit, where [`exact_decimal_near`] leaves the check to
+/// [`exact_decimal`].
+fn column_with_odd_values(seed: u64, n: usize, at: usize) -> Vec<f64> {
+    let odd = [
+        5e-324,
+        -2.5e-320,
+        f64::NAN,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        1_125_899_906_842_623.5,
+        1.125_899_906_842_624e15,
+        12_345_678.901_234_5,
+        8.999_999_999_999_998e15,
+        1e300,
+    ];
+    let mut values = column(seed, n);
+    for (k, i) in (at % 64..n).step_by(64).enumerate() {
+        values[i] = odd[(seed as usize + k) % odd.len()];
+    }
+    values
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(600))]
     /// The candidates sized first and the dictionary found by decimal
@@ -458,6 +493,26 @@ proptest::proptest! {
         proptest::prop_assert_eq!(encode_hinted(&values, hint), encode_hinted_reference(&values, hint));
         let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
         proptest::prop_assert_eq!(encode_hinted(&v32, hint), encode_hinted_reference(&v32, hint));
+    }
+
+    /// The fitting prefix found a block at a time without a branch is the
+    /// one found value by value, at every exponent, f64 and f32.
+    #[test]
+    fn fitting_prefix_is_the_one_checked_value_by_value(
+        seed in 0u64..u64::MAX, n in proptest::sample::select(vec![0usize, 1, 31, 32, 33, 100, 252, 700]),
+        at in 0usize..200,
+    ) {
+        let values = if at < 100 { column_with_odd_values(seed, n, at) } else { column(seed, n) };
+        let mut ns = vec![7];
+        for e in 0..=<f64 as Float>::MAX_EXP {
+            fitting_prefix(&values, e, &mut ns);
+            proptest::prop_assert_eq!(&ns, &fitting_prefix_reference(&values, e), "at {}", e);
+        }
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        for e in 0..=<f32 as Float>::MAX_EXP {
+            fitting_prefix(&v32, e, &mut ns);
+            proptest::prop_assert_eq!(&ns, &fitting_prefix_reference(&v32, e), "f32 at {}", e);
+        }
     }
 
     /// The dictionary by a table of decimal integers (at any exponent,
