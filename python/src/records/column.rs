@@ -4,12 +4,13 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyLong, PyString};
+use pyo3::Borrowed;
 
 use xbf::infer::Ints;
 
 use crate::infer::Shape;
 use crate::learned::ColumnKinds;
-use crate::raw::{append_short, long_value, small_int, str_bytes, Long};
+use crate::raw::{append_short, long_value, small_int, str_bytes, DictEntries, Long};
 
 /// The kind of each value of a key of the records, as it was read: the
 /// type is known only once every record was read (an int column may turn
@@ -210,38 +211,7 @@ impl RawColumn {
     pub(super) fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize, small_ints: bool, next: bool) -> bool {
         debug_assert!(!next || self.len == i, "record {i} follows one that had the key");
         if next || self.len == i {
-            let pushed = match self.kind {
-                K_STR => match v.downcast_exact::<PyString>().ok().and_then(|s| str_bytes(s)) {
-                    Some(s) => {
-                        self.append_str(s);
-                        true
-                    }
-                    None => false,
-                },
-                K_INT => match v.downcast_exact::<PyLong>().ok().and_then(small_int) {
-                    Some(x) => {
-                        self.ints.push(x as u64);
-                        true
-                    }
-                    None => false,
-                },
-                K_FLOAT => match v.downcast_exact::<PyFloat>() {
-                    Ok(f) => {
-                        self.floats.push(f.value());
-                        true
-                    }
-                    Err(_) => false,
-                },
-                K_BOOL => match v.downcast_exact::<PyBool>() {
-                    Ok(b) => {
-                        self.bools.push(b.is_true());
-                        true
-                    }
-                    Err(_) => false,
-                },
-                K_NULL => v.is_none(),
-                _ => false,
-            };
+            let pushed = self.take_as(self.kind, v);
             if pushed {
                 if self.mixed {
                     self.kinds.push(self.kind);
@@ -249,8 +219,124 @@ impl RawColumn {
                 self.len = i + 1;
                 return true;
             }
+            // None in a column that writes its kinds: no kind to set (None
+            // is not tried first in a column of other kinds), so what
+            // `push_slow` does, without its tests of the other types
+            // (movies.json's nulls took ~60 instructions each there).
+            if self.mixed && v.is_none() {
+                self.seen[K_NULL as usize] = true;
+                self.kinds.push(K_NULL);
+                self.len = i + 1;
+                return true;
+            }
         }
         self.push_slow(v, i, n, small_ints)
+    }
+
+    /// Takes `v` as a value of kind `kind` (into that kind's buffer);
+    /// `false` if it is not one this path reads in place (the kinds and the
+    /// length are the caller's). Inlined with a constant `kind` into
+    /// [`RawColumn::push_entries`]' loops, where the test of the kind folds.
+    #[inline(always)]
+    fn take_as(&mut self, kind: u8, v: &Bound<'_, PyAny>) -> bool {
+        match kind {
+            K_STR => match v.downcast_exact::<PyString>().ok().and_then(|s| str_bytes(s)) {
+                Some(s) => {
+                    self.append_str(s);
+                    true
+                }
+                None => false,
+            },
+            K_INT => match v.downcast_exact::<PyLong>().ok().and_then(small_int) {
+                Some(x) => {
+                    self.ints.push(x as u64);
+                    true
+                }
+                None => false,
+            },
+            K_FLOAT => match v.downcast_exact::<PyFloat>() {
+                Ok(f) => {
+                    self.floats.push(f.value());
+                    true
+                }
+                Err(_) => false,
+            },
+            K_BOOL => match v.downcast_exact::<PyBool>() {
+                Ok(b) => {
+                    self.bools.push(b.is_true());
+                    true
+                }
+                Err(_) => false,
+            },
+            K_NULL => v.is_none(),
+            _ => false,
+        }
+    }
+
+    /// The values of records `i`.. (record `i + r`'s is entry `j` of
+    /// `batch[r]`) added in order, as [`RawColumn::push`] of each would add
+    /// them; `false` for a value this path does not take. Each record
+    /// before `i` had the key. One loop for the column's kind, with no
+    /// dispatch on it a value, while the values keep it; a value of another
+    /// kind through `push`, then the loop of the kind it left.
+    ///
+    /// # Safety
+    ///
+    /// Each entry of `batch` is that of a live dict whose table is str keyed
+    /// with more than `j` entries, entry `j`'s value non-null, and
+    /// [`DictEntries::of`]'s contract holds for all of them: no Python code
+    /// runs and no Python object is made during the call (`push` runs and
+    /// makes none).
+    #[inline(never)]
+    pub(super) unsafe fn push_entries(
+        &mut self,
+        py: Python<'_>,
+        batch: &[DictEntries],
+        j: usize,
+        (i, n, small_ints): (usize, usize, bool),
+    ) -> bool {
+        debug_assert_eq!(self.len, i, "record {i} follows one that had the key");
+        // SAFETY: the caller's contract: entry `j` of each table, a live
+        // value (non-null) the dict holds, unchanged during the call.
+        let value = |r: usize| unsafe { Borrowed::from_ptr(py, batch[r].get_str_keyed(j).1) };
+        let mut r = 0;
+        while r < batch.len() {
+            r = match self.kind {
+                K_STR => self.run_of::<K_STR>(&value, r, batch.len()),
+                K_INT => self.run_of::<K_INT>(&value, r, batch.len()),
+                K_FLOAT => self.run_of::<K_FLOAT>(&value, r, batch.len()),
+                K_BOOL => self.run_of::<K_BOOL>(&value, r, batch.len()),
+                K_NULL => self.run_of::<K_NULL>(&value, r, batch.len()),
+                _ => r,
+            };
+            self.len = i + r;
+            if r < batch.len() {
+                if !self.push(&value(r), i + r, n, small_ints, true) {
+                    return false;
+                }
+                r += 1;
+            }
+        }
+        true
+    }
+
+    /// The values from record `r` (of the batch) up to the first that is
+    /// not of kind `KIND` (the column's), taken as that kind; the record
+    /// reached (the length is the caller's).
+    #[inline(always)]
+    fn run_of<'a, 'py, const KIND: u8>(
+        &mut self,
+        value: &impl Fn(usize) -> Borrowed<'a, 'py, PyAny>,
+        mut r: usize,
+        end: usize,
+    ) -> usize {
+        while r < end && self.take_as(KIND, &value(r)) {
+            if self.mixed {
+                self.kinds.push(KIND);
+            }
+            r += 1;
+        }
+        r
     }
 
     /// [`RawColumn::push`] of a value of any kind, and of the first of a

@@ -129,6 +129,56 @@ unsafe fn same_keys_dense<'a, 'py>(
     SameKeys::All
 }
 
+/// Records in one batch of [`dense_batch`] at most: their tables read
+/// again, key by key, while in the cache.
+const BATCH: usize = 64;
+
+/// The records from `i` on (up to [`BATCH`] of them, up to the first that
+/// differs) whose dicts have the key objects of the record before (`keys`,
+/// each with its column) in its order, in a table of str keys with no
+/// deleted entry: their entries (`batch`), whose number is returned. Their
+/// values are then gathered a column at a time
+/// ([`RawColumn::push_entries`]), with no test of the kind a value while
+/// a column keeps it, rather than a record at a time as
+/// [`same_keys_dense`] does.
+///
+/// # Safety
+///
+/// The GIL is held, dicts' entries may be read in place
+/// ([`dict_entries_ok`]), and `batch` is read only under
+/// [`DictEntries::of`]'s contract.
+unsafe fn dense_batch(
+    list: &Bound<'_, PyList>,
+    i: usize,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+    batch: &mut Vec<DictEntries>,
+) -> usize {
+    batch.clear();
+    for r in i..i + BATCH {
+        let Some(item) = list_item(list, r) else { break };
+        let Ok(d) = item.downcast_exact::<PyDict>() else { break };
+        if d.len() != keys.len() {
+            break;
+        }
+        // SAFETY: the caller's contract.
+        let Some(e) = (unsafe { DictEntries::of(d, true) }) else { break };
+        if !e.str_keyed() || e.len != keys.len() {
+            break;
+        }
+        let same = keys.iter().enumerate().all(|(j, &(key, _))| {
+            // SAFETY: `j < keys.len() == e.len`, a table of str keys, read
+            // under the caller's contract.
+            let (k, v) = unsafe { e.get_str_keyed(j) };
+            k == key && !v.is_null()
+        });
+        if !same {
+            break;
+        }
+        batch.push(e);
+    }
+    batch.len()
+}
+
 /// The records of `obj` gathered (see [`Gathered`]); `None` for anything
 /// else (the caller then takes the general path, which gives the same
 /// bytes, or the error): values of other types, keys other than exact str,
@@ -160,7 +210,35 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
     let mut prev_keys: Vec<(*mut pyo3::ffi::PyObject, usize)> = Vec::new();
     let mut prev_cols: Vec<usize> = Vec::new();
+    // Records from `i` on that repeat the keys of the record before, their
+    // tables read in place (`dense_batch`), and the first record after them.
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut batched_to = 0;
     for i in 0..n {
+        if i < batched_to {
+            continue;
+        }
+        if i > 0 && in_place {
+            // SAFETY: the GIL is held; the entries are read (by
+            // `push_entries`) before any Python code runs or Python object
+            // is made: `push` runs and makes none (the walk's argument
+            // below), and the list, which holds the records, is unchanged.
+            let b = unsafe { dense_batch(list, i, &prev_keys, &mut batch) };
+            if b > 0 {
+                for (j, &(_, col)) in prev_keys.iter().enumerate() {
+                    // SAFETY: `batch` holds tables of str keys with an entry
+                    // for each key (`j` among them), values non-null, and
+                    // the argument above.
+                    if !unsafe { cols[col].push_entries(obj.py(), &batch, j, (i, n, small_ints)) } {
+                        return Ok(None);
+                    }
+                }
+                runs.runs[run].records += b as u64;
+                all_keys += (prev.len() * b) as u64;
+                batched_to = i + b;
+                continue;
+            }
+        }
         // The list's item borrowed, not counted (`list_item`): the fast path
         // below runs no Python code, so nothing changes the list that holds
         // it; the slow way, which may, takes its own reference first.
