@@ -321,20 +321,22 @@ impl RawColumn {
     }
 
     /// The values from record `r` (of the batch) up to the first that is
-    /// not of kind `KIND` (the column's), taken as that kind; the record
-    /// reached (the length is the caller's).
+    /// not of kind `KIND` (the column's), taken as that kind, and their
+    /// kinds written at once if the column writes them; the record reached
+    /// (the length is the caller's).
     #[inline(always)]
     fn run_of<'a, 'py, const KIND: u8>(
         &mut self,
         value: &impl Fn(usize) -> Borrowed<'a, 'py, PyAny>,
-        mut r: usize,
+        start: usize,
         end: usize,
     ) -> usize {
+        let mut r = start;
         while r < end && self.take_as(KIND, &value(r)) {
-            if self.mixed {
-                self.kinds.push(KIND);
-            }
             r += 1;
+        }
+        if self.mixed {
+            self.kinds.resize(self.kinds.len() + (r - start), KIND);
         }
         r
     }
