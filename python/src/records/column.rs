@@ -1,0 +1,493 @@
+//! One key's values as `gather` reads them: [`RawColumn`], each record's
+//! kind of value (`K_*`) and the values of each kind in their own buffers,
+//! and what inference learns of them (the kinds met, the bits of the ints).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyLong, PyString};
+use pyo3::Borrowed;
+
+use xbf::infer::Ints;
+
+use crate::infer::Shape;
+use crate::learned::ColumnKinds;
+use crate::raw::{append_short, long_value, small_int, str_bytes, DictEntries, Long};
+
+/// The kind of each value of a key of the records, as it was read: the
+/// type is known only once every record was read (an int column may turn
+/// out an option, or `any`).
+pub(crate) const K_NULL: u8 = 0;
+pub(crate) const K_BOOL: u8 = 1;
+pub(crate) const K_INT: u8 = 2;
+/// An int above `i64::MAX` (kept in `ints` as its bits).
+pub(crate) const K_UINT: u8 = 3;
+pub(crate) const K_FLOAT: u8 = 4;
+pub(crate) const K_STR: u8 = 5;
+/// The record lacks the key.
+pub(crate) const K_ABSENT: u8 = 6;
+
+/// No kind yet: every value takes [`RawColumn::push_slow`].
+const K_NONE_YET: u8 = 7;
+
+/// The values of one key of the records: each record's kind (absent
+/// included), and the values of each kind in order.
+///
+/// While every record so far has the key with values of one kind (the usual
+/// column), the kinds are not written per value: `kinds` stays empty and
+/// `kind` is that kind; `finish` writes them out. Once the kinds mix (or a
+/// record lacks the key), `mixed` is set and `kinds` holds one per record.
+/// `kind` is then the kind [`RawColumn::push`] tries first (the last kind
+/// met other than None and ints above `i64::MAX`).
+pub(crate) struct RawColumn {
+    pub(crate) kinds: Vec<u8>,
+    pub(crate) seen: [bool; 6],
+    pub(crate) bools: Vec<bool>,
+    /// Ints as the bits of an i64 (those above `i64::MAX` as their u64 bits).
+    pub(crate) ints: Vec<u64>,
+    /// The bits of the ints (set by `finish`).
+    pub(crate) int_bits: Option<Ints>,
+    pub(crate) floats: Vec<f64>,
+    /// The strings one after the other (UTF-8), and where each ends.
+    pub(crate) text: Vec<u8>,
+    pub(crate) ends: Vec<usize>,
+    /// Whether some record lacks the key.
+    pub(crate) absent: bool,
+    /// Records read: the index of the next record.
+    len: usize,
+    /// Whether `kinds` holds each record's kind (else read them with
+    /// [`RawColumn::kinds`]).
+    pub(super) mixed: bool,
+    /// The kind of every value so far (not `mixed`), or the kind tried first.
+    kind: u8,
+}
+
+impl Default for RawColumn {
+    fn default() -> Self {
+        Self {
+            kinds: Vec::new(),
+            seen: [false; 6],
+            bools: Vec::new(),
+            ints: Vec::new(),
+            int_bits: None,
+            floats: Vec::new(),
+            text: Vec::new(),
+            ends: Vec::new(),
+            absent: false,
+            len: 0,
+            mixed: false,
+            kind: K_NONE_YET,
+        }
+    }
+}
+
+impl RawColumn {
+    /// The shape inference gives the key: the kinds joined as `Shape::absorb`
+    /// joins them one value at a time (their join does not depend on order).
+    pub(crate) fn shape<'py>(&self) -> Shape<'py> {
+        let mut s = Shape::Never;
+        let kinds = [
+            self.seen[K_NULL as usize].then_some(Shape::Null),
+            self.seen[K_BOOL as usize].then_some(Shape::Bool),
+            self.int_bits.map(Shape::Int),
+            self.seen[K_FLOAT as usize].then_some(Shape::Float),
+            self.seen[K_STR as usize].then_some(Shape::Str),
+        ];
+        for k in kinds.into_iter().flatten() {
+            s = s.join(k);
+        }
+        s
+    }
+
+    /// What inference learns of the column: the kinds met and the bits of
+    /// its ints (its shape, given whether some record lacks the key).
+    pub(crate) fn kinds_met(&self) -> ColumnKinds {
+        ColumnKinds { seen: self.seen, int_bits: self.int_bits, absent: self.absent }
+    }
+
+    /// Empty again, keeping the capacity of its buffers (an `xbf.Encoder`
+    /// reuses them on its next call).
+    pub(crate) fn clear(&mut self) {
+        self.kinds.clear();
+        self.seen = [false; 6];
+        self.bools.clear();
+        self.ints.clear();
+        self.int_bits = None;
+        self.floats.clear();
+        self.text.clear();
+        self.ends.clear();
+        self.absent = false;
+        self.len = 0;
+        self.mixed = false;
+        self.kind = K_NONE_YET;
+    }
+
+    /// Bytes held by its buffers.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.kinds.capacity()
+            + self.bools.capacity()
+            + 8 * (self.ints.capacity() + self.floats.capacity() + self.ends.capacity())
+            + self.text.capacity()
+    }
+
+    /// One kind per record from now on (`kinds` written out for the records
+    /// read).
+    fn mix(&mut self) {
+        if !self.mixed {
+            self.mixed = true;
+            self.kinds.clear();
+            self.kinds.resize(self.len, self.kind);
+        }
+    }
+
+    /// Marks the records before record `i` that had no value of this key as
+    /// lacking it.
+    #[inline]
+    fn pad_to(&mut self, i: usize) {
+        if self.len < i {
+            self.mix();
+            self.absent = true;
+            self.kinds.resize(i, K_ABSENT);
+            self.len = i;
+        }
+    }
+
+    /// The column of `n` records complete: the records after the last that
+    /// had the key lack it, and the bits of the ints are known.
+    pub(super) fn finish(&mut self, n: usize) {
+        self.pad_to(n);
+        self.int_bits = self.ints_bits();
+    }
+
+    /// Each record's kind (of a finished column): `kinds`, or the one kind
+    /// of a column whose values all have it, written out (only the rows
+    /// writer and the types `option` and `any` read them per record).
+    pub(crate) fn kinds(&self) -> std::borrow::Cow<'_, [u8]> {
+        if self.mixed {
+            std::borrow::Cow::Borrowed(&self.kinds)
+        } else {
+            std::borrow::Cow::Owned(vec![self.kind; self.len])
+        }
+    }
+
+    /// The bits of the ints (`Ints::of_i64` joined over them, and 64
+    /// unsigned bits for ints above `i64::MAX`), from the gathered values at
+    /// once rather than per value as they are read: the largest number of
+    /// bits is that of the OR of the values (of their complements for the
+    /// negative ones).
+    fn ints_bits(&self) -> Option<Ints> {
+        let some_uint = self.seen[K_UINT as usize];
+        if !self.seen[K_INT as usize] && !some_uint {
+            return None;
+        }
+        let (mut pos, mut neg, mut any_neg) = (0u64, 0u64, 0u64);
+        let mut join = |x: u64| {
+            // All ones for a negative value, else 0.
+            let m = ((x as i64) >> 63) as u64;
+            pos |= x & !m;
+            neg |= !x & m;
+            any_neg |= m;
+        };
+        if some_uint {
+            // Only the i64s (those above `i64::MAX` are not negative).
+            let ints = self.kinds.iter().filter(|&&k| k == K_INT || k == K_UINT).zip(&self.ints);
+            ints.filter(|(&k, _)| k == K_INT).for_each(|(_, &x)| join(x));
+        } else {
+            self.ints.iter().for_each(|&x| join(x));
+        }
+        let bits =
+            Ints { ubits: 64 - pos.leading_zeros(), sbits: if any_neg != 0 { 65 - neg.leading_zeros() } else { 0 } };
+        Some(if some_uint { bits.join(Ints { ubits: 64, sbits: 0 }) } else { bits })
+    }
+
+    /// Adds record `i`'s value of this key (of `n` records); `false` for
+    /// a value this path does not take. Runs no Python code (exact types
+    /// only; see `gather`'s borrowed walk). The value is first taken as one
+    /// of the column's kind (`kind`): one test of its type, no kind written
+    /// while the column has one, the int read in place; anything else in
+    /// [`RawColumn::push_slow`]. Inlined into the record loop: as a call it
+    /// cost 6% more instructions on flights-20k (callgrind). `next`: the
+    /// caller knows that record `i - 1` had the key (it had the same keys),
+    /// so that no record before `i` lacks it.
+    #[inline(always)]
+    pub(super) fn push(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize, small_ints: bool, next: bool) -> bool {
+        debug_assert!(!next || self.len == i, "record {i} follows one that had the key");
+        if next || self.len == i {
+            let pushed = self.take_as(self.kind, v);
+            if pushed {
+                if self.mixed {
+                    self.kinds.push(self.kind);
+                }
+                self.len = i + 1;
+                return true;
+            }
+            // None in a column that writes its kinds: no kind to set (None
+            // is not tried first in a column of other kinds), so what
+            // `push_slow` does, without its tests of the other types
+            // (movies.json's nulls took ~60 instructions each there).
+            if self.mixed && v.is_none() {
+                self.seen[K_NULL as usize] = true;
+                self.kinds.push(K_NULL);
+                self.len = i + 1;
+                return true;
+            }
+        }
+        self.push_slow(v, i, n, small_ints)
+    }
+
+    /// Takes `v` as a value of kind `kind` (into that kind's buffer);
+    /// `false` if it is not one this path reads in place (the kinds and the
+    /// length are the caller's). Inlined with a constant `kind` into
+    /// [`RawColumn::push_entries`]' loops, where the test of the kind folds.
+    #[inline(always)]
+    fn take_as(&mut self, kind: u8, v: &Bound<'_, PyAny>) -> bool {
+        match kind {
+            K_STR => match v.downcast_exact::<PyString>().ok().and_then(|s| str_bytes(s)) {
+                Some(s) => {
+                    self.append_str(s);
+                    true
+                }
+                None => false,
+            },
+            K_INT => match v.downcast_exact::<PyLong>().ok().and_then(small_int) {
+                Some(x) => {
+                    self.ints.push(x as u64);
+                    true
+                }
+                None => false,
+            },
+            K_FLOAT => match v.downcast_exact::<PyFloat>() {
+                Ok(f) => {
+                    self.floats.push(f.value());
+                    true
+                }
+                Err(_) => false,
+            },
+            K_BOOL => match v.downcast_exact::<PyBool>() {
+                Ok(b) => {
+                    self.bools.push(b.is_true());
+                    true
+                }
+                Err(_) => false,
+            },
+            K_NULL => v.is_none(),
+            _ => false,
+        }
+    }
+
+    /// The values of records `i`.. (record `i + r`'s is entry `j` of
+    /// `batch[r]`) added in order, as [`RawColumn::push`] of each would add
+    /// them; `false` for a value this path does not take. Each record
+    /// before `i` had the key. One loop for the column's kind, with no
+    /// dispatch on it a value, while the values keep it; a value of another
+    /// kind through `push`, then the loop of the kind it left.
+    ///
+    /// # Safety
+    ///
+    /// Each entry of `batch` is that of a live dict whose table is str keyed
+    /// with more than `j` entries, entry `j`'s value non-null, and
+    /// [`DictEntries::of`]'s contract holds for all of them: no Python code
+    /// runs and no Python object is made during the call (`push` runs and
+    /// makes none).
+    #[inline(never)]
+    pub(super) unsafe fn push_entries(
+        &mut self,
+        py: Python<'_>,
+        batch: &[DictEntries],
+        j: usize,
+        (i, n, small_ints): (usize, usize, bool),
+    ) -> bool {
+        debug_assert_eq!(self.len, i, "record {i} follows one that had the key");
+        // SAFETY: the caller's contract: entry `j` of each table, a live
+        // value (non-null) the dict holds, unchanged during the call.
+        let value = |r: usize| unsafe { Borrowed::from_ptr(py, batch[r].get_str_keyed(j).1) };
+        let mut r = 0;
+        while r < batch.len() {
+            r = match self.kind {
+                K_STR => self.run_of::<K_STR>(&value, r, batch.len()),
+                K_INT => self.run_of::<K_INT>(&value, r, batch.len()),
+                K_FLOAT => self.run_of::<K_FLOAT>(&value, r, batch.len()),
+                K_BOOL => self.run_of::<K_BOOL>(&value, r, batch.len()),
+                K_NULL => self.run_of::<K_NULL>(&value, r, batch.len()),
+                _ => r,
+            };
+            self.len = i + r;
+            if r < batch.len() {
+                if !self.push(&value(r), i + r, n, small_ints, true) {
+                    return false;
+                }
+                r += 1;
+            }
+        }
+        true
+    }
+
+    /// The values from record `r` (of the batch) up to the first that is
+    /// not of kind `KIND` (the column's), taken as that kind, and their
+    /// kinds written at once if the column writes them; the record reached
+    /// (the length is the caller's).
+    #[inline(always)]
+    fn run_of<'a, 'py, const KIND: u8>(
+        &mut self,
+        value: &impl Fn(usize) -> Borrowed<'a, 'py, PyAny>,
+        start: usize,
+        end: usize,
+    ) -> usize {
+        let mut r = start;
+        while r < end && self.take_as(KIND, &value(r)) {
+            r += 1;
+        }
+        if self.mixed {
+            self.kinds.resize(self.kinds.len() + (r - start), KIND);
+        }
+        r
+    }
+
+    /// [`RawColumn::push`] of a value of any kind, and of the first of a
+    /// column; sets the kind `push` tries first. `small_ints`: whether ints
+    /// may be read in place (`raw::small_ints_ok`).
+    #[inline(never)]
+    fn push_slow(&mut self, v: &Bound<'_, PyAny>, i: usize, n: usize, small_ints: bool) -> bool {
+        let kind = if let Ok(s) = v.downcast_exact::<PyString>() {
+            // A lone surrogate: the general path raises.
+            let Some(s) = str_bytes(s) else { return false };
+            if self.ends.is_empty() {
+                // Room for the rest of the list at once, guessed from
+                // the first string's length (none asked for when a reused
+                // buffer has it).
+                self.ends.reserve(n - i);
+                self.text.reserve((n - i).saturating_mul(s.len() + 4).min(1 << 24));
+            }
+            self.append_str(s);
+            K_STR
+        } else if let Ok(f) = v.downcast_exact::<PyFloat>() {
+            if self.floats.is_empty() {
+                self.floats.reserve(n - i);
+            }
+            self.floats.push(f.value());
+            K_FLOAT
+        } else if v.is_none() {
+            K_NULL
+        } else if let Ok(b) = v.downcast_exact::<PyBool>() {
+            self.bools.push(b.is_true());
+            K_BOOL
+        } else if let Ok(x) = v.downcast_exact::<PyLong>() {
+            let (kind, x) = match long_value(x) {
+                Some(Long::I64(x)) => (K_INT, x as u64),
+                Some(Long::U64(x)) => (K_UINT, x),
+                None => return false,
+            };
+            if self.ints.is_empty() {
+                self.ints.reserve(n - i);
+            }
+            self.ints.push(x);
+            kind
+        } else {
+            return false;
+        };
+        self.seen[kind as usize] = true;
+        // Whether `push` may try this kind first: not for ints above
+        // `i64::MAX`, nor for ints that cannot be read in place; a column
+        // that has them writes its kinds per value.
+        let fast = match kind {
+            K_UINT => false,
+            K_INT => small_ints,
+            _ => true,
+        };
+        if !fast {
+            self.mix();
+        }
+        if !self.mixed && self.len == i && (i == 0 || self.kind == kind) {
+            // Still one kind for every record.
+            self.kind = kind;
+        } else {
+            self.pad_to(i);
+            self.mix();
+            self.kinds.push(kind);
+            // None is not tried first in a column of other kinds.
+            if fast && kind != K_NULL {
+                self.kind = kind;
+            }
+        }
+        self.len = i + 1;
+        true
+    }
+}
+
+impl RawColumn {
+    /// Appends a string to the text and its end to `ends`.
+    #[inline(always)]
+    fn append_str(&mut self, s: &[u8]) {
+        append_short(&mut self.text, s);
+        self.ends.push(self.text.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RawColumn, K_INT, K_NULL, K_UINT};
+    use xbf::infer::Ints;
+
+    /// The bits of a column's ints as `finish` works them out at once, against
+    /// `Ints::of_i64` joined one value at a time as they were before.
+    #[test]
+    fn ints_bits_join_as_one_at_a_time() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = [0, 1, -1, 2, -2, i64::MAX, i64::MIN, 1 << 30, -(1 << 30), (1 << 60) - 1, -(1 << 60)];
+        for round in 0..400 {
+            let mut col = RawColumn::default();
+            let (mut want, mut any) = (Ints { ubits: 0, sbits: 0 }, false);
+            for _ in 0..(round % 9) {
+                let r = next();
+                // Values of every width, edges, some above i64::MAX, some None.
+                let kind = match r % 7 {
+                    0 => K_UINT,
+                    1 => K_NULL,
+                    _ => K_INT,
+                };
+                if kind == K_NULL {
+                    col.kinds.push(K_NULL);
+                    col.seen[K_NULL as usize] = true;
+                    continue;
+                }
+                let v = match (r >> 3) % 3 {
+                    0 => edges[(r >> 8) as usize % edges.len()] as u64,
+                    1 => next() >> (next() % 64),
+                    _ => (next() >> (next() % 64)).wrapping_neg(),
+                };
+                let (v, bits) = if kind == K_UINT {
+                    (v | 1 << 63, Ints { ubits: 64, sbits: 0 })
+                } else {
+                    (v, Ints::of_i64(v as i64))
+                };
+                col.kinds.push(kind);
+                col.seen[kind as usize] = true;
+                col.ints.push(v);
+                want = want.join(bits);
+                any = true;
+            }
+            assert_eq!(col.ints_bits(), any.then_some(want), "ints {:?}", col.ints);
+        }
+    }
+
+    #[test]
+    fn append_str_appends_every_length() {
+        let src: Vec<u8> = (0..80u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
+        for first in [0, 3, 31, 33] {
+            for len in 0..=src.len() {
+                let mut col = RawColumn::default();
+                col.append_str(&src[..first]);
+                col.append_str(&src[..len]);
+                col.append_str(&src[src.len() - len..]);
+                col.finish(1);
+                let want: Vec<u8> = [&src[..first], &src[..len], &src[src.len() - len..]].concat();
+                assert_eq!(col.text, want, "first {first}, length {len}");
+                assert_eq!(col.ends, [first, first + len, first + 2 * len]);
+            }
+        }
+    }
+}

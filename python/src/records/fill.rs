@@ -1,0 +1,286 @@
+//! The hand-off to the core: the gathered columns moved into the core's
+//! column builder (`ColumnNode`s) as the inferred type says ([`fill_key`],
+//! [`fill`]), the columnar message written, and the buffers moved back for
+//! the rows message or the next call of an `xbf.Encoder`.
+
+use pyo3::prelude::*;
+use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
+
+use super::column::{RawColumn, K_ABSENT, K_BOOL, K_FLOAT, K_INT, K_NULL, K_UINT};
+use super::Gathered;
+use crate::columns::uvarint_len;
+use crate::errors::encode_err;
+use crate::plan::is_optional_key;
+
+impl Gathered {
+    /// The columnar message, written through the core's column builder, and
+    /// the least the rows message can take (each varint one byte: its exact
+    /// size needs a walk of every value, which only a close call needs);
+    /// `None` for a type this path does not take. The gathered columns are moved into the builder (no copy) and,
+    /// when `keep` (the rows may be wanted, or an encoder reuses the
+    /// buffers), moved back after.
+    pub(crate) fn columns(&mut self, zstd: Option<i32>, keep: bool) -> PyResult<Option<(Vec<u8>, usize)>> {
+        let typed = self.typed.clone();
+        let fields: Vec<&Metadata> = typed.record().fields().map(|(_, t)| t).collect();
+        let mut columns = xbf::Columns::new(&typed.ty);
+        let records = columns.root().push_len(self.n).map_err(encode_err)?;
+        // The rows message: the length of the list, then each record's fields.
+        let mut rows_min = uvarint_len(self.n as u64);
+        let mut filled = 0;
+        let mut failed = false;
+        for (i, (&fty, &slot)) in fields.iter().zip(&typed.slots).enumerate() {
+            let node = records.field(i).map_err(encode_err)?;
+            match fill_key(node, fty, &mut self.cols[slot]).map_err(encode_err)? {
+                Some(r) => rows_min += r,
+                None => {
+                    failed = true;
+                    break;
+                }
+            }
+            filled += 1;
+        }
+        let cols = if failed {
+            None
+        } else {
+            Some(
+                EncodeOptions::v2()
+                    .compress_columns(zstd)
+                    .map_err(encode_err)?
+                    .encode_columns_kept(&mut columns)
+                    .map_err(encode_err)?,
+            )
+        };
+        let rows_min = 2 + typed.meta.len() + rows_min;
+        // The columns back where the rows (or the next call) read them.
+        let records = columns.root().push_len(0).map_err(encode_err)?;
+        if keep || failed || cols.as_ref().is_some_and(|c| c.len() >= rows_min) {
+            for (i, (&fty, &slot)) in fields.iter().zip(&typed.slots).enumerate().take(filled) {
+                unfill_key(records.field(i).map_err(encode_err)?, fty, &mut self.cols[slot]).map_err(encode_err)?;
+            }
+        }
+        Ok(cols.map(|c| (c, rows_min)))
+    }
+
+    /// The rows message (XBF 2) of the records, the bytes the rows encoder
+    /// writes for this type, from the gathered columns; `size` a guess of
+    /// its length. `None` for a type this path does not take.
+    pub(crate) fn rows(&self, size: usize) -> PyResult<Option<Vec<u8>>> {
+        let fields: Vec<&Metadata> = self.record().fields().map(|(_, t)| t).collect();
+        crate::records_rows::rows_of(&self.typed.meta, &fields, &self.cols, &self.typed.slots, self.n, size)
+            .map_err(encode_err)
+    }
+}
+
+/// Pushes the values of one key into its column node of type `ty`: for a
+/// key some records lack, a `json.optional` tag for each record, then the
+/// values of those that have it. The least they take in the rows layout
+/// (each varint one byte), or `None` for a type this path does not take. The column's buffers are
+/// moved into the node ([`unfill_key`] moves them back).
+fn fill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> xbf::Result<Option<usize>> {
+    if !col.absent {
+        // Only `option` and `any` read the kinds (a column of one kind has
+        // neither type).
+        let kinds = if col.mixed {
+            std::mem::take(&mut col.kinds)
+        } else if matches!(ty, Metadata::Option(_) | Metadata::Any) {
+            col.kinds().into_owned()
+        } else {
+            Vec::new()
+        };
+        let r = fill(node, ty, col, &kinds);
+        if col.mixed {
+            col.kinds = kinds;
+        }
+        return r;
+    }
+    let Some(present_ty) = optional_key_inner(ty) else { return Ok(None) };
+    let tags: Vec<usize> = col.kinds.iter().map(|&k| usize::from(k != K_ABSENT)).collect();
+    let kinds: Vec<u8> = col.kinds.iter().copied().filter(|&k| k != K_ABSENT).collect();
+    let mut nodes = node.extend_variants(&tags)?;
+    // A byte for each record's tag (0 or 1), then the values present.
+    Ok(fill(nodes.swap_remove(1), present_ty, col, &kinds)?.map(|r| r + tags.len()))
+}
+
+/// The type of the present values of a key some records lack (variant 1 of
+/// its `json.optional` enum).
+fn optional_key_inner(ty: &Metadata) -> Option<&Metadata> {
+    let Metadata::Enum(e) = ty else { return None };
+    e.variant_at(1).filter(|_| is_optional_key(ty)).map(|(_, t)| t)
+}
+
+/// The primitive types of flat records' values.
+fn prim(t: &Metadata) -> Option<P> {
+    match t {
+        Metadata::Primitive(p @ (P::Unit | P::Bool | P::F64 | P::String | P::U64 | P::I64)) => Some(*p),
+        _ => None,
+    }
+}
+
+/// Moves the values of `col` of primitive type `p` into `node` (those of
+/// all its kinds but None: inference gave them this type); the least they
+/// take in rows (each varint one byte).
+fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::Result<usize> {
+    use std::mem::take;
+    Ok(match p {
+        P::Unit => 0,
+        P::Bool => {
+            let n = col.bools.len();
+            node.take_bool(take(&mut col.bools))?;
+            n
+        }
+        P::F64 => {
+            let n = col.floats.len();
+            node.take_f64(take(&mut col.floats))?;
+            8 * n
+        }
+        P::String => {
+            let rows = col.ends.last().map_or(0, |&end| end + col.ends.len());
+            // One check of the whole text (each string was valid).
+            let text = String::from_utf8(take(&mut col.text)).map_err(|e| {
+                xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
+            })?;
+            node.take_str(text, take(&mut col.ends))?;
+            rows
+        }
+        P::U64 => {
+            let rows = col.ints.len();
+            node.take_u64(take(&mut col.ints))?;
+            rows
+        }
+        P::I64 => {
+            let rows = col.ints.len();
+            // The bits of each i64, as i64s: collected in place.
+            node.take_i64(take(&mut col.ints).into_iter().map(|x| x as i64).collect())?;
+            rows
+        }
+        _ => unreachable!("a primitive of flat records"),
+    })
+}
+
+/// Moves back into `col` what [`take_scalars`] moved into `node`.
+fn untake_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::Result<()> {
+    match p {
+        P::Unit => {}
+        P::Bool => col.bools = node.drain_bool()?,
+        P::F64 => col.floats = node.drain_f64()?,
+        P::String => (col.text, col.ends) = node.drain_joined()?,
+        P::U64 => col.ints = node.drain_u64()?,
+        P::I64 => col.ints = node.drain_i64()?.into_iter().map(|x| x as u64).collect(),
+        _ => unreachable!("a primitive of flat records"),
+    }
+    Ok(())
+}
+
+/// Moves back into `col` the buffers [`fill_key`] moved into `node` (none
+/// for a column of `any`, which is copied).
+fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> xbf::Result<()> {
+    let (node, ty) = match optional_key_inner(ty) {
+        Some(t) if col.absent => (node.extend_variants(&[])?.swap_remove(1), t),
+        _ => (node, ty),
+    };
+    let (node, ty) = match ty {
+        Metadata::Option(inner) => (node.extend_options(&[])?, &**inner),
+        t => (node, t),
+    };
+    match prim(ty) {
+        Some(p) => untake_scalars(node, p, col),
+        None => Ok(()),
+    }
+}
+
+/// Pushes the values of one key (`kinds`: of the records that have it) into
+/// its column node of type `ty`, as
+/// `to_value` would have converted them; the least they take in the rows
+/// layout (each varint one byte), or `None` for a type that path does not
+/// take.
+fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &[u8]) -> xbf::Result<Option<usize>> {
+    // The values of a primitive type (inference gave it to every value but
+    // None), copied: for `any`, whose nodes are not moved back.
+    let scalars = |node: &mut xbf::ColumnNode, p: P, col: &RawColumn| -> xbf::Result<usize> {
+        Ok(match p {
+            P::Unit => 0,
+            P::Bool => {
+                node.extend_bool(&col.bools)?;
+                col.bools.len()
+            }
+            P::F64 => {
+                node.extend_f64(&col.floats)?;
+                8 * col.floats.len()
+            }
+            P::String => {
+                // One check of the whole text (each string was valid).
+                let text = std::str::from_utf8(&col.text).map_err(|e| {
+                    xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
+                })?;
+                node.extend_str(text, &col.ends)?;
+                col.ends.last().map_or(0, |&end| end + col.ends.len())
+            }
+            _ => unreachable!("ints of any are split by sign"),
+        })
+    };
+    match ty {
+        Metadata::Any => {
+            // Each scalar as a value of `any`: its type (as `to_value`
+            // chooses: ints from 0 up as u64), the types in first-seen
+            // order; then the values of each type at once.
+            const TYPES: [P; 6] = [P::Unit, P::Bool, P::U64, P::I64, P::F64, P::String];
+            let (mut order, mut slot_at) = (Vec::new(), [usize::MAX; 6]);
+            let (mut u64s, mut i64s) = (Vec::new(), Vec::new());
+            let mut ints = col.ints.iter();
+            let tags: Vec<usize> = kinds
+                .iter()
+                .map(|&kind| {
+                    let slot = match kind {
+                        K_NULL => 0,
+                        K_BOOL => 1,
+                        K_INT | K_UINT => {
+                            let x = *ints.next().expect("an int for each int kind");
+                            if kind == K_UINT || (x as i64) >= 0 {
+                                u64s.push(x);
+                                2
+                            } else {
+                                i64s.push(x as i64);
+                                3
+                            }
+                        }
+                        K_FLOAT => 4,
+                        _ => 5,
+                    };
+                    if slot_at[slot] == usize::MAX {
+                        slot_at[slot] = order.len();
+                        order.push(slot);
+                    }
+                    slot_at[slot]
+                })
+                .collect();
+            let types: Vec<Metadata> = order.iter().map(|&slot| TYPES[slot].into()).collect();
+            let nodes = node.extend_any(&types, &tags)?;
+            // A byte for each value's type, then the values.
+            let mut rows = tags.len();
+            for (node, &slot) in nodes.into_iter().zip(&order) {
+                rows += match slot {
+                    2 => {
+                        node.extend_u64(&u64s)?;
+                        u64s.len()
+                    }
+                    3 => {
+                        node.extend_i64(&i64s)?;
+                        i64s.len()
+                    }
+                    _ => scalars(node, TYPES[slot], col)?,
+                };
+            }
+            Ok(Some(rows))
+        }
+        Metadata::Option(inner) => {
+            let Some(p) = prim(inner) else { return Ok(None) };
+            let present: Vec<bool> = kinds.iter().map(|&k| k != K_NULL).collect();
+            let inner = node.extend_options(&present)?;
+            Ok(Some(present.len() + take_scalars(inner, p, col)?))
+        }
+        t => {
+            let Some(p) = prim(t) else { return Ok(None) };
+            Ok(Some(take_scalars(node, p, col)?))
+        }
+    }
+}

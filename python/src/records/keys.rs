@@ -1,0 +1,129 @@
+//! The keys of the records: [`Keys`], each key's column, found by the key
+//! object's identity; [`Runs`], each order of keys met and how many records
+//! had it (what inference's `Objects` is given once the list is read).
+
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use rustc_hash::FxHashMap;
+use std::collections::HashMap;
+
+/// The keys met so far, each a column (numbered in order of first
+/// appearance, as inference numbers its fields): key objects are compared
+/// by identity first (JSON parsers and `csv` share one key object across
+/// records), by content only the first time a key object is met.
+#[derive(Default)]
+pub(super) struct Keys<'py> {
+    /// Key objects met, each with its column.
+    known: Vec<(Bound<'py, PyAny>, usize)>,
+    /// Each column's name, and the first key object of that name.
+    pub(super) names: Vec<String>,
+    pub(super) objects: Vec<Bound<'py, PyString>>,
+    by_name: HashMap<String, usize>,
+}
+
+/// Key objects remembered at most: records whose key objects are all new
+/// (each dict built with fresh strings) are looked up by content.
+const KEY_CACHE: usize = 256;
+
+impl<'py> Keys<'py> {
+    /// The column of key `k` (a new one if the key is new); `None` for a
+    /// key that is not an exact str of valid UTF-8.
+    pub(super) fn column(&mut self, k: &Bound<'py, PyAny>) -> Option<usize> {
+        if let Some(&(_, col)) = self.known.iter().find(|(known, _)| known.is(k)) {
+            return Some(col);
+        }
+        let ks = k.downcast_exact::<PyString>().ok()?;
+        let name = ks.to_str().ok()?;
+        let col = match self.by_name.get(name) {
+            Some(&col) => col,
+            None => {
+                let col = self.names.len();
+                self.names.push(name.to_owned());
+                self.objects.push(ks.clone());
+                self.by_name.insert(name.to_owned(), col);
+                col
+            }
+        };
+        if self.known.len() < KEY_CACHE {
+            self.known.push((k.clone(), col));
+        }
+        Some(col)
+    }
+}
+
+/// The keys of records, in their order (as columns), and how many records
+/// had them: given to inference's `Objects` once the list is read
+/// (`Objects::key` hashes each name and each pair of neighbours, which cost
+/// a fifth of `dumps` on countries.json, whose records lack keys here and
+/// there; callgrind).
+pub(super) struct Run {
+    pub(super) cols: Vec<usize>,
+    pub(super) records: u64,
+}
+
+/// Each order of keys met (a [`Run`]), in the order first met, and the
+/// index of each: looked up once for each record whose keys differ from the
+/// record before (on countries.json, three records in eleven).
+#[derive(Default)]
+pub(super) struct Runs {
+    pub(super) runs: Vec<Run>,
+    /// Each run's index by its keys, once there are more than
+    /// [`Runs::SCAN`] (fewer are compared one by one: no hash, which cost
+    /// more than the comparisons).
+    by_cols: FxHashMap<Vec<usize>, usize>,
+}
+
+impl Runs {
+    /// Runs looked up by comparing their keys one run after another.
+    const SCAN: usize = 8;
+
+    /// The index of the run of keys `cols`, a new run (of no record yet) if
+    /// none has them.
+    pub(super) fn index(&mut self, cols: &[usize]) -> usize {
+        let found = if self.runs.len() <= Self::SCAN {
+            self.runs.iter().position(|r| r.cols == cols)
+        } else {
+            self.by_cols.get(cols).copied()
+        };
+        if let Some(r) = found {
+            return r;
+        }
+        let r = self.runs.len();
+        self.runs.push(Run { cols: cols.to_vec(), records: 0 });
+        if self.runs.len() > Self::SCAN {
+            if self.by_cols.is_empty() {
+                // The map from now on: every run so far in it.
+                self.by_cols.extend(self.runs.iter().enumerate().map(|(i, run)| (run.cols.clone(), i)));
+            } else {
+                self.by_cols.insert(cols.to_vec(), r);
+            }
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Runs;
+
+    /// Runs found by comparison (up to `Runs::SCAN`) and then by hash: the
+    /// index of each order of keys is that of its first appearance.
+    #[test]
+    fn runs_index_each_order_by_first_appearance() {
+        for orders in [1usize, 2, Runs::SCAN, Runs::SCAN + 1, 40] {
+            let mut runs = Runs::default();
+            let mut first: Vec<Vec<usize>> = Vec::new();
+            for i in 0..200usize {
+                // Orders of different lengths and shared prefixes, met out of order.
+                let o = (i * 7 + i / 3) % orders;
+                let cols: Vec<usize> = (0..o % 5).chain([o, 100 - o]).collect();
+                let want = first.iter().position(|c| *c == cols).unwrap_or_else(|| {
+                    first.push(cols.clone());
+                    first.len() - 1
+                });
+                assert_eq!(runs.index(&cols), want, "{orders} orders, record {i}");
+            }
+            assert_eq!(runs.runs.iter().map(|r| r.cols.clone()).collect::<Vec<_>>(), first);
+        }
+    }
+}
