@@ -11,7 +11,7 @@ callgrind_dumps.py's one warm-up call are all collected, so divide by N + 1:
     python python/bench/callgrind_parts.py cg.flights 3
 
 It prints the instructions per call of each part (the Python-objects walk
-``records::gather``, ``records::fill`` into the core's ``ColumnNode``s, the
+``records::gather::gather``, ``records::fill`` into the core's ``ColumnNode``s, the
 core's ``encode_columns`` and its encoders, the allocator, memcpy) and the
 callers of the allocator, and writes them to ``<profile>.json``. Function
 names are symbol names, so a release build without debug info will do;
@@ -80,13 +80,13 @@ def main():
     slices = sum(c for n, c, _ in callers.get(SLICES, []) if n.startswith("xbf::columnar::shred::Shred::write"))
     parts = {
         "total": total,
-        "gather (Python objects -> raw columns, type inference)": get(inc, r"^_native::records::gather$"),
+        "gather (Python objects -> raw columns, type inference)": get(inc, r"^_native::records::gather::gather$"),
         "  of which PyDict_Next": get(inc, r"^PyDict_Next$"),
         "  of which Shape::metadata, encode_metadata": get(inc, r"^xbf::infer::Shape<K>::metadata$")
         + get(inc, r"^xbf::.*encode_metadata$"),
         "  of which Objects::resolve": get(inc, r"^xbf::infer::Objects<S>::resolve$"),
         "  of which PyLong_AsLongLongAndOverflow": get(inc, r"^PyLong_AsLongLongAndOverflow$"),
-        "fill (raw columns -> ColumnNode)": largest(inc, r"^_native::records::fill(_key)?$"),
+        "fill (raw columns -> ColumnNode)": largest(inc, r"^_native::records::fill::fill(_key)?$"),
         "  of which ColumnNode::extend_*": get(inc, r"^xbf::columnar::builder::ColumnNode::extend_"),
         "  of which ColumnNode::take_* (owned hand-off)": get(inc, r"ColumnNode>::take_"),
         "  of which ColumnNode::drain_* (owned hand-off back)": get(inc, r"ColumnNode>::drain_"),
@@ -99,7 +99,7 @@ def main():
         "  of which put_column": get(inc, r"^xbf::columnar::shred::put_column$"),
         # (Inclusive counts: `Gathered::rows` holds `rows_of`'s, so the larger of the two, not their sum.)
         "rows message (Gathered::rows)": largest(
-            inc, r"^_native::records::Gathered::rows$|^_native::records_rows::rows_of$"
+            inc, r"Gathered>?::rows$|^_native::records_rows::rows_of$"
         ),
         "auto's choice (worth_columns)": get(inc, r"worth_columns"),
         "output copy (PyBytes_FromStringAndSize)": get(inc, r"^PyBytes_FromStringAndSize$"),

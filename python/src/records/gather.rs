@@ -190,6 +190,9 @@ unsafe fn dense_batch(
 /// its last call, and the type is the one it inferred then when these
 /// records have the same keys in one order with the same kinds of values
 /// (see [`Learned`]); otherwise it learns this call's.
+// Out of line (one call a `dumps`), so that profiles (python/bench/callgrind_parts.py) count the walk apart from
+// its caller.
+#[inline(never)]
 pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) -> PyResult<Option<Gathered>> {
     let Ok(list) = obj.downcast_exact::<PyList>() else { return Ok(None) };
     let n = list.len();
