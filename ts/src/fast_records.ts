@@ -33,7 +33,9 @@ class CodeCache {
   private readonly m = new Map<string, unknown>();
   constructor(private readonly max: number) {}
   get<T>(tag: string, keys: string[], make: () => T): T {
-    const id = tag + "\u0000" + keys.join("\u0000");
+    // The keys as JSON: one text for one list only (keys joined by a separator would not be: ["a", "b\0c"] and
+    // ["a\0b", "c"] would share their functions, each reading the other's keys).
+    const id = tag + "\u0000" + JSON.stringify(keys);
     let f = this.m.get(id) as T | undefined;
     if (f === undefined) {
       if (this.m.size >= this.max) this.m.delete(this.m.keys().next().value as string);
@@ -50,7 +52,7 @@ class CodeCache {
  * (a polymorphic call, not the one constructor inlined). In a program that decoded seattle-weather's records before
  * gapminder's (6 fields each) gapminder's decode took 1.4 times as long (BENCHMARKS.md, issue 23, tsdec13). */
 export function keysStatement(keys: string[]): string {
-  return `void ${JSON.stringify(keys.join("\u0000"))};`;
+  return `void ${JSON.stringify(JSON.stringify(keys))};`;
 }
 /** The encoder's and inference's generated code (values.ts, fast_encode.ts). */
 const encodeCode = new CodeCache(512);

@@ -73,3 +73,18 @@ test("the metadata met last: messages alternating, truncated inside it, with oth
     assert.deepStrictEqual(d1, d2);
   }
 });
+
+test("key lists that join to the same text with NUL keep their own generated code (encode in rows and columns, decode)", () => {
+  // ["a", "b\0c"] and ["a\0b", "c"]: the same two keys joined by NUL, so a cache keyed by the joined text gave the
+  // second list the first one's functions (its reads and its records' keys).
+  const A = Array.from({ length: 20 }, (_, i) => ({ a: i % 3 ? i : null, "b\u0000c": i * 2 }));
+  const B = Array.from({ length: 20 }, (_, i) => ({ "a\u0000b": i % 3 ? i + 100 : null, c: i + 200 }));
+  for (let round = 0; round < 2; round++) {
+    for (const layout of ["rows", "columns", undefined]) {
+      for (const v of [A, B]) {
+        const opts = layout ? { layout } : undefined;
+        assert.deepStrictEqual(decode(encode(v, opts)), v, `${layout ?? "auto"}: ${Object.keys(v[0])}`);
+      }
+    }
+  }
+});
