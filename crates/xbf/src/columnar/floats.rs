@@ -228,15 +228,19 @@ impl<F: Float> Pow10<F> {
 /// wherever the value can fit. That rounding is adding and subtracting
 /// 1.5·2^52 (exact for `|x|` below 2^51), whose sum's bits hold the integer
 /// too; and the rounded float is the integer exactly, so the division
-/// needs no conversion. `p`: the powers of ten of `e`.
+/// needs no conversion. `p`: the powers of ten of `e` (exact in f64 and in
+/// the column's own type for every `e` up to `MAX_EXP`: 10^10 is
+/// 2^10·9,765,625, which f32 holds).
 ///
 /// [`exact_decimal`]'s nearness test is left out: the division giving `v`
 /// back implies it. If `y / 10^e` rounds to a normal `v` (a subnormal or
 /// zero `v` has `y = 0`, which gives back only +0), then `|y - v·10^e| <=
-/// |v·10^e|·2^-p` (`p` the precision, 53 or 24), and `x` is within
-/// `|v·10^e|·2^-53` of `v·10^e`: so `|x - y|` is within `|x|·2^-(p-1)`, at
-/// most half of `|x|·F::NEAR` (both sides exact in `exact_decimal`'s test,
-/// which so passes). Nor can a product that is a tie give `v` back.
+/// |v·10^e|·2^-q` (`q` the precision, 53 or 24), and `x` is within
+/// `|v·10^e|·2^-53` of `v·10^e`: so `|x - y|` is at most about
+/// `|x|·2^-(q-1)` (for f64 `|x|·2^-52·(1 + 2^-53)`), within `|x|·F::NEAR`
+/// with about a factor of two to spare (both sides exact in
+/// `exact_decimal`'s test, which so passes). Nor can a product that is a
+/// tie give `v` back.
 #[inline(always)]
 fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
     const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2^52

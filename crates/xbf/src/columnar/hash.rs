@@ -169,9 +169,10 @@ impl HashIds {
 /// at most 7, in the top byte): open addressing with linear probing over
 /// (word, index) slots, the word itself compared (no hash stored), placed
 /// by the top bits of its keyed [`FastHash::word`]. Starts small and
-/// grows fourfold at half full, so that a column of few distinct values clears
-/// little memory (a table sized for the most a column may hold costs more
-/// to clear than it saves), and none is cleared that the values do not use.
+/// grows at half full (fourfold while small, then twofold), so that a column
+/// of few distinct values clears little memory (a table sized for the most a
+/// column may hold costs more to clear than it saves), and none is cleared
+/// that the values do not use.
 pub(crate) struct WordIds {
     slots: Vec<(u64, u64)>,
     /// 64 less the bits of a slot's position.
@@ -187,6 +188,8 @@ pub(crate) const FREE: u64 = u64::MAX;
 impl WordIds {
     /// Slots to start with (a power of two).
     const FIRST: usize = 64;
+    /// Below this many slots (1 MiB of them) the table grows fourfold.
+    const FOURFOLD_BELOW: usize = 1 << 16;
 
     pub(crate) fn new(key: FastHash) -> WordIds {
         Self::with_slots(key, Self::FIRST)
@@ -228,14 +231,18 @@ impl WordIds {
         }
     }
 
-    /// Four times the slots, each word placed again: a table that grows
-    /// once is likely to grow again (a column of many distinct values),
-    /// and each growth places every word again and clears the new slots.
+    /// Four times the slots while the table is small, each word placed
+    /// again: a table that grows once is likely to grow again (a column of
+    /// many distinct values), and each growth places every word again and
+    /// clears the new slots. Past [`WordIds::FOURFOLD_BELOW`] slots it
+    /// doubles, so that a large table holds at most four slots a word, as
+    /// doubling at half full does, rather than eight.
     #[cold]
     fn grow(&mut self) {
-        let size = 4 * self.slots.len();
+        let factor = if self.slots.len() < Self::FOURFOLD_BELOW { 4 } else { 2 };
+        let size = factor * self.slots.len();
         let old = std::mem::replace(&mut self.slots, vec![(FREE, 0); size]);
-        self.shift -= 2;
+        self.shift -= factor.trailing_zeros();
         let mask = self.slots.len() - 1;
         for (word, id) in old.into_iter().filter(|&(w, _)| w != FREE) {
             let mut i = (self.key.word(word) >> self.shift) as usize;

@@ -115,9 +115,8 @@ fn pack128(out: &mut Vec<u8>, values: impl Iterator<Item = u128>, width: u8) {
 /// holds the pending bits; when a value fills it, it leaves as eight bytes
 /// and the value's bits that did not fit start the next. The bytes are made
 /// room for at once, exactly (a `Vec` sized by the plan is not grown), so
-/// that a word is stored without a capacity check. (Reserving and appending
-/// each word instead costs more: seattle-weather 6.84 against 6.74 M
-/// instructions an encode.)
+/// that a word is stored without a capacity check (reserving and appending
+/// each word instead measured slower).
 fn pack64(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>, width: u8) {
     if width == 0 {
         return;

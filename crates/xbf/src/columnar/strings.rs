@@ -250,7 +250,8 @@ fn short_key(head: u64, len: usize) -> u64 {
     head & low_bytes(len) | (len as u64) << 56
 }
 
-/// A mask of the low `n` bytes of a word, `n` under 8 (any mask above).
+/// A mask of the low `n` bytes of a word, `n` under 8 (for 8 it is 0, not
+/// all ones: callers pass lengths under 8 only).
 #[inline]
 fn low_bytes(n: usize) -> u64 {
     (1u64 << ((8 * n as u32) & 63)).wrapping_sub(1)
@@ -398,7 +399,8 @@ pub(crate) fn encode_joined(text: &[u8], ends: &[usize]) -> Vec<u8> {
 fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let n = values.count();
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
-    // (The prefixes' two lists are filled value by value: room for all first.)
+    // (Room for every value at once, exactly, in the lists that hold one
+    // entry a value.)
     let room = |v: &mut Vec<u64>| v.reserve_exact(n);
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::with_stats);
