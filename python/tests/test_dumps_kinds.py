@@ -1,4 +1,4 @@
-"""dumps of lists of flat records through the one-pass gather (python/src/records.rs): a column
+"""dumps of lists of flat records through the one-pass gather (python/src/records/): a column
 keeps no kind per value while all its values have one kind, reads ints in place and works out their
 bits at the end. Each case is compared with the general path's bytes (a schema given skips the
 gather), whose ints and kinds are read one value at a time through the C API."""

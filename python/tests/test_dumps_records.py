@@ -1,4 +1,4 @@
-"""dumps of lists of flat records: the one-pass gather (python/src/records.rs) and the rows written
+"""dumps of lists of flat records: the one-pass gather (python/src/records/) and the rows written
 from its columns (records_rows.rs) give the bytes of the general path, which a schema forces."""
 import json
 import pathlib

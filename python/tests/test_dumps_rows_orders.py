@@ -1,6 +1,6 @@
 """dumps of records: the rows written from the gathered columns (records_rows.rs: fields of one kind
 written from their values alone, tables of fixed-width fields column by column) and records whose keys
-cycle through a few orders (records.rs: matched against recent orders by identity) give the bytes of the
+cycle through a few orders (python/src/records/keys.rs: matched against recent orders by identity) give the bytes of the
 general path, which a schema forces."""
 import random
 

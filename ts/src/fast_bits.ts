@@ -113,7 +113,8 @@ export function decimalsFor(s: DataView, p0: number, out: number[], n: number, w
 }
 /** decimalsFor where every zigzag value fits in 31 bits (width at most 24, base + 2^width at most 2^31): the
  * mapping undone with integer operations. Chosen by the caller (NumberColumns.scaledDecimals), not by decimalsFor:
- * with this loop in decimalsFor, or called from it, sp500's 29-bit decimal columns took 6-10% longer. */
+ * with this loop in decimalsFor, or called from it, sp500's 29-bit decimal columns measured slower (BENCHMARKS.md,
+ * issue 23's decode subsections). */
 export function decimalsForSmall(s: DataView, p0: number, out: number[], n: number, width: number, base: number, scale: number): void {
   const mask = (1 << width) - 1;
   for (let i = 0, bp = 0; i < n; i++, bp += width) {

@@ -428,7 +428,7 @@ function gatherer(keys: string[], always: boolean[] | null): Gather | null {
   if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
   const tag = always ? "gather:" + always.map((x) => (x ? "1" : "0")).join("") : "gather-checked";
   return generate(tag, keys, () => {
-    // Each column sized once (no growth and copies as it is filled) up to 4,096 values, as sizedArray.
+    // Each column sized once (no growth and copies as it is filled) up to 65,536 values, as sizedArray.
     const decl = keys.map((_, j) => `c${j} = n <= 65536 ? new Array(n) : []`).join(", ");
     const names = keys.map((k) => JSON.stringify(k));
     const body = names.map((key, j) => {

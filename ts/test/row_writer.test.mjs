@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encode, inferType } from "../dist/index.js";
+import { decode, encode, inferType } from "../dist/index.js";
 import { encodeDirect, encodeInternal } from "../dist/codec.js";
 import { setInferred } from "../dist/fast_encode.js";
 import { normalize } from "../dist/values.js";
@@ -101,5 +101,14 @@ test("columns of long lists: the gatherer's arrays sized up to 65,536 records, g
   for (const n of [4095, 4096, 4097, 20000, 65536, 65537, 70001]) {
     const v = Array.from({ length: n }, (_, i) => rec(i));
     same(v, `n=${n}`, ["columns", "auto"]);
+  }
+});
+
+test("rows of inferred records whose keys need quoting in generated code: the reference's bytes, the same values back", () => {
+  const keys = ["constructor", "toString", 'a"b', "back\\slash", "line\nbreak", "sep\u2028ar", "nul\u0000", "é", "", "1", "$x"];
+  for (const n of [16, 40]) {
+    const v = Array.from({ length: n }, (_, i) => Object.fromEntries(keys.map((k, j) => [k, j % 2 ? `s${i}` : i * j])));
+    same(v, `quoted keys, ${n} records`);
+    assert.deepStrictEqual(decode(encode(v, { layout: "rows" })), v);
   }
 });

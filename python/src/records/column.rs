@@ -222,7 +222,7 @@ impl RawColumn {
             // None in a column that writes its kinds: no kind to set (None
             // is not tried first in a column of other kinds), so what
             // `push_slow` does, without its tests of the other types
-            // (movies.json's nulls took ~60 instructions each there).
+            // (movies.json has thousands of nulls a call).
             if self.mixed && v.is_none() {
                 self.seen[K_NULL as usize] = true;
                 self.kinds.push(K_NULL);
@@ -285,8 +285,9 @@ impl RawColumn {
     /// Each entry of `batch` is that of a live dict whose table is str keyed
     /// with more than `j` entries, entry `j`'s value non-null, and
     /// [`DictEntries::of`]'s contract holds for all of them: no Python code
-    /// runs and no Python object is made during the call (`push` runs and
-    /// makes none).
+    /// runs and no Python object is made while entries are read (`push`
+    /// runs none, and makes one only where it fails: an exception object,
+    /// after which this returns `false` at once and reads no entry again).
     #[inline(never)]
     pub(super) unsafe fn push_entries(
         &mut self,

@@ -226,8 +226,10 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         if i > 0 && in_place {
             // SAFETY: the GIL is held; the entries are read (by
             // `push_entries`) before any Python code runs or Python object
-            // is made: `push` runs and makes none (the walk's argument
-            // below), and the list, which holds the records, is unchanged.
+            // is made: `push` runs none, and makes none but where it fails
+            // (an exception object), after which the walk stops at once and
+            // reads no entry again (the walk's argument below); the list,
+            // which holds the records, is unchanged.
             let b = unsafe { dense_batch(list, i, &prev_keys, &mut batch) };
             if b > 0 {
                 for (j, &(_, col)) in prev_keys.iter().enumerate() {
