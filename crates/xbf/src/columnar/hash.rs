@@ -63,8 +63,9 @@ impl FastHash {
     /// `write_u64(x)`. A bijection of `x` (a rotation and xor with the key,
     /// then multiplications by odd constants and xor-shifts, each
     /// invertible): equal hashes mean equal words, so a table of words
-    /// compares hashes only.
-    #[inline]
+    /// compares hashes only. (The tests' keys; [`WordIds`] places its
+    /// words by the same steps but the last.)
+    #[cfg(test)]
     pub(crate) fn word(self, x: u64) -> u64 {
         let mut h = FastHasher(self.0);
         h.add(x);
@@ -178,7 +179,9 @@ pub(crate) struct WordIds {
     /// 64 less the bits of a slot's position.
     shift: u32,
     len: usize,
-    key: FastHash,
+    /// The process's key, rotated as [`FastHasher`] first rotates it (once
+    /// here, not per look-up).
+    seed: u64,
 }
 
 /// A slot not taken: no word of a short value is all ones (a caller with
@@ -204,7 +207,17 @@ impl WordIds {
     }
 
     fn with_slots(key: FastHash, size: usize) -> WordIds {
-        WordIds { slots: vec![(FREE, 0); size], shift: 64 - size.trailing_zeros(), len: 0, key }
+        WordIds { slots: vec![(FREE, 0); size], shift: 64 - size.trailing_zeros(), len: 0, seed: key.0.rotate_left(5) }
+    }
+
+    /// The slot where the probe for `word` starts: [`FastHash::word`]'s
+    /// steps but its last xor-shift (which feeds the high bits into the low
+    /// ones, and only the top bits pick the slot here: after the second
+    /// multiplication every bit of the word already reaches them).
+    #[inline]
+    fn place(&self, word: u64) -> usize {
+        let h = (self.seed ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        ((h ^ (h >> 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
     }
 
     /// The index of `word`, or `next` if it is new (it is then added with
@@ -213,7 +226,7 @@ impl WordIds {
     pub(crate) fn find_or_add(&mut self, word: u64, next: u64) -> u64 {
         debug_assert!(word != FREE);
         let mask = self.slots.len() - 1;
-        let mut i = (self.key.word(word) >> self.shift) as usize;
+        let mut i = self.place(word);
         loop {
             let slot = &mut self.slots[i];
             if slot.0 == word {
@@ -245,7 +258,7 @@ impl WordIds {
         self.shift -= factor.trailing_zeros();
         let mask = self.slots.len() - 1;
         for (word, id) in old.into_iter().filter(|&(w, _)| w != FREE) {
-            let mut i = (self.key.word(word) >> self.shift) as usize;
+            let mut i = self.place(word);
             while self.slots[i].0 != FREE {
                 i = (i + 1) & mask;
             }
