@@ -33,10 +33,8 @@ export function putStringColumn(out: Writer, values: string[]): void {
     putStrings(out, v, v.ascii || values.every(wellFormed) ? null : undefined);
     return;
   }
-  // The entries' bytes first: all ASCII (the usual column) is well formed with no call a string to tell.
-  const distinct = utf8Views(strs);
-  if (!distinct.ascii && !strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
-  const dlen = distinct.len, dict = { ids, distinct };
+  if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
+  const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
   let total = 0;
   for (let i = 0; i < n; i++) total += dlen[ids[i]!]!;
   // The dictionary's size against the least the plain column can take (its lengths' block is at least 3 bytes
