@@ -7,26 +7,9 @@
 // compared, not kept) against the writer without one's sizes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rustColumns, skip } from "./rust_writer.mjs";
 import { encode, decode, Encoder } from "../dist/index.js";
 import { setScratchKept } from "../dist/int_columns.js";
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const xbf = [process.env.XBF_CLI, join(root, "target/debug/xbf"), join(root, "target/release/xbf")].find((p) => p && existsSync(p));
-const skip = xbf ? false : "no xbf CLI (XBF_CLI, target/debug/xbf): the Rust writer's bytes are not available";
-const dir = mkdtempSync(join(tmpdir(), "xbf-ts-kept-arrays-"));
-
-/** The Rust writer's columns of the JSON value `v`. */
-function rust(v) {
-  const inFile = join(dir, "in.json"), outFile = join(dir, "out.xbf");
-  writeFileSync(inFile, JSON.stringify(v));
-  execFileSync(xbf, ["from-json", inFile, "--layout", "columns", "-o", outFile]);
-  return Buffer.from(readFileSync(outFile));
-}
 
 let seed = 23;
 const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -78,7 +61,7 @@ test("the kept arrays against the Rust writer's bytes (integers, options, an opt
       return r;
     });
     const ours = encode(v, { layout: "columns" });
-    assert.ok(rust(v).equals(Buffer.from(ours)), `${n} records`);
+    assert.ok(rustColumns(v).equals(Buffer.from(ours)), `${n} records`);
     assert.deepStrictEqual(decode(ours), v, `${n} records, back`);
   }
 });

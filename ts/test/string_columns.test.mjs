@@ -3,25 +3,13 @@
 // front of the Map (strings made to share its slot), and mostly distinct sorted columns giving up as Rust does.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rustColumns, skip } from "./rust_writer.mjs";
 import { encode, decode } from "../dist/index.js";
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const xbf = [process.env.XBF_CLI, join(root, "target/debug/xbf"), join(root, "target/release/xbf")].find((p) => p && existsSync(p));
-const skip = xbf ? false : "no xbf CLI (XBF_CLI, target/debug/xbf): the Rust writer's bytes are not available";
-const dir = mkdtempSync(join(tmpdir(), "xbf-ts-strings-"));
 
 /** Asserts that the records `v` in columns are the Rust writer's bytes and read back. */
 function sameAsRust(v, what) {
-  const inFile = join(dir, "in.json"), outFile = join(dir, "out.xbf");
-  writeFileSync(inFile, JSON.stringify(v));
-  execFileSync(xbf, ["from-json", inFile, "--layout", "columns", "-o", outFile]);
   const ours = encode(v, { layout: "columns" });
-  assert.ok(Buffer.from(readFileSync(outFile)).equals(Buffer.from(ours)), what);
+  assert.ok(rustColumns(v).equals(Buffer.from(ours)), what);
   assert.deepStrictEqual(decode(ours), v, what);
 }
 

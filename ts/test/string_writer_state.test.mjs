@@ -5,28 +5,13 @@
 // short ASCII columns (a column shorter than the one before, or not ASCII after all).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rustColumns, skip } from "./rust_writer.mjs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { encode, decode, Encoder } from "../dist/index.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const xbf = [process.env.XBF_CLI, join(root, "target/debug/xbf"), join(root, "target/release/xbf")].find((p) => p && existsSync(p));
-const skip = xbf ? false : "no xbf CLI (XBF_CLI, target/debug/xbf): the Rust writer's bytes are not available";
-const dir = mkdtempSync(join(tmpdir(), "xbf-ts-string-state-"));
-
-/** The Rust writer's columns of the JSON value `v`. */
-function rust(v) {
-  const inFile = join(dir, "in.json"), outFile = join(dir, "out.xbf");
-  writeFileSync(inFile, JSON.stringify(v));
-  execFileSync(xbf, ["from-json", inFile, "--layout", "columns", "-o", outFile]);
-  return Buffer.from(readFileSync(outFile));
-}
 /** Asserts that `ours` (this writer's columns of `v`) are the Rust writer's bytes and read back as `v`. */
 function same(v, ours, what) {
-  assert.ok(rust(v).equals(Buffer.from(ours)), what);
+  assert.ok(rustColumns(v).equals(Buffer.from(ours)), what);
   assert.deepStrictEqual(decode(ours), v, what);
 }
 const cols = (v) => encode(v, { layout: "columns" });
