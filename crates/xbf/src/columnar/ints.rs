@@ -273,7 +273,7 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
     let mut runs = 1usize;
-    for v in &values[1..] {
+    let mut step = |v: &T| {
         let v = v.wide() as u64;
         lo = lo.min(v);
         hi = hi.max(v);
@@ -283,7 +283,27 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         dhi = dhi.max(z);
         runs += usize::from(v != prev);
         prev = v;
+    };
+    // Each value from the second on, eight at a time. A group that ends
+    // in a repeat may be inside a run: the whole groups of that value
+    // after it add nothing but differences of 0 (which the repeat did), and
+    // are skipped (a column of amounts mostly 0 is mostly such groups; a
+    // column of distinct values tests two values a group).
+    let rest = &values[1..];
+    let whole = rest.len() / 8;
+    let group = |g: usize| -> &[T; 8] { rest[8 * g..8 * g + 8].try_into().expect("a group of eight") };
+    let mut g = 0;
+    while g < whole {
+        let values = group(g);
+        values.iter().for_each(&mut step);
+        g += 1;
+        if values[7] == values[6] {
+            while g < whole && T::all_are(group(g), values[7]) {
+                g += 1;
+            }
+        }
     }
+    rest[8 * whole..].iter().for_each(&mut step);
     plan_gathered(values, first, Gathered { lo, hi, dlo, dhi, runs, varint_size: None })
 }
 
