@@ -58,8 +58,16 @@ impl Int for u64 {
         Some(values)
     }
 
+    /// Eight lanes a step (four registers), so that the loop's own
+    /// instructions are spread over more values.
     fn all(values: &[Self]) -> u128 {
-        u128::from(values.iter().fold(0, |a, &v| a | v))
+        let groups = values.chunks_exact(8);
+        let rest = groups.remainder().iter().fold(0, |a, &v| a | v);
+        let lanes = groups.fold([0u64; 8], |mut acc, g| {
+            acc.iter_mut().zip(g).for_each(|(a, &v)| *a |= v);
+            acc
+        });
+        u128::from(lanes.iter().fold(rest, |a, &v| a | v))
     }
 
     #[inline]

@@ -437,3 +437,20 @@ fn runs_skipped_eight_at_a_time_size_and_write_as_counted_one_by_one() {
         round_trip(&wide_values);
     }
 }
+
+#[test]
+fn the_bits_of_a_u64_column_are_ored_as_one_by_one() {
+    let mut next = crate::columnar::lcg(41, 0);
+    for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 64, 65, 1000] {
+        for shift in [0u32, 20, 50, 63] {
+            let mut values: Vec<u64> = (0..n).map(|_| next() >> (shift + (next() % 4) as u32).min(63)).collect();
+            // A bit only in one value, anywhere (the last group, the rest).
+            if n > 0 {
+                let at = (next() as usize) % n;
+                values[at] |= 1 << (next() % 64);
+            }
+            let expected = values.iter().fold(0u128, |a, &v| a | u128::from(v));
+            assert_eq!(<u64 as Int>::all(&values), expected, "{n} values");
+        }
+    }
+}
