@@ -32,6 +32,13 @@ pub(crate) trait Int: Copy + PartialEq {
     fn all(values: &[Self]) -> u128 {
         values.iter().fold(0u128, |a, v| a | v.wide())
     }
+
+    /// Whether every value of `group` is `v` (without a branch per value,
+    /// in the widths that have bits to xor).
+    #[inline]
+    fn all_are(group: &[Self; 8], v: Self) -> bool {
+        group.iter().fold(true, |a, &x| a & (x == v))
+    }
 }
 
 impl Int for u128 {
@@ -51,8 +58,21 @@ impl Int for u64 {
         Some(values)
     }
 
+    /// Eight lanes a step (four registers), so that the loop's own
+    /// instructions are spread over more values.
     fn all(values: &[Self]) -> u128 {
-        u128::from(values.iter().fold(0, |a, &v| a | v))
+        let groups = values.chunks_exact(8);
+        let rest = groups.remainder().iter().fold(0, |a, &v| a | v);
+        let lanes = groups.fold([0u64; 8], |mut acc, g| {
+            acc.iter_mut().zip(g).for_each(|(a, &v)| *a |= v);
+            acc
+        });
+        u128::from(lanes.iter().fold(rest, |a, &v| a | v))
+    }
+
+    #[inline]
+    fn all_are(group: &[Self; 8], v: Self) -> bool {
+        group.iter().fold(0, |a, &x| a | (x ^ v)) == 0
     }
 }
 
@@ -69,6 +89,36 @@ impl Int for u8 {
     fn all(values: &[Self]) -> u128 {
         u128::from(values.iter().fold(0, |a, &v| a | v))
     }
+
+    #[inline]
+    fn all_are(group: &[Self; 8], v: Self) -> bool {
+        u64::from_ne_bytes(*group) == u64::from_ne_bytes([v; 8])
+    }
+}
+
+/// Where the run of values equal to `values[start]` ends: the first few
+/// values one at a time (most runs of a column that is not mostly runs
+/// are short), then eight at a time.
+#[inline]
+fn run_end<T: Int>(values: &[T], start: usize) -> usize {
+    let (n, v) = (values.len(), values[start]);
+    let mut j = start + 1;
+    while j < n.min(start + 4) {
+        if values[j] != v {
+            return j;
+        }
+        j += 1;
+    }
+    while let Some(group) = values.get(j..j + 8) {
+        if !T::all_are(group.try_into().expect("a group of eight"), v) {
+            break;
+        }
+        j += 8;
+    }
+    while j < n && values[j] == v {
+        j += 1;
+    }
+    j
 }
 
 fn bits_for(x: u128) -> u8 {
@@ -231,7 +281,7 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
     let (mut lo, mut hi) = (prev, prev);
     let (mut dlo, mut dhi) = (if n > 1 { u64::MAX } else { 0 }, 0u64);
     let mut runs = 1usize;
-    for v in &values[1..] {
+    let mut step = |v: &T| {
         let v = v.wide() as u64;
         lo = lo.min(v);
         hi = hi.max(v);
@@ -241,7 +291,27 @@ fn plan_u63<T: Int>(values: &[T], first: u64) -> Plan {
         dhi = dhi.max(z);
         runs += usize::from(v != prev);
         prev = v;
+    };
+    // Each value from the second on, eight at a time. A group that ends
+    // in a repeat may be inside a run: the whole groups of that value
+    // after it add nothing but differences of 0 (which the repeat did), and
+    // are skipped (a column of amounts mostly 0 is mostly such groups; a
+    // column of distinct values tests two values a group).
+    let rest = &values[1..];
+    let whole = rest.len() / 8;
+    let group = |g: usize| -> &[T; 8] { rest[8 * g..8 * g + 8].try_into().expect("a group of eight") };
+    let mut g = 0;
+    while g < whole {
+        let values = group(g);
+        values.iter().for_each(&mut step);
+        g += 1;
+        if values[7] == values[6] {
+            while g < whole && T::all_are(group(g), values[7]) {
+                g += 1;
+            }
+        }
     }
+    rest[8 * whole..].iter().for_each(&mut step);
     plan_gathered(values, first, Gathered { lo, hi, dlo, dhi, runs, varint_size: None })
 }
 
@@ -280,7 +350,7 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
         // the choice is the same).
         let frames = finish_plan(values, first, usize::MAX, usize::MAX, range).size;
         if 2 * runs <= n && !runs_lose(runs, lo, frames.min(n * vlen(hi))) {
-            let rle = rle_size_u63(values);
+            let rle = rle_size_u63(values, runs);
             if rle < varint_size {
                 return finish_plan(values, first, varint_size, rle, range);
             }
@@ -303,7 +373,7 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
     }
     // (The varints' size is exact where they won; where they lost to a
     // smaller size, their least loses to it too.)
-    finish_plan(values, first, varint_size, rle_size.unwrap_or_else(|| rle_size_u63(values)), range)
+    finish_plan(values, first, varint_size, rle_size.unwrap_or_else(|| rle_size_u63(values, runs)), range)
 }
 
 /// What [`plan_u63`] gathers in its pass, gathered from what a writer
@@ -376,7 +446,7 @@ impl Stats {
         {
             return others;
         }
-        finish_plan(values, first, self.varint_size, rle_size_u63(values), range)
+        finish_plan(values, first, self.varint_size, rle_size_u63(values, self.runs), range)
     }
 }
 
@@ -459,7 +529,7 @@ fn plan_bit_counts<T: Int>(values: &[T], first: u64, ones: usize, up: usize, dow
     if 2 * runs >= others.size {
         return others;
     }
-    finish_plan(values, u128::from(first), n, rle_size_u63(values), range)
+    finish_plan(values, u128::from(first), n, rle_size_u63(values, runs), range)
 }
 
 /// Whether `runs` runs of values of `lo` or more take `others` bytes or
@@ -480,9 +550,19 @@ fn runs_least(runs: usize, varint_size: usize, n: usize, hi: u64) -> usize {
     runs + varint_size.saturating_sub(rest)
 }
 
-/// [`rle_size`] of values below 2^63.
-fn rle_size_u63<T: Int>(values: &[T]) -> usize {
+/// [`rle_size`] of values below 2^63, which make `runs` runs: where they
+/// are eight values long or more on average, skipped run by run.
+fn rle_size_u63<T: Int>(values: &[T], runs: usize) -> usize {
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+    if values.len() >= 8 * runs {
+        let (mut size, mut i) = (0, 0);
+        while i < values.len() {
+            let end = run_end(values, i);
+            size += vlen((end - i) as u64) + vlen(values[i].wide() as u64);
+            i = end;
+        }
+        return size;
+    }
     let (mut size, mut prev, mut run) = (0usize, values[0].wide() as u64, 0u64);
     for v in values {
         let v = v.wide() as u64;
@@ -744,10 +824,10 @@ impl<'a, T: Int> Planned<'a, T> {
             _ => {
                 let mut i = 0;
                 while i < values.len() {
-                    let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
-                    varint::put(out, run as u128);
+                    let end = run_end(values, i);
+                    varint::put(out, (end - i) as u128);
                     varint::put(out, values[i].wide());
-                    i += run;
+                    i = end;
                 }
             }
         }

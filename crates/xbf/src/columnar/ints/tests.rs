@@ -49,12 +49,12 @@ fn sixty_four_bit_lanes_read_the_same_values() {
 #[test]
 fn the_64_bit_plan_agrees_with_the_wide_ones() {
     let mut next = crate::columnar::lcg(11, 1);
-    for round in 0..300 {
+    for round in 0..400 {
         let n = [1, 2, 3, 50, 1000][round % 5];
         let values: Vec<u128> = (0..n)
             .map(|i| {
                 let r = u128::from(next());
-                match round % 9 {
+                match round % 10 {
                     0 => r,
                     1 => r % 4,
                     2 => (i as u128 / 7) % 3,
@@ -67,6 +67,10 @@ fn the_64_bit_plan_agrees_with_the_wide_ones() {
                     // it (long runs) or only its exact size (short ones).
                     6 => [0, 1_000_000][(i / [50, 2, 3, 9][round / 8 % 4]) % 2],
                     7 => [r % 3, 1 << 20][(i / (1 + round / 8 % 5)) % 2],
+                    // Amounts mostly 0 (runs across whole groups of eight,
+                    // which the pass skips, and ending inside one).
+                    8 if r % [3, 20, 200][round / 10 % 3] == 0 => r % 1_000_000,
+                    8 => 0,
                     _ => r >> (r % 63),
                 }
             })
@@ -377,6 +381,76 @@ fn varints_of_u64_columns_write_what_the_u128_path_wrote() {
             let mut out = Vec::new();
             Planned { values: &wide[..], plan: forced, entropy: None }.write(&mut out);
             assert_eq!(out, expected);
+        }
+    }
+}
+
+#[test]
+fn runs_skipped_eight_at_a_time_size_and_write_as_counted_one_by_one() {
+    let mut next = crate::columnar::lcg(37, 0);
+    for round in 0..400 {
+        let n = [1usize, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 100, 1000][round % 13];
+        // Runs of about `mean` values (a few values, or runs across whole
+        // groups of eight and their edges), of small or wide values.
+        let mean = [1u64, 2, 3, 7, 8, 9, 16, 40, 1000][round / 13 % 9];
+        let wide = round % 2 == 0;
+        let mut v = 0u64;
+        let values: Vec<u64> = (0..n)
+            .map(|_| {
+                if next() % mean == 0 {
+                    v = if wide { next() >> 2 } else { next() % 3 };
+                }
+                v
+            })
+            .collect();
+        let wide_values: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+        let bytes: Vec<u8> = values.iter().map(|&v| (v % 2) as u8).collect();
+        let runs = 1 + values.windows(2).filter(|w| w[0] != w[1]).count();
+        let expected = rle_size(&values);
+        // Either path (the count of runs picks one: skipped where it is
+        // an eighth of the values or less), and either width.
+        for counted in [1, runs, n] {
+            assert_eq!(rle_size_u63(&values, counted), expected, "round {round}");
+            assert_eq!(rle_size_u63(&bytes, counted), rle_size(&bytes), "round {round}");
+        }
+        // The run-length writer, against runs counted one value at a time.
+        for (column, size) in [(&values[..], expected), (&bytes.iter().map(|&b| u64::from(b)).collect::<Vec<_>>(), 0)] {
+            let size = if size == 0 { rle_size(column) } else { size };
+            let mut expected = vec![E::RunLength.byte()];
+            let mut i = 0;
+            while i < column.len() {
+                let run = column[i..].iter().take_while(|&&x| x == column[i]).count();
+                varint::put(&mut expected, run as u128);
+                varint::put(&mut expected, u128::from(column[i]));
+                i += run;
+            }
+            let forced = Plan { size, enc: E::RunLength, min: 0, width: 0, delta_min: 0, delta_width: 0 };
+            let mut out = Vec::new();
+            Planned { values: column, plan: forced, entropy: None }.write(&mut out);
+            assert_eq!(out, expected, "round {round}");
+        }
+        let mut out = Vec::new();
+        let forced = Plan { size: rle_size(&bytes), enc: E::RunLength, min: 0, width: 0, delta_min: 0, delta_width: 0 };
+        Planned { values: &bytes[..], plan: forced, entropy: None }.write(&mut out);
+        let mut c = Cursor::new(&out, 0);
+        assert_eq!(decode::<u8>(&mut c, n as u64, 8).unwrap(), bytes);
+        round_trip(&wide_values);
+    }
+}
+
+#[test]
+fn the_bits_of_a_u64_column_are_ored_as_one_by_one() {
+    let mut next = crate::columnar::lcg(41, 0);
+    for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 64, 65, 1000] {
+        for shift in [0u32, 20, 50, 63] {
+            let mut values: Vec<u64> = (0..n).map(|_| next() >> (shift + (next() % 4) as u32).min(63)).collect();
+            // A bit only in one value, anywhere (the last group, the rest).
+            if n > 0 {
+                let at = (next() as usize) % n;
+                values[at] |= 1 << (next() % 64);
+            }
+            let expected = values.iter().fold(0u128, |a, &v| a | u128::from(v));
+            assert_eq!(<u64 as Int>::all(&values), expected, "{n} values");
         }
     }
 }
