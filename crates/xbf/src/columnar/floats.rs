@@ -294,13 +294,17 @@ fn fit_mask<F: Float>(v: F) -> u32 {
     while top < max && a * pow(top + 1) <= bound {
         top += 1;
     }
+    // Up to `top` the products are below 2^50 (2^21 for f32), where
+    // `exact_decimal_near` decides exactly what `exact_decimal` does,
+    // without a branch; above it, the full check.
+    let near = |e: i32| exact_decimal_near(v, Pow10::of(e as u8)) != UNDECIDED;
     let fits = |e: i32| exact_decimal(v, e as u8).is_some();
     let mut mask = 0u32;
-    if top >= 0 && fits(top) {
+    if top >= 0 && near(top) {
         let (mut lo, mut hi) = (0, top);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if fits(mid) {
+            if near(mid) {
                 hi = mid;
             } else {
                 lo = mid + 1;
