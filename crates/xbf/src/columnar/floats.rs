@@ -254,6 +254,26 @@ fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
     varint::zigzag64(n) | (u64::from(fits)).wrapping_sub(1)
 }
 
+/// Whether [`exact_decimal`]`(v, e)` holds, for any `v` but -0 (which
+/// fits no exponent: its integer 0 gives back +0), without a branch: the
+/// product's magnitude `a` rounded half up by adding and subtracting 2^52
+/// (exact up to `F::SCALED_BELOW`, below 2^53: from 2^52 on `a` is an
+/// integer already), a tie that went down to even moved up, and the
+/// division compared with `|v|`. A negative `v` fits as `|v|` does (the
+/// integer's sign is the product's, and the division is symmetric). The
+/// nearness test is left out as in [`exact_decimal_near`] (the division
+/// giving `v` back implies it, at any magnitude), and NaN and the
+/// infinities fail the bound.
+#[inline(always)]
+fn fits_wide<F: Float>(v: F, p: Pow10<F>) -> bool {
+    const TWO52: f64 = 4_503_599_627_370_496.0;
+    let sign = 1u64 << (8 * F::BYTES - 1);
+    let a = v.to_f64().abs() * p.wide;
+    let r = if a < TWO52 { (a + TWO52) - TWO52 } else { a };
+    let y = r + f64::from(u8::from(a - r == 0.5));
+    (a < F::SCALED_BELOW) & (F::from_integral(y, p.own).to_bits64() == v.to_bits64() & !sign)
+}
+
 /// The exponents `e` (bit `e`) at which [`exact_decimal`]`(v, e)` holds,
 /// with two or three checks instead of one per exponent.
 ///
@@ -273,7 +293,8 @@ fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
 #[inline]
 fn fit_mask<F: Float>(v: F) -> u32 {
     let a = v.to_f64().abs();
-    if !a.is_finite() {
+    // (-0 fits none, as NaN and the infinities.)
+    if !a.is_finite() || v.to_bits64() == 1 << (8 * F::BYTES - 1) {
         return 0;
     }
     // 2^(p-3) less a margin far above `F::NEAR`, and the integers' limit.
@@ -298,7 +319,7 @@ fn fit_mask<F: Float>(v: F) -> u32 {
     // `exact_decimal_near` decides exactly what `exact_decimal` does,
     // without a branch; above it, the full check.
     let near = |e: i32| exact_decimal_near(v, Pow10::of(e as u8)) != UNDECIDED;
-    let fits = |e: i32| exact_decimal(v, e as u8).is_some();
+    let fits = |e: i32| fits_wide(v, Pow10::of(e as u8));
     let mut mask = 0u32;
     if top >= 0 && near(top) {
         let (mut lo, mut hi) = (0, top);

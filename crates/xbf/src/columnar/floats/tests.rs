@@ -111,6 +111,12 @@ fn fast_planning_chooses_what_the_full_count_chose() {
         }
         for e in 0..=18u8 {
             assert_eq!(exact_decimal_near(v, Pow10::of(e)), near(v, e), "{v:e} at {e}");
+            let wide = fits_wide(v, Pow10::of(e)) && v.to_bits() != (-0f64).to_bits();
+            assert_eq!(wide, exact_decimal(v, e).is_some(), "wide: {v:e} at {e}");
+        }
+        for e in 0..=10u8 {
+            let wide = fits_wide(w, Pow10::of(e)) && w.to_bits() != (-0f32).to_bits();
+            assert_eq!(wide, exact_decimal(w, e).is_some(), "wide: {w:e} (f32) at {e}");
         }
         for e in 0..=10u8 {
             assert_eq!(exact_decimal_near(w, Pow10::of(e)), near(w, e), "{w:e} (f32) at {e}");
