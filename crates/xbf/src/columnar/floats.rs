@@ -553,7 +553,9 @@ fn xor_size<F: Float>(values: &[F]) -> usize {
 
 /// [`xor_size`] if it is below `limit`; `None` as soon as the bits so far
 /// reach it. The fields [`xor_fields`] would emit, counted without emitting
-/// them (the tests check it against that count).
+/// them (the tests check it against that count). (Not inlined: inside the
+/// column encoder its loop keeps its bounds on the stack.)
+#[inline(never)]
 fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
     // Every value after the first takes a bit at least: a column that
