@@ -433,6 +433,16 @@ impl DecimalParts {
         parts
     }
 
+    /// [`DecimalParts::of`] `values` whose first `ints.len()` values fit
+    /// `e` with those integers (zigzagged): the rest checked.
+    fn resumed<F: Float>(values: &[F], e: u8, mut ints: Vec<u64>) -> Self {
+        let at = ints.len();
+        let rest = DecimalParts::of(&values[at..], e);
+        ints.extend_from_slice(&rest.ints);
+        let exceptions = rest.exceptions.iter().map(|&i| i + at as u64).collect();
+        DecimalParts { ints, exceptions }
+    }
+
     /// The zigzagged integers of values that all fit (`exact_decimal` of
     /// each).
     fn known(ints: Vec<u64>) -> Self {
@@ -874,8 +884,49 @@ fn direct_tries<F: Float>(values: &[F]) -> Vec<(u8, DecimalParts)> {
     // The exponent that leaves the fewest exceptions is found on a sample,
     // then the few best candidates are encoded in full: the three of fewest
     // misses (the smaller exponent first among equals), or the one with none.
-    // (A column of fewer than 512 values is its own sample: not copied.)
+    // (The sample: every `step`th value, the first included.)
     let step = (values.len() / 256).max(1);
+    let sampled = values.len().div_ceil(step);
+    let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
+    // An exponent that misses more than half the sample is never tried, nor
+    // one that cannot be among the three (the exponents come in increasing
+    // order, so one that only ties loses).
+    let useless = sampled / 2 + 1;
+    // An exponent with no misses is one the first value fits: those are
+    // tried first, each until its first miss, and the smallest that has
+    // none is the only candidate (as the count below would find, without
+    // counting the others).
+    // An exponent that a value missed at an exponent tried before does not
+    // fit is skipped without a pass: its pass would stop at that value too.
+    // Each pass walks the whole column, not the sample: where the column
+    // fits, its integers are the decimal's (no second pass over it); its
+    // first miss, if sampled, is the sample's first; if not, the sample is
+    // checked on from the next sampled value.
+    let mut ns = Vec::with_capacity(values.len());
+    let mut missed: Vec<F> = Vec::new();
+    let zero = (0..=F::MAX_EXP).filter(|&e| fits(&values[0], e)).find(|&e| {
+        if !missed.iter().all(|v| fits(v, e)) {
+            return false;
+        }
+        fitting_prefix(values, e, &mut ns);
+        let at = ns.len();
+        if at == values.len() {
+            return true;
+        }
+        let miss = if at % step == 0 {
+            Some(values[at])
+        } else {
+            values.iter().skip((at / step + 1) * step).step_by(step).copied().find(|v| !fits(v, e))
+        };
+        missed.extend(miss);
+        miss.is_none()
+    });
+    if let Some(e) = zero {
+        let parts =
+            if ns.len() == values.len() { DecimalParts::known(ns) } else { DecimalParts::resumed(values, e, ns) };
+        return vec![(e, parts)];
+    }
+    // (A column of fewer than 512 values is its own sample: not copied.)
     let copy: Vec<F>;
     let sample: &[F] = if step == 1 {
         values
@@ -883,65 +934,33 @@ fn direct_tries<F: Float>(values: &[F]) -> Vec<(u8, DecimalParts)> {
         copy = values.iter().step_by(step).copied().collect();
         &copy
     };
-    let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
-    // An exponent that misses more than half the sample is never tried, nor
-    // one that cannot be among the three (the exponents come in increasing
-    // order, so one that only ties loses).
-    let useless = sample.len() / 2 + 1;
-    // An exponent with no misses is one the first value fits: those are
-    // tried first, each until its first miss, and the smallest that has
-    // none is the only candidate (as the count below would find, without
-    // counting the others).
-    // An exponent that a value missed at an exponent tried before does not
-    // fit is skipped without a pass: its pass would stop at that value too.
-    let mut ns = Vec::with_capacity(sample.len());
-    let mut missed: Vec<F> = Vec::new();
-    let zero = (0..=F::MAX_EXP).filter(|&e| fits(&sample[0], e)).find(|&e| {
-        if !missed.iter().all(|v| fits(v, e)) {
-            return false;
-        }
-        fitting_prefix(sample, e, &mut ns);
-        if let Some(&v) = sample.get(ns.len()) {
-            missed.push(v);
-        }
-        ns.len() == sample.len()
-    });
-    // When the sample is the whole column, its integers are the decimal's.
-    if let Some(e) = zero.filter(|_| sample.len() == values.len()) {
-        return vec![(e, DecimalParts::known(ns))];
-    }
     let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
-    if let Some(e) = zero {
-        best3.push((0, e));
-    }
-    // Otherwise the misses of every exponent, from the exponents each
-    // sampled value fits (a few checks each, not one per exponent).
-    // (When the sample is the whole column, they give the decimals' integers.)
+    // Otherwise the misses of every exponent (none is without), from the
+    // exponents each sampled value fits (a few checks each, not one per
+    // exponent). (When the sample is the whole column, they give the
+    // decimals' integers.)
     let mut fit_counts = [0usize; 32];
-    let mut masks = Vec::new();
-    if zero.is_none() {
-        masks.reserve_exact(sample.len());
-        // The most values any exponent fits so far: once every exponent
-        // missed `useless` of them, none is a candidate (their counts, cut
-        // short, still give them that many misses or more), and the count
-        // stops.
-        let mut most = 0usize;
-        for (k, v) in sample.iter().enumerate() {
-            if k - most >= useless {
-                break;
-            }
-            let mask = fit_mask(*v);
-            masks.push(mask);
-            let mut m = mask;
-            while m != 0 {
-                let count = &mut fit_counts[m.trailing_zeros() as usize];
-                *count += 1;
-                most = most.max(*count);
-                m &= m - 1;
-            }
+    let mut masks = Vec::with_capacity(sample.len());
+    // The most values any exponent fits so far: once every exponent
+    // missed `useless` of them, none is a candidate (their counts, cut
+    // short, still give them that many misses or more), and the count
+    // stops.
+    let mut most = 0usize;
+    for (k, v) in sample.iter().enumerate() {
+        if k - most >= useless {
+            break;
+        }
+        let mask = fit_mask(*v);
+        masks.push(mask);
+        let mut m = mask;
+        while m != 0 {
+            let count = &mut fit_counts[m.trailing_zeros() as usize];
+            *count += 1;
+            most = most.max(*count);
+            m &= m - 1;
         }
     }
-    for e in (0..=F::MAX_EXP).filter(|_| zero.is_none()) {
+    for e in 0..=F::MAX_EXP {
         let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
         let misses = sample.len() - fit_counts[usize::from(e)];
         if misses >= bound {
