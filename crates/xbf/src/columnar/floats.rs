@@ -371,13 +371,19 @@ fn all_decided(ns: &[u64]) -> bool {
 /// `ns` (cleared first), up to the first value that does not fit `e`
 /// (so `ns.len()` is its position, or `values.len()` if all fit). The
 /// values are checked a block at a time by [`exact_decimal_near`] (no
-/// branch a value), then the ones it leaves undecided one by one; a block
-/// is short so that a miss early in a column wastes few checks.
+/// branch a value), then the ones it leaves undecided one by one; the
+/// first block is short so that a miss early in a column wastes few
+/// checks, and each next one twice as long, up to 1,024 values (fewer
+/// blocks' setup on a column that fits).
 fn fitting_prefix<F: Float>(values: &[F], e: u8, ns: &mut Vec<u64>) {
-    const BLOCK: usize = 32;
     let p = Pow10::of(e);
     ns.clear();
-    for block in values.chunks(BLOCK) {
+    let mut len = 32;
+    let mut rest = values;
+    while !rest.is_empty() {
+        let (block, after) = rest.split_at(len.min(rest.len()));
+        rest = after;
+        len = (2 * len).min(1024);
         let start = ns.len();
         ns.extend(block.iter().map(|&v| exact_decimal_near(v, p)));
         if all_decided(&ns[start..]) {
