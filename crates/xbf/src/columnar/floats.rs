@@ -254,6 +254,26 @@ fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
     varint::zigzag64(n) | (u64::from(fits)).wrapping_sub(1)
 }
 
+/// Whether [`exact_decimal`]`(v, e)` holds, for any `v` but -0 (which
+/// fits no exponent: its integer 0 gives back +0), without a branch: the
+/// product's magnitude `a` rounded half up by adding and subtracting 2^52
+/// (exact up to `F::SCALED_BELOW`, below 2^53: from 2^52 on `a` is an
+/// integer already), a tie that went down to even moved up, and the
+/// division compared with `|v|`. A negative `v` fits as `|v|` does (the
+/// integer's sign is the product's, and the division is symmetric). The
+/// nearness test is left out as in [`exact_decimal_near`] (the division
+/// giving `v` back implies it, at any magnitude), and NaN and the
+/// infinities fail the bound.
+#[inline(always)]
+fn fits_wide<F: Float>(v: F, p: Pow10<F>) -> bool {
+    const TWO52: f64 = 4_503_599_627_370_496.0;
+    let sign = 1u64 << (8 * F::BYTES - 1);
+    let a = v.to_f64().abs() * p.wide;
+    let r = if a < TWO52 { (a + TWO52) - TWO52 } else { a };
+    let y = r + f64::from(u8::from(a - r == 0.5));
+    (a < F::SCALED_BELOW) & (F::from_integral(y, p.own).to_bits64() == v.to_bits64() & !sign)
+}
+
 /// The exponents `e` (bit `e`) at which [`exact_decimal`]`(v, e)` holds,
 /// with two or three checks instead of one per exponent.
 ///
@@ -273,7 +293,8 @@ fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
 #[inline]
 fn fit_mask<F: Float>(v: F) -> u32 {
     let a = v.to_f64().abs();
-    if !a.is_finite() {
+    // (-0 fits none, as NaN and the infinities.)
+    if !a.is_finite() || v.to_bits64() == 1 << (8 * F::BYTES - 1) {
         return 0;
     }
     // 2^(p-3) less a margin far above `F::NEAR`, and the integers' limit.
@@ -294,13 +315,17 @@ fn fit_mask<F: Float>(v: F) -> u32 {
     while top < max && a * pow(top + 1) <= bound {
         top += 1;
     }
-    let fits = |e: i32| exact_decimal(v, e as u8).is_some();
+    // Up to `top` the products are below 2^50 (2^21 for f32), where
+    // `exact_decimal_near` decides exactly what `exact_decimal` does,
+    // without a branch; above it, the full check.
+    let near = |e: i32| exact_decimal_near(v, Pow10::of(e as u8)) != UNDECIDED;
+    let fits = |e: i32| fits_wide(v, Pow10::of(e as u8));
     let mut mask = 0u32;
-    if top >= 0 && fits(top) {
+    if top >= 0 && near(top) {
         let (mut lo, mut hi) = (0, top);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if fits(mid) {
+            if near(mid) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -346,13 +371,19 @@ fn all_decided(ns: &[u64]) -> bool {
 /// `ns` (cleared first), up to the first value that does not fit `e`
 /// (so `ns.len()` is its position, or `values.len()` if all fit). The
 /// values are checked a block at a time by [`exact_decimal_near`] (no
-/// branch a value), then the ones it leaves undecided one by one; a block
-/// is short so that a miss early in a column wastes few checks.
+/// branch a value), then the ones it leaves undecided one by one; the
+/// first block is short so that a miss early in a column wastes few
+/// checks, and each next one twice as long, up to 1,024 values (fewer
+/// blocks' setup on a column that fits).
 fn fitting_prefix<F: Float>(values: &[F], e: u8, ns: &mut Vec<u64>) {
-    const BLOCK: usize = 32;
     let p = Pow10::of(e);
     ns.clear();
-    for block in values.chunks(BLOCK) {
+    let mut len = 32;
+    let mut rest = values;
+    while !rest.is_empty() {
+        let (block, after) = rest.split_at(len.min(rest.len()));
+        rest = after;
+        len = (2 * len).min(1024);
         let start = ns.len();
         ns.extend(block.iter().map(|&v| exact_decimal_near(v, p)));
         if all_decided(&ns[start..]) {
@@ -406,6 +437,16 @@ impl DecimalParts {
             }
         }
         parts
+    }
+
+    /// [`DecimalParts::of`] `values` whose first `ints.len()` values fit
+    /// `e` with those integers (zigzagged): the rest checked.
+    fn resumed<F: Float>(values: &[F], e: u8, mut ints: Vec<u64>) -> Self {
+        let at = ints.len();
+        let rest = DecimalParts::of(&values[at..], e);
+        ints.extend_from_slice(&rest.ints);
+        let exceptions = rest.exceptions.iter().map(|&i| i + at as u64).collect();
+        DecimalParts { ints, exceptions }
     }
 
     /// The zigzagged integers of values that all fit (`exact_decimal` of
@@ -528,7 +569,9 @@ fn xor_size<F: Float>(values: &[F]) -> usize {
 
 /// [`xor_size`] if it is below `limit`; `None` as soon as the bits so far
 /// reach it. The fields [`xor_fields`] would emit, counted without emitting
-/// them (the tests check it against that count).
+/// them (the tests check it against that count). (Not inlined: inside the
+/// column encoder its loop keeps its bounds on the stack.)
+#[inline(never)]
 fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     let size = |bits: u64| 1 + F::BYTES + bits.div_ceil(8) as usize;
     // Every value after the first takes a bit at least: a column that
@@ -847,8 +890,49 @@ fn direct_tries<F: Float>(values: &[F]) -> Vec<(u8, DecimalParts)> {
     // The exponent that leaves the fewest exceptions is found on a sample,
     // then the few best candidates are encoded in full: the three of fewest
     // misses (the smaller exponent first among equals), or the one with none.
-    // (A column of fewer than 512 values is its own sample: not copied.)
+    // (The sample: every `step`th value, the first included.)
     let step = (values.len() / 256).max(1);
+    let sampled = values.len().div_ceil(step);
+    let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
+    // An exponent that misses more than half the sample is never tried, nor
+    // one that cannot be among the three (the exponents come in increasing
+    // order, so one that only ties loses).
+    let useless = sampled / 2 + 1;
+    // An exponent with no misses is one the first value fits: those are
+    // tried first, each until its first miss, and the smallest that has
+    // none is the only candidate (as the count below would find, without
+    // counting the others).
+    // An exponent that a value missed at an exponent tried before does not
+    // fit is skipped without a pass: its pass would stop at that value too.
+    // Each pass walks the whole column, not the sample: where the column
+    // fits, its integers are the decimal's (no second pass over it); its
+    // first miss, if sampled, is the sample's first; if not, the sample is
+    // checked on from the next sampled value.
+    let mut ns = Vec::with_capacity(values.len());
+    let mut missed: Vec<F> = Vec::new();
+    let zero = (0..=F::MAX_EXP).filter(|&e| fits(&values[0], e)).find(|&e| {
+        if !missed.iter().all(|v| fits(v, e)) {
+            return false;
+        }
+        fitting_prefix(values, e, &mut ns);
+        let at = ns.len();
+        if at == values.len() {
+            return true;
+        }
+        let miss = if at % step == 0 {
+            Some(values[at])
+        } else {
+            values.iter().skip((at / step + 1) * step).step_by(step).copied().find(|v| !fits(v, e))
+        };
+        missed.extend(miss);
+        miss.is_none()
+    });
+    if let Some(e) = zero {
+        let parts =
+            if ns.len() == values.len() { DecimalParts::known(ns) } else { DecimalParts::resumed(values, e, ns) };
+        return vec![(e, parts)];
+    }
+    // (A column of fewer than 512 values is its own sample: not copied.)
     let copy: Vec<F>;
     let sample: &[F] = if step == 1 {
         values
@@ -856,65 +940,33 @@ fn direct_tries<F: Float>(values: &[F]) -> Vec<(u8, DecimalParts)> {
         copy = values.iter().step_by(step).copied().collect();
         &copy
     };
-    let fits = |v: &F, e: u8| exact_decimal(*v, e).is_some();
-    // An exponent that misses more than half the sample is never tried, nor
-    // one that cannot be among the three (the exponents come in increasing
-    // order, so one that only ties loses).
-    let useless = sample.len() / 2 + 1;
-    // An exponent with no misses is one the first value fits: those are
-    // tried first, each until its first miss, and the smallest that has
-    // none is the only candidate (as the count below would find, without
-    // counting the others).
-    // An exponent that a value missed at an exponent tried before does not
-    // fit is skipped without a pass: its pass would stop at that value too.
-    let mut ns = Vec::with_capacity(sample.len());
-    let mut missed: Vec<F> = Vec::new();
-    let zero = (0..=F::MAX_EXP).filter(|&e| fits(&sample[0], e)).find(|&e| {
-        if !missed.iter().all(|v| fits(v, e)) {
-            return false;
-        }
-        fitting_prefix(sample, e, &mut ns);
-        if let Some(&v) = sample.get(ns.len()) {
-            missed.push(v);
-        }
-        ns.len() == sample.len()
-    });
-    // When the sample is the whole column, its integers are the decimal's.
-    if let Some(e) = zero.filter(|_| sample.len() == values.len()) {
-        return vec![(e, DecimalParts::known(ns))];
-    }
     let mut best3: Vec<(usize, u8)> = Vec::with_capacity(4);
-    if let Some(e) = zero {
-        best3.push((0, e));
-    }
-    // Otherwise the misses of every exponent, from the exponents each
-    // sampled value fits (a few checks each, not one per exponent).
-    // (When the sample is the whole column, they give the decimals' integers.)
+    // Otherwise the misses of every exponent (none is without), from the
+    // exponents each sampled value fits (a few checks each, not one per
+    // exponent). (When the sample is the whole column, they give the
+    // decimals' integers.)
     let mut fit_counts = [0usize; 32];
-    let mut masks = Vec::new();
-    if zero.is_none() {
-        masks.reserve_exact(sample.len());
-        // The most values any exponent fits so far: once every exponent
-        // missed `useless` of them, none is a candidate (their counts, cut
-        // short, still give them that many misses or more), and the count
-        // stops.
-        let mut most = 0usize;
-        for (k, v) in sample.iter().enumerate() {
-            if k - most >= useless {
-                break;
-            }
-            let mask = fit_mask(*v);
-            masks.push(mask);
-            let mut m = mask;
-            while m != 0 {
-                let count = &mut fit_counts[m.trailing_zeros() as usize];
-                *count += 1;
-                most = most.max(*count);
-                m &= m - 1;
-            }
+    let mut masks = Vec::with_capacity(sample.len());
+    // The most values any exponent fits so far: once every exponent
+    // missed `useless` of them, none is a candidate (their counts, cut
+    // short, still give them that many misses or more), and the count
+    // stops.
+    let mut most = 0usize;
+    for (k, v) in sample.iter().enumerate() {
+        if k - most >= useless {
+            break;
+        }
+        let mask = fit_mask(*v);
+        masks.push(mask);
+        let mut m = mask;
+        while m != 0 {
+            let count = &mut fit_counts[m.trailing_zeros() as usize];
+            *count += 1;
+            most = most.max(*count);
+            m &= m - 1;
         }
     }
-    for e in (0..=F::MAX_EXP).filter(|_| zero.is_none()) {
+    for e in 0..=F::MAX_EXP {
         let bound = if best3.len() == 3 { best3[2].0.min(useless) } else { useless };
         let misses = sample.len() - fit_counts[usize::from(e)];
         if misses >= bound {

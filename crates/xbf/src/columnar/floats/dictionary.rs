@@ -55,16 +55,29 @@ fn gives_up_surely<F: Float>(values: &[F]) -> bool {
     let bits = if n > 8192 { 1 << 16 } else { (4 * n).next_power_of_two().max(64) };
     let shift = 64 - bits.trailing_zeros();
     let mut table = vec![0u64; bits / 64];
+    // A power of two: the mask keeps each word's index in the table
+    // without a bounds check.
+    let last = table.len() - 1;
     let mut count = 0usize;
-    for (i, v) in values.iter().enumerate() {
-        let h = (v.to_bits64().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
-        let (word, bit) = (&mut table[h / 64], 1u64 << (h % 64));
-        count += usize::from(*word & bit == 0);
-        *word |= bit;
-        if count > give_up || mostly_distinct(i + 1, count, n) {
+    let mut seen = 0usize;
+    // The counts are compared a block of values at a time, not per value
+    // (the comparisons cost more than the bits): `true` is still a proof
+    // (the bits set at a block's end never outnumber the distinct values
+    // up to there, and the dictionary gives up as soon as those pass its
+    // bound), and a `false` a few values late only means the dictionary
+    // is built.
+    for block in values.chunks(8) {
+        for v in block {
+            let h = (v.to_bits64().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+            let (word, bit) = (&mut table[(h / 64) & last], 1u64 << (h % 64));
+            count += usize::from(*word & bit == 0);
+            *word |= bit;
+        }
+        seen += block.len();
+        if count > give_up || mostly_distinct(seen, count, n) {
             return true;
         }
-        if i + 1 - count > (i + 1) / 8 + 8 {
+        if seen - count > seen / 8 + 8 {
             return false;
         }
     }

@@ -111,6 +111,12 @@ fn fast_planning_chooses_what_the_full_count_chose() {
         }
         for e in 0..=18u8 {
             assert_eq!(exact_decimal_near(v, Pow10::of(e)), near(v, e), "{v:e} at {e}");
+            let wide = fits_wide(v, Pow10::of(e)) && v.to_bits() != (-0f64).to_bits();
+            assert_eq!(wide, exact_decimal(v, e).is_some(), "wide: {v:e} at {e}");
+        }
+        for e in 0..=10u8 {
+            let wide = fits_wide(w, Pow10::of(e)) && w.to_bits() != (-0f32).to_bits();
+            assert_eq!(wide, exact_decimal(w, e).is_some(), "wide: {w:e} (f32) at {e}");
         }
         for e in 0..=10u8 {
             assert_eq!(exact_decimal_near(w, Pow10::of(e)), near(w, e), "{w:e} (f32) at {e}");
@@ -181,6 +187,41 @@ fn fast_planning_chooses_what_the_full_count_chose() {
         assert_eq!(encode_direct(&values), encode_direct_reference(&values), "round {round}");
         let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
         assert_eq!(encode_direct(&v32), encode_direct_reference(&v32), "round {round}, f32");
+    }
+}
+
+/// Columns longer than the sample whose first miss at an exponent is or
+/// is not a sampled value, with the sample fitting or missing after it:
+/// the passes over the whole column choose what the sample alone chose.
+#[test]
+fn column_passes_choose_what_the_sample_chose() {
+    let mut next = crate::columnar::lcg(29, 11);
+    for round in 0..600 {
+        let n = [512, 513, 700, 1000, 2000, 3376][round % 6];
+        let step = (n / 256).max(1);
+        // Two-place decimals (the first value one place, so that e = 1 is
+        // tried first), a few with three places at chosen positions.
+        let mut values: Vec<f64> = (0..n).map(|_| ((next() % 100_000) as f64 / 100.0).max(0.01)).collect();
+        values[0] = 12.5;
+        let picks = [1, step, step + 1, 2 * step - 1, n - 1, n / 2, n / 2 + 1];
+        for k in 0..(round / 6) % 4 {
+            let at = picks[(next() as usize + k) % picks.len()];
+            values[at] = (next() % 100_000) as f64 / 1000.0 + 0.001;
+        }
+        if round % 5 == 0 {
+            // A value no short decimal gives, unsampled or sampled.
+            values[picks[round % picks.len()]] = std::f64::consts::PI;
+        }
+        assert_eq!(encode_direct(&values), encode_direct_reference(&values), "round {round}");
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        assert_eq!(encode_direct(&v32), encode_direct_reference(&v32), "round {round}, f32");
+        for e in [1u8, 2, 3] {
+            let mut ns = Vec::new();
+            fitting_prefix(&values, e, &mut ns);
+            let parts = DecimalParts::resumed(&values, e, ns);
+            let whole = DecimalParts::of(&values, e);
+            assert_eq!((parts.ints, parts.exceptions), (whole.ints, whole.exceptions), "round {round} at {e}");
+        }
     }
 }
 
