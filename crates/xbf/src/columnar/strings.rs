@@ -21,6 +21,10 @@ trait Texts<'a>: Copy {
     fn iter(self) -> impl Iterator<Item = &'a [u8]>;
     /// Each value's length, in order.
     fn lens(self) -> impl Iterator<Item = usize>;
+    /// The values from index `from` up to `to`, in order.
+    fn iter_range(self, from: usize, to: usize) -> impl Iterator<Item = &'a [u8]>;
+    /// The lengths of the values from index `from` up to `to`, in order.
+    fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize>;
     /// The bytes of all the values.
     fn bytes(self) -> usize;
     /// All the values' bytes one after the other, where they are held so.
@@ -38,6 +42,12 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
     }
     fn lens(self) -> impl Iterator<Item = usize> {
         <[&[u8]]>::iter(self).map(|v| v.len())
+    }
+    fn iter_range(self, from: usize, to: usize) -> impl Iterator<Item = &'a [u8]> {
+        self[from..to].iter().copied()
+    }
+    fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize> {
+        self[from..to].iter().map(|v| v.len())
     }
     fn bytes(self) -> usize {
         self.lens().sum()
@@ -58,6 +68,13 @@ struct Joined<'a> {
     ends: &'a [usize],
 }
 
+impl Joined<'_> {
+    /// Where value `i` starts.
+    fn start(self, i: usize) -> usize {
+        i.checked_sub(1).map_or(0, |i| self.ends[i])
+    }
+}
+
 impl<'a> Texts<'a> for Joined<'a> {
     fn count(self) -> usize {
         self.ends.len()
@@ -65,12 +82,18 @@ impl<'a> Texts<'a> for Joined<'a> {
     // (A map over the ends, not a `scan`: its length is known, so a
     // `Vec` collected or extended from it is sized once.)
     fn iter(self) -> impl Iterator<Item = &'a [u8]> {
-        let (text, mut start) = (self.text, 0);
-        self.ends.iter().map(move |&end| &text[std::mem::replace(&mut start, end)..end])
+        self.iter_range(0, self.ends.len())
     }
     fn lens(self) -> impl Iterator<Item = usize> {
-        let mut start = 0;
-        self.ends.iter().map(move |&end| end - std::mem::replace(&mut start, end))
+        self.lens_range(0, self.ends.len())
+    }
+    fn iter_range(self, from: usize, to: usize) -> impl Iterator<Item = &'a [u8]> {
+        let (text, mut start) = (self.text, self.start(from));
+        self.ends[from..to].iter().map(move |&end| &text[std::mem::replace(&mut start, end)..end])
+    }
+    fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize> {
+        let mut start = self.start(from);
+        self.ends[from..to].iter().map(move |&end| end - std::mem::replace(&mut start, end))
     }
     fn bytes(self) -> usize {
         self.ends.last().copied().unwrap_or(0)
@@ -328,14 +351,33 @@ struct Prefix<'a> {
 
 impl<'a> Prefix<'a> {
     /// Each value's prefix shared with the one before and the length of
-    /// the rest, into `shared` and `rest_lens`; the bytes of all the rests.
-    /// (Each list extended from an iterator of known length, written
-    /// without a capacity check per value, rather than pushed to.)
-    fn rest<'v>(values: impl Texts<'v>, shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> usize {
-        let mut prev: &[u8] = &[];
-        shared.extend(values.iter().map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
-        rest_lens.extend(values.lens().zip(shared.iter()).map(|(len, &p)| len as u64 - p));
-        values.bytes() - shared.iter().sum::<u64>() as usize
+    /// the rest, into `shared` and `rest_lens`, and the bytes of all the
+    /// rests if under `limit`; `None` once they reach it (the encoding then
+    /// cannot win), found a block of values at a time, so that a column it
+    /// loses is not read to its end. (Each list extended from iterators of
+    /// known length, written without a capacity check per value.)
+    fn rest<'v>(
+        values: impl Texts<'v>,
+        shared: &mut Vec<u64>,
+        rest_lens: &mut Vec<u64>,
+        limit: usize,
+    ) -> Option<usize> {
+        const BLOCK: usize = 512;
+        let n = values.count();
+        shared.reserve_exact(n);
+        rest_lens.reserve_exact(n);
+        let (mut prev, mut rest): (&[u8], usize) = (&[], 0);
+        for from in (0..n).step_by(BLOCK) {
+            let to = n.min(from + BLOCK);
+            let block = values.iter_range(from, to);
+            shared.extend(block.map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
+            rest_lens.extend(values.lens_range(from, to).zip(&shared[from..]).map(|(len, &p)| len as u64 - p));
+            rest += rest_lens[from..].iter().sum::<u64>() as usize;
+            if rest >= limit {
+                return None;
+            }
+        }
+        (rest < limit).then_some(rest)
     }
 
     fn plan(shared: &'a [u64], rest_lens: &'a [u64], rest: usize) -> Prefix<'a> {
@@ -399,9 +441,6 @@ pub(crate) fn encode_joined(text: &[u8], ends: &[usize]) -> Vec<u8> {
 fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let n = values.count();
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
-    // (Room for every value at once, exactly, in the lists that hold one
-    // entry a value.)
-    let room = |v: &mut Vec<u64>| v.reserve_exact(n);
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::with_stats);
     let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
@@ -419,12 +458,8 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let at_least =
         || -> usize { values.lens().scan(0, |prev, len| Some(len.saturating_sub(std::mem::replace(prev, len)))).sum() };
     let prefix = (n > 0 && shares_prefixes(values) && 5 + at_least() < others)
-        .then(|| {
-            room(&mut shared);
-            room(&mut rest_lens);
-            Prefix::rest(values, &mut shared, &mut rest_lens)
-        })
-        .filter(|&rest| 5 + rest < others)
+        .then(|| Prefix::rest(values, &mut shared, &mut rest_lens, others.saturating_sub(5)))
+        .flatten()
         .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
     let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
     let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
@@ -878,6 +913,47 @@ mod tests {
                 // where there are 8, with bytes of other values past it).
                 if let Some(w) = bytes.get(start..start + 8) {
                     assert_eq!(short_key(u64::from_le_bytes(w.try_into().unwrap()), len), folded, "{v:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rests_stop_at_their_limit_and_are_whole_below_it() {
+        let mut next = crate::columnar::lcg(23, 20);
+        for round in 0..300 {
+            // Sorted-ish values (long shared prefixes) or random ones, over
+            // several blocks of the pass or within one.
+            let n = [0, 1, 2, 9, 511, 512, 513, 1500, 4000][round % 9];
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| match round % 3 {
+                    0 => format!("item/{:06}", i * 3 + (next() % 3) as usize).into_bytes(),
+                    1 => (0..next() % 14).map(|_| b'a' + (next() % 2) as u8).collect(),
+                    _ => vec![b'x'; (next() % 20) as usize],
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            // Each value's shared prefix and rest, compared byte by byte.
+            let mut prev: &[u8] = &[];
+            let (shared, rests): (Vec<u64>, Vec<u64>) = slices
+                .iter()
+                .map(|&v| {
+                    let p = std::mem::replace(&mut prev, v).iter().zip(v).take_while(|(a, b)| a == b).count();
+                    (p as u64, (v.len() - p) as u64)
+                })
+                .unzip();
+            let whole = rests.iter().sum::<u64>() as usize;
+            let (text, ends) = joined(&slices);
+            for limit in [0, 1, whole / 3, whole, whole + 1, usize::MAX] {
+                let (mut s1, mut r1, mut s2, mut r2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                let got = Prefix::rest(&slices[..], &mut s1, &mut r1, limit);
+                assert_eq!(got, Prefix::rest(Joined { text: &text, ends: &ends }, &mut s2, &mut r2, limit));
+                if whole < limit {
+                    assert_eq!(got, Some(whole), "round {round}, limit {limit}");
+                    assert_eq!((&s1, &r1), (&shared, &rests), "round {round}");
+                    assert_eq!((&s2, &r2), (&shared, &rests), "round {round}");
+                } else {
+                    assert_eq!(got, None, "round {round}, limit {limit}");
                 }
             }
         }
