@@ -18,11 +18,11 @@ trait Texts<'a>: Copy {
     /// The number of values.
     fn count(self) -> usize;
     /// The values in order.
-    fn iter(self) -> impl Iterator<Item = &'a [u8]>;
+    fn iter(self) -> impl ExactSizeIterator<Item = &'a [u8]>;
     /// Each value's length, in order.
     fn lens(self) -> impl Iterator<Item = usize>;
     /// The values from index `from` up to `to`, in order.
-    fn iter_range(self, from: usize, to: usize) -> impl Iterator<Item = &'a [u8]>;
+    fn iter_range(self, from: usize, to: usize) -> impl ExactSizeIterator<Item = &'a [u8]>;
     /// The lengths of the values from index `from` up to `to`, in order.
     fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize>;
     /// The bytes of all the values.
@@ -37,13 +37,13 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
     fn count(self) -> usize {
         self.len()
     }
-    fn iter(self) -> impl Iterator<Item = &'a [u8]> {
+    fn iter(self) -> impl ExactSizeIterator<Item = &'a [u8]> {
         <[&[u8]]>::iter(self).copied()
     }
     fn lens(self) -> impl Iterator<Item = usize> {
         <[&[u8]]>::iter(self).map(|v| v.len())
     }
-    fn iter_range(self, from: usize, to: usize) -> impl Iterator<Item = &'a [u8]> {
+    fn iter_range(self, from: usize, to: usize) -> impl ExactSizeIterator<Item = &'a [u8]> {
         self[from..to].iter().copied()
     }
     fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize> {
@@ -81,13 +81,13 @@ impl<'a> Texts<'a> for Joined<'a> {
     }
     // (A map over the ends, not a `scan`: its length is known, so a
     // `Vec` collected or extended from it is sized once.)
-    fn iter(self) -> impl Iterator<Item = &'a [u8]> {
+    fn iter(self) -> impl ExactSizeIterator<Item = &'a [u8]> {
         self.iter_range(0, self.ends.len())
     }
     fn lens(self) -> impl Iterator<Item = usize> {
         self.lens_range(0, self.ends.len())
     }
-    fn iter_range(self, from: usize, to: usize) -> impl Iterator<Item = &'a [u8]> {
+    fn iter_range(self, from: usize, to: usize) -> impl ExactSizeIterator<Item = &'a [u8]> {
         let (text, mut start) = (self.text, self.start(from));
         self.ends[from..to].iter().map(move |&end| &text[std::mem::replace(&mut start, end)..end])
     }
@@ -198,39 +198,47 @@ fn dictionary_room(n: usize) -> usize {
 /// one word (the bytes and the length, compared whole: `WordIds`), the
 /// others by their hash and then their bytes.
 fn distinct_of<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    let n = values.count();
-    let room = dictionary_room(n);
-    let key = super::FastHash::default();
-    let mut short = super::WordIds::new(key);
-    let mut long: Option<super::HashIds> = None;
-    let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
-    let mut ids = Vec::with_capacity(n);
-    let give_up = n / 2 + 16;
-    for (i, v) in values.iter().enumerate() {
-        let next = distinct.len() as u64;
-        let id = if v.len() < 8 {
-            short.find_or_add(short_key(short_bytes(v), v.len()), next)
-        } else {
-            let h = key.long(v);
-            let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
-            table.find_or_add(h, next, |id| Long(distinct[id as usize]) == Long(v))
-        };
-        if id == next {
-            distinct.push(v);
-            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), n) {
-                return None;
-            }
-        }
-        ids.push(id);
-    }
-    Some((distinct, ids))
+    let heads = values.iter().map(|v| (v, if v.len() < 8 { short_bytes(v) } else { 0 }));
+    distinct_in(values.count(), heads)
 }
 
-/// [`distinct_of`] of values held joined, the same loop but for a value
-/// under 8 bytes read as the 8 bytes from where it starts, masked (byte
-/// by byte only for the last few values of the text).
+/// [`distinct_of`] of values held joined, a value under 8 bytes read as
+/// the 8 bytes from where it starts, masked (byte by byte only for the
+/// last few values of the text).
 fn distinct_joined<'a>(text: &'a [u8], ends: &[usize]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    let n = ends.len();
+    let mut start = 0;
+    let heads = ends.iter().map(|&end| {
+        let v = &text[start..end];
+        let head = if v.len() >= 8 {
+            0
+        } else {
+            match text.get(start..start + 8) {
+                Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+                None => short_bytes(v),
+            }
+        };
+        start = end;
+        (v, head)
+    });
+    distinct_in(ends.len(), heads)
+}
+
+/// The dictionary of `n` values, each with its first bytes as a word
+/// where it is under 8 bytes (any bytes past it). Two loops take turns:
+/// one looks values up and adds none (most values, in a column a
+/// dictionary wins: it keeps what it needs in registers), and leaves at a
+/// new value for one that adds values until it finds one it has (mostly
+/// distinct columns stay in it). A long value equal to the last long one
+/// takes its index without being hashed (a short one is looked up: its
+/// word costs less to place than to keep and compare).
+fn distinct_in<'a>(n: usize, values: impl Iterator<Item = (&'a [u8], u64)>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+    /// Where a new value goes: its word and free slot in the short
+    /// values' table, or its hash and free slot (if the table is made) in
+    /// the long values'.
+    enum New {
+        Short(u64, usize),
+        Long(u64, Option<usize>),
+    }
     let room = dictionary_room(n);
     let key = super::FastHash::default();
     let mut short = super::WordIds::new(key);
@@ -238,31 +246,86 @@ fn distinct_joined<'a>(text: &'a [u8], ends: &[usize]) -> Option<(Vec<&'a [u8]>,
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(n);
     let give_up = n / 2 + 16;
-    let mut start = 0;
-    for (i, &end) in ends.iter().enumerate() {
-        let v = &text[start..end];
-        let next = distinct.len() as u64;
-        let id = if v.len() < 8 {
-            let head = match text.get(start..start + 8) {
-                Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
-                None => short_bytes(v),
+    let mut values = values;
+    // The last long value and its index.
+    let (mut last_long, mut last_long_id): (&[u8], u64) = (&[], 0);
+    // Whether a long value is the last one (its last word compared first:
+    // values of one length often share their first words).
+    let is_last = |v: &[u8], last: &[u8]| {
+        v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
+    };
+    loop {
+        // Values found among those before, until a new one.
+        let (mut v, new) = loop {
+            let Some((v, head)) = values.next() else {
+                return Some((distinct, ids));
             };
-            short.find_or_add(short_key(head, v.len()), next)
-        } else {
-            let h = key.long(v);
-            let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
-            table.find_or_add(h, next, |id| Long(distinct[id as usize]) == Long(v))
+            let id = if v.len() < 8 {
+                let word = short_key(head, v.len());
+                match short.find(word) {
+                    Ok(id) => id,
+                    Err(at) => break (v, New::Short(word, at)),
+                }
+            } else {
+                if !is_last(v, last_long) {
+                    let h = key.long(v);
+                    let found = match &long {
+                        Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
+                        None => break (v, New::Long(h, None)),
+                    };
+                    match found {
+                        Ok(id) => (last_long, last_long_id) = (v, id),
+                        Err(at) => break (v, New::Long(h, Some(at))),
+                    }
+                }
+                last_long_id
+            };
+            ids.push(id);
         };
-        start = end;
-        if id == next {
-            distinct.push(v);
-            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), n) {
-                return None;
+        let mut next = distinct.len() as u64;
+        match new {
+            New::Short(word, at) => short.add_at(at, word, next),
+            New::Long(h, at) => {
+                let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
+                let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
+                table.add_at(at, h, next);
+                (last_long, last_long_id) = (v, next);
             }
         }
-        ids.push(id);
+        // The new value, and the values after it, added where new, until
+        // one is found among those before.
+        let mut id = next;
+        loop {
+            ids.push(id);
+            if id != next {
+                break;
+            }
+            distinct.push(v);
+            if distinct.len() > give_up || super::mostly_distinct(ids.len(), distinct.len(), n) {
+                return None;
+            }
+            let Some((w, head)) = values.next() else {
+                return Some((distinct, ids));
+            };
+            v = w;
+            next = distinct.len() as u64;
+            id = if v.len() < 8 {
+                short.find_or_add(short_key(head, v.len()), next)
+            } else {
+                if !is_last(v, last_long) {
+                    let h = key.long(v);
+                    let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
+                    let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
+                    let id = found.unwrap_or_else(|at| {
+                        table.add_at(at, h, next);
+                        next
+                    });
+                    (last_long, last_long_id) = (v, id);
+                }
+                last_long_id
+            };
+        }
     }
-    Some((distinct, ids))
 }
 
 /// A value of `len` bytes (under 8) as one word, from its head: its
@@ -959,6 +1022,22 @@ mod tests {
         }
     }
 
+    /// The dictionary by a `HashMap`, giving up where the writer does.
+    fn distinct_reference<'a>(values: &[&'a [u8]]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+        let n = values.len();
+        let (mut index, mut distinct, mut ids) = (HashMap::new(), Vec::new(), Vec::new());
+        for &v in values {
+            ids.push(*index.entry(v).or_insert_with(|| {
+                distinct.push(v);
+                distinct.len() as u64 - 1
+            }));
+            if distinct.len() > n / 2 + 16 || crate::columnar::mostly_distinct(ids.len(), distinct.len(), n) {
+                return None;
+            }
+        }
+        Some((distinct, ids))
+    }
+
     #[test]
     fn the_joined_dictionary_is_the_general_ones() {
         let mut next = crate::columnar::lcg(17, 20);
@@ -967,15 +1046,27 @@ mod tests {
             let spread = 1 + next() % [3, 50, 5000][round % 3];
             // Values of every length around 8 (short ones at the text's end
             // too), repeating or mostly distinct, a byte apart.
-            let values: Vec<Vec<u8>> = (0..n)
-                .map(|_| {
-                    let k = next() % spread;
+            // In some rounds each value likely repeats one of the last two
+            // (runs, and short and long values between each other's repeats).
+            let sticky = round % 5 < 2;
+            let mut keys: Vec<u64> = Vec::with_capacity(n);
+            for i in 0..n {
+                let k = match next() % 4 {
+                    r @ (0 | 1) if sticky && i > r as usize => keys[i - 1 - r as usize],
+                    _ => next() % spread,
+                };
+                keys.push(k);
+            }
+            let values: Vec<Vec<u8>> = keys
+                .iter()
+                .map(|&k| {
                     let len = (k % 13) as usize;
                     (0..len).map(|i| (k >> (i % 8)) as u8 & 3).collect()
                 })
                 .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             let general = distinct_of(&slices[..]);
+            assert_eq!(general, distinct_reference(&slices), "round {round}");
             let (text, ends) = joined(&slices);
             assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
             let past = [&text[..], b"\xff\xff\xff"].concat();
