@@ -126,25 +126,40 @@ impl HashIds {
     /// The index of the key hashed `h` for which `same(index)` holds, or
     /// `next` if none does (the key is then taken as new, with index
     /// `next`, which must be the count of keys so far).
+    #[cfg(test)]
+    pub(crate) fn find_or_add(&mut self, h: u64, next: u64, same: impl FnMut(u64) -> bool) -> u64 {
+        self.find(h, same).unwrap_or_else(|at| {
+            self.add_at(at, h, next);
+            next
+        })
+    }
+
+    /// The index of the key hashed `h` for which `same(index)` holds, or
+    /// the free slot where it would go (for [`HashIds::add_at`]).
     #[inline]
-    pub(crate) fn find_or_add(&mut self, h: u64, next: u64, mut same: impl FnMut(u64) -> bool) -> u64 {
-        debug_assert!(next != NO_ID);
+    pub(crate) fn find(&self, h: u64, mut same: impl FnMut(u64) -> bool) -> Result<u64, usize> {
         let mask = self.slots.len() - 1;
         let mut i = (h >> self.shift) as usize;
         loop {
-            let slot = &mut self.slots[i];
+            let slot = self.slots[i];
             if slot.1 == NO_ID {
-                *slot = (h, next);
-                self.len += 1;
-                if 2 * self.len > self.slots.len() {
-                    self.grow();
-                }
-                return next;
+                return Err(i);
             }
             if slot.0 == h && same(slot.1) {
-                return slot.1;
+                return Ok(slot.1);
             }
             i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds the key hashed `h` with index `id` at `slot`, the free slot
+    /// [`HashIds::find`] gave for it (nothing added since).
+    pub(crate) fn add_at(&mut self, slot: usize, h: u64, id: u64) {
+        debug_assert!(id != NO_ID && self.slots[slot].1 == NO_ID);
+        self.slots[slot] = (h, id);
+        self.len += 1;
+        if 2 * self.len > self.slots.len() {
+            self.grow();
         }
     }
 
@@ -241,6 +256,36 @@ impl WordIds {
                 return next;
             }
             i = (i + 1) & mask;
+        }
+    }
+
+    /// The index of `word`, or the free slot where it would go (for
+    /// [`WordIds::add_at`]).
+    #[inline]
+    pub(crate) fn find(&self, word: u64) -> Result<u64, usize> {
+        debug_assert!(word != FREE);
+        let mask = self.slots.len() - 1;
+        let mut i = self.place(word);
+        loop {
+            let slot = self.slots[i];
+            if slot.0 == word {
+                return Ok(slot.1);
+            }
+            if slot.0 == FREE {
+                return Err(i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds `word` with index `id` at `slot`, the free slot
+    /// [`WordIds::find`] gave for it (nothing added since).
+    pub(crate) fn add_at(&mut self, slot: usize, word: u64, id: u64) {
+        debug_assert!(word != FREE && self.slots[slot].0 == FREE);
+        self.slots[slot] = (word, id);
+        self.len += 1;
+        if 2 * self.len > self.slots.len() {
+            self.grow();
         }
     }
 

@@ -18,9 +18,13 @@ trait Texts<'a>: Copy {
     /// The number of values.
     fn count(self) -> usize;
     /// The values in order.
-    fn iter(self) -> impl Iterator<Item = &'a [u8]>;
+    fn iter(self) -> impl ExactSizeIterator<Item = &'a [u8]>;
     /// Each value's length, in order.
     fn lens(self) -> impl Iterator<Item = usize>;
+    /// The values from index `from` up to `to`, in order.
+    fn iter_range(self, from: usize, to: usize) -> impl ExactSizeIterator<Item = &'a [u8]>;
+    /// The lengths of the values from index `from` up to `to`, in order.
+    fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize>;
     /// The bytes of all the values.
     fn bytes(self) -> usize;
     /// All the values' bytes one after the other, where they are held so.
@@ -33,11 +37,17 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
     fn count(self) -> usize {
         self.len()
     }
-    fn iter(self) -> impl Iterator<Item = &'a [u8]> {
+    fn iter(self) -> impl ExactSizeIterator<Item = &'a [u8]> {
         <[&[u8]]>::iter(self).copied()
     }
     fn lens(self) -> impl Iterator<Item = usize> {
         <[&[u8]]>::iter(self).map(|v| v.len())
+    }
+    fn iter_range(self, from: usize, to: usize) -> impl ExactSizeIterator<Item = &'a [u8]> {
+        self[from..to].iter().copied()
+    }
+    fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize> {
+        self[from..to].iter().map(|v| v.len())
     }
     fn bytes(self) -> usize {
         self.lens().sum()
@@ -58,19 +68,32 @@ struct Joined<'a> {
     ends: &'a [usize],
 }
 
+impl Joined<'_> {
+    /// Where value `i` starts.
+    fn start(self, i: usize) -> usize {
+        i.checked_sub(1).map_or(0, |i| self.ends[i])
+    }
+}
+
 impl<'a> Texts<'a> for Joined<'a> {
     fn count(self) -> usize {
         self.ends.len()
     }
     // (A map over the ends, not a `scan`: its length is known, so a
     // `Vec` collected or extended from it is sized once.)
-    fn iter(self) -> impl Iterator<Item = &'a [u8]> {
-        let (text, mut start) = (self.text, 0);
-        self.ends.iter().map(move |&end| &text[std::mem::replace(&mut start, end)..end])
+    fn iter(self) -> impl ExactSizeIterator<Item = &'a [u8]> {
+        self.iter_range(0, self.ends.len())
     }
     fn lens(self) -> impl Iterator<Item = usize> {
-        let mut start = 0;
-        self.ends.iter().map(move |&end| end - std::mem::replace(&mut start, end))
+        self.lens_range(0, self.ends.len())
+    }
+    fn iter_range(self, from: usize, to: usize) -> impl ExactSizeIterator<Item = &'a [u8]> {
+        let (text, mut start) = (self.text, self.start(from));
+        self.ends[from..to].iter().map(move |&end| &text[std::mem::replace(&mut start, end)..end])
+    }
+    fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize> {
+        let mut start = self.start(from);
+        self.ends[from..to].iter().map(move |&end| end - std::mem::replace(&mut start, end))
     }
     fn bytes(self) -> usize {
         self.ends.last().copied().unwrap_or(0)
@@ -175,39 +198,47 @@ fn dictionary_room(n: usize) -> usize {
 /// one word (the bytes and the length, compared whole: `WordIds`), the
 /// others by their hash and then their bytes.
 fn distinct_of<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    let n = values.count();
-    let room = dictionary_room(n);
-    let key = super::FastHash::default();
-    let mut short = super::WordIds::new(key);
-    let mut long: Option<super::HashIds> = None;
-    let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
-    let mut ids = Vec::with_capacity(n);
-    let give_up = n / 2 + 16;
-    for (i, v) in values.iter().enumerate() {
-        let next = distinct.len() as u64;
-        let id = if v.len() < 8 {
-            short.find_or_add(short_key(short_bytes(v), v.len()), next)
-        } else {
-            let h = key.long(v);
-            let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
-            table.find_or_add(h, next, |id| Long(distinct[id as usize]) == Long(v))
-        };
-        if id == next {
-            distinct.push(v);
-            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), n) {
-                return None;
-            }
-        }
-        ids.push(id);
-    }
-    Some((distinct, ids))
+    let heads = values.iter().map(|v| (v, if v.len() < 8 { short_bytes(v) } else { 0 }));
+    distinct_in(values.count(), heads)
 }
 
-/// [`distinct_of`] of values held joined, the same loop but for a value
-/// under 8 bytes read as the 8 bytes from where it starts, masked (byte
-/// by byte only for the last few values of the text).
+/// [`distinct_of`] of values held joined, a value under 8 bytes read as
+/// the 8 bytes from where it starts, masked (byte by byte only for the
+/// last few values of the text).
 fn distinct_joined<'a>(text: &'a [u8], ends: &[usize]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    let n = ends.len();
+    let mut start = 0;
+    let heads = ends.iter().map(|&end| {
+        let v = &text[start..end];
+        let head = if v.len() >= 8 {
+            0
+        } else {
+            match text.get(start..start + 8) {
+                Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+                None => short_bytes(v),
+            }
+        };
+        start = end;
+        (v, head)
+    });
+    distinct_in(ends.len(), heads)
+}
+
+/// The dictionary of `n` values, each with its first bytes as a word
+/// where it is under 8 bytes (any bytes past it). Two loops take turns:
+/// one looks values up and adds none (most values, in a column a
+/// dictionary wins: it keeps what it needs in registers), and leaves at a
+/// new value for one that adds values until it finds one it has (mostly
+/// distinct columns stay in it). A long value equal to the last long one
+/// takes its index without being hashed (a short one is looked up: its
+/// word costs less to place than to keep and compare).
+fn distinct_in<'a>(n: usize, values: impl Iterator<Item = (&'a [u8], u64)>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+    /// Where a new value goes: its word and free slot in the short
+    /// values' table, or its hash and free slot (if the table is made) in
+    /// the long values'.
+    enum New {
+        Short(u64, usize),
+        Long(u64, Option<usize>),
+    }
     let room = dictionary_room(n);
     let key = super::FastHash::default();
     let mut short = super::WordIds::new(key);
@@ -215,31 +246,86 @@ fn distinct_joined<'a>(text: &'a [u8], ends: &[usize]) -> Option<(Vec<&'a [u8]>,
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(n);
     let give_up = n / 2 + 16;
-    let mut start = 0;
-    for (i, &end) in ends.iter().enumerate() {
-        let v = &text[start..end];
-        let next = distinct.len() as u64;
-        let id = if v.len() < 8 {
-            let head = match text.get(start..start + 8) {
-                Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
-                None => short_bytes(v),
+    let mut values = values;
+    // The last long value and its index.
+    let (mut last_long, mut last_long_id): (&[u8], u64) = (&[], 0);
+    // Whether a long value is the last one (its last word compared first:
+    // values of one length often share their first words).
+    let is_last = |v: &[u8], last: &[u8]| {
+        v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
+    };
+    loop {
+        // Values found among those before, until a new one.
+        let (mut v, new) = loop {
+            let Some((v, head)) = values.next() else {
+                return Some((distinct, ids));
             };
-            short.find_or_add(short_key(head, v.len()), next)
-        } else {
-            let h = key.long(v);
-            let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
-            table.find_or_add(h, next, |id| Long(distinct[id as usize]) == Long(v))
+            let id = if v.len() < 8 {
+                let word = short_key(head, v.len());
+                match short.find(word) {
+                    Ok(id) => id,
+                    Err(at) => break (v, New::Short(word, at)),
+                }
+            } else {
+                if !is_last(v, last_long) {
+                    let h = key.long(v);
+                    let found = match &long {
+                        Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
+                        None => break (v, New::Long(h, None)),
+                    };
+                    match found {
+                        Ok(id) => (last_long, last_long_id) = (v, id),
+                        Err(at) => break (v, New::Long(h, Some(at))),
+                    }
+                }
+                last_long_id
+            };
+            ids.push(id);
         };
-        start = end;
-        if id == next {
-            distinct.push(v);
-            if distinct.len() > give_up || super::mostly_distinct(i + 1, distinct.len(), n) {
-                return None;
+        let mut next = distinct.len() as u64;
+        match new {
+            New::Short(word, at) => short.add_at(at, word, next),
+            New::Long(h, at) => {
+                let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
+                let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
+                table.add_at(at, h, next);
+                (last_long, last_long_id) = (v, next);
             }
         }
-        ids.push(id);
+        // The new value, and the values after it, added where new, until
+        // one is found among those before.
+        let mut id = next;
+        loop {
+            ids.push(id);
+            if id != next {
+                break;
+            }
+            distinct.push(v);
+            if distinct.len() > give_up || super::mostly_distinct(ids.len(), distinct.len(), n) {
+                return None;
+            }
+            let Some((w, head)) = values.next() else {
+                return Some((distinct, ids));
+            };
+            v = w;
+            next = distinct.len() as u64;
+            id = if v.len() < 8 {
+                short.find_or_add(short_key(head, v.len()), next)
+            } else {
+                if !is_last(v, last_long) {
+                    let h = key.long(v);
+                    let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
+                    let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
+                    let id = found.unwrap_or_else(|at| {
+                        table.add_at(at, h, next);
+                        next
+                    });
+                    (last_long, last_long_id) = (v, id);
+                }
+                last_long_id
+            };
+        }
     }
-    Some((distinct, ids))
 }
 
 /// A value of `len` bytes (under 8) as one word, from its head: its
@@ -328,14 +414,33 @@ struct Prefix<'a> {
 
 impl<'a> Prefix<'a> {
     /// Each value's prefix shared with the one before and the length of
-    /// the rest, into `shared` and `rest_lens`; the bytes of all the rests.
-    /// (Each list extended from an iterator of known length, written
-    /// without a capacity check per value, rather than pushed to.)
-    fn rest<'v>(values: impl Texts<'v>, shared: &mut Vec<u64>, rest_lens: &mut Vec<u64>) -> usize {
-        let mut prev: &[u8] = &[];
-        shared.extend(values.iter().map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
-        rest_lens.extend(values.lens().zip(shared.iter()).map(|(len, &p)| len as u64 - p));
-        values.bytes() - shared.iter().sum::<u64>() as usize
+    /// the rest, into `shared` and `rest_lens`, and the bytes of all the
+    /// rests if under `limit`; `None` once they reach it (the encoding then
+    /// cannot win), found a block of values at a time, so that a column it
+    /// loses is not read to its end. (Each list extended from iterators of
+    /// known length, written without a capacity check per value.)
+    fn rest<'v>(
+        values: impl Texts<'v>,
+        shared: &mut Vec<u64>,
+        rest_lens: &mut Vec<u64>,
+        limit: usize,
+    ) -> Option<usize> {
+        const BLOCK: usize = 512;
+        let n = values.count();
+        shared.reserve_exact(n);
+        rest_lens.reserve_exact(n);
+        let (mut prev, mut rest): (&[u8], usize) = (&[], 0);
+        for from in (0..n).step_by(BLOCK) {
+            let to = n.min(from + BLOCK);
+            let block = values.iter_range(from, to);
+            shared.extend(block.map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
+            rest_lens.extend(values.lens_range(from, to).zip(&shared[from..]).map(|(len, &p)| len as u64 - p));
+            rest += rest_lens[from..].iter().sum::<u64>() as usize;
+            if rest >= limit {
+                return None;
+            }
+        }
+        (rest < limit).then_some(rest)
     }
 
     fn plan(shared: &'a [u64], rest_lens: &'a [u64], rest: usize) -> Prefix<'a> {
@@ -399,9 +504,6 @@ pub(crate) fn encode_joined(text: &[u8], ends: &[usize]) -> Vec<u8> {
 fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let n = values.count();
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
-    // (Room for every value at once, exactly, in the lists that hold one
-    // entry a value.)
-    let room = |v: &mut Vec<u64>| v.reserve_exact(n);
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::with_stats);
     let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
@@ -419,12 +521,8 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let at_least =
         || -> usize { values.lens().scan(0, |prev, len| Some(len.saturating_sub(std::mem::replace(prev, len)))).sum() };
     let prefix = (n > 0 && shares_prefixes(values) && 5 + at_least() < others)
-        .then(|| {
-            room(&mut shared);
-            room(&mut rest_lens);
-            Prefix::rest(values, &mut shared, &mut rest_lens)
-        })
-        .filter(|&rest| 5 + rest < others)
+        .then(|| Prefix::rest(values, &mut shared, &mut rest_lens, others.saturating_sub(5)))
+        .flatten()
         .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
     let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
     let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
@@ -884,6 +982,63 @@ mod tests {
     }
 
     #[test]
+    fn the_rests_stop_at_their_limit_and_are_whole_below_it() {
+        let mut next = crate::columnar::lcg(23, 20);
+        for round in 0..300 {
+            // Sorted-ish values (long shared prefixes) or random ones, over
+            // several blocks of the pass or within one.
+            let n = [0, 1, 2, 9, 511, 512, 513, 1500, 4000][round % 9];
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| match round % 3 {
+                    0 => format!("item/{:06}", i * 3 + (next() % 3) as usize).into_bytes(),
+                    1 => (0..next() % 14).map(|_| b'a' + (next() % 2) as u8).collect(),
+                    _ => vec![b'x'; (next() % 20) as usize],
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            // Each value's shared prefix and rest, compared byte by byte.
+            let mut prev: &[u8] = &[];
+            let (shared, rests): (Vec<u64>, Vec<u64>) = slices
+                .iter()
+                .map(|&v| {
+                    let p = std::mem::replace(&mut prev, v).iter().zip(v).take_while(|(a, b)| a == b).count();
+                    (p as u64, (v.len() - p) as u64)
+                })
+                .unzip();
+            let whole = rests.iter().sum::<u64>() as usize;
+            let (text, ends) = joined(&slices);
+            for limit in [0, 1, whole / 3, whole, whole + 1, usize::MAX] {
+                let (mut s1, mut r1, mut s2, mut r2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                let got = Prefix::rest(&slices[..], &mut s1, &mut r1, limit);
+                assert_eq!(got, Prefix::rest(Joined { text: &text, ends: &ends }, &mut s2, &mut r2, limit));
+                if whole < limit {
+                    assert_eq!(got, Some(whole), "round {round}, limit {limit}");
+                    assert_eq!((&s1, &r1), (&shared, &rests), "round {round}");
+                    assert_eq!((&s2, &r2), (&shared, &rests), "round {round}");
+                } else {
+                    assert_eq!(got, None, "round {round}, limit {limit}");
+                }
+            }
+        }
+    }
+
+    /// The dictionary by a `HashMap`, giving up where the writer does.
+    fn distinct_reference<'a>(values: &[&'a [u8]]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+        let n = values.len();
+        let (mut index, mut distinct, mut ids) = (HashMap::new(), Vec::new(), Vec::new());
+        for &v in values {
+            ids.push(*index.entry(v).or_insert_with(|| {
+                distinct.push(v);
+                distinct.len() as u64 - 1
+            }));
+            if distinct.len() > n / 2 + 16 || crate::columnar::mostly_distinct(ids.len(), distinct.len(), n) {
+                return None;
+            }
+        }
+        Some((distinct, ids))
+    }
+
+    #[test]
     fn the_joined_dictionary_is_the_general_ones() {
         let mut next = crate::columnar::lcg(17, 20);
         for round in 0..400 {
@@ -891,15 +1046,27 @@ mod tests {
             let spread = 1 + next() % [3, 50, 5000][round % 3];
             // Values of every length around 8 (short ones at the text's end
             // too), repeating or mostly distinct, a byte apart.
-            let values: Vec<Vec<u8>> = (0..n)
-                .map(|_| {
-                    let k = next() % spread;
+            // In some rounds each value likely repeats one of the last two
+            // (runs, and short and long values between each other's repeats).
+            let sticky = round % 5 < 2;
+            let mut keys: Vec<u64> = Vec::with_capacity(n);
+            for i in 0..n {
+                let k = match next() % 4 {
+                    r @ (0 | 1) if sticky && i > r as usize => keys[i - 1 - r as usize],
+                    _ => next() % spread,
+                };
+                keys.push(k);
+            }
+            let values: Vec<Vec<u8>> = keys
+                .iter()
+                .map(|&k| {
                     let len = (k % 13) as usize;
                     (0..len).map(|i| (k >> (i % 8)) as u8 & 3).collect()
                 })
                 .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             let general = distinct_of(&slices[..]);
+            assert_eq!(general, distinct_reference(&slices), "round {round}");
             let (text, ends) = joined(&slices);
             assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
             let past = [&text[..], b"\xff\xff\xff"].concat();
