@@ -6,7 +6,7 @@
 import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
 import {
-  Measured, S_DEC_INNER_ZZ, S_DEC_ZZ, S_FLOAT_IDS, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, scratchArray, sizedArray,
+  Measured, S_DEC_INNER_ZZ, S_DEC_ZZ, S_FLOAT_IDS, bitsN, encodeInts, measureConst, measureSmall, mostlyDistinct, putIntsColumn, putVar, scratchArray, sizedArray,
   varLen,
 } from "./int_columns.js";
 
@@ -416,7 +416,7 @@ function planFloats(values: Floats, f32: boolean, kept: boolean): FloatPlan {
   }
   const { distinct, ids } = found;
   const inner = decimalColumn(distinct, f32, kept ? S_DEC_INNER_ZZ : -1), innerSize = inner ? inner.size : 1 + distinct.length * w;
-  const mIds = measureSmall(ids);
+  const mIds = distinct.length === 1 ? measureConst(ids, 0) : measureSmall(ids); // (one entry: every id is 0)
   const size = 1 + varLen(distinct.length) + varLen(innerSize) + innerSize + mIds.size;
   if (size < p.size) { p.kind = 0x12; p.size = size; p.distinct = distinct; p.inner = inner; p.innerSize = innerSize; p.ids = ids; p.mIds = mIds; }
   return p;

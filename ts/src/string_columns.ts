@@ -4,8 +4,8 @@
 // no Uint8Array per value.
 import { Writer } from "./varint.js";
 import {
-  Measured, S_IDS, S_REST, S_SHARED, S_VALUE_LEN, S_VALUE_START, S_VIEW_LEN, S_VIEW_START, intsSize, measureSmall, mostlyDistinct, putIntsColumn,
-  scratchArray, varLen,
+  Measured, S_IDS, S_REST, S_SHARED, S_VALUE_LEN, S_VALUE_START, S_VIEW_LEN, S_VIEW_START, intsSize, measureConst, measureSmall, mostlyDistinct,
+  putIntsColumn, scratchArray, varLen,
 } from "./int_columns.js";
 
 const utf8e = new TextEncoder();
@@ -37,13 +37,18 @@ export function putStringColumn(out: Writer, values: string[]): void {
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
   let total = 0;
   for (let i = 0; i < n; i++) total += dlen[ids[i]!]!;
+  // The entries' lengths measured once (the dictionary's size, then its column), and whether they are all one
+  // length (then so are the values': their measure needs no pass).
+  const mEntries = measureSmall(dlen), d0 = dlen[0]!;
+  let oneLength = true;
+  for (let j = 1; oneLength && j < dlen.length; j++) oneLength = dlen[j] === d0;
   // The dictionary's size against the least the plain column can take (its lengths' block is at least 3 bytes
   // for n >= 2, plus its tag and the block's length): where that alone decides, no length per value is made.
-  const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total) : null;
+  const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total, mEntries) : null;
   if (below === true) return;
   const len = scratchArray(VALUE_LEN, n);
   for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
-  const sized = dictionaryFirst(out, dict, len, total, below);
+  const sized = dictionaryFirst(out, dict, len, total, below, mEntries, oneLength);
   if (sized === true) return;
   const start = scratchArray(VALUE_START, n), dstart = distinct.start;
   for (let i = 0; i < n; i++) start[i] = dstart[ids[i]!]!;
@@ -130,38 +135,40 @@ const CACHE_KEYS = new Array<string>(CACHE_SLOTS).fill(""), CACHE_IDS = new Int3
 let cacheStamp = 0;
 
 /** What dictionaryFirst measured when it did not decide, for putStrings to go on from. */
-interface Sized { total: number; mLen: Measured; dictSize: number; dbytes: number; mIds: Measured }
+interface Sized { total: number; mLen: Measured; dictSize: number; dbytes: number; mIds: Measured; mEntries: Measured }
+/** The measure of a dictionary's ids: with one entry they are all 0 (no pass). */
+const measureIds = (dict: Dict): Measured => (dict.distinct.len.length === 1 ? measureConst(dict.ids, 0) : measureSmall(dict.ids));
 
 /** putStrings' first test for a dictionary built on the strings, from the entries and each value's index (no view
  * per value): when it is smaller than the plain column and no larger than the least the shared prefixes can
  * take, it is written and true returned (putStrings would write it too); false leaves the choice to putStrings. */
-function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number, ids: Measured | null): true | Sized | undefined {
+function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number, ids: Measured | null, mEntries: Measured, oneLength: boolean): true | Sized | undefined {
   const n = len.length, d = dict.distinct.len;
   if (n < 2) return undefined;
-  const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
+  const mLen = oneLength ? measureConst(len, d[0]!) : measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
   let dbytes = 0;
   for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-  const mIds = ids ?? measureSmall(dict.ids), k = intsSize(d);
+  const mIds = ids ?? measureIds(dict), k = mEntries.size;
   const dictSize = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes + mIds.size;
-  if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return { total, mLen, dictSize, dbytes, mIds };
-  putDict(out, dict, dictSize, dbytes, mIds);
+  if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return { total, mLen, dictSize, dbytes, mIds, mEntries };
+  putDict(out, dict, dictSize, dbytes, mIds, mEntries);
   return true;
 }
 /** dictionaryFirst's test with `plainLeast` (at most the plain column's size) in place of that size: when the
  * dictionary is smaller than it and no larger than the least the shared prefixes can take, it is written and true
  * returned (what dictionaryFirst would do); otherwise nothing is written, and the ids' measure returned when it
  * was taken (for dictionaryFirst), else null. */
-function dictionaryBelow(out: Writer, dict: Dict, plainLeast: number): true | Measured | null {
+function dictionaryBelow(out: Writer, dict: Dict, plainLeast: number, mEntries: Measured): true | Measured | null {
   const d = dict.distinct.len;
   let dbytes = 0;
   for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-  const k = intsSize(d);
+  const k = mEntries.size;
   const head = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes;
   // The ids' block is at least 1 byte: a dictionary whose head alone reaches the bound is left to the full test.
   if (head + 1 >= plainLeast) return null;
-  const mIds = measureSmall(dict.ids), dictSize = head + mIds.size;
+  const mIds = measureIds(dict), dictSize = head + mIds.size;
   if (!(dictSize < plainLeast && dictSize <= restBytesOfIds(dict, dictSize - 9) + 9)) return mIds;
-  putDict(out, dict, dictSize, dbytes, mIds);
+  putDict(out, dict, dictSize, dbytes, mIds, mEntries);
   return true;
 }
 /** restBytes of the values `dict.ids` stands for: a value repeating the one before leaves nothing; another leaves
@@ -313,14 +320,15 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
   // can take (their bytes left after the prefixes, plus a byte for the tag and at least 4 for each of the two
   // integer blocks of n >= 2 values), it is the one the full comparison below would choose, and the prefix
   // columns are not built or measured. (`sized`: dictionaryFirst measured all this and made that test.)
-  let dictSize = Infinity, dbytes = 0, mIds: Measured | null = null;
-  if (sized) { dictSize = sized.dictSize; dbytes = sized.dbytes; mIds = sized.mIds; }
+  let dictSize = Infinity, dbytes = 0, mIds: Measured | null = null, mEntries: Measured | undefined;
+  if (sized) { dictSize = sized.dictSize; dbytes = sized.dbytes; mIds = sized.mIds; mEntries = sized.mEntries; }
   else if (dict) {
     const d = dict.distinct.len;
     for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-    mIds = measureSmall(dict.ids);
-    dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + (mIds ? mIds.size : intsSize(dict.ids));
-    if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
+    mIds = measureIds(dict);
+    mEntries = measureSmall(d);
+    dictSize = 1 + varLen(d.length) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes + mIds.size;
+    if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds, mEntries); return; }
   }
   // shared prefixes
   const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
@@ -332,26 +340,29 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     restTotal += l - p;
     ps = s; pl = l;
   }
-  const mShared = measureSmall(shared), mRest = measureSmall(rest);
-  const prefixSize = 1 + sizedBlock(mShared, shared) + sizedBlock(mRest, rest) + restTotal;
+  // No prefix shared at all (restTotal is the total): the rests are the lengths and the prefixes' column is the
+  // plain one with a block of zeros more, always larger; it is not measured (Infinity: the same choices below).
+  const mShared = restTotal === total ? null : measureSmall(shared), mRest = mShared ? measureSmall(rest) : null;
+  const prefixSize = mShared && mRest ? 1 + sizedBlock(mShared, shared) + sizedBlock(mRest, rest) + restTotal : Infinity;
   // dictionary
   if (dict === undefined) {
     dict = bytesDict(v, Math.min(plainSize, prefixSize));
     if (dict) {
       const d = dict.distinct.len;
       for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-      mIds = measureSmall(dict.ids);
-      dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + (mIds ? mIds.size : intsSize(dict.ids));
+      mIds = measureIds(dict);
+      mEntries = measureSmall(d);
+      dictSize = 1 + varLen(d.length) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes + mIds.size;
     }
   }
   // (A dictionary whose distinct bytes alone reach the smaller of the others cannot be the smallest.)
   if (dict && dbytes < Math.min(plainSize, prefixSize) && dictSize < plainSize && dictSize <= prefixSize) {
-    putDict(out, dict, dictSize, dbytes, mIds);
+    putDict(out, dict, dictSize, dbytes, mIds, mEntries);
   } else if (prefixSize < plainSize && prefixSize < (dict && dbytes < Math.min(plainSize, prefixSize) ? dictSize : Infinity)) {
     out.uvar(prefixSize);
     out.u8(0x22);
-    putIntsColumn(out, shared, true, mShared);
-    putIntsColumn(out, rest, true, mRest);
+    putIntsColumn(out, shared, true, mShared!);
+    putIntsColumn(out, rest, true, mRest!);
     copy(out, buf, start, len, shared);
   } else {
     out.uvar(plainSize);
@@ -379,6 +390,9 @@ function putPlainOrPrefixes(out: Writer, v: Views): void {
     restTotal += l - p;
     ps = s; pl = l;
   }
+  // No prefix shared at all: the prefixes' column is the plain one with a block of zeros more (the rests are the
+  // lengths), larger; neither is measured.
+  if (restTotal === total) { const mLen = measureSmall(len); putPlain(out, v, 1 + varLen(mLen.size) + mLen.size + total, mLen); return; }
   const mShared = measureSmall(shared), mRest = measureSmall(rest);
   const prefixSize = 1 + varLen(mShared.size) + mShared.size + varLen(mRest.size) + mRest.size + restTotal;
   if (prefixSize < total + 5) { putPrefixes(out, v, prefixSize, shared, mShared, rest, mRest); return; }
@@ -428,12 +442,12 @@ function commonPrefix(dv: DataView, buf: Uint8Array, a: number, b: number, m: nu
   return p;
 }
 /** Writes the dictionary column (0x21) of `dict`, sized `size`, its entries `dbytes` bytes. */
-function putDict(out: Writer, dict: Dict, size: number, dbytes: number, mIds: Measured | null): void {
+function putDict(out: Writer, dict: Dict, size: number, dbytes: number, mIds: Measured | null, mEntries?: Measured): void {
   const d = dict.distinct;
   out.uvar(size);
   out.u8(0x21);
   out.uvar(d.len.length);
-  putIntsColumn(out, d.len);
+  putIntsColumn(out, d.len, true, mEntries);
   out.uvar(dbytes);
   copy(out, d.buf, d.start, d.len, null);
   putIntsColumn(out, dict.ids, false, mIds);
