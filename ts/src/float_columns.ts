@@ -67,13 +67,21 @@ interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null
 export function planDecimal(values: Floats, e: number, f32: boolean, limit: number, role = -1): Decimal | null {
   const n = values.length, zz = role < 0 ? sizedArray(n) : scratchArray(role, n), exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
+  // The value before and its zigzag integer (-1: an exception): a value equal to it (not a zero: +0 and -0 are equal
+  // and not the same column value; a NaN equals nothing) has the same, with no arithmetic (columns of repeats).
+  let pv: unknown = NaN, pz = -1;
   for (let i = 0; i < n; i++) {
     const v = values[i] as number; // an XbfNaN: NaN, an exception
+    if (v === pv && v !== 0) {
+      if (pz >= 0) zz[i] = pz; else { zz[i] = 0; exc.push(i); }
+      continue;
+    }
+    pv = v;
     const x = v * p;
     // A whole number (+0 too, not -0) whose product stays under the cap: the product is exact (the cap is below 2^53),
     // so it is the scaled integer and gives v back (an f32 one too: below 2^24); no rounding, no division.
     if (v === Math.floor(v) && x < cap && x > -cap && (x !== 0 || 1 / v > 0)) {
-      zz[i] = x >= 0 ? 2 * x : -2 * x - 1;
+      zz[i] = pz = x >= 0 ? 2 * x : -2 * x - 1;
       if (x >= 562949953421312 || x <= -562949953421312) big = true;
       continue;
     }
@@ -82,12 +90,12 @@ export function planDecimal(values: Floats, e: number, f32: boolean, limit: numb
     if (a < cap) { // not NaN nor an infinity either
       const m = a === 0 ? 0 : x < 0 ? -a : a, q = f32 ? f32Round(m / p) : m / p;
       if (q === v && (q !== 0 || Object.is(q, v))) {
-        zz[i] = m >= 0 ? 2 * m : -2 * m - 1;
+        zz[i] = pz = m >= 0 ? 2 * m : -2 * m - 1;
         if (a >= 562949953421312) big = true; // 2^49: the zigzag form may pass what the number path holds
         continue;
       }
     }
-    zz[i] = 0; exc.push(i);
+    zz[i] = 0; exc.push(i); pz = -1;
   }
   const k = exc.length, w = f32 ? 4 : 8;
   if (big) {
@@ -305,9 +313,13 @@ export function xorSize(values: ArrayLike<number>, f32: boolean): number {
     if (f32) { scratchF32[0] = v; return 0; }
     scratchF[0] = v; return scratchU[1]!;
   };
-  let ph = word(values[0]!), pl = scratchU[0]!;
+  let ph = word(values[0]!), pl = scratchU[0]!, pv: unknown = values[0];
   for (let i = 1; i < values.length; i++) {
-    const h = word(values[i]!), l = scratchU[0]!;
+    const v = values[i]!;
+    // The value before again (not a zero: +0 and -0 are equal with other bits; a NaN equals nothing): the same bits.
+    if (v === pv && v !== 0) { bits += 1; continue; }
+    pv = v;
+    const h = word(v), l = scratchU[0]!;
     const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
     ph = h; pl = l;
     if (xh === 0 && xl === 0) { bits += 1; continue; }
@@ -446,8 +458,8 @@ let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Ui
 /** The dictionary of a float column: its distinct values by bits (the two zeros apart, each NaN payload apart;
  * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
  * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
- * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
-function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number, kept: boolean): { distinct: number[]; ids: number[] } | null | undefined {
+ * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. Exported for the tests. */
+export function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number, kept: boolean): { distinct: number[]; ids: number[] } | null | undefined {
   const n = values.length;
   let cap = 16; // sized by the column: a short one clears few slots
   while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
@@ -458,9 +470,14 @@ function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number,
     if (cap <= 1 << 16) { SLOTS = slots; KEY_HI = keyHi; KEY_LO = keyLo; }
   } else slots.fill(0, 0, cap);
   const mask = cap - 1, distinct: number[] = [], ids = kept ? scratchArray(S_FLOAT_IDS, n) : sizedArray(n);
+  // The value before and its id: a value equal to it (not a zero: +0 and -0 are equal with other bits; a NaN equals
+  // nothing) has the same bits, hence the same entry, with no hash (columns of repeats).
+  let pv = NaN, pid = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (typeof v !== "number") return undefined;
+    if (v === pv && v !== 0) { ids[i] = pid; continue; }
+    pv = v;
     let hi: number, lo: number;
     // An f32 column's NaN by its 32-bit word (tagged with a high word no number has); any other value by its
     // 64 bits, as it is given.
@@ -481,7 +498,7 @@ function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number,
       if (keyLo[s - 1] === lo && keyHi[s - 1] === hi) { id = s - 1; break; }
       h = (h + 1) & mask;
     }
-    ids[i] = id;
+    ids[i] = id; pid = id;
   }
   return { distinct, ids };
 }
