@@ -198,11 +198,18 @@ export function exponent(values: Floats, f32: boolean): number {
   // below is that largest one (the least e where no held value is above e), so a value held at or below it is
   // counted at any exponent up to it (leastExponentOver64) without changing the answer.
   let sampled = 0, never = 0, maxHeld = -1;
+  // The value sampled before and the exponent it was counted at: a value equal to it (not a zero: +0 and -0 are equal
+  // with other bits; a NaN equals nothing) is counted at the same one with no test. For an f32 that is its least
+  // exponent; for an f64, the one the state left by it (maxHeld) gives again: it was held at q (q is still maxHeld's),
+  // or leastExponentOver64 found e, which is then maxHeld or at most maxHeld unchanged, and held at e (isHeldAt's
+  // test: not 0 is held with a nonzero integer), or held nowhere, each test giving the same answer again.
+  let pv: unknown = NaN, pe = 0;
   for (let i = 0; i < values.length; i += step) {
     const v = values[i] as number; // an XbfNaN: NaN below, as for a NaN
     sampled++;
     let e = 0;
-    if (!f32) {
+    if (v === pv && v !== 0) e = pe;
+    else if (!f32) {
       // leastExponentOver64's first test inline (most values of a decimal column pass it): held at q. A whole number
       // (+0 too, not -0) is held at every exponent where its product stays under the cap (exact products): no
       // rounding, no division (the test below gives the same answer for it).
@@ -220,6 +227,7 @@ export function exponent(values: Floats, f32: boolean): number {
       if (!f32 && (ax > a ? ax - a : a - ax) > ax * 4.440892098500626e-16) continue;
       if (sameBits(fromDecimalN(a === 0 ? 0 : x < 0 ? -a : a, e, f32), v, f32)) break;
     }
+    pv = v; pe = e;
     if (e > maxE) { if (++never > half) return -1; } else hist[e]!++;
   }
   if (never * 2 > sampled) return -1;

@@ -46,3 +46,28 @@ test("the XOR size of runs is the length written", () => {
     assert.equal(xorSize(vs, f32), xorEncode(vs, f32).length);
   }), { numRuns: 2000 });
 });
+
+test("a column of runs has the decimal exponent of the rule: the largest least exponent, -1 when most are held by none", async () => {
+  const { exponent, leastExponent64 } = await import("../dist/float_columns.js");
+  // An f32's least exponent by the loop over 0 to 10 (scaled, back by division, the same 32 bits).
+  const least32 = (v) => {
+    for (let e = 0; e <= 10; e++) {
+      const x = v * 10 ** e, a = Math.round(Math.abs(x));
+      if (!(a < 1.6e7)) return 11;
+      if (bitsOf(Math.fround((a === 0 ? 0 : x < 0 ? -a : a) / 10 ** e), true) === bitsOf(v, true)) return e;
+    }
+    return 11;
+  };
+  const reference = (vs, f32) => {
+    const step = Math.max(1, Math.floor(vs.length / 256)), maxE = f32 ? 10 : 18;
+    let sampled = 0, never = 0, max = 0;
+    for (let i = 0; i < vs.length; i += step) { sampled++; const e = f32 ? least32(vs[i]) : leastExponent64(vs[i]); if (e > maxE) never++; else if (e > max) max = e; }
+    return never * 2 > sampled ? -1 : max;
+  };
+  const decimals = fc.oneof(value, fc.tuple(fc.integer({ min: -99999, max: 99999 }), fc.integer({ min: 0, max: 8 })).map(([n, e]) => n / 10 ** e));
+  const long = fc.array(fc.tuple(decimals, fc.integer({ min: 1, max: 40 })), { minLength: 1, maxLength: 40 }).map((rs) => rs.flatMap(([v, k]) => Array(k).fill(v)));
+  fc.assert(fc.property(fc.oneof(runs, long), fc.boolean(), (vs, f32) => {
+    if (f32) vs = vs.map(Math.fround);
+    assert.equal(exponent(vs, f32), reference(vs, f32), String(vs));
+  }), { numRuns: 3000 });
+});
