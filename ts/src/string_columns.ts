@@ -219,9 +219,11 @@ function utf8Views(values: string[]): Views {
   const n = values.length, start = scratchArray(VIEW_START, n), len = scratchArray(VIEW_LEN, n);
   let chars = 0;
   for (let i = 0; i < n; i++) chars += values[i]!.length;
-  if (chars <= 4096) {
-    // A short column (most of a small table's): its bytes copied from the characters while they are ASCII,
-    // without the join and the TextEncoder call, whose fixed cost is most of the work at this size.
+  if (chars <= 4096 && chars < 8 * n) {
+    // A short column of short strings (codes, categories, a dictionary's few entries): its bytes copied from the
+    // characters while they are ASCII, without the join and the TextEncoder call, whose fixed cost and cost per
+    // string are most of the work at this size. Longer strings (names, ids, dates) go to the join below: the
+    // encoder's copy is cheaper per character than this loop (BENCHMARKS.md, tsenc18).
     const buf = SCRATCH;
     let p = 0, ascii = true;
     for (let i = 0; ascii && i < n; i++) {

@@ -76,3 +76,13 @@ test("byte strings and ill-formed strings sharing no prefix are written plain, a
   const utf8 = (s) => { const out = []; for (const c of s) { const u = c.codePointAt(0); if (u >= 0xd800 && u <= 0xdfff) out.push(0xef, 0xbf, 0xbd); else out.push(...new TextEncoder().encode(c)); } return Uint8Array.from(out); };
   assert.deepStrictEqual(Array.from(w.finish()), plainColumn(strs.map(utf8)));
 });
+
+test("short columns of short and of longer strings (copied by characters or joined and encoded), ASCII or not, are the Rust writer's bytes", { skip }, () => {
+  // utf8Views copies a short column's characters when its strings average under 8 units, else joins and encodes them.
+  const word = (i, l, extra) => (String(i * 7919) + "qwertyuiopasdfghjklzxcvbnm").slice(0, l) + extra;
+  for (const n of [1, 2, 5, 16, 17, 58, 300, 600])
+    for (const l of [1, 7, 8, 9, 14, 30])
+      for (const extra of ["", "é", "😀", "中文"]) {
+        sameAsRust(Array.from({ length: n }, (_, i) => ({ s: word(i, l, i % 5 === 0 ? extra : ""), t: word(i % 7, l, extra) })), `${n} of ${l} ${extra}`);
+      }
+});
