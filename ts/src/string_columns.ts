@@ -62,9 +62,10 @@ const IDS = S_IDS, VIEW_START = S_VIEW_START, VIEW_LEN = S_VIEW_LEN, VALUE_START
 /** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
 const FOUND = 0, GAVE_UP = 1;
 /** The dictionary of the strings `values`: as soon as there are more distinct strings than `limit`, or mostly
- * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a direct-mapped table slotted by their
- * length and three of their code units, where a slot, once a string of the column holds it, keeps it: a string
- * whose slot is empty is new (had it come before, it would be there), one whose slot holds it is found by one `===`
+ * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a table slotted by their length and three
+ * of their code units (or, where another string holds that slot, by a hash of all of them: secondSlot), where a
+ * slot, once a string of the column holds it, keeps it: a string whose slot is empty is new (had it come before, it
+ * would be there), one whose slot holds it is found by one `===`
  * (for internalized strings, JSON.parse's values of up to 10 characters, the usual categories and codes, a pointer
  * compare), and only the others (long or empty strings, and those whose slot another string holds) are looked up
  * in a Map, made when the first of them comes. (A Map, not a table hashing the code units in JS: it uses the hash
@@ -93,7 +94,8 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
   for (let k = 0; k < strs.length; k++) {
     const v = strs[k]!, l = v.length;
     if (l > 0 && l <= CACHED_LENGTH) {
-      const h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+      let h = slotOf(v, l);
+      if (stamps[h] === stamp) h = secondSlot(v, l);
       if (stamps[h] !== stamp) { keys[h] = v; cids[h] = k; stamps[h] = stamp; continue; }
     }
     (index ??= new Map()).set(v, k);
@@ -106,7 +108,10 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     const l = v.length;
     let id: number | undefined;
     if (l > 0 && l <= CACHED_LENGTH) {
-      const h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+      let h = slotOf(v, l);
+      // Its slot held by another string: its second slot, from all its code units (strings of one format, dates or
+      // ids, differ where the first slot's three units do not look).
+      if (stamps[h] === stamp && keys[h] !== v) h = secondSlot(v, l);
       if (stamps[h] !== stamp) {
         id = strs.length;
         if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
@@ -126,6 +131,19 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     last = v; lastId = id;
   }
   return FOUND;
+}
+/** mapIds' slot for a string of length l (0 < l <= CACHED_LENGTH). */
+const slotOf = (v: string, l: number): number =>
+  (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+/** mapIds' second slot for a string whose first slot another string holds: a hash of all its code units. A string
+ * is put in its first slot when that is empty, else in its second when that is, else in the Map; slots only fill
+ * within a column, so a string whose first slot holds another and whose second is empty is new, and one whose two
+ * slots hold others is in the Map if it came before. */
+function secondSlot(v: string, l: number): number {
+  let h = l;
+  for (let k = 0; k < l; k++) h = (Math.imul(h, 31) + v.charCodeAt(k)) | 0;
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  return (h ^ (h >>> 13)) & (CACHE_SLOTS - 1);
 }
 /** mapIds' table: its slots (a power of two), the longest string it keeps (so that it holds on to at most
  * CACHE_SLOTS short strings between calls), each slot's string, index and column stamp (a slot of another column
