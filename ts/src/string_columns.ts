@@ -63,12 +63,11 @@ const IDS = S_IDS, VIEW_START = S_VIEW_START, VIEW_LEN = S_VIEW_LEN, VALUE_START
 const FOUND = 0, GAVE_UP = 1;
 /** The dictionary of the strings `values`: as soon as there are more distinct strings than `limit`, or mostly
  * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a table slotted by their length and three
- * of their code units (or, where another string holds that slot, by a hash of all of them: secondSlot), where a
- * slot, once a string of the column holds it, keeps it: a string whose slot is empty is new (had it come before, it
- * would be there), one whose slot holds it is found by one `===`
- * (for internalized strings, JSON.parse's values of up to 10 characters, the usual categories and codes, a pointer
- * compare), and only the others (long or empty strings, and those whose slot another string holds) are looked up
- * in a Map, made when the first of them comes. (A Map, not a table hashing the code units in JS: it uses the hash
+ * of their code units (or, in a short column where another string holds that slot, by a hash of all of them:
+ * secondSlot), where a slot, once a string of the column holds it, keeps it: a string whose slot is empty is new (had
+ * it come before, it would be there), one whose slot holds it is found by one `===` (for internalized strings,
+ * JSON.parse's values of up to 10 characters, the usual categories and codes, a pointer compare), and only the others
+ * (long or empty strings, and those whose slots other strings hold) are looked up in a Map, made when the first of them comes. (A Map, not a table hashing the code units in JS: it uses the hash
  * a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5 and tsenc10; a small table's
  * column of categories makes no Map at all, tsenc14.) */
 function mapIds(values: string[], limit: number, strs: string[], ids: number[]): number {
@@ -90,12 +89,16 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     strs.push(v); ids[i] = id;
   }
   if (i >= n) return FOUND;
+  // The second slots in short columns only: there a Map made, grown and filled is most of the cost of the strings
+  // that miss their first slot; in long ones its lookups of repeated strings cost less than the hash in JS (strings
+  // not internalized, as a CSV's, hash once in the Map: BENCHMARKS.md, tsenc18).
+  const second = n <= SECOND_SLOTS_UP_TO;
   let index: Map<string, number> | null = null;
   for (let k = 0; k < strs.length; k++) {
     const v = strs[k]!, l = v.length;
     if (l > 0 && l <= CACHED_LENGTH) {
       let h = slotOf(v, l);
-      if (stamps[h] === stamp) h = secondSlot(v, l);
+      if (second && stamps[h] === stamp) h = secondSlot(v, l);
       if (stamps[h] !== stamp) { keys[h] = v; cids[h] = k; stamps[h] = stamp; continue; }
     }
     (index ??= new Map()).set(v, k);
@@ -111,7 +114,7 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
       let h = slotOf(v, l);
       // Its slot held by another string: its second slot, from all its code units (strings of one format, dates or
       // ids, differ where the first slot's three units do not look).
-      if (stamps[h] === stamp && keys[h] !== v) h = secondSlot(v, l);
+      if (second && stamps[h] === stamp && keys[h] !== v) h = secondSlot(v, l);
       if (stamps[h] !== stamp) {
         id = strs.length;
         if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
@@ -135,7 +138,8 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
 /** mapIds' slot for a string of length l (0 < l <= CACHED_LENGTH). */
 const slotOf = (v: string, l: number): number =>
   (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
-/** mapIds' second slot for a string whose first slot another string holds: a hash of all its code units. A string
+/** mapIds' second slot (in columns of at most SECOND_SLOTS_UP_TO values) for a string whose first slot another
+ * string holds: a hash of all its code units. A string
  * is put in its first slot when that is empty, else in its second when that is, else in the Map; slots only fill
  * within a column, so a string whose first slot holds another and whose second is empty is new, and one whose two
  * slots hold others is in the Map if it came before. */
@@ -148,7 +152,7 @@ function secondSlot(v: string, l: number): number {
 /** mapIds' table: its slots (a power of two), the longest string it keeps (so that it holds on to at most
  * CACHE_SLOTS short strings between calls), each slot's string, index and column stamp (a slot of another column
  * is empty: no clearing per column). */
-const CACHE_SLOTS = 1024, CACHED_LENGTH = 32;
+const CACHE_SLOTS = 1024, CACHED_LENGTH = 32, SECOND_SLOTS_UP_TO = 512;
 const CACHE_KEYS = new Array<string>(CACHE_SLOTS).fill(""), CACHE_IDS = new Int32Array(CACHE_SLOTS), CACHE_STAMPS = new Int32Array(CACHE_SLOTS);
 let cacheStamp = 0;
 
