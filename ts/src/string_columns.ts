@@ -35,8 +35,10 @@ export function putStringColumn(out: Writer, values: string[]): void {
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
+  // (One entry, as a column of "0"s: every id is 0, no pass needed.)
   let total = 0;
-  for (let i = 0; i < n; i++) total += dlen[ids[i]!]!;
+  if (strs.length === 1) total = n * dlen[0]!;
+  else for (let i = 0; i < n; i++) total += dlen[ids[i]!]!;
   // The entries' lengths measured once (the dictionary's size, then its column), and whether they are all one
   // length (then so are the values': their measure needs no pass).
   const mEntries = measureSmall(dlen), d0 = dlen[0]!;
@@ -67,9 +69,10 @@ const FOUND = 0, GAVE_UP = 1;
  * secondSlot), where a slot, once a string of the column holds it, keeps it: a string whose slot is empty is new (had
  * it come before, it would be there), one whose slot holds it is found by one `===` (for internalized strings,
  * JSON.parse's values of up to 10 characters, the usual categories and codes, a pointer compare), and only the others
- * (long or empty strings, and those whose slots other strings hold) are looked up in a Map, made when the first of them comes. (A Map, not a table hashing the code units in JS: it uses the hash
- * a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5 and tsenc10; a small table's
- * column of categories makes no Map at all, tsenc14.) */
+ * (long or empty strings, and those whose slots other strings hold) are looked up in a Map, made when the first of
+ * them comes. (A Map, not a table hashing the code units in JS: it uses the hash a string already holds, as an
+ * internalized one always does; BENCHMARKS.md, tsenc5 and tsenc10; a small table's column of categories makes no Map
+ * at all, tsenc14.) */
 function mapIds(values: string[], limit: number, strs: string[], ids: number[]): number {
   const n = values.length;
   const keys = CACHE_KEYS, cids = CACHE_IDS, stamps = CACHE_STAMPS;
@@ -139,10 +142,9 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
 const slotOf = (v: string, l: number): number =>
   (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
 /** mapIds' second slot (in columns of at most SECOND_SLOTS_UP_TO values) for a string whose first slot another
- * string holds: a hash of all its code units. A string
- * is put in its first slot when that is empty, else in its second when that is, else in the Map; slots only fill
- * within a column, so a string whose first slot holds another and whose second is empty is new, and one whose two
- * slots hold others is in the Map if it came before. */
+ * string holds: a hash of all its code units. A string is put in its first slot when that is empty, else in its
+ * second when that is, else in the Map; slots only fill within a column, so a string whose first slot holds another
+ * and whose second is empty is new, and one whose two slots hold others is in the Map if it came before. */
 function secondSlot(v: string, l: number): number {
   let h = l;
   for (let k = 0; k < l; k++) h = (Math.imul(h, 31) + v.charCodeAt(k)) | 0;
@@ -198,6 +200,7 @@ function dictionaryBelow(out: Writer, dict: Dict, plainLeast: number, mEntries: 
  * most 128 (PAIRS, marked with the column's stamp), else each time. */
 function restBytesOfIds(dict: Dict, enough = Infinity): number {
   const { buf, start, len } = dict.distinct, ids = dict.ids, n = ids.length, cached = len.length <= 128;
+  if (len.length === 1) return n > 0 ? len[0]! : 0; // one entry: its bytes once, then repeats
   if (cached && ++stamp > 0x3fffffff) { stamp = 1; PAIR_STAMP.fill(0); }
   let a = -1, restTotal = 0;
   for (let i = 0; i < n; i++) {
