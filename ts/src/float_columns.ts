@@ -6,7 +6,7 @@
 import type { Float } from "./nan.js";
 import { Writer, zigzag } from "./varint.js";
 import {
-  Measured, S_DEC_INNER_ZZ, S_DEC_ZZ, S_FLOAT_IDS, bitsN, encodeInts, measureSmall, mostlyDistinct, putIntsColumn, putVar, scratchArray, sizedArray,
+  Measured, S_DEC_INNER_ZZ, S_DEC_ZZ, S_FLOAT_IDS, bitsN, encodeInts, measureConst, measureSmall, mostlyDistinct, putIntsColumn, putVar, scratchArray, sizedArray,
   varLen,
 } from "./int_columns.js";
 
@@ -67,13 +67,21 @@ interface Decimal { e: number; zz: number[]; exc: number[]; mZz: Measured | null
 export function planDecimal(values: Floats, e: number, f32: boolean, limit: number, role = -1): Decimal | null {
   const n = values.length, zz = role < 0 ? sizedArray(n) : scratchArray(role, n), exc: number[] = [], p = P10[e]!, cap = f32 ? 1.6e7 : 9.0e15;
   let big = false;
+  // The value before and its zigzag integer (-1: an exception): a value equal to it (not a zero: +0 and -0 are equal
+  // and not the same column value; a NaN equals nothing) has the same, with no arithmetic (columns of repeats).
+  let pv: unknown = NaN, pz = -1;
   for (let i = 0; i < n; i++) {
     const v = values[i] as number; // an XbfNaN: NaN, an exception
+    if (v === pv && v !== 0) {
+      if (pz >= 0) zz[i] = pz; else { zz[i] = 0; exc.push(i); }
+      continue;
+    }
+    pv = v;
     const x = v * p;
     // A whole number (+0 too, not -0) whose product stays under the cap: the product is exact (the cap is below 2^53),
     // so it is the scaled integer and gives v back (an f32 one too: below 2^24); no rounding, no division.
     if (v === Math.floor(v) && x < cap && x > -cap && (x !== 0 || 1 / v > 0)) {
-      zz[i] = x >= 0 ? 2 * x : -2 * x - 1;
+      zz[i] = pz = x >= 0 ? 2 * x : -2 * x - 1;
       if (x >= 562949953421312 || x <= -562949953421312) big = true;
       continue;
     }
@@ -82,12 +90,12 @@ export function planDecimal(values: Floats, e: number, f32: boolean, limit: numb
     if (a < cap) { // not NaN nor an infinity either
       const m = a === 0 ? 0 : x < 0 ? -a : a, q = f32 ? f32Round(m / p) : m / p;
       if (q === v && (q !== 0 || Object.is(q, v))) {
-        zz[i] = m >= 0 ? 2 * m : -2 * m - 1;
+        zz[i] = pz = m >= 0 ? 2 * m : -2 * m - 1;
         if (a >= 562949953421312) big = true; // 2^49: the zigzag form may pass what the number path holds
         continue;
       }
     }
-    zz[i] = 0; exc.push(i);
+    zz[i] = 0; exc.push(i); pz = -1;
   }
   const k = exc.length, w = f32 ? 4 : 8;
   if (big) {
@@ -190,11 +198,18 @@ export function exponent(values: Floats, f32: boolean): number {
   // below is that largest one (the least e where no held value is above e), so a value held at or below it is
   // counted at any exponent up to it (leastExponentOver64) without changing the answer.
   let sampled = 0, never = 0, maxHeld = -1;
+  // The value sampled before and the exponent it was counted at: a value equal to it (not a zero: +0 and -0 are equal
+  // with other bits; a NaN equals nothing) is counted at the same one with no test. For an f32 that is its least
+  // exponent; for an f64, the one the state left by it (maxHeld) gives again: it was held at q (q is still maxHeld's),
+  // or leastExponentOver64 found e, which is then maxHeld or at most maxHeld unchanged, and held at e (isHeldAt's
+  // test: not 0 is held with a nonzero integer), or held nowhere, each test giving the same answer again.
+  let pv: unknown = NaN, pe = 0;
   for (let i = 0; i < values.length; i += step) {
     const v = values[i] as number; // an XbfNaN: NaN below, as for a NaN
     sampled++;
     let e = 0;
-    if (!f32) {
+    if (v === pv && v !== 0) e = pe;
+    else if (!f32) {
       // leastExponentOver64's first test inline (most values of a decimal column pass it): held at q. A whole number
       // (+0 too, not -0) is held at every exponent where its product stays under the cap (exact products): no
       // rounding, no division (the test below gives the same answer for it).
@@ -212,6 +227,7 @@ export function exponent(values: Floats, f32: boolean): number {
       if (!f32 && (ax > a ? ax - a : a - ax) > ax * 4.440892098500626e-16) continue;
       if (sameBits(fromDecimalN(a === 0 ? 0 : x < 0 ? -a : a, e, f32), v, f32)) break;
     }
+    pv = v; pe = e;
     if (e > maxE) { if (++never > half) return -1; } else hist[e]!++;
   }
   if (never * 2 > sampled) return -1;
@@ -305,9 +321,13 @@ export function xorSize(values: ArrayLike<number>, f32: boolean): number {
     if (f32) { scratchF32[0] = v; return 0; }
     scratchF[0] = v; return scratchU[1]!;
   };
-  let ph = word(values[0]!), pl = scratchU[0]!;
+  let ph = word(values[0]!), pl = scratchU[0]!, pv: unknown = values[0];
   for (let i = 1; i < values.length; i++) {
-    const h = word(values[i]!), l = scratchU[0]!;
+    const v = values[i]!;
+    // The value before again (not a zero: +0 and -0 are equal with other bits; a NaN equals nothing): the same bits.
+    if (v === pv && v !== 0) { bits += 1; continue; }
+    pv = v;
+    const h = word(v), l = scratchU[0]!;
     const xh = (h ^ ph) >>> 0, xl = (l ^ pl) >>> 0;
     ph = h; pl = l;
     if (xh === 0 && xl === 0) { bits += 1; continue; }
@@ -416,7 +436,7 @@ function planFloats(values: Floats, f32: boolean, kept: boolean): FloatPlan {
   }
   const { distinct, ids } = found;
   const inner = decimalColumn(distinct, f32, kept ? S_DEC_INNER_ZZ : -1), innerSize = inner ? inner.size : 1 + distinct.length * w;
-  const mIds = measureSmall(ids);
+  const mIds = distinct.length === 1 ? measureConst(ids, 0) : measureSmall(ids); // (one entry: every id is 0)
   const size = 1 + varLen(distinct.length) + varLen(innerSize) + innerSize + mIds.size;
   if (size < p.size) { p.kind = 0x12; p.size = size; p.distinct = distinct; p.inner = inner; p.innerSize = innerSize; p.ids = ids; p.mIds = mIds; }
   return p;
@@ -446,8 +466,8 @@ let SLOTS = new Int32Array(1024), KEY_HI = new Uint32Array(512), KEY_LO = new Ui
 /** The dictionary of a float column: its distinct values by bits (the two zeros apart, each NaN payload apart;
  * an f32 column's NaNs by their 32-bit words), in the order they first appear, and each value's index among them;
  * null as soon as there are more than `limit`; undefined when a value is an XbfNaN (the caller keys those by
- * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. */
-function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number, kept: boolean): { distinct: number[]; ids: number[] } | null | undefined {
+ * their bits). One pass with a hash table on the bits: no sort, no Map, no string key per value. Exported for the tests. */
+export function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number, kept: boolean): { distinct: number[]; ids: number[] } | null | undefined {
   const n = values.length;
   let cap = 16; // sized by the column: a short one clears few slots
   while (cap < 2 * (Math.min(n, limit) + 1)) cap *= 2;
@@ -458,9 +478,14 @@ function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number,
     if (cap <= 1 << 16) { SLOTS = slots; KEY_HI = keyHi; KEY_LO = keyLo; }
   } else slots.fill(0, 0, cap);
   const mask = cap - 1, distinct: number[] = [], ids = kept ? scratchArray(S_FLOAT_IDS, n) : sizedArray(n);
+  // The value before and its id: a value equal to it (not a zero: +0 and -0 are equal with other bits; a NaN equals
+  // nothing) has the same bits, hence the same entry, with no hash (columns of repeats).
+  let pv = NaN, pid = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (typeof v !== "number") return undefined;
+    if (v === pv && v !== 0) { ids[i] = pid; continue; }
+    pv = v;
     let hi: number, lo: number;
     // An f32 column's NaN by its 32-bit word (tagged with a high word no number has); any other value by its
     // 64 bits, as it is given.
@@ -481,7 +506,7 @@ function floatDictionary(values: ArrayLike<number>, f32: boolean, limit: number,
       if (keyLo[s - 1] === lo && keyHi[s - 1] === hi) { id = s - 1; break; }
       h = (h + 1) & mask;
     }
-    ids[i] = id;
+    ids[i] = id; pid = id;
   }
   return { distinct, ids };
 }

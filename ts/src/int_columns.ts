@@ -68,6 +68,11 @@ function measureN(values: number[]): void {
   // and max), run-length (runs and their values); in 32-bit integers while the values stay below 2^30 (the
   // usual ones: Math.min/max and the sign as a number on doubles took twice the instructions), else on doubles.
   if (n === 0 || !measureInt(values)) measureWide(values);
+  settle(values);
+}
+/** measureN's sizes and choice from what a measuring pass left in the module state (sVsize...), for `values`. */
+function settle(values: readonly number[]): void {
+  const n = values.length;
   const min = sMin, max = sMax;
   let zmin = sZmin, zmax = sZmax;
   const rsize = n > 0 ? sRsize + varLen(sRun) + varLen(sPrev) : 1, vsize = sVsize;
@@ -190,6 +195,15 @@ export function measureFlags(values: readonly number[]): Measured {
  * pass to check them first. */
 export function measureSmall(values: readonly number[]): Measured {
   measureN(values as number[]);
+  return { values, best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth };
+}
+/** measure() of n >= 1 values that are all `x` (a number in [0, 2^51), the caller knows it: a dictionary's ids when
+ * it has one entry, lengths when all its entries have one length): what measureN's pass would find, with no pass. */
+export function measureConst(values: readonly number[], x: number): Measured {
+  const n = values.length;
+  if (n === 0) return measureSmall(values);
+  sVsize = 1 + n * varLen(x); sMin = x; sMax = x; sZmin = 0; sZmax = 0; sRsize = 1; sRun = n; sPrev = x;
+  settle(values);
   return { values, best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth };
 }
 /** The size of encodeInts(values) with what writing it needs, or null when they are not all small numbers. */

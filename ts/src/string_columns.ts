@@ -4,8 +4,8 @@
 // no Uint8Array per value.
 import { Writer } from "./varint.js";
 import {
-  Measured, S_IDS, S_REST, S_SHARED, S_VALUE_LEN, S_VALUE_START, S_VIEW_LEN, S_VIEW_START, intsSize, measureSmall, mostlyDistinct, putIntsColumn,
-  scratchArray, varLen,
+  Measured, S_IDS, S_REST, S_SHARED, S_VALUE_LEN, S_VALUE_START, S_VIEW_LEN, S_VIEW_START, intsSize, measureConst, measureSmall, mostlyDistinct,
+  putIntsColumn, scratchArray, varLen,
 } from "./int_columns.js";
 
 const utf8e = new TextEncoder();
@@ -35,15 +35,22 @@ export function putStringColumn(out: Writer, values: string[]): void {
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
+  // (One entry, as a column of "0"s: every id is 0, no pass needed.)
   let total = 0;
-  for (let i = 0; i < n; i++) total += dlen[ids[i]!]!;
+  if (strs.length === 1) total = n * dlen[0]!;
+  else for (let i = 0; i < n; i++) total += dlen[ids[i]!]!;
+  // The entries' lengths measured once (the dictionary's size, then its column), and whether they are all one
+  // length (then so are the values': their measure needs no pass).
+  const mEntries = measureSmall(dlen), d0 = dlen[0]!;
+  let oneLength = true;
+  for (let j = 1; oneLength && j < dlen.length; j++) oneLength = dlen[j] === d0;
   // The dictionary's size against the least the plain column can take (its lengths' block is at least 3 bytes
   // for n >= 2, plus its tag and the block's length): where that alone decides, no length per value is made.
-  const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total) : null;
+  const below = n >= 2 ? dictionaryBelow(out, dict, 5 + total, mEntries) : null;
   if (below === true) return;
   const len = scratchArray(VALUE_LEN, n);
   for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
-  const sized = dictionaryFirst(out, dict, len, total, below);
+  const sized = dictionaryFirst(out, dict, len, total, below, mEntries, oneLength);
   if (sized === true) return;
   const start = scratchArray(VALUE_START, n), dstart = distinct.start;
   for (let i = 0; i < n; i++) start[i] = dstart[ids[i]!]!;
@@ -57,14 +64,15 @@ const IDS = S_IDS, VIEW_START = S_VIEW_START, VIEW_LEN = S_VIEW_LEN, VALUE_START
 /** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
 const FOUND = 0, GAVE_UP = 1;
 /** The dictionary of the strings `values`: as soon as there are more distinct strings than `limit`, or mostly
- * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a direct-mapped table slotted by their
- * length and three of their code units, where a slot, once a string of the column holds it, keeps it: a string
- * whose slot is empty is new (had it come before, it would be there), one whose slot holds it is found by one `===`
- * (for internalized strings, JSON.parse's values of up to 10 characters, the usual categories and codes, a pointer
- * compare), and only the others (long or empty strings, and those whose slot another string holds) are looked up
- * in a Map, made when the first of them comes. (A Map, not a table hashing the code units in JS: it uses the hash
- * a string already holds, as an internalized one always does; BENCHMARKS.md, tsenc5 and tsenc10; a small table's
- * column of categories makes no Map at all, tsenc14.) */
+ * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a table slotted by their length and three
+ * of their code units (or, in a short column where another string holds that slot, by a hash of all of them:
+ * secondSlot), where a slot, once a string of the column holds it, keeps it: a string whose slot is empty is new (had
+ * it come before, it would be there), one whose slot holds it is found by one `===` (for internalized strings,
+ * JSON.parse's values of up to 10 characters, the usual categories and codes, a pointer compare), and only the others
+ * (long or empty strings, and those whose slots other strings hold) are looked up in a Map, made when the first of
+ * them comes. (A Map, not a table hashing the code units in JS: it uses the hash a string already holds, as an
+ * internalized one always does; BENCHMARKS.md, tsenc5 and tsenc10; a small table's column of categories makes no Map
+ * at all, tsenc14.) */
 function mapIds(values: string[], limit: number, strs: string[], ids: number[]): number {
   const n = values.length;
   const keys = CACHE_KEYS, cids = CACHE_IDS, stamps = CACHE_STAMPS;
@@ -84,11 +92,16 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     strs.push(v); ids[i] = id;
   }
   if (i >= n) return FOUND;
+  // The second slots in short columns only: there a Map made, grown and filled is most of the cost of the strings
+  // that miss their first slot; in long ones its lookups of repeated strings cost less than the hash in JS (strings
+  // not internalized, as a CSV's, hash once in the Map: BENCHMARKS.md, tsenc18).
+  const second = n <= SECOND_SLOTS_UP_TO;
   let index: Map<string, number> | null = null;
   for (let k = 0; k < strs.length; k++) {
     const v = strs[k]!, l = v.length;
     if (l > 0 && l <= CACHED_LENGTH) {
-      const h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+      let h = slotOf(v, l);
+      if (second && stamps[h] === stamp) h = secondSlot(v, l);
       if (stamps[h] !== stamp) { keys[h] = v; cids[h] = k; stamps[h] = stamp; continue; }
     }
     (index ??= new Map()).set(v, k);
@@ -101,7 +114,10 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     const l = v.length;
     let id: number | undefined;
     if (l > 0 && l <= CACHED_LENGTH) {
-      const h = (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+      let h = slotOf(v, l);
+      // Its slot held by another string: its second slot, from all its code units (strings of one format, dates or
+      // ids, differ where the first slot's three units do not look).
+      if (second && stamps[h] === stamp && keys[h] !== v) h = secondSlot(v, l);
       if (stamps[h] !== stamp) {
         id = strs.length;
         if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
@@ -122,46 +138,61 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
   }
   return FOUND;
 }
+/** mapIds' slot for a string of length l (0 < l <= CACHED_LENGTH). */
+const slotOf = (v: string, l: number): number =>
+  (((v.charCodeAt(0) * 31 + v.charCodeAt(l - 1)) * 31 + v.charCodeAt(l >> 1)) * 7 + l) & (CACHE_SLOTS - 1);
+/** mapIds' second slot (in columns of at most SECOND_SLOTS_UP_TO values) for a string whose first slot another
+ * string holds: a hash of all its code units. A string is put in its first slot when that is empty, else in its
+ * second when that is, else in the Map; slots only fill within a column, so a string whose first slot holds another
+ * and whose second is empty is new, and one whose two slots hold others is in the Map if it came before. */
+function secondSlot(v: string, l: number): number {
+  let h = l;
+  for (let k = 0; k < l; k++) h = (Math.imul(h, 31) + v.charCodeAt(k)) | 0;
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  return (h ^ (h >>> 13)) & (CACHE_SLOTS - 1);
+}
 /** mapIds' table: its slots (a power of two), the longest string it keeps (so that it holds on to at most
  * CACHE_SLOTS short strings between calls), each slot's string, index and column stamp (a slot of another column
  * is empty: no clearing per column). */
-const CACHE_SLOTS = 1024, CACHED_LENGTH = 32;
+const CACHE_SLOTS = 1024, CACHED_LENGTH = 32, SECOND_SLOTS_UP_TO = 512;
 const CACHE_KEYS = new Array<string>(CACHE_SLOTS).fill(""), CACHE_IDS = new Int32Array(CACHE_SLOTS), CACHE_STAMPS = new Int32Array(CACHE_SLOTS);
 let cacheStamp = 0;
 
 /** What dictionaryFirst measured when it did not decide, for putStrings to go on from. */
-interface Sized { total: number; mLen: Measured; dictSize: number; dbytes: number; mIds: Measured }
+interface Sized { total: number; mLen: Measured; dictSize: number; dbytes: number; mIds: Measured; mEntries: Measured }
+/** The measure of a dictionary's ids: with one entry they are all 0 (no pass). */
+const measureIds = (dict: Dict): Measured => (dict.distinct.len.length === 1 ? measureConst(dict.ids, 0) : measureSmall(dict.ids));
 
 /** putStrings' first test for a dictionary built on the strings, from the entries and each value's index (no view
  * per value): when it is smaller than the plain column and no larger than the least the shared prefixes can
  * take, it is written and true returned (putStrings would write it too); false leaves the choice to putStrings. */
-function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number, ids: Measured | null): true | Sized | undefined {
+function dictionaryFirst(out: Writer, dict: Dict, len: number[], total: number, ids: Measured | null, mEntries: Measured, oneLength: boolean): true | Sized | undefined {
   const n = len.length, d = dict.distinct.len;
   if (n < 2) return undefined;
-  const mLen = measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
+  const mLen = oneLength ? measureConst(len, d[0]!) : measureSmall(len), plainSize = 1 + varLen(mLen.size) + mLen.size + total;
   let dbytes = 0;
   for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-  const mIds = ids ?? measureSmall(dict.ids), k = intsSize(d);
+  const mIds = ids ?? measureIds(dict), k = mEntries.size;
   const dictSize = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes + mIds.size;
-  if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return { total, mLen, dictSize, dbytes, mIds };
-  putDict(out, dict, dictSize, dbytes, mIds);
+  if (!(dictSize < plainSize && dictSize <= restBytesOfIds(dict) + 9)) return { total, mLen, dictSize, dbytes, mIds, mEntries };
+  putDict(out, dict, dictSize, dbytes, mIds, mEntries);
   return true;
 }
 /** dictionaryFirst's test with `plainLeast` (at most the plain column's size) in place of that size: when the
  * dictionary is smaller than it and no larger than the least the shared prefixes can take, it is written and true
  * returned (what dictionaryFirst would do); otherwise nothing is written, and the ids' measure returned when it
  * was taken (for dictionaryFirst), else null. */
-function dictionaryBelow(out: Writer, dict: Dict, plainLeast: number): true | Measured | null {
+function dictionaryBelow(out: Writer, dict: Dict, plainLeast: number, mEntries: Measured): true | Measured | null {
   const d = dict.distinct.len;
   let dbytes = 0;
   for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-  const k = intsSize(d);
+  const k = mEntries.size;
   const head = 1 + varLen(d.length) + varLen(k) + k + varLen(dbytes) + dbytes;
   // The ids' block is at least 1 byte: a dictionary whose head alone reaches the bound is left to the full test.
   if (head + 1 >= plainLeast) return null;
-  const mIds = measureSmall(dict.ids), dictSize = head + mIds.size;
+  const mIds = measureIds(dict), dictSize = head + mIds.size;
   if (!(dictSize < plainLeast && dictSize <= restBytesOfIds(dict, dictSize - 9) + 9)) return mIds;
-  putDict(out, dict, dictSize, dbytes, mIds);
+  putDict(out, dict, dictSize, dbytes, mIds, mEntries);
   return true;
 }
 /** restBytes of the values `dict.ids` stands for: a value repeating the one before leaves nothing; another leaves
@@ -169,6 +200,7 @@ function dictionaryBelow(out: Writer, dict: Dict, plainLeast: number): true | Me
  * most 128 (PAIRS, marked with the column's stamp), else each time. */
 function restBytesOfIds(dict: Dict, enough = Infinity): number {
   const { buf, start, len } = dict.distinct, ids = dict.ids, n = ids.length, cached = len.length <= 128;
+  if (len.length === 1) return n > 0 ? len[0]! : 0; // one entry: its bytes once, then repeats
   if (cached && ++stamp > 0x3fffffff) { stamp = 1; PAIR_STAMP.fill(0); }
   let a = -1, restTotal = 0;
   for (let i = 0; i < n; i++) {
@@ -212,9 +244,11 @@ function utf8Views(values: string[]): Views {
   const n = values.length, start = scratchArray(VIEW_START, n), len = scratchArray(VIEW_LEN, n);
   let chars = 0;
   for (let i = 0; i < n; i++) chars += values[i]!.length;
-  if (chars <= 4096) {
-    // A short column (most of a small table's): its bytes copied from the characters while they are ASCII,
-    // without the join and the TextEncoder call, whose fixed cost is most of the work at this size.
+  if (chars <= 4096 && chars < 8 * n) {
+    // A short column of short strings (codes, categories, a dictionary's few entries): its bytes copied from the
+    // characters while they are ASCII, without the join and the TextEncoder call, whose fixed cost and cost per
+    // string are most of the work at this size. Longer strings (names, ids, dates) go to the join below: the
+    // encoder's copy is cheaper per character than this loop (BENCHMARKS.md, tsenc18).
     const buf = SCRATCH;
     let p = 0, ascii = true;
     for (let i = 0; ascii && i < n; i++) {
@@ -313,14 +347,15 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
   // can take (their bytes left after the prefixes, plus a byte for the tag and at least 4 for each of the two
   // integer blocks of n >= 2 values), it is the one the full comparison below would choose, and the prefix
   // columns are not built or measured. (`sized`: dictionaryFirst measured all this and made that test.)
-  let dictSize = Infinity, dbytes = 0, mIds: Measured | null = null;
-  if (sized) { dictSize = sized.dictSize; dbytes = sized.dbytes; mIds = sized.mIds; }
+  let dictSize = Infinity, dbytes = 0, mIds: Measured | null = null, mEntries: Measured | undefined;
+  if (sized) { dictSize = sized.dictSize; dbytes = sized.dbytes; mIds = sized.mIds; mEntries = sized.mEntries; }
   else if (dict) {
     const d = dict.distinct.len;
     for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-    mIds = measureSmall(dict.ids);
-    dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + (mIds ? mIds.size : intsSize(dict.ids));
-    if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds); return; }
+    mIds = measureIds(dict);
+    mEntries = measureSmall(d);
+    dictSize = 1 + varLen(d.length) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes + mIds.size;
+    if (n >= 2 && dictSize < plainSize && dictSize <= restBytes(v) + 9) { putDict(out, dict, dictSize, dbytes, mIds, mEntries); return; }
   }
   // shared prefixes
   const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
@@ -332,26 +367,29 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
     restTotal += l - p;
     ps = s; pl = l;
   }
-  const mShared = measureSmall(shared), mRest = measureSmall(rest);
-  const prefixSize = 1 + sizedBlock(mShared, shared) + sizedBlock(mRest, rest) + restTotal;
+  // No prefix shared at all (restTotal is the total): the rests are the lengths and the prefixes' column is the
+  // plain one with a block of zeros more, always larger; it is not measured (Infinity: the same choices below).
+  const mShared = restTotal === total ? null : measureSmall(shared), mRest = mShared ? measureSmall(rest) : null;
+  const prefixSize = mShared && mRest ? 1 + sizedBlock(mShared, shared) + sizedBlock(mRest, rest) + restTotal : Infinity;
   // dictionary
   if (dict === undefined) {
     dict = bytesDict(v, Math.min(plainSize, prefixSize));
     if (dict) {
       const d = dict.distinct.len;
       for (let i = 0; i < d.length; i++) dbytes += d[i]!;
-      mIds = measureSmall(dict.ids);
-      dictSize = 1 + varLen(d.length) + sizedBlock(null, d) + varLen(dbytes) + dbytes + (mIds ? mIds.size : intsSize(dict.ids));
+      mIds = measureIds(dict);
+      mEntries = measureSmall(d);
+      dictSize = 1 + varLen(d.length) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes + mIds.size;
     }
   }
   // (A dictionary whose distinct bytes alone reach the smaller of the others cannot be the smallest.)
   if (dict && dbytes < Math.min(plainSize, prefixSize) && dictSize < plainSize && dictSize <= prefixSize) {
-    putDict(out, dict, dictSize, dbytes, mIds);
+    putDict(out, dict, dictSize, dbytes, mIds, mEntries);
   } else if (prefixSize < plainSize && prefixSize < (dict && dbytes < Math.min(plainSize, prefixSize) ? dictSize : Infinity)) {
     out.uvar(prefixSize);
     out.u8(0x22);
-    putIntsColumn(out, shared, true, mShared);
-    putIntsColumn(out, rest, true, mRest);
+    putIntsColumn(out, shared, true, mShared!);
+    putIntsColumn(out, rest, true, mRest!);
     copy(out, buf, start, len, shared);
   } else {
     out.uvar(plainSize);
@@ -379,6 +417,9 @@ function putPlainOrPrefixes(out: Writer, v: Views): void {
     restTotal += l - p;
     ps = s; pl = l;
   }
+  // No prefix shared at all: the prefixes' column is the plain one with a block of zeros more (the rests are the
+  // lengths), larger; neither is measured.
+  if (restTotal === total) { const mLen = measureSmall(len); putPlain(out, v, 1 + varLen(mLen.size) + mLen.size + total, mLen); return; }
   const mShared = measureSmall(shared), mRest = measureSmall(rest);
   const prefixSize = 1 + varLen(mShared.size) + mShared.size + varLen(mRest.size) + mRest.size + restTotal;
   if (prefixSize < total + 5) { putPrefixes(out, v, prefixSize, shared, mShared, rest, mRest); return; }
@@ -428,12 +469,12 @@ function commonPrefix(dv: DataView, buf: Uint8Array, a: number, b: number, m: nu
   return p;
 }
 /** Writes the dictionary column (0x21) of `dict`, sized `size`, its entries `dbytes` bytes. */
-function putDict(out: Writer, dict: Dict, size: number, dbytes: number, mIds: Measured | null): void {
+function putDict(out: Writer, dict: Dict, size: number, dbytes: number, mIds: Measured | null, mEntries?: Measured): void {
   const d = dict.distinct;
   out.uvar(size);
   out.u8(0x21);
   out.uvar(d.len.length);
-  putIntsColumn(out, d.len);
+  putIntsColumn(out, d.len, true, mEntries);
   out.uvar(dbytes);
   copy(out, d.buf, d.start, d.len, null);
   putIntsColumn(out, dict.ids, false, mIds);

@@ -692,6 +692,13 @@ function mergeShape(into: Shape, from: Shape): void {
  * undefined on a cycle (two objects put keys in opposite orders). */
 function keyOrder(s: Shape): number[] | undefined {
   const n = s.keys!.length, next = s.next!, more = s.more;
+  // Each key followed by the one seen after it and by no other (objects of one key list, the usual case): the
+  // only order there is, without the heap.
+  if (more === undefined && n > 0) {
+    let a = 0;
+    while (a < n - 1 && next[a] === a + 1) a++;
+    if (a === n - 1 && next[a] === -1) { const order = new Array<number>(n); for (let i = 0; i < n; i++) order[i] = i; return order; }
+  }
   const indegree = new Array<number>(n).fill(0);
   for (let a = 0; a < n; a++) { const b = next[a]!; if (b >= 0) indegree[b]!++; }
   if (more !== undefined) for (const set of more.values()) for (const b of set) indegree[b]!++;
@@ -749,7 +756,14 @@ function resolve(s: Shape): XbfType {
   else {
     switch (KIND_NAMES[31 - Math.clz32(kinds)]) {
       case "bool": t = { kind: "bool" }; break;
-      case "int": { const [min, max] = intRange(s); t = intType(min, max) ?? { kind: "any" }; break; }
+      case "int": {
+        // Safe integers only (no bigint): intType's answer from the sign of the least (no bigint made): u64 when it
+        // is not negative (the range's adjustment for a place whose first value was not an integer keeps that sign).
+        if (s.nbigs === 0 && s.nints > 0) { t = { kind: s.nmin >= 0 ? "u64" : "i64" }; break; }
+        const [min, max] = intRange(s);
+        t = intType(min, max) ?? { kind: "any" };
+        break;
+      }
       case "float": t = { kind: "f64" }; break;
       case "string": t = { kind: "string" }; break;
       case "bytes": t = { kind: "bytes" }; break;
