@@ -531,3 +531,59 @@ fn option_flags_are_counted_as_one_by_one() {
         }
     }
 }
+
+/// A column holding another count than the columns above it say is refused,
+/// the error naming it by its path (struct fields, enum variants, `any`'s
+/// types, options, map keys and values) and its counts.
+#[test]
+fn miscounts_name_the_column() {
+    let e = EnumMetadata::new("E", [("x", s(P::U8)), ("y", s(P::String))]).unwrap();
+    let row = StructMetadata::new(
+        "R",
+        [
+            ("e", Metadata::from(e)),
+            ("a", Metadata::Any),
+            ("m", Metadata::map(s(P::String), Metadata::option(s(P::U8)))),
+        ],
+    )
+    .unwrap();
+    let ty = Metadata::vec(row.into());
+    // Two records, every column right but for one extra value where `extra` says.
+    let error = |extra: u8| {
+        let mut cols = Columns::new(&ty);
+        let rows = cols.root().push_len(2).unwrap();
+        let mut e = rows.field(0).unwrap().extend_variants(&[1, 0]).unwrap();
+        e[0].push_u64(3).unwrap();
+        e[1].extend_str(if extra == 1 { "st" } else { "s" }, if extra == 1 { &[1, 2] } else { &[1] }).unwrap();
+        let a = rows.field(1).unwrap();
+        a.push_any(&s(P::U64)).unwrap().push_u64(1).unwrap();
+        let b = a.push_any(&s(P::Bool)).unwrap();
+        b.push_bool(true).unwrap();
+        if extra == 2 {
+            b.push_bool(false).unwrap();
+        }
+        let (k, v) = rows.field(2).unwrap().push_map(2).unwrap();
+        k.extend_str("klm", if extra == 3 { &[1, 2, 3] } else { &[1, 2] }).unwrap();
+        let inner = v.extend_options(&[true, false]).unwrap();
+        inner.extend_u64(if extra == 4 { &[9, 9] } else { &[9] }).unwrap();
+        rows.field(2).unwrap().push_map(0).unwrap();
+        if extra == 5 {
+            rows.field(0).unwrap().push_variant(0).unwrap();
+        }
+        let r = EncodeOptions::v2().encode_columns(cols);
+        r.map(|_| ()).map_err(|e| (e.kind(), e.to_string()))
+    };
+    assert_eq!(error(0), Ok(()));
+    let want = [
+        "the column of [].e.y (string) holds 2 values where 1 were pushed above it",
+        "the column of [].a.<bool> (bool) holds 2 values where 1 were pushed above it",
+        "the column of [].m.{key} (string) holds 3 values where 2 were pushed above it",
+        "the column of [].m.{value}.? (u8) holds 2 values where 1 were pushed above it",
+        "the column of [].e (enum E { x: u8, y: string }) holds 3 values where 2 were pushed above it",
+    ];
+    for (extra, want) in (1..).zip(want) {
+        let (kind, text) = error(extra).unwrap_err();
+        assert_eq!(kind, ErrorKind::TypeMismatch);
+        assert!(text.contains(want), "{text}");
+    }
+}
