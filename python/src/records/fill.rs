@@ -135,11 +135,10 @@ fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::R
         }
         P::String => {
             let rows = col.ends.last().map_or(0, |&end| end + col.ends.len());
-            // One check of the whole text (each string was valid).
-            let text = String::from_utf8(take(&mut col.text)).map_err(|e| {
-                xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
-            })?;
-            node.take_str(text, take(&mut col.ends))?;
+            // Checked to be UTF-8 in the pass over ASCII text that checks
+            // the ends (each string was valid UTF-8 when appended, but the
+            // core cannot know it).
+            node.take_utf8(take(&mut col.text), take(&mut col.ends))?;
             rows
         }
         P::U64 => {
