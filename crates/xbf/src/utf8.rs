@@ -1,4 +1,5 @@
-//! Strings read from a message, checked to be UTF-8 with ASCII first.
+//! Strings read from a message (and strings a binding hands to the column
+//! builder as bytes), checked to be UTF-8 with ASCII first.
 //!
 //! This module holds the crate's only `unsafe` code. Nearly every string
 //! in real data is ASCII, and for the short strings records hold (names,
@@ -51,12 +52,20 @@ pub(crate) fn str_from(bytes: &[u8]) -> Result<&str, Utf8Error> {
 /// `bytes` as a `String` (no copy), or `std`'s error if they are not UTF-8.
 #[inline]
 pub(crate) fn string_from(bytes: Vec<u8>) -> Result<String, FromUtf8Error> {
+    string_and_ascii(bytes).map(|(s, _)| s)
+}
+
+/// `bytes` as a `String` (no copy) and whether it is all ASCII (then every
+/// index is a character boundary), or `std`'s error if they are not UTF-8:
+/// one pass over ASCII bytes.
+#[inline]
+pub(crate) fn string_and_ascii(bytes: Vec<u8>) -> Result<(String, bool), FromUtf8Error> {
     if is_ascii(&bytes) {
         // SAFETY: as in `str_from`: ASCII bytes are valid UTF-8.
         #[allow(unsafe_code)]
-        return Ok(unsafe { String::from_utf8_unchecked(bytes) });
+        return Ok((unsafe { String::from_utf8_unchecked(bytes) }, true));
     }
-    String::from_utf8(bytes)
+    String::from_utf8(bytes).map(|s| (s, false))
 }
 
 #[cfg(test)]
@@ -71,14 +80,18 @@ mod tests {
         if let Ok(s) = ours {
             assert_eq!(s.chars().map(char::len_utf8).sum::<usize>(), b.len());
         }
-        match (string_from(b.to_vec()), String::from_utf8(b.to_vec())) {
-            (Ok(s), Ok(t)) => assert_eq!(s, t),
+        match (string_and_ascii(b.to_vec()), String::from_utf8(b.to_vec())) {
+            (Ok((s, ascii)), Ok(t)) => {
+                assert_eq!(s, t);
+                assert_eq!(ascii, b.is_ascii(), "{b:x?}");
+            }
             (Err(e), Err(f)) => {
                 assert_eq!(e.utf8_error(), f.utf8_error());
                 assert_eq!(e.into_bytes(), b);
             }
             (s, t) => panic!("{b:x?}: {s:?} against {t:?}"),
         }
+        assert_eq!(string_from(b.to_vec()).ok(), String::from_utf8(b.to_vec()).ok(), "{b:x?}");
     }
 
     /// Lengths around the word size and twice it, where `<[u8]>::is_ascii`

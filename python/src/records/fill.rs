@@ -135,11 +135,10 @@ fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::R
         }
         P::String => {
             let rows = col.ends.last().map_or(0, |&end| end + col.ends.len());
-            // One check of the whole text (each string was valid).
-            let text = String::from_utf8(take(&mut col.text)).map_err(|e| {
-                xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
-            })?;
-            node.take_str(text, take(&mut col.ends))?;
+            // Checked to be UTF-8 in the pass over ASCII text that checks
+            // the ends (each string was valid UTF-8 when appended, but the
+            // core cannot know it).
+            node.take_utf8(take(&mut col.text), take(&mut col.ends))?;
             rows
         }
         P::U64 => {
@@ -171,8 +170,9 @@ fn untake_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf:
     Ok(())
 }
 
-/// Moves back into `col` the buffers [`fill_key`] moved into `node` (none
-/// for a column of `any`, which is copied).
+/// Moves back into `col` the buffers [`fill_key`] moved into `node` (of a
+/// column of `any`, those of its bools, floats and strings: its ints were
+/// split into new buffers).
 fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> xbf::Result<()> {
     let (node, ty) = match optional_key_inner(ty) {
         Some(t) if col.absent => (node.extend_variants(&[])?.swap_remove(1), t),
@@ -180,6 +180,16 @@ fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) ->
     };
     let (node, ty) = match ty {
         Metadata::Option(inner) => (node.extend_options(&[])?, &**inner),
+        Metadata::Any => {
+            // The node of each of these types (one the values lacked is
+            // added, empty: the columns are not written again).
+            const MOVED: [P; 3] = [P::Bool, P::F64, P::String];
+            let types = MOVED.map(Metadata::from);
+            for (node, p) in node.extend_any(&types, &[])?.into_iter().zip(MOVED) {
+                untake_scalars(node, p, col)?;
+            }
+            return Ok(());
+        }
         t => (node, t),
     };
     match prim(ty) {
@@ -194,30 +204,6 @@ fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) ->
 /// layout (each varint one byte), or `None` for a type that path does not
 /// take.
 fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &[u8]) -> xbf::Result<Option<usize>> {
-    // The values of a primitive type (inference gave it to every value but
-    // None), copied: for `any`, whose nodes are not moved back.
-    let scalars = |node: &mut xbf::ColumnNode, p: P, col: &RawColumn| -> xbf::Result<usize> {
-        Ok(match p {
-            P::Unit => 0,
-            P::Bool => {
-                node.extend_bool(&col.bools)?;
-                col.bools.len()
-            }
-            P::F64 => {
-                node.extend_f64(&col.floats)?;
-                8 * col.floats.len()
-            }
-            P::String => {
-                // One check of the whole text (each string was valid).
-                let text = std::str::from_utf8(&col.text).map_err(|e| {
-                    xbf::Error::new(xbf::ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {e}"))
-                })?;
-                node.extend_str(text, &col.ends)?;
-                col.ends.last().map_or(0, |&end| end + col.ends.len())
-            }
-            _ => unreachable!("ints of any are split by sign"),
-        })
-    };
     match ty {
         Metadata::Any => {
             // Each scalar as a value of `any`: its type (as `to_value`
@@ -257,17 +243,21 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
             let nodes = node.extend_any(&types, &tags)?;
             // A byte for each value's type, then the values.
             let mut rows = tags.len();
+            // Each into its own new node, moved: the ints split by sign
+            // here, the other kinds' buffers moved back by `unfill_key`.
             for (node, &slot) in nodes.into_iter().zip(&order) {
                 rows += match slot {
                     2 => {
-                        node.extend_u64(&u64s)?;
-                        u64s.len()
+                        let n = u64s.len();
+                        node.take_u64(std::mem::take(&mut u64s))?;
+                        n
                     }
                     3 => {
-                        node.extend_i64(&i64s)?;
-                        i64s.len()
+                        let n = i64s.len();
+                        node.take_i64(std::mem::take(&mut i64s))?;
+                        n
                     }
-                    _ => scalars(node, TYPES[slot], col)?,
+                    _ => take_scalars(node, TYPES[slot], col)?,
                 };
             }
             Ok(Some(rows))

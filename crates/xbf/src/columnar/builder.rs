@@ -70,7 +70,7 @@ impl Columns {
     /// columns stay in the nodes (lent to the writer, then given back), so
     /// that a caller can move them out again (`drain_*`).
     pub(crate) fn write_kept(&mut self, out: &mut Vec<u8>, cfg: &super::ColumnConfig) -> Result<()> {
-        self.root.check(1, &mut Vec::new())?;
+        self.root.check(1)?;
         let shred = self.root.lend();
         let mut bodies = crate::columnar::Bodies::default();
         shred.write(&self.ty, &mut bodies, cfg);
@@ -630,67 +630,72 @@ impl ColumnNode {
     }
 
     /// Checks that the node holds `n` values, and its children as many as
-    /// its own column says; `path` names the node in the error.
-    fn check(&self, n: usize, path: &mut Vec<String>) -> Result<()> {
-        let count = |len: usize, path: &[String]| {
+    /// its own column says; the error names the node by its path.
+    fn check(&self, n: usize) -> Result<()> {
+        self.counts(n).map_err(|m| m.into_error())
+    }
+
+    /// [`check`](Self::check)'s walk. No path is built while the counts
+    /// agree (the usual case, once per message): a miscount collects the
+    /// names of the nodes above it on its way out.
+    fn counts(&self, n: usize) -> std::result::Result<(), Box<Miscount>> {
+        let count = |len: usize| {
             if len == n {
                 Ok(())
             } else {
-                let at = if path.is_empty() { "the root".to_string() } else { path.join(".") };
-                Err(Error::new(
-                    ErrorKind::TypeMismatch,
-                    format!("the column of {at} ({}) holds {len} values where {n} were pushed above it", self.ty),
-                ))
+                Err(Box::new(Miscount { path: Vec::new(), ty: self.ty.to_string(), len, n }))
             }
         };
         let sum = |lens: &[u128]| lens.iter().fold(0usize, |a, &l| a.saturating_add(l as usize));
-        let nested = |path: &mut Vec<String>, seg: String, node: &ColumnNode, n: usize| {
-            path.push(seg);
-            let r = node.check(n, path);
-            path.pop();
-            r
+        let nested = |seg: &dyn Fn() -> String, node: &ColumnNode, n: usize| {
+            node.counts(n).map_err(|mut m| {
+                m.path.push(seg());
+                m
+            })
         };
         match (&self.node, &self.ty) {
             (Node::Unit, _) => Ok(()),
-            (Node::Ints { col, .. }, _) => count(col.len(), path),
-            (Node::Bool(col), _) => count(col.len(), path),
-            (Node::F64(col), _) => count(col.len(), path),
-            (Node::F32(col), _) => count(col.len(), path),
-            (Node::Bytes { ends, .. }, _) => count(ends.len(), path),
-            (Node::Wide(col), _) => count(col.len() / 32, path),
+            (Node::Ints { col, .. }, _) => count(col.len()),
+            (Node::Bool(col), _) => count(col.len()),
+            (Node::F64(col), _) => count(col.len()),
+            (Node::F32(col), _) => count(col.len()),
+            (Node::Bytes { ends, .. }, _) => count(ends.len()),
+            (Node::Wide(col), _) => count(col.len() / 32),
             (Node::Seq(Some(lens), elem), _) => {
-                count(lens.len(), path)?;
-                nested(path, "[]".into(), elem, sum(lens))
+                count(lens.len())?;
+                nested(&|| "[]".into(), elem, sum(lens))
             }
             (Node::Seq(None, elem), Metadata::Array(a)) => {
-                nested(path, "[]".into(), elem, n.saturating_mul(a.len as usize))
+                nested(&|| "[]".into(), elem, n.saturating_mul(a.len as usize))
             }
             (Node::Fields(fields), Metadata::Struct(s)) => {
-                fields.iter().zip(s.fields()).try_for_each(|(f, (name, _))| nested(path, name.to_string(), f, n))
+                fields.iter().zip(s.fields()).try_for_each(|(f, (name, _))| nested(&|| name.to_string(), f, n))
             }
             (Node::Fields(fields), _) => {
-                fields.iter().enumerate().try_for_each(|(i, f)| nested(path, i.to_string(), f, n))
+                fields.iter().enumerate().try_for_each(|(i, f)| nested(&|| i.to_string(), f, n))
             }
             (Node::Option(present, inner), _) => {
-                count(present.len(), path)?;
-                nested(path, "?".into(), inner, ones(present))
+                count(present.len())?;
+                nested(&|| "?".into(), inner, ones(present))
             }
             (Node::Map(lens, k, v), _) => {
-                count(lens.len(), path)?;
-                nested(path, "{key}".into(), k, sum(lens))?;
-                nested(path, "{value}".into(), v, sum(lens))
+                count(lens.len())?;
+                nested(&|| "{key}".into(), k, sum(lens))?;
+                nested(&|| "{value}".into(), v, sum(lens))
             }
             (Node::Enum(tags, variants), Metadata::Enum(e)) => {
-                count(tags.len(), path)?;
-                variants.iter().zip(e.variants()).enumerate().try_for_each(|(i, (v, (name, _)))| {
-                    nested(path, name.to_string(), v, tags.iter().filter(|&&t| t == i as u128).count())
-                })
+                count(tags.len())?;
+                let per = tag_counts(tags, variants.len());
+                variants
+                    .iter()
+                    .zip(e.variants())
+                    .zip(per)
+                    .try_for_each(|((v, (name, _)), k)| nested(&|| name.to_string(), v, k))
             }
             (Node::Any(types, tags, nodes), _) => {
-                count(tags.len(), path)?;
-                types.iter().zip(nodes).enumerate().try_for_each(|(i, ((t, _), v))| {
-                    nested(path, format!("<{t}>"), v, tags.iter().filter(|&&x| x == i as u128).count())
-                })
+                count(tags.len())?;
+                let per = tag_counts(tags, nodes.len());
+                types.iter().zip(nodes).zip(per).try_for_each(|(((t, _), v), k)| nested(&|| format!("<{t}>"), v, k))
             }
             _ => unreachable!("a node has the shape of its type"),
         }
@@ -759,6 +764,40 @@ impl ColumnNode {
             _ => unreachable!("a lent shred has the shape of its node"),
         }
     }
+}
+
+/// A column whose count is not the one the columns above it say, found by
+/// [`ColumnNode::check`]: the names of the nodes from it up to the root
+/// (innermost first), its type, its count and the one expected.
+struct Miscount {
+    path: Vec<String>,
+    ty: String,
+    len: usize,
+    n: usize,
+}
+
+impl Miscount {
+    fn into_error(self) -> Error {
+        let Miscount { mut path, ty, len, n } = self;
+        path.reverse();
+        let at = if path.is_empty() { "the root".to_string() } else { path.join(".") };
+        Error::new(
+            ErrorKind::TypeMismatch,
+            format!("the column of {at} ({ty}) holds {len} values where {n} were pushed above it"),
+        )
+    }
+}
+
+/// How many of `tags` are each of `0..k`, in one pass over them (a tag of
+/// `k` or more, which no `push_*` or `extend_*` writes, is not counted).
+fn tag_counts(tags: &[u128], k: usize) -> Vec<usize> {
+    let mut per = vec![0usize; k];
+    for &t in tags {
+        if let Some(c) = usize::try_from(t).ok().and_then(|i| per.get_mut(i)) {
+            *c += 1;
+        }
+    }
+    per
 }
 
 /// The number of ones among option flags (each 0 or 1), counted in bytes

@@ -78,7 +78,7 @@ impl BlockColumns {
     /// Checks that every column holds as many values as the record count
     /// and the columns above it say.
     pub(crate) fn check(&self) -> Result<()> {
-        self.root.check(self.records, &mut Vec::new())
+        self.root.check(self.records)
     }
 
     /// The bounds of every primitive column that `stat_type` gives a

@@ -12,13 +12,18 @@ use crate::wire::varint;
 use super::{mismatch, ColumnNode, IntCol, Node};
 
 /// Whether `ends` increase, the last at most `text.len()`, each on a
-/// character boundary of `text`. For ASCII text (every index a boundary) no
-/// end is looked up in it: one pass over the text, one over the ends, both
-/// without a branch per item.
-fn valid_ends(text: &str, ends: &[usize]) -> bool {
+/// character boundary of `text`. For ASCII text (every index a boundary,
+/// `ascii` if the caller knows it) no end is looked up in it: one pass over
+/// the text, one over the ends, both without a branch per item.
+fn valid_ends(text: &str, ends: &[usize], ascii: bool) -> bool {
     let increasing = ends.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1]));
     let within = ends.last().map_or(true, |&e| e <= text.len());
-    increasing && within && (text.is_ascii() || ends.iter().all(|&e| text.is_char_boundary(e)))
+    increasing && within && (ascii || text.is_ascii() || ends.iter().all(|&e| text.is_char_boundary(e)))
+}
+
+/// The error of strings whose ends are not as [`ColumnNode::take_str`] says.
+fn bad_ends(len: usize) -> Error {
+    Error::new(ErrorKind::TypeMismatch, format!("string ends must increase on character boundaries of the {len} bytes"))
 }
 
 impl ColumnNode {
@@ -44,12 +49,46 @@ impl ColumnNode {
     /// # Ok::<(), xbf::Error>(())
     /// ```
     pub fn take_str(&mut self, text: String, ends: Vec<usize>) -> Result<()> {
-        if !valid_ends(&text, &ends) {
-            return Err(Error::new(
-                ErrorKind::TypeMismatch,
-                format!("string ends must increase on character boundaries of the {} bytes", text.len()),
-            ));
+        if !valid_ends(&text, &ends, false) {
+            return Err(bad_ends(text.len()));
         }
+        self.take_valid_str(text, ends)
+    }
+
+    /// [`take_str`](Self::take_str) of text given as bytes, such as a
+    /// binding's strings joined in a buffer of its own: checked to be UTF-8
+    /// (an error, and nothing appended, if it is not) in the same pass over
+    /// ASCII text as the check of its ends, where `String::from_utf8` then
+    /// `take_str` read all of it twice.
+    ///
+    /// ```
+    /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
+    ///
+    /// let ty = Metadata::vec(PrimitiveType::String.into());
+    /// let mut cols = Columns::new(&ty);
+    /// cols.root().push_len(3)?.take_utf8("annbocé".into(), vec![3, 5, 8])?;
+    /// let bytes = EncodeOptions::v2().encode_columns(cols)?;
+    /// assert_eq!(xbf::decode_message(&bytes)?.to_string(), r#"["ann", "bo", "cé"]"#);
+    ///
+    /// // Bytes that are not UTF-8, and ends that split a character, are refused.
+    /// let mut cols = Columns::new(&ty);
+    /// let items = cols.root().push_len(1)?;
+    /// assert!(items.take_utf8(vec![b'a', 0xff], vec![2]).is_err());
+    /// assert!(items.take_utf8("é".into(), vec![1]).is_err());
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn take_utf8(&mut self, text: Vec<u8>, ends: Vec<usize>) -> Result<()> {
+        let (text, ascii) = crate::utf8::string_and_ascii(text).map_err(|e| {
+            Error::new(ErrorKind::TypeMismatch, format!("strings that are not UTF-8: {}", e.utf8_error()))
+        })?;
+        if !valid_ends(&text, &ends, ascii) {
+            return Err(bad_ends(text.len()));
+        }
+        self.take_valid_str(text, ends)
+    }
+
+    /// [`take_str`](Self::take_str) once its ends were checked.
+    fn take_valid_str(&mut self, text: String, ends: Vec<usize>) -> Result<()> {
         match (&mut self.node, &self.ty) {
             (Node::Bytes { data, ends: own }, Metadata::Primitive(P::String)) if own.is_empty() => {
                 let mut text = text.into_bytes();

@@ -531,3 +531,123 @@ fn option_flags_are_counted_as_one_by_one() {
         }
     }
 }
+
+/// A column holding another count than the columns above it say is refused,
+/// the error naming it by its path (struct fields, enum variants, `any`'s
+/// types, options, map keys and values) and its counts.
+#[test]
+fn miscounts_name_the_column() {
+    let e = EnumMetadata::new("E", [("x", s(P::U8)), ("y", s(P::String))]).unwrap();
+    let row = StructMetadata::new(
+        "R",
+        [
+            ("e", Metadata::from(e)),
+            ("a", Metadata::Any),
+            ("m", Metadata::map(s(P::String), Metadata::option(s(P::U8)))),
+        ],
+    )
+    .unwrap();
+    let ty = Metadata::vec(row.into());
+    // Two records, every column right but for one extra value where `extra` says.
+    let error = |extra: u8| {
+        let mut cols = Columns::new(&ty);
+        let rows = cols.root().push_len(2).unwrap();
+        let mut e = rows.field(0).unwrap().extend_variants(&[1, 0]).unwrap();
+        e[0].push_u64(3).unwrap();
+        e[1].extend_str(if extra == 1 { "st" } else { "s" }, if extra == 1 { &[1, 2] } else { &[1] }).unwrap();
+        let a = rows.field(1).unwrap();
+        a.push_any(&s(P::U64)).unwrap().push_u64(1).unwrap();
+        let b = a.push_any(&s(P::Bool)).unwrap();
+        b.push_bool(true).unwrap();
+        if extra == 2 {
+            b.push_bool(false).unwrap();
+        }
+        let (k, v) = rows.field(2).unwrap().push_map(2).unwrap();
+        k.extend_str("klm", if extra == 3 { &[1, 2, 3] } else { &[1, 2] }).unwrap();
+        let inner = v.extend_options(&[true, false]).unwrap();
+        inner.extend_u64(if extra == 4 { &[9, 9] } else { &[9] }).unwrap();
+        rows.field(2).unwrap().push_map(0).unwrap();
+        if extra == 5 {
+            rows.field(0).unwrap().push_variant(0).unwrap();
+        }
+        let r = EncodeOptions::v2().encode_columns(cols);
+        r.map(|_| ()).map_err(|e| (e.kind(), e.to_string()))
+    };
+    assert_eq!(error(0), Ok(()));
+    let want = [
+        "the column of [].e.y (string) holds 2 values where 1 were pushed above it",
+        "the column of [].a.<bool> (bool) holds 2 values where 1 were pushed above it",
+        "the column of [].m.{key} (string) holds 3 values where 2 were pushed above it",
+        "the column of [].m.{value}.? (u8) holds 2 values where 1 were pushed above it",
+        "the column of [].e (enum E { x: u8, y: string }) holds 3 values where 2 were pushed above it",
+    ];
+    for (extra, want) in (1..).zip(want) {
+        let (kind, text) = error(extra).unwrap_err();
+        assert_eq!(kind, ErrorKind::TypeMismatch);
+        assert!(text.contains(want), "{text}");
+    }
+}
+
+/// Strings taken as bytes (`take_utf8`) give the bytes of the same strings
+/// copied in (`extend_str`), ASCII or not; bytes that are not UTF-8, ends
+/// inside a character, decreasing or past the end are refused with nothing
+/// taken.
+#[test]
+fn strings_taken_as_bytes_are_checked_as_take_str_checks_them() {
+    let ty = Metadata::vec(s(P::String));
+    let mut next = crate::columnar::lcg(24, 4);
+    let alphabet = ["a", "Z", "0", " ", "é", "東", "🦀", "\u{7f}", "\u{80}"];
+    for round in 0..200 {
+        // ASCII only in the even rounds.
+        let pick = if round % 2 == 0 { 4 } else { alphabet.len() };
+        let strings: Vec<String> =
+            (0..next() % 6).map(|_| (0..next() % 20).map(|_| alphabet[next() as usize % pick]).collect()).collect();
+        let text: String = strings.concat();
+        let mut at = 0;
+        let ends: Vec<usize> = strings
+            .iter()
+            .map(|s| {
+                at += s.len();
+                at
+            })
+            .collect();
+        let encode = |take: &dyn Fn(&mut ColumnNode) -> Result<()>| {
+            let mut cols = Columns::new(&ty);
+            take(cols.root().push_len(ends.len()).unwrap())?;
+            EncodeOptions::v2().encode_columns(cols)
+        };
+        let copied = encode(&|n| n.extend_str(&text, &ends)).unwrap();
+        assert_eq!(encode(&|n| n.take_utf8(text.clone().into_bytes(), ends.clone())).unwrap(), copied);
+        // Bytes past the last end are dropped.
+        let mut longer = text.clone().into_bytes();
+        longer.extend_from_slice("x€".as_bytes());
+        assert_eq!(encode(&|n| n.take_utf8(longer.clone(), ends.clone())).unwrap(), copied);
+        // An end moved inside a character, or past the end: refused.
+        for (i, &e) in ends.iter().enumerate() {
+            let mut bad = ends.clone();
+            bad[i] = e + 1;
+            let inside = e < text.len() && !text.is_char_boundary(e + 1);
+            let refused = encode(&|n| n.take_utf8(text.clone().into_bytes(), bad.clone())).is_err();
+            let decreasing = bad.get(i + 1).is_some_and(|&f| f < e + 1);
+            assert_eq!(refused, inside || decreasing || e + 1 > text.len(), "{text:?} {bad:?}");
+        }
+        // A byte that breaks UTF-8 anywhere: refused, nothing taken (the node takes strings after).
+        for at in 0..text.len() {
+            let mut bytes = text.clone().into_bytes();
+            bytes[at] = 0xff;
+            let mut cols = Columns::new(&ty);
+            let items = cols.root().push_len(ends.len()).unwrap();
+            let err = items.take_utf8(bytes, ends.clone()).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::TypeMismatch);
+            items.take_utf8(text.clone().into_bytes(), ends.clone()).unwrap();
+            assert_eq!(EncodeOptions::v2().encode_columns(cols).unwrap(), copied);
+        }
+    }
+    // Into a node that holds strings already: appended.
+    let mut cols = Columns::new(&ty);
+    let items = cols.root().push_len(3).unwrap();
+    items.take_utf8("é".into(), vec![2]).unwrap();
+    items.take_utf8("ab".into(), vec![1, 2]).unwrap();
+    let v: Value = VecValue::new(s(P::String), vec!["é".into(), "a".into(), "b".into()]).unwrap().into();
+    assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
+}
