@@ -287,7 +287,20 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                     debug_assert!(b > 0, "record {i} has the order's keys");
                 }
             }
-            if b > 0 {
+            if b == 1 {
+                // One record (countries.json's first and last of a series,
+                // each an order of its own): walked a value at a time, one
+                // call rather than one per column.
+                let Some(item) = list_item(list, i) else { return Ok(None) };
+                let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
+                // SAFETY: `batch[0]` is `d`'s entries (a table of str keys
+                // with an entry for each of `prev_keys`, as `dense_batch`
+                // found it), and the argument above.
+                match unsafe { same_keys_dense(d, batch[0], &prev_keys, &mut cols, (i, n, small_ints)) } {
+                    SameKeys::All => {}
+                    _ => return Ok(None),
+                }
+            } else if b > 0 {
                 for (j, &(_, col)) in prev_keys.iter().enumerate() {
                     // SAFETY: `batch` holds tables of str keys with an entry
                     // for each key (`j` among them), values non-null, and
@@ -296,6 +309,8 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                         return Ok(None);
                     }
                 }
+            }
+            if b > 0 {
                 runs.runs[run].records += b as u64;
                 all_keys += (prev.len() * b) as u64;
                 batched_to = i + b;
