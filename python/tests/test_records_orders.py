@@ -3,9 +3,6 @@ a record whose key objects are those of an order met before (`Orders`, compared 
 without the slow way, its columns' records since each last had the key marked as lacking it, then starts a batch
 of that order. Every case must give the bytes of the general path, which a schema forces."""
 from hypothesis import given, settings, strategies as st
-
-import xbf
-
 from test_records_batches import KINDS, same_as_general, sparse
 
 
