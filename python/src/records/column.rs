@@ -141,7 +141,7 @@ impl RawColumn {
     /// Marks the records before record `i` that had no value of this key as
     /// lacking it.
     #[inline]
-    fn pad_to(&mut self, i: usize) {
+    pub(super) fn pad_to(&mut self, i: usize) {
         if self.len < i {
             self.mix();
             self.absent = true;

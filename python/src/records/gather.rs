@@ -13,7 +13,7 @@ use xbf::infer::{Resolved, Slot, MAP_KEY_RATIO, MAP_MIN_KEYS, OBJECT_STRUCT};
 use xbf::{EncodeOptions, Metadata};
 
 use super::column::RawColumn;
-use super::keys::{Keys, Runs};
+use super::keys::{Keys, Orders, Runs};
 use super::{Gathered, RecordsType};
 use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
@@ -181,6 +181,35 @@ unsafe fn dense_batch(
     batch.len()
 }
 
+/// The order among `orders` whose key objects are those of record `i` of
+/// `list`, in a table of str keys with no deleted entry (as [`dense_batch`]
+/// takes), compared by identity; `None` if none is, or the record is not
+/// such a dict.
+///
+/// # Safety
+///
+/// The GIL is held and dicts' entries may be read in place
+/// ([`dict_entries_ok`]); the record's entries are read only here, under
+/// [`DictEntries::of`]'s contract (nothing in this function runs Python
+/// code or makes a Python object).
+unsafe fn order_of(list: &Bound<'_, PyList>, i: usize, orders: &Orders<'_>) -> Option<usize> {
+    let item = list_item(list, i)?;
+    let d = item.downcast_exact::<PyDict>().ok()?;
+    // SAFETY: the caller's contract.
+    let e = unsafe { DictEntries::of(d, true) }?;
+    if !e.str_keyed() || e.len != d.len() {
+        return None;
+    }
+    orders.orders.iter().position(|o| {
+        o.keys.len() == e.len
+            && o.keys.iter().enumerate().all(|(j, &(key, _))| {
+                // SAFETY: `j < o.keys.len() == e.len`, a table of str keys,
+                // read under the caller's contract.
+                unsafe { e.get_str_keyed(j) }.0 == key
+            })
+    })
+}
+
 /// The records of `obj` gathered (see [`Gathered`]); `None` for anything
 /// else (the caller then takes the general path, which gives the same
 /// bytes, or the error): values of other types, keys other than exact str,
@@ -215,6 +244,8 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut prev: Vec<Bound<'_, PyAny>> = Vec::new();
     let mut prev_keys: Vec<(*mut pyo3::ffi::PyObject, usize)> = Vec::new();
     let mut prev_cols: Vec<usize> = Vec::new();
+    // A few orders of key objects met, to change to without the slow way.
+    let mut orders = Orders::default();
     // Records from `i` on that repeat the keys of the record before, their
     // tables read in place (`dense_batch`), and the first record after them.
     let mut batch = Vec::with_capacity(BATCH);
@@ -230,8 +261,46 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             // (an exception object), after which the walk stops at once and
             // reads no entry again (the walk's argument below); the list,
             // which holds the records, is unchanged.
-            let b = unsafe { dense_batch(list, i, &prev_keys, &mut batch) };
-            if b > 0 {
+            let mut b = unsafe { dense_batch(list, i, &prev_keys, &mut batch) };
+            if b == 0 && !orders.orders.is_empty() {
+                // A record whose keys are not the record before's: if they
+                // are the key objects of an order met before, that order
+                // becomes the record before's, and the record starts a
+                // batch of it. Its columns' records since each last had the
+                // key lack it (as `push_slow` marks them).
+                // SAFETY: the GIL is held, and the argument above.
+                if let Some(o) = unsafe { order_of(list, i, &orders) } {
+                    let o = &orders.orders[o];
+                    prev.clear();
+                    prev.extend(o.objects.iter().cloned());
+                    prev_keys.clear();
+                    prev_keys.extend_from_slice(&o.keys);
+                    prev_cols.clear();
+                    prev_cols.extend(o.keys.iter().map(|&(_, col)| col));
+                    run = o.run;
+                    for &col in &prev_cols {
+                        cols[col].pad_to(i);
+                    }
+                    // SAFETY: as above (the key objects are kept alive by
+                    // `prev`).
+                    b = unsafe { dense_batch(list, i, &prev_keys, &mut batch) };
+                    debug_assert!(b > 0, "record {i} has the order's keys");
+                }
+            }
+            if b == 1 {
+                // One record (countries.json's first and last of a series,
+                // each an order of its own): walked a value at a time, one
+                // call rather than one per column.
+                let Some(item) = list_item(list, i) else { return Ok(None) };
+                let Ok(d) = item.downcast_exact::<PyDict>() else { return Ok(None) };
+                // SAFETY: `batch[0]` is `d`'s entries (a table of str keys
+                // with an entry for each of `prev_keys`, as `dense_batch`
+                // found it), and the argument above.
+                match unsafe { same_keys_dense(d, batch[0], &prev_keys, &mut cols, (i, n, small_ints)) } {
+                    SameKeys::All => {}
+                    _ => return Ok(None),
+                }
+            } else if b > 0 {
                 for (j, &(_, col)) in prev_keys.iter().enumerate() {
                     // SAFETY: `batch` holds tables of str keys with an entry
                     // for each key (`j` among them), values non-null, and
@@ -240,6 +309,8 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                         return Ok(None);
                     }
                 }
+            }
+            if b > 0 {
                 runs.runs[run].records += b as u64;
                 all_keys += (prev.len() * b) as u64;
                 batched_to = i + b;
@@ -341,6 +412,9 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         all_keys += prev.len() as u64;
         run = runs.index(&prev_cols);
         runs.runs[run].records += 1;
+        if in_place {
+            orders.remember(&prev, &prev_keys, run);
+        }
     }
     if let Some(l) = learned.as_deref_mut() {
         l.keep_spare(spare);

@@ -1,6 +1,8 @@
 //! The keys of the records: [`Keys`], each key's column, found by the key
 //! object's identity; [`Runs`], each order of keys met and how many records
-//! had it (what inference's `Objects` is given once the list is read).
+//! had it (what inference's `Objects` is given once the list is read);
+//! [`Orders`], the key objects of a few orders, by which a record that
+//! changes to one of them is recognised.
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -99,6 +101,45 @@ impl Runs {
             }
         }
         r
+    }
+}
+
+/// One order of key objects met ([`Orders`]): the objects (kept alive
+/// here), their addresses with their columns (as `gather`'s `prev_keys`),
+/// and the index of their [`Run`].
+pub(super) struct Order<'py> {
+    pub(super) objects: Vec<Bound<'py, PyAny>>,
+    pub(super) keys: Vec<(*mut pyo3::ffi::PyObject, usize)>,
+    pub(super) run: usize,
+}
+
+/// The first few orders of key objects that records had, each remembered
+/// once the slow way (`Keys::column` a key) has read it: a record whose
+/// keys are not the record before's is compared, by identity, with these
+/// before it takes the slow way (countries.json's records change between
+/// three orders, a country's first and last year lacking some keys).
+#[derive(Default)]
+pub(super) struct Orders<'py> {
+    pub(super) orders: Vec<Order<'py>>,
+}
+
+impl<'py> Orders<'py> {
+    /// Orders remembered at most: a list whose records all have other key
+    /// objects (dicts built with fresh strings) is compared with these few
+    /// for each record, then takes the slow way.
+    pub(super) const MAX: usize = 8;
+
+    /// Remembers the order of key objects `objects` (their addresses and
+    /// columns `keys`, of run `run`) if it is new and there is room.
+    pub(super) fn remember(
+        &mut self,
+        objects: &[Bound<'py, PyAny>],
+        keys: &[(*mut pyo3::ffi::PyObject, usize)],
+        run: usize,
+    ) {
+        if self.orders.len() < Self::MAX && !self.orders.iter().any(|o| o.keys == keys) {
+            self.orders.push(Order { objects: objects.to_vec(), keys: keys.to_vec(), run });
+        }
     }
 }
 
