@@ -14,15 +14,16 @@ It prints the instructions per call of each part (the Python-objects walk
 ``records::gather::gather``, ``records::fill`` into the core's ``ColumnNode``s, the
 core's ``encode_columns`` and its encoders, the allocator, memcpy) and the
 callers of the allocator, and writes them to ``<profile>.json``. Function
-names are symbol names, so a release build without debug info will do;
-what is inlined is counted in its caller.
+names are symbol names, so a release build without debug info will do (with
+debug info, callgrind_annotate puts the source file before each name: it is
+dropped); what is inlined is counted in its caller.
 """
 import json
 import re
 import subprocess
 import sys
 
-LINE = re.compile(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+([<*])\s+(?:\?\?\?:|\S+\.[ch]:)?(.*?)(?: \((\d+)x\))? \[")
+LINE = re.compile(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+([<*])\s+(?:\?\?\?:|\S+\.(?:[ch]|rs):)?(.*?)(?: \(([\d,]+)x\))? \[")
 SLICES = "<alloc::vec::Vec<T> as alloc::vec::spec_from_iter_nested::SpecFromIterNested<T,I>>::from_iter"
 # The core's whole encode of the columns: `encode_columns`, or (from pyhand's owned hand-off, whose
 # `encode_columns_kept` is inlined into its caller) `Columns::write_kept`; the largest that is there.
@@ -54,7 +55,7 @@ def load(profile, inclusive):
             continue
         n, kind, name = int(m.group(1).replace(",", "")), m.group(2), m.group(3)
         if kind == "<":
-            pending.append((name, n, int(m.group(4) or 0)))
+            pending.append((name, n, int((m.group(4) or "0").replace(",", ""))))
             continue
         fns[name] = max(fns.get(name, 0), n) if inclusive == "yes" else fns.get(name, 0) + n
         callers.setdefault(name, []).extend(pending)
