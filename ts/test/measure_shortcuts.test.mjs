@@ -4,8 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { rustColumns, skip } from "./rust_writer.mjs";
-import { encode, decode } from "../dist/index.js";
+import { sameAsRust, skip } from "./rust_writer.mjs";
 import { encodeInts, measureConst, measureSmall, putIntsColumn } from "../dist/int_columns.js";
 import { putBytesColumn, putStringColumn } from "../dist/string_columns.js";
 import { Writer } from "../dist/varint.js";
@@ -24,12 +23,6 @@ test("measureConst is measureSmall's pass on n copies of a value, and writes the
   fc.assert(fc.property(fc.integer({ min: 0, max: 3000 }), fc.oneof(fc.constantFrom(...edges), fc.integer({ min: 0, max: 2 ** 51 - 1 })), check), { numRuns: 500 });
 });
 
-/** Asserts that the records `v` in columns are the Rust writer's bytes and read back. */
-function sameAsRust(v, what) {
-  const ours = encode(v, { layout: "columns" });
-  assert.ok(rustColumns(v).equals(Buffer.from(ours)), what);
-  assert.deepStrictEqual(decode(ours), v, what);
-}
 let seed = 11;
 const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = (xs) => xs[Math.floor(rnd() * xs.length)];

@@ -2,16 +2,8 @@
 // with no lookup over a sorted start (then the Map from where the order breaks), the cache of short strings in
 // front of the Map (strings made to share its slot), and mostly distinct sorted columns giving up as Rust does.
 import { test } from "node:test";
-import assert from "node:assert/strict";
-import { rustColumns, skip } from "./rust_writer.mjs";
-import { encode, decode } from "../dist/index.js";
+import { sameAsRust, skip } from "./rust_writer.mjs";
 
-/** Asserts that the records `v` in columns are the Rust writer's bytes and read back. */
-function sameAsRust(v, what) {
-  const ours = encode(v, { layout: "columns" });
-  assert.ok(rustColumns(v).equals(Buffer.from(ours)), what);
-  assert.deepStrictEqual(decode(ours), v, what);
-}
 
 let seed = 7;
 const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;

@@ -2,15 +2,8 @@
 // (length, first, middle and last code unit) is the same, in columns with repeats, where both slots of many strings
 // are held by others (then the Map), against the Rust writer's bytes.
 import { test } from "node:test";
-import assert from "node:assert/strict";
-import { rustColumns, skip } from "./rust_writer.mjs";
-import { encode, decode } from "../dist/index.js";
+import { sameAsRust, skip } from "./rust_writer.mjs";
 
-function sameAsRust(v, what) {
-  const ours = encode(v, { layout: "columns" });
-  assert.ok(rustColumns(v).equals(Buffer.from(ours)), what);
-  assert.deepStrictEqual(decode(ours), v, what);
-}
 let seed = 5;
 const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
