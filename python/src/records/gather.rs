@@ -155,59 +155,54 @@ unsafe fn dense_batch(
 ) -> usize {
     batch.clear();
     for r in i..i + BATCH {
-        let Some(item) = list_item(list, r) else { break };
-        let Ok(d) = item.downcast_exact::<PyDict>() else { break };
-        if d.len() != keys.len() {
-            break;
-        }
         // SAFETY: the caller's contract.
-        let Some(e) = (unsafe { DictEntries::of(d, true) }) else { break };
-        if !e.str_keyed() || e.len != keys.len() {
-            break;
-        }
-        // As many live entries (`d.len()`) as entries: none is deleted, so
-        // no value is NULL (`push_entries` reads them); only the keys are
-        // compared.
-        let same = keys.iter().enumerate().all(|(j, &(key, _))| {
-            // SAFETY: `j < keys.len() == e.len`, a table of str keys, read
-            // under the caller's contract.
-            unsafe { e.get_str_keyed(j) }.0 == key
-        });
-        if !same {
-            break;
-        }
+        let Some(e) = (unsafe { entries_with_keys(list, r, keys) }) else { break };
         batch.push(e);
     }
     batch.len()
 }
 
-/// The order among `orders` whose key objects are those of record `i` of
-/// `list`, in a table of str keys with no deleted entry (as [`dense_batch`]
-/// takes), compared by identity; `None` if none is, or the record is not
-/// such a dict.
+/// The entries of record `r` of `list` if it is a dict whose table holds
+/// str keys, none deleted, that are the key objects `keys` in that order
+/// (compared by identity); `None` otherwise.
 ///
 /// # Safety
 ///
-/// The GIL is held and dicts' entries may be read in place
-/// ([`dict_entries_ok`]); the record's entries are read only here, under
-/// [`DictEntries::of`]'s contract (nothing in this function runs Python
-/// code or makes a Python object).
-unsafe fn order_of(list: &Bound<'_, PyList>, i: usize, orders: &Orders<'_>) -> Option<usize> {
-    let item = list_item(list, i)?;
+/// As [`dense_batch`].
+unsafe fn entries_with_keys(
+    list: &Bound<'_, PyList>,
+    r: usize,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+) -> Option<DictEntries> {
+    let item = list_item(list, r)?;
     let d = item.downcast_exact::<PyDict>().ok()?;
-    // SAFETY: the caller's contract.
-    let e = unsafe { DictEntries::of(d, true) }?;
-    if !e.str_keyed() || e.len != d.len() {
+    if d.len() != keys.len() {
         return None;
     }
-    orders.orders.iter().position(|o| {
-        o.keys.len() == e.len
-            && o.keys.iter().enumerate().all(|(j, &(key, _))| {
-                // SAFETY: `j < o.keys.len() == e.len`, a table of str keys,
-                // read under the caller's contract.
-                unsafe { e.get_str_keyed(j) }.0 == key
-            })
-    })
+    // SAFETY: the caller's contract.
+    let e = unsafe { DictEntries::of(d, true) }?;
+    if !e.str_keyed() || e.len != keys.len() {
+        return None;
+    }
+    // As many live entries (`d.len()`) as entries: none is deleted, so no
+    // value is NULL (`push_entries` reads them); only the keys are compared.
+    let same = keys.iter().enumerate().all(|(j, &(key, _))| {
+        // SAFETY: `j < keys.len() == e.len`, a table of str keys, read
+        // under the caller's contract.
+        unsafe { e.get_str_keyed(j) }.0 == key
+    });
+    same.then_some(e)
+}
+
+/// The order among `orders` whose key objects are those of record `i` of
+/// `list` ([`entries_with_keys`]); `None` if none is.
+///
+/// # Safety
+///
+/// As [`dense_batch`].
+unsafe fn order_of(list: &Bound<'_, PyList>, i: usize, orders: &Orders<'_>) -> Option<usize> {
+    // SAFETY: the caller's contract.
+    orders.orders.iter().position(|o| unsafe { entries_with_keys(list, i, &o.keys) }.is_some())
 }
 
 /// The records of `obj` gathered (see [`Gathered`]); `None` for anything
