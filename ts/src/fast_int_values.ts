@@ -14,23 +14,21 @@ export function intConv(kind: string, o: FastOptions): ((x: number) => unknown) 
   if (bits > 32 && o.int64 === "bigint") return bigintOf;
   return null; // the number itself
 }
-/** BigInts of 0 to 4095, each made when first needed and then shared: a bigint has no identity (equal bigints
- * are the same value to every operation), so one object can be every value equal to it. */
-const SMALL_BIGINTS: (bigint | undefined)[] = new Array(4096);
 /** A 64-bit scratch integer seen as one BigInt and as two 32-bit halves (LO_HALF the low one on this machine). */
 const BIG64 = new BigInt64Array(1), HALVES = new Int32Array(BIG64.buffer);
 const LO_HALF = LITTLE ? 0 : 1, HI_HALF = 1 - LO_HALF;
 /** 2^-32: x * 2^-32 is x / 2^32 exactly (a power of two), a multiplication where a division takes longer. */
 const TWO_POW_MINUS_32 = 2 ** -32;
-/** The bigint of x, an integer with |x| <= 2^53: 0 to 4095 from SMALL_BIGINTS, others from their two 32-bit halves
- * written to a scratch BigInt64Array and the element read back. `BigInt(x)` of a number past 2^31 calls a C++
- * builtin (about 420 instructions a value under callgrind, node 20); this is about 100, and exact: `x | 0` is x
- * modulo 2^32 (ToInt32) and x * 2^-32 is exact, so its floor is the high half, both within 32 bits for
- * |x| <= 2^53; for x in 32 bits the high half is x's sign (`x >> 31`), no floor. */
+/** The bigint of x, an integer with |x| <= 2^53. In 32 bits, `BigInt(x | 0)`: V8 makes the bigint of a small
+ * integer cheaply (fewer instructions than the scratch below, and than looking it up in a table of shared small
+ * bigints, measured under callgrind, node 20). Past 32 bits `BigInt(x)` of a heap number calls a C++ builtin
+ * (several times dearer), so the two 32-bit halves are written to a scratch BigInt64Array and the element read
+ * back; exact: `x | 0` is x modulo 2^32 (ToInt32) and x * 2^-32 is exact, so its floor is the high half, both
+ * within 32 bits for |x| <= 2^53. */
 export function bigintOf(x: number): bigint {
-  if (x >= 0 && x < 4096) { const c = SMALL_BIGINTS[x]; return c !== undefined ? c : (SMALL_BIGINTS[x] = BigInt(x)); }
+  if (x >= -2147483648 && x < 2147483648) return BigInt(x | 0);
   HALVES[LO_HALF] = x | 0;
-  HALVES[HI_HALF] = x >= -2147483648 && x < 2147483648 ? x >> 31 : Math.floor(x * TWO_POW_MINUS_32);
+  HALVES[HI_HALF] = Math.floor(x * TWO_POW_MINUS_32);
   return BIG64[0]!;
 }
 /** The n integers of xs (exact numbers, zigzag-mapped where `zig`: their mapping undone here) as bigints (int64:
