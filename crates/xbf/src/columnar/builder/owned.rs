@@ -16,9 +16,20 @@ use super::{mismatch, ColumnNode, IntCol, Node};
 /// `ascii` if the caller knows it) no end is looked up in it: one pass over
 /// the text, one over the ends, both without a branch per item.
 fn valid_ends(text: &str, ends: &[usize], ascii: bool) -> bool {
-    let increasing = ends.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1]));
     let within = ends.last().map_or(true, |&e| e <= text.len());
-    increasing && within && (ascii || text.is_ascii() || ends.iter().all(|&e| text.is_char_boundary(e)))
+    within && increasing(ends) && (ascii || text.is_ascii() || ends.iter().all(|&e| text.is_char_boundary(e)))
+}
+
+/// Whether `ends` never decrease and each is at most `isize::MAX` (as any
+/// end within a `str` is). One OR over every end and every wrapping
+/// difference from the end before, which the compiler vectorises (a fold
+/// of `a <= b` over `windows(2)` it does not): with both ends at most
+/// `isize::MAX`, `b - a` wraps to a value with the top bit set exactly when
+/// `b < a`, and an end past `isize::MAX` has that bit itself.
+pub(super) fn increasing(ends: &[usize]) -> bool {
+    let Some((&first, rest)) = ends.split_first() else { return true };
+    let bits = ends.iter().zip(rest).fold(first, |acc, (&a, &b)| acc | b | b.wrapping_sub(a));
+    bits >> (usize::BITS - 1) == 0
 }
 
 /// The error of strings whose ends are not as [`ColumnNode::take_str`] says.

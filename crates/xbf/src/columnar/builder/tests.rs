@@ -651,3 +651,27 @@ fn strings_taken_as_bytes_are_checked_as_take_str_checks_them() {
     let v: Value = VecValue::new(s(P::String), vec!["é".into(), "a".into(), "b".into()]).unwrap().into();
     assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    /// The branch-free order test of string ends (`owned::increasing`) says
+    /// what comparing each pair says, with every end at most `isize::MAX`
+    /// (as any end within a `str` is): ends near zero, near `isize::MAX`
+    /// and near `usize::MAX`, increasing or with a step back anywhere.
+    #[test]
+    fn ends_order_is_the_pairwise_one(
+        base in proptest::sample::select(vec![0usize, 1 << 20, isize::MAX as usize - 64, usize::MAX - 64]),
+        steps in proptest::collection::vec(0usize..40, 0..70),
+        back in proptest::option::of((0usize..70, 1usize..usize::MAX)),
+    ) {
+        let mut at = base;
+        let mut ends: Vec<usize> = steps.iter().map(|&s| { at = at.saturating_add(s); at }).collect();
+        if let Some((i, by)) = back {
+            if let Some(e) = ends.get_mut(i) {
+                *e = e.wrapping_sub(by);
+            }
+        }
+        let pairwise = ends.windows(2).all(|w| w[0] <= w[1]) && ends.iter().all(|&e| e <= isize::MAX as usize);
+        proptest::prop_assert_eq!(super::owned::increasing(&ends), pairwise, "{:?}", ends);
+    }
+}
