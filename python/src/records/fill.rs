@@ -94,11 +94,18 @@ fn fill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> x
         return r;
     }
     let Some(present_ty) = optional_key_inner(ty) else { return Ok(None) };
-    let tags: Vec<usize> = col.kinds.iter().map(|&k| usize::from(k != K_ABSENT)).collect();
-    let kinds: Vec<u8> = col.kinds.iter().copied().filter(|&k| k != K_ABSENT).collect();
-    let mut nodes = node.extend_variants(&tags)?;
-    // A byte for each record's tag (0 or 1), then the values present.
-    Ok(fill(nodes.swap_remove(1), present_ty, col, &kinds)?.map(|r| r + tags.len()))
+    // Each record's tag (0 or 1) made as the node keeps it, and moved in.
+    let tags: Vec<u128> = col.kinds.iter().map(|&k| u128::from(k != K_ABSENT)).collect();
+    let n = tags.len();
+    // The kinds of the values present: only `option` and `any` read them.
+    let kinds: Vec<u8> = if matches!(present_ty, Metadata::Option(_) | Metadata::Any) {
+        col.kinds.iter().copied().filter(|&k| k != K_ABSENT).collect()
+    } else {
+        Vec::new()
+    };
+    let mut nodes = node.take_variants(tags)?;
+    // A byte for each record's tag, then the values present.
+    Ok(fill(nodes.swap_remove(1), present_ty, col, &kinds)?.map(|r| r + n))
 }
 
 /// The type of the present values of a key some records lack (variant 1 of
@@ -213,7 +220,8 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
             let (mut order, mut slot_at) = (Vec::new(), [usize::MAX; 6]);
             let (mut u64s, mut i64s) = (Vec::new(), Vec::new());
             let mut ints = col.ints.iter();
-            let tags: Vec<usize> = kinds
+            // Each value's type index made as the node keeps it, and moved in.
+            let tags: Vec<u128> = kinds
                 .iter()
                 .map(|&kind| {
                     let slot = match kind {
@@ -236,13 +244,13 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
                         slot_at[slot] = order.len();
                         order.push(slot);
                     }
-                    slot_at[slot]
+                    slot_at[slot] as u128
                 })
                 .collect();
             let types: Vec<Metadata> = order.iter().map(|&slot| TYPES[slot].into()).collect();
-            let nodes = node.extend_any(&types, &tags)?;
             // A byte for each value's type, then the values.
             let mut rows = tags.len();
+            let nodes = node.take_any(&types, tags)?;
             // Each into its own new node, moved: the ints split by sign
             // here, the other kinds' buffers moved back by `unfill_key`.
             for (node, &slot) in nodes.into_iter().zip(&order) {

@@ -791,6 +791,13 @@ impl Miscount {
 /// How many of `tags` are each of `0..k`, in one pass over them (a tag of
 /// `k` or more, which no `push_*` or `extend_*` writes, is not counted).
 fn tag_counts(tags: &[u128], k: usize) -> Vec<usize> {
+    // Two variants or types (an optional key's enum, most `any` columns):
+    // the ones summed once an OR of all the tags (both vectorise) found
+    // each 0 or 1, as every writer keeps them.
+    if k == 2 && tags.iter().fold(0, |m, &t| m | t) < 2 {
+        let ones: usize = tags.iter().map(|&t| t as usize).sum();
+        return vec![tags.len() - ones, ones];
+    }
     let mut per = vec![0usize; k];
     for &t in tags {
         if let Some(c) = usize::try_from(t).ok().and_then(|i| per.get_mut(i)) {

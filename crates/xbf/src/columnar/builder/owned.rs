@@ -9,16 +9,27 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::wire::varint;
 
-use super::{mismatch, ColumnNode, IntCol, Node};
+use super::{mismatch, ColumnNode, IntCol, Node, TypeKey};
 
 /// Whether `ends` increase, the last at most `text.len()`, each on a
 /// character boundary of `text`. For ASCII text (every index a boundary,
 /// `ascii` if the caller knows it) no end is looked up in it: one pass over
 /// the text, one over the ends, both without a branch per item.
 fn valid_ends(text: &str, ends: &[usize], ascii: bool) -> bool {
-    let increasing = ends.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1]));
     let within = ends.last().map_or(true, |&e| e <= text.len());
-    increasing && within && (ascii || text.is_ascii() || ends.iter().all(|&e| text.is_char_boundary(e)))
+    within && increasing(ends) && (ascii || text.is_ascii() || ends.iter().all(|&e| text.is_char_boundary(e)))
+}
+
+/// Whether `ends` never decrease and each is at most `isize::MAX` (as any
+/// end within a `str` is). One OR over every end and every wrapping
+/// difference from the end before, which the compiler vectorises (a fold
+/// of `a <= b` over `windows(2)` it does not): with both ends at most
+/// `isize::MAX`, `b - a` wraps to a value with the top bit set exactly when
+/// `b < a`, and an end past `isize::MAX` has that bit itself.
+pub(super) fn increasing(ends: &[usize]) -> bool {
+    let Some((&first, rest)) = ends.split_first() else { return true };
+    let bits = ends.iter().zip(rest).fold(first, |acc, (&a, &b)| acc | b | b.wrapping_sub(a));
+    bits >> (usize::BITS - 1) == 0
 }
 
 /// The error of strings whose ends are not as [`ColumnNode::take_str`] says.
@@ -193,6 +204,104 @@ impl ColumnNode {
             }
             _ => self.extend_bool(&bs),
         }
+    }
+
+    /// Appends many enum values at once by their variant indices, moved in
+    /// (all or none: every index must name a variant), and gives every
+    /// variant's node, which then takes the payloads of its values in order
+    /// (as [`extend_variants`](Self::extend_variants)). Into an empty enum
+    /// node the buffer is moved, without a copy or a conversion: the indices
+    /// are given as the node keeps them.
+    ///
+    /// ```
+    /// use xbf::{Columns, EncodeOptions, EnumMetadata, Metadata, PrimitiveType};
+    ///
+    /// let unit = Metadata::from(PrimitiveType::Unit);
+    /// let e = EnumMetadata::new("E", [("none", unit.clone()), ("some", PrimitiveType::U64.into())])?;
+    /// let mut cols = Columns::new(&Metadata::vec(e.into()));
+    /// let items = cols.root().push_len(3)?;
+    /// let mut variants = items.take_variants(vec![1, 0, 1])?;
+    /// variants[1].take_u64(vec![7, 9])?;
+    /// let bytes = EncodeOptions::v2().encode_columns(cols)?;
+    /// assert_eq!(xbf::decode_message(&bytes)?.to_string(), "[some(7), none, some(9)]");
+    ///
+    /// // An index past the last variant is refused.
+    /// let mut cols = Columns::new(&Metadata::vec(EnumMetadata::new("F", [("a", unit)])?.into()));
+    /// assert!(cols.root().push_len(1)?.take_variants(vec![1]).is_err());
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn take_variants(&mut self, tags: Vec<u128>) -> Result<Vec<&mut ColumnNode>> {
+        match &mut self.node {
+            Node::Enum(own, variants) => {
+                let k = variants.len() as u128;
+                // An OR of all (which vectorises) bounds them when the
+                // count of variants is a power of two, as an optional
+                // key's two are; else the largest.
+                let past = if k.is_power_of_two() {
+                    tags.iter().fold(0, |m, &t| m | t) >= k
+                } else {
+                    tags.iter().any(|&t| t >= k)
+                };
+                if past {
+                    let t = tags.iter().find(|&&t| t >= k).copied().unwrap_or_default();
+                    return Err(mismatch(&self.ty, &format!("variant {t}")));
+                }
+                if own.is_empty() {
+                    *own = tags;
+                } else {
+                    own.extend_from_slice(&tags);
+                }
+                Ok(variants.iter_mut().collect())
+            }
+            _ => Err(mismatch(&self.ty, "enum values")),
+        }
+    }
+
+    /// Appends many values of `any` type at once, their type indices moved
+    /// in: value `i`'s own type is `types[tags[i]]` (the `types` distinct;
+    /// all or none: every index must name one of them). Gives the node of
+    /// each of `types`, in their order, which then takes the values of that
+    /// type (as [`extend_any`](ColumnNode::extend_any)). Into an empty node
+    /// the buffer is moved, without a copy or a conversion: the indices are
+    /// given as the node keeps them.
+    ///
+    /// ```
+    /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
+    ///
+    /// let mut cols = Columns::new(&Metadata::vec(Metadata::Any));
+    /// let items = cols.root().push_len(3)?;
+    /// let types = [PrimitiveType::String.into(), PrimitiveType::U64.into()];
+    /// let mut nodes = items.take_any(&types, vec![1, 0, 1])?;
+    /// nodes[0].push_str("a")?;
+    /// nodes[1].take_u64(vec![7, 9])?;
+    /// let bytes = EncodeOptions::v2().encode_columns(cols)?;
+    /// assert_eq!(xbf::decode_message(&bytes)?.to_string(), r#"[7, "a", 9]"#);
+    ///
+    /// // An index past the types given is refused.
+    /// let mut cols = Columns::new(&Metadata::vec(Metadata::Any));
+    /// assert!(cols.root().push_len(1)?.take_any(&types, vec![2]).is_err());
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn take_any(&mut self, types: &[Metadata], tags: Vec<u128>) -> Result<Vec<&mut ColumnNode>> {
+        if !matches!(&self.node, Node::Any(known, own, _) if known.is_empty() && own.is_empty()) {
+            // Types met before map to their places in the node: appended
+            // (and any other node refuses them).
+            let tags: Vec<usize> = tags.iter().map(|&t| usize::try_from(t).unwrap_or(usize::MAX)).collect();
+            return self.extend_any(types, &tags);
+        }
+        let Node::Any(known, own, nodes) = &mut self.node else { unreachable!("an any node, checked above") };
+        if let Some(&t) = tags.iter().find(|&&t| t >= types.len() as u128) {
+            return Err(Error::new(ErrorKind::TypeMismatch, format!("the type index {t} of {} types", types.len())));
+        }
+        let keys: Vec<TypeKey> = types.iter().map(TypeKey::of).collect();
+        if keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k)) {
+            return Err(Error::new(ErrorKind::TypeMismatch, "the types of take_any must be distinct"));
+        }
+        // An empty node: its types are these, in this order.
+        known.extend(types.iter().cloned().zip(keys));
+        nodes.extend(types.iter().map(ColumnNode::new));
+        *own = tags;
+        Ok(nodes.iter_mut().collect())
     }
 
     /// The strings (or byte strings) of the node, moved out: all their bytes

@@ -651,3 +651,148 @@ fn strings_taken_as_bytes_are_checked_as_take_str_checks_them() {
     let v: Value = VecValue::new(s(P::String), vec!["é".into(), "a".into(), "b".into()]).unwrap().into();
     assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    /// The branch-free order test of string ends (`owned::increasing`) says
+    /// what comparing each pair says, with every end at most `isize::MAX`
+    /// (as any end within a `str` is): ends near zero, near `isize::MAX`
+    /// and near `usize::MAX`, increasing or with a step back anywhere.
+    #[test]
+    fn ends_order_is_the_pairwise_one(
+        base in proptest::sample::select(vec![0usize, 1 << 20, isize::MAX as usize - 64, usize::MAX - 64]),
+        steps in proptest::collection::vec(0usize..40, 0..70),
+        back in proptest::option::of((0usize..70, 1usize..usize::MAX)),
+    ) {
+        let mut at = base;
+        let mut ends: Vec<usize> = steps.iter().map(|&s| { at = at.saturating_add(s); at }).collect();
+        if let Some((i, by)) = back {
+            if let Some(e) = ends.get_mut(i) {
+                *e = e.wrapping_sub(by);
+            }
+        }
+        let pairwise = ends.windows(2).all(|w| w[0] <= w[1]) && ends.iter().all(|&e| e <= isize::MAX as usize);
+        proptest::prop_assert_eq!(super::owned::increasing(&ends), pairwise, "{:?}", ends);
+    }
+}
+
+/// Enum values moved in (`take_variants`) give the bytes of the same
+/// values appended (`extend_variants`), into an empty node or after values
+/// it holds, for 1 to 5 variants; an index past the last variant is
+/// refused with nothing taken.
+#[test]
+fn variants_taken_are_the_variants_extended() {
+    let mut next = crate::columnar::lcg(31, 5);
+    for k in 1..=5usize {
+        let e = EnumMetadata::new("E", (0..k).map(|i| (format!("v{i}"), s(P::U64))).collect::<Vec<_>>()).unwrap();
+        let ty = Metadata::vec(e.into());
+        for n in [0usize, 1, 2, 17, 300] {
+            let tags: Vec<usize> = (0..n).map(|_| next() as usize % k).collect();
+            let first = n / 3;
+            // The payloads: each value's index.
+            let fill = |variants: Vec<&mut ColumnNode>, tags: &[usize]| {
+                for (v, node) in variants.into_iter().enumerate() {
+                    let xs: Vec<u64> = tags.iter().filter(|&&t| t == v).map(|&t| t as u64).collect();
+                    node.extend_u64(&xs).unwrap();
+                }
+            };
+            let extended = {
+                let mut cols = Columns::new(&ty);
+                let items = cols.root().push_len(n).unwrap();
+                fill(items.extend_variants(&tags[..first]).unwrap(), &tags[..first]);
+                fill(items.extend_variants(&tags[first..]).unwrap(), &tags[first..]);
+                EncodeOptions::v2().encode_columns(cols).unwrap()
+            };
+            let wide = |t: &[usize]| t.iter().map(|&t| t as u128).collect::<Vec<u128>>();
+            let mut cols = Columns::new(&ty);
+            let items = cols.root().push_len(n).unwrap();
+            // Refused: an index past the last, anywhere; nothing taken.
+            for bad in [k as u128, k as u128 + 1, u128::MAX, 1 << 64] {
+                let mut t = wide(&tags[..first]);
+                t.insert(t.len() / 2, bad);
+                assert!(items.take_variants(t).is_err(), "{k} variants, {bad}");
+            }
+            fill(items.take_variants(wide(&tags[..first])).unwrap(), &tags[..first]);
+            fill(items.take_variants(wide(&tags[first..])).unwrap(), &tags[first..]);
+            assert_eq!(EncodeOptions::v2().encode_columns(cols).unwrap(), extended, "{k} variants, {n} values");
+        }
+    }
+    let mut cols = Columns::new(&Metadata::vec(s(P::U64)));
+    assert!(cols.root().push_len(1).unwrap().take_variants(vec![0]).is_err(), "not an enum node");
+}
+
+/// The counts of each tag are those counted one by one, tags of the
+/// count or more left out, with two kinds (the shortcut) or more.
+#[test]
+fn tags_are_counted_as_one_by_one() {
+    let mut next = crate::columnar::lcg(37, 3);
+    for k in 0..5usize {
+        for n in [0usize, 1, 2, 33, 1000] {
+            for odd in [None, Some(k as u128), Some(2), Some(1 << 64), Some(u128::MAX)] {
+                let mut tags: Vec<u128> = (0..n).map(|_| (next() as usize % k.max(1)) as u128).collect();
+                if let (Some(t), true) = (odd, n > 0) {
+                    tags[n / 2] = t;
+                }
+                let want: Vec<usize> = (0..k).map(|i| tags.iter().filter(|&&t| t == i as u128).count()).collect();
+                assert_eq!(tag_counts(&tags, k), want, "{k} kinds, {n} tags, {odd:?}");
+            }
+        }
+    }
+}
+
+/// Values of `any` type whose type indices are moved in (`take_any`) give
+/// the bytes of the same values appended (`extend_any`), into an empty
+/// node or after values it holds (of the same types, or others); an index
+/// past the types given, or types given twice, are refused with nothing
+/// taken.
+#[test]
+fn any_values_taken_are_the_values_extended() {
+    let all: Vec<Metadata> = [P::U64, P::String, P::Bool, P::F64].into_iter().map(s).collect();
+    let mut next = crate::columnar::lcg(41, 7);
+    for k in 1..=all.len() {
+        for n in [0usize, 1, 3, 50, 400] {
+            // The types in another order from the second call on, so that
+            // its indices map to other places in the node.
+            let types = &all[..k];
+            let later: Vec<Metadata> = types.iter().rev().cloned().collect();
+            let tags: Vec<usize> = (0..n).map(|_| next() as usize % k).collect();
+            let first = n / 2;
+            let fill = |nodes: Vec<&mut ColumnNode>, types: &[Metadata], tags: &[usize]| {
+                for (i, (node, t)) in nodes.into_iter().zip(types).enumerate() {
+                    let count = tags.iter().filter(|&&x| x == i).count();
+                    match t {
+                        Metadata::Primitive(P::U64) => node.extend_u64(&vec![i as u64; count]).unwrap(),
+                        Metadata::Primitive(P::String) => {
+                            node.extend_str("s".repeat(count).as_str(), &(1..=count).collect::<Vec<_>>()).unwrap()
+                        }
+                        Metadata::Primitive(P::Bool) => node.extend_bool(&vec![true; count]).unwrap(),
+                        _ => node.extend_f64(&vec![0.5; count]).unwrap(),
+                    }
+                }
+            };
+            let ty = Metadata::vec(Metadata::Any);
+            let extended = {
+                let mut cols = Columns::new(&ty);
+                let items = cols.root().push_len(n).unwrap();
+                fill(items.extend_any(types, &tags[..first]).unwrap(), types, &tags[..first]);
+                fill(items.extend_any(&later, &tags[first..]).unwrap(), &later, &tags[first..]);
+                EncodeOptions::v2().encode_columns(cols).unwrap()
+            };
+            let wide = |t: &[usize]| t.iter().map(|&t| t as u128).collect::<Vec<u128>>();
+            let mut cols = Columns::new(&ty);
+            let items = cols.root().push_len(n).unwrap();
+            for bad in [k as u128, u128::MAX, 1 << 64] {
+                let mut t = wide(&tags[..first]);
+                t.insert(t.len() / 2, bad);
+                assert!(items.take_any(types, t).is_err(), "{k} types, {bad}");
+            }
+            let twice: Vec<Metadata> = types.iter().chain(&types[..1]).cloned().collect();
+            assert!(items.take_any(&twice, wide(&tags[..first])).is_err(), "a type twice");
+            fill(items.take_any(types, wide(&tags[..first])).unwrap(), types, &tags[..first]);
+            fill(items.take_any(&later, wide(&tags[first..])).unwrap(), &later, &tags[first..]);
+            assert_eq!(EncodeOptions::v2().encode_columns(cols).unwrap(), extended, "{k} types, {n} values");
+        }
+    }
+    let mut cols = Columns::new(&Metadata::vec(s(P::U64)));
+    assert!(cols.root().push_len(1).unwrap().take_any(&all, vec![0]).is_err(), "not an any node");
+}
