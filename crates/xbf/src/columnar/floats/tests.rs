@@ -568,10 +568,10 @@ proptest::proptest! {
         let values = column(seed, n);
         let parts = DecimalParts::of(&values, e);
         let want = bits(dictionary_reference(&values));
-        proptest::prop_assert_eq!(bits(dictionary::dictionary(&values, Some(&parts))), want.clone());
+        proptest::prop_assert_eq!(bits(dictionary::dictionary(&values, Some((e, &parts)))), want.clone());
         proptest::prop_assert_eq!(bits(dictionary::dictionary(&values, None)), want);
         let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
         let parts = DecimalParts::of(&v32, e);
-        proptest::prop_assert_eq!(bits(dictionary::dictionary(&v32, Some(&parts))), bits(dictionary_reference(&v32)));
+        proptest::prop_assert_eq!(bits(dictionary::dictionary(&v32, Some((e, &parts)))), bits(dictionary_reference(&v32)));
     }
 }
