@@ -594,26 +594,81 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     // check above, `limit` is at least `size(0) + 1`); tested only where
     // the bits grow.
     let stop = ((limit - 2 - F::BYTES) as u64).saturating_mul(8).saturating_add(1);
-    for v in rest {
-        let b = v.to_bits64();
-        let x = b ^ prev;
-        prev = b;
-        if x != 0 {
-            let lead = x.leading_zeros() - (64 - width);
-            let trail = x.trailing_zeros();
-            let len = width - lead - trail;
-            if lead >= wl && trail >= wt && wlen <= len + 2 * F::FIELD {
-                bits += 1 + u64::from(wlen);
-            } else {
-                (wl, wt, wlen) = (lead, trail, len);
-                bits += 1 + 2 * u64::from(F::FIELD) + u64::from(len);
-            }
-            if bits >= stop {
-                return None;
+    // The first values walked (a walk that ends among them needs no more),
+    // then the rest bounded once by `xor_bits_reach` from the bits so far,
+    // and walked on where that does not decide.
+    let head = rest.len().min(32);
+    for (part, values) in [&rest[..head], &rest[head..]].into_iter().enumerate() {
+        if part == 1 && xor_bits_reach(prev, values, bits, stop) {
+            return None;
+        }
+        for v in values {
+            let b = v.to_bits64();
+            let x = b ^ prev;
+            prev = b;
+            if x != 0 {
+                let lead = x.leading_zeros() - (64 - width);
+                let trail = x.trailing_zeros();
+                let len = width - lead - trail;
+                if lead >= wl && trail >= wt && wlen <= len + 2 * F::FIELD {
+                    bits += 1 + u64::from(wlen);
+                } else {
+                    (wl, wt, wlen) = (lead, trail, len);
+                    bits += 1 + 2 * u64::from(F::FIELD) + u64::from(len);
+                }
+                if bits >= stop {
+                    return None;
+                }
             }
         }
     }
     Some(size(bits))
+}
+
+/// Whether the bits [`xor_size_below`] counts surely reach `stop`, with
+/// `bits` counted up to `rest` (the values after them, the one before
+/// having the bits `prev`), by a bound on what `rest` adds that needs no
+/// window: a changed value takes, past its first bit (already in `bits`),
+/// one bit and its window's length, and a window holds the value's XOR
+/// (the one it opens, its own length; one it reuses, at least that), so
+/// more than `len - 1` bits, `len` the XOR's bits from its first to its
+/// last 1 (`len - 1` is the distance between the two: the form that needs
+/// no test for an equal value, whose XOR has no bits). A dozen
+/// instructions a value without a branch, against the walk's two dozen:
+/// most columns that reach the XOR sizing are short decimals, whose XORs
+/// take about 50 bits each against the decimal encoding's few, and their
+/// walk only ends at `stop`. After each block (the first of 16 values, so
+/// that a walk about to end wastes few, then of 64), a bound that would
+/// not pass `stop` by an eighth at the end at its rate so far gives way to
+/// the walk (there the XOR may well be smaller, or the bound too
+/// loose, its windows reused wider than its values; a question of speed
+/// only: `false` is never wrong).
+#[inline(never)]
+fn xor_bits_reach<F: Float>(mut prev: u64, rest: &[F], mut bits: u64, stop: u64) -> bool {
+    // The highest set bit's position, 0 for 0 (no branch).
+    let top = |x: u64| (x | 1).ilog2();
+    let (start, n, goal) = (bits as f64, rest.len() as f64, stop as f64 * 1.125);
+    let (mut seen, mut len) = (0, 16);
+    while seen < rest.len() {
+        let block = &rest[seen..rest.len().min(seen + len)];
+        seen += block.len();
+        len = 64;
+        for v in block {
+            let b = v.to_bits64();
+            let x = b ^ prev;
+            prev = b;
+            // From the highest 1 to the lowest (isolated: `x & -x`).
+            bits += u64::from(top(x) - top(x & x.wrapping_neg()));
+        }
+        if bits >= stop {
+            return true;
+        }
+        // (In floats: a guess, whose rounding does not matter.)
+        if start + (bits as f64 - start) * (n / seen as f64) < goal {
+            return false;
+        }
+    }
+    false
 }
 
 fn xor<F: Float>(values: &[F]) -> Vec<u8> {
@@ -827,7 +882,7 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
         }
     }
     // The integers of any decimal worked out stand for the values' bits.
-    let parts = tries.first().or(hinted.as_ref()).map(|(_, parts)| parts);
+    let parts = tries.first().or(hinted.as_ref()).map(|(e, parts)| (*e, parts));
     if let Some((distinct, ids)) = dictionary::dictionary(values, parts) {
         let inner_tries = direct_tries(&distinct);
         let inner_plain = 1 + distinct.len() * F::BYTES;

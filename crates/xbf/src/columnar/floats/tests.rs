@@ -273,9 +273,9 @@ fn xor_size_below_reference<F: Float>(values: &[F], limit: usize) -> Option<usiz
 fn xor_size_counts_what_the_fields_take() {
     let mut next = crate::columnar::lcg(5, 11);
     for round in 0..300 {
-        let n = [1, 2, 3, 17, 100, 500][round % 6];
+        let n = [1, 2, 3, 17, 100, 500, 2000][round % 7];
         let values: Vec<f64> = (0..n)
-            .map(|i| match (round / 6) % 5 {
+            .map(|i| match (round / 7) % 5 {
                 0 => f64::from_bits(next() << 11),
                 1 => (next() % 1000) as f64 / 100.0,
                 2 => (i as f64).sqrt() + (next() % 3) as f64,
@@ -296,6 +296,16 @@ fn xor_size_counts_what_the_fields_take() {
             assert_eq!(xor_size_below(&v32, limit), xor_size_below_reference(&v32, limit), "{round} {limit}");
         }
         assert_eq!(full, Some(xor(&values).len()));
+        // The bound never passes the bits counted.
+        if let Some((first, rest)) = values.split_first() {
+            let bits = |size: usize| (size - 1 - 8) as u64 * 8;
+            let counted = bits(full.expect("a size"));
+            for stop in [counted + 1, counted + 8, u64::MAX] {
+                assert!(!xor_bits_reach(first.to_bits(), rest, rest.len() as u64, stop), "{round} {stop}");
+            }
+            let n = rest.len() as u64;
+            assert!(rest.is_empty() || xor_bits_reach(first.to_bits(), rest, n, n), "{round}");
+        }
     }
 }
 
