@@ -361,10 +361,14 @@ fn nearest(x: f64) -> i64 {
 
 /// Whether [`exact_decimal_near`] decided each of `ns` (none is
 /// [`UNDECIDED`]): one pass without a branch (vectorised), so that the
-/// values are walked one by one only where one is left undecided.
+/// values are walked one by one only where one is left undecided. The
+/// words OR'd, and the top bit tested: a decided integer's zigzag form is
+/// below 2^52 (the integer below 2^50 in magnitude), [`UNDECIDED`] has it
+/// (an OR is one instruction for two words, where SSE2 has no 64-bit
+/// comparison).
 #[inline]
 fn all_decided(ns: &[u64]) -> bool {
-    ns.iter().fold(true, |all, &z| all & (z != UNDECIDED))
+    ns.iter().fold(0, |any, &z| any | z) >> 63 == 0
 }
 
 /// The zigzagged [`exact_decimal`]`(v, e)` of `values`' values into

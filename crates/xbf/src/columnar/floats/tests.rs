@@ -110,7 +110,10 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             }
         }
         for e in 0..=18u8 {
-            assert_eq!(exact_decimal_near(v, Pow10::of(e)), near(v, e), "{v:e} at {e}");
+            let z = exact_decimal_near(v, Pow10::of(e));
+            assert_eq!(z, near(v, e), "{v:e} at {e}");
+            // (`all_decided` tests the top bit alone.)
+            assert!(z == UNDECIDED || z < 1 << 52, "{v:e} at {e}");
             let wide = fits_wide(v, Pow10::of(e)) && v.to_bits() != (-0f64).to_bits();
             assert_eq!(wide, exact_decimal(v, e).is_some(), "wide: {v:e} at {e}");
         }
