@@ -287,9 +287,10 @@ fn fits_wide<F: Float>(v: F, p: Pow10<F>) -> bool {
 /// `top`, the largest exponent at which `|v|·10^e` is below `2^(p-3)` by
 /// more than that factor, the exponents `v` fits are those from its
 /// smallest up to `top`: found by one check at `top` and a binary search
-/// below it. The exponents above `top` are checked one by one, until the
-/// product reaches the integers' limit (no fit there nor above: its integer
-/// would be the limit or more). NaN and the infinities fit none.
+/// below it. Above `top`, only `top + 1` can have a product below the
+/// integers' limit (no fit where the product reaches it: its integer
+/// would be the limit or more): checked alone. NaN and the infinities fit
+/// none.
 #[inline]
 fn fit_mask<F: Float>(v: F) -> u32 {
     let a = v.to_f64().abs();
@@ -298,23 +299,16 @@ fn fit_mask<F: Float>(v: F) -> u32 {
         return 0;
     }
     // 2^(p-3) less a margin far above `F::NEAR`, and the integers' limit.
-    let (bound, limit, precision) = if F::BYTES == 8 {
-        ((1u64 << 50) as f64 * (1.0 - 1.0 / (1u64 << 40) as f64), 9.0e15, 53)
-    } else {
-        ((1u64 << 21) as f64 * (1.0 - 1.0 / (1u64 << 18) as f64), 1.6e7, 24)
-    };
+    let (bound, limit) = if F::BYTES == 8 { (TOP_BOUND_F64, 9.0e15) } else { (TOP_BOUND_F32, 1.6e7) };
     let max = i32::from(F::MAX_EXP);
     let pow = |e: i32| POW10_F64[e as usize];
-    // `top`: guessed from the binary exponent of `a` (log10(2) ~ 1233/4096),
-    // then moved to the exact one (-1 if `a` passes the bound at 0).
-    let k = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    let mut top = (((precision - 4 - k) * 1233) >> 12).clamp(-1, max);
-    while top >= 0 && a * pow(top) > bound {
-        top -= 1;
-    }
-    while top < max && a * pow(top + 1) <= bound {
-        top += 1;
-    }
+    // `top` (-1 if `a` passes the bound at 0): that of the smallest
+    // magnitude with `a`'s binary exponent, from a table, or one less
+    // (`a` is below twice that magnitude, whose product at one exponent
+    // less is a fifth of the one at `top`, below the bound).
+    let table = if F::BYTES == 8 { &TOP_F64 } else { &TOP_F32 };
+    let t = i32::from(table[(a.to_bits() >> 52) as usize]);
+    let top = if t >= 0 && a * pow(t) > bound { t - 1 } else { t };
     // Up to `top` the products are below 2^50 (2^21 for f32), where
     // `exact_decimal_near` decides exactly what `exact_decimal` does,
     // without a branch; above it, the full check.
@@ -333,17 +327,57 @@ fn fit_mask<F: Float>(v: F) -> u32 {
         }
         mask = ((2u32 << top) - 1) & !((1u32 << lo) - 1);
     }
-    // (An exclusive range: `..=` adds an exhaustion flag to every step.)
-    for e in top + 1..max + 1 {
-        if a * pow(e) >= limit {
-            break;
-        }
-        if fits(e) {
-            mask |= 1 << e;
-        }
+    // Above `top`, one exponent at most is below the integers' limit: the
+    // product at `top + 1` passes the bound, so the one at `top + 2` passes
+    // ten times the bound, more than the limit (1.1·10^16 against 9·10^15,
+    // 2.1·10^7 against 1.6·10^7).
+    let e = top + 1;
+    if e <= max && a * pow(e) < limit && fits(e) {
+        mask |= 1 << e;
     }
     mask
 }
+
+/// `fit_mask`'s `top` for each binary exponent (an f64's 11 bits: the
+/// index) at its smallest magnitude `2^u`: the largest exponent `e` up to
+/// `max` at which `2^u·10^e` is within the bound, -1 if none (for the
+/// subnormals' field, whose magnitudes are below every bound, `max`).
+/// The bound is `2^p` less a margin that no `2^u·10^e` falls in (its odd
+/// part, `5^e`, is no power of two), so the condition is `10^e < 2^(p-u)`:
+/// `e` is `floor((p-u)·log10(2))` (never an integer for `p - u` from 1),
+/// by a multiplication exact over these exponents (the tests check the
+/// table against the products). In integers: a `const fn` (the crate's
+/// Rust has no floating point there).
+const fn top_table(p: i32, max: i32) -> [i8; 2048] {
+    let mut t = [0i8; 2048];
+    let mut k = 0;
+    while k < 2048 {
+        let m = p + 1023 - k as i32;
+        t[k] = if k == 0 {
+            max as i8
+        } else if m <= 0 {
+            -1
+        } else {
+            let e = (m as i64 * 315_653) >> 20;
+            if e > max as i64 {
+                max as i8
+            } else {
+                e as i8
+            }
+        };
+        k += 1;
+    }
+    t
+}
+
+/// `fit_mask`'s bound for f64: 2^50 less a margin.
+const TOP_BOUND_F64: f64 = (1u64 << 50) as f64 * (1.0 - 1.0 / (1u64 << 40) as f64);
+/// `fit_mask`'s bound for f32: 2^21 less a margin.
+const TOP_BOUND_F32: f64 = (1u64 << 21) as f64 * (1.0 - 1.0 / (1u64 << 18) as f64);
+/// [`top_table`] at f64's bound (`2^50` less a margin) and largest exponent.
+static TOP_F64: [i8; 2048] = top_table(50, 18);
+/// [`top_table`] at f32's bound (`2^21` less a margin) and largest exponent.
+static TOP_F32: [i8; 2048] = top_table(21, 10);
 
 #[cfg(test)]
 fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {

@@ -156,6 +156,23 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             check((n as f64 / 2.0 + 0.5) / 10f64.powi(d));
         }
     }
+    // `fit_mask`'s table of `top`: at each binary exponent's smallest
+    // magnitude, the largest exponent whose product is within the bound.
+    for (table, bound, max) in [(&TOP_F64, TOP_BOUND_F64, 18), (&TOP_F32, TOP_BOUND_F32, 10)] {
+        for k in 0..2048u64 {
+            let low = if k == 0 { 0.0 } else { f64::from_bits(k << 52) };
+            let top = (0..=max).rev().find(|&e| low * POW10_F64[e] <= bound).map_or(-1, |e| e as i8);
+            assert_eq!(table[k as usize], top, "{k}");
+        }
+    }
+    // Every binary exponent: its smallest magnitude, the one below it,
+    // and one of its own, where `fit_mask`'s table of `top` changes.
+    for k in 0..2047u64 {
+        let low = f64::from_bits(k << 52);
+        for v in [low, f64::from_bits((k << 52).saturating_sub(1)), f64::from_bits(k << 52 | next() >> 1)] {
+            check(v);
+        }
+    }
     for i in 0..200_000u64 {
         let r = next();
         let digits = (r % 19) as i32;
