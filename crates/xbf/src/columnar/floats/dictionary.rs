@@ -34,10 +34,13 @@ pub(super) fn dictionary<F: Float>(values: &[F], parts: Option<(u8, &DecimalPart
 /// does the count of distinct values, and the dictionary gives up. A few
 /// instructions a value instead of a look-up, a push and an index each,
 /// for the columns of mostly distinct values (prices, coordinates,
-/// measurements) whose dictionaries give up at half the column. `false`
-/// (the dictionary is then built) as soon as more than one value in eight
-/// looks repeated: there it may well be kept, and is worth building. (Not
-/// inlined: the column encoder's own loops compile worse with it.)
+/// measurements) whose dictionaries give up at half the column, and for
+/// those whose values repeat but not enough (a proof there saves the
+/// dictionary's build up to where it gives up). `false` (the dictionary
+/// is then built) as soon as the count, growing on at its rate over the
+/// last 64 values, would end short of the give-up count: there the
+/// dictionary is likely kept, and worth building. (Not inlined: the
+/// column encoder's own loops compile worse with it.)
 #[inline(never)]
 fn gives_up_surely<F: Float>(values: &[F]) -> bool {
     let n = values.len();
@@ -45,14 +48,13 @@ fn gives_up_surely<F: Float>(values: &[F]) -> bool {
     if n <= give_up {
         return false;
     }
-    // The walk ends within about 4,700 values: on a column of 8,192 or
-    // fewer, the give-up count is at most 4,112; on a longer one, by value
-    // 4,096 either more than 3,072 counted as distinct (`mostly_distinct`)
-    // or more than one in eight looked repeated. So four to eight bits a
-    // value up to 8,192 values (at half the column about one value in 16
-    // shares its bit with one before, fewer than the one in eight that
-    // stops the count: a table of half a byte to a byte a value to clear),
-    // and 2^16 bits (8 KiB) for any longer column.
+    // The walk ends within 8,192 values: on a column of 8,192 or fewer,
+    // at its end; on a longer one, at value 4,096 (past it only more than
+    // half the column proves, unlikely for a table of its size). So four
+    // to eight bits a value up to 8,192 values (at half the column about
+    // one value in 16 shares its bit with one before, at the end one in
+    // eight: a table of half a byte to a byte a value to clear), and 2^16
+    // bits (8 KiB) for any longer column.
     let bits = if n > 8192 { 1 << 16 } else { (4 * n).next_power_of_two().max(64) };
     let shift = 64 - bits.trailing_zeros();
     let mut table = vec![0u64; bits / 64];
@@ -61,6 +63,8 @@ fn gives_up_surely<F: Float>(values: &[F]) -> bool {
     let last = table.len() - 1;
     let mut count = 0usize;
     let mut seen = 0usize;
+    // Where the last window of values began, and the count there.
+    let (mut window, mut count_then) = (0usize, 0usize);
     // The counts are compared a block of values at a time, not per value
     // (the comparisons cost more than the bits): `true` is still a proof
     // (the bits set at a block's end never outnumber the distinct values
@@ -78,7 +82,18 @@ fn gives_up_surely<F: Float>(values: &[F]) -> bool {
         if count > give_up || mostly_distinct(seen, count, n) {
             return true;
         }
-        if seen - count > seen / 8 + 8 {
+        // Every 64 values: where the count, growing on at the last 64
+        // values' rate, would end short of the give-up count, the
+        // dictionary is likely kept (and worth building): no proof is
+        // likely.
+        if seen - window >= 64 {
+            let (w, new) = (seen - window, count - count_then);
+            if count * w + new * (n - seen) < give_up * w {
+                return false;
+            }
+            (window, count_then) = (seen, count);
+        }
+        if n > 8192 && seen >= 4096 {
             return false;
         }
     }
