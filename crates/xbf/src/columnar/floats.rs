@@ -287,9 +287,10 @@ fn fits_wide<F: Float>(v: F, p: Pow10<F>) -> bool {
 /// `top`, the largest exponent at which `|v|·10^e` is below `2^(p-3)` by
 /// more than that factor, the exponents `v` fits are those from its
 /// smallest up to `top`: found by one check at `top` and a binary search
-/// below it. The exponents above `top` are checked one by one, until the
-/// product reaches the integers' limit (no fit there nor above: its integer
-/// would be the limit or more). NaN and the infinities fit none.
+/// below it. Above `top`, only `top + 1` can have a product below the
+/// integers' limit (no fit where the product reaches it: its integer
+/// would be the limit or more): checked alone. NaN and the infinities fit
+/// none.
 #[inline]
 fn fit_mask<F: Float>(v: F) -> u32 {
     let a = v.to_f64().abs();
@@ -298,23 +299,16 @@ fn fit_mask<F: Float>(v: F) -> u32 {
         return 0;
     }
     // 2^(p-3) less a margin far above `F::NEAR`, and the integers' limit.
-    let (bound, limit, precision) = if F::BYTES == 8 {
-        ((1u64 << 50) as f64 * (1.0 - 1.0 / (1u64 << 40) as f64), 9.0e15, 53)
-    } else {
-        ((1u64 << 21) as f64 * (1.0 - 1.0 / (1u64 << 18) as f64), 1.6e7, 24)
-    };
+    let (bound, limit) = if F::BYTES == 8 { (TOP_BOUND_F64, 9.0e15) } else { (TOP_BOUND_F32, 1.6e7) };
     let max = i32::from(F::MAX_EXP);
     let pow = |e: i32| POW10_F64[e as usize];
-    // `top`: guessed from the binary exponent of `a` (log10(2) ~ 1233/4096),
-    // then moved to the exact one (-1 if `a` passes the bound at 0).
-    let k = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    let mut top = (((precision - 4 - k) * 1233) >> 12).clamp(-1, max);
-    while top >= 0 && a * pow(top) > bound {
-        top -= 1;
-    }
-    while top < max && a * pow(top + 1) <= bound {
-        top += 1;
-    }
+    // `top` (-1 if `a` passes the bound at 0): that of the smallest
+    // magnitude with `a`'s binary exponent, from a table, or one less
+    // (`a` is below twice that magnitude, whose product at one exponent
+    // less is a fifth of the one at `top`, below the bound).
+    let table = if F::BYTES == 8 { &TOP_F64 } else { &TOP_F32 };
+    let t = i32::from(table[(a.to_bits() >> 52) as usize]);
+    let top = if t >= 0 && a * pow(t) > bound { t - 1 } else { t };
     // Up to `top` the products are below 2^50 (2^21 for f32), where
     // `exact_decimal_near` decides exactly what `exact_decimal` does,
     // without a branch; above it, the full check.
@@ -333,17 +327,57 @@ fn fit_mask<F: Float>(v: F) -> u32 {
         }
         mask = ((2u32 << top) - 1) & !((1u32 << lo) - 1);
     }
-    // (An exclusive range: `..=` adds an exhaustion flag to every step.)
-    for e in top + 1..max + 1 {
-        if a * pow(e) >= limit {
-            break;
-        }
-        if fits(e) {
-            mask |= 1 << e;
-        }
+    // Above `top`, one exponent at most is below the integers' limit: the
+    // product at `top + 1` passes the bound, so the one at `top + 2` passes
+    // ten times the bound, more than the limit (1.1·10^16 against 9·10^15,
+    // 2.1·10^7 against 1.6·10^7).
+    let e = top + 1;
+    if e <= max && a * pow(e) < limit && fits(e) {
+        mask |= 1 << e;
     }
     mask
 }
+
+/// `fit_mask`'s `top` for each binary exponent (an f64's 11 bits: the
+/// index) at its smallest magnitude `2^u`: the largest exponent `e` up to
+/// `max` at which `2^u·10^e` is within the bound, -1 if none (for the
+/// subnormals' field, whose magnitudes are below every bound, `max`).
+/// The bound is `2^p` less a margin that no `2^u·10^e` falls in (its odd
+/// part, `5^e`, is no power of two), so the condition is `10^e < 2^(p-u)`:
+/// `e` is `floor((p-u)·log10(2))` (never an integer for `p - u` from 1),
+/// by a multiplication exact over these exponents (the tests check the
+/// table against the products). In integers: a `const fn` (the crate's
+/// Rust has no floating point there).
+const fn top_table(p: i32, max: i32) -> [i8; 2048] {
+    let mut t = [0i8; 2048];
+    let mut k = 0;
+    while k < 2048 {
+        let m = p + 1023 - k as i32;
+        t[k] = if k == 0 {
+            max as i8
+        } else if m <= 0 {
+            -1
+        } else {
+            let e = (m as i64 * 315_653) >> 20;
+            if e > max as i64 {
+                max as i8
+            } else {
+                e as i8
+            }
+        };
+        k += 1;
+    }
+    t
+}
+
+/// `fit_mask`'s bound for f64: 2^50 less a margin.
+const TOP_BOUND_F64: f64 = (1u64 << 50) as f64 * (1.0 - 1.0 / (1u64 << 40) as f64);
+/// `fit_mask`'s bound for f32: 2^21 less a margin.
+const TOP_BOUND_F32: f64 = (1u64 << 21) as f64 * (1.0 - 1.0 / (1u64 << 18) as f64);
+/// [`top_table`] at f64's bound (`2^50` less a margin) and largest exponent.
+static TOP_F64: [i8; 2048] = top_table(50, 18);
+/// [`top_table`] at f32's bound (`2^21` less a margin) and largest exponent.
+static TOP_F32: [i8; 2048] = top_table(21, 10);
 
 #[cfg(test)]
 fn decimal<F: Float>(values: &[F], e: u8) -> Vec<u8> {
@@ -361,10 +395,14 @@ fn nearest(x: f64) -> i64 {
 
 /// Whether [`exact_decimal_near`] decided each of `ns` (none is
 /// [`UNDECIDED`]): one pass without a branch (vectorised), so that the
-/// values are walked one by one only where one is left undecided.
+/// values are walked one by one only where one is left undecided. The
+/// words OR'd, and the top bit tested: a decided integer's zigzag form is
+/// below 2^52 (the integer below 2^50 in magnitude), [`UNDECIDED`] has it
+/// (an OR is one instruction for two words, where SSE2 has no 64-bit
+/// comparison).
 #[inline]
 fn all_decided(ns: &[u64]) -> bool {
-    ns.iter().fold(true, |all, &z| all & (z != UNDECIDED))
+    ns.iter().fold(0, |any, &z| any | z) >> 63 == 0
 }
 
 /// The zigzagged [`exact_decimal`]`(v, e)` of `values`' values into
@@ -594,26 +632,81 @@ fn xor_size_below<F: Float>(values: &[F], limit: usize) -> Option<usize> {
     // check above, `limit` is at least `size(0) + 1`); tested only where
     // the bits grow.
     let stop = ((limit - 2 - F::BYTES) as u64).saturating_mul(8).saturating_add(1);
-    for v in rest {
-        let b = v.to_bits64();
-        let x = b ^ prev;
-        prev = b;
-        if x != 0 {
-            let lead = x.leading_zeros() - (64 - width);
-            let trail = x.trailing_zeros();
-            let len = width - lead - trail;
-            if lead >= wl && trail >= wt && wlen <= len + 2 * F::FIELD {
-                bits += 1 + u64::from(wlen);
-            } else {
-                (wl, wt, wlen) = (lead, trail, len);
-                bits += 1 + 2 * u64::from(F::FIELD) + u64::from(len);
-            }
-            if bits >= stop {
-                return None;
+    // The first values walked (a walk that ends among them needs no more),
+    // then the rest bounded once by `xor_bits_reach` from the bits so far,
+    // and walked on where that does not decide.
+    let head = rest.len().min(32);
+    for (part, values) in [&rest[..head], &rest[head..]].into_iter().enumerate() {
+        if part == 1 && xor_bits_reach(prev, values, bits, stop) {
+            return None;
+        }
+        for v in values {
+            let b = v.to_bits64();
+            let x = b ^ prev;
+            prev = b;
+            if x != 0 {
+                let lead = x.leading_zeros() - (64 - width);
+                let trail = x.trailing_zeros();
+                let len = width - lead - trail;
+                if lead >= wl && trail >= wt && wlen <= len + 2 * F::FIELD {
+                    bits += 1 + u64::from(wlen);
+                } else {
+                    (wl, wt, wlen) = (lead, trail, len);
+                    bits += 1 + 2 * u64::from(F::FIELD) + u64::from(len);
+                }
+                if bits >= stop {
+                    return None;
+                }
             }
         }
     }
     Some(size(bits))
+}
+
+/// Whether the bits [`xor_size_below`] counts surely reach `stop`, with
+/// `bits` counted up to `rest` (the values after them, the one before
+/// having the bits `prev`), by a bound on what `rest` adds that needs no
+/// window: a changed value takes, past its first bit (already in `bits`),
+/// one bit and its window's length, and a window holds the value's XOR
+/// (the one it opens, its own length; one it reuses, at least that), so
+/// more than `len - 1` bits, `len` the XOR's bits from its first to its
+/// last 1 (`len - 1` is the distance between the two: the form that needs
+/// no test for an equal value, whose XOR has no bits). A dozen
+/// instructions a value without a branch, against the walk's two dozen:
+/// most columns that reach the XOR sizing are short decimals, whose XORs
+/// take about 50 bits each against the decimal encoding's few, and their
+/// walk only ends at `stop`. After each block (the first of 16 values, so
+/// that a walk about to end wastes few, then of 64), a bound that would
+/// not pass `stop` by an eighth at the end at its rate so far gives way to
+/// the walk (there the XOR may well be smaller, or the bound too
+/// loose, its windows reused wider than its values; a question of speed
+/// only: `false` is never wrong).
+#[inline(never)]
+fn xor_bits_reach<F: Float>(mut prev: u64, rest: &[F], mut bits: u64, stop: u64) -> bool {
+    // The highest set bit's position, 0 for 0 (no branch).
+    let top = |x: u64| (x | 1).ilog2();
+    let (start, n, goal) = (bits as f64, rest.len() as f64, stop as f64 * 1.125);
+    let (mut seen, mut len) = (0, 16);
+    while seen < rest.len() {
+        let block = &rest[seen..rest.len().min(seen + len)];
+        seen += block.len();
+        len = 64;
+        for v in block {
+            let b = v.to_bits64();
+            let x = b ^ prev;
+            prev = b;
+            // From the highest 1 to the lowest (isolated: `x & -x`).
+            bits += u64::from(top(x) - top(x & x.wrapping_neg()));
+        }
+        if bits >= stop {
+            return true;
+        }
+        // (In floats: a guess, whose rounding does not matter.)
+        if start + (bits as f64 - start) * (n / seen as f64) < goal {
+            return false;
+        }
+    }
+    false
 }
 
 fn xor<F: Float>(values: &[F]) -> Vec<u8> {
@@ -827,7 +920,7 @@ fn encode_hinted<F: Float>(values: &[F], hint: Option<u8>) -> Vec<u8> {
         }
     }
     // The integers of any decimal worked out stand for the values' bits.
-    let parts = tries.first().or(hinted.as_ref()).map(|(_, parts)| parts);
+    let parts = tries.first().or(hinted.as_ref()).map(|(e, parts)| (*e, parts));
     if let Some((distinct, ids)) = dictionary::dictionary(values, parts) {
         let inner_tries = direct_tries(&distinct);
         let inner_plain = 1 + distinct.len() * F::BYTES;

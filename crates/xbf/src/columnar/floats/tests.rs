@@ -110,7 +110,10 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             }
         }
         for e in 0..=18u8 {
-            assert_eq!(exact_decimal_near(v, Pow10::of(e)), near(v, e), "{v:e} at {e}");
+            let z = exact_decimal_near(v, Pow10::of(e));
+            assert_eq!(z, near(v, e), "{v:e} at {e}");
+            // (`all_decided` tests the top bit alone.)
+            assert!(z == UNDECIDED || z < 1 << 52, "{v:e} at {e}");
             let wide = fits_wide(v, Pow10::of(e)) && v.to_bits() != (-0f64).to_bits();
             assert_eq!(wide, exact_decimal(v, e).is_some(), "wide: {v:e} at {e}");
         }
@@ -151,6 +154,23 @@ fn fast_planning_chooses_what_the_full_count_chose() {
             // Halfway between two integers, where the roundings differ.
             check((n as f64 + 0.5) / 10f64.powi(d));
             check((n as f64 / 2.0 + 0.5) / 10f64.powi(d));
+        }
+    }
+    // `fit_mask`'s table of `top`: at each binary exponent's smallest
+    // magnitude, the largest exponent whose product is within the bound.
+    for (table, bound, max) in [(&TOP_F64, TOP_BOUND_F64, 18), (&TOP_F32, TOP_BOUND_F32, 10)] {
+        for k in 0..2048u64 {
+            let low = if k == 0 { 0.0 } else { f64::from_bits(k << 52) };
+            let top = (0..=max).rev().find(|&e| low * POW10_F64[e] <= bound).map_or(-1, |e| e as i8);
+            assert_eq!(table[k as usize], top, "{k}");
+        }
+    }
+    // Every binary exponent: its smallest magnitude, the one below it,
+    // and one of its own, where `fit_mask`'s table of `top` changes.
+    for k in 0..2047u64 {
+        let low = f64::from_bits(k << 52);
+        for v in [low, f64::from_bits((k << 52).saturating_sub(1)), f64::from_bits(k << 52 | next() >> 1)] {
+            check(v);
         }
     }
     for i in 0..200_000u64 {
@@ -273,9 +293,9 @@ fn xor_size_below_reference<F: Float>(values: &[F], limit: usize) -> Option<usiz
 fn xor_size_counts_what_the_fields_take() {
     let mut next = crate::columnar::lcg(5, 11);
     for round in 0..300 {
-        let n = [1, 2, 3, 17, 100, 500][round % 6];
+        let n = [1, 2, 3, 17, 100, 500, 2000][round % 7];
         let values: Vec<f64> = (0..n)
-            .map(|i| match (round / 6) % 5 {
+            .map(|i| match (round / 7) % 5 {
                 0 => f64::from_bits(next() << 11),
                 1 => (next() % 1000) as f64 / 100.0,
                 2 => (i as f64).sqrt() + (next() % 3) as f64,
@@ -296,6 +316,16 @@ fn xor_size_counts_what_the_fields_take() {
             assert_eq!(xor_size_below(&v32, limit), xor_size_below_reference(&v32, limit), "{round} {limit}");
         }
         assert_eq!(full, Some(xor(&values).len()));
+        // The bound never passes the bits counted.
+        if let Some((first, rest)) = values.split_first() {
+            let bits = |size: usize| (size - 1 - 8) as u64 * 8;
+            let counted = bits(full.expect("a size"));
+            for stop in [counted + 1, counted + 8, u64::MAX] {
+                assert!(!xor_bits_reach(first.to_bits(), rest, rest.len() as u64, stop), "{round} {stop}");
+            }
+            let n = rest.len() as u64;
+            assert!(rest.is_empty() || xor_bits_reach(first.to_bits(), rest, n, n), "{round}");
+        }
     }
 }
 
@@ -568,10 +598,10 @@ proptest::proptest! {
         let values = column(seed, n);
         let parts = DecimalParts::of(&values, e);
         let want = bits(dictionary_reference(&values));
-        proptest::prop_assert_eq!(bits(dictionary::dictionary(&values, Some(&parts))), want.clone());
+        proptest::prop_assert_eq!(bits(dictionary::dictionary(&values, Some((e, &parts)))), want.clone());
         proptest::prop_assert_eq!(bits(dictionary::dictionary(&values, None)), want);
         let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
         let parts = DecimalParts::of(&v32, e);
-        proptest::prop_assert_eq!(bits(dictionary::dictionary(&v32, Some(&parts))), bits(dictionary_reference(&v32)));
+        proptest::prop_assert_eq!(bits(dictionary::dictionary(&v32, Some((e, &parts)))), bits(dictionary_reference(&v32)));
     }
 }
