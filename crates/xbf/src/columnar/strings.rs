@@ -310,8 +310,8 @@ fn distinct_in<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> 
         // the call, in columns where short and long values take turns).
         let mut shorts = 0;
         loop {
-            // Long values found among those before, until a short one
-            // found (then back to `find_short`) or a new one.
+            // Values found among those before (back to `find_short` after
+            // a few short ones in a row), until a new one.
             let (mut v, new) = loop {
                 let Some((v, head)) = values.next() else {
                     return Some((distinct, ids));
