@@ -29,8 +29,13 @@ trait Texts<'a>: Copy {
     fn bytes(self) -> usize;
     /// All the values' bytes one after the other, where they are held so.
     fn joined(self) -> Option<&'a [u8]>;
-    /// The text and the ends, where the values are held joined.
-    fn parts(self) -> Option<(&'a [u8], &'a [usize])>;
+    /// The values from index `from` on, each where it is under 8 bytes
+    /// with its first bytes as a word (any bytes past it).
+    fn heads(self, from: usize) -> impl Iterator<Item = (&'a [u8], u64)>;
+    /// The index of each value from `from` on among those `table` holds,
+    /// written to `out`, while the values are under 8 bytes and found
+    /// there (and `out` has room): how many were.
+    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize;
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -55,8 +60,21 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
     fn joined(self) -> Option<&'a [u8]> {
         None
     }
-    fn parts(self) -> Option<(&'a [u8], &'a [usize])> {
-        None
+    fn heads(self, from: usize) -> impl Iterator<Item = (&'a [u8], u64)> {
+        self[from..].iter().map(|&v| (v, if v.len() < 8 { short_bytes(v) } else { 0 }))
+    }
+    #[inline(never)]
+    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize {
+        let mut found = 0;
+        for (v, id) in self[from..].iter().zip(out) {
+            let Some(known) = (v.len() < 8).then(|| table.find(short_key(short_bytes(v), v.len())).ok()).flatten()
+            else {
+                break;
+            };
+            *id = known;
+            found += 1;
+        }
+        found
     }
 }
 
@@ -101,8 +119,39 @@ impl<'a> Texts<'a> for Joined<'a> {
     fn joined(self) -> Option<&'a [u8]> {
         Some(&self.text[..self.bytes()])
     }
-    fn parts(self) -> Option<(&'a [u8], &'a [usize])> {
-        Some((self.text, self.ends))
+    /// A value under 8 bytes read as the 8 bytes from where it starts
+    /// (byte by byte only for the last few values of the text).
+    fn heads(self, from: usize) -> impl Iterator<Item = (&'a [u8], u64)> {
+        let (text, mut start) = (self.text, self.start(from));
+        self.ends[from..].iter().map(move |&end| {
+            let v = &text[start..end];
+            let head = if v.len() >= 8 { 0 } else { word_from(text, start).unwrap_or_else(|| short_bytes(v)) };
+            start = end;
+            (v, head)
+        })
+    }
+    /// A function of its own, so that its few values stay in registers:
+    /// the value's start, the table's slots and key, the text and ends.
+    #[inline(never)]
+    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize {
+        let (text, mut start, mut found) = (self.text, self.start(from), 0);
+        for (&end, id) in self.ends[from..].iter().zip(out) {
+            // (Ends that go back make a length past 8: such a value is
+            // left to the caller, which reads it as a slice and fails. A
+            // value whose 8 bytes are read ends within them, so within the
+            // text.)
+            let len = end.wrapping_sub(start);
+            let Some(w) = word_from(text, start).filter(|_| len < 8) else {
+                break;
+            };
+            let Ok(known) = table.find(short_key(w, len)) else {
+                break;
+            };
+            *id = known;
+            found += 1;
+            start = end;
+        }
+        found
     }
 }
 
@@ -178,10 +227,7 @@ impl Eq for Long<'_> {}
 /// none for a dictionary that gives up); `None` when the values are mostly
 /// distinct, which a dictionary cannot win.
 fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
-    let (distinct, ids) = match values.parts() {
-        Some((text, ends)) => distinct_joined(text, ends)?,
-        None => distinct_of(values)?,
-    };
+    let (distinct, ids) = distinct_in(values)?;
     let lens = distinct.iter().map(|v| v.len() as u64).collect();
     let stats = Stats::of_ids(&ids, distinct.len());
     Some(((distinct, lens, ids), stats))
@@ -194,44 +240,38 @@ fn dictionary_room(n: usize) -> usize {
 }
 
 /// The distinct values of a list and each value's index among them, or
-/// `None` (see [`dictionary`]): values of up to 7 bytes are looked up as
-/// one word (the bytes and the length, compared whole: `WordIds`), the
-/// others by their hash and then their bytes.
+/// `None` (see [`dictionary`]).
+#[cfg(test)]
 fn distinct_of<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    let heads = values.iter().map(|v| (v, if v.len() < 8 { short_bytes(v) } else { 0 }));
-    distinct_in(values.count(), heads)
+    distinct_in(values)
 }
 
-/// [`distinct_of`] of values held joined, a value under 8 bytes read as
-/// the 8 bytes from where it starts, masked (byte by byte only for the
-/// last few values of the text).
-fn distinct_joined<'a>(text: &'a [u8], ends: &[usize]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    let mut start = 0;
-    let heads = ends.iter().map(|&end| {
-        let v = &text[start..end];
-        let head = if v.len() >= 8 {
-            0
-        } else {
-            match text.get(start..start + 8) {
-                Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
-                None => short_bytes(v),
-            }
-        };
-        start = end;
-        (v, head)
-    });
-    distinct_in(ends.len(), heads)
+/// [`distinct_of`] of values held joined.
+#[cfg(test)]
+fn distinct_joined<'a>(text: &'a [u8], ends: &'a [usize]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+    distinct_in(Joined { text, ends })
 }
 
-/// The dictionary of `n` values, each with its first bytes as a word
-/// where it is under 8 bytes (any bytes past it). Two loops take turns:
-/// one looks values up and adds none (most values, in a column a
-/// dictionary wins: it keeps what it needs in registers), and leaves at a
-/// new value for one that adds values until it finds one it has (mostly
-/// distinct columns stay in it). A long value equal to the last long one
-/// takes its index without being hashed (a short one is looked up: its
-/// word costs less to place than to keep and compare).
-fn distinct_in<'a>(n: usize, values: impl Iterator<Item = (&'a [u8], u64)>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+/// How many indices [`Texts::find_short`] writes at a time.
+const FIND_BLOCK: usize = 256;
+
+/// How many short values found in a row [`distinct_in`] takes in its own
+/// loop before it hands the values to [`Texts::find_short`].
+const SHORTS_IN_A_ROW: usize = 4;
+
+/// The distinct values and each value's index among them, or `None` (see
+/// [`dictionary`]): values of up to 7 bytes are looked up as one word (the
+/// bytes and the length, compared whole: `WordIds`), the others by their
+/// hash and then their bytes. Three loops take turns: [`Texts::find_short`]
+/// takes short values found among those before (most values, in a column
+/// of short values a dictionary wins) into a block on the stack; at any
+/// other value, one loop looks long values up and adds none, and leaves at
+/// a new value for one that adds values until it finds one it has (mostly
+/// distinct columns stay in it); the values go back to `find_short` after
+/// a few short values found in a row. A long value equal to the last long one takes its
+/// index without being hashed (a short one is looked up: its word costs
+/// less to place than to keep and compare).
+fn distinct_in<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
     /// Where a new value goes: its word and free slot in the short
     /// values' table, or its hash and free slot (if the table is made) in
     /// the long values'.
@@ -239,6 +279,7 @@ fn distinct_in<'a>(n: usize, values: impl Iterator<Item = (&'a [u8], u64)>) -> O
         Short(u64, usize),
         Long(u64, Option<usize>),
     }
+    let n = values.count();
     let room = dictionary_room(n);
     let key = super::FastHash::default();
     let mut short = super::WordIds::new(key);
@@ -246,7 +287,6 @@ fn distinct_in<'a>(n: usize, values: impl Iterator<Item = (&'a [u8], u64)>) -> O
     let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
     let mut ids = Vec::with_capacity(n);
     let give_up = n / 2 + 16;
-    let mut values = values;
     // The last long value and its index.
     let (mut last_long, mut last_long_id): (&[u8], u64) = (&[], 0);
     // Whether a long value is the last one (its last word compared first:
@@ -254,78 +294,111 @@ fn distinct_in<'a>(n: usize, values: impl Iterator<Item = (&'a [u8], u64)>) -> O
     let is_last = |v: &[u8], last: &[u8]| {
         v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
     };
-    loop {
-        // Values found among those before, until a new one.
-        let (mut v, new) = loop {
-            let Some((v, head)) = values.next() else {
-                return Some((distinct, ids));
-            };
-            let id = if v.len() < 8 {
-                let word = short_key(head, v.len());
-                match short.find(word) {
-                    Ok(id) => id,
-                    Err(at) => break (v, New::Short(word, at)),
-                }
-            } else {
-                if !is_last(v, last_long) {
-                    let h = key.long(v);
-                    let found = match &long {
-                        Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
-                        None => break (v, New::Long(h, None)),
-                    };
-                    match found {
-                        Ok(id) => (last_long, last_long_id) = (v, id),
-                        Err(at) => break (v, New::Long(h, Some(at))),
-                    }
-                }
-                last_long_id
-            };
-            ids.push(id);
-        };
-        let mut next = distinct.len() as u64;
-        match new {
-            New::Short(word, at) => short.add_at(at, word, next),
-            New::Long(h, at) => {
-                let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
-                let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
-                table.add_at(at, h, next);
-                (last_long, last_long_id) = (v, next);
-            }
-        }
-        // The new value, and the values after it, added where new, until
-        // one is found among those before.
-        let mut id = next;
+    let mut block = [0u64; FIND_BLOCK];
+    'short: loop {
+        // (A block filled is followed by another.)
         loop {
-            ids.push(id);
-            if id != next {
+            let found = values.find_short(ids.len(), &short, &mut block);
+            ids.extend_from_slice(&block[..found]);
+            if found < FIND_BLOCK {
                 break;
             }
-            distinct.push(v);
-            if distinct.len() > give_up || super::mostly_distinct(ids.len(), distinct.len(), n) {
-                return None;
-            }
-            let Some((w, head)) = values.next() else {
-                return Some((distinct, ids));
+        }
+        let mut values = values.heads(ids.len());
+        // Short values found in a row here, a few of which send the
+        // values after them to `find_short` (one alone does not pay for
+        // the call, in columns where short and long values take turns).
+        let mut shorts = 0;
+        loop {
+            // Values found among those before (back to `find_short` after
+            // a few short ones in a row), until a new one.
+            let (mut v, new) = loop {
+                let Some((v, head)) = values.next() else {
+                    return Some((distinct, ids));
+                };
+                let id = if v.len() < 8 {
+                    let word = short_key(head, v.len());
+                    match short.find(word) {
+                        Ok(id) => {
+                            ids.push(id);
+                            shorts += 1;
+                            if shorts == SHORTS_IN_A_ROW {
+                                continue 'short;
+                            }
+                            continue;
+                        }
+                        Err(at) => break (v, New::Short(word, at)),
+                    }
+                } else {
+                    shorts = 0;
+                    if !is_last(v, last_long) {
+                        let h = key.long(v);
+                        let found = match &long {
+                            Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
+                            None => break (v, New::Long(h, None)),
+                        };
+                        match found {
+                            Ok(id) => (last_long, last_long_id) = (v, id),
+                            Err(at) => break (v, New::Long(h, Some(at))),
+                        }
+                    }
+                    last_long_id
+                };
+                ids.push(id);
             };
-            v = w;
-            next = distinct.len() as u64;
-            id = if v.len() < 8 {
-                short.find_or_add(short_key(head, v.len()), next)
-            } else {
-                if !is_last(v, last_long) {
-                    let h = key.long(v);
+            let mut next = distinct.len() as u64;
+            match new {
+                New::Short(word, at) => short.add_at(at, word, next),
+                New::Long(h, at) => {
                     let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
-                    let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
-                    let id = found.unwrap_or_else(|at| {
-                        table.add_at(at, h, next);
-                        next
-                    });
-                    (last_long, last_long_id) = (v, id);
+                    let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
+                    table.add_at(at, h, next);
+                    (last_long, last_long_id) = (v, next);
                 }
-                last_long_id
-            };
+            }
+            // The new value, and the values after it, added where new,
+            // until one is found among those before.
+            let mut id = next;
+            loop {
+                ids.push(id);
+                if id != next {
+                    shorts = usize::from(v.len() < 8);
+                    break;
+                }
+                distinct.push(v);
+                if distinct.len() > give_up || super::mostly_distinct(ids.len(), distinct.len(), n) {
+                    return None;
+                }
+                let Some((w, head)) = values.next() else {
+                    return Some((distinct, ids));
+                };
+                v = w;
+                next = distinct.len() as u64;
+                id = if v.len() < 8 {
+                    short.find_or_add(short_key(head, v.len()), next)
+                } else {
+                    if !is_last(v, last_long) {
+                        let h = key.long(v);
+                        let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
+                        let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
+                        let id = found.unwrap_or_else(|at| {
+                            table.add_at(at, h, next);
+                            next
+                        });
+                        (last_long, last_long_id) = (v, id);
+                    }
+                    last_long_id
+                };
+            }
         }
     }
+}
+
+/// The 8 bytes of `text` from `at`, little-endian, where it holds them.
+#[inline]
+fn word_from(text: &[u8], at: usize) -> Option<u64> {
+    let w = text.get(at..)?.get(..8)?;
+    Some(u64::from_le_bytes(w.try_into().expect("8 bytes")))
 }
 
 /// A value of `len` bytes (under 8) as one word, from its head: its
@@ -1057,10 +1130,15 @@ mod tests {
                 };
                 keys.push(k);
             }
+            // In some rounds every value is short (long runs of short
+            // values found, over several of `find_short`'s blocks), in
+            // some a long one comes now and then among them.
+            let width = [13, 8, 13, 8, 13][round % 5];
             let values: Vec<Vec<u8>> = keys
                 .iter()
-                .map(|&k| {
-                    let len = (k % 13) as usize;
+                .enumerate()
+                .map(|(i, &k)| {
+                    let len = if round % 10 == 3 && i % 37 == 5 { 9 + (k % 3) as usize } else { (k % width) as usize };
                     (0..len).map(|i| (k >> (i % 8)) as u8 & 3).collect()
                 })
                 .collect();
