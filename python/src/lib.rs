@@ -42,7 +42,9 @@
 //! table read in place; `list_item`: a list's items borrowed; `dict_set`:
 //! `PyDict_SetItem`; `long_value`: `PyLong_AsLongLongAndOverflow`;
 //! `small_int`: compact ints read in place; `str_bytes`: compact ASCII strs
-//! read in place; `new_str`; `object_new`); each block states why it is sound, and
+//! read in place; `new_str`; `object_new`), and in `records` (`gather`'s walks over dicts read in place;
+//! `column::RawColumn::str_run`: strings copied into reserved room, with `pyobj::compact_ascii`, an exact
+//! str's ASCII bytes read from its header); each block states why it is sound, and
 //! python/UNSAFE.md has the measurements. Miri cannot run this
 //! crate, as every path goes through CPython's C API; it is checked instead
 //! by the pytest suite run on a debug-checked interpreter

@@ -8,8 +8,11 @@ use pyo3::Borrowed;
 
 use xbf::infer::Ints;
 
+use std::mem::MaybeUninit;
+
 use crate::infer::Shape;
 use crate::learned::ColumnKinds;
+use crate::pyobj::compact_ascii;
 use crate::raw::{append_short, long_value, small_int, str_bytes, DictEntries, Long};
 
 /// The kind of each value of a key of the records, as it was read: the
@@ -299,11 +302,15 @@ impl RawColumn {
         debug_assert_eq!(self.len, i, "record {i} follows one that had the key");
         // SAFETY: the caller's contract: entry `j` of each table, a live
         // value (non-null) the dict holds, unchanged during the call.
-        let value = |r: usize| unsafe { Borrowed::from_ptr(py, batch[r].get_str_keyed(j).1) };
+        let value_ptr = |r: usize| unsafe { batch[r].get_str_keyed(j).1 };
+        // SAFETY: as above (non-null: a live entry's value).
+        let value = |r: usize| unsafe { Borrowed::from_ptr(py, value_ptr(r)) };
         let mut r = 0;
         while r < batch.len() {
             r = match self.kind {
-                K_STR => self.run_of::<K_STR>(&value, r, batch.len()),
+                // SAFETY: the values are live objects the dicts hold,
+                // unchanged during the call (the caller's contract).
+                K_STR => unsafe { self.str_run(&value_ptr, r, batch.len()) },
                 K_INT => self.run_of::<K_INT>(&value, r, batch.len()),
                 K_FLOAT => self.run_of::<K_FLOAT>(&value, r, batch.len()),
                 K_BOOL => self.run_of::<K_BOOL>(&value, r, batch.len()),
@@ -338,6 +345,68 @@ impl RawColumn {
         }
         if self.mixed {
             self.kinds.resize(self.kinds.len() + (r - start), KIND);
+        }
+        r
+    }
+
+    /// [`RawColumn::run_of`] of strings (`K_STR`), up to the first value
+    /// that is not an exact compact-ASCII str of at most 32 bytes (which
+    /// `push` then takes): room for up to [`STR_RUN`] strings asked of the
+    /// text and the ends at once, then each string's bytes copied into it and
+    /// its end written, their places kept in locals. (`append_str` a string
+    /// reloaded and stored the text's and the ends' lengths and checked
+    /// their room after every string's bytes were stored, and the value went
+    /// through `downcast_exact` and `str_bytes`' `Option`.) The record
+    /// reached is returned (the length is the caller's).
+    ///
+    /// # Safety
+    ///
+    /// `value(r)`, for each record `r` from `start` to `end`, is a live
+    /// object that stays alive and unchanged during the call.
+    #[inline(always)]
+    unsafe fn str_run(
+        &mut self,
+        value: &impl Fn(usize) -> *mut pyo3::ffi::PyObject,
+        start: usize,
+        end: usize,
+    ) -> usize {
+        let mut r = start;
+        while r < end {
+            let n = (end - r).min(STR_RUN);
+            let (text_len, ends_len) = (self.text.len(), self.ends.len());
+            // Room for `n` strings of up to 32 bytes: string `k` starts at
+            // most `32 * k` bytes in, and `copy_short` writes 32 bytes.
+            self.text.reserve(32 * n);
+            self.ends.reserve(n);
+            let text = &mut self.text.spare_capacity_mut()[..32 * n];
+            let ends = &mut self.ends.spare_capacity_mut()[..n];
+            let (mut at, mut k) = (0, 0);
+            while k < n {
+                // SAFETY: the caller's contract (`r + k < end`).
+                let Some(s) = (unsafe { compact_ascii(value(r + k)) }) else { break };
+                if s.len() > 32 {
+                    break;
+                }
+                let dst: &mut [MaybeUninit<u8>; 32] = (&mut text[at..at + 32]).try_into().expect("32 bytes");
+                copy_short(dst, s);
+                at += s.len();
+                ends[k].write(text_len + at);
+                k += 1;
+            }
+            // SAFETY: the first `at` bytes of the text's spare capacity were
+            // written (`copy_short` writes each string's bytes, one after
+            // the other, within the room reserved), and the first `k` ends.
+            unsafe {
+                self.text.set_len(text_len + at);
+                self.ends.set_len(ends_len + k);
+            }
+            r += k;
+            if k < n {
+                break;
+            }
+        }
+        if self.mixed {
+            self.kinds.resize(self.kinds.len() + (r - start), K_STR);
         }
         r
     }
@@ -413,6 +482,47 @@ impl RawColumn {
     }
 }
 
+/// Strings of one run of [`RawColumn::str_run`] at most (a batch's): the
+/// room it asks of the text at once is 32 bytes a string.
+const STR_RUN: usize = 64;
+
+/// Writes `s` (at most 32 bytes) at the start of `dst`: every byte of
+/// `dst[..s.len()]` (those after it with anything). Two pieces of a constant
+/// size (16, 8 or 4 bytes; single bytes for 1-3), the first at the start and
+/// the second ending at the string's end, overlapping where the string is
+/// shorter than both: no loop, no `memcpy` call, one branch on the length's
+/// size class (as `raw::write_short`, which shifts the second piece instead
+/// of storing it at a variable place, for a `Vec`'s spare room whose end it
+/// may not pass).
+#[inline(always)]
+fn copy_short(dst: &mut [MaybeUninit<u8>; 32], s: &[u8]) {
+    /// `dst[at..at + N] = s[at..at + N]`, as one load and one store.
+    #[inline(always)]
+    fn piece<const N: usize>(dst: &mut [MaybeUninit<u8>; 32], s: &[u8], at: usize) {
+        let bytes: [u8; N] = s[at..at + N].try_into().expect("N bytes");
+        let dst: &mut [MaybeUninit<u8>; N] = (&mut dst[at..at + N]).try_into().expect("N bytes");
+        // SAFETY: `dst` is N bytes valid for writes (a unique reference to
+        // them), and `[u8; N]` has the layout of `[MaybeUninit<u8>; N]`
+        // (alignment 1): a store of N initialised bytes into them.
+        unsafe { dst.as_mut_ptr().cast::<[u8; N]>().write(bytes) }
+    }
+    let len = s.len();
+    if len >= 16 {
+        piece::<16>(dst, s, 0);
+        piece::<16>(dst, s, len - 16);
+    } else if len >= 8 {
+        piece::<8>(dst, s, 0);
+        piece::<8>(dst, s, len - 8);
+    } else if len >= 4 {
+        piece::<4>(dst, s, 0);
+        piece::<4>(dst, s, len - 4);
+    } else if len > 0 {
+        dst[0] = MaybeUninit::new(s[0]);
+        dst[len / 2] = MaybeUninit::new(s[len / 2]);
+        dst[len - 1] = MaybeUninit::new(s[len - 1]);
+    }
+}
+
 impl RawColumn {
     /// Appends a string to the text and its end to `ends`.
     #[inline(always)]
@@ -472,6 +582,23 @@ mod tests {
                 any = true;
             }
             assert_eq!(col.ints_bits(), any.then_some(want), "ints {:?}", col.ints);
+        }
+    }
+
+    /// `copy_short` writes every byte of the string, at every length up to
+    /// 32, over any bytes already there.
+    #[test]
+    fn copy_short_copies_every_length() {
+        use std::mem::MaybeUninit;
+        let src: Vec<u8> = (0..32u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
+        for len in 0..=32 {
+            for s in [&src[..len], &src[32 - len..]] {
+                let mut dst = [MaybeUninit::new(0xeeu8); 32];
+                super::copy_short(&mut dst, s);
+                // SAFETY: every byte of `dst` was initialised (0xee, then the copy).
+                let got: Vec<u8> = dst[..len].iter().map(|b| unsafe { b.assume_init() }).collect();
+                assert_eq!(got, s, "length {len}");
+            }
         }
     }
 
