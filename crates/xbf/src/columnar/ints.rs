@@ -39,6 +39,13 @@ pub(crate) trait Int: Copy + PartialEq {
     fn all_are(group: &[Self; 8], v: Self) -> bool {
         group.iter().fold(true, |a, &x| a & (x == v))
     }
+
+    /// The column as `u64`s, where it is not one already but every value
+    /// fits: a copy that [`encode_into`] plans and writes by the paths
+    /// specialised for `u64` (the same bytes).
+    fn narrowed(_values: &[Self]) -> Option<Vec<u64>> {
+        None
+    }
 }
 
 impl Int for u128 {
@@ -46,7 +53,22 @@ impl Int for u128 {
     fn wide(self) -> u128 {
         self
     }
+
+    /// (The tags of variants and `any` values and the lengths of maps are
+    /// `u128` columns of small values; under [`NARROWED_FROM`] values the
+    /// copy costs more than it saves.)
+    fn narrowed(values: &[Self]) -> Option<Vec<u64>> {
+        if values.len() < NARROWED_FROM {
+            return None;
+        }
+        let high = values.iter().fold(0u64, |a, &v| a | (v >> 64) as u64);
+        (high == 0).then(|| values.iter().map(|&v| v as u64).collect())
+    }
 }
+
+/// The fewest values of a `u128` column that [`encode_into`] copies into
+/// `u64`s.
+const NARROWED_FROM: usize = 16;
 
 impl Int for u64 {
     #[inline]
@@ -711,7 +733,10 @@ pub(crate) fn encode<T: Int>(values: &[T]) -> Vec<u8> {
 
 /// [`encode`], appended to `out`.
 pub(crate) fn encode_into<T: Int>(out: &mut Vec<u8>, values: &[T]) {
-    Planned::new(values).write(out);
+    match T::narrowed(values) {
+        Some(narrow) => Planned::new(&narrow[..]).write(out),
+        None => Planned::new(values).write(out),
+    }
 }
 
 /// A column whose encoding was chosen, and the bytes it takes.

@@ -454,3 +454,25 @@ fn the_bits_of_a_u64_column_are_ored_as_one_by_one() {
         }
     }
 }
+
+#[test]
+fn u128_columns_that_fit_64_bits_write_what_the_u128_path_wrote() {
+    let mut next = crate::columnar::lcg(17, 0);
+    let mut columns = shaped_columns();
+    // Tags and lengths: small values, in runs and not, around the length
+    // from which the column is copied into u64s.
+    for n in [NARROWED_FROM - 1, NARROWED_FROM, NARROWED_FROM + 1, 100, 1000, 5000] {
+        columns.push((0..n).map(|_| u128::from(next() % 3)).collect());
+        columns.push((0..n).map(|i| (i as u128 / 9) % 4).collect());
+        columns.push((0..n).map(|_| u128::from(next() % 40_000)).collect());
+        columns.push((0..n).map(|i| u128::from(next()) | (u128::from(i as u64 % 2) << 64)).collect());
+    }
+    let mut narrowed = 0;
+    for values in columns {
+        let mut general = Vec::new();
+        Planned::new(&values[..]).write(&mut general);
+        narrowed += usize::from(u128::narrowed(&values).is_some());
+        assert_eq!(encode(&values), general, "{values:?}");
+    }
+    assert!(narrowed > 100, "{narrowed} columns copied into u64s");
+}
