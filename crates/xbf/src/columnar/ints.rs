@@ -846,15 +846,7 @@ impl<'a, T: Int> Planned<'a, T> {
                     write_for(out, deltas, p.delta_min, p.delta_width);
                 }
             }
-            _ => {
-                let mut i = 0;
-                while i < values.len() {
-                    let end = run_end(values, i);
-                    varint::put(out, (end - i) as u128);
-                    varint::put(out, values[i].wide());
-                    i = end;
-                }
-            }
+            _ => write_runs(out, values, p.size),
         }
         debug_assert_eq!(out.len() - start, p.size + 1);
     }
@@ -886,17 +878,40 @@ fn write_varints<T: Int>(out: &mut Vec<u8>, values: &[T], size: usize) {
         return;
     }
     for v in values {
-        let v = v.wide();
-        if let Ok(x) = u64::try_from(v) {
-            at = put_u64(buf, at, x);
-        } else {
+        at = put_wide(buf, at, v.wide());
+    }
+    debug_assert_eq!(at, out.len());
+}
+
+/// Appends the runs of `values` (each its length's varint, then its
+/// value's), which take `size` bytes, as [`write_varints`] does: the bytes
+/// made room for at once and each varint written by index.
+fn write_runs<T: Int>(out: &mut Vec<u8>, values: &[T], size: usize) {
+    let mut at = out.len();
+    out.resize(at + size, 0);
+    let buf = &mut out[..];
+    let mut i = 0;
+    while i < values.len() {
+        let end = run_end(values, i);
+        at = put_u64(buf, at, (end - i) as u64);
+        at = put_wide(buf, at, values[i].wide());
+        i = end;
+    }
+    debug_assert_eq!(at, out.len());
+}
+
+/// Writes `v`'s varint into `buf` at `at`; where it ends.
+#[inline(always)]
+fn put_wide(buf: &mut [u8], at: usize, v: u128) -> usize {
+    match u64::try_from(v) {
+        Ok(x) => put_u64(buf, at, x),
+        Err(_) => {
             let mut tmp = [0u8; varint::MAX_LEN];
             let n = varint::encode(v, &mut tmp);
             buf[at..at + n].copy_from_slice(&tmp[..n]);
-            at += n;
+            at + n
         }
     }
-    debug_assert_eq!(at, out.len());
 }
 
 /// Writes `x`'s varint into `buf` at `at`; where it ends.
