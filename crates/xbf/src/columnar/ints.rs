@@ -39,6 +39,13 @@ pub(crate) trait Int: Copy + PartialEq {
     fn all_are(group: &[Self; 8], v: Self) -> bool {
         group.iter().fold(true, |a, &x| a & (x == v))
     }
+
+    /// The column as `u64`s, where it is not one already but every value
+    /// fits: a copy that [`encode_into`] plans and writes by the paths
+    /// specialised for `u64` (the same bytes).
+    fn narrowed(_values: &[Self]) -> Option<Vec<u64>> {
+        None
+    }
 }
 
 impl Int for u128 {
@@ -46,7 +53,22 @@ impl Int for u128 {
     fn wide(self) -> u128 {
         self
     }
+
+    /// (The tags of variants and `any` values and the lengths of maps are
+    /// `u128` columns of small values; under [`NARROWED_FROM`] values the
+    /// copy costs more than it saves.)
+    fn narrowed(values: &[Self]) -> Option<Vec<u64>> {
+        if values.len() < NARROWED_FROM {
+            return None;
+        }
+        let high = values.iter().fold(0u64, |a, &v| a | (v >> 64) as u64);
+        (high == 0).then(|| values.iter().map(|&v| v as u64).collect())
+    }
 }
+
+/// The fewest values of a `u128` column that [`encode_into`] copies into
+/// `u64`s.
+const NARROWED_FROM: usize = 16;
 
 impl Int for u64 {
     #[inline]
@@ -711,7 +733,10 @@ pub(crate) fn encode<T: Int>(values: &[T]) -> Vec<u8> {
 
 /// [`encode`], appended to `out`.
 pub(crate) fn encode_into<T: Int>(out: &mut Vec<u8>, values: &[T]) {
-    Planned::new(values).write(out);
+    match T::narrowed(values) {
+        Some(narrow) => Planned::new(&narrow[..]).write(out),
+        None => Planned::new(values).write(out),
+    }
 }
 
 /// A column whose encoding was chosen, and the bytes it takes.
@@ -821,15 +846,7 @@ impl<'a, T: Int> Planned<'a, T> {
                     write_for(out, deltas, p.delta_min, p.delta_width);
                 }
             }
-            _ => {
-                let mut i = 0;
-                while i < values.len() {
-                    let end = run_end(values, i);
-                    varint::put(out, (end - i) as u128);
-                    varint::put(out, values[i].wide());
-                    i = end;
-                }
-            }
+            _ => write_runs(out, values, p.size),
         }
         debug_assert_eq!(out.len() - start, p.size + 1);
     }
@@ -861,17 +878,40 @@ fn write_varints<T: Int>(out: &mut Vec<u8>, values: &[T], size: usize) {
         return;
     }
     for v in values {
-        let v = v.wide();
-        if let Ok(x) = u64::try_from(v) {
-            at = put_u64(buf, at, x);
-        } else {
+        at = put_wide(buf, at, v.wide());
+    }
+    debug_assert_eq!(at, out.len());
+}
+
+/// Appends the runs of `values` (each its length's varint, then its
+/// value's), which take `size` bytes, as [`write_varints`] does: the bytes
+/// made room for at once and each varint written by index.
+fn write_runs<T: Int>(out: &mut Vec<u8>, values: &[T], size: usize) {
+    let mut at = out.len();
+    out.resize(at + size, 0);
+    let buf = &mut out[..];
+    let mut i = 0;
+    while i < values.len() {
+        let end = run_end(values, i);
+        at = put_u64(buf, at, (end - i) as u64);
+        at = put_wide(buf, at, values[i].wide());
+        i = end;
+    }
+    debug_assert_eq!(at, out.len());
+}
+
+/// Writes `v`'s varint into `buf` at `at`; where it ends.
+#[inline(always)]
+fn put_wide(buf: &mut [u8], at: usize, v: u128) -> usize {
+    match u64::try_from(v) {
+        Ok(x) => put_u64(buf, at, x),
+        Err(_) => {
             let mut tmp = [0u8; varint::MAX_LEN];
             let n = varint::encode(v, &mut tmp);
             buf[at..at + n].copy_from_slice(&tmp[..n]);
-            at += n;
+            at + n
         }
     }
-    debug_assert_eq!(at, out.len());
 }
 
 /// Writes `x`'s varint into `buf` at `at`; where it ends.

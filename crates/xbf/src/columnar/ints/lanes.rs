@@ -9,8 +9,8 @@ use super::{Gathered, Int};
 /// Values per step: eight 16-bit lanes fill a 128-bit register.
 const L: usize = 8;
 
-/// Steps per block: a lane counts at most one change a step in an `i16`,
-/// added to the total after each block, before it could wrap.
+/// Steps per block: a lane counts at most two a step in an `i16`, added to
+/// the total after each block, before it could wrap.
 const BLOCK: usize = 4096;
 
 /// What [`super::plan_u63`]'s pass gathers from `values`, every one below
@@ -19,7 +19,8 @@ const BLOCK: usize = 4096;
 /// number of runs of equal values; and, if `VARINTS` (a column with values
 /// from 2^7, where they could be needed), the varints' size, which that
 /// pass leaves to a pass of its own (a value below 2^15 takes one byte, one
-/// more from 2^7 and one more from 2^14: two counts). Differences of values
+/// more from 2^7 and one more from 2^14: both counted in one lane each, so
+/// that the step keeps two counts, not three). Differences of values
 /// below 2^15 lie in (-2^15, 2^15), exact in an `i16`, and their zigzags
 /// below 2^16; a zigzag's top bit is flipped so that signed order is its
 /// unsigned order.
@@ -33,10 +34,10 @@ pub(super) fn pass_u15<const VARINTS: bool, T: Int>(values: &[T]) -> Gathered {
     let narrow = |v: &T| v.wide() as i16;
     let first = narrow(&values[0]);
     let mut lanes =
-        Lanes { lo: [first; L], hi: [first; L], dlo: [i16::MAX; L], dhi: [i16::MIN; L], counts: [[0; L]; 3] };
-    // The runs (one, and one more at each change), and the first value's
-    // varint, which no step sees.
-    let mut counts = [1, usize::from(first >= 1 << 7), usize::from(first >= 1 << 14)];
+        Lanes { lo: [first; L], hi: [first; L], dlo: [i16::MAX; L], dhi: [i16::MIN; L], counts: [[0; L]; 2] };
+    // The neighbours that are equal, and the first value's varint's bytes
+    // past its first, which no step sees.
+    let mut counts = [0, usize::from(first >= 1 << 7) + usize::from(first >= 1 << 14)];
     // Each value from the second on, beside the one before it.
     let (cur, prev) = (&values[1..], &values[..n - 1]);
     let steps = cur.len() / L;
@@ -62,7 +63,10 @@ pub(super) fn pass_u15<const VARINTS: bool, T: Int>(values: &[T]) -> Gathered {
     }
     // (A value past the whole steps went into every lane, its counts too.)
     add(&mut lanes, false);
-    let [runs, from7, from14] = counts;
+    // The runs: one, and one more at each neighbour that differs (counting
+    // the equal ones takes one instruction less a step).
+    let [equal, extra] = counts;
+    let runs = n - equal;
     let unflip = |z: i16| u64::from((z ^ i16::MIN) as u16);
     let Lanes { lo, hi, dlo, dhi, .. } = lanes;
     let (lo, hi) = (lo.into_iter().fold(first, i16::min), hi.into_iter().fold(first, i16::max));
@@ -73,19 +77,19 @@ pub(super) fn pass_u15<const VARINTS: bool, T: Int>(values: &[T]) -> Gathered {
         dlo: unflip(dlo),
         dhi: unflip(dhi),
         runs,
-        varint_size: VARINTS.then_some(n + from7 + from14),
+        varint_size: VARINTS.then_some(n + extra),
     }
 }
 
 /// Eight lanes of what the pass gathers (the zigzags with their top bit
-/// flipped): the changes from the value before, and (if counted) the
-/// values from 2^7 and from 2^14.
+/// flipped): the values equal to the one before, and (if counted) the
+/// varints' bytes past their first (one from 2^7, two from 2^14).
 struct Lanes {
     lo: [i16; L],
     hi: [i16; L],
     dlo: [i16; L],
     dhi: [i16; L],
-    counts: [[i16; L]; 3],
+    counts: [[i16; L]; 2],
 }
 
 impl Lanes {
@@ -99,10 +103,9 @@ impl Lanes {
             let z = ((d << 1) ^ (d >> 15)) ^ i16::MIN;
             self.dlo[k] = self.dlo[k].min(z);
             self.dhi[k] = self.dhi[k].max(z);
-            self.counts[0][k] += i16::from(c[k] != p[k]);
+            self.counts[0][k] += i16::from(c[k] == p[k]);
             if VARINTS {
-                self.counts[1][k] += i16::from(c[k] >= 1 << 7);
-                self.counts[2][k] += i16::from(c[k] >= 1 << 14);
+                self.counts[1][k] += i16::from(c[k] >= 1 << 7) + i16::from(c[k] >= 1 << 14);
             }
         }
     }

@@ -454,3 +454,59 @@ fn the_bits_of_a_u64_column_are_ored_as_one_by_one() {
         }
     }
 }
+
+#[test]
+fn u128_columns_that_fit_64_bits_write_what_the_u128_path_wrote() {
+    let mut next = crate::columnar::lcg(17, 0);
+    let mut columns = shaped_columns();
+    // Tags and lengths: small values, in runs and not, around the length
+    // from which the column is copied into u64s.
+    for n in [NARROWED_FROM - 1, NARROWED_FROM, NARROWED_FROM + 1, 100, 1000, 5000] {
+        columns.push((0..n).map(|_| u128::from(next() % 3)).collect());
+        columns.push((0..n).map(|i| (i as u128 / 9) % 4).collect());
+        columns.push((0..n).map(|_| u128::from(next() % 40_000)).collect());
+        columns.push((0..n).map(|i| u128::from(next()) | (u128::from(i as u64 % 2) << 64)).collect());
+    }
+    let mut narrowed = 0;
+    for values in columns {
+        let mut general = Vec::new();
+        Planned::new(&values[..]).write(&mut general);
+        narrowed += usize::from(u128::narrowed(&values).is_some());
+        assert_eq!(encode(&values), general, "{values:?}");
+    }
+    assert!(narrowed > 100, "{narrowed} columns copied into u64s");
+}
+
+#[test]
+fn runs_written_by_index_are_the_runs_put_one_by_one() {
+    let mut next = crate::columnar::lcg(23, 0);
+    for round in 0..300 {
+        let n = [1, 2, 7, 8, 9, 40, 1000][round % 7];
+        let top = [1u128, 2, 200, 1 << 20, 1 << 63, u128::from(u64::MAX), u128::MAX][round / 7 % 7];
+        let mut values: Vec<u128> = Vec::with_capacity(n);
+        while values.len() < n {
+            let v = top.saturating_sub(u128::from(next() % 3));
+            let len = 1 + next() as usize % [1, 3, 20, 300][round % 4];
+            values.extend(std::iter::repeat(v).take(len.min(n - values.len())));
+        }
+        let mut expected = vec![E::RunLength.byte()];
+        let mut i = 0;
+        while i < n {
+            let j = (i..n).find(|&j| values[j] != values[i]).unwrap_or(n);
+            varint::put(&mut expected, (j - i) as u128);
+            varint::put(&mut expected, values[i]);
+            i = j;
+        }
+        let planned = plan(&values);
+        let forced = Plan { size: expected.len() - 1, enc: E::RunLength, ..planned };
+        let mut written = vec![9u8];
+        Planned { values: &values[..], plan: forced, entropy: None }.write(&mut written);
+        assert_eq!(written[1..], expected[..], "{values:?}");
+        if let Some(narrow) = u128::narrowed(&values) {
+            let forced = Plan { size: expected.len() - 1, enc: E::RunLength, ..plan(&narrow) };
+            let mut written = Vec::new();
+            Planned { values: &narrow[..], plan: forced, entropy: None }.write(&mut written);
+            assert_eq!(written, expected, "{values:?}");
+        }
+    }
+}
