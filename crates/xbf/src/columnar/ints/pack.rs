@@ -13,14 +13,7 @@ pub(super) fn pack_u64(out: &mut Vec<u8>, values: &[u64], min: u64, width: u8) {
     let groups = values.chunks_exact(8);
     let rest = groups.remainder();
     let n = groups.len();
-    if min == 0 && width <= 16 {
-        // A dictionary's ids and most lengths: the values as they are,
-        // without a subtraction each (the packer's instructions a value are
-        // few enough at these widths for one more to count).
-        pack_groups(out, width, n, groups.map(as_group));
-    } else {
-        pack_groups(out, width, n, groups.map(|g| as_group(g).map(|v| v.wrapping_sub(min))));
-    }
+    pack_groups(out, width, n, groups.map(|g| as_group(g).map(|v| v.wrapping_sub(min))));
     super::pack64(out, rest.iter().map(|v| v.wrapping_sub(min)), width);
 }
 
