@@ -3,32 +3,13 @@ compact-ASCII strs of up to 32 bytes are copied a batch's run at a time; any oth
 one at a time (non-ASCII strs, longer ones, str subclasses, strs that are not compact, other kinds), after which the
 run goes on. Every case must give the bytes of the general path, which a schema forces."""
 from hypothesis import given, settings, strategies as st
+from test_records_batches import same_as_general
 
 import xbf
 
 
 class S(str):
     """A str subclass: not an exact str, so not read as one (the general path takes the list)."""
-
-
-def general(rows, **kw):
-    return xbf.dumps(rows, schema=xbf.Schema.infer(rows), **kw)
-
-
-def same_as_general(rows):
-    for columnar in (None, False, True):
-        try:
-            fast = xbf.dumps(rows, columnar=columnar)
-        except Exception as e:  # compared, not hidden
-            try:
-                general(rows, columnar=columnar)
-            except type(e):
-                continue
-            raise
-        assert fast == general(rows, columnar=columnar), columnar
-    enc = xbf.Encoder()
-    for _ in range(2):
-        assert enc.encode(rows) == xbf.dumps(rows)
 
 
 def fresh(s):
