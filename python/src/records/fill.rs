@@ -95,7 +95,7 @@ fn fill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> x
     }
     let Some(present_ty) = optional_key_inner(ty) else { return Ok(None) };
     // Each record's tag (0 or 1) made as the node keeps it, and moved in.
-    let tags: Vec<u128> = col.kinds.iter().map(|&k| u128::from(k != K_ABSENT)).collect();
+    let tags: Vec<u8> = col.kinds.iter().map(|&k| u8::from(k != K_ABSENT)).collect();
     let n = tags.len();
     // The kinds of the values present: only `option` and `any` read them.
     let kinds: Vec<u8> = if matches!(present_ty, Metadata::Option(_) | Metadata::Any) {
@@ -221,7 +221,7 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
             let (mut u64s, mut i64s) = (Vec::new(), Vec::new());
             let mut ints = col.ints.iter();
             // Each value's type index made as the node keeps it, and moved in.
-            let tags: Vec<u128> = kinds
+            let tags: Vec<u8> = kinds
                 .iter()
                 .map(|&kind| {
                     let slot = match kind {
@@ -244,7 +244,7 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
                         slot_at[slot] = order.len();
                         order.push(slot);
                     }
-                    slot_at[slot] as u128
+                    slot_at[slot] as u8
                 })
                 .collect();
             let types: Vec<Metadata> = order.iter().map(|&slot| TYPES[slot].into()).collect();

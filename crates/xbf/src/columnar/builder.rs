@@ -8,7 +8,7 @@ use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::value::Value;
 use crate::wire::varint;
 
-use super::{Shred, TypeKey};
+use super::{ones, Shred, Tags, TypeKey};
 
 /// The columns of a message being built: one [`ColumnNode`] per place in
 /// its type, filled value by value in the order of the values, then written
@@ -118,10 +118,10 @@ enum Node {
     Fields(Vec<ColumnNode>),
     Option(Vec<u8>, Box<ColumnNode>),
     Map(Vec<u128>, Box<ColumnNode>, Box<ColumnNode>),
-    Enum(Vec<u128>, Vec<ColumnNode>),
+    Enum(Tags, Vec<ColumnNode>),
     /// The distinct types in first-pushed order (and how they are told
     /// apart), each value's index among them, and the values of each type.
-    Any(Vec<(Metadata, TypeKey)>, Vec<u128>, Vec<ColumnNode>),
+    Any(Vec<(Metadata, TypeKey)>, Tags, Vec<ColumnNode>),
 }
 
 /// The values of an integer column: 64 bits each where the type's fit.
@@ -203,8 +203,8 @@ impl ColumnNode {
             Metadata::Map(m) => {
                 Node::Map(Vec::new(), Box::new(ColumnNode::new(&m.key)), Box::new(ColumnNode::new(&m.value)))
             }
-            Metadata::Enum(e) => Node::Enum(Vec::new(), e.variants().map(|(_, t)| ColumnNode::new(t)).collect()),
-            Metadata::Any => Node::Any(Vec::new(), Vec::new(), Vec::new()),
+            Metadata::Enum(e) => Node::Enum(Tags::default(), e.variants().map(|(_, t)| ColumnNode::new(t)).collect()),
+            Metadata::Any => Node::Any(Vec::new(), Tags::default(), Vec::new()),
         };
         ColumnNode { ty: ty.clone(), node }
     }
@@ -493,7 +493,7 @@ impl ColumnNode {
     pub fn push_variant(&mut self, i: usize) -> Result<&mut ColumnNode> {
         match &mut self.node {
             Node::Enum(tags, variants) if i < variants.len() => {
-                tags.push(i as u128);
+                tags.push(i);
                 Ok(&mut variants[i])
             }
             _ => Err(mismatch(&self.ty, &format!("variant {i}"))),
@@ -514,7 +514,7 @@ impl ColumnNode {
                         types.len() - 1
                     }
                 };
-                tags.push(i as u128);
+                tags.push(i);
                 Ok(&mut nodes[i])
             }
             _ => Err(mismatch(&self.ty, "a value of any type")),
@@ -549,7 +549,7 @@ impl ColumnNode {
                 }
             })
             .collect();
-        own.extend(tags.iter().map(|&t| at[t] as u128));
+        own.extend(tags.iter().map(|&t| at[t]));
         let mut out: Vec<Option<&mut ColumnNode>> = types.iter().map(|_| None).collect();
         for (i, node) in nodes.iter_mut().enumerate() {
             if let Some(j) = at.iter().position(|&a| a == i) {
@@ -619,7 +619,7 @@ impl ColumnNode {
             }
             Node::Enum(tags, variants) => {
                 let (i, payload) = super::enum_parts(v);
-                tags.push(i as u128);
+                tags.push(i);
                 variants[i].push_unchecked(payload);
             }
             Node::Any(..) => {
@@ -685,7 +685,7 @@ impl ColumnNode {
             }
             (Node::Enum(tags, variants), Metadata::Enum(e)) => {
                 count(tags.len())?;
-                let per = tag_counts(tags, variants.len());
+                let per = tags.counts(variants.len());
                 variants
                     .iter()
                     .zip(e.variants())
@@ -694,7 +694,7 @@ impl ColumnNode {
             }
             (Node::Any(types, tags, nodes), _) => {
                 count(tags.len())?;
-                let per = tag_counts(tags, nodes.len());
+                let per = tags.counts(nodes.len());
                 types.iter().zip(nodes).zip(per).try_for_each(|(((t, _), v), k)| nested(&|| format!("<{t}>"), v, k))
             }
             _ => unreachable!("a node has the shape of its type"),
@@ -786,32 +786,6 @@ impl Miscount {
             format!("the column of {at} ({ty}) holds {len} values where {n} were pushed above it"),
         )
     }
-}
-
-/// How many of `tags` are each of `0..k`, in one pass over them (a tag of
-/// `k` or more, which no `push_*` or `extend_*` writes, is not counted).
-fn tag_counts(tags: &[u128], k: usize) -> Vec<usize> {
-    // Two variants or types (an optional key's enum, most `any` columns):
-    // the ones summed once an OR of all the tags (both vectorise) found
-    // each 0 or 1, as every writer keeps them.
-    if k == 2 && tags.iter().fold(0, |m, &t| m | t) < 2 {
-        let ones: usize = tags.iter().map(|&t| t as usize).sum();
-        return vec![tags.len() - ones, ones];
-    }
-    let mut per = vec![0usize; k];
-    for &t in tags {
-        if let Some(c) = usize::try_from(t).ok().and_then(|i| per.get_mut(i)) {
-            *c += 1;
-        }
-    }
-    per
-}
-
-/// The number of ones among option flags (each 0 or 1), counted in bytes
-/// 255 flags at a time so that the compiler sums them in vector registers
-/// (filtering and counting them one by one does not vectorise).
-fn ones(flags: &[u8]) -> usize {
-    flags.chunks(255).map(|c| usize::from(c.iter().fold(0u8, |a, &f| a + u8::from(f == 1)))).sum()
 }
 
 mod block;

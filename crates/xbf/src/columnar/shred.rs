@@ -57,6 +57,13 @@ impl Bodies {
     }
 }
 
+/// The number of ones among option flags (each 0 or 1), counted in bytes
+/// 255 flags at a time so that the compiler sums them in vector registers
+/// (filtering and counting them one by one does not vectorise).
+pub(crate) fn ones(flags: &[u8]) -> usize {
+    flags.chunks(255).map(|c| usize::from(c.iter().fold(0u8, |a, &f| a + u8::from(f == 1)))).sum()
+}
+
 /// Writes whichever candidate body ends up smallest once compressed.
 fn put_best(out: &mut Bodies, candidates: Vec<Vec<u8>>, cfg: &ColumnConfig) {
     // Long candidates are ranked by how their first 16 KiB compress at a
@@ -168,7 +175,7 @@ pub(super) enum Shred<'v> {
     /// An option's presence (0 or 1) and its values.
     Option(Vec<u8>, Box<Shred<'v>>),
     Map(Vec<u128>, Box<Shred<'v>>, Box<Shred<'v>>),
-    Enum(Vec<u128>, Vec<Shred<'v>>),
+    Enum(Tags, Vec<Shred<'v>>),
     Any(Vec<&'v Value>),
     /// Strings or bytes of a [`Columns`] builder: all their bytes, and
     /// where each value ends.
@@ -179,7 +186,109 @@ pub(super) enum Shred<'v> {
     Bits(Vec<u8>),
     /// An `any` node of a [`Columns`] builder: the distinct types in
     /// first-seen order, each value's index among them, each type's node.
-    Typed(Vec<Metadata>, Vec<u128>, Vec<Shred<'v>>),
+    Typed(Vec<Metadata>, Tags, Vec<Shred<'v>>),
+}
+
+/// The variant or type indices of an enum or `any` node as the writer
+/// takes them: a byte each while every index fits one (a builder's enums of
+/// up to 256 variants and `any` nodes of up to 256 types, the usual case),
+/// else 128 bits. The column's bytes do not depend on the width (the
+/// integer writer plans on the values), but bytes are 16 times fewer to
+/// make, count and plan.
+#[derive(Debug)]
+pub(crate) enum Tags {
+    Bytes(Vec<u8>),
+    Wide(Vec<u128>),
+}
+
+impl Default for Tags {
+    fn default() -> Self {
+        Tags::Bytes(Vec::new())
+    }
+}
+
+impl Tags {
+    /// How many indices there are.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Tags::Bytes(t) => t.len(),
+            Tags::Wide(t) => t.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The indices as 128-bit values, from now on.
+    fn widen(&mut self) -> &mut Vec<u128> {
+        if let Tags::Bytes(t) = self {
+            *self = Tags::Wide(t.iter().map(|&x| u128::from(x)).collect());
+        }
+        match self {
+            Tags::Wide(t) => t,
+            Tags::Bytes(_) => unreachable!("widened above"),
+        }
+    }
+
+    /// Appends index `i`.
+    pub(crate) fn push(&mut self, i: usize) {
+        match self {
+            Tags::Bytes(t) if i <= usize::from(u8::MAX) => t.push(i as u8),
+            _ => self.widen().push(i as u128),
+        }
+    }
+
+    /// Appends `tags`.
+    pub(crate) fn extend(&mut self, tags: impl ExactSizeIterator<Item = usize> + Clone) {
+        match self {
+            Tags::Bytes(t) if tags.clone().all(|i| i <= usize::from(u8::MAX)) => t.extend(tags.map(|i| i as u8)),
+            _ => self.widen().extend(tags.map(|i| i as u128)),
+        }
+    }
+
+    /// The column of the indices.
+    fn encode(&self) -> Vec<u8> {
+        match self {
+            Tags::Bytes(t) => ints::encode(t),
+            Tags::Wide(t) => ints::encode(t),
+        }
+    }
+
+    /// How many of the indices are each of `0..k`, in one pass over them
+    /// (an index of `k` or more, which no `push_*` or `extend_*` writes, is
+    /// not counted).
+    pub(crate) fn counts(&self, k: usize) -> Vec<usize> {
+        let mut per = vec![0usize; k];
+        match self {
+            Tags::Bytes(tags) => {
+                // Two variants or types (an optional key's enum, most `any`
+                // columns): the ones summed once an OR of all the tags
+                // (both vectorise) found each 0 or 1, as every writer keeps
+                // them.
+                if k == 2 && tags.iter().fold(0, |m, &t| m | t) < 2 {
+                    let ones = ones(tags);
+                    return vec![tags.len() - ones, ones];
+                }
+                // Else a count for every byte value, indexed without a
+                // bound check, then those below `k`.
+                let mut all = [0usize; 256];
+                for &t in tags {
+                    all[usize::from(t)] += 1;
+                }
+                per.iter_mut().zip(all).for_each(|(p, c)| *p = c);
+            }
+            Tags::Wide(tags) => {
+                for &t in tags {
+                    if let Some(c) = usize::try_from(t).ok().and_then(|i| per.get_mut(i)) {
+                        *c += 1;
+                    }
+                }
+            }
+        }
+        per
+    }
 }
 
 impl<'v> Shred<'v> {
@@ -199,7 +308,9 @@ impl<'v> Shred<'v> {
             Metadata::Tuple(types) => Shred::Fields(types.iter().map(Shred::new).collect()),
             Metadata::Option(inner) => Shred::Option(Vec::new(), Box::new(Shred::new(inner))),
             Metadata::Map(m) => Shred::Map(Vec::new(), Box::new(Shred::new(&m.key)), Box::new(Shred::new(&m.value))),
-            Metadata::Enum(e) => Shred::Enum(Vec::new(), e.variants().map(|(_, t)| Shred::new(t)).collect()),
+            Metadata::Enum(e) => {
+                Shred::Enum(Tags::Wide(Vec::new()), e.variants().map(|(_, t)| Shred::new(t)).collect())
+            }
             Metadata::Any => Shred::Any(Vec::new()),
         }
     }
@@ -212,7 +323,9 @@ impl<'v> Shred<'v> {
             Shred::F32(col) => col.reserve(n),
             Shred::Bytes(col) => col.reserve(n),
             Shred::Wide(col) => col.reserve(n.saturating_mul(32)),
-            Shred::Seq(Some(lens), _) | Shred::Map(lens, _, _) | Shred::Enum(lens, _) => lens.reserve(n),
+            Shred::Seq(Some(lens), _) | Shred::Map(lens, _, _) => lens.reserve(n),
+            Shred::Enum(Tags::Wide(tags), _) => tags.reserve(n),
+            Shred::Enum(Tags::Bytes(tags), _) => tags.reserve(n),
             Shred::Option(present, _) => present.reserve(n),
             Shred::Seq(None, elem) => elem.reserve(n),
             Shred::Fields(fields) => fields.iter_mut().for_each(|f| f.reserve(n)),
@@ -292,7 +405,7 @@ impl<'v> Shred<'v> {
             }
             Shred::Enum(tags, variants) => {
                 let (i, payload) = enum_parts(v);
-                tags.push(i as u128);
+                tags.push(i);
                 variants[i].push(payload);
             }
             Shred::Any(values) => values.push(v),
@@ -358,7 +471,7 @@ impl<'v> Shred<'v> {
                 vals.write(&m.value, out, cfg);
             }
             (Shred::Enum(tags, variants), Metadata::Enum(e)) => {
-                put_column(out, ints::encode(tags), cfg);
+                put_column(out, tags.encode(), cfg);
                 for (v, (_, pty)) in variants.iter().zip(e.variants()) {
                     v.write(pty, out, cfg);
                 }
@@ -411,7 +524,7 @@ fn encode_any(values: &[&Value], out: &mut Bodies, cfg: &ColumnConfig) {
             node
         })
         .collect();
-    write_any(&types, &tags, &nodes, out, cfg);
+    write_any(&types, &Tags::Wide(tags), &nodes, out, cfg);
 }
 
 /// A type as the types column of an `any` node tells types apart: by its
@@ -439,7 +552,7 @@ impl TypeKey {
 /// index among them, then the node of each type.
 fn write_any<T: std::borrow::Borrow<Metadata>>(
     types: &[T],
-    tags: &[u128],
+    tags: &Tags,
     nodes: &[Shred<'_>],
     out: &mut Bodies,
     cfg: &ColumnConfig,
@@ -452,7 +565,7 @@ fn write_any<T: std::borrow::Borrow<Metadata>>(
     // The column of types is read before anything else of the node
     // and is never compressed.
     put_column(out, body, &ColumnConfig::default());
-    put_column(out, ints::encode(tags), cfg);
+    put_column(out, tags.encode(), cfg);
     for (node, t) in nodes.iter().zip(types) {
         node.write(t.borrow(), out, cfg);
     }

@@ -183,7 +183,7 @@ impl ColumnNode {
                 if let Some(&t) = tags.iter().find(|&&t| t >= variants.len()) {
                     return Err(mismatch(&self.ty, &format!("variant {t}")));
                 }
-                own.extend(tags.iter().map(|&t| t as u128));
+                own.extend(tags.iter().copied());
                 Ok(variants.iter_mut().collect())
             }
             _ => Err(mismatch(&self.ty, "enum values")),

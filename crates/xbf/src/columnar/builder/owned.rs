@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{Metadata, PrimitiveType as P};
 use crate::wire::varint;
 
-use super::{mismatch, ColumnNode, IntCol, Node, TypeKey};
+use super::{mismatch, ColumnNode, IntCol, Node, Tags, TypeKey};
 
 /// Whether `ends` increase, the last at most `text.len()`, each on a
 /// character boundary of `text`. For ASCII text (every index a boundary,
@@ -209,9 +209,10 @@ impl ColumnNode {
     /// Appends many enum values at once by their variant indices, moved in
     /// (all or none: every index must name a variant), and gives every
     /// variant's node, which then takes the payloads of its values in order
-    /// (as [`extend_variants`](Self::extend_variants)). Into an empty enum
-    /// node the buffer is moved, without a copy or a conversion: the indices
-    /// are given as the node keeps them.
+    /// (as [`extend_variants`](Self::extend_variants)). The indices are
+    /// bytes, as the node keeps them while each fits one: into an empty enum
+    /// node the buffer is moved, without a copy or a conversion (variants
+    /// past the 256th take [`extend_variants`](Self::extend_variants)).
     ///
     /// ```
     /// use xbf::{Columns, EncodeOptions, EnumMetadata, Metadata, PrimitiveType};
@@ -230,26 +231,27 @@ impl ColumnNode {
     /// assert!(cols.root().push_len(1)?.take_variants(vec![1]).is_err());
     /// # Ok::<(), xbf::Error>(())
     /// ```
-    pub fn take_variants(&mut self, tags: Vec<u128>) -> Result<Vec<&mut ColumnNode>> {
+    pub fn take_variants(&mut self, tags: Vec<u8>) -> Result<Vec<&mut ColumnNode>> {
         match &mut self.node {
             Node::Enum(own, variants) => {
-                let k = variants.len() as u128;
+                let k = variants.len();
                 // An OR of all (which vectorises) bounds them when the
                 // count of variants is a power of two, as an optional
                 // key's two are; else the largest.
-                let past = if k.is_power_of_two() {
-                    tags.iter().fold(0, |m, &t| m | t) >= k
+                let past = if k > usize::from(u8::MAX) {
+                    false
+                } else if k.is_power_of_two() {
+                    usize::from(tags.iter().fold(0, |m, &t| m | t)) >= k
                 } else {
-                    tags.iter().any(|&t| t >= k)
+                    tags.iter().copied().max().is_some_and(|t| usize::from(t) >= k)
                 };
                 if past {
-                    let t = tags.iter().find(|&&t| t >= k).copied().unwrap_or_default();
+                    let t = tags.iter().find(|&&t| usize::from(t) >= k).copied().unwrap_or_default();
                     return Err(mismatch(&self.ty, &format!("variant {t}")));
                 }
-                if own.is_empty() {
-                    *own = tags;
-                } else {
-                    own.extend_from_slice(&tags);
+                match own {
+                    Tags::Bytes(own) if own.is_empty() => *own = tags,
+                    own => own.extend(tags.iter().map(|&t| usize::from(t))),
                 }
                 Ok(variants.iter_mut().collect())
             }
@@ -261,9 +263,10 @@ impl ColumnNode {
     /// in: value `i`'s own type is `types[tags[i]]` (the `types` distinct;
     /// all or none: every index must name one of them). Gives the node of
     /// each of `types`, in their order, which then takes the values of that
-    /// type (as [`extend_any`](ColumnNode::extend_any)). Into an empty node
-    /// the buffer is moved, without a copy or a conversion: the indices are
-    /// given as the node keeps them.
+    /// type (as [`extend_any`](ColumnNode::extend_any)). The indices are
+    /// bytes, as the node keeps them while each fits one: into an empty node
+    /// the buffer is moved, without a copy or a conversion (more than 256
+    /// types take [`extend_any`](ColumnNode::extend_any)).
     ///
     /// ```
     /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
@@ -282,15 +285,15 @@ impl ColumnNode {
     /// assert!(cols.root().push_len(1)?.take_any(&types, vec![2]).is_err());
     /// # Ok::<(), xbf::Error>(())
     /// ```
-    pub fn take_any(&mut self, types: &[Metadata], tags: Vec<u128>) -> Result<Vec<&mut ColumnNode>> {
+    pub fn take_any(&mut self, types: &[Metadata], tags: Vec<u8>) -> Result<Vec<&mut ColumnNode>> {
         if !matches!(&self.node, Node::Any(known, own, _) if known.is_empty() && own.is_empty()) {
             // Types met before map to their places in the node: appended
             // (and any other node refuses them).
-            let tags: Vec<usize> = tags.iter().map(|&t| usize::try_from(t).unwrap_or(usize::MAX)).collect();
+            let tags: Vec<usize> = tags.iter().map(|&t| usize::from(t)).collect();
             return self.extend_any(types, &tags);
         }
         let Node::Any(known, own, nodes) = &mut self.node else { unreachable!("an any node, checked above") };
-        if let Some(&t) = tags.iter().find(|&&t| t >= types.len() as u128) {
+        if let Some(&t) = tags.iter().find(|&&t| usize::from(t) >= types.len()) {
             return Err(Error::new(ErrorKind::TypeMismatch, format!("the type index {t} of {} types", types.len())));
         }
         let keys: Vec<TypeKey> = types.iter().map(TypeKey::of).collect();
@@ -300,7 +303,7 @@ impl ColumnNode {
         // An empty node: its types are these, in this order.
         known.extend(types.iter().cloned().zip(keys));
         nodes.extend(types.iter().map(ColumnNode::new));
-        *own = tags;
+        *own = Tags::Bytes(tags);
         Ok(nodes.iter_mut().collect())
     }
 

@@ -703,11 +703,11 @@ fn variants_taken_are_the_variants_extended() {
                 fill(items.extend_variants(&tags[first..]).unwrap(), &tags[first..]);
                 EncodeOptions::v2().encode_columns(cols).unwrap()
             };
-            let wide = |t: &[usize]| t.iter().map(|&t| t as u128).collect::<Vec<u128>>();
+            let wide = |t: &[usize]| t.iter().map(|&t| t as u8).collect::<Vec<u8>>();
             let mut cols = Columns::new(&ty);
             let items = cols.root().push_len(n).unwrap();
             // Refused: an index past the last, anywhere; nothing taken.
-            for bad in [k as u128, k as u128 + 1, u128::MAX, 1 << 64] {
+            for bad in [k as u8, k as u8 + 1, u8::MAX] {
                 let mut t = wide(&tags[..first]);
                 t.insert(t.len() / 2, bad);
                 assert!(items.take_variants(t).is_err(), "{k} variants, {bad}");
@@ -722,21 +722,81 @@ fn variants_taken_are_the_variants_extended() {
 }
 
 /// The counts of each tag are those counted one by one, tags of the
-/// count or more left out, with two kinds (the shortcut) or more.
+/// count or more left out, with two kinds (the shortcut) or more, kept as
+/// bytes or as 128 bits.
 #[test]
 fn tags_are_counted_as_one_by_one() {
     let mut next = crate::columnar::lcg(37, 3);
-    for k in 0..5usize {
+    for k in [0usize, 1, 2, 3, 4, 255, 256, 300] {
         for n in [0usize, 1, 2, 33, 1000] {
-            for odd in [None, Some(k as u128), Some(2), Some(1 << 64), Some(u128::MAX)] {
+            for odd in [None, Some(k as u128), Some(2), Some(255), Some(1 << 64), Some(u128::MAX)] {
                 let mut tags: Vec<u128> = (0..n).map(|_| (next() as usize % k.max(1)) as u128).collect();
                 if let (Some(t), true) = (odd, n > 0) {
                     tags[n / 2] = t;
                 }
                 let want: Vec<usize> = (0..k).map(|i| tags.iter().filter(|&&t| t == i as u128).count()).collect();
-                assert_eq!(tag_counts(&tags, k), want, "{k} kinds, {n} tags, {odd:?}");
+                assert_eq!(Tags::Wide(tags.clone()).counts(k), want, "{k} kinds, {n} tags, {odd:?}");
+                if tags.iter().all(|&t| t <= 255) {
+                    let bytes = Tags::Bytes(tags.iter().map(|&t| t as u8).collect());
+                    assert_eq!(bytes.counts(k), want, "{k} kinds, {n} byte tags, {odd:?}");
+                }
             }
         }
+    }
+}
+
+/// An enum of more variants than a byte tells apart, and an `any` node of
+/// more types: the builder's tags, kept in bytes until an index needs
+/// more, give the `Value` path's bytes (whose tags are 128 bits), pushed
+/// one by one and extended at once; moved in as bytes, the first 256.
+#[test]
+fn tags_past_a_byte_give_the_value_paths_bytes() {
+    let mut next = crate::columnar::lcg(43, 9);
+    for k in [2usize, 255, 256, 257, 300] {
+        let e = EnumMetadata::new("E", (0..k).map(|i| (format!("v{i}"), s(P::U64))).collect::<Vec<_>>()).unwrap();
+        let ety = Metadata::from(e.clone());
+        for n in [0usize, 1, 40, 700] {
+            // The first values' indices within a byte, the rest anywhere.
+            let tags: Vec<usize> = (0..n).map(|i| next() as usize % if i < n / 2 { k.min(256) } else { k }).collect();
+            let items: Vec<Value> = tags
+                .iter()
+                .map(|&t| EnumValue::new(e.clone(), &format!("v{t}"), Value::U64(t as u64)).unwrap().into())
+                .collect();
+            let ty = Metadata::vec(ety.clone());
+            let v = Value::Vec(VecValue::new(ety.clone(), items).unwrap());
+            same_bytes(&ty, &v);
+            let want = EncodeOptions::v2().layout(Layout::Columnar).encode_typed_message(&ty, &v).unwrap();
+            let fill = |variants: Vec<&mut ColumnNode>, tags: &[usize]| {
+                for (i, node) in variants.into_iter().enumerate() {
+                    let xs: Vec<u64> = tags.iter().filter(|&&t| t == i).map(|&t| t as u64).collect();
+                    node.extend_u64(&xs).unwrap();
+                }
+            };
+            let mut cols = Columns::new(&ty);
+            let node = cols.root().push_len(n).unwrap();
+            fill(node.extend_variants(&tags).unwrap(), &tags);
+            assert_eq!(EncodeOptions::v2().encode_columns(cols).unwrap(), want, "{k} variants extended");
+            let (first, rest) = tags.split_at(n / 2);
+            let mut cols = Columns::new(&ty);
+            let node = cols.root().push_len(n).unwrap();
+            fill(node.take_variants(first.iter().map(|&t| t as u8).collect()).unwrap(), first);
+            fill(node.extend_variants(rest).unwrap(), rest);
+            assert_eq!(EncodeOptions::v2().encode_columns(cols).unwrap(), want, "{k} variants taken");
+        }
+        // `any` values of k types (arrays of k lengths), in an order that
+        // reaches past the 256th type before its end.
+        let types: Vec<Metadata> = (0..k).map(|i| Metadata::array(i as u64, s(P::U8))).collect();
+        let order: Vec<usize> = (0..k).chain((0..k).map(|_| next() as usize % k)).collect();
+        let items: Vec<Value> = order
+            .iter()
+            .map(|&i| {
+                let arr = Value::Array(VecValue::new(s(P::U8), vec![Value::U8(7); i]).unwrap());
+                Value::Any(Box::new(AnyValue::new(types[i].clone(), arr).unwrap()))
+            })
+            .collect();
+        let ty = Metadata::vec(Metadata::Any);
+        let v = Value::Vec(VecValue::new(Metadata::Any, items).unwrap());
+        same_bytes(&ty, &v);
     }
 }
 
@@ -778,10 +838,10 @@ fn any_values_taken_are_the_values_extended() {
                 fill(items.extend_any(&later, &tags[first..]).unwrap(), &later, &tags[first..]);
                 EncodeOptions::v2().encode_columns(cols).unwrap()
             };
-            let wide = |t: &[usize]| t.iter().map(|&t| t as u128).collect::<Vec<u128>>();
+            let wide = |t: &[usize]| t.iter().map(|&t| t as u8).collect::<Vec<u8>>();
             let mut cols = Columns::new(&ty);
             let items = cols.root().push_len(n).unwrap();
-            for bad in [k as u128, u128::MAX, 1 << 64] {
+            for bad in [k as u8, u8::MAX] {
                 let mut t = wide(&tags[..first]);
                 t.insert(t.len() / 2, bad);
                 assert!(items.take_any(types, t).is_err(), "{k} types, {bad}");
