@@ -1169,6 +1169,33 @@ mod tests {
     }
 
     #[test]
+    fn short_values_in_runs_or_not_take_their_first_index() {
+        // Runs of a few short values, then values that change at nearly
+        // every step, then runs again, over several of `find_short`'s
+        // blocks (the joined values' `find_short` gives a value equal to
+        // the one before its index unhashed; the list's does not).
+        let mut next = crate::columnar::lcg(31, 20);
+        for round in 0..40 {
+            let values: Vec<Vec<u8>> = (0..3000)
+                .map(|i| {
+                    let k = match (i / (300 + round * 37)) % 3 {
+                        0 => (i / 50) % 7,
+                        1 => next() as usize % 40,
+                        _ => (i / 3) % 5,
+                    };
+                    format!("v{k}").into_bytes()
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let (text, ends) = joined(&slices);
+            let got = distinct_joined(&text, &ends);
+            assert!(got.is_some(), "round {round}");
+            assert_eq!(got, distinct_of(&slices[..]), "round {round}");
+            assert_eq!(got, distinct_reference(&slices), "round {round}");
+        }
+    }
+
+    #[test]
     fn a_long_column_gives_up_its_dictionary_where_it_did() {
         // 3,072 and 3,073 distinct values among the first 4,096 of 9,000:
         // the first keeps its dictionary, the second gives it up (now at
