@@ -135,6 +135,8 @@ impl<'a> Texts<'a> for Joined<'a> {
     #[inline(never)]
     fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize {
         let (text, mut start, mut found) = (self.text, self.start(from), 0);
+        // The last key and its index (no key is `FREE`).
+        let mut last = (super::FREE, 0);
         for (&end, id) in self.ends[from..].iter().zip(out) {
             // (Ends that go back make a length past 8: such a value is
             // left to the caller, which reads it as a slice and fails. A
@@ -144,10 +146,16 @@ impl<'a> Texts<'a> for Joined<'a> {
             let Some(w) = word_from(text, start).filter(|_| len < 8) else {
                 break;
             };
-            let Ok(known) = table.find(short_key(w, len)) else {
-                break;
-            };
-            *id = known;
+            // A value equal to the one before takes its index unhashed
+            // (columns of few values often repeat one in a row).
+            let key = short_key(w, len);
+            if key != last.0 {
+                let Ok(known) = table.find(key) else {
+                    break;
+                };
+                last = (key, known);
+            }
+            *id = last.1;
             found += 1;
             start = end;
         }
@@ -632,6 +640,14 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     if n == 0 || a[0] != b[0] {
         return 0;
+    }
+    if n < 4 {
+        // (The first bytes are equal: at most two more to compare.)
+        let mut i = 1;
+        while i < n && a[i] == b[i] {
+            i += 1;
+        }
+        return i;
     }
     if n < 8 {
         // The first `n` bytes of each, zero past them: they differ at the
@@ -1149,6 +1165,33 @@ mod tests {
             assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
             let past = [&text[..], b"\xff\xff\xff"].concat();
             assert_eq!(distinct_joined(&past, &ends), general, "round {round}");
+        }
+    }
+
+    #[test]
+    fn short_values_in_runs_or_not_take_their_first_index() {
+        // Runs of a few short values, then values that change at nearly
+        // every step, then runs again, over several of `find_short`'s
+        // blocks (the joined values' `find_short` gives a value equal to
+        // the one before its index unhashed; the list's does not).
+        let mut next = crate::columnar::lcg(31, 20);
+        for round in 0..40 {
+            let values: Vec<Vec<u8>> = (0..3000)
+                .map(|i| {
+                    let k = match (i / (300 + round * 37)) % 3 {
+                        0 => (i / 50) % 7,
+                        1 => next() as usize % 40,
+                        _ => (i / 3) % 5,
+                    };
+                    format!("v{k}").into_bytes()
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let (text, ends) = joined(&slices);
+            let got = distinct_joined(&text, &ends);
+            assert!(got.is_some(), "round {round}");
+            assert_eq!(got, distinct_of(&slices[..]), "round {round}");
+            assert_eq!(got, distinct_reference(&slices), "round {round}");
         }
     }
 
