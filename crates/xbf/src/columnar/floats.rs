@@ -691,12 +691,20 @@ fn xor_bits_reach<F: Float>(mut prev: u64, rest: &[F], mut bits: u64, stop: u64)
         let block = &rest[seen..rest.len().min(seen + len)];
         seen += block.len();
         len = 64;
-        for v in block {
-            let b = v.to_bits64();
-            let x = b ^ prev;
+        // From the highest 1 to the lowest (isolated: `x & -x`).
+        let span = |x: u64| u64::from(top(x) - top(x & x.wrapping_neg()));
+        // Two values a step: no copy of the value before (each pair's
+        // second is the next one's), and half the loop's own instructions.
+        let mut pairs = block.chunks_exact(2);
+        for pair in &mut pairs {
+            let (a, b) = (pair[0].to_bits64(), pair[1].to_bits64());
+            bits += span(a ^ prev) + span(b ^ a);
             prev = b;
-            // From the highest 1 to the lowest (isolated: `x & -x`).
-            bits += u64::from(top(x) - top(x & x.wrapping_neg()));
+        }
+        for v in pairs.remainder() {
+            let b = v.to_bits64();
+            bits += span(b ^ prev);
+            prev = b;
         }
         if bits >= stop {
             return true;
