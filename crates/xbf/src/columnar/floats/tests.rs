@@ -289,6 +289,71 @@ fn xor_size_below_reference<F: Float>(values: &[F], limit: usize) -> Option<usiz
     below.then_some(size(bits))
 }
 
+/// [`xor_bits_reach`] a value at a time, as it was before it took two a
+/// step: the same blocks, the same bound, the same answers.
+fn xor_bits_reach_reference<F: Float>(mut prev: u64, rest: &[F], mut bits: u64, stop: u64) -> bool {
+    let top = |x: u64| (x | 1).ilog2();
+    let (start, n, goal) = (bits as f64, rest.len() as f64, stop as f64 * 1.125);
+    let (mut seen, mut len) = (0, 16);
+    while seen < rest.len() {
+        let block = &rest[seen..rest.len().min(seen + len)];
+        seen += block.len();
+        len = 64;
+        for v in block {
+            let b = v.to_bits64();
+            let x = b ^ prev;
+            prev = b;
+            bits += u64::from(top(x) - top(x & x.wrapping_neg()));
+        }
+        if bits >= stop {
+            return true;
+        }
+        if start + (bits as f64 - start) * (n / seen as f64) < goal {
+            return false;
+        }
+    }
+    false
+}
+
+/// The bound two values a step answers as the one a value a step, on
+/// columns of odd and even lengths (blocks ending mid-pair), both widths,
+/// at every stop around where it decides.
+#[test]
+fn xor_bits_reach_takes_pairs_as_single_values() {
+    let mut next = crate::columnar::lcg(41, 11);
+    let mut checked = 0;
+    for round in 0..200 {
+        let n = [1, 2, 3, 15, 16, 17, 18, 79, 80, 81, 145, 1001][round % 12];
+        let values: Vec<f64> = (0..n)
+            .map(|_| match (round / 12) % 4 {
+                0 => f64::from_bits(next() << 11),
+                1 => (next() % 100_000) as f64 / 1000.0,
+                2 if next() % 3 == 0 => 1.5,
+                _ => f64::from_bits(0x3ff0_0000_0000_0000 | (next() % 64) << (next() % 50)),
+            })
+            .collect();
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        let prev = next();
+        let start = next() % 64;
+        // The bits the bound would count over the whole column, and stops around it.
+        let total: u64 = values.len() as u64 * 64;
+        for stop in (0..24).map(|k| total * k / 16).chain([1, u64::MAX]) {
+            assert_eq!(
+                xor_bits_reach(prev, &values, start, stop),
+                xor_bits_reach_reference(prev, &values, start, stop),
+                "{round} {stop}"
+            );
+            assert_eq!(
+                xor_bits_reach(prev as u32 as u64, &v32, start, stop),
+                xor_bits_reach_reference(prev as u32 as u64, &v32, start, stop),
+                "{round} {stop}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 200 * 26);
+}
+
 #[test]
 fn xor_size_counts_what_the_fields_take() {
     let mut next = crate::columnar::lcg(5, 11);
@@ -584,6 +649,43 @@ proptest::proptest! {
             fitting_prefix(&v32, e, &mut ns);
             proptest::prop_assert_eq!(&ns, &fitting_prefix_reference(&v32, e), "f32 at {}", e);
         }
+    }
+
+    /// The near pass compiled with AVX2 gives, word for word, what the
+    /// target's build gives and what [`exact_decimal_near`] gives value by
+    /// value (odd values and all, at every exponent, both widths, lengths
+    /// around the vectors' widths).
+    #[test]
+    fn near_pass_with_avx2_is_the_base_one(
+        seed in 0u64..u64::MAX, n in proptest::sample::select(vec![0usize, 1, 3, 4, 5, 7, 8, 9, 33, 100, 700]),
+        at in 0usize..200,
+    ) {
+        fn check<F: Float>(values: &[F]) -> Result<(), proptest::test_runner::TestCaseError> {
+            for e in 0..=F::MAX_EXP {
+                let p = Pow10::of(e);
+                let one_by_one: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, p)).collect();
+                let (mut base, mut chosen) = (vec![9], vec![9]);
+                near_into_base(values, p, &mut base);
+                near_into(values, p, &mut chosen);
+                proptest::prop_assert_eq!(&base[1..], &one_by_one[..], "base at {}", e);
+                proptest::prop_assert_eq!(&chosen[1..], &one_by_one[..], "chosen at {}", e);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    let mut wide = vec![9];
+                    // SAFETY: AVX2 was just found.
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        near_into_avx2(values, p, &mut wide)
+                    };
+                    proptest::prop_assert_eq!(&wide[1..], &one_by_one[..], "AVX2 at {}", e);
+                }
+            }
+            Ok(())
+        }
+        let values = if at < 100 { column_with_odd_values(seed, n, at % 8) } else { column(seed, n) };
+        check(&values)?;
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        check(&v32)?;
     }
 
     /// The dictionary by a table of decimal integers (at any exponent,
