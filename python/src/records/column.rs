@@ -305,16 +305,33 @@ impl RawColumn {
         let value_ptr = |r: usize| unsafe { batch[r].get_str_keyed(j).1 };
         // SAFETY: as above (non-null: a live entry's value).
         let value = |r: usize| unsafe { Borrowed::from_ptr(py, value_ptr(r)) };
+        let end = batch.len();
         let mut r = 0;
-        while r < batch.len() {
-            r = match self.kind {
-                // SAFETY: the values are live objects the dicts hold,
-                // unchanged during the call (the caller's contract).
-                K_STR => unsafe { self.str_run(&value_ptr, r, batch.len()) },
-                K_INT => self.run_of::<K_INT>(&value, r, batch.len()),
-                K_FLOAT => self.run_of::<K_FLOAT>(&value, r, batch.len()),
-                K_BOOL => self.run_of::<K_BOOL>(&value, r, batch.len()),
-                K_NULL => self.run_of::<K_NULL>(&value, r, batch.len()),
+        while r < end {
+            // SAFETY (the runs of strs, ints and floats): the values are live
+            // objects the dicts hold, unchanged during the call (the
+            // caller's contract).
+            r = match (self.kind, self.mixed) {
+                (K_STR, false) => unsafe { self.str_run::<false>(&value_ptr, r, end) },
+                (K_STR, true) => unsafe { self.str_run::<true>(&value_ptr, r, end) },
+                (K_INT, mixed) => {
+                    // SAFETY: each value read is live (as above).
+                    let take = |v| unsafe { value_int(py, v) };
+                    let (kinds, ints) = (&mut self.kinds, &mut self.ints);
+                    let (to, null) = unsafe { run_into(mixed, kinds, ints, K_INT, take, &value_ptr, r, end) };
+                    self.seen[K_NULL as usize] |= null;
+                    to
+                }
+                (K_FLOAT, mixed) => {
+                    // SAFETY: each value read is live (as above).
+                    let take = |v| unsafe { value_float(py, v) };
+                    let (kinds, floats) = (&mut self.kinds, &mut self.floats);
+                    let (to, null) = unsafe { run_into(mixed, kinds, floats, K_FLOAT, take, &value_ptr, r, end) };
+                    self.seen[K_NULL as usize] |= null;
+                    to
+                }
+                (K_BOOL, _) => self.run_of::<K_BOOL>(&value, r, end),
+                (K_NULL, _) => self.run_of::<K_NULL>(&value, r, end),
                 _ => r,
             };
             self.len = i + r;
@@ -351,62 +368,91 @@ impl RawColumn {
 
     /// [`RawColumn::run_of`] of strings (`K_STR`), up to the first value
     /// that is not an exact compact-ASCII str of at most 32 bytes (which
-    /// `push` then takes): room for up to [`STR_RUN`] strings asked of the
-    /// text and the ends at once, then each string's bytes copied into it and
-    /// its end written, their places kept in locals. (`append_str` a string
-    /// reloaded and stored the text's and the ends' lengths and checked
-    /// their room after every string's bytes were stored, and the value went
-    /// through `downcast_exact` and `str_bytes`' `Option`.) The record
-    /// reached is returned (the length is the caller's).
+    /// `push` then takes) nor, in a column that writes its kinds (`MIXED`,
+    /// which is `self.mixed`), None: room for up to [`STR_RUN`] strings
+    /// asked of the text and the ends (and the kinds) at once, then each
+    /// string's bytes copied into it and its end written (and each value's
+    /// kind), their places kept in locals. (`append_str` a string reloaded
+    /// and stored the text's and the ends' lengths and checked their room
+    /// after every string's bytes were stored, and the value went through
+    /// `downcast_exact` and `str_bytes`' `Option`; a None ended the run and
+    /// went through `push`.) The record reached is returned (the length is
+    /// the caller's).
     ///
     /// # Safety
     ///
     /// `value(r)`, for each record `r` from `start` to `end`, is a live
     /// object that stays alive and unchanged during the call.
     #[inline(always)]
-    unsafe fn str_run(
+    unsafe fn str_run<const MIXED: bool>(
         &mut self,
         value: &impl Fn(usize) -> *mut pyo3::ffi::PyObject,
         start: usize,
         end: usize,
     ) -> usize {
+        debug_assert_eq!(MIXED, self.mixed);
+        // SAFETY: the GIL is held (the caller's values are live Python
+        // objects read under it); `Py_None` only takes None's address.
+        let none = unsafe { pyo3::ffi::Py_None() };
+        let mut null = false;
         let mut r = start;
         while r < end {
             let n = (end - r).min(STR_RUN);
-            let (text_len, ends_len) = (self.text.len(), self.ends.len());
+            let (text_len, ends_len, kinds_len) = (self.text.len(), self.ends.len(), self.kinds.len());
             // Room for `n` strings of up to 32 bytes: string `k` starts at
             // most `32 * k` bytes in, and `copy_short` writes 32 bytes.
             self.text.reserve(32 * n);
             self.ends.reserve(n);
+            if MIXED {
+                self.kinds.reserve(n);
+            }
             let text = &mut self.text.spare_capacity_mut()[..32 * n];
             let ends = &mut self.ends.spare_capacity_mut()[..n];
-            let (mut at, mut k) = (0, 0);
+            let kinds = if MIXED { &mut self.kinds.spare_capacity_mut()[..n] } else { &mut [] };
+            // `k` values read, `e` strings among them.
+            let (mut at, mut k, mut e) = (0, 0, 0);
             while k < n {
+                let v = value(r + k);
+                if MIXED && v == none {
+                    kinds[k].write(K_NULL);
+                    null = true;
+                    k += 1;
+                    continue;
+                }
                 // SAFETY: the caller's contract (`r + k < end`).
-                let Some(s) = (unsafe { compact_ascii(value(r + k)) }) else { break };
+                let Some(s) = (unsafe { compact_ascii(v) }) else { break };
                 if s.len() > 32 {
                     break;
                 }
+                // `at <= 32 * e` and `e <= k < n`: the window is in the room.
                 let dst: &mut [MaybeUninit<u8>; 32] = (&mut text[at..at + 32]).try_into().expect("32 bytes");
                 copy_short(dst, s);
                 at += s.len();
-                ends[k].write(text_len + at);
+                ends[e].write(text_len + at);
+                e += 1;
+                if MIXED {
+                    kinds[k].write(K_STR);
+                }
                 k += 1;
             }
             // SAFETY: the first `at` bytes of the text's spare capacity were
             // written (`copy_short` writes each string's bytes, one after
-            // the other, within the room reserved), and the first `k` ends.
+            // the other, within the room reserved), the first `e` ends, and
+            // (`MIXED`) the first `k` kinds.
             unsafe {
                 self.text.set_len(text_len + at);
-                self.ends.set_len(ends_len + k);
+                self.ends.set_len(ends_len + e);
+                if MIXED {
+                    self.kinds.set_len(kinds_len + k);
+                }
             }
             r += k;
             if k < n {
                 break;
             }
         }
-        if self.mixed {
-            self.kinds.resize(self.kinds.len() + (r - start), K_STR);
+        if MIXED {
+            self.seen[K_NULL as usize] |= null;
         }
         r
     }
@@ -480,6 +526,97 @@ impl RawColumn {
         self.len = i + 1;
         true
     }
+}
+
+/// The values of a run of ints or floats (`buf`, of kind `kind`, the
+/// column's), from record `start` up to `end` or the first value that
+/// `take` does not read, nor (in a column that writes its kinds: `mixed`,
+/// whose `kinds` are written here) None: room for the run asked of `buf`
+/// (and `kinds`) once, each value written at its place, kept in a local,
+/// the lengths set after the loop (`Vec::push` reloaded, checked and stored
+/// the length a value). The record reached, and whether a None was read
+/// (the kinds met are the caller's).
+///
+/// # Safety
+///
+/// `value(r)`, for each record `r` from `start` to `end`, is a live
+/// object that stays alive and unchanged during the call; the GIL is held.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run_into<T>(
+    mixed: bool,
+    kinds: &mut Vec<u8>,
+    buf: &mut Vec<T>,
+    kind: u8,
+    take: impl Fn(*mut pyo3::ffi::PyObject) -> Option<T>,
+    value: &impl Fn(usize) -> *mut pyo3::ffi::PyObject,
+    start: usize,
+    end: usize,
+) -> (usize, bool) {
+    let n = end - start;
+    let (kinds_len, buf_len) = (kinds.len(), buf.len());
+    buf.reserve(n);
+    let vals = &mut buf.spare_capacity_mut()[..n];
+    // `k` values read, `m` of them taken into `buf` (the others None).
+    let (mut k, mut m) = (0, 0);
+    if mixed {
+        kinds.reserve(n);
+        let ks = &mut kinds.spare_capacity_mut()[..n];
+        // SAFETY: the GIL is held (the caller's contract); `Py_None` only
+        // takes None's address.
+        let none = unsafe { pyo3::ffi::Py_None() };
+        while k < n {
+            let v = value(start + k);
+            if v == none {
+                ks[k].write(K_NULL);
+            } else if let Some(x) = take(v) {
+                vals[m].write(x);
+                m += 1;
+                ks[k].write(kind);
+            } else {
+                break;
+            }
+            k += 1;
+        }
+        // SAFETY: the first `k` kinds of the spare capacity were written.
+        unsafe { kinds.set_len(kinds_len + k) };
+    } else {
+        while k < n {
+            let Some(x) = take(value(start + k)) else { break };
+            vals[k].write(x);
+            k += 1;
+        }
+        m = k;
+    }
+    // SAFETY: the first `m` values of the spare capacity were written.
+    unsafe { buf.set_len(buf_len + m) };
+    (start + k, m < k)
+}
+
+/// The value of `v` as [`RawColumn::take_as`] takes a `K_INT`: an exact
+/// int of at most two 30-bit digits, read in place (as its i64's bits).
+///
+/// # Safety
+///
+/// `v` is a live object, kept alive by the caller; the GIL is held.
+#[inline(always)]
+unsafe fn value_int(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<u64> {
+    // SAFETY: the caller's contract (a live object, non-null).
+    let v = unsafe { Borrowed::from_ptr(py, v) };
+    v.downcast_exact::<PyLong>().ok().and_then(|x| small_int(&x)).map(|x| x as u64)
+}
+
+/// The value of `v` as [`RawColumn::take_as`] takes a `K_FLOAT`: an exact
+/// float.
+///
+/// # Safety
+///
+/// As [`value_int`].
+#[inline(always)]
+unsafe fn value_float(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<f64> {
+    // SAFETY: the caller's contract (a live object, non-null).
+    let v = unsafe { Borrowed::from_ptr(py, v) };
+    v.downcast_exact::<PyFloat>().ok().map(|f| f.value())
 }
 
 /// Strings of one run of [`RawColumn::str_run`] at most (a batch's): the
