@@ -1,5 +1,7 @@
-//! The only unsafe code of the crate: raw `pyo3::ffi` calls kept because
-//! they measured >= 5% faster than the safe PyO3 API (python/UNSAFE.md).
+//! Raw `pyo3::ffi` calls kept because they measured >= 5% faster than the
+//! safe PyO3 API. The crate's other `unsafe` code (the gather's reads of
+//! string objects and its runs, pyobj.rs and records/column.rs) is listed
+//! with its measured gains in python/UNSAFE.md.
 //! (`unsafe_op_in_unsafe_fn` is denied here rather than crate-wide because
 //! PyO3 0.22's `#[pymethods]`/`#[pyfunction]` expansions trip it.)
 

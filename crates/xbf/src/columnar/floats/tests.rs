@@ -616,6 +616,32 @@ fn column_with_odd_values(seed: u64, n: usize, at: usize) -> Vec<f64> {
     values
 }
 
+/// The float encoder's one `unsafe` block, the call of [`near_into`]'s AVX2
+/// build, on a short column of every kind of value (decimals, odd values,
+/// random bits) at a few exponents: small enough for Miri, which
+/// scripts/test-all.sh runs it under with AVX2 enabled at compile time (so
+/// that `is_x86_feature_detected!` is true there and the `unsafe` call is
+/// the one checked); natively it takes whichever build the processor has.
+#[test]
+fn avx2_build_call_for_miri() {
+    let mut values = column_with_odd_values(7, 70, 5);
+    values.extend(column(12, 9));
+    for e in [0, 1, 3, 8] {
+        let p = Pow10::of(e);
+        let one_by_one: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, p)).collect();
+        let mut chosen = vec![9];
+        near_into(&values, p, &mut chosen);
+        assert_eq!(&chosen[1..], &one_by_one[..], "at {e}");
+        // (Every exponent here is within f32's `MAX_EXP`.)
+        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        let p32 = Pow10::of(e);
+        let want: Vec<u64> = v32.iter().map(|&v| exact_decimal_near(v, p32)).collect();
+        let mut got = Vec::new();
+        near_into(&v32, p32, &mut got);
+        assert_eq!(got, want, "f32 at {e}");
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(600))]
     /// The candidates sized first and the dictionary found by decimal
