@@ -61,12 +61,8 @@ miri() {
     if rustup component add --toolchain nightly miri rust-src 2>/dev/null \
         || rustup toolchain install nightly --profile minimal --component miri,rust-src --no-self-update; then
         cargo +nightly miri test --quiet --locked -p xbf --lib --target-dir target/miri utf8::
-        # The float encoder's call of its AVX2 build (columnar/floats.rs, `near_into`): compiled with AVX2, so that
-        # the call is taken under the interpreter (its own target directory: other flags).
-        RUSTFLAGS="-C target-feature=+avx2" cargo +nightly miri test --quiet --locked -p xbf --lib \
-            --target-dir target/miri-avx2 columnar::floats::tests::avx2_build_call_for_miri
     else
-        echo "NOTICE: no nightly toolchain with Miri could be installed here; the tests of the unsafe code ran natively only."
+        echo "NOTICE: no nightly toolchain with Miri could be installed here; utf8.rs's tests ran natively only."
     fi
 }
 background miri miri
@@ -84,7 +80,7 @@ cargo test --workspace --all-features --locked
 # The core alone (no serde): it builds, with no warnings.
 RUSTFLAGS="-D warnings" cargo check --quiet --locked -p xbf --no-default-features --target-dir target/no-default
 
-stage "Miri: the tests of the crate's unsafe code (crates/xbf/src/utf8.rs; the AVX2 call in columnar/floats.rs) under the interpreter (run in the background since the start)"
+stage "Miri: the crate's one module with unsafe code (crates/xbf/src/utf8.rs), its tests under the interpreter (run in the background since the start)"
 await miri
 
 stage "Conformance vectors, through the Rust implementation"

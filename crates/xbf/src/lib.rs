@@ -92,9 +92,7 @@
 //! assert_eq!(err.to_string(), "at byte 24, in Point.last: truncated: needs 1 bytes, 0 remain");
 //! # Ok::<(), xbf::Error>(())
 //! ```
-// `unsafe` only where utf8.rs says why (a measured speed-up, Miri-tested),
-// and for the float encoder's one call of its AVX2 build once the processor
-// is found to have AVX2 (columnar/floats.rs, `near_into`: a measured speed-up).
+// `unsafe` only where utf8.rs says why (a measured speed-up, Miri-tested).
 #![deny(unsafe_code)]
 // Without serde, the helpers only its readers use (string spans, key
 // checks) go unused; they are not worth a cfg each.

@@ -1,8 +1,7 @@
 //! Strings read from a message (and strings a binding hands to the column
 //! builder as bytes), checked to be UTF-8 with ASCII first.
 //!
-//! This module holds most of the crate's `unsafe` code (the other piece is
-//! the float encoder's call of its AVX2 build, columnar/floats.rs). Nearly every string
+//! This module holds the crate's only `unsafe` code. Nearly every string
 //! in real data is ASCII, and for the short strings records hold (names,
 //! symbols, dates), the call into `std::str::from_utf8` costs more than
 //! the rest of reading the string: checking ASCII first, and strings

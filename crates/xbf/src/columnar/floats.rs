@@ -254,38 +254,6 @@ fn exact_decimal_near<F: Float>(v: F, p: Pow10<F>) -> u64 {
     varint::zigzag64(n) | (u64::from(fits)).wrapping_sub(1)
 }
 
-/// [`exact_decimal_near`] of each of `values`, appended to `out`: with
-/// AVX2 where the processor has it (four values a vector instead of SSE2's
-/// two, and 64-bit comparisons), else as compiled for the target. The same
-/// IEEE operations either way (no fused multiply-add), so the same words.
-#[inline]
-fn near_into<F: Float>(values: &[F], p: Pow10<F>, out: &mut Vec<u64>) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: `near_into_avx2` only needs AVX2, which the processor
-        // was just found to have.
-        #[allow(unsafe_code)]
-        unsafe {
-            near_into_avx2(values, p, out)
-        };
-        return;
-    }
-    near_into_base(values, p, out);
-}
-
-/// [`near_into`] as compiled for the target.
-#[inline(always)]
-fn near_into_base<F: Float>(values: &[F], p: Pow10<F>, out: &mut Vec<u64>) {
-    out.extend(values.iter().map(|&v| exact_decimal_near(v, p)));
-}
-
-/// [`near_into`] compiled with AVX2 (the same code, vectorised wider).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn near_into_avx2<F: Float>(values: &[F], p: Pow10<F>, out: &mut Vec<u64>) {
-    near_into_base(values, p, out);
-}
-
 /// Whether [`exact_decimal`]`(v, e)` holds, for any `v` but -0 (which
 /// fits no exponent: its integer 0 gives back +0), without a branch: the
 /// product's magnitude `a` rounded half up by adding and subtracting 2^52
@@ -455,7 +423,7 @@ fn fitting_prefix<F: Float>(values: &[F], e: u8, ns: &mut Vec<u64>) {
         rest = after;
         len = (2 * len).min(1024);
         let start = ns.len();
-        near_into(block, p, ns);
+        ns.extend(block.iter().map(|&v| exact_decimal_near(v, p)));
         if all_decided(&ns[start..]) {
             continue;
         }
@@ -490,8 +458,7 @@ impl DecimalParts {
     /// mispredict), then the values it leaves undecided one by one.
     fn of<F: Float>(values: &[F], e: u8) -> Self {
         let p = Pow10::of(e);
-        let mut ints = Vec::with_capacity(values.len());
-        near_into(values, p, &mut ints);
+        let ints: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, p)).collect();
         let mut parts = DecimalParts { ints, exceptions: Vec::new() };
         if all_decided(&parts.ints) {
             return parts;

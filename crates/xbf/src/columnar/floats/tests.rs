@@ -616,32 +616,6 @@ fn column_with_odd_values(seed: u64, n: usize, at: usize) -> Vec<f64> {
     values
 }
 
-/// The float encoder's one `unsafe` block, the call of [`near_into`]'s AVX2
-/// build, on a short column of every kind of value (decimals, odd values,
-/// random bits) at a few exponents: small enough for Miri, which
-/// scripts/test-all.sh runs it under with AVX2 enabled at compile time (so
-/// that `is_x86_feature_detected!` is true there and the `unsafe` call is
-/// the one checked); natively it takes whichever build the processor has.
-#[test]
-fn avx2_build_call_for_miri() {
-    let mut values = column_with_odd_values(7, 70, 5);
-    values.extend(column(12, 9));
-    for e in [0, 1, 3, 8] {
-        let p = Pow10::of(e);
-        let one_by_one: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, p)).collect();
-        let mut chosen = vec![9];
-        near_into(&values, p, &mut chosen);
-        assert_eq!(&chosen[1..], &one_by_one[..], "at {e}");
-        // (Every exponent here is within f32's `MAX_EXP`.)
-        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
-        let p32 = Pow10::of(e);
-        let want: Vec<u64> = v32.iter().map(|&v| exact_decimal_near(v, p32)).collect();
-        let mut got = Vec::new();
-        near_into(&v32, p32, &mut got);
-        assert_eq!(got, want, "f32 at {e}");
-    }
-}
-
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(600))]
     /// The candidates sized first and the dictionary found by decimal
@@ -675,43 +649,6 @@ proptest::proptest! {
             fitting_prefix(&v32, e, &mut ns);
             proptest::prop_assert_eq!(&ns, &fitting_prefix_reference(&v32, e), "f32 at {}", e);
         }
-    }
-
-    /// The near pass compiled with AVX2 gives, word for word, what the
-    /// target's build gives and what [`exact_decimal_near`] gives value by
-    /// value (odd values and all, at every exponent, both widths, lengths
-    /// around the vectors' widths).
-    #[test]
-    fn near_pass_with_avx2_is_the_base_one(
-        seed in 0u64..u64::MAX, n in proptest::sample::select(vec![0usize, 1, 3, 4, 5, 7, 8, 9, 33, 100, 700]),
-        at in 0usize..200,
-    ) {
-        fn check<F: Float>(values: &[F]) -> Result<(), proptest::test_runner::TestCaseError> {
-            for e in 0..=F::MAX_EXP {
-                let p = Pow10::of(e);
-                let one_by_one: Vec<u64> = values.iter().map(|&v| exact_decimal_near(v, p)).collect();
-                let (mut base, mut chosen) = (vec![9], vec![9]);
-                near_into_base(values, p, &mut base);
-                near_into(values, p, &mut chosen);
-                proptest::prop_assert_eq!(&base[1..], &one_by_one[..], "base at {}", e);
-                proptest::prop_assert_eq!(&chosen[1..], &one_by_one[..], "chosen at {}", e);
-                #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    let mut wide = vec![9];
-                    // SAFETY: AVX2 was just found.
-                    #[allow(unsafe_code)]
-                    unsafe {
-                        near_into_avx2(values, p, &mut wide)
-                    };
-                    proptest::prop_assert_eq!(&wide[1..], &one_by_one[..], "AVX2 at {}", e);
-                }
-            }
-            Ok(())
-        }
-        let values = if at < 100 { column_with_odd_values(seed, n, at % 8) } else { column(seed, n) };
-        check(&values)?;
-        let v32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
-        check(&v32)?;
     }
 
     /// The dictionary by a table of decimal integers (at any exponent,
