@@ -30,6 +30,11 @@ own library's bytes of the same rows. Every library runs in the
 same process, interleaved round by round (the order of the libraries turns
 each round); each sample is the mean time of one call over at least
 --min-time seconds of calls, and the tables show medians of the samples.
+Each sample starts with a garbage collection (the collector stays on during
+it): otherwise a full collection, which walks every object the process holds
+(all the datasets), falls on whichever library's call the earlier samples'
+allocations happen to trigger it in, and a sample of one long call (typed
+loads of zipcodes.csv: 50 ms or 200 ms) measures that instead of the library.
 
 The issue's bar (issue 8), checked on the default (`xbf auto`) against
 msgpack's C implementation in the same run: bytes at most half of msgpack's,
@@ -39,6 +44,7 @@ import argparse
 import csv
 import dataclasses
 import datetime
+import gc
 import importlib
 import importlib.metadata
 import json
@@ -219,6 +225,7 @@ def run_typed(data, cls, rounds, min_time):
 
 
 def timeit(fn, arg, min_time=0.02):
+    gc.collect()
     n, t = 0, 0.0
     start = time.perf_counter()
     while True:
