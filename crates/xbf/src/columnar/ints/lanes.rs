@@ -28,6 +28,11 @@ const BLOCK: usize = 4096;
 /// (Each step narrows its values from the column as it reads them: first
 /// narrowing a piece of the column into a buffer on the stack, then
 /// reading that, cost more under callgrind.)
+///
+/// Not inlined: its vector code is then compiled alone, the same in every
+/// build whatever its callers become (inlined into a caller, the
+/// extension's build with thin LTO compiled it into other code).
+#[inline(never)]
 pub(super) fn pass_u15<const VARINTS: bool, T: Int>(values: &[T]) -> Gathered {
     let n = values.len();
     debug_assert!(n >= 2 && values.iter().all(|v| v.wide() < 1 << 15));
