@@ -376,7 +376,7 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
         // the choice is the same).
         let frames = finish_plan(values, first, usize::MAX, usize::MAX, range).size;
         if 2 * runs <= n && !runs_lose(runs, lo, frames.min(n * vlen(hi))) {
-            let rle = rle_size_u63(values, runs, lo, hi);
+            let rle = rle_size_u63(values, runs);
             if rle < varint_size {
                 return finish_plan(values, first, varint_size, rle, range);
             }
@@ -399,7 +399,7 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
     }
     // (The varints' size is exact where they won; where they lost to a
     // smaller size, their least loses to it too.)
-    finish_plan(values, first, varint_size, rle_size.unwrap_or_else(|| rle_size_u63(values, runs, lo, hi)), range)
+    finish_plan(values, first, varint_size, rle_size.unwrap_or_else(|| rle_size_u63(values, runs)), range)
 }
 
 /// What [`plan_u63`] gathers in its pass, gathered from what a writer
@@ -472,7 +472,7 @@ impl Stats {
         {
             return others;
         }
-        finish_plan(values, first, self.varint_size, rle_size_u63(values, self.runs, self.lo, self.hi), range)
+        finish_plan(values, first, self.varint_size, rle_size_u63(values, self.runs), range)
     }
 }
 
@@ -555,7 +555,7 @@ fn plan_bit_counts<T: Int>(values: &[T], first: u64, ones: usize, up: usize, dow
     if 2 * runs >= others.size {
         return others;
     }
-    finish_plan(values, u128::from(first), n, rle_size_u63(values, runs, lo as u64, hi as u64), range)
+    finish_plan(values, u128::from(first), n, rle_size_u63(values, runs), range)
 }
 
 /// Whether `runs` runs of values of `lo` or more take `others` bytes or
@@ -576,12 +576,9 @@ fn runs_least(runs: usize, varint_size: usize, n: usize, hi: u64) -> usize {
     runs + varint_size.saturating_sub(rest)
 }
 
-/// [`rle_size`] of values below 2^63, which make exactly `runs` runs, the
-/// smallest `lo` and the largest `hi`: where they are eight values long or
-/// more on average, skipped run by run; where they are shorter and every
-/// value's varint is as long, `runs` times a length's byte and a value's
-/// varint, unless a run may reach 128 values (a length of two bytes).
-fn rle_size_u63<T: Int>(values: &[T], runs: usize, lo: u64, hi: u64) -> usize {
+/// [`rle_size`] of values below 2^63, which make `runs` runs: where they
+/// are eight values long or more on average, skipped run by run.
+fn rle_size_u63<T: Int>(values: &[T], runs: usize) -> usize {
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     if values.len() >= 8 * runs {
         let (mut size, mut i) = (0, 0);
@@ -592,24 +589,6 @@ fn rle_size_u63<T: Int>(values: &[T], runs: usize, lo: u64, hi: u64) -> usize {
         }
         return size;
     }
-    if vlen(lo) == vlen(hi) && !may_run_128(values) {
-        return runs * (1 + vlen(hi));
-    }
-    rle_size_scan(values)
-}
-
-/// Whether a run of `values` may be 128 values long or more: a run that
-/// long holds the 65 values from the first multiple of 64 in it on (at
-/// most 63 values past its start), so that none is where no 65 values from
-/// a multiple of 64 are all equal (tested from each multiple, most of which
-/// differ from the next value: a few instructions each 64 values).
-fn may_run_128<T: Int>(values: &[T]) -> bool {
-    (0..values.len().saturating_sub(64)).step_by(64).any(|a| values[a + 1..=a + 64].iter().all(|&v| v == values[a]))
-}
-
-/// [`rle_size`] of values below 2^63, value by value.
-fn rle_size_scan<T: Int>(values: &[T]) -> usize {
-    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let (mut size, mut prev, mut run) = (0usize, values[0].wide() as u64, 0u64);
     for v in values {
         let v = v.wide() as u64;

@@ -409,19 +409,10 @@ fn runs_skipped_eight_at_a_time_size_and_write_as_counted_one_by_one() {
         let expected = rle_size(&values);
         // Either path (the count of runs picks one: skipped where it is
         // an eighth of the values or less), and either width.
-        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
-        let byte_runs = 1 + bytes.windows(2).filter(|w| w[0] != w[1]).count();
-        let (blo, bhi) = (u64::from(*bytes.iter().min().unwrap()), u64::from(*bytes.iter().max().unwrap()));
-        // (One run counted picks the skipping path, from eight values.)
-        let skip = (n >= 8).then_some(1);
-        for counted in skip.into_iter().chain([runs]) {
-            assert_eq!(rle_size_u63(&values, counted, lo, hi), expected, "round {round}");
+        for counted in [1, runs, n] {
+            assert_eq!(rle_size_u63(&values, counted), expected, "round {round}");
+            assert_eq!(rle_size_u63(&bytes, counted), rle_size(&bytes), "round {round}");
         }
-        for counted in skip.into_iter().chain([byte_runs]) {
-            assert_eq!(rle_size_u63(&bytes, counted, blo, bhi), rle_size(&bytes), "round {round}");
-        }
-        assert_eq!(rle_size_scan(&values), expected, "round {round}");
-        assert_eq!(rle_size_scan(&bytes), rle_size(&bytes), "round {round}");
         // The run-length writer, against runs counted one value at a time.
         for (column, size) in [(&values[..], expected), (&bytes.iter().map(|&b| u64::from(b)).collect::<Vec<_>>(), 0)] {
             let size = if size == 0 { rle_size(column) } else { size };
@@ -612,36 +603,5 @@ proptest::proptest! {
             (lo, hi, dlo, dhi, runs, Some(varints))
         );
         round_trip(&values.iter().map(|&v| u128::from(v)).collect::<Vec<_>>());
-    }
-}
-
-proptest::proptest! {
-    /// Short runs (shorter than eight values on average, where the runs'
-    /// size is not skipped run by run), a few of them 63 to 130 values long
-    /// and anywhere against the multiples of 64, of values whose varints
-    /// are as long or not: the size without a pass, where no run may reach
-    /// 128 values, is the size counted value by value.
-    #[test]
-    fn short_runs_size_as_counted_one_by_one(
-        runs in proptest::collection::vec((0u64..6, 1usize..5, 0u8..64), 1..400),
-        offset in 0usize..64,
-        wide in 0u8..3,
-    ) {
-        let lens = [63usize, 64, 65, 126, 127, 128, 129, 130];
-        let values: Vec<u64> = std::iter::repeat_n(7u64, offset)
-            .chain(runs.iter().flat_map(|&(v, len, long)| {
-                let len = if long == 0 { lens[(v as usize + len) % lens.len()] } else { len };
-                let v = match wide {
-                    0 => v,
-                    1 => 200 + v,
-                    _ => [3, 300][(v % 2) as usize],
-                };
-                std::iter::repeat_n(v, len)
-            }))
-            .collect();
-        let runs = 1 + values.windows(2).filter(|w| w[0] != w[1]).count();
-        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
-        proptest::prop_assert_eq!(rle_size_u63(&values, runs, lo, hi), rle_size(&values));
-        proptest::prop_assert_eq!(rle_size_scan(&values), rle_size(&values));
     }
 }
