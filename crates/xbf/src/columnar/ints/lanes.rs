@@ -29,9 +29,11 @@ const BLOCK: usize = 4096;
 /// narrowing a piece of the column into a buffer on the stack, then
 /// reading that, cost more under callgrind.)
 ///
-/// Not inlined: its vector code is then compiled alone, the same in every
-/// build whatever its callers become (inlined into a caller, the
-/// extension's build with thin LTO compiled it into other code).
+/// Not inlined, so that its vector code is compiled as a function of its
+/// own. That does not make it the same in every build: the Python
+/// extension's (thin LTO, four codegen units) has compiled it unrolled and
+/// three times larger after changes elsewhere in ints.rs, so a change there
+/// is measured in that build too.
 #[inline(never)]
 pub(super) fn pass_u15<const VARINTS: bool, T: Int>(values: &[T]) -> Gathered {
     let n = values.len();
