@@ -288,6 +288,10 @@ fn plan<T: Int>(values: &[T]) -> Plan {
     if all <= 1 {
         return plan_bits(values, first as u64);
     }
+    // Amounts, counts, times: values below 2^30 in 32-bit lanes.
+    if let (Some(values64), true) = (T::u64s(values), all >> 30 == 0 && values.len() >= 2) {
+        return plan_gathered(values, first as u64, lanes::pass_u30(values64));
+    }
     if all >> 63 == 0 {
         return plan_u63(values, first as u64);
     }

@@ -28,6 +28,13 @@ const BLOCK: usize = 4096;
 /// (Each step narrows its values from the column as it reads them: first
 /// narrowing a piece of the column into a buffer on the stack, then
 /// reading that, cost more under callgrind.)
+///
+/// Not inlined, so that its vector code is compiled as a function of its
+/// own. That does not make it the same in every build: the Python
+/// extension's (thin LTO, four codegen units) has compiled it unrolled and
+/// three times larger after changes elsewhere in ints.rs, so a change there
+/// is measured in that build too.
+#[inline(never)]
 pub(super) fn pass_u15<const VARINTS: bool, T: Int>(values: &[T]) -> Gathered {
     let n = values.len();
     debug_assert!(n >= 2 && values.iter().all(|v| v.wide() < 1 << 15));
@@ -107,6 +114,149 @@ impl Lanes {
             if VARINTS {
                 self.counts[1][k] += i16::from(c[k] >= 1 << 7) + i16::from(c[k] >= 1 << 14);
             }
+        }
+    }
+}
+
+/// Values per step of [`pass_u30`]: four 32-bit lanes fill a 128-bit
+/// register.
+const L32: usize = 4;
+
+/// Values per group of [`pass_u30`]: two steps.
+const G32: usize = 2 * L32;
+
+/// Groups per block of [`pass_u30`]: a lane counts at most eight a group
+/// in an `i32`, added to the total after each block, long before it could
+/// wrap (few enough that the tests reach past one).
+const BLOCK32: usize = 2048;
+
+/// What [`super::plan_u63`]'s pass gathers from `values`, every one below
+/// 2^30 and at least two of them, as [`pass_u15`] gathers it, in 32-bit
+/// lanes, four values a step, two steps a group, the varints' size always
+/// counted (a value below 2^30 takes one byte and one more from each of
+/// 2^7, 2^14, 2^21 and 2^28).
+///
+/// Values below 2^30 have differences in (-2^30, 2^30), and zigzags below
+/// 2^31: the differences of any two values or zigzags are exact in an
+/// `i32`, so that each minimum and maximum is worked out by a subtraction
+/// and its sign (SSE2 has no 32-bit min or max: a compare and a select
+/// the compiler leaves scalar).
+///
+/// As in `plan_u63`'s pass, a group that ends in a repeat may be inside a
+/// run: the whole groups of that value after it add nothing but equal
+/// neighbours (and their varints), which are counted, not stepped over.
+///
+/// (Not inlined: its vector code is then compiled alone, whatever its
+/// callers become.)
+#[inline(never)]
+pub(super) fn pass_u30(values: &[u64]) -> Gathered {
+    let n = values.len();
+    debug_assert!(n >= 2 && values.iter().all(|&v| v >> 30 == 0));
+    let narrow = |v: &u64| *v as i32;
+    let first = narrow(&values[0]);
+    let mut lanes =
+        Lanes32 { lo: [first; L32], hi: [first; L32], dlo: [i32::MAX; L32], dhi: [0; L32], counts: [[0; L32]; 2] };
+    // The neighbours that are equal, and the varints' bytes past their
+    // first (the first value's, which no step sees, to begin with).
+    let mut counts = [0, extra_bytes(values[0])];
+    let (cur, prev) = (&values[1..], &values[..n - 1]);
+    let groups = cur.len() / G32;
+    let mut start = 0;
+    let add = |lanes: &mut Lanes32, counts: &mut [usize; 2], all: bool| {
+        for (total, c) in counts.iter_mut().zip(&mut lanes.counts) {
+            *total += if all { c.iter().map(|&x| x as usize).sum::<usize>() } else { c[0] as usize };
+            *c = [0; L32];
+        }
+    };
+    while start < groups {
+        let end = (start + BLOCK32).min(groups);
+        let mut g = start;
+        while g < end {
+            let c: &[u64; G32] = cur[g * G32..g * G32 + G32].try_into().expect("a group");
+            let p: &[u64; G32] = prev[g * G32..g * G32 + G32].try_into().expect("a group");
+            for h in (0..G32).step_by(L32) {
+                lanes.step(std::array::from_fn(|k| narrow(&c[h + k])), std::array::from_fn(|k| narrow(&p[h + k])));
+            }
+            g += 1;
+            // (The test of a repeat once a group of two steps, not once a
+            // step: a branch between two steps leaves their code scalar.)
+            if c[G32 - 1] == c[G32 - 2] {
+                let v = c[G32 - 1];
+                let from = g;
+                while g < end && cur[g * G32..g * G32 + G32].iter().fold(0, |a, &x| a | (x ^ v)) == 0 {
+                    g += 1;
+                }
+                let skipped = (g - from) * G32;
+                counts[0] += skipped;
+                counts[1] += skipped * extra_bytes(v);
+            }
+        }
+        add(&mut lanes, &mut counts, true);
+        start = end;
+    }
+    for (c, p) in cur[groups * G32..].iter().zip(&prev[groups * G32..]) {
+        lanes.step([narrow(c); L32], [narrow(p); L32]);
+    }
+    // (A value past the whole steps went into every lane, its counts too.)
+    add(&mut lanes, &mut counts, false);
+    let [equal, extra] = counts;
+    let Lanes32 { lo, hi, dlo, dhi, .. } = lanes;
+    let widen = |x: i32| x as u64;
+    Gathered {
+        lo: widen(lo.into_iter().fold(first, i32::min)),
+        hi: widen(hi.into_iter().fold(first, i32::max)),
+        dlo: widen(dlo.into_iter().fold(i32::MAX, i32::min)),
+        dhi: widen(dhi.into_iter().fold(0, i32::max)),
+        runs: n - equal,
+        varint_size: Some(n + extra),
+    }
+}
+
+/// The bytes of `v`'s varint past its first, `v` below 2^35.
+fn extra_bytes(v: u64) -> usize {
+    VARINT_STEPS.iter().filter(|&&t| v >= t).count()
+}
+
+/// Where a varint takes one more byte, up to 2^28.
+const VARINT_STEPS: [u64; 4] = [1 << 7, 1 << 14, 1 << 21, 1 << 28];
+
+/// Four lanes of what [`pass_u30`] gathers: the values equal to the one
+/// before, and the varints' bytes past their first.
+struct Lanes32 {
+    lo: [i32; L32],
+    hi: [i32; L32],
+    dlo: [i32; L32],
+    dhi: [i32; L32],
+    counts: [[i32; L32]; 2],
+}
+
+/// The smaller of `a` and `b`, whose difference is exact in an `i32`.
+#[inline(always)]
+fn min32(a: i32, b: i32) -> i32 {
+    let d = a.wrapping_sub(b);
+    b.wrapping_add(d & (d >> 31))
+}
+
+/// The larger of `a` and `b`, whose difference is exact in an `i32`.
+#[inline(always)]
+fn max32(a: i32, b: i32) -> i32 {
+    let d = a.wrapping_sub(b);
+    a.wrapping_sub(d & (d >> 31))
+}
+
+impl Lanes32 {
+    /// Each value `c[k]` beside the one before it, `p[k]`.
+    #[inline(always)]
+    fn step(&mut self, c: [i32; L32], p: [i32; L32]) {
+        for k in 0..L32 {
+            self.lo[k] = min32(self.lo[k], c[k]);
+            self.hi[k] = max32(self.hi[k], c[k]);
+            let d = c[k].wrapping_sub(p[k]);
+            let z = (d << 1) ^ (d >> 31);
+            self.dlo[k] = min32(self.dlo[k], z);
+            self.dhi[k] = max32(self.dhi[k], z);
+            self.counts[0][k] += i32::from(c[k] == p[k]);
+            self.counts[1][k] += VARINT_STEPS.iter().map(|&t| i32::from(c[k] >= t as i32)).sum::<i32>();
         }
     }
 }

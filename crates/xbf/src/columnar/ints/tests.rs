@@ -510,3 +510,98 @@ fn runs_written_by_index_are_the_runs_put_one_by_one() {
         }
     }
 }
+
+#[test]
+fn the_32_bit_lanes_gather_what_the_64_bit_pass_does() {
+    let mut next = crate::columnar::lcg(29, 5);
+    // Lengths around a group of eight, around a block (2048 groups), and
+    // past one.
+    let lens = [2usize, 3, 4, 5, 8, 9, 13, 17, 100, 2048 * 8, 2048 * 8 + 1, 2048 * 8 + 9, 40_000];
+    for (round, &n) in lens.iter().cycle().take(104).enumerate() {
+        let values: Vec<u64> = (0..n)
+            .map(|i| {
+                let r = next();
+                match round % 8 {
+                    0 => r % (1 << 30),
+                    1 => (1 << 30) - 1 - r % 3,
+                    2 => [0, (1 << 30) - 1][(r % 2) as usize],
+                    3 => [127, 128, (1 << 14) - 1, 1 << 14, (1 << 21) - 1, 1 << 21, (1 << 28) - 1, 1 << 28]
+                        [(r % 8) as usize],
+                    // Amounts mostly 0: runs over whole steps, and ending
+                    // inside one (and runs of large values).
+                    4 if r % [3, 20, 200][round / 8 % 3] == 0 => r % 1_000_000,
+                    4 => [0, 1 << 29][round / 24 % 2],
+                    5 => 1_000_000 + (i as u64 / [1, 3, 4, 9][round / 8 % 4]) * 1000 + r % 7,
+                    6 => [5, 1 << 20][(i / (1 + round / 8 % 6)) % 2],
+                    _ => (i as u64 * 7919) % (1 << 30),
+                }
+            })
+            .collect();
+        let (lanes, scalar) = (plan(&values), plan_u63(&values, values[0]));
+        assert_eq!(
+            (lanes.size, lanes.enc, lanes.min, lanes.width, lanes.delta_min, lanes.delta_width),
+            (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width),
+            "round {round}, {n} values"
+        );
+        let mut runs = 1;
+        let (mut dlo, mut dhi) = (u64::MAX, 0);
+        for w in values.windows(2) {
+            runs += usize::from(w[0] != w[1]);
+            let z = varint::zigzag64(w[1] as i64 - w[0] as i64);
+            (dlo, dhi) = (dlo.min(z), dhi.max(z));
+        }
+        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+        let varints: usize = values.iter().map(|&v| varint::len(u128::from(v))).sum();
+        let g = lanes::pass_u30(&values);
+        assert_eq!(
+            (g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size),
+            (lo, hi, dlo, dhi, runs, Some(varints)),
+            "round {round}, {n} values"
+        );
+        round_trip(&values.iter().map(|&v| u128::from(v)).collect::<Vec<_>>());
+    }
+}
+
+proptest::proptest! {
+    /// Any column of values below 2^30 (runs, ramps, small values, values
+    /// at a varint's steps, mixed): the 32-bit lanes gather what a count
+    /// value by value finds, and plan as the 64-bit pass does.
+    #[test]
+    fn the_32_bit_lanes_gather_what_a_count_finds(
+        parts in proptest::collection::vec((0u64..1 << 30, 1usize..24, 0u8..4), 1..48)
+    ) {
+        let steps = [0u64, 127, 128, (1 << 14) - 1, 1 << 14, (1 << 21) - 1, 1 << 21, (1 << 28) - 1, 1 << 28, (1 << 30) - 1];
+        let values: Vec<u64> = parts
+            .iter()
+            .flat_map(|&(v, len, kind)| {
+                (0..len as u64).map(move |i| match kind {
+                    0 => v,
+                    1 => (v + i * (v % 5)) % (1 << 30),
+                    2 => (v >> (v % 30)) ^ (i % 3),
+                    _ => steps[((v + i) % steps.len() as u64) as usize],
+                })
+            })
+            .collect();
+        proptest::prop_assume!(values.len() >= 2);
+        let (lanes, scalar) = (plan(&values), plan_u63(&values, values[0]));
+        proptest::prop_assert_eq!(
+            (lanes.size, lanes.enc, lanes.min, lanes.width, lanes.delta_min, lanes.delta_width),
+            (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width)
+        );
+        let mut runs = 1;
+        let (mut dlo, mut dhi) = (u64::MAX, 0);
+        for w in values.windows(2) {
+            runs += usize::from(w[0] != w[1]);
+            let z = varint::zigzag64(w[1] as i64 - w[0] as i64);
+            (dlo, dhi) = (dlo.min(z), dhi.max(z));
+        }
+        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+        let varints: usize = values.iter().map(|&v| varint::len(u128::from(v))).sum();
+        let g = lanes::pass_u30(&values);
+        proptest::prop_assert_eq!(
+            (g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size),
+            (lo, hi, dlo, dhi, runs, Some(varints))
+        );
+        round_trip(&values.iter().map(|&v| u128::from(v)).collect::<Vec<_>>());
+    }
+}
