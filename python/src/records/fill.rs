@@ -4,6 +4,7 @@
 //! the rows message or the next call of an `xbf.Encoder`.
 
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use xbf::{EncodeOptions, Metadata, PrimitiveType as P};
 
 use super::column::{RawColumn, K_ABSENT, K_BOOL, K_FLOAT, K_INT, K_NULL, K_UINT};
@@ -12,14 +13,30 @@ use crate::columns::uvarint_len;
 use crate::errors::encode_err;
 use crate::plan::is_optional_key;
 
+/// The columnar message of gathered records: in the `bytes` object
+/// returned, or, where the rows may be smaller, in a buffer to compare.
+pub(crate) enum Written<'py> {
+    Bytes(Bound<'py, PyBytes>),
+    Buffer(Vec<u8>),
+}
+
 impl Gathered {
     /// The columnar message, written through the core's column builder, and
     /// the least the rows message can take (each varint one byte: its exact
     /// size needs a walk of every value, which only a close call needs);
-    /// `None` for a type this path does not take. The gathered columns are moved into the builder (no copy) and,
-    /// when `keep` (the rows may be wanted, or an encoder reuses the
-    /// buffers), moved back after.
-    pub(crate) fn columns(&mut self, zstd: Option<i32>, keep: bool) -> PyResult<Option<(Vec<u8>, usize)>> {
+    /// `None` for a type this path does not take. The message goes straight
+    /// into a new `bytes` object when it is the one to return (`columnar`
+    /// asks for columns, or it is under that least), else into a buffer.
+    /// The gathered columns are moved into the builder (no copy) and, when
+    /// `keep` (the rows may be wanted, or an encoder reuses the buffers),
+    /// moved back after.
+    pub(crate) fn columns<'py>(
+        &mut self,
+        py: Python<'py>,
+        zstd: Option<i32>,
+        columnar: bool,
+        keep: bool,
+    ) -> PyResult<Option<(Written<'py>, usize)>> {
         let typed = self.typed.clone();
         let fields: Vec<&Metadata> = typed.record().fields().map(|(_, t)| t).collect();
         let mut columns = xbf::Columns::new(&typed.ty);
@@ -39,26 +56,36 @@ impl Gathered {
             }
             filled += 1;
         }
+        let rows_min = 2 + typed.meta.len() + rows_min;
         let cols = if failed {
             None
         } else {
-            Some(
-                EncodeOptions::v2()
-                    .compress_columns(zstd)
-                    .map_err(encode_err)?
-                    .encode_columns_kept(&mut columns)
-                    .map_err(encode_err)?,
-            )
+            let opts = EncodeOptions::v2().compress_columns(zstd).map_err(encode_err)?;
+            let written = opts
+                .encode_columns_with(&mut columns, |len, write| {
+                    if columnar || len < rows_min {
+                        PyBytes::new_bound_with(py, len, |buf| {
+                            write(buf);
+                            Ok(())
+                        })
+                        .map(|b| (Written::Bytes(b), len))
+                    } else {
+                        let mut buf = vec![0; len];
+                        write(&mut buf);
+                        Ok((Written::Buffer(buf), len))
+                    }
+                })
+                .map_err(encode_err)??;
+            Some(written)
         };
-        let rows_min = 2 + typed.meta.len() + rows_min;
         // The columns back where the rows (or the next call) read them.
         let records = columns.root().push_len(0).map_err(encode_err)?;
-        if keep || failed || cols.as_ref().is_some_and(|c| c.len() >= rows_min) {
+        if keep || failed || cols.as_ref().is_some_and(|&(_, len)| len >= rows_min) {
             for (i, (&fty, &slot)) in fields.iter().zip(&typed.slots).enumerate().take(filled) {
                 unfill_key(records.field(i).map_err(encode_err)?, fty, &mut self.cols[slot]).map_err(encode_err)?;
             }
         }
-        Ok(cols.map(|c| (c, rows_min)))
+        Ok(cols.map(|(c, _)| (c, rows_min)))
     }
 
     /// The rows message (XBF 2) of the records, the bytes the rows encoder

@@ -24,7 +24,7 @@ pub(crate) struct ColumnConfig {
 /// grown to their total size: appended one by one, the message grew by
 /// reallocation, copying what it held each time.
 #[derive(Default)]
-pub(super) struct Bodies {
+pub(crate) struct Bodies {
     /// Each column's bytes, and whether its length prefix is still to be
     /// written before them (a candidate chosen by `put_best` has it).
     parts: Vec<(bool, Vec<u8>)>,
@@ -45,8 +45,31 @@ impl Bodies {
         self.parts.push((false, column));
     }
 
+    /// The bytes the columns take in the message.
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Writes the columns into the first [`size`](Self::size) bytes of
+    /// `out` (panics if it is shorter): for a buffer the caller made of
+    /// that size, such as the message's own object in a binding.
+    pub(crate) fn write_to(&self, out: &mut [u8]) {
+        let mut at = 0;
+        for (prefix, bytes) in &self.parts {
+            if *prefix {
+                let mut len = [0u8; varint::MAX_LEN];
+                let n = varint::encode(bytes.len() as u128, &mut len);
+                out[at..at + n].copy_from_slice(&len[..n]);
+                at += n;
+            }
+            out[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
+        }
+        debug_assert_eq!(at, self.size);
+    }
+
     /// Appends the columns to `out`, growing it once.
-    pub(super) fn finish(self, out: &mut Vec<u8>) {
+    pub(crate) fn finish(self, out: &mut Vec<u8>) {
         out.reserve(self.size);
         for (prefix, bytes) in self.parts {
             if prefix {
