@@ -84,7 +84,12 @@ impl Bodies {
 /// 255 flags at a time so that the compiler sums them in vector registers
 /// (filtering and counting them one by one does not vectorise).
 pub(crate) fn ones(flags: &[u8]) -> usize {
-    flags.chunks(255).map(|c| usize::from(c.iter().fold(0u8, |a, &f| a + u8::from(f == 1)))).sum()
+    count_of(flags, 1)
+}
+
+/// How many of `bytes` are `v`, counted as [`ones`] counts.
+fn count_of(bytes: &[u8], v: u8) -> usize {
+    bytes.chunks(255).map(|c| usize::from(c.iter().fold(0u8, |a, &b| a + u8::from(b == v)))).sum()
 }
 
 /// Writes whichever candidate body ends up smallest once compressed.
@@ -279,9 +284,8 @@ impl Tags {
         }
     }
 
-    /// How many of the indices are each of `0..k`, in one pass over them
-    /// (an index of `k` or more, which no `push_*` or `extend_*` writes, is
-    /// not counted).
+    /// How many of the indices are each of `0..k` (an index of `k` or more,
+    /// which no `push_*` or `extend_*` writes, is not counted).
     pub(crate) fn counts(&self, k: usize) -> Vec<usize> {
         let mut per = vec![0usize; k];
         match self {
@@ -293,6 +297,13 @@ impl Tags {
                 if k == 2 && tags.iter().fold(0, |m, &t| m | t) < 2 {
                     let ones = ones(tags);
                     return vec![tags.len() - ones, ones];
+                }
+                // A few (an `any` node's types): a pass over the tags for
+                // each, counted as `ones` counts (a count per byte value
+                // adds one tag at a time to a counter in memory, and the
+                // same counter over and over waits on its last store).
+                if k <= 8 {
+                    return (0..k).map(|v| count_of(tags, v as u8)).collect();
                 }
                 // Else a count for every byte value, indexed without a
                 // bound check, then those below `k`.

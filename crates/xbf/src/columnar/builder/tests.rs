@@ -727,7 +727,7 @@ fn variants_taken_are_the_variants_extended() {
 #[test]
 fn tags_are_counted_as_one_by_one() {
     let mut next = crate::columnar::lcg(37, 3);
-    for k in [0usize, 1, 2, 3, 4, 255, 256, 300] {
+    for k in [0usize, 1, 2, 3, 4, 5, 8, 9, 255, 256, 300] {
         for n in [0usize, 1, 2, 33, 1000] {
             for odd in [None, Some(k as u128), Some(2), Some(255), Some(1 << 64), Some(u128::MAX)] {
                 let mut tags: Vec<u128> = (0..n).map(|_| (next() as usize % k.max(1)) as u128).collect();
