@@ -57,9 +57,8 @@ def main():
     variants = [v.split("=", 1) for v in args.variants]
     # The package of the first build gives the Python classes every build's module is initialised with.
     sys.path.insert(0, variants[0][1])
-    import xbf  # noqa: E402
-
     import bench  # noqa: E402
+    import xbf  # noqa: E402
     mods = {}
     for name, d in variants:
         mod = load_native(f"xbf_{name}", d)
