@@ -16,7 +16,7 @@ use crate::learned::Learned;
 use crate::plan::{make_plan, Plan};
 use crate::pyobj::{refs, short_repr};
 use crate::raw::dict_next;
-use crate::records::{gather, Gathered};
+use crate::records::{gather, Gathered, Written};
 use crate::schema::{pair_of, Schema};
 
 // ---------------------------------------------------------------- encoder
@@ -558,12 +558,12 @@ pub(crate) fn dumps<'py>(
         // by the general path could reach, is left alone.)
         let mut learned = learned.and_then(|l| l.try_borrow_mut().ok());
         if let Some(mut g) = gather(obj, learned.as_deref_mut())? {
-            let out = records_message(&mut g, columnar, compress, learned.is_some())?;
+            let out = records_message(py, &mut g, columnar, compress, learned.is_some())?;
             if let Some(l) = learned.as_deref_mut() {
                 l.recycle(g.cols);
             }
             if let Some(out) = out {
-                return Ok(PyBytes::new_bound(py, &out));
+                return Ok(out);
             }
         }
     }
@@ -606,21 +606,24 @@ pub(crate) fn dumps<'py>(
 /// `auto`, the columns when there are enough records and they come out
 /// smaller); `None` for a type the gathered path does not take.
 /// `keep`: the gathered buffers are wanted after (an encoder reuses them).
-fn records_message(
+fn records_message<'py>(
+    py: Python<'py>,
     g: &mut Gathered,
     columnar: Option<bool>,
     compress: Option<i32>,
     keep: bool,
-) -> PyResult<Option<Vec<u8>>> {
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
     // `worth_columns(obj)` without walking the objects again.
     if !columnar.unwrap_or_else(|| g.worth_columns()) {
-        return g.rows(0);
+        return Ok(g.rows(0)?.map(|rows| PyBytes::new_bound(py, &rows)));
     }
-    // The columns when smaller than the rows: at once when smaller than
-    // the least the rows can take, else against the rows written.
-    let Some((cols, rows_min)) = g.columns(compress, keep)? else { return Ok(None) };
-    if columnar == Some(true) || cols.len() < rows_min {
-        return Ok(Some(cols));
-    }
-    Ok(g.rows(rows_min)?.map(|rows| if cols.len() < rows.len() { cols } else { rows }))
+    // The columns when smaller than the rows: at once (written into the
+    // `bytes` returned) when smaller than the least the rows can take,
+    // else against the rows written.
+    let Some((cols, rows_min)) = g.columns(py, compress, columnar == Some(true), keep)? else { return Ok(None) };
+    let cols = match cols {
+        Written::Bytes(b) => return Ok(Some(b)),
+        Written::Buffer(cols) => cols,
+    };
+    Ok(g.rows(rows_min)?.map(|rows| PyBytes::new_bound(py, if cols.len() < rows.len() { &cols } else { &rows })))
 }

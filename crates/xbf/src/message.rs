@@ -262,16 +262,58 @@ impl EncodeOptions {
     /// moves them out again after (`ColumnNode::drain_*`), to reuse them or
     /// to write the rows layout from them when that is the smaller.
     pub fn encode_columns_kept(&self, columns: &mut columnar::Columns) -> Result<Vec<u8>> {
-        let ty = columns.metadata().clone();
-        self.check_type(&ty)?;
+        let mut out = self.columns_head(columns)?;
+        columns.write_kept(&mut out, &self.column_config())?;
+        Ok(out)
+    }
+
+    /// [`encode_columns_kept`](Self::encode_columns_kept), written where the
+    /// caller says once it knows the size: `sink` is given the message's
+    /// length and a function that writes the message into the first that
+    /// many bytes of a buffer (it panics if the buffer is shorter), and its
+    /// result is returned. A binding writes the message straight into the
+    /// object it returns, with no buffer of the whole message in between,
+    /// or not at all (when it finds another layout smaller by the length).
+    ///
+    /// ```
+    /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
+    ///
+    /// let mut cols = Columns::new(&Metadata::vec(PrimitiveType::U64.into()));
+    /// cols.root().push_len(3)?.take_u64(vec![1, 2, 3])?;
+    /// let opts = EncodeOptions::v2();
+    /// let bytes = opts.encode_columns_with(&mut cols, |len, write| {
+    ///     let mut buf = vec![0; len];
+    ///     write(&mut buf);
+    ///     buf
+    /// })?;
+    /// assert_eq!(bytes, opts.encode_columns_kept(&mut cols)?);
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn encode_columns_with<T>(
+        &self,
+        columns: &mut columnar::Columns,
+        sink: impl FnOnce(usize, &dyn Fn(&mut [u8])) -> T,
+    ) -> Result<T> {
+        let head = self.columns_head(columns)?;
+        let bodies = columns.bodies(&self.column_config())?;
+        let write = |out: &mut [u8]| {
+            let (start, rest) = out.split_at_mut(head.len());
+            start.copy_from_slice(&head);
+            bodies.write_to(rest);
+        };
+        Ok(sink(head.len() + bodies.size(), &write))
+    }
+
+    /// The header and metadata of the columnar message of `columns`.
+    fn columns_head(&self, columns: &columnar::Columns) -> Result<Vec<u8>> {
+        let ty = columns.metadata();
+        self.check_type(ty)?;
         if self.version == Version::V1 {
             return Err(Error::new(ErrorKind::Unsupported, "XBF v1 has neither schema references nor columns"));
         }
         let mut head = Encoder::new(Vec::new(), Version::V2);
-        head.message_head(&ty, self.schema_by_reference, FLAG_COLUMNAR).expect("writing to a Vec cannot fail");
-        let mut out = head.w;
-        columns.write_kept(&mut out, &self.column_config())?;
-        Ok(out)
+        head.message_head(ty, self.schema_by_reference, FLAG_COLUMNAR).expect("writing to a Vec cannot fail");
+        Ok(head.w)
     }
 
     /// Encodes metadata alone (no header).

@@ -24,6 +24,7 @@ mod gather;
 mod keys;
 
 pub(crate) use column::{RawColumn, K_ABSENT, K_BOOL, K_FLOAT, K_INT, K_NULL, K_STR, K_UINT};
+pub(crate) use fill::Written;
 pub(crate) use gather::gather;
 
 /// The type inferred for a list of flat records, its metadata bytes (XBF

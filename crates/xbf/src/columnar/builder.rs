@@ -70,13 +70,19 @@ impl Columns {
     /// columns stay in the nodes (lent to the writer, then given back), so
     /// that a caller can move them out again (`drain_*`).
     pub(crate) fn write_kept(&mut self, out: &mut Vec<u8>, cfg: &super::ColumnConfig) -> Result<()> {
+        self.bodies(cfg)?.finish(out);
+        Ok(())
+    }
+
+    /// [`write_kept`](Self::write_kept)'s columns, each kept whole, before
+    /// they are written one after the other.
+    pub(crate) fn bodies(&mut self, cfg: &super::ColumnConfig) -> Result<super::Bodies> {
         self.root.check(1)?;
         let shred = self.root.lend();
-        let mut bodies = crate::columnar::Bodies::default();
+        let mut bodies = super::Bodies::default();
         shred.write(&self.ty, &mut bodies, cfg);
         self.root.restore(shred);
-        bodies.finish(out);
-        Ok(())
+        Ok(bodies)
     }
 }
 

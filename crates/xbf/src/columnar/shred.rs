@@ -24,7 +24,7 @@ pub(crate) struct ColumnConfig {
 /// grown to their total size: appended one by one, the message grew by
 /// reallocation, copying what it held each time.
 #[derive(Default)]
-pub(super) struct Bodies {
+pub(crate) struct Bodies {
     /// Each column's bytes, and whether its length prefix is still to be
     /// written before them (a candidate chosen by `put_best` has it).
     parts: Vec<(bool, Vec<u8>)>,
@@ -45,8 +45,31 @@ impl Bodies {
         self.parts.push((false, column));
     }
 
+    /// The bytes the columns take in the message.
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Writes the columns into the first [`size`](Self::size) bytes of
+    /// `out` (panics if it is shorter): for a buffer the caller made of
+    /// that size, such as the message's own object in a binding.
+    pub(crate) fn write_to(&self, out: &mut [u8]) {
+        let mut at = 0;
+        for (prefix, bytes) in &self.parts {
+            if *prefix {
+                let mut len = [0u8; varint::MAX_LEN];
+                let n = varint::encode(bytes.len() as u128, &mut len);
+                out[at..at + n].copy_from_slice(&len[..n]);
+                at += n;
+            }
+            out[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
+        }
+        debug_assert_eq!(at, self.size);
+    }
+
     /// Appends the columns to `out`, growing it once.
-    pub(super) fn finish(self, out: &mut Vec<u8>) {
+    pub(crate) fn finish(self, out: &mut Vec<u8>) {
         out.reserve(self.size);
         for (prefix, bytes) in self.parts {
             if prefix {
@@ -61,7 +84,12 @@ impl Bodies {
 /// 255 flags at a time so that the compiler sums them in vector registers
 /// (filtering and counting them one by one does not vectorise).
 pub(crate) fn ones(flags: &[u8]) -> usize {
-    flags.chunks(255).map(|c| usize::from(c.iter().fold(0u8, |a, &f| a + u8::from(f == 1)))).sum()
+    count_of(flags, 1)
+}
+
+/// How many of `bytes` are `v`, counted as [`ones`] counts.
+fn count_of(bytes: &[u8], v: u8) -> usize {
+    bytes.chunks(255).map(|c| usize::from(c.iter().fold(0u8, |a, &b| a + u8::from(b == v)))).sum()
 }
 
 /// Writes whichever candidate body ends up smallest once compressed.
@@ -256,9 +284,8 @@ impl Tags {
         }
     }
 
-    /// How many of the indices are each of `0..k`, in one pass over them
-    /// (an index of `k` or more, which no `push_*` or `extend_*` writes, is
-    /// not counted).
+    /// How many of the indices are each of `0..k` (an index of `k` or more,
+    /// which no `push_*` or `extend_*` writes, is not counted).
     pub(crate) fn counts(&self, k: usize) -> Vec<usize> {
         let mut per = vec![0usize; k];
         match self {
@@ -270,6 +297,13 @@ impl Tags {
                 if k == 2 && tags.iter().fold(0, |m, &t| m | t) < 2 {
                     let ones = ones(tags);
                     return vec![tags.len() - ones, ones];
+                }
+                // A few (an `any` node's types): a pass over the tags for
+                // each, counted as `ones` counts (a count per byte value
+                // adds one tag at a time to a counter in memory, and the
+                // same counter over and over waits on its last store).
+                if k <= 8 {
+                    return (0..k).map(|v| count_of(tags, v as u8)).collect();
                 }
                 // Else a count for every byte value, indexed without a
                 // bound check, then those below `k`.

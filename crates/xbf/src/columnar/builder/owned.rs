@@ -26,8 +26,20 @@ fn valid_ends(text: &str, ends: &[usize], ascii: bool) -> bool {
 /// of `a <= b` over `windows(2)` it does not): with both ends at most
 /// `isize::MAX`, `b - a` wraps to a value with the top bit set exactly when
 /// `b < a`, and an end past `isize::MAX` has that bit itself.
+///
+/// First a cheaper pass, which ORs only the first end and the differences
+/// (one OR an end fewer): with `n` ends and that OR `m`, each end is the
+/// first plus the differences up to it, at most `n * m` as integers; when
+/// that is below `2^(BITS - 1)` no sum wrapped, so each difference is the
+/// true one (the ends never decrease) and each end is below `isize::MAX`.
+/// Only a difference of more than `isize::MAX / n` (an end beyond any real
+/// text, or a step back) takes the exact pass.
 pub(super) fn increasing(ends: &[usize]) -> bool {
     let Some((&first, rest)) = ends.split_first() else { return true };
+    let steps = ends.iter().zip(rest).fold(first, |acc, (&a, &b)| acc | b.wrapping_sub(a));
+    if (steps as u128 * ends.len() as u128) >> (usize::BITS - 1) == 0 {
+        return true;
+    }
     let bits = ends.iter().zip(rest).fold(first, |acc, (&a, &b)| acc | b | b.wrapping_sub(a));
     bits >> (usize::BITS - 1) == 0
 }

@@ -661,11 +661,12 @@ proptest::proptest! {
     #[test]
     fn ends_order_is_the_pairwise_one(
         base in proptest::sample::select(vec![0usize, 1 << 20, isize::MAX as usize - 64, usize::MAX - 64]),
-        steps in proptest::collection::vec(0usize..40, 0..70),
+        steps in proptest::collection::vec(proptest::prop_oneof![0usize..40, 1usize << (usize::BITS - 24)..usize::MAX / 2], 0..70),
         back in proptest::option::of((0usize..70, 1usize..usize::MAX)),
     ) {
         let mut at = base;
-        let mut ends: Vec<usize> = steps.iter().map(|&s| { at = at.saturating_add(s); at }).collect();
+        // Steps added as the wrapping sum the shortcut must see through.
+        let mut ends: Vec<usize> = steps.iter().map(|&s| { at = at.wrapping_add(s); at }).collect();
         if let Some((i, by)) = back {
             if let Some(e) = ends.get_mut(i) {
                 *e = e.wrapping_sub(by);
@@ -674,6 +675,25 @@ proptest::proptest! {
         let pairwise = ends.windows(2).all(|w| w[0] <= w[1]) && ends.iter().all(|&e| e <= isize::MAX as usize);
         proptest::prop_assert_eq!(super::owned::increasing(&ends), pairwise, "{:?}", ends);
     }
+}
+
+/// Ends whose every step is below `2^63` but whose sum wraps past
+/// `usize::MAX` back to a small end: `increasing`'s first pass must not take
+/// them (its bound on the steps sends them to the exact pass), nor refuse
+/// increasing ends that only the exact pass accepts.
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn ends_whose_steps_wrap_around_are_refused() {
+    let q = 1usize << 62;
+    assert!(!super::owned::increasing(&[5, 5 + q, 5 + 2 * q, 5 + 3 * q, 5]));
+    assert!(!super::owned::increasing(&[5, 5 + 3 * q, 5]));
+    let max = isize::MAX as usize;
+    assert!(super::owned::increasing(&[0, max]));
+    assert!(super::owned::increasing(&[max / 3, max / 3 * 2, max]));
+    assert!(!super::owned::increasing(&[0, max + 1]));
+    assert!(!super::owned::increasing(&[max, max + 1]));
+    assert!(super::owned::increasing(&[q - 1, q - 1, q]));
+    assert!(!super::owned::increasing(&[q, q - 1]));
 }
 
 /// Enum values moved in (`take_variants`) give the bytes of the same
@@ -727,7 +747,7 @@ fn variants_taken_are_the_variants_extended() {
 #[test]
 fn tags_are_counted_as_one_by_one() {
     let mut next = crate::columnar::lcg(37, 3);
-    for k in [0usize, 1, 2, 3, 4, 255, 256, 300] {
+    for k in [0usize, 1, 2, 3, 4, 5, 8, 9, 255, 256, 300] {
         for n in [0usize, 1, 2, 33, 1000] {
             for odd in [None, Some(k as u128), Some(2), Some(255), Some(1 << 64), Some(u128::MAX)] {
                 let mut tags: Vec<u128> = (0..n).map(|_| (next() as usize % k.max(1)) as u128).collect();
