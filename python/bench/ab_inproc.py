@@ -9,7 +9,7 @@ ab.py runs each build in its own process, seconds apart: on the shared, loaded m
 medians moved by up to 15% between builds on operations neither build changed. Here `loads` of
 the same message by both builds is the control (its code is the same in both).
 
-    python python/bench/pyfill7_inproc_ab.py [--pairs 300] [--json PATH] base=DIR sink=DIR [...]
+    python python/bench/ab_inproc.py [--pairs 300] [--json PATH] base=DIR sink=DIR [...]
 
 Each DIR holds an unpacked `xbf` package (as ab.py's); the first is the reference.
 """
