@@ -357,7 +357,7 @@ impl<'a> Distinct<'a> {
         'short: loop {
             // (A block filled is followed by another.)
             loop {
-                let found = values.find_short(ids.len(), &short, &mut block);
+                let found = values.find_short(ids.len(), short, &mut block);
                 ids.extend_from_slice(&block[..found]);
                 if found < FIND_BLOCK {
                     break;
