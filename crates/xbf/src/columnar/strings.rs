@@ -264,6 +264,54 @@ fn distinct_joined<'a>(text: &'a [u8], ends: &'a [usize]) -> Option<(Vec<&'a [u8
     distinct_of(Joined { text, ends })
 }
 
+/// Whether values at random positions show a column too distinct for a
+/// dictionary, which gives up past `n / 2 + 16` distinct values: `k`
+/// positions drawn (about 7·√n, with `k(k - 1) ≥ 52n`; a position drawn
+/// again is drawn anew) hold at most two repeats. A column of at most
+/// `n / 2 + 16` distinct values holds at least `(n - 32) / 2` pairs of
+/// positions with equal values, so `k` random positions meet about
+/// `k²/2n ≥ 26` repeats there, and two or fewer with a probability under
+/// 10⁻⁸; a column of nearly all distinct values meets next to none. Only
+/// where `k` is at most a quarter of the column (half the values the
+/// dictionary takes before it gives up), and where [`super::mostly_distinct`]
+/// does not apply (at most 8,192 values: past that it stops a dictionary
+/// of many new values early, and a column of many values, few of them
+/// repeats, would cost more draws than the sample saves); it stops
+/// at the third repeat (a column of repeats costs a few draws). The
+/// positions come from a fixed sequence: the choice is the same every
+/// time.
+fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
+    let n = values.count();
+    let k = (52.0 * n as f64).sqrt() as usize + 2;
+    if 4 * k > n || n > 8192 {
+        return false;
+    }
+    let key = super::FastHash::default();
+    let mut table = super::HashIds::with_room(k);
+    let value = |i: usize| values.iter_range(i, i + 1).next().expect("a value");
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let (mut drawn, mut repeats) = (0, 0);
+    while drawn < k {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let i = ((u128::from(state >> 32) * n as u128) >> 32) as usize;
+        let v = value(i);
+        let h = std::hash::BuildHasher::hash_one(&key, v);
+        match table.find(h, |at| value(at as usize) == v) {
+            // (The same position again: not a repeat.)
+            Ok(at) if at == i as u64 => continue,
+            Ok(_) => {
+                repeats += 1;
+                if repeats > 2 {
+                    return false;
+                }
+            }
+            Err(slot) => table.add_at(slot, h, i as u64),
+        }
+        drawn += 1;
+    }
+    true
+}
+
 /// How many of a column's first values [`encode_with`] puts in the
 /// dictionary before it chooses which encoding to measure first.
 const PROBE: usize = 256;
@@ -664,7 +712,7 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     // first, and what is not finished, changes).
     let mut dictionary = Distinct::new(n);
     let probe = n.min(PROBE);
-    let mut whole = dictionary.run(values.first(probe), usize::MAX);
+    let mut whole = !sampled_distinct(values) && dictionary.run(values.first(probe), usize::MAX);
     let mut first_rest = None;
     if whole && probe < n && may_share && dictionary.distinct.len() * 8 > probe {
         Prefix::rest(values.first(probe), &mut shared, &mut rest_lens, usize::MAX);
@@ -1136,6 +1184,44 @@ mod tests {
             assert_eq!(body, encode_reference(&slices), "round {round}");
             let (text, ends) = joined(&slices);
             assert_eq!(encode_joined(&text, &ends), body, "round {round}");
+        }
+    }
+
+    #[test]
+    fn a_sample_rules_out_only_columns_a_dictionary_gives_up() {
+        let mut next = crate::columnar::lcg(47, 20);
+        for n in [500, 839, 840, 1000, 1500, 3376, 5000, 8192, 8193, 20_000] {
+            let sampled = (840..=8192).contains(&n);
+            // Nearly all distinct (a few repeats): ruled out where sampled.
+            let keys: Vec<u64> = (0..n as u64).map(|i| if i % 500 == 7 { i - 1 } else { i }).collect();
+            let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("{k:x}").into_bytes()).collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct");
+            // As many distinct values as a dictionary may hold (`n / 2 +
+            // 16`: pairs and a few alone, the fewest repeats there can be),
+            // in a row, spread or shuffled: never ruled out.
+            for order in 0..3 {
+                let (n64, m) = (n as u64, (n as u64 - 32) / 2);
+                let mut keys: Vec<u64> = (0..n64)
+                    .map(|i| match (i + 32 >= n64, order) {
+                        (true, _) => n64 + i,
+                        (_, 0) => (i / 2).min(m - 1),
+                        _ => i % m,
+                    })
+                    .collect();
+                if order == 2 {
+                    for i in (1..n).rev() {
+                        keys.swap(i, (next() % (i as u64 + 1)) as usize);
+                    }
+                }
+                let distinct: std::collections::HashSet<u64> = keys.iter().copied().collect();
+                assert!(distinct.len() <= n / 2 + 16, "{n}, order {order}");
+                let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("v{k}").into_bytes()).collect();
+                let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+                assert!(!sampled_distinct(&slices[..]), "{n}, order {order}");
+                let (text, ends) = joined(&slices);
+                assert!(!sampled_distinct(Joined { text: &text, ends: &ends }), "{n}, order {order}");
+            }
         }
     }
 
