@@ -63,8 +63,7 @@ impl FastHash {
     /// `write_u64(x)`. A bijection of `x` (a rotation and xor with the key,
     /// then multiplications by odd constants and xor-shifts, each
     /// invertible): equal hashes mean equal words, so a table of words
-    /// compares hashes only. (The tests' keys; [`WordIds`] places its
-    /// words by the same steps but the last.)
+    /// compares hashes only. (The tests' keys.)
     #[cfg(test)]
     pub(crate) fn word(self, x: u64) -> u64 {
         let mut h = FastHasher(self.0);
@@ -184,7 +183,12 @@ impl HashIds {
 /// are never `u64::MAX` (a string dictionary's short values: their length,
 /// at most 7, in the top byte): open addressing with linear probing over
 /// (word, index) slots, the word itself compared (no hash stored), placed
-/// by the top bits of its keyed [`FastHash::word`]. Starts small and
+/// by multiply-shift: the top bits of the word times an odd multiplier
+/// drawn from the process's key (a universal family: whatever two words,
+/// at most 2 in 2^b of the multipliers give them one of 2^b slots, so
+/// chosen inputs cannot crowd a slot without the key; one multiplication
+/// a look-up, where the table compares the words whole and needs no more
+/// mixing). Starts small and
 /// grows at half full (fourfold while small, then twofold), so that a column
 /// of few distinct values clears little memory (a table sized for the most a
 /// column may hold costs more to clear than it saves), and none is cleared
@@ -194,9 +198,8 @@ pub(crate) struct WordIds {
     /// 64 less the bits of a slot's position.
     shift: u32,
     len: usize,
-    /// The process's key, rotated as [`FastHasher`] first rotates it (once
-    /// here, not per look-up).
-    seed: u64,
+    /// The odd multiplier, from the process's key.
+    mul: u64,
 }
 
 /// A slot not taken: no word of a short value is all ones (a caller with
@@ -222,17 +225,14 @@ impl WordIds {
     }
 
     fn with_slots(key: FastHash, size: usize) -> WordIds {
-        WordIds { slots: vec![(FREE, 0); size], shift: 64 - size.trailing_zeros(), len: 0, seed: key.0.rotate_left(5) }
+        WordIds { slots: vec![(FREE, 0); size], shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1 }
     }
 
-    /// The slot where the probe for `word` starts: [`FastHash::word`]'s
-    /// steps but its last xor-shift (which feeds the high bits into the low
-    /// ones, and only the top bits pick the slot here: after the second
-    /// multiplication every bit of the word already reaches them).
+    /// The slot where the probe for `word` starts: the top bits of the
+    /// product (every bit of the word reaches them).
     #[inline]
     fn place(&self, word: u64) -> usize {
-        let h = (self.seed ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        ((h ^ (h >> 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+        (word.wrapping_mul(self.mul) >> self.shift) as usize
     }
 
     /// The index of `word`, or `next` if it is new (it is then added with

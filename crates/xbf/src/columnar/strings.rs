@@ -17,6 +17,8 @@ use super::Budget;
 trait Texts<'a>: Copy {
     /// The number of values.
     fn count(self) -> usize;
+    /// The first `to` values.
+    fn first(self, to: usize) -> Self;
     /// The values in order.
     fn iter(self) -> impl ExactSizeIterator<Item = &'a [u8]>;
     /// Each value's length, in order.
@@ -41,6 +43,9 @@ trait Texts<'a>: Copy {
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
     fn count(self) -> usize {
         self.len()
+    }
+    fn first(self, to: usize) -> Self {
+        &self[..to]
     }
     fn iter(self) -> impl ExactSizeIterator<Item = &'a [u8]> {
         <[&[u8]]>::iter(self).copied()
@@ -96,6 +101,9 @@ impl Joined<'_> {
 impl<'a> Texts<'a> for Joined<'a> {
     fn count(self) -> usize {
         self.ends.len()
+    }
+    fn first(self, to: usize) -> Self {
+        Joined { text: self.text, ends: &self.ends[..to] }
     }
     // (A map over the ends, not a `scan`: its length is known, so a
     // `Vec` collected or extended from it is sized once.)
@@ -228,17 +236,12 @@ impl PartialEq for Long<'_> {
 
 impl Eq for Long<'_> {}
 
-/// The distinct values, their lengths and each value's index among them,
-/// with the statistics of the indices (gathered in one pass over them once
-/// the dictionary is known to be whole: the first index is 0 and the
-/// largest `distinct - 1`, so fewer are gathered than value by value, and
-/// none for a dictionary that gives up); `None` when the values are mostly
-/// distinct, which a dictionary cannot win.
+/// The dictionary of a whole column (see [`Distinct::finish`]); `None`
+/// when the values are mostly distinct, which a dictionary cannot win.
+#[cfg(test)]
 fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
-    let (distinct, ids) = distinct_in(values)?;
-    let lens = distinct.iter().map(|v| v.len() as u64).collect();
-    let stats = Stats::of_ids(&ids, distinct.len());
-    Some(((distinct, lens, ids), stats))
+    let mut d = Distinct::new(values.count());
+    d.run(values, usize::MAX).then(|| d.finish())
 }
 
 /// Room for as many distinct values as the dictionary of `n` values may
@@ -251,152 +254,251 @@ fn dictionary_room(n: usize) -> usize {
 /// `None` (see [`dictionary`]).
 #[cfg(test)]
 fn distinct_of<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    distinct_in(values)
+    let mut d = Distinct::new(values.count());
+    d.run(values, usize::MAX).then_some((d.distinct, d.ids))
 }
 
 /// [`distinct_of`] of values held joined.
 #[cfg(test)]
 fn distinct_joined<'a>(text: &'a [u8], ends: &'a [usize]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    distinct_in(Joined { text, ends })
+    distinct_of(Joined { text, ends })
 }
+
+/// Whether values at random positions show a column too distinct for a
+/// dictionary, which gives up past `n / 2 + 16` distinct values: `k`
+/// positions drawn (about 7·√n, with `k(k - 1) ≥ 52n`; a position drawn
+/// again is drawn anew) hold at most two repeats. A column of at most
+/// `n / 2 + 16` distinct values holds at least `(n - 32) / 2` pairs of
+/// positions with equal values, so `k` random positions meet about
+/// `k²/2n ≥ 26` repeats there, and two or fewer with a probability under
+/// 10⁻⁸; a column of nearly all distinct values meets next to none. Only
+/// where `k` is at most a quarter of the column (half the values the
+/// dictionary takes before it gives up), and where [`super::mostly_distinct`]
+/// does not apply (at most 8,192 values: past that it stops a dictionary
+/// of many new values early, and a column of many values, few of them
+/// repeats, would cost more draws than the sample saves); it stops
+/// at the third repeat (a column of repeats costs a few draws). The
+/// positions come from a fixed sequence: the choice is the same every
+/// time.
+fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
+    let n = values.count();
+    let k = (52.0 * n as f64).sqrt() as usize + 2;
+    if 4 * k > n || n > 8192 {
+        return false;
+    }
+    let key = super::FastHash::default();
+    let mut table = super::HashIds::with_room(k);
+    let value = |i: usize| values.iter_range(i, i + 1).next().expect("a value");
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let (mut drawn, mut repeats) = (0, 0);
+    while drawn < k {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let i = ((u128::from(state >> 32) * n as u128) >> 32) as usize;
+        let v = value(i);
+        let h = std::hash::BuildHasher::hash_one(&key, v);
+        match table.find(h, |at| value(at as usize) == v) {
+            // (The same position again: not a repeat.)
+            Ok(at) if at == i as u64 => continue,
+            Ok(_) => {
+                repeats += 1;
+                if repeats > 2 {
+                    return false;
+                }
+            }
+            Err(slot) => table.add_at(slot, h, i as u64),
+        }
+        drawn += 1;
+    }
+    true
+}
+
+/// How many of a column's first values [`encode_with`] puts in the
+/// dictionary before it chooses which encoding to measure first.
+const PROBE: usize = 256;
 
 /// How many indices [`Texts::find_short`] writes at a time.
 const FIND_BLOCK: usize = 256;
 
-/// How many short values found in a row [`distinct_in`] takes in its own
+/// How many short values found in a row [`Distinct::run`] takes in its own
 /// loop before it hands the values to [`Texts::find_short`].
 const SHORTS_IN_A_ROW: usize = 4;
 
-/// The distinct values and each value's index among them, or `None` (see
-/// [`dictionary`]): values of up to 7 bytes are looked up as one word (the
-/// bytes and the length, compared whole: `WordIds`), the others by their
-/// hash and then their bytes. Three loops take turns: [`Texts::find_short`]
-/// takes short values found among those before (most values, in a column
-/// of short values a dictionary wins) into a block on the stack; at any
-/// other value, one loop looks long values up and adds none, and leaves at
-/// a new value for one that adds values until it finds one it has (mostly
-/// distinct columns stay in it); the values go back to `find_short` after
-/// a few short values found in a row. A long value equal to the last long one takes its
-/// index without being hashed (a short one is looked up: its word costs
-/// less to place than to keep and compare).
-fn distinct_in<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
-    /// Where a new value goes: its word and free slot in the short
-    /// values' table, or its hash and free slot (if the table is made) in
-    /// the long values'.
-    enum New {
-        Short(u64, usize),
-        Long(u64, Option<usize>),
-    }
-    let n = values.count();
-    let room = dictionary_room(n);
-    let key = super::FastHash::default();
-    let mut short = super::WordIds::new(key);
-    let mut long: Option<super::HashIds> = None;
-    let mut distinct: Vec<&[u8]> = Vec::with_capacity(room);
-    let mut ids = Vec::with_capacity(n);
-    let give_up = n / 2 + 16;
-    // The last long value and its index.
-    let (mut last_long, mut last_long_id): (&[u8], u64) = (&[], 0);
-    // Whether a long value is the last one (its last word compared first:
-    // values of one length often share their first words).
-    let is_last = |v: &[u8], last: &[u8]| {
-        v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
-    };
-    let mut block = [0u64; FIND_BLOCK];
-    'short: loop {
-        // (A block filled is followed by another.)
-        loop {
-            let found = values.find_short(ids.len(), &short, &mut block);
-            ids.extend_from_slice(&block[..found]);
-            if found < FIND_BLOCK {
-                break;
-            }
+/// A column's dictionary as it is built, a run of values at a time: the
+/// distinct values so far, each value's index among them, the tables
+/// that find them and the bytes of the distinct values.
+struct Distinct<'a> {
+    /// The values in the whole column (it gives up past half of them).
+    n: usize,
+    room: usize,
+    key: super::FastHash,
+    short: super::WordIds,
+    long: Option<super::HashIds>,
+    distinct: Vec<&'a [u8]>,
+    ids: Vec<u64>,
+    /// The last long value and its index.
+    last: (&'a [u8], u64),
+    bytes: usize,
+}
+
+impl<'a> Distinct<'a> {
+    /// A dictionary of none of a column's `n` values yet.
+    fn new(n: usize) -> Self {
+        let room = dictionary_room(n);
+        let key = super::FastHash::default();
+        Distinct {
+            n,
+            room,
+            key,
+            short: super::WordIds::new(key),
+            long: None,
+            distinct: Vec::with_capacity(room),
+            ids: Vec::with_capacity(n),
+            last: (&[], 0),
+            bytes: 0,
         }
-        let mut values = values.heads(ids.len());
-        // Short values found in a row here, a few of which send the
-        // values after them to `find_short` (one alone does not pay for
-        // the call, in columns where short and long values take turns).
-        let mut shorts = 0;
-        loop {
-            // Values found among those before (back to `find_short` after
-            // a few short ones in a row), until a new one.
-            let (mut v, new) = loop {
-                let Some((v, head)) = values.next() else {
-                    return Some((distinct, ids));
-                };
-                let id = if v.len() < 8 {
-                    let word = short_key(head, v.len());
-                    match short.find(word) {
-                        Ok(id) => {
-                            ids.push(id);
-                            shorts += 1;
-                            if shorts == SHORTS_IN_A_ROW {
-                                continue 'short;
-                            }
-                            continue;
-                        }
-                        Err(at) => break (v, New::Short(word, at)),
-                    }
-                } else {
-                    shorts = 0;
-                    if !is_last(v, last_long) {
-                        let h = key.long(v);
-                        let found = match &long {
-                            Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
-                            None => break (v, New::Long(h, None)),
-                        };
-                        match found {
-                            Ok(id) => (last_long, last_long_id) = (v, id),
-                            Err(at) => break (v, New::Long(h, Some(at))),
-                        }
-                    }
-                    last_long_id
-                };
-                ids.push(id);
-            };
-            let mut next = distinct.len() as u64;
-            match new {
-                New::Short(word, at) => short.add_at(at, word, next),
-                New::Long(h, at) => {
-                    let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
-                    let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
-                    table.add_at(at, h, next);
-                    (last_long, last_long_id) = (v, next);
-                }
-            }
-            // The new value, and the values after it, added where new,
-            // until one is found among those before.
-            let mut id = next;
+    }
+
+    /// The distinct values, their lengths and each value's index among
+    /// them, with the statistics of the indices (gathered in one pass over
+    /// them once the dictionary is known to be whole: the first index is 0
+    /// and the largest `distinct - 1`, so fewer are gathered than value by
+    /// value, and none for a dictionary that gives up).
+    fn finish(self) -> (DictParts<'a>, Stats) {
+        let lens = self.distinct.iter().map(|v| v.len() as u64).collect();
+        let stats = Stats::of_ids(&self.ids, self.distinct.len());
+        ((self.distinct, lens, self.ids), stats)
+    }
+
+    /// Takes `values` from the first not taken yet (`values` is the column
+    /// or its first values: [`Texts::first`]) to their end: `false` if the
+    /// dictionary gives up, when its values are mostly distinct (more than
+    /// half the column, or [`super::mostly_distinct`]) or their bytes pass
+    /// `most` (a bound the caller knows it cannot win past). Values of up
+    /// to 7 bytes are looked up as one word (the bytes and the length,
+    /// compared whole: `WordIds`), the others by their hash and then their
+    /// bytes. Three loops take turns: [`Texts::find_short`] takes short
+    /// values found among those before (most values, in a column of short
+    /// values a dictionary wins) into a block on the stack; at any other
+    /// value, one loop looks long values up and adds none, and leaves at a
+    /// new value for one that adds values until it finds one it has (mostly
+    /// distinct columns stay in it); the values go back to `find_short`
+    /// after a few short values found in a row. A long value equal to the
+    /// last long one takes its index without being hashed (a short one is
+    /// looked up: its word costs less to place than to keep and compare).
+    fn run(&mut self, values: impl Texts<'a>, most: usize) -> bool {
+        /// Where a new value goes: its word and free slot in the short
+        /// values' table, or its hash and free slot (if the table is made) in
+        /// the long values'.
+        enum New {
+            Short(u64, usize),
+            Long(u64, Option<usize>),
+        }
+        let Distinct { n, room, key, short, long, distinct, ids, last, bytes } = self;
+        let (n, key) = (*n, *key);
+        let give_up = n / 2 + 16;
+        // Whether a long value is the last one (its last word compared first:
+        // values of one length often share their first words).
+        let is_last = |v: &[u8], last: &[u8]| {
+            v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
+        };
+        let mut block = [0u64; FIND_BLOCK];
+        'short: loop {
+            // (A block filled is followed by another.)
             loop {
-                ids.push(id);
-                if id != next {
-                    shorts = usize::from(v.len() < 8);
+                let found = values.find_short(ids.len(), short, &mut block);
+                ids.extend_from_slice(&block[..found]);
+                if found < FIND_BLOCK {
                     break;
                 }
-                distinct.push(v);
-                if distinct.len() > give_up || super::mostly_distinct(ids.len(), distinct.len(), n) {
-                    return None;
-                }
-                let Some((w, head)) = values.next() else {
-                    return Some((distinct, ids));
+            }
+            let mut values = values.heads(ids.len());
+            // Short values found in a row here, a few of which send the
+            // values after them to `find_short` (one alone does not pay for
+            // the call, in columns where short and long values take turns).
+            let mut shorts = 0;
+            loop {
+                // Values found among those before (back to `find_short` after
+                // a few short ones in a row), until a new one.
+                let (mut v, new) = loop {
+                    let Some((v, head)) = values.next() else {
+                        return true;
+                    };
+                    let id = if v.len() < 8 {
+                        let word = short_key(head, v.len());
+                        match short.find(word) {
+                            Ok(id) => {
+                                ids.push(id);
+                                shorts += 1;
+                                if shorts == SHORTS_IN_A_ROW {
+                                    continue 'short;
+                                }
+                                continue;
+                            }
+                            Err(at) => break (v, New::Short(word, at)),
+                        }
+                    } else {
+                        shorts = 0;
+                        if !is_last(v, last.0) {
+                            let h = key.long(v);
+                            let found = match &long {
+                                Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
+                                None => break (v, New::Long(h, None)),
+                            };
+                            match found {
+                                Ok(id) => *last = (v, id),
+                                Err(at) => break (v, New::Long(h, Some(at))),
+                            }
+                        }
+                        last.1
+                    };
+                    ids.push(id);
                 };
-                v = w;
-                next = distinct.len() as u64;
-                id = if v.len() < 8 {
-                    short.find_or_add(short_key(head, v.len()), next)
-                } else {
-                    if !is_last(v, last_long) {
-                        let h = key.long(v);
-                        let table = long.get_or_insert_with(|| super::HashIds::with_room(room));
-                        let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
-                        let id = found.unwrap_or_else(|at| {
-                            table.add_at(at, h, next);
-                            next
-                        });
-                        (last_long, last_long_id) = (v, id);
+                let mut next = distinct.len() as u64;
+                match new {
+                    New::Short(word, at) => short.add_at(at, word, next),
+                    New::Long(h, at) => {
+                        let table = long.get_or_insert_with(|| super::HashIds::with_room(*room));
+                        let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
+                        table.add_at(at, h, next);
+                        *last = (v, next);
                     }
-                    last_long_id
-                };
+                }
+                // The new value, and the values after it, added where new,
+                // until one is found among those before.
+                let mut id = next;
+                loop {
+                    ids.push(id);
+                    if id != next {
+                        shorts = usize::from(v.len() < 8);
+                        break;
+                    }
+                    distinct.push(v);
+                    *bytes += v.len();
+                    if distinct.len() > give_up || *bytes > most || super::mostly_distinct(ids.len(), distinct.len(), n)
+                    {
+                        return false;
+                    }
+                    let Some((w, head)) = values.next() else {
+                        return true;
+                    };
+                    v = w;
+                    next = distinct.len() as u64;
+                    id = if v.len() < 8 {
+                        short.find_or_add(short_key(head, v.len()), next)
+                    } else {
+                        if !is_last(v, last.0) {
+                            let h = key.long(v);
+                            let table = long.get_or_insert_with(|| super::HashIds::with_room(*room));
+                            let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
+                            let id = found.unwrap_or_else(|at| {
+                                table.add_at(at, h, next);
+                                next
+                            });
+                            *last = (v, id);
+                        }
+                        last.1
+                    };
+                }
             }
         }
     }
@@ -498,8 +600,10 @@ impl<'a> Prefix<'a> {
     /// the rest, into `shared` and `rest_lens`, and the bytes of all the
     /// rests if under `limit`; `None` once they reach it (the encoding then
     /// cannot win), found a block of values at a time, so that a column it
-    /// loses is not read to its end. (Each list extended from iterators of
-    /// known length, written without a capacity check per value.)
+    /// loses is not read to its end. Goes on from the values `shared`
+    /// already holds (`values` is the column or its first values,
+    /// [`Texts::first`]). (Each list extended from iterators of known
+    /// length, written without a capacity check per value.)
     fn rest<'v>(
         values: impl Texts<'v>,
         shared: &mut Vec<u64>,
@@ -507,11 +611,12 @@ impl<'a> Prefix<'a> {
         limit: usize,
     ) -> Option<usize> {
         const BLOCK: usize = 512;
-        let n = values.count();
-        shared.reserve_exact(n);
-        rest_lens.reserve_exact(n);
-        let (mut prev, mut rest): (&[u8], usize) = (&[], 0);
-        for from in (0..n).step_by(BLOCK) {
+        let (n, done) = (values.count(), shared.len());
+        shared.reserve_exact(n - done);
+        rest_lens.reserve_exact(n - done);
+        let mut prev: &[u8] = done.checked_sub(1).and_then(|i| values.iter_range(i, done).next()).unwrap_or(&[]);
+        let mut rest = rest_lens.iter().sum::<u64>() as usize;
+        for from in (done..n).step_by(BLOCK) {
             let to = n.min(from + BLOCK);
             let block = values.iter_range(from, to);
             shared.extend(block.map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
@@ -585,9 +690,6 @@ pub(crate) fn encode_joined(text: &[u8], ends: &[usize]) -> Vec<u8> {
 fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let n = values.count();
     let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
-    let parts = dictionary(values);
-    let dict = parts.as_ref().map(Dict::with_stats);
-    let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
     // Plain takes the bytes and a block of lengths of two bytes at least:
     // its lengths are planned only if neither a dictionary nor shared
     // prefixes beat that (ties go to plain).
@@ -598,13 +700,40 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     // A value shares at most the length of the one before: the rests take
     // at least what each value is longer than that one, a bound known from
     // the lengths alone.
-    let others = plain_least.min(dict_size);
     let at_least =
         || -> usize { values.lens().scan(0, |prev, len| Some(len.saturating_sub(std::mem::replace(prev, len)))).sum() };
-    let prefix = (n > 0 && shares_prefixes(values) && 5 + at_least() < others)
-        .then(|| Prefix::rest(values, &mut shared, &mut rest_lens, others.saturating_sub(5)))
-        .flatten()
-        .map(|rest| Prefix::plan(&shared, &rest_lens, rest));
+    let may_share = n > 0 && shares_prefixes(values);
+    // The dictionary of the first values. Where it is large there (a new
+    // value in eight) and shared prefixes take under half its bytes there
+    // (sorted dates, times, ids), shared prefixes are measured first: a
+    // dictionary takes its distinct values' bytes and two lengths of a byte
+    // at least, so their exact size stops it as soon as its bytes pass it
+    // (the sizes compared are exact either way: only which is measured
+    // first, and what is not finished, changes).
+    let mut dictionary = Distinct::new(n);
+    let probe = n.min(PROBE);
+    let mut whole = !sampled_distinct(values) && dictionary.run(values.first(probe), usize::MAX);
+    let mut first_rest = None;
+    if whole && probe < n && may_share && dictionary.distinct.len() * 8 > probe {
+        Prefix::rest(values.first(probe), &mut shared, &mut rest_lens, usize::MAX);
+        if 2 * rest_lens.iter().sum::<u64>() < dictionary.bytes as u64 && 5 + at_least() < plain_least {
+            first_rest = Some(Prefix::rest(values, &mut shared, &mut rest_lens, plain_least - 5));
+        }
+    }
+    let first_prefix = first_rest.flatten().map(|rest| Prefix::plan(&shared, &rest_lens, rest));
+    let beaten_past = first_prefix.as_ref().map_or(usize::MAX, |p| p.size() - 3);
+    whole = whole && dictionary.run(values, beaten_past);
+    let parts = whole.then(|| dictionary.finish());
+    let dict = parts.as_ref().map(Dict::with_stats);
+    let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
+    let others = plain_least.min(dict_size);
+    let prefix = match first_rest {
+        Some(_) => first_prefix,
+        None => (may_share && 5 + at_least() < others)
+            .then(|| Prefix::rest(values, &mut shared, &mut rest_lens, others.saturating_sub(5)))
+            .flatten()
+            .map(|rest| Prefix::plan(&shared, &rest_lens, rest)),
+    };
     let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
     let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
@@ -1023,6 +1152,104 @@ mod tests {
             let (text, ends) = joined(&slices);
             assert_eq!(encode_joined(&text, &ends), body, "round {round}");
             assert_eq!(encode_joined(&[&text[..], b"past"].concat(), &ends), body, "round {round}");
+        }
+    }
+
+    #[test]
+    fn prefixes_measured_first_leave_the_choice_as_it_was() {
+        // Sorted values, each a few times in a row (dates, times, ids):
+        // shared prefixes are measured first and stop the dictionary where
+        // its bytes pass theirs, or the dictionary wins (few distinct
+        // values); and columns where the first values say otherwise.
+        let mut next = crate::columnar::lcg(41, 20);
+        for round in 0..120 {
+            let n = [257, 300, 700, 2000, 5000, 10_000][round % 6];
+            let mut values: Vec<Vec<u8>> = Vec::with_capacity(n);
+            let mut day = 0u64;
+            while values.len() < n {
+                let v = match round % 4 {
+                    0 => format!("1990-{:02}-{:02}", 1 + day / 28 % 12, 1 + day % 28),
+                    1 => format!("item/{:07}", day * 13),
+                    2 => format!("{:x}", (day * 2_654_435_761) % 1_000_003),
+                    _ => format!("k{}", day % (1 + round as u64 * 5)),
+                };
+                for _ in 0..1 + next() % [1, 2, 4, 9][round / 4 % 4] {
+                    values.push(v.clone().into_bytes());
+                }
+                day += 1 + next() % 2;
+            }
+            values.truncate(n);
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let body = encode(&slices);
+            assert_eq!(body, encode_reference(&slices), "round {round}");
+            let (text, ends) = joined(&slices);
+            assert_eq!(encode_joined(&text, &ends), body, "round {round}");
+        }
+    }
+
+    #[test]
+    fn a_sample_rules_out_only_columns_a_dictionary_gives_up() {
+        let mut next = crate::columnar::lcg(47, 20);
+        for n in [500, 839, 840, 1000, 1500, 3376, 5000, 8192, 8193, 20_000] {
+            let sampled = (840..=8192).contains(&n);
+            // Nearly all distinct (a few repeats): ruled out where sampled.
+            let keys: Vec<u64> = (0..n as u64).map(|i| if i % 500 == 7 { i - 1 } else { i }).collect();
+            let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("{k:x}").into_bytes()).collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct");
+            // As many distinct values as a dictionary may hold (`n / 2 +
+            // 16`: pairs and a few alone, the fewest repeats there can be),
+            // in a row, spread or shuffled: never ruled out.
+            for order in 0..3 {
+                let (n64, m) = (n as u64, (n as u64 - 32) / 2);
+                let mut keys: Vec<u64> = (0..n64)
+                    .map(|i| match (i + 32 >= n64, order) {
+                        (true, _) => n64 + i,
+                        (_, 0) => (i / 2).min(m - 1),
+                        _ => i % m,
+                    })
+                    .collect();
+                if order == 2 {
+                    for i in (1..n).rev() {
+                        keys.swap(i, (next() % (i as u64 + 1)) as usize);
+                    }
+                }
+                let distinct: std::collections::HashSet<u64> = keys.iter().copied().collect();
+                assert!(distinct.len() <= n / 2 + 16, "{n}, order {order}");
+                let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("v{k}").into_bytes()).collect();
+                let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+                assert!(!sampled_distinct(&slices[..]), "{n}, order {order}");
+                let (text, ends) = joined(&slices);
+                assert!(!sampled_distinct(Joined { text: &text, ends: &ends }), "{n}, order {order}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_rests_go_on_from_where_they_stopped() {
+        let mut next = crate::columnar::lcg(43, 20);
+        for round in 0..60 {
+            let n = [1, 2, 300, 1500][round % 4];
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| format!("row/{:05}/{}", i * 3 + (next() % 3) as usize, next() % 7).into_bytes())
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let (text, ends) = joined(&slices);
+            let whole = Joined { text: &text, ends: &ends };
+            let (mut s1, mut r1) = (Vec::new(), Vec::new());
+            let at_once = Prefix::rest(whole, &mut s1, &mut r1, usize::MAX);
+            for first in [0, 1, n / 2, n] {
+                let (mut s2, mut r2) = (Vec::new(), Vec::new());
+                Prefix::rest(whole.first(first), &mut s2, &mut r2, usize::MAX);
+                assert_eq!(Prefix::rest(whole, &mut s2, &mut r2, usize::MAX), at_once, "round {round}");
+                assert_eq!((&s2, &r2), (&s1, &r1), "round {round}, from {first}");
+                // (and a limit the first values' rests already reach)
+                let (mut s3, mut r3) = (Vec::new(), Vec::new());
+                let first_rest = Prefix::rest(&slices[..first], &mut s3, &mut r3, usize::MAX).unwrap();
+                if first_rest > 0 {
+                    assert_eq!(Prefix::rest(&slices[..], &mut s3, &mut r3, first_rest), None, "round {round}");
+                }
+            }
         }
     }
 
