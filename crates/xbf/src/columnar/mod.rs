@@ -25,6 +25,7 @@ mod reader;
 mod runs;
 mod selection;
 mod shred;
+mod small;
 mod strings;
 mod walk;
 // Reading into serde types: value by value, and whole columns for the derive.

@@ -584,7 +584,9 @@ pub(crate) fn encode_joined(text: &[u8], ends: &[usize]) -> Vec<u8> {
 /// [`encode`], FSST among the encodings if `fsst` (in files only).
 fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let n = values.count();
-    let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
+    // (The three lists are the thread's, kept between columns.)
+    let mut lists = super::small::Lists::take();
+    let [mut lens, mut shared, mut rest_lens] = lists.three();
     let parts = dictionary(values);
     let dict = parts.as_ref().map(Dict::with_stats);
     let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
