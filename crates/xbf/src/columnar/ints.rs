@@ -10,6 +10,7 @@ use super::cursor::Cursor;
 
 mod lanes;
 mod pack;
+mod small;
 
 /// A value of an integer column as the writer takes it: any unsigned width
 /// up to 128 bits (columns of narrow values take less memory to walk).
@@ -280,6 +281,9 @@ fn plan<T: Int>(values: &[T]) -> Plan {
     // and `plan_gathered` then sizes them as `plan_bits` does: every varint
     // one byte, runs two bytes each at least.)
     if all >> 15 == 0 && values.len() >= 2 {
+        if small::scalar(values.len()) {
+            return plan_u63(values, first as u64);
+        }
         // (The varints' size is counted in the pass where some take two
         // bytes: otherwise it is one byte a value.)
         let g = if all >> 7 == 0 { lanes::pass_u15::<false, _>(values) } else { lanes::pass_u15::<true, _>(values) };
@@ -754,6 +758,9 @@ pub(crate) struct Planned<'a, T: Int = u128> {
 
 impl<'a, T: Int> Planned<'a, T> {
     pub(crate) fn new(values: &'a [T]) -> Self {
+        if small::below_file_encodings(values.len()) {
+            return Self::plain(values);
+        }
         let mut planned = Self::no_runs(values);
         if let Some(runs) = super::runs::encode(values, planned.size()) {
             planned.entropy = Some(runs);
@@ -763,6 +770,9 @@ impl<'a, T: Int> Planned<'a, T> {
 
     /// [`Planned::new`] of the values that `stats` gathered.
     pub(crate) fn with_stats(values: &'a [T], stats: &Stats) -> Self {
+        if small::below_file_encodings(values.len()) {
+            return Planned { values, plan: stats.plan(values), entropy: None };
+        }
         let mut planned = Self::with_plan(values, stats.plan(values));
         if let Some(runs) = super::runs::encode(values, planned.size()) {
             planned.entropy = Some(runs);
