@@ -659,8 +659,16 @@ impl<'b> Rows<'b> {
 /// `v` is a live object, kept alive by the caller; the GIL is held.
 #[inline(always)]
 unsafe fn value_int(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<u64> {
-    // SAFETY: the caller's contract (a live object, non-null).
-    let v = unsafe { Borrowed::from_ptr(py, v) };
+    // SAFETY: the caller's contract (a live object, non-null): its type is
+    // read first (which `downcast_exact` reads again: one load to the
+    // compiler), after which the compiler knows the pointer non-null and
+    // drops `Borrowed::from_ptr`'s test of it, a value.
+    let v = unsafe {
+        if pyo3::ffi::Py_TYPE(v) != std::ptr::addr_of_mut!(pyo3::ffi::PyLong_Type) {
+            return None;
+        }
+        Borrowed::from_ptr(py, v)
+    };
     v.downcast_exact::<PyLong>().ok().and_then(|x| small_int(x)).map(|x| x as u64)
 }
 
@@ -672,8 +680,16 @@ unsafe fn value_int(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<u64> 
 /// As [`value_int`].
 #[inline(always)]
 unsafe fn value_float(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<f64> {
-    // SAFETY: the caller's contract (a live object, non-null).
-    let v = unsafe { Borrowed::from_ptr(py, v) };
+    // SAFETY: the caller's contract (a live object, non-null): its type is
+    // read first (which `downcast_exact` reads again: one load to the
+    // compiler), after which the compiler knows the pointer non-null and
+    // drops `Borrowed::from_ptr`'s test of it, a value.
+    let v = unsafe {
+        if pyo3::ffi::Py_TYPE(v) != std::ptr::addr_of_mut!(pyo3::ffi::PyFloat_Type) {
+            return None;
+        }
+        Borrowed::from_ptr(py, v)
+    };
     v.downcast_exact::<PyFloat>().ok().map(|f| f.value())
 }
 
@@ -683,7 +699,7 @@ const STR_RUN: usize = 64;
 
 /// Writes `s` (at most 32 bytes) at the start of `dst`: every byte of
 /// `dst[..s.len()]` (those after it with anything). Two pieces of a constant
-/// size (16, 8 or 4 bytes; single bytes for 1-3), the first at the start and
+/// size (16, 8, 4 or 2 bytes; one byte alone), the first at the start and
 /// the second ending at the string's end, overlapping where the string is
 /// shorter than both: no loop, no `memcpy` call, one branch on the length's
 /// size class (as `raw::write_short`, which shifts the second piece instead
@@ -711,10 +727,11 @@ fn copy_short(dst: &mut [MaybeUninit<u8>; 32], s: &[u8]) {
     } else if len >= 4 {
         piece::<4>(dst, s, 0);
         piece::<4>(dst, s, len - 4);
-    } else if len > 0 {
+    } else if len >= 2 {
+        piece::<2>(dst, s, 0);
+        piece::<2>(dst, s, len - 2);
+    } else if len == 1 {
         dst[0] = MaybeUninit::new(s[0]);
-        dst[len / 2] = MaybeUninit::new(s[len / 2]);
-        dst[len - 1] = MaybeUninit::new(s[len - 1]);
     }
 }
 
