@@ -181,6 +181,16 @@ impl RawColumn {
         if !self.seen[K_INT as usize] && !some_uint {
             return None;
         }
+        if !some_uint {
+            // Most columns have no negative int: then the OR of the values is
+            // all there is to know, a pass the baseline's SSE2 vectorises
+            // (the masks below are a signed 64-bit max to the compiler, which
+            // SSE2 lacks and emulates with about ten instructions an int).
+            let all = self.ints.iter().fold(0u64, |a, &x| a | x);
+            if (all as i64) >= 0 {
+                return Some(Ints { ubits: 64 - all.leading_zeros(), sbits: 0 });
+            }
+        }
         let (mut pos, mut neg, mut any_neg) = (0u64, 0u64, 0u64);
         let mut join = |x: u64| {
             // All ones for a negative value, else 0.
@@ -308,27 +318,34 @@ impl RawColumn {
         let end = batch.len();
         let mut r = 0;
         while r < end {
-            // SAFETY (the runs of strs, ints and floats): the values are live
-            // objects the dicts hold, unchanged during the call (the
-            // caller's contract).
+            // The rest of the batch, for the runs of strs, ints and floats,
+            // which index it by the record in the run (below its length,
+            // so with no bounds test a value). Their values are live objects
+            // the dicts hold, unchanged during the call (the caller's
+            // contract: `Rows::value`'s).
+            let rows = Rows { rows: &batch[r..], j };
             r = match (self.kind, self.mixed) {
-                (K_STR, false) => unsafe { self.str_run::<false>(&value_ptr, r, end) },
-                (K_STR, true) => unsafe { self.str_run::<true>(&value_ptr, r, end) },
+                // SAFETY: as said of `rows`.
+                (K_STR, false) => r + unsafe { self.str_run::<false>(rows) },
+                // SAFETY: as said of `rows`.
+                (K_STR, true) => r + unsafe { self.str_run::<true>(rows) },
                 (K_INT, mixed) => {
                     // SAFETY: each value read is live (as above).
                     let take = |v| unsafe { value_int(py, v) };
                     let (kinds, ints) = (&mut self.kinds, &mut self.ints);
-                    let (to, null) = unsafe { run_into(mixed, kinds, ints, K_INT, take, &value_ptr, r, end) };
+                    // SAFETY: as said of `rows`.
+                    let (to, null) = unsafe { run_into(mixed, kinds, ints, K_INT, take, rows) };
                     self.seen[K_NULL as usize] |= null;
-                    to
+                    r + to
                 }
                 (K_FLOAT, mixed) => {
                     // SAFETY: each value read is live (as above).
                     let take = |v| unsafe { value_float(py, v) };
                     let (kinds, floats) = (&mut self.kinds, &mut self.floats);
-                    let (to, null) = unsafe { run_into(mixed, kinds, floats, K_FLOAT, take, &value_ptr, r, end) };
+                    // SAFETY: as said of `rows`.
+                    let (to, null) = unsafe { run_into(mixed, kinds, floats, K_FLOAT, take, rows) };
                     self.seen[K_NULL as usize] |= null;
-                    to
+                    r + to
                 }
                 (K_BOOL, _) => self.run_of::<K_BOOL>(&value, r, end),
                 (K_NULL, _) => self.run_of::<K_NULL>(&value, r, end),
@@ -376,28 +393,23 @@ impl RawColumn {
     /// and stored the text's and the ends' lengths and checked their room
     /// after every string's bytes were stored, and the value went through
     /// `downcast_exact` and `str_bytes`' `Option`; a None ended the run and
-    /// went through `push`.) The record reached is returned (the length is
-    /// the caller's).
+    /// went through `push`.) The number of records taken is returned (the
+    /// length is the caller's).
     ///
     /// # Safety
     ///
-    /// `value(r)`, for each record `r` from `start` to `end`, is a live
-    /// object that stays alive and unchanged during the call.
+    /// As [`Rows::value`], for each of `rows`.
     #[inline(always)]
-    unsafe fn str_run<const MIXED: bool>(
-        &mut self,
-        value: &impl Fn(usize) -> *mut pyo3::ffi::PyObject,
-        start: usize,
-        end: usize,
-    ) -> usize {
+    unsafe fn str_run<const MIXED: bool>(&mut self, rows: Rows<'_>) -> usize {
         debug_assert_eq!(MIXED, self.mixed);
         // SAFETY: the GIL is held (the caller's values are live Python
         // objects read under it); `Py_None` only takes None's address.
         let none = unsafe { pyo3::ffi::Py_None() };
         let mut null = false;
-        let mut r = start;
-        while r < end {
-            let n = (end - r).min(STR_RUN);
+        let mut r = 0;
+        while r < rows.len() {
+            let run = rows.from(r, STR_RUN);
+            let n = run.len();
             let (text_len, ends_len, kinds_len) = (self.text.len(), self.ends.len(), self.kinds.len());
             // Room for `n` strings of up to 32 bytes: string `k` starts at
             // most `32 * k` bytes in, and `copy_short` writes 32 bytes.
@@ -406,29 +418,36 @@ impl RawColumn {
             if MIXED {
                 self.kinds.reserve(n);
             }
-            let text = &mut self.text.spare_capacity_mut()[..32 * n];
+            // The room not yet written: each string's window is its first 32
+            // bytes, then it starts past the string (a window that is there
+            // for each of the `n` strings: `e` strings of at most 32 bytes
+            // leave at least `32 * (n - e)`; one test a string, where the
+            // window `text[at..at + 32]` tested its start and its end).
+            let mut rest = &mut self.text.spare_capacity_mut()[..32 * n];
             let ends = &mut self.ends.spare_capacity_mut()[..n];
             let kinds = if MIXED { &mut self.kinds.spare_capacity_mut()[..n] } else { &mut [] };
-            // `k` values read, `e` strings among them.
+            // `k` values read, `e` strings among them (`k` itself where no
+            // None is taken: its end's index then tested by the loop's).
             let (mut at, mut k, mut e) = (0, 0, 0);
             while k < n {
-                let v = value(r + k);
+                // SAFETY: the caller's contract (`k < n == run.len()`).
+                let v = unsafe { run.value(k) };
                 if MIXED && v == none {
                     kinds[k].write(K_NULL);
                     null = true;
                     k += 1;
                     continue;
                 }
-                // SAFETY: the caller's contract (`r + k < end`).
+                // SAFETY: the caller's contract (a live value, unchanged).
                 let Some(s) = (unsafe { compact_ascii(v) }) else { break };
                 if s.len() > 32 {
                     break;
                 }
-                // `at <= 32 * e` and `e <= k < n`: the window is in the room.
-                let dst: &mut [MaybeUninit<u8>; 32] = (&mut text[at..at + 32]).try_into().expect("32 bytes");
+                let Some(dst) = rest.first_chunk_mut::<32>() else { break };
                 copy_short(dst, s);
+                rest = &mut std::mem::take(&mut rest)[s.len()..];
                 at += s.len();
-                ends[e].write(text_len + at);
+                ends[if MIXED { e } else { k }].write(text_len + at);
                 e += 1;
                 if MIXED {
                     kinds[k].write(K_STR);
@@ -529,31 +548,30 @@ impl RawColumn {
 }
 
 /// The values of a run of ints or floats (`buf`, of kind `kind`, the
-/// column's), from record `start` up to `end` or the first value that
-/// `take` does not read, nor (in a column that writes its kinds: `mixed`,
+/// column's), from the first of `rows` up to their end or the first value
+/// that `take` does not read, nor (in a column that writes its kinds: `mixed`,
 /// whose `kinds` are written here) None: room for the run asked of `buf`
 /// (and `kinds`) once, each value written at its place, kept in a local,
 /// the lengths set after the loop (`Vec::push` reloaded, checked and stored
-/// the length a value). The record reached, and whether a None was read
-/// (the kinds met are the caller's).
+/// the length a value). The number of records taken, and whether a None
+/// was read (the kinds met are the caller's).
 ///
 /// # Safety
 ///
-/// `value(r)`, for each record `r` from `start` to `end`, is a live
-/// object that stays alive and unchanged during the call; the GIL is held.
+/// As [`Rows::value`], for each of `rows`; the GIL is held.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn run_into<T>(
     mixed: bool,
     kinds: &mut Vec<u8>,
     buf: &mut Vec<T>,
     kind: u8,
     take: impl Fn(*mut pyo3::ffi::PyObject) -> Option<T>,
-    value: &impl Fn(usize) -> *mut pyo3::ffi::PyObject,
-    start: usize,
-    end: usize,
+    rows: Rows<'_>,
 ) -> (usize, bool) {
-    let n = end - start;
+    let n = rows.len();
+    // SAFETY: each value read below is one of `rows` (`k < n ==
+    // rows.len()`), under the caller's contract.
+    let value = |k: usize| unsafe { rows.value(k) };
     let (kinds_len, buf_len) = (kinds.len(), buf.len());
     buf.reserve(n);
     let vals = &mut buf.spare_capacity_mut()[..n];
@@ -566,7 +584,7 @@ unsafe fn run_into<T>(
         // takes None's address.
         let none = unsafe { pyo3::ffi::Py_None() };
         while k < n {
-            let v = value(start + k);
+            let v = value(k);
             if v == none {
                 ks[k].write(K_NULL);
             } else if let Some(x) = take(v) {
@@ -582,7 +600,7 @@ unsafe fn run_into<T>(
         unsafe { kinds.set_len(kinds_len + k) };
     } else {
         while k < n {
-            let Some(x) = take(value(start + k)) else { break };
+            let Some(x) = take(value(k)) else { break };
             vals[k].write(x);
             k += 1;
         }
@@ -590,7 +608,47 @@ unsafe fn run_into<T>(
     }
     // SAFETY: the first `m` values of the spare capacity were written.
     unsafe { buf.set_len(buf_len + m) };
-    (start + k, m < k)
+    (k, m < k)
+}
+
+/// The values of one key (entry `j` of each table) of records of a batch
+/// (`rows`, from some record on), as [`RawColumn::push_entries`] is given
+/// them: what its runs read, record `k` of the run as `rows[k]`, so that a
+/// loop bounded by the run's length has no bounds test a value.
+#[derive(Clone, Copy)]
+struct Rows<'b> {
+    rows: &'b [DictEntries],
+    j: usize,
+}
+
+impl<'b> Rows<'b> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Up to `most` of the records from record `from` on (`from` at most
+    /// the length).
+    #[inline(always)]
+    fn from(&self, from: usize, most: usize) -> Rows<'b> {
+        let rows = &self.rows[from..];
+        Rows { rows: &rows[..rows.len().min(most)], j: self.j }
+    }
+
+    /// Record `k`'s value.
+    ///
+    /// # Safety
+    ///
+    /// `k < self.len()`, and each of `rows` is the entries of a live dict
+    /// whose table is str keyed with more than `j` entries, entry `j`'s
+    /// value non-null, read under [`DictEntries::of`]'s contract (the
+    /// value, a live object the dict holds, stays alive and unchanged while
+    /// it is used: no Python code runs, no Python object is made).
+    #[inline(always)]
+    unsafe fn value(&self, k: usize) -> *mut pyo3::ffi::PyObject {
+        // SAFETY: the caller's contract.
+        unsafe { self.rows[k].get_str_keyed(self.j).1 }
+    }
 }
 
 /// The value of `v` as [`RawColumn::take_as`] takes a `K_INT`: an exact
@@ -601,9 +659,17 @@ unsafe fn run_into<T>(
 /// `v` is a live object, kept alive by the caller; the GIL is held.
 #[inline(always)]
 unsafe fn value_int(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<u64> {
-    // SAFETY: the caller's contract (a live object, non-null).
-    let v = unsafe { Borrowed::from_ptr(py, v) };
-    v.downcast_exact::<PyLong>().ok().and_then(|x| small_int(&x)).map(|x| x as u64)
+    // SAFETY: the caller's contract (a live object, non-null): its type is
+    // read first (which `downcast_exact` reads again: one load to the
+    // compiler), after which the compiler knows the pointer non-null and
+    // drops `Borrowed::from_ptr`'s test of it, a value.
+    let v = unsafe {
+        if pyo3::ffi::Py_TYPE(v) != std::ptr::addr_of_mut!(pyo3::ffi::PyLong_Type) {
+            return None;
+        }
+        Borrowed::from_ptr(py, v)
+    };
+    v.downcast_exact::<PyLong>().ok().and_then(|x| small_int(x)).map(|x| x as u64)
 }
 
 /// The value of `v` as [`RawColumn::take_as`] takes a `K_FLOAT`: an exact
@@ -614,8 +680,16 @@ unsafe fn value_int(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<u64> 
 /// As [`value_int`].
 #[inline(always)]
 unsafe fn value_float(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<f64> {
-    // SAFETY: the caller's contract (a live object, non-null).
-    let v = unsafe { Borrowed::from_ptr(py, v) };
+    // SAFETY: the caller's contract (a live object, non-null): its type is
+    // read first (which `downcast_exact` reads again: one load to the
+    // compiler), after which the compiler knows the pointer non-null and
+    // drops `Borrowed::from_ptr`'s test of it, a value.
+    let v = unsafe {
+        if pyo3::ffi::Py_TYPE(v) != std::ptr::addr_of_mut!(pyo3::ffi::PyFloat_Type) {
+            return None;
+        }
+        Borrowed::from_ptr(py, v)
+    };
     v.downcast_exact::<PyFloat>().ok().map(|f| f.value())
 }
 
@@ -625,7 +699,7 @@ const STR_RUN: usize = 64;
 
 /// Writes `s` (at most 32 bytes) at the start of `dst`: every byte of
 /// `dst[..s.len()]` (those after it with anything). Two pieces of a constant
-/// size (16, 8 or 4 bytes; single bytes for 1-3), the first at the start and
+/// size (16, 8, 4 or 2 bytes; one byte alone), the first at the start and
 /// the second ending at the string's end, overlapping where the string is
 /// shorter than both: no loop, no `memcpy` call, one branch on the length's
 /// size class (as `raw::write_short`, which shifts the second piece instead
@@ -653,10 +727,11 @@ fn copy_short(dst: &mut [MaybeUninit<u8>; 32], s: &[u8]) {
     } else if len >= 4 {
         piece::<4>(dst, s, 0);
         piece::<4>(dst, s, len - 4);
-    } else if len > 0 {
+    } else if len >= 2 {
+        piece::<2>(dst, s, 0);
+        piece::<2>(dst, s, len - 2);
+    } else if len == 1 {
         dst[0] = MaybeUninit::new(s[0]);
-        dst[len / 2] = MaybeUninit::new(s[len / 2]);
-        dst[len - 1] = MaybeUninit::new(s[len - 1]);
     }
 }
 
@@ -719,6 +794,35 @@ mod tests {
                 any = true;
             }
             assert_eq!(col.ints_bits(), any.then_some(want), "ints {:?}", col.ints);
+        }
+    }
+
+    /// A column of non-negative ints (its bits from their OR alone) and the
+    /// same with one negative int or one above `i64::MAX` at each place (the
+    /// pass that tells them apart), against `Ints::of_i64` one at a time.
+    #[test]
+    fn ints_bits_of_non_negative_columns() {
+        for top in 0..64 {
+            let base: Vec<i64> = (0..9).map(|k| ((1u64 << top) - 1) as i64 >> (k % 3)).collect();
+            for (odd, at) in [(None, 0), (Some(-1i64), 0), (Some(i64::MIN), 4), (Some((1i64 << top).wrapping_neg()), 8)]
+            {
+                let mut vals = base.clone();
+                if let Some(v) = odd {
+                    vals[at] = v;
+                }
+                let mut col = RawColumn::default();
+                col.seen[K_INT as usize] = true;
+                col.ints = vals.iter().map(|&v| v as u64).collect();
+                let want = vals.iter().map(|&v| Ints::of_i64(v)).reduce(Ints::join);
+                assert_eq!(col.ints_bits(), want, "ints {vals:?}");
+                // One above `i64::MAX` as well (the kinds written).
+                col.ints.push(1 << 63);
+                col.kinds = vec![K_INT; vals.len()];
+                col.kinds.push(K_UINT);
+                col.seen[K_UINT as usize] = true;
+                let want = want.map(|w| w.join(Ints { ubits: 64, sbits: 0 }));
+                assert_eq!(col.ints_bits(), want, "ints {vals:?} and 2**63");
+            }
         }
     }
 
