@@ -107,6 +107,9 @@ CARGO_TARGET_DIR="$PYTHON_TARGET" MATURIN_PEP517_ARGS="--profile ci" \
     target/python-venv/bin/python -m pip install --quiet --disable-pip-version-check ./python
 # The linter (ruff.toml: the package, its tests and scripts/), pinned in requirements-test.txt.
 target/python-venv/bin/ruff check .
+# The extension's Rust (outside the workspace, so not in the clippy run above): warnings as errors, among them an
+# `unsafe` block without its SAFETY comment.
+CARGO_TARGET_DIR="$PYTHON_TARGET" cargo clippy --quiet --locked --manifest-path python/Cargo.toml --all-targets -- -D warnings
 # pytest runs on one core (but for PySpark's local[2]): the benchmarks' workspace compiles on the other meanwhile
 # (awaited by the next stage).
 background bench-build cargo build --quiet --locked --manifest-path bench/Cargo.toml
