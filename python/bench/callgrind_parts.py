@@ -26,8 +26,9 @@ import sys
 LINE = re.compile(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+([<*])\s+(?:\?\?\?:|\S+\.(?:[ch]|rs):)?(.*?)(?: \(([\d,]+)x\))? \[")
 SLICES = "<alloc::vec::Vec<T> as alloc::vec::spec_from_iter_nested::SpecFromIterNested<T,I>>::from_iter"
 # The core's whole encode of the columns: `encode_columns`, or (from pyhand's owned hand-off, whose
-# `encode_columns_kept` is inlined into its caller) `Columns::write_kept`; the largest that is there.
-ENCODE_COLUMNS = (r"^xbf::message::<impl xbf::options::EncodeOptions>::encode_columns(_kept)?$"
+# `encode_columns_kept` is inlined into its caller) `Columns::write_kept`, or (from pyfill7's sink, which writes
+# the message into the `bytes` object) `encode_columns_with`; the largest that is there.
+ENCODE_COLUMNS = (r"^xbf::message::<impl xbf::options::EncodeOptions>::encode_columns(_kept|_with)?$"
                   r"|^xbf::columnar::builder::Columns::write_kept$")
 CALLERS_OF = [
     "mi_realloc_aligned",
