@@ -282,15 +282,7 @@ fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
             (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width),
             "round {round}, {n} values"
         );
-        let mut runs = 1;
-        let (mut dlo, mut dhi) = (u64::MAX, 0);
-        for w in values.windows(2) {
-            runs += usize::from(w[0] != w[1]);
-            let z = varint::zigzag64(w[1] as i64 - w[0] as i64);
-            (dlo, dhi) = (dlo.min(z), dhi.max(z));
-        }
-        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
-        let varints: usize = values.iter().map(|&v| varint::len(u128::from(v))).sum();
+        let (lo, hi, dlo, dhi, runs, varints) = counted(&values);
         let (g, h) = (lanes::pass_u15::<true, _>(&values), lanes::pass_u15::<false, _>(&values));
         assert_eq!(
             (g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size),
@@ -543,15 +535,7 @@ fn the_32_bit_lanes_gather_what_the_64_bit_pass_does() {
             (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width),
             "round {round}, {n} values"
         );
-        let mut runs = 1;
-        let (mut dlo, mut dhi) = (u64::MAX, 0);
-        for w in values.windows(2) {
-            runs += usize::from(w[0] != w[1]);
-            let z = varint::zigzag64(w[1] as i64 - w[0] as i64);
-            (dlo, dhi) = (dlo.min(z), dhi.max(z));
-        }
-        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
-        let varints: usize = values.iter().map(|&v| varint::len(u128::from(v))).sum();
+        let (lo, hi, dlo, dhi, runs, varints) = counted(&values);
         let g = lanes::pass_u30(&values);
         assert_eq!(
             (g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size),
@@ -588,15 +572,7 @@ proptest::proptest! {
             (lanes.size, lanes.enc, lanes.min, lanes.width, lanes.delta_min, lanes.delta_width),
             (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width)
         );
-        let mut runs = 1;
-        let (mut dlo, mut dhi) = (u64::MAX, 0);
-        for w in values.windows(2) {
-            runs += usize::from(w[0] != w[1]);
-            let z = varint::zigzag64(w[1] as i64 - w[0] as i64);
-            (dlo, dhi) = (dlo.min(z), dhi.max(z));
-        }
-        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
-        let varints: usize = values.iter().map(|&v| varint::len(u128::from(v))).sum();
+        let (lo, hi, dlo, dhi, runs, varints) = counted(&values);
         let g = lanes::pass_u30(&values);
         proptest::prop_assert_eq!(
             (g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size),
@@ -604,4 +580,20 @@ proptest::proptest! {
         );
         round_trip(&values.iter().map(|&v| u128::from(v)).collect::<Vec<_>>());
     }
+}
+
+/// What the lane passes gather, counted value by value: the smallest and
+/// largest value, the smallest and largest zigzagged step, the runs of equal
+/// values and the varints' bytes (their oracle).
+fn counted(values: &[u64]) -> (u64, u64, u64, u64, usize, usize) {
+    let mut runs = 1;
+    let (mut dlo, mut dhi) = (u64::MAX, 0);
+    for w in values.windows(2) {
+        runs += usize::from(w[0] != w[1]);
+        let z = varint::zigzag64(w[1] as i64 - w[0] as i64);
+        (dlo, dhi) = (dlo.min(z), dhi.max(z));
+    }
+    let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+    let varints: usize = values.iter().map(|&v| varint::len(u128::from(v))).sum();
+    (lo, hi, dlo, dhi, runs, varints)
 }
