@@ -74,10 +74,15 @@ function struct(t: Struct, v: unknown): Record<string, unknown> {
   for (const k in o) if (!ns.has(k) && hasOwn.call(o, k) && o[k] !== undefined) bail();
   return o;
 }
-/** The own enumerable keys of an object that passes struct's check (bails otherwise). */
+/** The own enumerable keys of an object that passes struct's check (bails otherwise), for the gatherers to let later
+ * objects of the same keys skip the check; none ([]: every later object is checked) when one of them is not a field
+ * (a key holding undefined passes the check, but a later object of the same keys may hold a value there, which it must
+ * not: encode([{ a: 1, b: undefined }, { a: 2, b: 3 }]) with a type of field a alone lost b's 3 in columns). */
 function ownKeys(t: Struct, o: Record<string, unknown>): string[] {
   struct(t, o);
-  return Object.keys(o);
+  const ks = Object.keys(o), ns = names(t);
+  for (let i = 0; i < ks.length; i++) if (!ns.has(ks[i]!)) return [];
+  return ks;
 }
 /** A field's value, or undefined when absent (missing, or undefined). */
 const field = (o: Record<string, unknown>, k: string): unknown => (hasOwn.call(o, k) ? o[k] : undefined);
