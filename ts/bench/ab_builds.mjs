@@ -7,7 +7,7 @@
 //   CLOCK=cpu)
 // Run it twice with A and B swapped: a module loaded first or second can differ by more than a small change.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Packr } from "msgpackr";
 import { csvRecords } from "./data.mjs";
@@ -21,10 +21,11 @@ const ma = { encode: ia.encode, decode: (b) => ia.decode(b, opts) }, mb = { enco
 const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const vega = process.env.VEGA_DATA ?? join(repo, "target/data/vega-datasets");
 if (!existsSync(vega)) throw new Error("vega-datasets not found: run scripts/fetch-data.sh (or set VEGA_DATA)");
-// (A name ending in "#features" is the GeoJSON's features, as bench.mjs's earthquakes.)
+// (A name ending in "#features" is the GeoJSON's features, as bench.mjs's earthquakes; an absolute path is read as
+// it is, e.g. an invented table written as JSON.)
 const load = (f) => {
   if (f.endsWith("#features")) return load(f.slice(0, -9)).features;
-  const t = readFileSync(`${vega}/${f}`, "utf8");
+  const t = readFileSync(isAbsolute(f) ? f : `${vega}/${f}`, "utf8");
   return f.endsWith(".csv") ? csvRecords(t) : JSON.parse(t);
 };
 const p = new Packr();

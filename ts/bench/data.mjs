@@ -1,7 +1,7 @@
 // The benchmark scripts' data: vega-datasets files (scripts/fetch-data.sh) read the same way by every script, so
 // that their figures are of the same values.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository's root. */
@@ -17,9 +17,10 @@ export function csvRecords(text) {
 }
 
 /** A vega-datasets file by name (.csv through csvRecords, else JSON); a name ending in sp500-2019.csv is the CLI's
- * embedded stock rows. */
+ * embedded stock rows; an absolute path is read as it is (e.g. an invented table such as python/bench/wide_table.py's
+ * rows written as JSON). */
 export function loadFile(file) {
-  const path = file.endsWith("sp500-2019.csv") ? join(repo, "crates/xbf-cli/data/sp500-2019.csv") : join(vega, file);
+  const path = file.endsWith("sp500-2019.csv") ? join(repo, "crates/xbf-cli/data/sp500-2019.csv") : isAbsolute(file) ? file : join(vega, file);
   const text = readFileSync(path, "utf8");
   return file.endsWith(".csv") ? csvRecords(text) : JSON.parse(text);
 }

@@ -1,17 +1,19 @@
 // Checks that two builds of the TypeScript package write the same bytes: the Rust, Go and Python encoders write
 // the same encodings, so an encode change that is only about speed must not change one byte.
-//   node bench/same_bytes.mjs DIST_A DIST_B [--big]
+//   node bench/same_bytes.mjs DIST_A DIST_B [--big] [FILE...]
 // Compares, on every benchmark and held-out file (bench.mjs's lists; earthquakes as its GeoJSON features) and on
 // slices of each (1, 17, 100, 2,047, 2,048 and 4,097 records): encode in the default layout, layout auto, rows and
 // columns, floatTolerance 0.01 and 1e-6 (auto and columns), with its inferred type given, one Encoder used twice on
 // the file (also with a tolerance), and one Encoder fed every file in turn; then the files' first 40 records one at a
 // time (types that differ a little from call to call), alone and through one Encoder. --big adds flights-200k
-// (default encode and columns). Prints the number of encodings compared; exits 1 at the first difference.
+// (default encode and columns). FILE: more files, by absolute path (an invented table written as JSON, e.g.
+// python/bench/wide_table.py's rows), checked as the others. Prints the number of encodings compared; exits 1 at the
+// first difference.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadFile, vega } from "./data.mjs";
 
-const [A, B] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const [A, B, ...extra] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const big = process.argv.includes("--big");
 const a = await import(`${resolve(A)}/index.js`), b = await import(`${resolve(B)}/index.js`);
 const files = [
@@ -20,7 +22,7 @@ const files = [
   ["political-contributions", "political-contributions.json"], ["income", "income.json"], ["gapminder", "gapminder.json"],
   ...["cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv",
     "windvectors.csv", "us-employment.csv"].map((f) => [f, f]),
-].filter(([, f]) => f === "sp500-2019.csv" || existsSync(join(vega, f)));
+].filter(([, f]) => f === "sp500-2019.csv" || existsSync(join(vega, f))).concat(extra.map((f) => [f, f]));
 const load = (f) => { const v = loadFile(f); return f === "earthquakes.json" ? v.features : v; };
 const modes = [
   {}, { layout: "auto" }, { layout: "rows" }, { layout: "columns" },

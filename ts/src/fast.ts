@@ -27,7 +27,7 @@ import { StringColumns } from "./fast_strings.js";
 export { BAIL, bail, MAX_SAFE, nullable, small } from "./fast_common.js";
 export type { FastOptions } from "./fast_common.js";
 export { bigConv, bigintOf, bigints, intConv } from "./fast_int_values.js";
-export { MAX_GENERATED, canGenerate, generate, generateDecoder, keysStatement, recordConstructor, setCodegen } from "./fast_records.js";
+export { MAX_GENERATED, canGenerate, generate, generateDecoder, isIndexKey, keyAccess, keysStatement, recordConstructor, setCodegen } from "./fast_records.js";
 export type { RecordCtor } from "./fast_records.js";
 
 /** A columnar decode: the walk of the message's type over the number and string columns it extends. */

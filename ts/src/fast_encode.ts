@@ -6,7 +6,7 @@
 // writer's: the same column encoders get the same values (tests compare both).
 import { INT_INFO, XbfType, writeMetadata } from "./metadata.js";
 import { Writer } from "./varint.js";
-import { BAIL, canGenerate, generate } from "./fast.js";
+import { BAIL, MAX_GENERATED, canGenerate, generate, isIndexKey, keyAccess } from "./fast.js";
 import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
 import { S_INT_ZS, S_TAGS, measureFlags, putIntsColumn, putSmallInts, scratchArray, varLen } from "./int_columns.js";
@@ -74,10 +74,15 @@ function struct(t: Struct, v: unknown): Record<string, unknown> {
   for (const k in o) if (!ns.has(k) && hasOwn.call(o, k) && o[k] !== undefined) bail();
   return o;
 }
-/** The own enumerable keys of an object that passes struct's check (bails otherwise). */
+/** The own enumerable keys of an object that passes struct's check (bails otherwise), for the gatherers to let later
+ * objects of the same keys skip the check; none ([]: every later object is checked) when one of them is not a field
+ * (a key holding undefined passes the check, but a later object of the same keys may hold a value there, which it must
+ * not: encode([{ a: 1, b: undefined }, { a: 2, b: 3 }]) with a type of field a alone lost b's 3 in columns). */
 function ownKeys(t: Struct, o: Record<string, unknown>): string[] {
   struct(t, o);
-  return Object.keys(o);
+  const ks = Object.keys(o), ns = names(t);
+  for (let i = 0; i < ks.length; i++) if (!ns.has(ks[i]!)) return [];
+  return ks;
 }
 /** A field's value, or undefined when absent (missing, or undefined). */
 const field = (o: Record<string, unknown>, k: string): unknown => (hasOwn.call(o, k) ? o[k] : undefined);
@@ -195,7 +200,7 @@ type RowWriter = (w: Writer, vs: unknown[], n: number, types: XbfType[], row: ty
  * generated, for a key `__proto__` or for very wide structs. Kept per key list and field kinds. */
 function rowWriter(p: StructPlan): RowWriter | null {
   const keys = p.keys;
-  if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
+  if (keys.length === 0 || keys.length > MAX_GENERATED || keys.includes("__proto__") || !canGenerate()) return null;
   const kinds = p.types.map((t) => (t.kind in INT_INFO || t.kind === "f64" || t.kind === "f32" || t.kind === "bool" || t.kind === "string" ? t.kind : "x"));
   const tag = "rows:" + kinds.map((k, j) => (p.optional[j] ? "?" : "") + k).join(",");
   return generate(tag, keys, () => {
@@ -218,9 +223,9 @@ function rowWriter(p: StructPlan): RowWriter | null {
       }
     };
     const body = keys.map((k, j) => {
-      const key = JSON.stringify(k);
-      if (p.optional[j]) return `x = has.call(o, ${key}) ? o[${key}] : undefined; if (x === undefined) w.u8(0); else { if (x instanceof E) fail(); w.u8(1); ${put(j)} }`;
-      return `x = o[${key}]; ${kinds[j] === "x" ? `if (x === undefined) missing(w, types[${j}]); else ` : ""}{ ${put(j)} }`;
+      const key = JSON.stringify(k), at = keyAccess(k);
+      if (p.optional[j]) return `x = has.call(o, ${key}) ? o${at} : undefined; if (x === undefined) w.u8(0); else { if (x instanceof E) fail(); w.u8(1); ${put(j)} }`;
+      return `x = o${at}; ${kinds[j] === "x" ? `if (x === undefined) missing(w, types[${j}]); else ` : ""}{ ${put(j)} }`;
     }).join("\n");
     return new Function("w", "vs", "n", "types", "row", "fail", "has", "missing", "E",
       `let x; for (let i = 0; i < n; i++) { const o = vs[i]; if (o === null || typeof o !== "object") fail();\n${body}\n}`) as RowWriter;
@@ -425,21 +430,29 @@ type Gather = (vs: unknown[], n: number, has: typeof hasOwn, fail: () => never, 
  * its own enumerable keys); an object with other keys, or while they are none, is checked itself. A key of that
  * list is own (read directly); the others are read when own, as in columnValues' loop without generated code. */
 function gatherer(keys: string[], always: boolean[] | null): Gather | null {
-  if (keys.length === 0 || keys.length > 256 || keys.includes("__proto__") || !canGenerate()) return null;
+  if (keys.length === 0 || keys.length > MAX_GENERATED || keys.includes("__proto__") || !canGenerate()) return null;
   const tag = always ? "gather:" + always.map((x) => (x ? "1" : "0")).join("") : "gather-checked";
   return generate(tag, keys, () => {
     // Each column sized once (no growth and copies as it is filled) up to 65,536 values, as sizedArray.
     const decl = keys.map((_, j) => `c${j} = n <= 65536 ? new Array(n) : []`).join(", ");
     const names = keys.map((k) => JSON.stringify(k));
     const body = names.map((key, j) => {
-      const own = always ? always[j] : `f${j}`;
-      return own === true ? `c${j}[i] = o[${key}];` : `c${j}[i] = ${own ? `${own} || ` : ""}has.call(o, ${key}) ? o[${key}] : undefined;`;
+      const own = always ? always[j] : `f${j}`, at = keyAccess(keys[j]!);
+      return own === true ? `c${j}[i] = o${at};` : `c${j}[i] = ${own ? `${own} || ` : ""}has.call(o, ${key}) ? o${at} : undefined;`;
     }).join(" ");
     // The walk: for…in gives the own enumerable keys first (Object.keys' order), then inherited enumerable ones;
     // when it gives exactly the m keys K and the last is own, all are, and they are Object.keys(o). (The flags from
-    // a Set: K.includes per field would take m² steps a check, and records may change keys every time.)
-    const walk = always ? "" : `let j = 0;
-if (m > 0) for (const key in o) { if (j === m || key !== K[j]) { j = -1; break; } j++; }
+    // a Set: K.includes per field would take m² steps a check, and records may change keys every time.) Where some
+    // key is an array index (an element, which for…in turns into a string at about twice Object.keys' cost),
+    // Object.keys(o) is compared with K instead: an object that passes has exactly K as its own enumerable keys,
+    // what the walk makes sure of (one with inherited enumerable keys too, which the walk sends to check, passes
+    // the same check: the same K and flags).
+    const compare = keys.some(isIndexKey)
+      ? `let j = -1;
+if (m > 0) { const ok = Object.keys(o); if (ok.length === m) { j = 0; while (j < m && ok[j] === K[j]) j++; } }`
+      : `let j = 0;
+if (m > 0) for (const key in o) { if (j === m || key !== K[j]) { j = -1; break; } j++; }`;
+    const walk = always ? "" : `${compare}
 if (m === 0 || j !== m || !has.call(o, K[m - 1])) { K = check(o); m = K.length; const S = new Set(K); ${names.map((key, j) => `f${j} = S.has(${key});`).join(" ")} }`;
     const state = always ? "" : `let K = [], m = -1, ${keys.map((_, j) => `f${j} = false`).join(", ")};`;
     const cols = keys.map((_, j) => `c${j}`).join(", ");

@@ -54,6 +54,16 @@ class CodeCache {
 export function keysStatement(keys: string[]): string {
   return `void ${JSON.stringify(JSON.stringify(keys))};`;
 }
+/** Whether k is an array index ("0" to "4294967294", canonical: no sign, no leading zero), a key that V8 keeps among
+ * an object's elements rather than its named properties (JSON.parse puts a record's keys such as years there). */
+export function isIndexKey(k: string): boolean {
+  return /^(?:0|[1-9][0-9]{0,9})$/.test(k) && Number(k) <= 4294967294;
+}
+/** The property access `[k]` for generated code: an array index as its number (an element load; the string key
+ * makes V8 look the string up and then load the same element), any other key as a string literal. */
+export function keyAccess(k: string): string {
+  return isIndexKey(k) ? `[${k}]` : `[${JSON.stringify(k)}]`;
+}
 /** The encoder's and inference's generated code (values.ts, fast_encode.ts). */
 const encodeCode = new CodeCache(512);
 /** The decoders' (object builders of the columns, row readers): a cache of their own, so that however many key

@@ -3,7 +3,7 @@ import { INT_INFO, XbfType, Member, typeToString, metadataBytes, hex, depthOf } 
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
 import { XbfNaN } from "./nan.js";
-import { canGenerate, generate } from "./fast.js";
+import { MAX_GENERATED, canGenerate, generate, isIndexKey, keyAccess } from "./fast.js";
 
 /** An enum value: the variant's name and its payload (`null` for a variant without data). */
 export class XbfEnum {
@@ -590,14 +590,15 @@ function useRecent(s: Shape, own: string[]): boolean {
   return false;
 }
 
-/** Adds an object with given keys (`own`: its own keys; undefined: found by a for…in walk), in their order, none
+/** Adds an object with given keys (`own`: its own keys; undefined: found by a for…in walk, or Object.keys), in their order, none
  * undefined, to the shapes of its fields (in that order); false, having added nothing, for any other object. */
 type AddRecord = (o: Record<string, unknown>, own: string[] | undefined, shapes: Shape[], depth: number) => boolean;
 /** The AddRecord for the keys of slots `last` (fast_records.ts's cache of generated code); null where code may not be
  * generated (a page's CSP), for a key `__proto__`, or for very wide objects. */
 function recordAdder(keys: string[], last: number[]): AddRecord | null {
   const n = last.length;
-  if (n === 0 || n > 64 || !canGenerate()) return null;
+  // (As wide as the column gatherer's generated code: records of 65 to 256 keys took Object.values and add per value.)
+  if (n === 0 || n > MAX_GENERATED || !canGenerate()) return null;
   // The adders made lately, found by comparing the keys (mostly the same strings: one === each): the code cache's
   // id, every key joined and hashed, cost more than the comparison on every call that infers records of these keys.
   for (let r = 0; r < ADDERS.length; r++) {
@@ -620,7 +621,7 @@ function makeAdder(ks: string[]): AddRecord {
   return generate("infer", ks, () => {
     const names = ks.map((k) => JSON.stringify(k));
     const test = names.map((k, i) => `k[${i}] !== ${k}`).join(" || ");
-    const loads = names.map((k, i) => `v${i} = o[${k}]`).join(", ");
+    const loads = ks.map((k, i) => `v${i} = o${keyAccess(k)}`).join(", ");
     const undef = names.map((_, i) => `v${i} === undefined`).join(" || ");
     // add's first cases inline: a string where the last value was one, a number of the kind the place held last.
     const adds = names.map((_, i) => `s = a[${i}]; x = v${i};
@@ -630,13 +631,18 @@ else if (typeof x === "number" && s.lastKind === "int" && s.nints > 0 && Number.
   s.values++; s.nints++; if (x < s.nmin) s.nmin = x; if (x > s.nmax) s.nmax = x;
 } else add(s, x, d);`).join("\n");
     // The walk: for…in gives the own enumerable keys first (Object.keys' order), then inherited enumerable ones;
-    // when it gives exactly the keys and the last is own, all are, and they are Object.keys(o).
+    // when it gives exactly the keys and the last is own, all are, and they are Object.keys(o). Keys that are array
+    // indices (years, ids) are an object's elements, which for…in turns into strings one at a time at about twice
+    // Object.keys' cost: there Object.keys(o) is compared instead (an object with inherited enumerable keys, which
+    // the walk refuses, then passes here as add would pass it with Object.keys: the same values added).
     const n = ks.length, lastKey = names[n - 1]!;
-    const body = `if (k === undefined) {
+    const walk = ks.some(isIndexKey) ? `if (k === undefined) k = Object.keys(o);
+if (k.length !== ${n} || ${test}) return false;` : `if (k === undefined) {
   let i = 0;
   for (const key in o) { if (i === ${n} || key !== K[i]) return false; i++; }
   if (i !== ${n} || !has.call(o, ${lastKey})) return false;
-} else if (k.length !== ${n} || ${test}) return false;
+} else if (k.length !== ${n} || ${test}) return false;`;
+    const body = `${walk}
 const ${loads};
 if (${undef}) return false;
 let s, x;
