@@ -34,10 +34,11 @@ trait Texts<'a>: Copy {
     /// The values from index `from` on, each where it is under 8 bytes
     /// with its first bytes as a word (any bytes past it).
     fn heads(self, from: usize) -> impl Iterator<Item = (&'a [u8], u64)>;
-    /// The index of each value from `from` on among those `table` holds,
-    /// written to `out`, while the values are under 8 bytes and found
-    /// there (and `out` has room): how many were.
-    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize;
+    /// The index of each value from `from` on among the dictionary's
+    /// values, a new one added to them (`dict`), written to `out`, while the
+    /// values are under 8 bytes (and `out` has room): how many were, or
+    /// `None` if the dictionary gives up at one of them.
+    fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize>;
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -69,17 +70,20 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
         self[from..].iter().map(|&v| (v, if v.len() < 8 { short_bytes(v) } else { 0 }))
     }
     #[inline(never)]
-    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize {
+    fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize> {
         let mut found = 0;
-        for (v, id) in self[from..].iter().zip(out) {
-            let Some(known) = (v.len() < 8).then(|| table.find(short_key(short_bytes(v), v.len())).ok()).flatten()
-            else {
+        for (&v, id) in self[from..].iter().zip(out) {
+            if v.len() >= 8 {
                 break;
+            }
+            let key = short_key(short_bytes(v), v.len());
+            *id = match dict.table.find(key) {
+                Ok(known) => known,
+                Err(slot) => dict.add(slot, key, v, from + found + 1)?,
             };
-            *id = known;
             found += 1;
         }
-        found
+        Some(found)
     }
 }
 
@@ -141,7 +145,7 @@ impl<'a> Texts<'a> for Joined<'a> {
     /// A function of its own, so that its few values stay in registers:
     /// the value's start, the table's slots and key, the text and ends.
     #[inline(never)]
-    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize {
+    fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize> {
         let (text, mut start, mut found) = (self.text, self.start(from), 0);
         // The last key and its index (no key is `FREE`).
         let mut last = (super::FREE, 0);
@@ -158,8 +162,9 @@ impl<'a> Texts<'a> for Joined<'a> {
             // (columns of few values often repeat one in a row).
             let key = short_key(w, len);
             if key != last.0 {
-                let Ok(known) = table.find(key) else {
-                    break;
+                let known = match dict.table.find(key) {
+                    Ok(known) => known,
+                    Err(slot) => dict.add(slot, key, &text[start..end], from + found + 1)?,
                 };
                 last = (key, known);
             }
@@ -167,7 +172,37 @@ impl<'a> Texts<'a> for Joined<'a> {
             found += 1;
             start = end;
         }
-        found
+        Some(found)
+    }
+}
+
+/// What [`Texts::take_short`] adds a new short value to: the dictionary's
+/// table of short values, its distinct values and their bytes, and where it
+/// gives up (see [`Distinct::run`]).
+struct Shorts<'d, 'a> {
+    table: &'d mut super::WordIds,
+    distinct: &'d mut Vec<&'a [u8]>,
+    bytes: &'d mut usize,
+    /// The values in the whole column, the most distinct values and the
+    /// most bytes of them the dictionary takes before it gives up.
+    n: usize,
+    give_up: usize,
+    most: usize,
+}
+
+impl<'a> Shorts<'_, 'a> {
+    /// Adds `v`, a value under 8 bytes, whose word `key` the table does
+    /// not hold (`slot` is where it goes), as the next distinct value, the
+    /// `seen`th value taken: its index, or `None` if the dictionary gives
+    /// up there (the same test as [`Distinct::run`]'s at a new value).
+    #[inline]
+    fn add(&mut self, slot: usize, key: u64, v: &'a [u8], seen: usize) -> Option<u64> {
+        let id = self.distinct.len() as u64;
+        self.table.add_at(slot, key, id);
+        self.distinct.push(v);
+        *self.bytes += v.len();
+        let d = self.distinct.len();
+        (d <= self.give_up && *self.bytes <= self.most && !super::mostly_distinct(seen, d, self.n)).then_some(id)
     }
 }
 
@@ -316,11 +351,11 @@ fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
 /// dictionary before it chooses which encoding to measure first.
 const PROBE: usize = 256;
 
-/// How many indices [`Texts::find_short`] writes at a time.
+/// How many indices [`Texts::take_short`] writes at a time.
 const FIND_BLOCK: usize = 256;
 
 /// How many short values found in a row [`Distinct::run`] takes in its own
-/// loop before it hands the values to [`Texts::find_short`].
+/// loop before it hands the values to [`Texts::take_short`].
 const SHORTS_IN_A_ROW: usize = 4;
 
 /// A column's dictionary as it is built, a run of values at a time: the
@@ -376,13 +411,14 @@ impl<'a> Distinct<'a> {
     /// `most` (a bound the caller knows it cannot win past). Values of up
     /// to 7 bytes are looked up as one word (the bytes and the length,
     /// compared whole: `WordIds`), the others by their hash and then their
-    /// bytes. Three loops take turns: [`Texts::find_short`] takes short
-    /// values found among those before (most values, in a column of short
-    /// values a dictionary wins) into a block on the stack; at any other
-    /// value, one loop looks long values up and adds none, and leaves at a
-    /// new value for one that adds values until it finds one it has (mostly
-    /// distinct columns stay in it); the values go back to `find_short`
-    /// after a few short values found in a row. A long value equal to the
+    /// bytes. Three loops take turns: [`Texts::take_short`] takes short
+    /// values, found among those before or added (most values, in a column
+    /// of short values a dictionary wins, and in one where new short values
+    /// come every few values), into a block on the stack; at a long value,
+    /// one loop looks long values up and adds none, and leaves at a new
+    /// value for one that adds values until it finds one it has (mostly
+    /// distinct columns of long values stay in it); the values go back to
+    /// `take_short` after a few short values found in a row. A long value equal to the
     /// last long one takes its index without being hashed (a short one is
     /// looked up: its word costs less to place than to keep and compare).
     fn run(&mut self, values: impl Texts<'a>, most: usize) -> bool {
@@ -405,7 +441,10 @@ impl<'a> Distinct<'a> {
         'short: loop {
             // (A block filled is followed by another.)
             loop {
-                let found = values.find_short(ids.len(), short, &mut block);
+                let mut new = Shorts { table: short, distinct, bytes, n, give_up, most };
+                let Some(found) = values.take_short(ids.len(), &mut new, &mut block) else {
+                    return false;
+                };
                 ids.extend_from_slice(&block[..found]);
                 if found < FIND_BLOCK {
                     break;
@@ -413,11 +452,11 @@ impl<'a> Distinct<'a> {
             }
             let mut values = values.heads(ids.len());
             // Short values found in a row here, a few of which send the
-            // values after them to `find_short` (one alone does not pay for
+            // values after them to `take_short` (one alone does not pay for
             // the call, in columns where short and long values take turns).
             let mut shorts = 0;
             loop {
-                // Values found among those before (back to `find_short` after
+                // Values found among those before (back to `take_short` after
                 // a few short ones in a row), until a new one.
                 let (mut v, new) = loop {
                     let Some((v, head)) = values.next() else {
@@ -1374,7 +1413,7 @@ mod tests {
                 keys.push(k);
             }
             // In some rounds every value is short (long runs of short
-            // values found, over several of `find_short`'s blocks), in
+            // values found, over several of `take_short`'s blocks), in
             // some a long one comes now and then among them.
             let width = [13, 8, 13, 8, 13][round % 5];
             let values: Vec<Vec<u8>> = keys
@@ -1398,8 +1437,8 @@ mod tests {
     #[test]
     fn short_values_in_runs_or_not_take_their_first_index() {
         // Runs of a few short values, then values that change at nearly
-        // every step, then runs again, over several of `find_short`'s
-        // blocks (the joined values' `find_short` gives a value equal to
+        // every step, then runs again, over several of `take_short`'s
+        // blocks (the joined values' `take_short` gives a value equal to
         // the one before its index unhashed; the list's does not).
         let mut next = crate::columnar::lcg(31, 20);
         for round in 0..40 {
@@ -1422,17 +1461,86 @@ mod tests {
         }
     }
 
+    /// [`distinct_reference`] that also gives up where its distinct
+    /// values' bytes pass `most`.
+    fn distinct_reference_most<'a>(values: &[&'a [u8]], most: usize) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+        let n = values.len();
+        let (mut index, mut distinct, mut ids, mut bytes) = (HashMap::new(), Vec::new(), Vec::new(), 0);
+        for &v in values {
+            let next = distinct.len() as u64;
+            let id = *index.entry(v).or_insert(next);
+            ids.push(id);
+            if id == next {
+                distinct.push(v);
+                bytes += v.len();
+                if distinct.len() > n / 2 + 16
+                    || bytes > most
+                    || crate::columnar::mostly_distinct(ids.len(), distinct.len(), n)
+                {
+                    return None;
+                }
+            }
+        }
+        Some((distinct, ids))
+    }
+
+    #[test]
+    fn new_short_values_among_repeats_are_added_where_they_come() {
+        // The wide tables' shape: a value repeated ("0") with new short
+        // values every few values, now and then a long one, in columns
+        // that keep their dictionary or give it up (past half the column,
+        // past 3,072 distinct among the first 4,096 of a long column, or
+        // past a bound on its bytes reached inside a block of short values).
+        let mut next = crate::columnar::lcg(53, 20);
+        for round in 0..240 {
+            let n = [0, 1, 3, 17, 240, 300, 2000, 9000, 12_000][round % 9];
+            let zeros = [10, 30, 70, 90][round / 9 % 4];
+            let spread = [10, 1000, 1 << 30][round % 3];
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| match next() % 100 {
+                    r if r < zeros => b"0".to_vec(),
+                    r if round % 2 == 1 && r == 99 => format!("a longer value {}", i % 7).into_bytes(),
+                    _ => format!("{}", next() % spread).into_bytes(),
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let (text, ends) = joined(&slices);
+            let whole_bytes: usize = slices.iter().map(|v| v.len()).sum();
+            for most in [usize::MAX, 0, 5, whole_bytes / 7, whole_bytes / 2] {
+                let expected = distinct_reference_most(&slices, most);
+                let mut list = Distinct::new(n);
+                let got = list.run(&slices[..], most).then_some((list.distinct, list.ids));
+                assert_eq!(got, expected, "round {round}, most {most}");
+                let mut text_too = Distinct::new(n);
+                let got = text_too
+                    .run(Joined { text: &text, ends: &ends }, most)
+                    .then_some((text_too.distinct, text_too.ids));
+                assert_eq!(got, expected, "round {round}, most {most}, joined");
+                // Taken in two runs, the first over the column's first values.
+                let mut two = Distinct::new(n);
+                let whole = Joined { text: &text, ends: &ends };
+                let got = (two.run(whole.first(n.min(PROBE)), most) && two.run(whole, most))
+                    .then_some((two.distinct, two.ids));
+                assert_eq!(got, expected, "round {round}, most {most}, in two runs");
+            }
+        }
+    }
+
     #[test]
     fn a_long_column_gives_up_its_dictionary_where_it_did() {
         // 3,072 and 3,073 distinct values among the first 4,096 of 9,000:
         // the first keeps its dictionary, the second gives it up (now at
         // its 3,073rd value, before at its 4,096th) with the same bytes.
-        for k in [3072usize, 3073, 3500] {
-            let values: Vec<Vec<u8>> =
-                (0..9000).map(|i| format!("key-{:08}", (i % k) * 7919 % 100_003).into_bytes()).collect();
+        // (Long values, and short ones, which `take_short` adds.)
+        for (k, width) in [3072usize, 3073, 3500].into_iter().flat_map(|k| [(k, 12), (k, 7)]) {
+            let values: Vec<Vec<u8>> = (0..9000)
+                .map(|i| format!("key-{:08}", (i % k) * 7919 % 100_003)[12 - width..].as_bytes().to_vec())
+                .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             assert_eq!(encode(&slices), encode_reference(&slices), "{k} distinct");
             assert_eq!(dictionary(&slices[..]).is_some(), k == 3072, "{k} distinct");
+            let (text, ends) = joined(&slices);
+            assert_eq!(dictionary(Joined { text: &text, ends: &ends }).is_some(), k == 3072, "{k} distinct");
         }
     }
 
