@@ -72,18 +72,24 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
     #[inline(never)]
     fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize> {
         let mut found = 0;
-        for (&v, id) in self[from..].iter().zip(out) {
-            if v.len() >= 8 {
-                break;
-            }
-            let key = short_key(short_bytes(v), v.len());
-            *id = match dict.table.find(key) {
-                Ok(known) => known,
-                Err(slot) => dict.add(slot, key, v, from + found + 1)?,
+        let mut values = self[from..].iter().zip(out);
+        loop {
+            // Values found, the table read (not changed) until a new one.
+            let table = &*dict.table;
+            let (v, key, slot, id) = loop {
+                let Some((&v, id)) = values.next().filter(|(v, _)| v.len() < 8) else {
+                    return Some(found);
+                };
+                let key = short_key(short_bytes(v), v.len());
+                match table.find(key) {
+                    Ok(known) => *id = known,
+                    Err(slot) => break (v, key, slot, id),
+                }
+                found += 1;
             };
             found += 1;
+            *id = dict.add(slot, key, v, from + found)?;
         }
-        Some(found)
     }
 }
 
@@ -149,30 +155,42 @@ impl<'a> Texts<'a> for Joined<'a> {
         let (text, mut start, mut found) = (self.text, self.start(from), 0);
         // The last key and its index (no key is `FREE`).
         let mut last = (super::FREE, 0);
-        for (&end, id) in self.ends[from..].iter().zip(out) {
-            // (Ends that go back make a length past 8: such a value is
-            // left to the caller, which reads it as a slice and fails. A
-            // value whose 8 bytes are read ends within them, so within the
-            // text.)
-            let len = end.wrapping_sub(start);
-            let Some(w) = word_from(text, start).filter(|_| len < 8) else {
-                break;
-            };
-            // A value equal to the one before takes its index unhashed
-            // (columns of few values often repeat one in a row).
-            let key = short_key(w, len);
-            if key != last.0 {
-                let known = match dict.table.find(key) {
-                    Ok(known) => known,
-                    Err(slot) => dict.add(slot, key, &text[start..end], from + found + 1)?,
+        let mut values = self.ends[from..].iter().zip(out);
+        loop {
+            // Values found, until a new one: a loop of its own, in which
+            // the table is only read, so that its slots, size and
+            // multiplier stay in registers (an add may move them).
+            let table = &*dict.table;
+            let (end, key, slot, id) = loop {
+                let Some((&end, id)) = values.next() else {
+                    return Some(found);
                 };
-                last = (key, known);
-            }
-            *id = last.1;
+                // (Ends that go back make a length past 8: such a value is
+                // left to the caller, which reads it as a slice and fails. A
+                // value whose 8 bytes are read ends within them, so within the
+                // text.)
+                let len = end.wrapping_sub(start);
+                let Some(w) = word_from(text, start).filter(|_| len < 8) else {
+                    return Some(found);
+                };
+                // A value equal to the one before takes its index unhashed
+                // (columns of few values often repeat one in a row).
+                let key = short_key(w, len);
+                if key != last.0 {
+                    match table.find(key) {
+                        Ok(known) => last = (key, known),
+                        Err(slot) => break (end, key, slot, id),
+                    }
+                }
+                *id = last.1;
+                found += 1;
+                start = end;
+            };
             found += 1;
+            last = (key, dict.add(slot, key, &text[start..end], from + found)?);
+            *id = last.1;
             start = end;
         }
-        Some(found)
     }
 }
 
