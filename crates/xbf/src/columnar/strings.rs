@@ -1552,7 +1552,7 @@ mod tests {
         // (Long values, and short ones, which `take_short` adds.)
         for (k, width) in [3072usize, 3073, 3500].into_iter().flat_map(|k| [(k, 12), (k, 7)]) {
             let values: Vec<Vec<u8>> = (0..9000)
-                .map(|i| format!("key-{:08}", (i % k) * 7919 % 100_003)[12 - width..].as_bytes().to_vec())
+                .map(|i| format!("key-{:08}", (i % k) * 7919 % 100_003).as_bytes()[12 - width..].to_vec())
                 .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             assert_eq!(encode(&slices), encode_reference(&slices), "{k} distinct");
