@@ -34,11 +34,35 @@ trait Texts<'a>: Copy {
     /// The values from index `from` on, each where it is under 8 bytes
     /// with its first bytes as a word (any bytes past it).
     fn heads(self, from: usize) -> impl Iterator<Item = (&'a [u8], u64)>;
+    /// The index of each value from `from` on among those `table` holds,
+    /// written to `out`, while the values are under 8 bytes and found
+    /// there (and `out` has room): how many were.
+    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize;
     /// The index of each value from `from` on among the dictionary's
     /// values, a new one added to them (`dict`), written to `out`, while the
     /// values are under 8 bytes (and `out` has room): how many were, or
-    /// `None` if the dictionary gives up at one of them.
-    fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize>;
+    /// `None` if the dictionary gives up at one of them. Values found are
+    /// [`Texts::find_short`]'s (a loop that only reads the table, its
+    /// fields in registers); the value where it stops, if short, is found
+    /// or added here, and it goes on from the next.
+    fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize> {
+        let mut found = 0;
+        loop {
+            found += self.find_short(from + found, dict.table, &mut out[found..]);
+            if found == out.len() {
+                return Some(found);
+            }
+            let Some((v, head)) = self.heads(from + found).next().filter(|(v, _)| v.len() < 8) else {
+                return Some(found);
+            };
+            let key = short_key(head, v.len());
+            out[found] = match dict.table.find(key) {
+                Ok(known) => known,
+                Err(slot) => dict.add(slot, key, v, from + found + 1)?,
+            };
+            found += 1;
+        }
+    }
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -70,26 +94,17 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
         self[from..].iter().map(|&v| (v, if v.len() < 8 { short_bytes(v) } else { 0 }))
     }
     #[inline(never)]
-    fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize> {
+    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize {
         let mut found = 0;
-        let mut values = self[from..].iter().zip(out);
-        loop {
-            // Values found, the table read (not changed) until a new one.
-            let table = &*dict.table;
-            let (v, key, slot, id) = loop {
-                let Some((&v, id)) = values.next().filter(|(v, _)| v.len() < 8) else {
-                    return Some(found);
-                };
-                let key = short_key(short_bytes(v), v.len());
-                match table.find(key) {
-                    Ok(known) => *id = known,
-                    Err(slot) => break (v, key, slot, id),
-                }
-                found += 1;
+        for (v, id) in self[from..].iter().zip(out) {
+            let Some(known) = (v.len() < 8).then(|| table.find(short_key(short_bytes(v), v.len())).ok()).flatten()
+            else {
+                break;
             };
+            *id = known;
             found += 1;
-            *id = dict.add(slot, key, v, from + found)?;
         }
+        found
     }
 }
 
@@ -151,46 +166,33 @@ impl<'a> Texts<'a> for Joined<'a> {
     /// A function of its own, so that its few values stay in registers:
     /// the value's start, the table's slots and key, the text and ends.
     #[inline(never)]
-    fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize> {
+    fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize {
         let (text, mut start, mut found) = (self.text, self.start(from), 0);
         // The last key and its index (no key is `FREE`).
         let mut last = (super::FREE, 0);
-        let mut values = self.ends[from..].iter().zip(out);
-        loop {
-            // Values found, until a new one: a loop of its own, in which
-            // the table is only read, so that its slots, size and
-            // multiplier stay in registers (an add may move them).
-            let table = &*dict.table;
-            let (end, key, slot, id) = loop {
-                let Some((&end, id)) = values.next() else {
-                    return Some(found);
-                };
-                // (Ends that go back make a length past 8: such a value is
-                // left to the caller, which reads it as a slice and fails. A
-                // value whose 8 bytes are read ends within them, so within the
-                // text.)
-                let len = end.wrapping_sub(start);
-                let Some(w) = word_from(text, start).filter(|_| len < 8) else {
-                    return Some(found);
-                };
-                // A value equal to the one before takes its index unhashed
-                // (columns of few values often repeat one in a row).
-                let key = short_key(w, len);
-                if key != last.0 {
-                    match table.find(key) {
-                        Ok(known) => last = (key, known),
-                        Err(slot) => break (end, key, slot, id),
-                    }
-                }
-                *id = last.1;
-                found += 1;
-                start = end;
+        for (&end, id) in self.ends[from..].iter().zip(out) {
+            // (Ends that go back make a length past 8: such a value is
+            // left to the caller, which reads it as a slice and fails. A
+            // value whose 8 bytes are read ends within them, so within the
+            // text.)
+            let len = end.wrapping_sub(start);
+            let Some(w) = word_from(text, start).filter(|_| len < 8) else {
+                break;
             };
-            found += 1;
-            last = (key, dict.add(slot, key, &text[start..end], from + found)?);
+            // A value equal to the one before takes its index unhashed
+            // (columns of few values often repeat one in a row).
+            let key = short_key(w, len);
+            if key != last.0 {
+                let Ok(known) = table.find(key) else {
+                    break;
+                };
+                last = (key, known);
+            }
             *id = last.1;
+            found += 1;
             start = end;
         }
+        found
     }
 }
 
