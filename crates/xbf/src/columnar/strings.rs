@@ -38,31 +38,6 @@ trait Texts<'a>: Copy {
     /// written to `out`, while the values are under 8 bytes and found
     /// there (and `out` has room): how many were.
     fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize;
-    /// The index of each value from `from` on among the dictionary's
-    /// values, a new one added to them (`dict`), written to `out`, while the
-    /// values are under 8 bytes (and `out` has room): how many were, or
-    /// `None` if the dictionary gives up at one of them. Values found are
-    /// [`Texts::find_short`]'s (a loop that only reads the table, its
-    /// fields in registers); the value where it stops, if short, is found
-    /// or added here, and it goes on from the next.
-    fn take_short(self, from: usize, dict: &mut Shorts<'_, 'a>, out: &mut [u64]) -> Option<usize> {
-        let mut found = 0;
-        loop {
-            found += self.find_short(from + found, dict.table, &mut out[found..]);
-            if found == out.len() {
-                return Some(found);
-            }
-            let Some((v, head)) = self.heads(from + found).next().filter(|(v, _)| v.len() < 8) else {
-                return Some(found);
-            };
-            let key = short_key(head, v.len());
-            out[found] = match dict.table.find(key) {
-                Ok(known) => known,
-                Err(slot) => dict.add(slot, key, v, from + found + 1)?,
-            };
-            found += 1;
-        }
-    }
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -193,36 +168,6 @@ impl<'a> Texts<'a> for Joined<'a> {
             start = end;
         }
         found
-    }
-}
-
-/// What [`Texts::take_short`] adds a new short value to: the dictionary's
-/// table of short values, its distinct values and their bytes, and where it
-/// gives up (see [`Distinct::run`]).
-struct Shorts<'d, 'a> {
-    table: &'d mut super::WordIds,
-    distinct: &'d mut Vec<&'a [u8]>,
-    bytes: &'d mut usize,
-    /// The values in the whole column, the most distinct values and the
-    /// most bytes of them the dictionary takes before it gives up.
-    n: usize,
-    give_up: usize,
-    most: usize,
-}
-
-impl<'a> Shorts<'_, 'a> {
-    /// Adds `v`, a value under 8 bytes, whose word `key` the table does
-    /// not hold (`slot` is where it goes), as the next distinct value, the
-    /// `seen`th value taken: its index, or `None` if the dictionary gives
-    /// up there (the same test as [`Distinct::run`]'s at a new value).
-    #[inline]
-    fn add(&mut self, slot: usize, key: u64, v: &'a [u8], seen: usize) -> Option<u64> {
-        let id = self.distinct.len() as u64;
-        self.table.add_at(slot, key, id);
-        self.distinct.push(v);
-        *self.bytes += v.len();
-        let d = self.distinct.len();
-        (d <= self.give_up && *self.bytes <= self.most && !super::mostly_distinct(seen, d, self.n)).then_some(id)
     }
 }
 
@@ -371,11 +316,11 @@ fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
 /// dictionary before it chooses which encoding to measure first.
 const PROBE: usize = 256;
 
-/// How many indices [`Texts::take_short`] writes at a time.
+/// How many indices [`Texts::find_short`] writes at a time.
 const FIND_BLOCK: usize = 256;
 
 /// How many short values found in a row [`Distinct::run`] takes in its own
-/// loop before it hands the values to [`Texts::take_short`].
+/// loop before it hands the values to [`Texts::find_short`].
 const SHORTS_IN_A_ROW: usize = 4;
 
 /// A column's dictionary as it is built, a run of values at a time: the
@@ -431,14 +376,13 @@ impl<'a> Distinct<'a> {
     /// `most` (a bound the caller knows it cannot win past). Values of up
     /// to 7 bytes are looked up as one word (the bytes and the length,
     /// compared whole: `WordIds`), the others by their hash and then their
-    /// bytes. Three loops take turns: [`Texts::take_short`] takes short
-    /// values, found among those before or added (most values, in a column
-    /// of short values a dictionary wins, and in one where new short values
-    /// come every few values), into a block on the stack; at a long value,
-    /// one loop looks long values up and adds none, and leaves at a new
-    /// value for one that adds values until it finds one it has (mostly
-    /// distinct columns of long values stay in it); the values go back to
-    /// `take_short` after a few short values found in a row. A long value equal to the
+    /// bytes. Three loops take turns: [`Texts::find_short`] takes short
+    /// values found among those before (most values, in a column of short
+    /// values a dictionary wins) into a block on the stack; at any other
+    /// value, one loop looks long values up and adds none, and leaves at a
+    /// new value for one that adds values until it finds one it has (mostly
+    /// distinct columns stay in it); the values go back to `find_short`
+    /// after a few short values found in a row. A long value equal to the
     /// last long one takes its index without being hashed (a short one is
     /// looked up: its word costs less to place than to keep and compare).
     fn run(&mut self, values: impl Texts<'a>, most: usize) -> bool {
@@ -461,10 +405,7 @@ impl<'a> Distinct<'a> {
         'short: loop {
             // (A block filled is followed by another.)
             loop {
-                let mut new = Shorts { table: short, distinct, bytes, n, give_up, most };
-                let Some(found) = values.take_short(ids.len(), &mut new, &mut block) else {
-                    return false;
-                };
+                let found = values.find_short(ids.len(), short, &mut block);
                 ids.extend_from_slice(&block[..found]);
                 if found < FIND_BLOCK {
                     break;
@@ -472,11 +413,11 @@ impl<'a> Distinct<'a> {
             }
             let mut values = values.heads(ids.len());
             // Short values found in a row here, a few of which send the
-            // values after them to `take_short` (one alone does not pay for
+            // values after them to `find_short` (one alone does not pay for
             // the call, in columns where short and long values take turns).
             let mut shorts = 0;
             loop {
-                // Values found among those before (back to `take_short` after
+                // Values found among those before (back to `find_short` after
                 // a few short ones in a row), until a new one.
                 let (mut v, new) = loop {
                     let Some((v, head)) = values.next() else {
@@ -1433,7 +1374,7 @@ mod tests {
                 keys.push(k);
             }
             // In some rounds every value is short (long runs of short
-            // values found, over several of `take_short`'s blocks), in
+            // values found, over several of `find_short`'s blocks), in
             // some a long one comes now and then among them.
             let width = [13, 8, 13, 8, 13][round % 5];
             let values: Vec<Vec<u8>> = keys
@@ -1457,8 +1398,8 @@ mod tests {
     #[test]
     fn short_values_in_runs_or_not_take_their_first_index() {
         // Runs of a few short values, then values that change at nearly
-        // every step, then runs again, over several of `take_short`'s
-        // blocks (the joined values' `take_short` gives a value equal to
+        // every step, then runs again, over several of `find_short`'s
+        // blocks (the joined values' `find_short` gives a value equal to
         // the one before its index unhashed; the list's does not).
         let mut next = crate::columnar::lcg(31, 20);
         for round in 0..40 {
@@ -1551,7 +1492,7 @@ mod tests {
         // 3,072 and 3,073 distinct values among the first 4,096 of 9,000:
         // the first keeps its dictionary, the second gives it up (now at
         // its 3,073rd value, before at its 4,096th) with the same bytes.
-        // (Long values, and short ones, which `take_short` adds.)
+        // (Long values, and short ones.)
         for (k, width) in [3072usize, 3073, 3500].into_iter().flat_map(|k| [(k, 12), (k, 7)]) {
             let values: Vec<Vec<u8>> = (0..9000)
                 .map(|i| format!("key-{:08}", (i % k) * 7919 % 100_003).as_bytes()[12 - width..].to_vec())
