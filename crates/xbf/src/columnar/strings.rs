@@ -1422,17 +1422,86 @@ mod tests {
         }
     }
 
+    /// [`distinct_reference`] that also gives up where its distinct
+    /// values' bytes pass `most`.
+    fn distinct_reference_most<'a>(values: &[&'a [u8]], most: usize) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
+        let n = values.len();
+        let (mut index, mut distinct, mut ids, mut bytes) = (HashMap::new(), Vec::new(), Vec::new(), 0);
+        for &v in values {
+            let next = distinct.len() as u64;
+            let id = *index.entry(v).or_insert(next);
+            ids.push(id);
+            if id == next {
+                distinct.push(v);
+                bytes += v.len();
+                if distinct.len() > n / 2 + 16
+                    || bytes > most
+                    || crate::columnar::mostly_distinct(ids.len(), distinct.len(), n)
+                {
+                    return None;
+                }
+            }
+        }
+        Some((distinct, ids))
+    }
+
+    #[test]
+    fn new_short_values_among_repeats_are_added_where_they_come() {
+        // The wide tables' shape: a value repeated ("0") with new short
+        // values every few values, now and then a long one, in columns
+        // that keep their dictionary or give it up (past half the column,
+        // past 3,072 distinct among the first 4,096 of a long column, or
+        // past a bound on its bytes reached inside a block of short values).
+        let mut next = crate::columnar::lcg(53, 20);
+        for round in 0..240 {
+            let n = [0, 1, 3, 17, 240, 300, 2000, 9000, 12_000][round % 9];
+            let zeros = [10, 30, 70, 90][round / 9 % 4];
+            let spread = [10, 1000, 1 << 30][round % 3];
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| match next() % 100 {
+                    r if r < zeros => b"0".to_vec(),
+                    r if round % 2 == 1 && r == 99 => format!("a longer value {}", i % 7).into_bytes(),
+                    _ => format!("{}", next() % spread).into_bytes(),
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let (text, ends) = joined(&slices);
+            let whole_bytes: usize = slices.iter().map(|v| v.len()).sum();
+            for most in [usize::MAX, 0, 5, whole_bytes / 7, whole_bytes / 2] {
+                let expected = distinct_reference_most(&slices, most);
+                let mut list = Distinct::new(n);
+                let got = list.run(&slices[..], most).then_some((list.distinct, list.ids));
+                assert_eq!(got, expected, "round {round}, most {most}");
+                let mut text_too = Distinct::new(n);
+                let got = text_too
+                    .run(Joined { text: &text, ends: &ends }, most)
+                    .then_some((text_too.distinct, text_too.ids));
+                assert_eq!(got, expected, "round {round}, most {most}, joined");
+                // Taken in two runs, the first over the column's first values.
+                let mut two = Distinct::new(n);
+                let whole = Joined { text: &text, ends: &ends };
+                let got = (two.run(whole.first(n.min(PROBE)), most) && two.run(whole, most))
+                    .then_some((two.distinct, two.ids));
+                assert_eq!(got, expected, "round {round}, most {most}, in two runs");
+            }
+        }
+    }
+
     #[test]
     fn a_long_column_gives_up_its_dictionary_where_it_did() {
         // 3,072 and 3,073 distinct values among the first 4,096 of 9,000:
         // the first keeps its dictionary, the second gives it up (now at
         // its 3,073rd value, before at its 4,096th) with the same bytes.
-        for k in [3072usize, 3073, 3500] {
-            let values: Vec<Vec<u8>> =
-                (0..9000).map(|i| format!("key-{:08}", (i % k) * 7919 % 100_003).into_bytes()).collect();
+        // (Long values, and short ones.)
+        for (k, width) in [3072usize, 3073, 3500].into_iter().flat_map(|k| [(k, 12), (k, 7)]) {
+            let values: Vec<Vec<u8>> = (0..9000)
+                .map(|i| format!("key-{:08}", (i % k) * 7919 % 100_003).as_bytes()[12 - width..].to_vec())
+                .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             assert_eq!(encode(&slices), encode_reference(&slices), "{k} distinct");
             assert_eq!(dictionary(&slices[..]).is_some(), k == 3072, "{k} distinct");
+            let (text, ends) = joined(&slices);
+            assert_eq!(dictionary(Joined { text: &text, ends: &ends }).is_some(), k == 3072, "{k} distinct");
         }
     }
 
