@@ -295,7 +295,13 @@ fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
         state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let i = ((u128::from(state >> 32) * n as u128) >> 32) as usize;
         let v = value(i);
-        let h = std::hash::BuildHasher::hash_one(&key, v);
+        // (Equal values are hashed alike: a short one as its word, a long
+        // one as the dictionary hashes it.)
+        let h = if v.len() < 8 {
+            std::hash::BuildHasher::hash_one(&key, short_key(short_bytes(v), v.len()))
+        } else {
+            key.long(v)
+        };
         match table.find(h, |at| value(at as usize) == v) {
             // (The same position again: not a repeat.)
             Ok(at) if at == i as u64 => continue,
@@ -602,8 +608,9 @@ impl<'a> Prefix<'a> {
     /// cannot win), found a block of values at a time, so that a column it
     /// loses is not read to its end. Goes on from the values `shared`
     /// already holds (`values` is the column or its first values,
-    /// [`Texts::first`]). (Each list extended from iterators of known
-    /// length, written without a capacity check per value.)
+    /// [`Texts::first`]). Each prefix is found from the two values' first
+    /// words ([`shared_with`]): most values differ from the one before
+    /// within them, or are under 8 bytes.
     fn rest<'v>(
         values: impl Texts<'v>,
         shared: &mut Vec<u64>,
@@ -614,14 +621,26 @@ impl<'a> Prefix<'a> {
         let (n, done) = (values.count(), shared.len());
         shared.reserve_exact(n - done);
         rest_lens.reserve_exact(n - done);
-        let mut prev: &[u8] = done.checked_sub(1).and_then(|i| values.iter_range(i, done).next()).unwrap_or(&[]);
+        // The value before and its first word (see `first_word`).
+        let (mut prev, mut prev_word): (&[u8], u64) = done
+            .checked_sub(1)
+            .and_then(|i| values.heads(i).next())
+            .map_or((&[], 0), |(v, head)| (v, first_word(v, head)));
         let mut rest = rest_lens.iter().sum::<u64>() as usize;
+        let mut heads = values.heads(done);
         for from in (done..n).step_by(BLOCK) {
             let to = n.min(from + BLOCK);
-            let block = values.iter_range(from, to);
-            shared.extend(block.map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
-            rest_lens.extend(values.lens_range(from, to).zip(&shared[from..]).map(|(len, &p)| len as u64 - p));
-            rest += rest_lens[from..].iter().sum::<u64>() as usize;
+            // Each value's prefix and rest in one pass; the rests' lengths
+            // pushed where they are known (room was made for all of them).
+            shared.extend(heads.by_ref().take(to - from).map(|(v, head)| {
+                let word = first_word(v, head);
+                let p = shared_with(prev, prev_word, v, word);
+                (prev, prev_word) = (v, word);
+                let r = (v.len() - p) as u64;
+                rest_lens.push(r);
+                rest += r as usize;
+                p as u64
+            }));
             if rest >= limit {
                 return None;
             }
@@ -635,13 +654,31 @@ impl<'a> Prefix<'a> {
     fn size(&self) -> usize {
         1 + self.shared.block_size() + self.rest_lens.block_size() + self.rest
     }
+    /// Of values held joined, a rest of up to 8 bytes is copied as the 8
+    /// bytes from where it starts (where the text holds them) and the bytes
+    /// past it dropped: a store rather than a call to copy a few bytes
+    /// (hence the room for 8 more).
     fn write<'v>(&self, values: impl Texts<'v>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.size());
+        let mut out = Vec::with_capacity(self.size() + 8);
         out.push(E::Prefix.byte());
         self.shared.write_block(&mut out);
         self.rest_lens.write_block(&mut out);
-        for (v, &p) in values.iter().zip(self.lens) {
-            out.extend_from_slice(&v[p as usize..]);
+        match values.joined() {
+            Some(text) => {
+                let mut end = 0;
+                for (len, &p) in values.lens().zip(self.lens) {
+                    let start = end + p as usize;
+                    end += len;
+                    match word_from(text, start).filter(|_| end - start <= 8) {
+                        Some(w) => {
+                            out.extend_from_slice(&w.to_le_bytes());
+                            out.truncate(out.len() - (8 - (end - start)));
+                        }
+                        None => out.extend_from_slice(&text[start..end]),
+                    }
+                }
+            }
+            None => values.iter().zip(self.lens).for_each(|(v, &p)| out.extend_from_slice(&v[p as usize..])),
         }
         out
     }
@@ -758,6 +795,32 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
         0 => plain.expect("plain").write(values),
         1 => dict.expect("a dictionary").write(),
         _ => prefix.expect("shared prefixes").write(values),
+    }
+}
+
+/// A value's first 8 bytes as a word, from its head ([`Texts::heads`]: the
+/// word where the value is under 8 bytes, with any bytes past it).
+#[inline]
+fn first_word(v: &[u8], head: u64) -> u64 {
+    if v.len() < 8 {
+        head
+    } else {
+        super::word_at(v, 0)
+    }
+}
+
+/// [`common_prefix`] of `a` and `b` from their first words
+/// ([`first_word`]): where they differ in their first bytes shared by both
+/// (or either is under 8 bytes), the first difference of the words, no
+/// further than the shorter value; else the words after.
+#[inline]
+fn shared_with(a: &[u8], a_word: u64, b: &[u8], b_word: u64) -> usize {
+    let n = a.len().min(b.len());
+    let x = a_word ^ b_word;
+    if x != 0 || n < 8 {
+        ((x.trailing_zeros() / 8) as usize).min(n)
+    } else {
+        common_prefix(a, b)
     }
 }
 
@@ -1197,6 +1260,10 @@ mod tests {
             let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("{k:x}").into_bytes()).collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct");
+            // (and of 8 bytes or more, hashed as the dictionary's long values)
+            let long: Vec<Vec<u8>> = keys.iter().map(|k| format!("long/{k:x}").into_bytes()).collect();
+            let slices: Vec<&[u8]> = long.iter().map(Vec::as_slice).collect();
+            assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct, long");
             // As many distinct values as a dictionary may hold (`n / 2 +
             // 16`: pairs and a few alone, the fewest repeats there can be),
             // in a row, spread or shuffled: never ruled out.
@@ -1276,6 +1343,18 @@ mod tests {
             let slow = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
             assert_eq!(common_prefix(a, &b), slow, "{a:?} {b:?}");
             assert_eq!(common_prefix(&b, a), slow, "{b:?} {a:?}");
+            // From the first words, as `Prefix::rest` reads them: a short
+            // value's head with zeros past it (a list's), or with the bytes
+            // that follow it in the text (values held joined).
+            let (list, text) = ([a, &b[..]], [a, &b[..], b"\xff\xfe\x01\x02\x03\x04\x05\x06"].concat());
+            let ends = [la, la + lb];
+            let from_list: Vec<_> = (&list[..]).heads(0).map(|(v, h)| first_word(v, h)).collect();
+            let from_text: Vec<_> =
+                Joined { text: &text, ends: &ends }.heads(0).map(|(v, h)| first_word(v, h)).collect();
+            for w in [from_list, from_text] {
+                assert_eq!(shared_with(a, w[0], &b, w[1]), slow, "{a:?} {b:?}");
+                assert_eq!(shared_with(&b, w[1], a, w[0]), slow, "{b:?} {a:?}");
+            }
         }
     }
 
