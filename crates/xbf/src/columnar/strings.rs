@@ -608,9 +608,8 @@ impl<'a> Prefix<'a> {
     /// cannot win), found a block of values at a time, so that a column it
     /// loses is not read to its end. Goes on from the values `shared`
     /// already holds (`values` is the column or its first values,
-    /// [`Texts::first`]). Each prefix is found from the two values' first
-    /// words ([`shared_with`]): most values differ from the one before
-    /// within them, or are under 8 bytes.
+    /// [`Texts::first`]). (Each list extended from iterators of known
+    /// length, written without a capacity check per value.)
     fn rest<'v>(
         values: impl Texts<'v>,
         shared: &mut Vec<u64>,
@@ -621,26 +620,14 @@ impl<'a> Prefix<'a> {
         let (n, done) = (values.count(), shared.len());
         shared.reserve_exact(n - done);
         rest_lens.reserve_exact(n - done);
-        // The value before and its first word (see `first_word`).
-        let (mut prev, mut prev_word): (&[u8], u64) = done
-            .checked_sub(1)
-            .and_then(|i| values.heads(i).next())
-            .map_or((&[], 0), |(v, head)| (v, first_word(v, head)));
+        let mut prev: &[u8] = done.checked_sub(1).and_then(|i| values.iter_range(i, done).next()).unwrap_or(&[]);
         let mut rest = rest_lens.iter().sum::<u64>() as usize;
-        let mut heads = values.heads(done);
         for from in (done..n).step_by(BLOCK) {
             let to = n.min(from + BLOCK);
-            // Each value's prefix and rest in one pass; the rests' lengths
-            // pushed where they are known (room was made for all of them).
-            shared.extend(heads.by_ref().take(to - from).map(|(v, head)| {
-                let word = first_word(v, head);
-                let p = shared_with(prev, prev_word, v, word);
-                (prev, prev_word) = (v, word);
-                let r = (v.len() - p) as u64;
-                rest_lens.push(r);
-                rest += r as usize;
-                p as u64
-            }));
+            let block = values.iter_range(from, to);
+            shared.extend(block.map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
+            rest_lens.extend(values.lens_range(from, to).zip(&shared[from..]).map(|(len, &p)| len as u64 - p));
+            rest += rest_lens[from..].iter().sum::<u64>() as usize;
             if rest >= limit {
                 return None;
             }
@@ -826,32 +813,6 @@ fn block_least(values: &[u64]) -> usize {
         .into_iter()
         .min()
         .expect("four")
-}
-
-/// A value's first 8 bytes as a word, from its head ([`Texts::heads`]: the
-/// word where the value is under 8 bytes, with any bytes past it).
-#[inline]
-fn first_word(v: &[u8], head: u64) -> u64 {
-    if v.len() < 8 {
-        head
-    } else {
-        super::word_at(v, 0)
-    }
-}
-
-/// [`common_prefix`] of `a` and `b` from their first words
-/// ([`first_word`]): where they differ in their first bytes shared by both
-/// (or either is under 8 bytes), the first difference of the words, no
-/// further than the shorter value; else the words after.
-#[inline]
-fn shared_with(a: &[u8], a_word: u64, b: &[u8], b_word: u64) -> usize {
-    let n = a.len().min(b.len());
-    let x = a_word ^ b_word;
-    if x != 0 || n < 8 {
-        ((x.trailing_zeros() / 8) as usize).min(n)
-    } else {
-        common_prefix(a, b)
-    }
 }
 
 /// The number of leading bytes `a` and `b` share, 8 bytes at a time: the
@@ -1415,18 +1376,6 @@ mod tests {
             let slow = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
             assert_eq!(common_prefix(a, &b), slow, "{a:?} {b:?}");
             assert_eq!(common_prefix(&b, a), slow, "{b:?} {a:?}");
-            // From the first words, as `Prefix::rest` reads them: a short
-            // value's head with zeros past it (a list's), or with the bytes
-            // that follow it in the text (values held joined).
-            let (list, text) = ([a, &b[..]], [a, &b[..], b"\xff\xfe\x01\x02\x03\x04\x05\x06"].concat());
-            let ends = [la, la + lb];
-            let from_list: Vec<_> = (&list[..]).heads(0).map(|(v, h)| first_word(v, h)).collect();
-            let from_text: Vec<_> =
-                Joined { text: &text, ends: &ends }.heads(0).map(|(v, h)| first_word(v, h)).collect();
-            for w in [from_list, from_text] {
-                assert_eq!(shared_with(a, w[0], &b, w[1]), slow, "{a:?} {b:?}");
-                assert_eq!(shared_with(&b, w[1], a, w[0]), slow, "{b:?} {a:?}");
-            }
         }
     }
 
