@@ -641,31 +641,13 @@ impl<'a> Prefix<'a> {
     fn size(&self) -> usize {
         1 + self.shared.block_size() + self.rest_lens.block_size() + self.rest
     }
-    /// Of values held joined, a rest of up to 8 bytes is copied as the 8
-    /// bytes from where it starts (where the text holds them) and the bytes
-    /// past it dropped: a store rather than a call to copy a few bytes
-    /// (hence the room for 8 more).
     fn write<'v>(&self, values: impl Texts<'v>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.size() + 8);
+        let mut out = Vec::with_capacity(self.size());
         out.push(E::Prefix.byte());
         self.shared.write_block(&mut out);
         self.rest_lens.write_block(&mut out);
-        match values.joined() {
-            Some(text) => {
-                let mut end = 0;
-                for (len, &p) in values.lens().zip(self.lens) {
-                    let start = end + p as usize;
-                    end += len;
-                    match word_from(text, start).filter(|_| end - start <= 8) {
-                        Some(w) => {
-                            out.extend_from_slice(&w.to_le_bytes());
-                            out.truncate(out.len() - (8 - (end - start)));
-                        }
-                        None => out.extend_from_slice(&text[start..end]),
-                    }
-                }
-            }
-            None => values.iter().zip(self.lens).for_each(|(v, &p)| out.extend_from_slice(&v[p as usize..])),
+        for (v, &p) in values.iter().zip(self.lens) {
+            out.extend_from_slice(&v[p as usize..]);
         }
         out
     }
@@ -753,18 +735,9 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let others = plain_least.min(dict_size);
     let prefix = match first_rest {
         Some(_) => first_prefix,
-        // Against a dictionary (repeats, often in runs: the lists then take
-        // a few bytes a run), their least size from their runs rules them
-        // out before they are planned, where no file-only encoding may
-        // shrink the lists past it.
         None => (may_share && 5 + at_least() < others)
             .then(|| Prefix::rest(values, &mut shared, &mut rest_lens, others.saturating_sub(5)))
             .flatten()
-            .filter(|&rest| {
-                dict_size >= plain_least
-                    || super::entropy::enabled()
-                    || 1 + block_least(&shared) + block_least(&rest_lens) + rest < dict_size
-            })
             .map(|rest| Prefix::plan(&shared, &rest_lens, rest)),
     };
     let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
@@ -792,27 +765,6 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
         1 => dict.expect("a dictionary").write(),
         _ => prefix.expect("shared prefixes").write(values),
     }
-}
-
-/// The least size of an integer list's block (SPEC.md §22.2's encodings
-/// `00` to `03`, with its length and encoding byte: two bytes at least)
-/// from the list's runs: its varints take a byte a value at least; a frame
-/// of reference a bit a value where not all are equal, and a base and a
-/// width; differences a bit each where they are not all equal (some zero,
-/// within a run, and some not, between two), and a first value, a base and
-/// a width; runs two bytes each at least.
-fn block_least(values: &[u64]) -> usize {
-    let n = values.len();
-    if n == 0 {
-        return 2;
-    }
-    let runs = 1 + values.windows(2).filter(|w| w[0] != w[1]).count();
-    let width = usize::from(runs > 1);
-    let delta_width = usize::from(runs > 1 && runs < n);
-    2 + [n, 2 + (n * width).div_ceil(8), 3 + ((n - 1) * delta_width).div_ceil(8), 2 * runs]
-        .into_iter()
-        .min()
-        .expect("four")
 }
 
 /// The number of leading bytes `a` and `b` share, 8 bytes at a time: the
@@ -1181,48 +1133,6 @@ mod tests {
             0 => plain.write(values),
             1 => dict.expect("a dictionary").write(),
             _ => prefix.expect("shared prefixes").write(values),
-        }
-    }
-
-    #[test]
-    fn a_blocks_least_size_is_at_most_its_size() {
-        let mut next = crate::columnar::lcg(61, 20);
-        for round in 0..3000 {
-            let n = [1, 2, 3, 9, 17, 100, 1000, 3000][round % 8];
-            // Runs of a few values, of a long run now and then, steps of one.
-            let (mut v, mut list) = (next() % 300, Vec::with_capacity(n));
-            while list.len() < n {
-                let run = [1, 1, 2, 5, 200][(next() % 5) as usize].min(n - list.len());
-                list.extend(std::iter::repeat_n(v, run));
-                v = match round % 3 {
-                    0 => next() % 4,
-                    1 => v + 1,
-                    _ => next() % 100_000,
-                };
-            }
-            assert!(block_least(&list) <= Planned::new(&list).block_size(), "round {round}: {list:?}");
-        }
-        assert_eq!(block_least(&[]), Planned::new(&[0u64; 0]).block_size());
-    }
-
-    #[test]
-    fn columns_of_runs_choose_as_the_full_writer() {
-        // A few values in runs (sorted categories, a column all one value
-        // but a few): a dictionary and shared prefixes a few bytes apart.
-        let mut next = crate::columnar::lcg(67, 20);
-        let words = ["USA", "Canada", "Thailand", "Palau", "N Mariana Islands", "Adelie", "Gentoo", "Chinstrap", "é"];
-        for round in 0..400 {
-            let n = [16, 40, 344, 620, 3376][round % 5];
-            let mut values: Vec<&[u8]> = Vec::with_capacity(n);
-            while values.len() < n {
-                let w = words[(next() % [2, 3, 9][round % 3]) as usize].as_bytes();
-                let run = (1 + next() % [1, 8, 400][(round / 3) % 3]) as usize;
-                values.extend(std::iter::repeat_n(w, run.min(n - values.len())));
-            }
-            let body = encode(&values);
-            assert_eq!(body, encode_reference(&values), "round {round}");
-            let (text, ends) = joined(&values);
-            assert_eq!(encode_joined(&text, &ends), body, "round {round}");
         }
     }
 
