@@ -295,7 +295,13 @@ fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
         state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let i = ((u128::from(state >> 32) * n as u128) >> 32) as usize;
         let v = value(i);
-        let h = std::hash::BuildHasher::hash_one(&key, v);
+        // (Equal values are hashed alike: a short one as its word, a long
+        // one as the dictionary hashes it.)
+        let h = if v.len() < 8 {
+            std::hash::BuildHasher::hash_one(&key, short_key(short_bytes(v), v.len()))
+        } else {
+            key.long(v)
+        };
         match table.find(h, |at| value(at as usize) == v) {
             // (The same position again: not a repeat.)
             Ok(at) if at == i as u64 => continue,
@@ -1197,6 +1203,10 @@ mod tests {
             let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("{k:x}").into_bytes()).collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct");
+            // (and of 8 bytes or more, hashed as the dictionary's long values)
+            let long: Vec<Vec<u8>> = keys.iter().map(|k| format!("long/{k:x}").into_bytes()).collect();
+            let slices: Vec<&[u8]> = long.iter().map(Vec::as_slice).collect();
+            assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct, long");
             // As many distinct values as a dictionary may hold (`n / 2 +
             // 16`: pairs and a few alone, the fewest repeats there can be),
             // in a row, spread or shuffled: never ruled out.
