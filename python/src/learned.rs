@@ -71,17 +71,25 @@ impl Learned {
     }
 
     /// The columns of a finished call, emptied, for the next one (as many as
-    /// [`SPARE_BYTES`] allows).
+    /// [`SPARE_BYTES`] allows). Kept so that `gather`, which takes them
+    /// from the end as it meets keys, gives each column of records with the
+    /// same keys its own buffers back: the first column's last. (In the
+    /// call's order, the first key took the last column's buffers, each call
+    /// the other's, and a column of long strings grew the short strings'
+    /// text again every other call.)
     pub(crate) fn recycle(&mut self, cols: Vec<RawColumn>) {
         let mut held: usize = self.spare.iter().map(RawColumn::capacity_bytes).sum();
-        for mut col in cols {
-            held += col.capacity_bytes();
-            if held > SPARE_BYTES {
-                break;
-            }
+        let kept = cols
+            .into_iter()
+            .take_while(|col| {
+                held += col.capacity_bytes();
+                held <= SPARE_BYTES
+            })
+            .collect::<Vec<_>>();
+        self.spare.extend(kept.into_iter().rev().map(|mut col| {
             col.clear();
-            self.spare.push(col);
-        }
+            col
+        }));
     }
 
     /// The type learned, if it is the one inference gives records with one

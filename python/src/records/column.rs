@@ -326,9 +326,9 @@ impl RawColumn {
             let rows = Rows { rows: &batch[r..], j };
             r = match (self.kind, self.mixed) {
                 // SAFETY: as said of `rows`.
-                (K_STR, false) => r + unsafe { self.str_run::<false>(rows) },
+                (K_STR, false) => r + unsafe { self.str_run::<false>(rows, n - (i + r)) },
                 // SAFETY: as said of `rows`.
-                (K_STR, true) => r + unsafe { self.str_run::<true>(rows) },
+                (K_STR, true) => r + unsafe { self.str_run::<true>(rows, n - (i + r)) },
                 (K_INT, mixed) => {
                     // SAFETY: each value read is live (as above).
                     let take = |v| unsafe { value_int(py, v) };
@@ -394,13 +394,14 @@ impl RawColumn {
     /// after every string's bytes were stored, and the value went through
     /// `downcast_exact` and `str_bytes`' `Option`; a None ended the run and
     /// went through `push`.) The number of records taken is returned (the
-    /// length is the caller's).
+    /// length is the caller's). `left`: the records from the first of
+    /// `rows` to the end of the list (for [`RawColumn::reserve_text`]).
     ///
     /// # Safety
     ///
     /// As [`Rows::value`], for each of `rows`.
     #[inline(always)]
-    unsafe fn str_run<const MIXED: bool>(&mut self, rows: Rows<'_>) -> usize {
+    unsafe fn str_run<const MIXED: bool>(&mut self, rows: Rows<'_>, left: usize) -> usize {
         debug_assert_eq!(MIXED, self.mixed);
         // SAFETY: the GIL is held (the caller's values are live Python
         // objects read under it); `Py_None` only takes None's address.
@@ -411,6 +412,13 @@ impl RawColumn {
             let run = rows.from(r, STR_RUN);
             let n = run.len();
             let (text_len, ends_len, kinds_len) = (self.text.len(), self.ends.len(), self.kinds.len());
+            // The text's room for the rest of the list, as the strings so far
+            // project it: once a run of strings is in, and whenever the room
+            // runs short.
+            let room = self.text.capacity() - text_len;
+            if room < 32 * n || (STR_RUN..2 * STR_RUN).contains(&ends_len) {
+                self.reserve_text(left - r, room < 32 * n);
+            }
             // Room for `n` strings of up to 32 bytes: string `k` starts at
             // most `32 * k` bytes in, and `copy_short` writes 32 bytes.
             self.text.reserve(32 * n);
@@ -736,6 +744,28 @@ fn copy_short(dst: &mut [MaybeUninit<u8>; 32], s: &[u8]) {
 }
 
 impl RawColumn {
+    /// Room in the text for the strings of `left` more records when the
+    /// strings so far project more than it has (their mean length; `short`:
+    /// the room ran out), or nothing: a new buffer of the projection and a
+    /// quarter more (at most 16 MiB more at once; at least twice the old
+    /// buffer when the room ran out), the text copied into it. Not `reserve`,
+    /// whose `realloc` copies the whole old buffer: the first string's guess
+    /// (`push_slow`), when short, was outgrown with all of it copied (and
+    /// again as it doubled); now the text moves while it is a run or two.
+    #[inline(never)]
+    fn reserve_text(&mut self, left: usize, short: bool) {
+        let (len, cap) = (self.text.len(), self.text.capacity());
+        let per = len.div_ceil(self.ends.len().max(1));
+        let projected = left.saturating_mul(per).saturating_add(32 * STR_RUN);
+        if !short && len.saturating_add(projected) <= cap {
+            return;
+        }
+        let want = projected.saturating_add(projected / 4).min(1 << 24);
+        let mut text = Vec::with_capacity(if short { (len + want).max(2 * cap) } else { len + want });
+        text.extend_from_slice(&self.text);
+        self.text = text;
+    }
+
     /// Appends a string to the text and its end to `ends`.
     #[inline(always)]
     fn append_str(&mut self, s: &[u8]) {

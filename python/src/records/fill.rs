@@ -78,11 +78,15 @@ impl Gathered {
                 .map_err(encode_err)??;
             Some(written)
         };
-        // The columns back where the rows (or the next call) read them.
+        // The columns back where the rows read them (their values: the
+        // columns are in a buffer, to compare with the rows), or where the
+        // next call finds them (their room only).
+        let values = failed || matches!(cols, Some((Written::Buffer(_), _)));
         let records = columns.root().push_len(0).map_err(encode_err)?;
-        if keep || failed || cols.as_ref().is_some_and(|&(_, len)| len >= rows_min) {
+        if keep || values {
             for (i, (&fty, &slot)) in fields.iter().zip(&typed.slots).enumerate().take(filled) {
-                unfill_key(records.field(i).map_err(encode_err)?, fty, &mut self.cols[slot]).map_err(encode_err)?;
+                let node = records.field(i).map_err(encode_err)?;
+                unfill_key(node, fty, &mut self.cols[slot], values).map_err(encode_err)?;
             }
         }
         Ok(cols.map(|(c, _)| (c, rows_min)))
@@ -190,15 +194,18 @@ fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::R
     })
 }
 
-/// Moves back into `col` what [`take_scalars`] moved into `node`.
-fn untake_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::Result<()> {
+/// Moves back into `col` what [`take_scalars`] moved into `node`: the
+/// values, or (not `values`: the column is cleared before it is read again)
+/// the buffers as the node keeps them.
+fn untake_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn, values: bool) -> xbf::Result<()> {
     match p {
         P::Unit => {}
         P::Bool => col.bools = node.drain_bool()?,
         P::F64 => col.floats = node.drain_f64()?,
         P::String => (col.text, col.ends) = node.drain_joined()?,
         P::U64 => col.ints = node.drain_u64()?,
-        P::I64 => col.ints = node.drain_i64()?.into_iter().map(|x| x as u64).collect(),
+        P::I64 if values => col.ints = node.drain_i64()?.into_iter().map(|x| x as u64).collect(),
+        P::I64 => col.ints = node.drain_i64_buffer()?,
         _ => unreachable!("a primitive of flat records"),
     }
     Ok(())
@@ -206,8 +213,8 @@ fn untake_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf:
 
 /// Moves back into `col` the buffers [`fill_key`] moved into `node` (of a
 /// column of `any`, those of its bools, floats and strings: its ints were
-/// split into new buffers).
-fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) -> xbf::Result<()> {
+/// split into new buffers); `values`: as [`untake_scalars`].
+fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, values: bool) -> xbf::Result<()> {
     let (node, ty) = match optional_key_inner(ty) {
         Some(t) if col.absent => (node.extend_variants(&[])?.swap_remove(1), t),
         _ => (node, ty),
@@ -220,14 +227,14 @@ fn unfill_key(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn) ->
             const MOVED: [P; 3] = [P::Bool, P::F64, P::String];
             let types = MOVED.map(Metadata::from);
             for (node, p) in node.extend_any(&types, &[])?.into_iter().zip(MOVED) {
-                untake_scalars(node, p, col)?;
+                untake_scalars(node, p, col, values)?;
             }
             return Ok(());
         }
         t => (node, t),
     };
     match prim(ty) {
-        Some(p) => untake_scalars(node, p, col),
+        Some(p) => untake_scalars(node, p, col, values),
         None => Ok(()),
     }
 }

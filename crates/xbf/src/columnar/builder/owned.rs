@@ -360,6 +360,27 @@ impl ColumnNode {
         }
     }
 
+    /// The buffer of an `i64` or timestamp node, moved out as the node
+    /// keeps it (each value zigzagged: not the values, which
+    /// [`drain_i64`](Self::drain_i64) gives, one pass later), for a caller
+    /// that only reuses its room. The node is left empty.
+    ///
+    /// ```
+    /// use xbf::{Columns, Metadata, PrimitiveType};
+    ///
+    /// let mut cols = Columns::new(&Metadata::vec(PrimitiveType::I64.into()));
+    /// let ints = cols.root().push_len(2)?;
+    /// ints.take_i64(Vec::with_capacity(100))?;
+    /// assert!(ints.drain_i64_buffer()?.capacity() >= 100);
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    pub fn drain_i64_buffer(&mut self) -> Result<Vec<u64>> {
+        match &mut self.node {
+            Node::Ints { col: IntCol::Narrow(col), bits: 64, signed: true } => Ok(std::mem::take(col)),
+            _ => Err(mismatch(&self.ty, "a drain of i64s")),
+        }
+    }
+
     /// The `f64`s of the node, moved out. The node is left empty.
     pub fn drain_f64(&mut self) -> Result<Vec<f64>> {
         match &mut self.node {
