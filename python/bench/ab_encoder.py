@@ -1,10 +1,10 @@
-"""pygather8: a reused xbf.Encoder against dumps, between builds, in one process (ab_inproc.py's loading).
+"""A reused xbf.Encoder against dumps, between builds, in one process (ab_inproc.py's loading).
 
 Each build's dumps and a reused Encoder's call (its native dumps with a Learned of its own, as
 Encoder.encode) are interleaved in blocks, the order rotating; orjson's dumps and a loads run before each
 block (other memory touched, as between bench.py's samples); blocks timed by thread CPU time.
 
-    python python/bench/pygather8_ab_encoder.py [--pairs 40] [--only a,b] [--json PATH] main=DIR branch=DIR
+    python python/bench/ab_encoder.py [--pairs 40] [--only a,b] [--json PATH] main=DIR branch=DIR
 """
 import argparse
 import gc
