@@ -28,20 +28,10 @@ def main():
     ap.add_argument("variants", nargs="+")
     a = ap.parse_args()
     variants = [v.split("=", 1) for v in a.variants]
-    sys.path.insert(0, variants[0][1])
+    mods = ab_inproc.load_builds(variants)
     import orjson
 
-    import bench
-    import xbf
-    mods = {}
-    for name, d in variants:
-        m = ab_inproc.load_native(f"xbf_{name}", d)
-        m._init(xbf.Variant, xbf.Typed, xbf.Some, xbf.DecodeError, xbf.EncodeError)
-        mods[name] = m
-    vega = str(HERE.parents[1] / "target/data/vega-datasets")
-    data = {**bench.datasets(vega), **bench.datasets(vega, held_out=True)}
-    if a.only:
-        data = {k: v for k, v in data.items() if any(k.startswith(o) for o in a.only.split(","))}
+    data = ab_inproc.datasets(str(HERE.parents[1] / "target/data/vega-datasets"), a.only)
     out = {}
     for dname, rows in data.items():
         fns = {}

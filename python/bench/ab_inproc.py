@@ -42,6 +42,28 @@ def load_native(name, pkg_dir):
     return mod
 
 
+def load_builds(variants):
+    """Each build's native module by name, for `name=DIR` pairs already split: the package of the first build gives
+    the Python classes every build's module is initialised with (its directory goes first on sys.path)."""
+    sys.path.insert(0, variants[0][1])
+    import xbf  # noqa: E402
+    mods = {}
+    for name, d in variants:
+        mod = load_native(f"xbf_{name}", d)
+        mod._init(xbf.Variant, xbf.Typed, xbf.Some, xbf.DecodeError, xbf.EncodeError)
+        mods[name] = mod
+    return mods
+
+
+def datasets(vega, only):
+    """bench.py's datasets and its held-out ones, those whose names start with one of `only`'s (comma-separated)."""
+    import bench  # noqa: E402
+    data = {**bench.datasets(vega), **bench.datasets(vega, held_out=True)}
+    if only:
+        data = {k: v for k, v in data.items() if any(k.startswith(o) for o in only.split(","))}
+    return data
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=300)
@@ -55,18 +77,8 @@ def main():
     ap.add_argument("variants", nargs="+")
     args = ap.parse_args()
     variants = [v.split("=", 1) for v in args.variants]
-    # The package of the first build gives the Python classes every build's module is initialised with.
-    sys.path.insert(0, variants[0][1])
-    import bench  # noqa: E402
-    import xbf  # noqa: E402
-    mods = {}
-    for name, d in variants:
-        mod = load_native(f"xbf_{name}", d)
-        mod._init(xbf.Variant, xbf.Typed, xbf.Some, xbf.DecodeError, xbf.EncodeError)
-        mods[name] = mod
-    data = {**bench.datasets(args.vega), **bench.datasets(args.vega, held_out=True)}
-    if args.only:
-        data = {k: v for k, v in data.items() if any(k.startswith(o) for o in args.only.split(","))}
+    mods = load_builds(variants)
+    data = datasets(args.vega, args.only)
     names = [n for n, _ in variants]
     clock = time.perf_counter if args.wall else time.thread_time
     out = {}
