@@ -278,6 +278,72 @@ impl WordIds {
         }
     }
 
+    /// The index of each word `key(i)` gives, for `i` from 0, written to
+    /// `out[i]`, until `key` gives `None` or `out` is full: how many were
+    /// written (`Ok`), or `Err(i)` where `add` refused the `i`th word. A
+    /// word not in the table is added with the index `add(i)` gives it (the
+    /// caller's count of what it holds, in which the table's words may be a
+    /// part), or `add` gives `None` and the run stops there (nothing added
+    /// for it).
+    /// A word equal to the one before takes its index unprobed.
+    ///
+    /// One loop finds and adds, the table's slots, mask, shift and
+    /// multiplier held in locals (an add does not move them, a growth is
+    /// taken outside the loop and the loop entered again), so that neither
+    /// a found word nor a new one reloads them: columns where a new value
+    /// comes every few values take no other path.
+    #[inline]
+    pub(crate) fn take(
+        &mut self,
+        out: &mut [u64],
+        mut key: impl FnMut(usize) -> Option<u64>,
+        mut add: impl FnMut(usize) -> Option<u64>,
+    ) -> Result<usize, usize> {
+        let mut found = 0;
+        // The last word and its index (no word is `FREE`).
+        let mut last = (FREE, 0);
+        'placed: loop {
+            let (mul, shift) = (self.mul, self.shift);
+            let slots = &mut self.slots[..];
+            let mask = slots.len() - 1;
+            while found < out.len() {
+                let Some(word) = key(found) else {
+                    return Ok(found);
+                };
+                debug_assert!(word != FREE);
+                if word != last.0 {
+                    let mut i = (word.wrapping_mul(mul) >> shift) as usize;
+                    let id = loop {
+                        let slot = slots[i];
+                        if slot.0 == word {
+                            break slot.1;
+                        }
+                        if slot.0 == FREE {
+                            let Some(id) = add(found) else {
+                                return Err(found);
+                            };
+                            slots[i] = (word, id);
+                            self.len += 1;
+                            if 2 * self.len > slots.len() {
+                                out[found] = id;
+                                found += 1;
+                                last = (word, id);
+                                self.grow();
+                                continue 'placed;
+                            }
+                            break id;
+                        }
+                        i = (i + 1) & mask;
+                    };
+                    last = (word, id);
+                }
+                out[found] = last.1;
+                found += 1;
+            }
+            return Ok(found);
+        }
+    }
+
     /// Adds `word` with index `id` at `slot`, the free slot
     /// [`WordIds::find`] gave for it (nothing added since).
     pub(crate) fn add_at(&mut self, slot: usize, word: u64, id: u64) {
@@ -383,6 +449,63 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, reference(&keys), "round {round}");
+        }
+    }
+
+    /// `take`'s one loop gives the indices `find_or_add` does, over blocks
+    /// of any size and runs stopped by `key` (growing in the middle of a
+    /// run), the indices its `add` gives (here offset, as a dictionary's
+    /// long values would), and stops where `add` refuses, adding nothing.
+    #[test]
+    fn taken_words_are_the_indices_of_first_appearance() {
+        let mut next = crate::columnar::lcg(29, 20);
+        for round in 0..300 {
+            let n = [0, 1, 3, 50, 240, 700, 5000][round % 7];
+            let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
+            let keys: Vec<u64> = (0..n)
+                .map(|_| match next() % spread {
+                    0 => FREE - 1,
+                    k => k << 8 >> 8 | (k % 8) << 56,
+                })
+                .collect();
+            let firsts = reference(&keys);
+            let distinct = firsts.iter().max().map_or(0, |&m| m as usize + 1);
+            let offset = next() % 3;
+            // The adds refused from the `refuse`th on (none where it is past them).
+            let refuse = (next() % (n as u64 + 2)) as usize;
+            let mut ids = WordIds::new(FastHash::default());
+            let (mut got, mut added, mut stopped) = (Vec::new(), 0usize, false);
+            while got.len() < n && !stopped {
+                let from = got.len();
+                let mut out = vec![0u64; 1 + (next() % 300) as usize];
+                // A run stopped by `key` after a few words, or where `out`
+                // is full.
+                let stop = n.min(from + 1 + (next() % 400) as usize).min(from + out.len());
+                let r = ids.take(
+                    &mut out,
+                    |i| (from + i < stop).then(|| keys[from + i]),
+                    |_| {
+                        (added < refuse).then(|| {
+                            added += 1;
+                            offset + added as u64 - 1
+                        })
+                    },
+                );
+                let took = r.unwrap_or_else(|k| {
+                    stopped = true;
+                    k
+                });
+                got.extend_from_slice(&out[..took]);
+            }
+            let expected: Vec<u64> = firsts.iter().map(|&id| id + offset).collect();
+            assert_eq!(got[..], expected[..got.len()], "round {round}");
+            assert_eq!(stopped, distinct > refuse, "round {round}");
+            assert_eq!(got.len(), if stopped { firsts.iter().position(|&id| id == refuse as u64).unwrap() } else { n });
+            // Refused words were not added: the words taken are all found again.
+            let mut all = vec![0u64; n];
+            let again = ids.take(&mut all, |i| (i < got.len()).then(|| keys[i]), |_| None);
+            assert_eq!(again, Ok(got.len()), "round {round}");
+            assert_eq!(all[..got.len()], got[..]);
         }
     }
 

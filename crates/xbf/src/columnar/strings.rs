@@ -38,6 +38,18 @@ trait Texts<'a>: Copy {
     /// written to `out`, while the values are under 8 bytes and found
     /// there (and `out` has room): how many were.
     fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize;
+    /// The index of each value from `from` on among the short values
+    /// `table` holds, written to `out`, while the values are under 8 bytes
+    /// (and `out` has room), a value not there added with the index
+    /// `add(i, value)` gives it (`i` its place in `out`): how many were, or
+    /// `None` where `add` refused one ([`super::WordIds::take`]).
+    fn take_short(
+        self,
+        from: usize,
+        table: &mut super::WordIds,
+        out: &mut [u64],
+        add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
+    ) -> Option<usize>;
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -80,6 +92,18 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
             found += 1;
         }
         found
+    }
+    #[inline(never)]
+    fn take_short(
+        self,
+        from: usize,
+        table: &mut super::WordIds,
+        out: &mut [u64],
+        mut add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
+    ) -> Option<usize> {
+        let values = &self[from..];
+        let key = |i: usize| values.get(i).filter(|v| v.len() < 8).map(|v| short_key(short_bytes(v), v.len()));
+        table.take(out, key, |i| add(i, values[i])).ok()
     }
 }
 
@@ -168,6 +192,35 @@ impl<'a> Texts<'a> for Joined<'a> {
             start = end;
         }
         found
+    }
+    /// [`Texts::find_short`] that adds the new short values it meets: one
+    /// loop, the table's fields in locals ([`super::WordIds::take`]).
+    #[inline(never)]
+    fn take_short(
+        self,
+        from: usize,
+        table: &mut super::WordIds,
+        out: &mut [u64],
+        mut add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
+    ) -> Option<usize> {
+        let (text, ends, first) = (self.text, &self.ends[from..], self.start(from));
+        // (Both as long, so that a value's index is checked once.)
+        let m = ends.len().min(out.len());
+        let (ends, out) = (&ends[..m], &mut out[..m]);
+        let mut start = first;
+        let key = |i: usize| {
+            let end = *ends.get(i)?;
+            // (Ends that go back make a length past 8: such a value is
+            // left to the caller, which reads it as a slice and fails. A
+            // value whose 8 bytes are read ends within them, so within the
+            // text.)
+            let len = end.wrapping_sub(start);
+            let w = word_from(text, start).filter(|_| len < 8)?;
+            start = end;
+            Some(short_key(w, len))
+        };
+        let value = |i: usize| &text[i.checked_sub(1).map_or(first, |i| ends[i])..ends[i]];
+        table.take(out, key, |i| add(i, value(i))).ok()
     }
 }
 
@@ -322,8 +375,15 @@ fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
 /// dictionary before it chooses which encoding to measure first.
 const PROBE: usize = 256;
 
-/// How many indices [`Texts::find_short`] writes at a time.
+/// How many indices [`Texts::find_short`] and [`Texts::take_short`]
+/// write at a time.
 const FIND_BLOCK: usize = 256;
+
+/// [`Distinct::run`] adds new short values in [`Texts::take_short`] where
+/// more than one value in this many so far was new (elsewhere
+/// [`Texts::find_short`] finds short values, and leaves a new one to its
+/// other loops).
+const NEW_OFTEN: usize = 8;
 
 /// How many short values found in a row [`Distinct::run`] takes in its own
 /// loop before it hands the values to [`Texts::find_short`].
@@ -384,10 +444,12 @@ impl<'a> Distinct<'a> {
     /// compared whole: `WordIds`), the others by their hash and then their
     /// bytes. Three loops take turns: [`Texts::find_short`] takes short
     /// values found among those before (most values, in a column of short
-    /// values a dictionary wins) into a block on the stack; at any other
+    /// values a dictionary wins) into a block on the stack, or, where new
+    /// values came often so far (a wide table's numbers held as strings),
+    /// [`Texts::take_short`] takes short values found or new; at any other
     /// value, one loop looks long values up and adds none, and leaves at a
     /// new value for one that adds values until it finds one it has (mostly
-    /// distinct columns stay in it); the values go back to `find_short`
+    /// distinct columns stay in it); the values go back to the first loops
     /// after a few short values found in a row. A long value equal to the
     /// last long one takes its index without being hashed (a short one is
     /// looked up: its word costs less to place than to keep and compare).
@@ -411,7 +473,28 @@ impl<'a> Distinct<'a> {
         'short: loop {
             // (A block filled is followed by another.)
             loop {
-                let found = values.find_short(ids.len(), short, &mut block);
+                let seen = ids.len();
+                // Where more than one value in eight so far was new, the loop
+                // that adds new short values too; else the one that only
+                // finds them (a little cheaper a value found: the table is
+                // only read), which stops at a new one.
+                let found = if distinct.len() * NEW_OFTEN > seen {
+                    // A new short value: the test each new value takes (after
+                    // `seen + i + 1` values).
+                    let add = |i: usize, v: &'a [u8]| {
+                        let id = distinct.len() as u64;
+                        distinct.push(v);
+                        *bytes += v.len();
+                        let d = distinct.len();
+                        (d <= give_up && *bytes <= most && !super::mostly_distinct(seen + i + 1, d, n)).then_some(id)
+                    };
+                    let Some(found) = values.take_short(seen, short, &mut block, add) else {
+                        return false;
+                    };
+                    found
+                } else {
+                    values.find_short(seen, short, &mut block)
+                };
                 ids.extend_from_slice(&block[..found]);
                 if found < FIND_BLOCK {
                     break;
@@ -1384,7 +1467,7 @@ mod tests {
                 keys.push(k);
             }
             // In some rounds every value is short (long runs of short
-            // values found, over several of `find_short`'s blocks), in
+            // values found, over several of `take_short`'s blocks), in
             // some a long one comes now and then among them.
             let width = [13, 8, 13, 8, 13][round % 5];
             let values: Vec<Vec<u8>> = keys
@@ -1408,9 +1491,9 @@ mod tests {
     #[test]
     fn short_values_in_runs_or_not_take_their_first_index() {
         // Runs of a few short values, then values that change at nearly
-        // every step, then runs again, over several of `find_short`'s
-        // blocks (the joined values' `find_short` gives a value equal to
-        // the one before its index unhashed; the list's does not).
+        // every step, then runs again, over several of `take_short`'s
+        // blocks (`WordIds::take` gives a value equal to the one before
+        // its index unhashed).
         let mut next = crate::columnar::lcg(31, 20);
         for round in 0..40 {
             let values: Vec<Vec<u8>> = (0..3000)
@@ -1494,6 +1577,42 @@ mod tests {
                     .then_some((two.distinct, two.ids));
                 assert_eq!(got, expected, "round {round}, most {most}, in two runs");
             }
+        }
+    }
+
+    /// Short columns whose share of new values changes along the column
+    /// (few new, then one in two or three, then few again: `Distinct::run`
+    /// switches between `find_short` and `take_short` as the share crosses
+    /// one in `NEW_OFTEN`), some with long values among them: the same
+    /// dictionary as the reference, or the same give-up.
+    #[test]
+    fn a_column_switching_loops_keeps_its_indices() {
+        let mut next = crate::columnar::lcg(71, 20);
+        for round in 0..300 {
+            let n = 1 + (next() % 600) as usize;
+            let (a, b) = ((next() % n as u64) as usize, (next() % n as u64) as usize);
+            let (a, b) = (a.min(b), a.max(b));
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| {
+                    let often = (a..b).contains(&i);
+                    match next() % 12 {
+                        0 if round % 3 == 0 => format!("longer value {}", next() % 40).into_bytes(),
+                        r if often && r < 6 => format!("{}", next() % 100_000).into_bytes(),
+                        r if !often && r == 1 => format!("{}", next() % 100_000).into_bytes(),
+                        r => format!("{}", r % 3).into_bytes(),
+                    }
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let (text, ends) = joined(&slices);
+            let expected = distinct_reference(&slices);
+            assert_eq!(distinct_of(&slices[..]), expected, "round {round}");
+            assert_eq!(distinct_joined(&text, &ends), expected, "round {round}, joined");
+            let whole_bytes: usize = slices.iter().map(|v| v.len()).sum();
+            let most = whole_bytes / 3;
+            let mut d = Distinct::new(n);
+            let got = d.run(Joined { text: &text, ends: &ends }, most).then_some((d.distinct, d.ids));
+            assert_eq!(got, distinct_reference_most(&slices, most), "round {round}, most {most}");
         }
     }
 
