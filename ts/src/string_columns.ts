@@ -35,7 +35,7 @@ export function putStringColumn(out: Writer, values: string[]): void {
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
-  if (fused && n >= 2 && strs.length >= 2 && strs.length <= 128 && putDictionaryColumn(out, dict)) return;
+  if (fused && n >= 2 && strs.length >= 2 && strs.length <= 256 && putDictionaryColumn(out, dict)) return;
   // (One entry, as a column of "0"s: every id is 0, no pass needed.)
   let total = 0;
   if (strs.length === 1) total = n * dlen[0]!;
@@ -71,13 +71,14 @@ function checkMeasure(what: string, m: Measured, xs: number[]): void {
     throw new Error(`one pass measured ${what} ${JSON.stringify(m)}, the pass ${JSON.stringify(w)}`);
   }
 }
-/** putStringColumn of n >= 2 values with a dictionary of 2 to 128 entries (`dict`) each under 128 bytes: the three
+/** putStringColumn of n >= 2 values with a dictionary of 2 to 256 entries (`dict`) each under 128 bytes: the three
  * encodings sized exactly, from one pass over the ids that measures the four integer columns they need at once (the
  * values' lengths, the ids, the shared prefixes and the rests: each value's length, prefix and rest follow from its
  * entry and the one before, the prefix of two entries found once per pair), the smallest then written, ties going
  * to plain, then the dictionary, then the prefixes: the general path's choice (putStrings' rules, which its earlier
- * tests only shortcut), without a pass per measure and the arrays they read. Every number measured is below 128 (a
- * varint of one byte: the varint sizes are 1 + n). false, nothing written, where an entry is 128 bytes or more. */
+ * tests only shortcut), without a pass per measure and the arrays they read. Every length, prefix and rest is below
+ * 128 (a varint of one byte: their varint sizes are 1 + n). false, nothing written, where an entry is 128 bytes or
+ * more. */
 function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const { buf, start: dstart, len: dlen } = dict.distinct, ids = dict.ids, n = ids.length, k = dlen.length;
   let dbytes = 0, lMin = 128, lMax = 0;
@@ -89,17 +90,18 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   }
   if (lMax >= 128) return false;
   const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
-  if (++stamp > 0x3fffffff) { stamp = 1; PAIR_STAMP.fill(0); }
-  const st = stamp;
+  const pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
+  if (++stamp256 > 0x3fffffff) { stamp256 = 1; pairStamp.fill(0); }
+  const st = stamp256;
   // Value 0: its length (l), id (0: the first entry), prefix (0) and rest (l). Each column's state is measureInt's
   // (least and greatest, the differences' zigzag least and greatest, run-length size, run, last value; the varint
-  // sizes are 1 + n); the lengths' least and greatest are the entries', the ids' 0 and k - 1 (each entry is some
-  // value's).
+  // sizes are 1 + n, the ids' 1 + n and one more for each from 128 on); the lengths' least and greatest are the
+  // entries', the ids' 0 and k - 1 (each entry is some value's).
   let a = ids[0]!, la = dlen[a]!;
   shared[0] = 0; rest[0] = la;
   let total = la, restTotal = la;
   let lZmin = 0x7fffffff, lZmax = 0, lR = 1, lRun = 1;
-  let iZmin = 0x7fffffff, iZmax = 0, iR = 1, iRun = 1;
+  let iV = 1 + n, iZmin = 0x7fffffff, iZmax = 0, iR = 1, iRun = 1;
   let sMin = 0, sMax = 0, sZmin = 0x7fffffff, sZmax = 0, sR = 1, sRun = 1, sPrev = 0;
   let rMin = la, rMax = la, rZmin = 0x7fffffff, rZmax = 0, rR = 1, rRun = 1, rPrev = la;
   // (rep: the value before repeated the one before it: its prefix was its length and its rest 0, so a repeat of it
@@ -109,6 +111,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     const b = ids[i]!;
     if (b === a && rep) {
       shared[i] = la; rest[i] = 0; total += la;
+      if (b >= 128) iV++;
       lRun++; iRun++; sRun++; rRun++;
       sZmin = 0; rZmin = 0; // (a difference of 0: the prefixes' and rests' first one in the run may not have been)
       continue;
@@ -118,9 +121,9 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     if (b === a) { p = l; rep = true; } // a repeat shares all of itself
     else {
       rep = false;
-      const key = (a << 7) | b;
-      if (PAIR_STAMP[key] === st) p = PAIR[key]!;
-      else { p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la); PAIR[key] = p; PAIR_STAMP[key] = st; }
+      const key = (a << 8) | b;
+      if (pairStamp[key] === st) p = pair[key]!;
+      else { p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la); pair[key] = p; pairStamp[key] = st; }
     }
     const r = l - p;
     shared[i] = p; rest[i] = r;
@@ -132,11 +135,12 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     if (d === 0) lRun++;
     else { lR += (lRun < 128 ? 2 : varLen(lRun) + 1); lRun = 1; }
     // ids
+    if (b >= 128) iV++;
     d = b - a; z = (d << 1) ^ (d >> 31);
     if (z < iZmin) iZmin = z;
     if (z > iZmax) iZmax = z;
     if (d === 0) iRun++;
-    else { iR += (iRun < 128 ? 2 : varLen(iRun) + 1); iRun = 1; }
+    else { iR += (iRun < 128 ? 1 : varLen(iRun)) + (a < 128 ? 1 : 2); iRun = 1; }
     // shared prefixes
     if (p < sMin) sMin = p;
     if (p > sMax) sMax = p;
@@ -160,7 +164,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const len = scratchArray(VALUE_LEN, n), l0 = dlen[ids[0]!]!;
   const mLen = measureFrom(len, n, l0, 1 + n, lMin, lMax, lZmin, lZmax, lR, lRun, la);
   const plainSize = 1 + varLen(mLen.size) + mLen.size + total;
-  const mIds = measureFrom(ids, n, 0, 1 + n, 0, k - 1, iZmin, iZmax, iR, iRun, a), mEntries = measureSmall(dlen);
+  const mIds = measureFrom(ids, n, 0, iV, 0, k - 1, iZmin, iZmax, iR, iRun, a), mEntries = measureSmall(dlen);
   const dictSize = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes + mIds.size;
   let prefixSize = Infinity, mShared: Measured | null = null, mRest: Measured | null = null;
   // (No prefix shared at all: the prefixes' column is the plain one with a block of zeros more, never chosen.)
@@ -377,6 +381,8 @@ function restBytesOfIds(dict: Dict, enough = Infinity): number {
 }
 const PAIR = new Int32Array(128 * 128), PAIR_STAMP = new Int32Array(128 * 128);
 let stamp = 0;
+/** putDictionaryColumn's prefixes of pairs of entries (up to 256 entries), as PAIR (made when first needed). */
+let PAIR256: Int32Array | null = null, PAIR256_STAMP: Int32Array | null = null, stamp256 = 0;
 
 /** The column of byte strings `values` (length and payload). */
 export function putBytesColumn(out: Writer, values: Uint8Array[]): void {

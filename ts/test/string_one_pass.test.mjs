@@ -1,4 +1,4 @@
-// putStringColumn's one pass for columns with a dictionary of 2 to 128 short entries (string_columns.ts
+// putStringColumn's one pass for columns with a dictionary of 2 to 256 short entries (string_columns.ts
 // putDictionaryColumn: the four integer columns measured at once, runs of one value taken without a step each)
 // against the general path (setFusedStrings(false)): the same bytes, on columns built to reach every choice (plain,
 // dictionary, shared prefixes; ties), runs and repeats, prefixes shared or not, ASCII or not, empty strings, entries
@@ -27,7 +27,7 @@ const entry = fc.oneof(
 );
 
 test("the one pass writes the general path's bytes (random columns over a few entries, runs and repeats)", () => {
-  fc.assert(fc.property(fc.uniqueArray(entry, { minLength: 1, maxLength: 140 }), fc.integer({ min: 2, max: 700 }), fc.double({ min: 0, max: 0.95, noNaN: true }),
+  fc.assert(fc.property(fc.uniqueArray(entry, { minLength: 1, maxLength: 270 }), fc.integer({ min: 2, max: 700 }), fc.double({ min: 0, max: 0.95, noNaN: true }),
     fc.integer({ min: 1, max: 2 ** 30 }), (entries, n, repeat, seed) => {
       let x = seed;
       const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -54,6 +54,9 @@ test("the one pass on columns of the wide table's kind, sorted columns and cycle
     same(Array.from({ length: n }, (_, i) => words[i % 3]), `cycle ${n}`);
     same(Array.from({ length: n }, (_, i) => String(1000 + Math.floor((i * 100) / n))), `sorted ${n}`);
     same(Array.from({ length: n }, (_, i) => (i % 5 === 0 ? "" : "a".repeat(1 + (i % 4)))), `empty and nested ${n}`);
+    // Airport codes (flights: about 220 of them), ids past 127.
+    const codes = Array.from({ length: 250 }, (_, j) => String.fromCharCode(65 + (j % 26), 65 + ((j * 7) % 26), 65 + Math.floor(j / 26)));
+    for (const k of [127, 128, 129, 200, 250]) same(Array.from({ length: n }, (_, i) => codes[i < k ? i : Math.floor(rnd() * k)]), `codes of ${k} ${n}`);
   }
 });
 
