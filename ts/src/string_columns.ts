@@ -78,7 +78,7 @@ function checkMeasure(what: string, m: Measured, xs: number[]): void {
  * to plain, then the dictionary, then the prefixes: the general path's choice (putStrings' rules, which its earlier
  * tests only shortcut), without a pass per measure and the arrays they read. Every length, prefix and rest is below
  * 128 (a varint of one byte: their varint sizes are 1 + n). false, nothing written, where an entry is 128 bytes or
- * more. */
+ * more, or where the dictionary surely comes out below the plain column (see below). */
 function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const { buf, start: dstart, len: dlen } = dict.distinct, ids = dict.ids, n = ids.length, k = dlen.length;
   let dbytes = 0, lMin = 128, lMax = 0;
@@ -89,6 +89,12 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     dbytes += l;
   }
   if (lMax >= 128) return false;
+  // A dictionary surely smaller than the least the plain column takes (its size with the ids' frame of reference,
+  // which their measure can only undercut, against a byte a value at least: long columns of few codes, as flights'
+  // airports) is left to the general path, whose first test (dictionaryBelow) writes it after a pass over the ids
+  // and part of one, measuring neither the lengths nor the prefixes.
+  const mEntries = measureSmall(dlen), head = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes;
+  if (head + 3 + Math.ceil((n * (32 - Math.clz32(k - 1))) / 8) < 5 + n * lMin) return false;
   const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
   const pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
   if (++stamp256 > 0x3fffffff) { stamp256 = 1; pairStamp.fill(0); }
@@ -164,8 +170,8 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const len = scratchArray(VALUE_LEN, n), l0 = dlen[ids[0]!]!;
   const mLen = measureFrom(len, n, l0, 1 + n, lMin, lMax, lZmin, lZmax, lR, lRun, la);
   const plainSize = 1 + varLen(mLen.size) + mLen.size + total;
-  const mIds = measureFrom(ids, n, 0, iV, 0, k - 1, iZmin, iZmax, iR, iRun, a), mEntries = measureSmall(dlen);
-  const dictSize = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes + mIds.size;
+  const mIds = measureFrom(ids, n, 0, iV, 0, k - 1, iZmin, iZmax, iR, iRun, a);
+  const dictSize = head + mIds.size;
   let prefixSize = Infinity, mShared: Measured | null = null, mRest: Measured | null = null;
   // (No prefix shared at all: the prefixes' column is the plain one with a block of zeros more, never chosen.)
   if (restTotal !== total) {
