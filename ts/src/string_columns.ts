@@ -35,7 +35,7 @@ export function putStringColumn(out: Writer, values: string[]): void {
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
-  if (fused && n >= 2 && strs.length >= 2 && strs.length <= 256 && putDictionaryColumn(out, dict)) return;
+  if (fused && n >= 2 && strs.length >= 2 && putDictionaryColumn(out, dict)) return;
   // (One entry, as a column of "0"s: every id is 0, no pass needed.)
   let total = 0;
   if (strs.length === 1) total = n * dlen[0]!;
@@ -71,10 +71,12 @@ function checkMeasure(what: string, m: Measured, xs: number[]): void {
     throw new Error(`one pass measured ${what} ${JSON.stringify(m)}, the pass ${JSON.stringify(w)}`);
   }
 }
-/** putStringColumn of n >= 2 values with a dictionary of 2 to 256 entries (`dict`) each under 128 bytes: the three
+/** The varint length of x < 2^28. */
+const vl = (x: number): number => (x < 128 ? 1 : x < 16384 ? 2 : x < 2097152 ? 3 : 4);
+/** putStringColumn of n >= 2 values with a dictionary of 2 or more entries (`dict`) each under 128 bytes: the three
  * encodings sized exactly, from one pass over the ids that measures the four integer columns they need at once (the
  * values' lengths, the ids, the shared prefixes and the rests: each value's length, prefix and rest follow from its
- * entry and the one before, the prefix of two entries found once per pair), the smallest then written, ties going
+ * entry and the one before, the prefix of two entries found once per pair where there are at most 256), the smallest then written, ties going
  * to plain, then the dictionary, then the prefixes: the general path's choice (putStrings' rules, which its earlier
  * tests only shortcut), without a pass per measure and the arrays they read. Every length, prefix and rest is below
  * 128 (a varint of one byte: their varint sizes are 1 + n). false, nothing written, where an entry is 128 bytes or
@@ -96,12 +98,12 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const mEntries = measureSmall(dlen), head = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes;
   if (head + 3 + Math.ceil((n * (32 - Math.clz32(k - 1))) / 8) < 5 + n * lMin) return false;
   const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
-  const pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
+  const cached = k <= 256, pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
   if (++stamp256 > 0x3fffffff) { stamp256 = 1; pairStamp.fill(0); }
   const st = stamp256;
   // Value 0: its length (l), id (0: the first entry), prefix (0) and rest (l). Each column's state is measureInt's
   // (least and greatest, the differences' zigzag least and greatest, run-length size, run, last value; the varint
-  // sizes are 1 + n, the ids' 1 + n and one more for each from 128 on); the lengths' least and greatest are the
+  // sizes are 1 + n, the ids' 1 + n and one more for each from 128 on, two from 16,384); the lengths' least and greatest are the
   // entries', the ids' 0 and k - 1 (each entry is some value's).
   let a = ids[0]!, la = dlen[a]!;
   shared[0] = 0; rest[0] = la;
@@ -117,7 +119,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     const b = ids[i]!;
     if (b === a && rep) {
       shared[i] = la; rest[i] = 0; total += la;
-      if (b >= 128) iV++;
+      if (b >= 128) iV += b < 16384 ? 1 : 2;
       lRun++; iRun++; sRun++; rRun++;
       sZmin = 0; rZmin = 0; // (a difference of 0: the prefixes' and rests' first one in the run may not have been)
       continue;
@@ -128,7 +130,8 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     else {
       rep = false;
       const key = (a << 8) | b;
-      if (pairStamp[key] === st) p = pair[key]!;
+      if (!cached) p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
+      else if (pairStamp[key] === st) p = pair[key]!;
       else { p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la); pair[key] = p; pairStamp[key] = st; }
     }
     const r = l - p;
@@ -141,12 +144,12 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     if (d === 0) lRun++;
     else { lR += (lRun < 128 ? 2 : varLen(lRun) + 1); lRun = 1; }
     // ids
-    if (b >= 128) iV++;
+    if (b >= 128) iV += b < 16384 ? 1 : 2;
     d = b - a; z = (d << 1) ^ (d >> 31);
     if (z < iZmin) iZmin = z;
     if (z > iZmax) iZmax = z;
     if (d === 0) iRun++;
-    else { iR += (iRun < 128 ? 1 : varLen(iRun)) + (a < 128 ? 1 : 2); iRun = 1; }
+    else { iR += (iRun < 128 ? 1 : varLen(iRun)) + vl(a); iRun = 1; }
     // shared prefixes
     if (p < sMin) sMin = p;
     if (p > sMax) sMax = p;

@@ -1,4 +1,4 @@
-// putStringColumn's one pass for columns with a dictionary of 2 to 256 short entries (string_columns.ts
+// putStringColumn's one pass for columns with a dictionary of 2 or more short entries (string_columns.ts
 // putDictionaryColumn: the four integer columns measured at once, runs of one value taken without a step each)
 // against the general path (setFusedStrings(false)): the same bytes, on columns built to reach every choice (plain,
 // dictionary, shared prefixes; ties), runs and repeats, prefixes shared or not, ASCII or not, empty strings, entries
@@ -55,9 +55,13 @@ test("the one pass on columns of the wide table's kind, sorted columns and cycle
     same(Array.from({ length: n }, (_, i) => String(1000 + Math.floor((i * 100) / n))), `sorted ${n}`);
     same(Array.from({ length: n }, (_, i) => (i % 5 === 0 ? "" : "a".repeat(1 + (i % 4)))), `empty and nested ${n}`);
     // Airport codes (flights: about 220 of them), ids past 127.
-    const codes = Array.from({ length: 250 }, (_, j) => String.fromCharCode(65 + (j % 26), 65 + ((j * 7) % 26), 65 + Math.floor(j / 26)));
-    for (const k of [127, 128, 129, 200, 250]) same(Array.from({ length: n }, (_, i) => codes[i < k ? i : Math.floor(rnd() * k)]), `codes of ${k} ${n}`);
+    const codes = Array.from({ length: 2000 }, (_, j) => String.fromCharCode(65 + (j % 26), 65 + ((j * 7) % 26), 65 + Math.floor(j / 26)));
+    for (const k of [127, 128, 129, 200, 250, 256, 257, 1000, 2000]) same(Array.from({ length: n }, (_, i) => codes[i < k ? i : Math.floor(rnd() * k)]), `codes of ${k} ${n}`);
   }
+});
+
+test("the one pass on a long column whose ids pass 16,384 (varints of three bytes)", () => {
+  same(Array.from({ length: 40000 }, (_, i) => (i < 8000 ? `c${i % 100}` : `v${Math.floor((i - 8000) / 1.9)}`)), "16,942 entries");
 });
 
 test("columns of the wide table's kind are the Rust writer's bytes", { skip }, () => {
