@@ -487,7 +487,7 @@ function add(s: Shape, v: unknown, depth: number): void {
       // is none of those classes') or the call. Anything else, or a record the code refuses, goes through add.
       const f = e.lastAdd;
       if (gather) {
-        if (from < 0 && f) { from = i; gf = f; const m = ADDER_KEYS.get(f)!.length; C = []; for (let j = 0; j < m; j++) C.push(new Array(n)); }
+        if (from < 0 && f) { from = i; gf = f; C = ADDER_COLUMNS.get(f)?.(n); }
         else if (C !== undefined && f !== gf) C = undefined;
       }
       if (f && e.lastKind === "object" && depth < 127 && x !== null && typeof x === "object" && Object.getPrototypeOf(x) === OBJECT_PROTO &&
@@ -605,16 +605,18 @@ function useRecent(s: Shape, own: string[]): boolean {
  * undefined, to the shapes of its fields (in that order); false, having added nothing, for any other object. `C`:
  * columns, one per key, where the object's values are also stored, at index `i` (inferGathering's). */
 type AddRecord = (o: Record<string, unknown>, own: string[] | undefined, shapes: Shape[], depth: number, C?: unknown[][], i?: number) => boolean;
-/** The keys of each adder recordAdder made. */
-const ADDER_KEYS = new WeakMap<AddRecord, string[]>();
+/** The keys of each adder recordAdder made, and generated code that makes its columns for n records: an array each,
+ * each made at its own site in the code (as the gatherer's), so that V8 keeps each column's elements kind apart (a
+ * column of numbers unboxed) rather than one kind for every column from one site. */
+const ADDER_KEYS = new WeakMap<AddRecord, string[]>(), ADDER_COLUMNS = new WeakMap<AddRecord, (n: number) => unknown[][]>();
 /** The fields of a list's records, gathered by inference (inferGathering): `cols[j][i]` is record i's value of
  * `keys[j]` for every i from `from` on (records before it are not gathered: inference's generated code did not add
  * them); every such record is an object whose own enumerable keys are `keys`, in that order, none undefined. */
 export interface Gathered { src: unknown[]; keys: string[]; from: number; cols: unknown[][] }
 /** The list inferGathering infers (its records' fields gathered), and what it gathered. */
 let gatherTop: unknown = null, gathered: Gathered | null = null;
-/** inferType(v), and, when v is a list of 16 to 65,536 records of one key list (from its fifth record on: the
- * generated code's), their fields gathered as inference loads them, for the column writer (which would load every
+/** inferType(v), and, when v is a list of 16 to 65,536 records of one key list holding an array index (from its fifth
+ * record on: the generated code's), their fields gathered as inference loads them, for the column writer (which would load every
  * field again: for keys that are array indices, a dictionary lookup each). */
 export function inferGathering(v: unknown): { type: XbfType; gathered: Gathered | null } {
   gathered = null;
@@ -643,6 +645,9 @@ function recordAdder(keys: string[], last: number[]): AddRecord | null {
   if (ks.includes("__proto__")) return null;
   const add = makeAdder(ks);
   ADDER_KEYS.set(add, ks);
+  // (Only for keys that are array indices, whose loads are dictionary lookups: elsewhere the gatherer's named loads
+  // cost less than the arrays and stores made in inference for records that may not be written in columns.)
+  if (ks.some(isIndexKey)) ADDER_COLUMNS.set(add, generate("infer-columns", ks, () => new Function("n", `return [${ks.map(() => "new Array(n)").join(", ")}];`) as (n: number) => unknown[][]));
   if (ADDERS.unshift({ keys: ks, add }) > RECENT_ADDERS) ADDERS.pop();
   return add;
 }

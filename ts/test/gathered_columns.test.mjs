@@ -28,7 +28,7 @@ function same(v) {
   }
 }
 
-const KEYS = ["a", "b", "c", "1962", "1963", "0", "x y"];
+const KEYS = ["a", "b", "c", "1962", "1963", "0", "x y"]; // (gathered where a list holds an index: "1962", "0")
 const value = fc.oneof(fc.constantFrom("0", "-1234", "x", ""), fc.integer({ min: -1000, max: 1000 }), fc.constant(null), fc.constant(undefined),
   fc.double({ noNaN: true }), fc.boolean());
 const record = (keys) => fc.array(value, { minLength: keys.length, maxLength: keys.length }).map((vs) => Object.fromEntries(keys.map((k, i) => [k, vs[i]])));
