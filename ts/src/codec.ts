@@ -6,11 +6,11 @@ import { decodeColumns, encodeColumns, selectionFromPaths, Selection, worthTryin
 import { setFloatTolerance } from "./float_columns.js";
 import { Writer } from "./varint.js";
 import { writeValue } from "./encode_rows.js";
-import { ValueOptions, toPublic, normalize, inferType, checkAnyLevels, anyLevel } from "./values.js";
+import { Gathered, ValueOptions, toPublic, normalize, inferType, inferGathering, checkAnyLevels, anyLevel } from "./values.js";
 import { BAIL, columnsDirect } from "./fast.js";
 import { MetadataCache, cachedDirect, rowsDirect } from "./fast_rows.js";
 import { knownType } from "./known_types.js";
-import { columnValues, handles, resetRowsBound, rowValue, rowsBoundIsSum, rowsLarger, rowsLowerBound, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
+import { columnValues, handles, resetRowsBound, rowValue, rowsBoundIsSum, rowsLarger, rowsLowerBound, setGathered, setInferred, setNoAbsentNull, worthTryingPublic } from "./fast_encode.js";
 
 export interface DecodeOptions extends ValueOptions, LimitOptions {
   /** Projection: decode only these struct fields, as dotted paths through vecs, arrays and options (`"b.c"`). */
@@ -164,7 +164,10 @@ export function encode(value: unknown, opts: EncodeOptions = {}): Uint8Array {
   return withTolerance(opts, () => encodeExact(value, opts));
 }
 function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
-  let t = opts.type ?? inferType(value);
+  // (An inferred type: the records' fields gathered as inference loads them, for the columns below.)
+  let g: Gathered | null = null, t: XbfType;
+  if (opts.type) t = opts.type;
+  else ({ type: t, gathered: g } = inferGathering(value));
   if (opts.type && anyLevel(t, 0) >= 128) throw new XbfError("too-deep", undefined, "a value of type any would open level 129");
   // Every writer below gets the kept copy of t's structure (known_types.ts): the caches they keep per type (here
   // and in values.ts) then cannot see a type object the caller changed since. A type whose metadata is refused
@@ -172,6 +175,7 @@ function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
   try { t = knownType(t).type; } catch (e) { if (!(e instanceof XbfError)) throw e; }
   if (opts.version !== 1 && handles(t)) {
     setInferred(!opts.type);
+    setGathered(g);
     const w = scratch ?? new Writer();
     scratch = null;
     try {
@@ -182,6 +186,7 @@ function encodeExact(value: unknown, opts: EncodeOptions): Uint8Array {
       if (e !== BAIL && !(e instanceof XbfError)) throw e;
     } finally {
       setInferred(false);
+      setGathered(null);
       if (w.buf.length <= 1 << 20) scratch = w;
     }
   }

@@ -7,7 +7,7 @@
 import { INT_INFO, XbfType, writeMetadata } from "./metadata.js";
 import { Writer } from "./varint.js";
 import { BAIL, MAX_GENERATED, canGenerate, generate, isIndexKey, keyAccess } from "./fast.js";
-import { inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
+import { Gathered, inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
 import { S_INT_ZS, S_TAGS, measureFlags, putIntsColumn, putSmallInts, scratchArray, varLen } from "./int_columns.js";
 
@@ -25,6 +25,15 @@ export function setNoAbsentNull(on: boolean): void { noAbsentNull = on; }
 let inferred = false;
 export function setInferred(on: boolean): void { inferred = on; }
 const hasOwn = Object.prototype.hasOwnProperty;
+/** The fields inference gathered from the value being written (values.ts inferGathering), set by the encode that
+ * inferred its type for the columns of its list of records; `gatheredFlat`: that list's records as the list case
+ * hands them to the struct case (a copy), which takes the columns from there instead of loading every field again. */
+let gathered: Gathered | null = null, gatheredFlat: unknown[] | null = null;
+export function setGathered(g: Gathered | null): void { gathered = useGathered ? g : null; gatheredFlat = null; }
+let useGathered = true;
+/** Whether the columns take what inference gathered (for tests: false loads every field again, the path to compare
+ * with). Not part of the package's interface. */
+export function setGatheredUse(on: boolean): void { useGathered = on; }
 type Struct = Extract<XbfType, { kind: "struct" }>;
 /** What the writers need of a struct type beyond its fields, worked out once per type. The types this module is
  * given are known_types.ts' private copies (codec.ts's encodeDirect finds them): never changed after they are made,
@@ -303,6 +312,7 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         rowsBound += v.length < 128 ? 1 : varLen(v.length);
         for (let i = 0; i < v.length; i++) flat.push(v[i]);
       }
+      if (gathered !== null && vs.length === 1 && vs[0] === gathered.src && inferred) gatheredFlat = flat;
       columnsOf("lengths", lens, out);
       columnValues(t.element, flat, out);
       return;
@@ -333,8 +343,10 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
         gather = gatherer(keys, always);
         if (inferred) p.inferredGather = gather; else p.checkedGather = gather;
       }
-      let cols: unknown[][];
-      if (gather) cols = gather(vs, n, hasOwn, bail, (o) => ownKeys(t, o));
+      let cols: unknown[][] | null = null;
+      if (gatheredFlat === vs && always) { cols = gatheredColumns(gathered!, keys, always, vs); gathered = null; gatheredFlat = null; }
+      if (cols !== null) { /* gathered by inference */ }
+      else if (gather) cols = gather(vs, n, hasOwn, bail, (o) => ownKeys(t, o));
       else {
         cols = [];
         for (let j = 0; j < m; j++) cols.push([]);
@@ -417,6 +429,22 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       else putIntsColumn(out, zs);
     }
   }
+}
+
+/** The columns of the fields `keys` of the records `vs` from what inference gathered (`g`: their values from record
+ * `from` on, which have exactly those keys in that order), the records before `from` read as the inferred gatherer
+ * reads them (a field in every record directly, the others when own); null where inference gathered other keys or
+ * another number of records. (Exported for the tests.) */
+export function gatheredColumns(g: Gathered, keys: string[], always: boolean[], vs: unknown[]): unknown[][] | null {
+  const gk = g.keys, m = keys.length, n = vs.length, cols = g.cols;
+  if (gk.length !== m || cols.length !== m || (m > 0 && cols[0]!.length !== n)) return null;
+  for (let j = 0; j < m; j++) if (gk[j] !== keys[j]) return null;
+  for (let i = 0; i < g.from; i++) {
+    const o = vs[i] as Record<string, unknown>;
+    if (o === null || typeof o !== "object") bail();
+    for (let j = 0; j < m; j++) { const k = keys[j]!; cols[j]![i] = always[j] || hasOwn.call(o, k) ? o[k] : undefined; }
+  }
+  return cols;
 }
 
 type Gather = (vs: unknown[], n: number, has: typeof hasOwn, fail: () => never, check: (o: Record<string, unknown>) => string[]) => unknown[][];

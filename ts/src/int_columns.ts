@@ -72,7 +72,10 @@ function measureN(values: number[]): void {
 }
 /** measureN's sizes and choice from what a measuring pass left in the module state (sVsize...), for `values`. */
 function settle(values: readonly number[]): void {
-  const n = values.length;
+  settleN(values.length, values.length > 1 ? values[0]! : 0);
+}
+/** settle() for n values whose first is `first` (read only when n > 1). */
+function settleN(n: number, first: number): void {
   const min = sMin, max = sMax;
   let zmin = sZmin, zmax = sZmax;
   const rsize = n > 0 ? sRsize + varLen(sRun) + varLen(sPrev) : 1, vsize = sVsize;
@@ -80,7 +83,7 @@ function settle(values: readonly number[]): void {
   const width = bitsN(max - min);
   const fsize = 1 + varLen(min) + 1 + Math.ceil((n * width) / 8);
   const zwidth = bitsN(zmax - zmin);
-  const dsize = n > 1 ? 1 + varLen(values[0]!) + varLen(zmin) + 1 + Math.ceil(((n - 1) * zwidth) / 8) : Infinity;
+  const dsize = n > 1 ? 1 + varLen(first) + varLen(zmin) + 1 + Math.ceil(((n - 1) * zwidth) / 8) : Infinity;
   let best = 0, size = vsize;
   if (fsize < size) { best = 1; size = fsize; }
   if (dsize < size) { best = 2; size = dsize; }
@@ -204,6 +207,16 @@ export function measureConst(values: readonly number[], x: number): Measured {
   if (n === 0) return measureSmall(values);
   sVsize = 1 + n * varLen(x); sMin = x; sMax = x; sZmin = 0; sZmax = 0; sRsize = 1; sRun = n; sPrev = x;
   settle(values);
+  return { values, best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth };
+}
+/** measure() of n >= 2 values below 2^30 (`values`, which may be filled only later: read when written) from what
+ * measureInt's pass over them would leave (a caller's own pass that measures several columns at once): their first
+ * value, the varint size, least and greatest, their differences' zigzag forms' least and greatest, the run-length
+ * size without the last run, that run's length and value. */
+export function measureFrom(values: readonly number[], n: number, first: number, vsize: number, min: number, max: number, zmin: number,
+  zmax: number, rsize: number, run: number, prev: number): Measured {
+  sVsize = vsize; sMin = min; sMax = max; sZmin = zmin; sZmax = zmax; sRsize = rsize; sRun = run; sPrev = prev;
+  settleN(n, first);
   return { values, best: mBest, size: mSize, min: mMin, width: mWidth, zmin: mZmin, zwidth: mZwidth };
 }
 /** The size of encodeInts(values) with what writing it needs, or null when they are not all small numbers. */

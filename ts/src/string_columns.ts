@@ -5,7 +5,7 @@
 import { Writer } from "./varint.js";
 import {
   Measured, S_IDS, S_REST, S_SHARED, S_VALUE_LEN, S_VALUE_START, S_VIEW_LEN, S_VIEW_START, intsSize, measureConst, measureSmall, mostlyDistinct,
-  putIntsColumn, scratchArray, varLen,
+  putIntsColumn, scratchArray, varLen, measureFrom,
 } from "./int_columns.js";
 
 const utf8e = new TextEncoder();
@@ -35,6 +35,7 @@ export function putStringColumn(out: Writer, values: string[]): void {
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
+  if (fused && n >= 2 && strs.length >= 2 && putDictionaryColumn(out, dict)) return;
   // (One entry, as a column of "0"s: every id is 0, no pass needed.)
   let total = 0;
   if (strs.length === 1) total = n * dlen[0]!;
@@ -55,6 +56,170 @@ export function putStringColumn(out: Writer, values: string[]): void {
   const start = scratchArray(VALUE_START, n), dstart = distinct.start;
   for (let i = 0; i < n; i++) start[i] = dstart[ids[i]!]!;
   putStrings(out, { buf: distinct.buf, start, len }, dict, sized);
+}
+
+/** Whether putStringColumn takes putDictionaryColumn's one pass where it may (for tests: false gives the general
+ * path, the one to compare with). Not part of the package's interface. */
+let fused = true, checkFused = false;
+/** `check`: the one pass also compares each of its four measures with measureSmall's pass over the column, and
+ * throws where they differ (for tests). */
+export function setFusedStrings(on: boolean, check = false): void { fused = on; checkFused = check; }
+/** For tests: throws where the one pass's measure `m` of `xs` is not measureSmall's. */
+function checkMeasure(what: string, m: Measured, xs: number[]): void {
+  const w = measureSmall(xs);
+  if (m.best !== w.best || m.size !== w.size || m.min !== w.min || m.width !== w.width || m.zmin !== w.zmin || m.zwidth !== w.zwidth) {
+    throw new Error(`one pass measured ${what} ${JSON.stringify(m)}, the pass ${JSON.stringify(w)}`);
+  }
+}
+/** The varint length of x < 2^28. */
+const vl = (x: number): number => (x < 128 ? 1 : x < 16384 ? 2 : x < 2097152 ? 3 : 4);
+/** putStringColumn of n >= 2 values with a dictionary of 2 or more entries (`dict`) each under 128 bytes: the three
+ * encodings sized exactly, from one pass over the ids that measures the four integer columns they need at once (the
+ * values' lengths, the ids, the shared prefixes and the rests: each value's length, prefix and rest follow from its
+ * entry and the one before, the prefix of two entries found once per pair where there are at most 256), the smallest then written, ties going
+ * to plain, then the dictionary, then the prefixes: the general path's choice (putStrings' rules, which its earlier
+ * tests only shortcut), without a pass per measure and the arrays they read. Every length, prefix and rest is below
+ * 128 (a varint of one byte: their varint sizes are 1 + n). false, nothing written, where an entry is 128 bytes or
+ * more, or where the dictionary surely comes out below the plain column (see below). */
+function putDictionaryColumn(out: Writer, dict: Dict): boolean {
+  const { buf, start: dstart, len: dlen } = dict.distinct, ids = dict.ids, n = ids.length, k = dlen.length;
+  let dbytes = 0, lMin = 128, lMax = 0;
+  for (let j = 0; j < k; j++) {
+    const l = dlen[j]!;
+    if (l < lMin) lMin = l;
+    if (l > lMax) lMax = l;
+    dbytes += l;
+  }
+  if (lMax >= 128) return false;
+  // A dictionary surely smaller than the least the plain column takes (its size with the ids' frame of reference,
+  // which their measure can only undercut, against a byte a value at least: long columns of few codes, as flights'
+  // airports) is left to the general path, whose first test (dictionaryBelow) writes it after a pass over the ids
+  // and part of one, measuring neither the lengths nor the prefixes.
+  const mEntries = measureSmall(dlen), head = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes;
+  if (head + 3 + Math.ceil((n * (32 - Math.clz32(k - 1))) / 8) < 5 + n * lMin) return false;
+  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
+  const cached = k <= 256, pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
+  if (++stamp256 > 0x3fffffff) { stamp256 = 1; pairStamp.fill(0); }
+  const st = stamp256;
+  // Value 0: its length (l), id (0: the first entry), prefix (0) and rest (l). Each column's state is measureInt's
+  // (least and greatest, the differences' zigzag least and greatest, run-length size, run, last value; the varint
+  // sizes are 1 + n, the ids' 1 + n and one more for each from 128 on, two from 16,384); the lengths' least and greatest are the
+  // entries', the ids' 0 and k - 1 (each entry is some value's).
+  let a = ids[0]!, la = dlen[a]!;
+  shared[0] = 0; rest[0] = la;
+  let total = la, restTotal = la;
+  let lZmin = 0x7fffffff, lZmax = 0, lR = 1, lRun = 1;
+  let iV = 1 + n, iZmin = 0x7fffffff, iZmax = 0, iR = 1, iRun = 1;
+  let sMin = 0, sMax = 0, sZmin = 0x7fffffff, sZmax = 0, sR = 1, sRun = 1, sPrev = 0;
+  let rMin = la, rMax = la, rZmin = 0x7fffffff, rZmax = 0, rR = 1, rRun = 1, rPrev = la;
+  // (rep: the value before repeated the one before it: its prefix was its length and its rest 0, so a repeat of it
+  // continues every run and changes nothing else.)
+  let rep = false;
+  for (let i = 1; i < n; i++) {
+    const b = ids[i]!;
+    if (b === a && rep) {
+      shared[i] = la; rest[i] = 0; total += la;
+      if (b >= 128) iV += b < 16384 ? 1 : 2;
+      lRun++; iRun++; sRun++; rRun++;
+      sZmin = 0; rZmin = 0; // (a difference of 0: the prefixes' and rests' first one in the run may not have been)
+      continue;
+    }
+    const l = dlen[b]!;
+    let p: number;
+    if (b === a) { p = l; rep = true; } // a repeat shares all of itself
+    else {
+      rep = false;
+      const key = (a << 8) | b;
+      if (!cached) p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
+      else if (pairStamp[key] === st) p = pair[key]!;
+      else { p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la); pair[key] = p; pairStamp[key] = st; }
+    }
+    const r = l - p;
+    shared[i] = p; rest[i] = r;
+    total += l; restTotal += r;
+    // lengths
+    let d = l - la, z = (d << 1) ^ (d >> 31);
+    if (z < lZmin) lZmin = z;
+    if (z > lZmax) lZmax = z;
+    if (d === 0) lRun++;
+    else { lR += (lRun < 128 ? 2 : varLen(lRun) + 1); lRun = 1; }
+    // ids
+    if (b >= 128) iV += b < 16384 ? 1 : 2;
+    d = b - a; z = (d << 1) ^ (d >> 31);
+    if (z < iZmin) iZmin = z;
+    if (z > iZmax) iZmax = z;
+    if (d === 0) iRun++;
+    else { iR += (iRun < 128 ? 1 : varLen(iRun)) + vl(a); iRun = 1; }
+    // shared prefixes
+    if (p < sMin) sMin = p;
+    if (p > sMax) sMax = p;
+    d = p - sPrev; z = (d << 1) ^ (d >> 31);
+    if (z < sZmin) sZmin = z;
+    if (z > sZmax) sZmax = z;
+    if (d === 0) sRun++;
+    else { sR += (sRun < 128 ? 2 : varLen(sRun) + 1); sRun = 1; }
+    sPrev = p;
+    // rests
+    if (r < rMin) rMin = r;
+    if (r > rMax) rMax = r;
+    d = r - rPrev; z = (d << 1) ^ (d >> 31);
+    if (z < rZmin) rZmin = z;
+    if (z > rZmax) rZmax = z;
+    if (d === 0) rRun++;
+    else { rR += (rRun < 128 ? 2 : varLen(rRun) + 1); rRun = 1; }
+    rPrev = r;
+    a = b; la = l;
+  }
+  const len = scratchArray(VALUE_LEN, n), l0 = dlen[ids[0]!]!;
+  const mLen = measureFrom(len, n, l0, 1 + n, lMin, lMax, lZmin, lZmax, lR, lRun, la);
+  const plainSize = 1 + varLen(mLen.size) + mLen.size + total;
+  const mIds = measureFrom(ids, n, 0, iV, 0, k - 1, iZmin, iZmax, iR, iRun, a);
+  const dictSize = head + mIds.size;
+  let prefixSize = Infinity, mShared: Measured | null = null, mRest: Measured | null = null;
+  // (No prefix shared at all: the prefixes' column is the plain one with a block of zeros more, never chosen.)
+  if (restTotal !== total) {
+    mShared = measureFrom(shared, n, 0, 1 + n, sMin, sMax, sZmin, sZmax, sR, sRun, sPrev);
+    mRest = measureFrom(rest, n, l0, 1 + n, rMin, rMax, rZmin, rZmax, rR, rRun, rPrev);
+    prefixSize = 1 + varLen(mShared.size) + mShared.size + varLen(mRest.size) + mRest.size + restTotal;
+  }
+  if (checkFused) {
+    for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
+    checkMeasure("lengths", mLen, len); checkMeasure("ids", mIds, ids);
+    checkMeasure("prefixes", measureFrom(shared, n, 0, 1 + n, sMin, sMax, sZmin, sZmax, sR, sRun, sPrev), shared);
+    checkMeasure("rests", measureFrom(rest, n, l0, 1 + n, rMin, rMax, rZmin, rZmax, rR, rRun, rPrev), rest);
+  }
+  if (dictSize < plainSize && dictSize <= prefixSize) { putDict(out, dict, dictSize, dbytes, mIds, mEntries); return true; }
+  if (prefixSize < plainSize) {
+    out.uvar(prefixSize);
+    out.u8(0x22);
+    putIntsColumn(out, shared, true, mShared!);
+    putIntsColumn(out, rest, true, mRest!);
+    // Each value's rest: its entry's bytes past the prefix (none for a repeat).
+    out.ensure(restTotal);
+    const o = out.buf;
+    let q = out.len;
+    for (let i = 0; i < n; i++) {
+      const r = rest[i]!;
+      if (r === 0) continue;
+      const e = dstart[ids[i]!]! + dlen[ids[i]!]!;
+      for (let s = e - r; s < e; s++) o[q++] = buf[s]!;
+    }
+    out.len = q;
+  } else {
+    for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
+    out.uvar(plainSize);
+    out.u8(0x20);
+    putIntsColumn(out, len, true, mLen);
+    out.ensure(total);
+    const o = out.buf;
+    let q = out.len;
+    for (let i = 0; i < n; i++) {
+      const b = ids[i]!, s = dstart[b]!, e = s + dlen[b]!;
+      for (let x = s; x < e; x++) o[q++] = buf[x]!;
+    }
+    out.len = q;
+  }
+  return true;
 }
 
 /** The string writer's arrays of numbers per value (int_columns.ts scratchArray), one per role: a column uses each
@@ -225,6 +390,8 @@ function restBytesOfIds(dict: Dict, enough = Infinity): number {
 }
 const PAIR = new Int32Array(128 * 128), PAIR_STAMP = new Int32Array(128 * 128);
 let stamp = 0;
+/** putDictionaryColumn's prefixes of pairs of entries (up to 256 entries), as PAIR (made when first needed). */
+let PAIR256: Int32Array | null = null, PAIR256_STAMP: Int32Array | null = null, stamp256 = 0;
 
 /** The column of byte strings `values` (length and payload). */
 export function putBytesColumn(out: Writer, values: Uint8Array[]): void {

@@ -474,20 +474,31 @@ function add(s: Shape, v: unknown, depth: number): void {
     }
   } else if (k === "array") {
     const e = (s.elems ??= newShape());
-    const a = v as ArrayLike<unknown>;
-    for (let i = 0; i < a.length; i++) {
+    const a = v as ArrayLike<unknown>, n = a.length;
+    // The list inferGathering infers: its records' fields gathered into columns by the generated code as it loads
+    // them (C: from record `from` on, by the code `gf`, while every record goes through it; undefined once one does
+    // not, or before).
+    const gather = depth === 0 && a === gatherTop;
+    let C: unknown[][] | undefined, gf: AddRecord | undefined, from = -1;
+    for (let i = 0; i < n; i++) {
       const x = a[i];
       // A record with the keys of the one before, added by their generated code: what add(e, x, depth + 1) does for it
       // (its depth test, its counts and that code's call), without kindOf's instanceof tests (a plain object's prototype
       // is none of those classes') or the call. Anything else, or a record the code refuses, goes through add.
       const f = e.lastAdd;
+      if (gather) {
+        if (from < 0 && f) { from = i; gf = f; C = ADDER_COLUMNS.get(f)?.(n); }
+        else if (C !== undefined && f !== gf) C = undefined;
+      }
       if (f && e.lastKind === "object" && depth < 127 && x !== null && typeof x === "object" && Object.getPrototypeOf(x) === OBJECT_PROTO &&
-        !Array.isArray(x) && f(x as Record<string, unknown>, undefined, e.lastShapes!, depth + 2)) {
+        !Array.isArray(x) && f(x as Record<string, unknown>, undefined, e.lastShapes!, depth + 2, C, i)) {
         e.values++; e.objects++; addedSame(e);
         continue;
       }
+      C = undefined;
       add(e, x, depth + 1);
     }
+    if (C !== undefined) gathered = { src: a as unknown[], keys: ADDER_KEYS.get(gf!)!, from, cols: C };
   } else if (k === "map") {
     s.mapKeys ??= newShape(); s.mapValues ??= newShape();
     for (const [mk, mv] of v as Map<unknown, unknown>) { add(s.mapKeys, mk, depth + 1); add(s.mapValues, mv, depth + 1); }
@@ -591,8 +602,30 @@ function useRecent(s: Shape, own: string[]): boolean {
 }
 
 /** Adds an object with given keys (`own`: its own keys; undefined: found by a for…in walk, or Object.keys), in their order, none
- * undefined, to the shapes of its fields (in that order); false, having added nothing, for any other object. */
-type AddRecord = (o: Record<string, unknown>, own: string[] | undefined, shapes: Shape[], depth: number) => boolean;
+ * undefined, to the shapes of its fields (in that order); false, having added nothing, for any other object. `C`:
+ * columns, one per key, where the object's values are also stored, at index `i` (inferGathering's). */
+type AddRecord = (o: Record<string, unknown>, own: string[] | undefined, shapes: Shape[], depth: number, C?: unknown[][], i?: number) => boolean;
+/** The keys of each adder recordAdder made, and generated code that makes its columns for n records: an array each,
+ * each made at its own site in the code (as the gatherer's), so that V8 keeps each column's elements kind apart (a
+ * column of numbers unboxed) rather than one kind for every column from one site. */
+const ADDER_KEYS = new WeakMap<AddRecord, string[]>(), ADDER_COLUMNS = new WeakMap<AddRecord, (n: number) => unknown[][]>();
+/** The fields of a list's records, gathered by inference (inferGathering): `cols[j][i]` is record i's value of
+ * `keys[j]` for every i from `from` on (records before it are not gathered: inference's generated code did not add
+ * them); every such record is an object whose own enumerable keys are `keys`, in that order, none undefined. */
+export interface Gathered { src: unknown[]; keys: string[]; from: number; cols: unknown[][] }
+/** The list inferGathering infers (its records' fields gathered), and what it gathered. */
+let gatherTop: unknown = null, gathered: Gathered | null = null;
+/** inferType(v), and, when v is a list of 16 to 65,536 records of one key list holding an array index (from its fifth
+ * record on: the generated code's), their fields gathered as inference loads them, for the column writer (which would load every
+ * field again: for keys that are array indices, a dictionary lookup each). */
+export function inferGathering(v: unknown): { type: XbfType; gathered: Gathered | null } {
+  gathered = null;
+  gatherTop = Array.isArray(v) && v.length >= 16 && v.length <= 65536 ? v : null;
+  try {
+    const type = inferType(v);
+    return { type, gathered };
+  } finally { gatherTop = null; gathered = null; }
+}
 /** The AddRecord for the keys of slots `last` (fast_records.ts's cache of generated code); null where code may not be
  * generated (a page's CSP), for a key `__proto__`, or for very wide objects. */
 function recordAdder(keys: string[], last: number[]): AddRecord | null {
@@ -611,6 +644,10 @@ function recordAdder(keys: string[], last: number[]): AddRecord | null {
   const ks = last.map((j) => keys[j]!);
   if (ks.includes("__proto__")) return null;
   const add = makeAdder(ks);
+  ADDER_KEYS.set(add, ks);
+  // (Only for keys that are array indices, whose loads are dictionary lookups: elsewhere the gatherer's named loads
+  // cost less than the arrays and stores made in inference for records that may not be written in columns.)
+  if (ks.some(isIndexKey)) ADDER_COLUMNS.set(add, generate("infer-columns", ks, () => new Function("n", `return [${ks.map(() => "new Array(n)").join(", ")}];`) as (n: number) => unknown[][]));
   if (ADDERS.unshift({ keys: ks, add }) > RECENT_ADDERS) ADDERS.pop();
   return add;
 }
@@ -645,10 +682,11 @@ if (k.length !== ${n} || ${test}) return false;` : `if (k === undefined) {
     const body = `${walk}
 const ${loads};
 if (${undef}) return false;
+if (C !== undefined) { ${ks.map((_, i) => `C[${i}][i] = v${i};`).join(" ")} }
 let s, x;
 ${adds}
 return true;`;
-    return new Function("add", "K", "has", `return function (o, k, a, d) {\n${body}\n};`)(add, ks, Object.prototype.hasOwnProperty) as AddRecord;
+    return new Function("add", "K", "has", `return function (o, k, a, d, C, i) {\n${body}\n};`)(add, ks, Object.prototype.hasOwnProperty) as AddRecord;
   });
 }
 
