@@ -424,20 +424,24 @@ mod tests {
         }
     }
 
+    /// `n` words drawn from `spread` values, as short values make them (a
+    /// length in the top byte), and the largest that is not `FREE`.
+    fn random_words(next: &mut impl FnMut() -> u64, n: usize, spread: u64) -> Vec<u64> {
+        (0..n)
+            .map(|_| match next() % spread {
+                0 => FREE - 1,
+                k => k << 8 >> 8 | (k % 8) << 56,
+            })
+            .collect()
+    }
+
     #[test]
     fn word_ids_are_the_indices_of_first_appearance() {
         let mut next = crate::columnar::lcg(13, 20);
         for round in 0..200 {
             let n = [0, 1, 3, 50, 700, 5000][round % 6];
             let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
-            // Words as short values make them (a length in the top byte),
-            // and the largest that is not `FREE`.
-            let keys: Vec<u64> = (0..n)
-                .map(|_| match next() % spread {
-                    0 => FREE - 1,
-                    k => k << 8 >> 8 | (k % 8) << 56,
-                })
-                .collect();
+            let keys = random_words(&mut next, n, spread);
             let mut ids = WordIds::new(FastHash::default());
             let mut count = 0u64;
             let got: Vec<u64> = keys
@@ -462,12 +466,7 @@ mod tests {
         for round in 0..300 {
             let n = [0, 1, 3, 50, 240, 700, 5000][round % 7];
             let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
-            let keys: Vec<u64> = (0..n)
-                .map(|_| match next() % spread {
-                    0 => FREE - 1,
-                    k => k << 8 >> 8 | (k % 8) << 56,
-                })
-                .collect();
+            let keys = random_words(&mut next, n, spread);
             let firsts = reference(&keys);
             let distinct = firsts.iter().max().map_or(0, |&m| m as usize + 1);
             let offset = next() % 3;
