@@ -71,8 +71,8 @@ function checkMeasure(what: string, m: Measured, xs: number[]): void {
     throw new Error(`one pass measured ${what} ${JSON.stringify(m)}, the pass ${JSON.stringify(w)}`);
   }
 }
-/** The varint length of x < 2^28. */
-const vl = (x: number): number => (x < 128 ? 1 : x < 16384 ? 2 : x < 2097152 ? 3 : 4);
+/** The varint length of x < 2^35 (an id or a run's length: below n). */
+const vl = (x: number): number => (x < 128 ? 1 : x < 16384 ? 2 : x < 2097152 ? 3 : x < 268435456 ? 4 : 5);
 /** putStringColumn of n >= 2 values with a dictionary of 2 or more entries (`dict`) each under 128 bytes: the three
  * encodings sized exactly, from one pass over the ids that measures the four integer columns they need at once (the
  * values' lengths, the ids, the shared prefixes and the rests: each value's length, prefix and rest follow from its
@@ -103,7 +103,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const st = stamp256;
   // Value 0: its length (l), id (0: the first entry), prefix (0) and rest (l). Each column's state is measureInt's
   // (least and greatest, the differences' zigzag least and greatest, run-length size, run, last value; the varint
-  // sizes are 1 + n, the ids' 1 + n and one more for each from 128 on, two from 16,384); the lengths' least and greatest are the
+  // sizes are 1 + n, the ids' 1 + n and one more for each byte past an id's first); the lengths' least and greatest are the
   // entries', the ids' 0 and k - 1 (each entry is some value's).
   let a = ids[0]!, la = dlen[a]!;
   shared[0] = 0; rest[0] = la;
@@ -119,7 +119,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     const b = ids[i]!;
     if (b === a && rep) {
       shared[i] = la; rest[i] = 0; total += la;
-      if (b >= 128) iV += b < 16384 ? 1 : 2;
+      if (b >= 128) iV += vl(b) - 1;
       lRun++; iRun++; sRun++; rRun++;
       sZmin = 0; rZmin = 0; // (a difference of 0: the prefixes' and rests' first one in the run may not have been)
       continue;
@@ -144,7 +144,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     if (d === 0) lRun++;
     else { lR += (lRun < 128 ? 2 : varLen(lRun) + 1); lRun = 1; }
     // ids
-    if (b >= 128) iV += b < 16384 ? 1 : 2;
+    if (b >= 128) iV += vl(b) - 1;
     d = b - a; z = (d << 1) ^ (d >> 31);
     if (z < iZmin) iZmin = z;
     if (z > iZmax) iZmax = z;
