@@ -26,7 +26,8 @@ const wellFormed = (s: string): boolean => {
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
   const strs: string[] = [], ids = scratchArray(IDS, n);
-  if (mapIds(values, limit, strs, ids) === GAVE_UP) {
+  const found = mapIds(values, limit, strs, ids);
+  if (found === GAVE_UP) {
     // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose choice
     // this is). When all are well formed, distinct strings have distinct bytes and no dictionary is looked for.
     const v = utf8Views(values); // (all ASCII: well formed, with no pass to tell)
@@ -35,7 +36,11 @@ export function putStringColumn(out: Writer, values: string[]): void {
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
-  if (fused && n >= 2 && strs.length >= 2 && putDictionaryColumn(out, dict)) return;
+  // A column of sorted runs (every value at least the one before: ids 0, 0, …, 1, 1, …, as gapminder's countries)
+  // stays on the general path: its measures skip a run's repeats in a step each, where the one pass, sized for
+  // columns whose values come in any order, pays its full step per value. (The tests' checking mode still sends
+  // them through the one pass, which must write the same bytes.)
+  if (fused && (found !== SORTED || checkFused) && n >= 2 && strs.length >= 2 && putDictionaryColumn(out, dict)) return;
   // (One entry, as a column of "0"s: every id is 0, no pass needed.)
   let total = 0;
   if (strs.length === 1) total = n * dlen[0]!;
@@ -62,7 +67,8 @@ export function putStringColumn(out: Writer, values: string[]): void {
  * path, the one to compare with). Not part of the package's interface. */
 let fused = true, checkFused = false;
 /** `check`: the one pass also compares each of its four measures with measureSmall's pass over the column, and
- * throws where they differ (for tests). */
+ * throws where they differ, and takes columns of sorted runs too, which it otherwise leaves to the general path (for
+ * tests). */
 export function setFusedStrings(on: boolean, check = false): void { fused = on; checkFused = check; }
 /** For tests: throws where the one pass's measure `m` of `xs` is not measureSmall's. */
 function checkMeasure(what: string, m: Measured, xs: number[]): void {
@@ -226,8 +232,9 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
  * role once, and nothing of it outlives the column. */
 const IDS = S_IDS, VIEW_START = S_VIEW_START, VIEW_LEN = S_VIEW_LEN, VALUE_START = S_VALUE_START, VALUE_LEN = S_VALUE_LEN, SHARED = S_SHARED, REST = S_REST;
 
-/** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
-const FOUND = 0, GAVE_UP = 1;
+/** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), the same from values that
+ * never decrease (SORTED: the ids too), or that it cannot be one. */
+const FOUND = 0, GAVE_UP = 1, SORTED = 2;
 /** The dictionary of the strings `values`: as soon as there are more distinct strings than `limit`, or mostly
  * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a table slotted by their length and three
  * of their code units (or, in a short column where another string holds that slot, by a hash of all of them:
@@ -256,7 +263,7 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
     strs.push(v); ids[i] = id;
   }
-  if (i >= n) return FOUND;
+  if (i >= n) return SORTED;
   // The second slots in short columns only: there a Map made, grown and filled is most of the cost of the strings
   // that miss their first slot; in long ones its lookups of repeated strings cost less than the hash in JS (strings
   // not internalized, as a CSV's, hash once in the Map: BENCHMARKS.md, tsenc18).
