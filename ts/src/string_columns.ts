@@ -443,9 +443,14 @@ function utf8Views(values: string[]): Views {
     // sized for ASCII (a byte a character); at the first chunk that does not fit, the column is not all ASCII and
     // gets a buffer of 3 bytes for each character from there on (the most UTF-8 takes for one UTF-16 unit).
     let buf = bytesFor(chars), w = 0, done = 0;
+    const parts = JOIN;
     for (let i = 0; i < n;) {
-      let s = "";
-      while (i < n && s.length < CHUNK) s += values[i++]!;
+      // The chunk's strings put in a kept array and joined: one flat string, where `+=` made a rope node a value
+      // (20,000 of them for a column of flights-20k's dates) that the encoder then flattened into a copy anyway.
+      let k = 0, c = 0;
+      while (i < n && c < CHUNK) { const v = values[i++]!; parts[k++] = v; c += v.length; }
+      parts.length = k;
+      const s = parts.join("");
       let r = utf8e.encodeInto(s, buf.subarray(w));
       if (r.read < s.length) {
         const wider = new Uint8Array(w + 3 * (chars - done));
@@ -455,6 +460,7 @@ function utf8Views(values: string[]): Views {
       }
       w += r.written; done += s.length;
     }
+    parts.length = 0;
     let p = 0;
     if (w === chars) { // all ASCII: a character is a byte
       for (let i = 0; i < n; i++) { const l = values[i]!.length; start[i] = p; len[i] = l; p += l; }
@@ -478,6 +484,8 @@ function utf8Views(values: string[]): Views {
 const SCRATCH = new Uint8Array(4096), SCRATCH_DV = new DataView(SCRATCH.buffer);
 /** utf8Views' chunk of characters, and the largest buffer of encoded strings kept (as codec.ts's writer). */
 const CHUNK = 8192, KEPT_BYTES = 1 << 20;
+/** utf8Views' kept array of a chunk's strings (emptied after each column: it holds on to no string between calls). */
+const JOIN: string[] = [];
 /** utf8Views' buffer for longer columns (used as SCRATCH is), grown up to KEPT_BYTES, and its DataView. */
 let kept = new Uint8Array(0), keptDv = new DataView(kept.buffer);
 /** A buffer of at least k bytes: the kept one while k is at most KEPT_BYTES, else a new one. */
