@@ -9,7 +9,7 @@ import { Writer } from "./varint.js";
 import { BAIL, MAX_GENERATED, canGenerate, generate, isIndexKey, keyAccess } from "./fast.js";
 import { Gathered, inferType, isOptionalEnum, XbfEnum, XbfSome } from "./values.js";
 import { columnsOf } from "./columnar.js";
-import { S_INT_ZS, S_TAGS, measureFlags, putIntsColumn, putSmallInts, scratchArray, sizedArray, varLen } from "./int_columns.js";
+import { S_INT_ZS, S_TAGS, measureFlags, putIntsColumn, putSmallInts, scratchArray, varLen } from "./int_columns.js";
 
 function bail(): never {
   throw BAIL;
@@ -329,15 +329,13 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
     }
     case "option": {
       // The tags in scratchArray's kept array: written before the values (which may take it again) are.
-      const n = vs.length, present = scratchArray(S_TAGS, n), inner = sizedArray<unknown>(n);
-      let k = 0;
+      const n = vs.length, present = scratchArray(S_TAGS, n), inner: unknown[] = [];
       for (let i = 0; i < n; i++) {
         const v = vs[i];
         if (v === null || v === undefined) { present[i] = 0; continue; }
         present[i] = 1;
-        inner[k++] = unwrap(v);
+        inner.push(unwrap(v));
       }
-      inner.length = k;
       rowsBound += vs.length;
       putIntsColumn(out, present, true, measureFlags(present));
       columnValues(t.inner, inner, out);
@@ -388,18 +386,14 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       for (let j = 0; j < m; j++) {
         const ft = types[j]!, xs = cols[j]!;
         if (optional[j]) {
-          // The present values in an array sized for all of them, cut to their number (no growth and copies as
-          // it is filled: sizedArray's; past its bound, filled as a push would).
-          const tags = scratchArray(S_TAGS, xs.length), present = sizedArray<unknown>(xs.length);
-          let k = 0;
+          const tags = scratchArray(S_TAGS, xs.length), present: unknown[] = [];
           for (let i = 0; i < xs.length; i++) {
             const x = xs[i];
             if (x === undefined) { tags[i] = 0; continue; }
             if (x instanceof XbfEnum) bail();
             tags[i] = 1;
-            present[k++] = x;
+            present.push(x);
           }
-          present.length = k;
           rowsBound += xs.length;
           putIntsColumn(out, tags, true, measureFlags(tags));
           columnValues(ft, present, out);
