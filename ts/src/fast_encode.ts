@@ -304,13 +304,23 @@ export function columnValues(t: XbfType, vs: unknown[], out: Writer): void {
       return;
     }
     case "vec": {
-      const lens: number[] = [], flat: unknown[] = [];
-      for (let j = 0; j < vs.length; j++) {
-        const v = vs[j];
-        if (!Array.isArray(v)) bail();
-        lens.push(v.length);
+      // One list (the root list of records, the usual call): its items are the elements' values as they are, read
+      // by index as the copy's loop would read them; a copy of 20,000 pointers grown by push was most of a large
+      // table's young-generation bytes, which a scavenge during the encode copies while they are live.
+      let lens: number[], flat: unknown[];
+      if (vs.length === 1 && Array.isArray(vs[0])) {
+        const v = vs[0] as unknown[];
+        lens = [v.length]; flat = v;
         rowsBound += v.length < 128 ? 1 : varLen(v.length);
-        for (let i = 0; i < v.length; i++) flat.push(v[i]);
+      } else {
+        lens = []; flat = [];
+        for (let j = 0; j < vs.length; j++) {
+          const v = vs[j];
+          if (!Array.isArray(v)) bail();
+          lens.push(v.length);
+          rowsBound += v.length < 128 ? 1 : varLen(v.length);
+          for (let i = 0; i < v.length; i++) flat.push(v[i]);
+        }
       }
       if (gathered !== null && vs.length === 1 && vs[0] === gathered.src && inferred) gatheredFlat = flat;
       columnsOf("lengths", lens, out);

@@ -26,7 +26,8 @@ const wellFormed = (s: string): boolean => {
 export function putStringColumn(out: Writer, values: string[]): void {
   const n = values.length, limit = Math.floor(n / 2) + 16;
   const strs: string[] = [], ids = scratchArray(IDS, n);
-  if (mapIds(values, limit, strs, ids) === GAVE_UP) {
+  const found = mapIds(values, limit, strs, ids);
+  if (found === GAVE_UP) {
     // More distinct strings than a dictionary may hold, or mostly distinct (the Rust writer's test, whose choice
     // this is). When all are well formed, distinct strings have distinct bytes and no dictionary is looked for.
     const v = utf8Views(values); // (all ASCII: well formed, with no pass to tell)
@@ -35,7 +36,12 @@ export function putStringColumn(out: Writer, values: string[]): void {
   }
   if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
-  if (fused && n >= 2 && strs.length >= 2 && putDictionaryColumn(out, dict)) return;
+  // A column of sorted runs (every value at least the one before: ids 0, 0, …, 1, 1, …, as gapminder's countries)
+  // goes straight to the general path: the one pass's own first test measured the entries and then, for
+  // gapminder's countries, sent the column back anyway, and on the short sorted columns measured (cars' years,
+  // penguins' species) the general path took fewer instructions. (The tests' checking mode still sends them
+  // through the one pass, which must write the same bytes.)
+  if (fused && (found !== SORTED || checkFused) && n >= 2 && strs.length >= 2 && putDictionaryColumn(out, dict)) return;
   // (One entry, as a column of "0"s: every id is 0, no pass needed.)
   let total = 0;
   if (strs.length === 1) total = n * dlen[0]!;
@@ -62,7 +68,8 @@ export function putStringColumn(out: Writer, values: string[]): void {
  * path, the one to compare with). Not part of the package's interface. */
 let fused = true, checkFused = false;
 /** `check`: the one pass also compares each of its four measures with measureSmall's pass over the column, and
- * throws where they differ (for tests). */
+ * throws where they differ, and takes columns of sorted runs too, which it otherwise leaves to the general path (for
+ * tests). */
 export function setFusedStrings(on: boolean, check = false): void { fused = on; checkFused = check; }
 /** For tests: throws where the one pass's measure `m` of `xs` is not measureSmall's. */
 function checkMeasure(what: string, m: Measured, xs: number[]): void {
@@ -226,8 +233,9 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
  * role once, and nothing of it outlives the column. */
 const IDS = S_IDS, VIEW_START = S_VIEW_START, VIEW_LEN = S_VIEW_LEN, VALUE_START = S_VALUE_START, VALUE_LEN = S_VALUE_LEN, SHARED = S_SHARED, REST = S_REST;
 
-/** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), or that it cannot be one. */
-const FOUND = 0, GAVE_UP = 1;
+/** What mapIds found: the dictionary (its entries in `strs`, each value's index in `ids`), the same from values that
+ * never decrease (SORTED: the ids too), or that it cannot be one. */
+const FOUND = 0, GAVE_UP = 1, SORTED = 2;
 /** The dictionary of the strings `values`: as soon as there are more distinct strings than `limit`, or mostly
  * distinct ones (the Rust writer's test), GAVE_UP. Short strings are kept in a table slotted by their length and three
  * of their code units (or, in a short column where another string holds that slot, by a hash of all of them:
@@ -256,7 +264,7 @@ function mapIds(values: string[], limit: number, strs: string[], ids: number[]):
     if (id >= limit || mostlyDistinct(i, id, n)) return GAVE_UP;
     strs.push(v); ids[i] = id;
   }
-  if (i >= n) return FOUND;
+  if (i >= n) return SORTED;
   // The second slots in short columns only: there a Map made, grown and filled is most of the cost of the strings
   // that miss their first slot; in long ones its lookups of repeated strings cost less than the hash in JS (strings
   // not internalized, as a CSV's, hash once in the Map: BENCHMARKS.md, tsenc18).
@@ -436,9 +444,14 @@ function utf8Views(values: string[]): Views {
     // sized for ASCII (a byte a character); at the first chunk that does not fit, the column is not all ASCII and
     // gets a buffer of 3 bytes for each character from there on (the most UTF-8 takes for one UTF-16 unit).
     let buf = bytesFor(chars), w = 0, done = 0;
+    const parts = JOIN;
     for (let i = 0; i < n;) {
-      let s = "";
-      while (i < n && s.length < CHUNK) s += values[i++]!;
+      // The chunk's strings put in a kept array and joined: one flat string, where `+=` made a rope node a value
+      // (20,000 of them for a column of flights-20k's dates) that the encoder then flattened into a copy anyway.
+      let k = 0, c = 0;
+      while (i < n && c < CHUNK) { const v = values[i++]!; parts[k++] = v; c += v.length; }
+      parts.length = k;
+      const s = parts.join("");
       let r = utf8e.encodeInto(s, buf.subarray(w));
       if (r.read < s.length) {
         const wider = new Uint8Array(w + 3 * (chars - done));
@@ -448,6 +461,7 @@ function utf8Views(values: string[]): Views {
       }
       w += r.written; done += s.length;
     }
+    parts.length = 0;
     let p = 0;
     if (w === chars) { // all ASCII: a character is a byte
       for (let i = 0; i < n; i++) { const l = values[i]!.length; start[i] = p; len[i] = l; p += l; }
@@ -471,6 +485,8 @@ function utf8Views(values: string[]): Views {
 const SCRATCH = new Uint8Array(4096), SCRATCH_DV = new DataView(SCRATCH.buffer);
 /** utf8Views' chunk of characters, and the largest buffer of encoded strings kept (as codec.ts's writer). */
 const CHUNK = 8192, KEPT_BYTES = 1 << 20;
+/** utf8Views' kept array of a chunk's strings (emptied after each column: it holds on to no string between calls). */
+const JOIN: string[] = [];
 /** utf8Views' buffer for longer columns (used as SCRATCH is), grown up to KEPT_BYTES, and its DataView. */
 let kept = new Uint8Array(0), keptDv = new DataView(kept.buffer);
 /** A buffer of at least k bytes: the kept one while k is at most KEPT_BYTES, else a new one. */
