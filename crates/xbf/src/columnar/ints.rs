@@ -460,6 +460,11 @@ impl Stats {
         Stats { n: ids.len(), first: 0, lo: 0, hi, dlo, dhi, varint_size, runs }
     }
 
+    /// The runs of equal values among those gathered.
+    pub(crate) fn runs(&self) -> usize {
+        self.runs
+    }
+
     /// [`plan`] of the values gathered, `values`: what `plan_u63` (or
     /// `plan_bits`, which plans zeros and ones alike) finds.
     fn plan<T: Int>(&self, values: &[T]) -> Plan {

@@ -375,6 +375,10 @@ fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
 /// dictionary before it chooses which encoding to measure first.
 const PROBE: usize = 256;
 
+/// Shared prefixes are measured run by run ([`Prefix::rest_of_runs`]) in a
+/// column of at most one run of equal values in this many values.
+const RUNS_FEW: usize = 8;
+
 /// How many indices [`Texts::find_short`] and [`Texts::take_short`]
 /// write at a time.
 const FIND_BLOCK: usize = 256;
@@ -718,6 +722,70 @@ impl<'a> Prefix<'a> {
         (rest < limit).then_some(rest)
     }
 
+    /// [`Prefix::rest`] of a column whose values make few runs (`starts`,
+    /// where each starts: [`run_starts`]): a value equal to the one before
+    /// shares all of it and has no rest, so only each run's first value is
+    /// compared with the one before, and the two lists are runs filled at
+    /// once. `None` also where the encoding cannot take fewer than `beat`
+    /// bytes (a dictionary's size, which wins ties): the two blocks' least
+    /// sizes ([`block_least`]) are known from the runs before the lists are
+    /// made. The lists are made from the first value (what `shared`
+    /// already holds is made again). (Out of line: inlined, it changed how
+    /// the encoder's other loops were compiled.)
+    #[inline(never)]
+    fn rest_of_runs<'v>(
+        values: impl Texts<'v>,
+        starts: &[usize],
+        shared: &mut Vec<u64>,
+        rest_lens: &mut Vec<u64>,
+        limit: usize,
+        beat: usize,
+    ) -> Option<usize> {
+        let n = values.count();
+        // Each run's length, its value's length and what that shares with
+        // the value before.
+        let mut prev: &[u8] = &[];
+        let runs: Vec<(usize, u64, u64)> = starts
+            .iter()
+            .enumerate()
+            .map(|(j, &a)| {
+                let v = values.iter_range(a, a + 1).next().expect("a value");
+                let p = common_prefix(std::mem::replace(&mut prev, v), v);
+                (starts.get(j + 1).copied().unwrap_or(n) - a, v.len() as u64, p as u64)
+            })
+            .collect();
+        let rest = runs.iter().map(|&(_, len, p)| len - p).sum::<u64>() as usize;
+        if rest >= limit {
+            return None;
+        }
+        if !super::entropy::enabled() {
+            // Each run: its first value, then the others (`m - 1` of them,
+            // maybe none) sharing all their bytes.
+            let pieces = |f: fn(u64, u64) -> (u64, u64)| {
+                runs.iter().flat_map(move |&(m, len, p)| {
+                    let (first, others) = f(len, p);
+                    [(first, 1), (others, m - 1)]
+                })
+            };
+            let least =
+                1 + block_least(n, pieces(|len, p| (p, len))) + block_least(n, pieces(|len, p| (len - p, 0))) + rest;
+            if least >= beat {
+                return None;
+            }
+        }
+        shared.clear();
+        rest_lens.clear();
+        shared.reserve_exact(n);
+        rest_lens.reserve_exact(n);
+        for &(m, len, p) in &runs {
+            shared.push(p);
+            shared.resize(shared.len() + m - 1, len);
+            rest_lens.push(len - p);
+            rest_lens.resize(rest_lens.len() + m - 1, 0);
+        }
+        Some(rest)
+    }
+
     fn plan(shared: &'a [u64], rest_lens: &'a [u64], rest: usize) -> Prefix<'a> {
         Prefix { lens: shared, shared: Planned::new(shared), rest_lens: Planned::new(rest_lens), rest }
     }
@@ -734,6 +802,83 @@ impl<'a> Prefix<'a> {
         }
         out
     }
+}
+
+/// Where each run of equal indices of a whole dictionary starts (the
+/// first at 0), `runs` of them: eight indices at a time where they equal
+/// the one before them (columns of few values in long runs), then one at
+/// a time to where the next run starts.
+#[inline(never)]
+fn run_starts(ids: &[u64], runs: usize) -> Vec<usize> {
+    let n = ids.len();
+    let mut starts = Vec::with_capacity(runs);
+    if n == 0 {
+        return starts;
+    }
+    starts.push(0);
+    let mut i = 1;
+    while i < n {
+        let v = ids[i - 1];
+        while let Some(group) = ids.get(i..i + 8) {
+            if !group.iter().fold(true, |all, &id| all & (id == v)) {
+                break;
+            }
+            i += 8;
+        }
+        while i < n && ids[i] == v {
+            i += 1;
+        }
+        if i < n {
+            starts.push(i);
+            i += 1;
+        }
+    }
+    starts
+}
+
+/// The size of the integer block of `n` values that `pieces` gives (each
+/// value its count of times, counts of 0 skipped), as [`Planned::new`]
+/// sizes it among the encodings `00` to `03`: the varints', the frame of
+/// reference's, the differences' and the runs' sizes worked out from the
+/// pieces, the smallest taken. (Not a bound where the file encodings are
+/// on: they may take less.)
+fn block_least(n: usize, pieces: impl Iterator<Item = (u64, usize)>) -> usize {
+    let vlen = |v: u64| varint::len(u128::from(v));
+    let bits = |x: u64| (64 - x.leading_zeros()) as usize;
+    let (mut lo, mut hi, mut dlo, mut dhi) = (u64::MAX, 0u64, u64::MAX, 0u64);
+    let (mut varints, mut rle, mut run) = (0usize, 0usize, 0usize);
+    let (mut first, mut prev) = (None, 0u64);
+    for (v, count) in pieces.filter(|&(_, count)| count > 0) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+        varints += count * vlen(v);
+        if first.is_none() {
+            first = Some(v);
+        } else {
+            let d = (v as i64).wrapping_sub(prev as i64);
+            let z = ((d << 1) ^ (d >> 63)) as u64;
+            dlo = dlo.min(z);
+            dhi = dhi.max(z);
+            if v != prev {
+                rle += vlen(run as u64) + vlen(prev);
+                run = 0;
+            }
+        }
+        if count > 1 {
+            dlo = 0;
+        }
+        run += count;
+        prev = v;
+    }
+    let Some(first) = first else {
+        return 0;
+    };
+    rle += vlen(run as u64) + vlen(prev);
+    let for_size = vlen(lo) + 1 + (n * bits(hi - lo)).div_ceil(8);
+    let delta_size =
+        if n > 1 { vlen(first) + vlen(dlo) + 1 + ((n - 1) * bits(dhi - dlo)).div_ceil(8) } else { usize::MAX };
+    let size = varints.min(for_size).min(delta_size).min(rle) + 1;
+    varint::len(size as u128) + size
 }
 
 /// The encodings worth compressing for `values`: the smallest, and plain
@@ -819,7 +964,20 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let prefix = match first_rest {
         Some(_) => first_prefix,
         None => (may_share && 5 + at_least() < others)
-            .then(|| Prefix::rest(values, &mut shared, &mut rest_lens, others.saturating_sub(5)))
+            .then(|| {
+                let limit = others.saturating_sub(5);
+                // Of a column of few values in long runs (a dictionary's
+                // indices show them), only the runs' first values are
+                // compared, and the encoding may be ruled out against the
+                // dictionary before its lists are made.
+                match parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n) {
+                    Some(((_, _, ids), stats)) => {
+                        let starts = run_starts(ids, stats.runs());
+                        Prefix::rest_of_runs(values, &starts, &mut shared, &mut rest_lens, limit, dict_size)
+                    }
+                    None => Prefix::rest(values, &mut shared, &mut rest_lens, limit),
+                }
+            })
             .flatten()
             .map(|rest| Prefix::plan(&shared, &rest_lens, rest)),
     };
@@ -1241,6 +1399,127 @@ mod tests {
             let (text, ends) = joined(&slices);
             assert_eq!(encode_joined(&text, &ends), body, "round {round}");
             assert_eq!(encode_joined(&[&text[..], b"past"].concat(), &ends), body, "round {round}");
+        }
+    }
+
+    #[test]
+    fn columns_of_few_values_in_runs_write_what_the_full_writer_did() {
+        // Few distinct values in runs (a country column), each shape the
+        // run-by-run prefixes meet: one value, empty values, values that
+        // are prefixes of each other, long values, runs of one.
+        let mut next = crate::columnar::lcg(77, 20);
+        let sets: [&[&str]; 6] = [
+            &["USA"],
+            &["USA", "Canada", "Puerto Rico", "Guam", "N Mariana Islands"],
+            &["", "a", "ab", "abc"],
+            &["abcdefghijklmnop", "abcdefghijklmnoq", "abcdefgh", "abcdefghijklmnopqrstuvwxyz0123456789", "b"],
+            &["0", "1"],
+            &["x", "", "xx", "xxx", "xxxxxxxxx", "xxxxxxxxxx"],
+        ];
+        for round in 0..360 {
+            let n = [1, 2, 7, 8, 9, 17, 100, 1000, 1023, 1024, 3376, 9000][round % 12];
+            let set = sets[round / 12 % sets.len()];
+            // Runs of about this many values on average.
+            let mean = [1u64, 4, 9, 40, 300][round / 72 % 5];
+            let mut values: Vec<&[u8]> = Vec::with_capacity(n);
+            while values.len() < n {
+                let v = set[(next() % set.len() as u64) as usize].as_bytes();
+                for _ in 0..1 + next() % (2 * mean) {
+                    values.push(v);
+                }
+            }
+            values.truncate(n);
+            let body = encode(&values);
+            assert_eq!(body, encode_reference(&values), "round {round}");
+            let (text, ends) = joined(&values);
+            assert_eq!(encode_joined(&text, &ends), body, "round {round}");
+        }
+    }
+
+    #[test]
+    fn run_starts_are_where_an_index_changes() {
+        let mut next = crate::columnar::lcg(78, 20);
+        for round in 0..400 {
+            let n = (next() % 200) as usize;
+            let mean = 1 + next() % 30;
+            let mut ids: Vec<u64> = Vec::new();
+            while ids.len() < n {
+                let id = next() % 4;
+                ids.extend(std::iter::repeat(id).take((1 + next() % (2 * mean)) as usize));
+            }
+            ids.truncate(n);
+            let starts: Vec<usize> = (0..n).filter(|&i| i == 0 || ids[i] != ids[i - 1]).collect();
+            assert_eq!(run_starts(&ids, starts.len()), starts, "round {round}");
+        }
+    }
+
+    #[test]
+    fn a_block_least_is_the_planned_size() {
+        // Lists given as pieces (a value, its count), as the shared prefixes
+        // of a column in runs are: their size worked out from the pieces is
+        // the plan's (and never more with the file encodings on).
+        let mut next = crate::columnar::lcg(79, 20);
+        for round in 0..2000 {
+            let pieces: Vec<(u64, usize)> = (0..1 + next() % 12)
+                .map(|_| {
+                    let v = match round % 4 {
+                        0 => next() % 2,
+                        1 => next() % 20,
+                        2 => next() % 70_000,
+                        _ => next() << 20,
+                    };
+                    (v, (next() % [2, 5, 300, 3000][round / 4 % 4]) as usize)
+                })
+                .collect();
+            let list: Vec<u64> = pieces.iter().flat_map(|&(v, c)| std::iter::repeat(v).take(c)).collect();
+            let least = block_least(list.len(), pieces.iter().copied());
+            if list.is_empty() {
+                assert_eq!(least, 0);
+                continue;
+            }
+            assert_eq!(least, Planned::new(&list).block_size(), "round {round}: {pieces:?}");
+        }
+    }
+
+    #[test]
+    fn the_rests_of_runs_are_the_rests() {
+        // Measured run by run, with nothing to beat: the same lists and
+        // rest as value by value, the file encodings on or off (on, no
+        // bound is taken); and a bound never rules out a size under it.
+        let mut next = crate::columnar::lcg(80, 20);
+        let set: [&[u8]; 7] = [b"", b"a", b"ab", b"abc", b"abcdefghijk", b"abcdefghijz", b"b"];
+        for round in 0..400 {
+            let _on = (round % 2 == 1).then(crate::columnar::entropy::Enabled::new);
+            let n = (1 + next() % 3000) as usize;
+            let mut values: Vec<&[u8]> = Vec::with_capacity(n);
+            while values.len() < n {
+                let v = set[(next() % set.len() as u64) as usize];
+                values.extend(std::iter::repeat(v).take((1 + next() % 60) as usize));
+            }
+            values.truncate(n);
+            let Some(((_, _, ids), _)) = dictionary(&values[..]) else {
+                panic!("a dictionary of {} values", set.len());
+            };
+            let runs = 1 + ids.windows(2).filter(|w| w[0] != w[1]).count();
+            let starts = run_starts(&ids, runs);
+            let (mut shared, mut rest_lens) = (Vec::new(), Vec::new());
+            let rest = Prefix::rest(&values[..], &mut shared, &mut rest_lens, usize::MAX).expect("a rest");
+            let (mut s2, mut r2) = (vec![9], vec![9]);
+            let limit = [usize::MAX, rest, rest + 1][round % 3];
+            let got = Prefix::rest_of_runs(&values[..], &starts, &mut s2, &mut r2, limit, usize::MAX);
+            assert_eq!(got, (rest < limit).then_some(rest), "round {round}");
+            if got.is_some() {
+                assert_eq!((s2, r2), (shared.clone(), rest_lens.clone()), "round {round}");
+            }
+            let size = Prefix::plan(&shared, &rest_lens, rest).size();
+            let (mut s3, mut r3) = (Vec::new(), Vec::new());
+            for beat in [size, size + 1] {
+                let kept = Prefix::rest_of_runs(&values[..], &starts, &mut s3, &mut r3, usize::MAX, beat);
+                // (Ruled out only at a size it cannot beat; with the file
+                // encodings on, never.)
+                let expected = round % 2 == 1 || beat > size;
+                assert_eq!(kept.is_some(), expected, "round {round}, beat {beat}, size {size}");
+            }
         }
     }
 
