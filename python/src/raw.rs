@@ -182,6 +182,35 @@ impl DictEntries {
         }
     }
 
+    /// Asks for the cache lines of dict `d`'s keys object ([`prefetch`]: a
+    /// hint, read only as addresses) as far as its entries go when it is
+    /// the table of `len` str keys, none deleted, of the size CPython gives
+    /// a dict of `len` keys made one key at a time or all at once (the
+    /// smallest of 8 slots or more of which two thirds hold them; a guess:
+    /// a line more or less is asked for where it differs).
+    ///
+    /// # Safety
+    ///
+    /// The GIL is held and `d` is a live dict.
+    #[inline(always)]
+    pub(crate) unsafe fn prefetch_table(d: &Bound<'_, PyDict>, len: usize) {
+        #[cfg(dict_entries_in_place)]
+        {
+            let p = d.as_ptr().cast::<ffi::PyDictObject>();
+            // SAFETY: the GIL is held and `p` a live dict (the caller's
+            // contract; `Bound<PyDict>` is type-checked): `ma_keys` is a
+            // field of its `PyDictObject` layout, read, not written.
+            let keys = unsafe { (*p).ma_keys }.cast::<u8>();
+            let end = table_end_guess(len);
+            let mut at = 0;
+            while at < end {
+                prefetch(keys.wrapping_add(at));
+                at += 64;
+            }
+        }
+        let _ = (d, len);
+    }
+
     /// Whether the entries are those of str keys (two pointers each, read
     /// by [`DictEntries::get_str_keyed`]), the usual table of records.
     #[inline(always)]
@@ -204,6 +233,41 @@ impl DictEntries {
             (*e, *e.add(1))
         }
     }
+}
+
+/// Where the entries of a table of `len` str keys end, in bytes from the
+/// start of its keys object, for [`DictEntries::prefetch_table`]: the head,
+/// then the indices of the smallest table of 8 slots or more whose two
+/// thirds hold `len` (CPython's size for a dict of `len` keys inserted one
+/// at a time, or made at once: `{...}`, `dict.copy`), one byte a slot up to
+/// 128 slots, two up to 32,768, four above, then the entries of two pointers.
+#[cfg(dict_entries_in_place)]
+fn table_end_guess(len: usize) -> usize {
+    let slots = (len * 3 / 2 + 1).next_power_of_two().max(8);
+    let index_bytes = slots
+        * match slots {
+            0..=128 => 1,
+            129..=32768 => 2,
+            _ => 4,
+        };
+    std::mem::size_of::<DictKeysHead>() + index_bytes + 2 * std::mem::size_of::<usize>() * len
+}
+
+/// A hint to the processor that the cache line holding `p` is read soon
+/// (`prefetcht0`): `p` is not read, and may be any address (a prefetch of
+/// one not mapped does nothing). Nothing where the target has no such
+/// instruction in its baseline.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    // SAFETY: `_mm_prefetch`'s only requirement is the `sse` target feature,
+    // which this cfg has (it is in x86_64's baseline); the instruction reads
+    // nothing the program sees and does not fault, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    let _ = p;
 }
 
 /// Whether dicts' entries may be read in place ([`DictEntries`]) in this
@@ -659,6 +723,42 @@ mod tests {
         let got = dict_pairs_in_place(d, true)?;
         assert_eq!(got, want, "{d}");
         Some(got.len())
+    }
+
+    /// The guess of where a table's entries end against the tables of
+    /// records as they are made: one key at a time (a comprehension,
+    /// `json.loads`, `csv.DictReader`), at once (a display), copied.
+    #[cfg(dict_entries_in_place)]
+    #[test]
+    fn table_end_guess_is_where_records_tables_end() {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            let ns = PyDict::new_bound(py);
+            py.run_bound(
+                r#"
+import csv, io, json
+dicts = []
+for n in range(1, 300):
+    d = {f"k{i}": i for i in range(n)}
+    dicts += [d, d.copy(), json.loads(json.dumps(d))]
+    dicts += list(csv.DictReader(io.StringIO(",".join(d) + "\n" + ",".join(map(str, d.values())) + "\n")))
+    dicts.append(eval("{" + ",".join(f"'k{i}': {i}" for i in range(n)) + "}"))
+"#,
+                Some(&ns),
+                None,
+            )
+            .unwrap();
+            for d in ns.get_item("dicts").unwrap().unwrap().iter().unwrap() {
+                let d = d.unwrap();
+                let d = d.downcast::<PyDict>().unwrap();
+                // SAFETY: the GIL is held, `d` a live dict, not changed here.
+                let e = unsafe { super::DictEntries::of(d, true) }.unwrap();
+                // SAFETY: as above: `ma_keys` read from the dict's layout.
+                let keys = unsafe { (*d.as_ptr().cast::<pyo3::ffi::PyDictObject>()).ma_keys } as usize;
+                let end = e.first as usize + e.len * e.stride * std::mem::size_of::<usize>() - keys;
+                assert_eq!(super::table_end_guess(d.len()), end, "{} keys", d.len());
+            }
+        });
     }
 
     /// The dict walk in place against `PyDict_Next`: deleted entries,

@@ -18,7 +18,7 @@ use super::{Gathered, RecordsType};
 use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::learned::Learned;
-use crate::raw::{dict_entries_ok, dict_next, dict_next_borrowed, list_item, small_ints_ok, DictEntries};
+use crate::raw::{dict_entries_ok, dict_next, dict_next_borrowed, list_item, prefetch, small_ints_ok, DictEntries};
 
 /// How [`same_keys`]'s walk of a record ended.
 enum SameKeys<'a, 'py> {
@@ -133,6 +133,25 @@ unsafe fn same_keys_dense<'a, 'py>(
 /// again, key by key, while in the cache.
 const BATCH: usize = 64;
 
+/// How many records ahead of the one it checks [`dense_batch`] asks for a
+/// record's keys table (and twice as many for its dict object), when it
+/// asks ([`prefetch_ahead`]).
+const AHEAD: usize = 8;
+
+/// Whether [`dense_batch`] asks for the memory of records ahead: when what
+/// a walk of the `n` records of `keys` keys reads (about a cache line for
+/// each record's dict, its table and each value) is more than this many
+/// bytes, several times the L2 cache of today's cores, so that the records
+/// met again in the next call are no longer in it. Below, the lines are
+/// mostly in the cache already, and the requests only cost instructions.
+const AHEAD_FROM_BYTES: usize = 8 << 20;
+
+/// Whether a walk of `n` records of `keys` keys asks for records ahead
+/// ([`AHEAD_FROM_BYTES`]).
+fn prefetch_ahead(n: usize, keys: usize) -> bool {
+    n.saturating_mul(keys + 2).saturating_mul(64) > AHEAD_FROM_BYTES
+}
+
 /// The records from `i` on (up to [`BATCH`] of them, up to the first that
 /// differs) whose dicts have the key objects of the record before (`keys`,
 /// each with its column) in its order, in a table of str keys with no
@@ -141,6 +160,16 @@ const BATCH: usize = 64;
 /// ([`RawColumn::push_entries`]), with no test of the kind a value while
 /// a column keeps it, rather than a record at a time as
 /// [`same_keys_dense`] does.
+///
+/// With `ahead` ([`prefetch_ahead`]), the memory the walk reads next is
+/// asked for as each record is checked ([`prefetch`]: a hint, which reads
+/// nothing): the dict object of the record `2 * AHEAD` on, the keys table
+/// of the record `AHEAD` on (its dict object asked for `AHEAD` records
+/// before), and the values of the record checked, which `push_entries`
+/// reads once the batch is checked. The walk is a chain of loads (list,
+/// dict, table, value) that each miss the cache on a large list, since
+/// nothing between calls keeps them there; asked for ahead, they are on
+/// their way while the records before are read.
 ///
 /// # Safety
 ///
@@ -152,11 +181,52 @@ unsafe fn dense_batch(
     i: usize,
     keys: &[(*mut pyo3::ffi::PyObject, usize)],
     batch: &mut Vec<DictEntries>,
+    ahead: bool,
+) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if ahead {
+            dense_batch_of::<true>(list, i, keys, batch)
+        } else {
+            dense_batch_of::<false>(list, i, keys, batch)
+        }
+    }
+}
+
+/// [`dense_batch`], a loop for each of `ahead`'s values (the loop without
+/// is the one before it could ask).
+///
+/// # Safety
+///
+/// As [`dense_batch`].
+#[inline(always)]
+unsafe fn dense_batch_of<const AHEAD_ON: bool>(
+    list: &Bound<'_, PyList>,
+    i: usize,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+    batch: &mut Vec<DictEntries>,
 ) -> usize {
     batch.clear();
     for r in i..i + BATCH {
         // SAFETY: the caller's contract.
         let Some(e) = (unsafe { entries_with_keys(list, r, keys) }) else { break };
+        if AHEAD_ON {
+            if let Some(item) = list_item(list, r + 2 * AHEAD) {
+                prefetch(item.as_ptr());
+            }
+            if let Some(item) = list_item(list, r + AHEAD) {
+                if let Ok(d) = item.downcast_exact::<PyDict>() {
+                    // SAFETY: the GIL is held (the caller's contract) and `d`
+                    // is a live dict, which the list holds.
+                    unsafe { DictEntries::prefetch_table(d, keys.len()) };
+                }
+            }
+            for j in 0..keys.len() {
+                // SAFETY: `j < keys.len() == e.len`, a table of str keys
+                // (`entries_with_keys`), read under the caller's contract.
+                prefetch(unsafe { e.get_str_keyed(j) }.1);
+            }
+        }
         batch.push(e);
     }
     batch.len()
@@ -259,18 +329,22 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     // tables read in place (`dense_batch`), and the first record after them.
     let mut batch = Vec::with_capacity(BATCH);
     let mut batched_to = 0;
+    // Whether the batches ask for the records ahead: from the first
+    // record's number of keys (a guess: the records' keys may differ).
+    let mut ahead = None;
     for i in 0..n {
         if i < batched_to {
             continue;
         }
         if i > 0 && in_place {
+            let ask = *ahead.get_or_insert_with(|| prefetch_ahead(n, prev_keys.len()));
             // SAFETY: the GIL is held; the entries are read (by
             // `push_entries`) before any Python code runs or Python object
             // is made: `push` runs none, and makes none but where it fails
             // (an exception object), after which the walk stops at once and
             // reads no entry again (the walk's argument below); the list,
             // which holds the records, is unchanged.
-            let mut b = unsafe { dense_batch(list, i, &prev_keys, &mut batch) };
+            let mut b = unsafe { dense_batch(list, i, &prev_keys, &mut batch, ask) };
             if b == 0 && !orders.orders.is_empty() {
                 // A record whose keys are not the record before's: if they
                 // are the key objects of an order met before, that order
@@ -292,7 +366,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                     }
                     // SAFETY: as above (the key objects are kept alive by
                     // `prev`).
-                    b = unsafe { dense_batch(list, i, &prev_keys, &mut batch) };
+                    b = unsafe { dense_batch(list, i, &prev_keys, &mut batch, ask) };
                     debug_assert!(b > 0, "record {i} has the order's keys");
                 }
             }
