@@ -1393,12 +1393,10 @@ mod tests {
                 })
                 .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-            let body = encode(&slices);
-            assert_eq!(body, encode_reference(&slices), "round {round}");
-            // The same column held joined (with bytes past its last value).
+            writes_the_reference(&slices, &format!("round {round}"));
+            // The same column held joined, with bytes past its last value.
             let (text, ends) = joined(&slices);
-            assert_eq!(encode_joined(&text, &ends), body, "round {round}");
-            assert_eq!(encode_joined(&[&text[..], b"past"].concat(), &ends), body, "round {round}");
+            assert_eq!(encode_joined(&[&text[..], b"past"].concat(), &ends), encode(&slices), "round {round}");
         }
     }
 
@@ -1429,10 +1427,7 @@ mod tests {
                 }
             }
             values.truncate(n);
-            let body = encode(&values);
-            assert_eq!(body, encode_reference(&values), "round {round}");
-            let (text, ends) = joined(&values);
-            assert_eq!(encode_joined(&text, &ends), body, "round {round}");
+            writes_the_reference(&values, &format!("round {round}"));
         }
     }
 
@@ -1548,10 +1543,7 @@ mod tests {
             }
             values.truncate(n);
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-            let body = encode(&slices);
-            assert_eq!(body, encode_reference(&slices), "round {round}");
-            let (text, ends) = joined(&slices);
-            assert_eq!(encode_joined(&text, &ends), body, "round {round}");
+            writes_the_reference(&slices, &format!("round {round}"));
         }
     }
 
@@ -1623,6 +1615,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Checks that `values` are written as [`encode_reference`] writes
+    /// them, as a list and held joined (`what` names the case).
+    fn writes_the_reference(values: &[&[u8]], what: &str) {
+        let body = encode(values);
+        assert_eq!(body, encode_reference(values), "{what}");
+        let (text, ends) = joined(values);
+        assert_eq!(encode_joined(&text, &ends), body, "{what}");
     }
 
     /// The values' bytes one after the other and where each ends.
