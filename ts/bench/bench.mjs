@@ -1,6 +1,6 @@
 // Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
 // JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
-//   npm run build && node bench/bench.mjs [--held-out | --held-out-2] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]]
+//   npm run build && node bench/bench.mjs [--held-out | --held-out-2] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]] [--gc-probe] [--swap I,J] [--codecs "NAME;..."]
 // --before DIST also runs another build of this package (e.g. main's ts/dist copied to a temp dir) in the same
 // run, as "XBF before (default)", for before/after figures.
 // --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
@@ -8,12 +8,19 @@
 // Data: the stock rows (crates/xbf-cli/data/sp500-2019.csv) and, from scripts/fetch-data.sh
 // (target/data/vega-datasets/, or $VEGA_DATA), flights-20k, movies and earthquakes (its GeoJSON features).
 // Timing is not asserted anywhere; this prints a table.
+// For finding why a codec's row moves (issue 23, tsdec25): --gc-probe prints after the table, per dataset, codec and
+// operation, the share of its samples' time in main-thread collections (PerformanceObserver "gc" entries: minor and
+// other collections, and the median pause time a sample); --swap I,J exchanges codecs I and J in the rotation (it
+// puts codec 0 after the last one's decode: --swap 0,2 exchanges the default encode with "XBF decode, int64:
+// bigint"'s, the same call); --codecs "A;B;..." keeps only the codecs of those names (";" apart: names hold
+// commas; keep "JSON" and "@msgpack/msgpack", which the table needs).
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { execFileSync } from "node:child_process";
 import { loadavg, cpus } from "node:os";
+import { PerformanceObserver } from "node:perf_hooks";
 import { encode, decode, Encoder, Decoder } from "../dist/index.js";
 import { setCodegen } from "../dist/fast.js";
 import * as msgpack from "@msgpack/msgpack";
@@ -37,6 +44,10 @@ const MD_OUT = argAt("--markdown");
 const BEFORE = argAt("--before");
 const BEFORE_LABEL = argAt("--before-label"); // what the other build is, for the markdown
 const before = BEFORE ? await import(resolve(BEFORE, "index.js")) : null;
+const GC_PROBE = process.argv.includes("--gc-probe");
+/** --gc-probe: each collection's [start, duration, kind], and each sample's [dataset, codec, op, start, end]. */
+const gcs = [], spans = [];
+if (GC_PROBE) new PerformanceObserver((l) => { for (const e of l.getEntries()) gcs.push([e.startTime, e.duration, e.detail?.kind]); }).observe({ entryTypes: ["gc"] });
 
 // ------------------------------------------------------------------ data
 const vega = process.env.VEGA_DATA ?? [join(repo, "target/data/vega-datasets"), "/tmp/vega/package/data"].find((d) => existsSync(join(d, "movies.json")));
@@ -88,6 +99,9 @@ const codecs = [
   { name: "msgpackr shared structures", enc: (v) => packrShared.pack(v), dec: (b) => packrShared.unpack(b) },
   { name: "cbor-x", enc: (v) => cbor.encode(v), dec: (b) => cbor.decode(b) },
 ];
+if (argAt("--swap")) { const [i, j] = argAt("--swap").split(",").map(Number); [codecs[i], codecs[j]] = [codecs[j], codecs[i]]; }
+const keep = argAt("--codecs")?.split(";");
+if (keep) codecs.splice(0, codecs.length, ...codecs.filter((c) => keep.includes(c.name)));
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 let sink = 0;
@@ -154,8 +168,11 @@ for (const [label, load] of datasets) {
     // Interleaved: every codec once per round, in a rotated order, encode then decode.
     for (let k = 0; k < st.length; k++) {
       const s = st[(k + r) % st.length];
+      let t0 = GC_PROBE ? performance.now() : 0;
       s.enc.push(time(s.c.enc, value, s.nEnc));
+      if (GC_PROBE) { spans.push([label, s.c.name, "enc", t0, performance.now()]); t0 = performance.now(); }
       s.dec.push(time(s.c.dec, s.out, s.nDec));
+      if (GC_PROBE) spans.push([label, s.c.name, "dec", t0, performance.now()]);
     }
   }
   const jsonDec = median(st.find((s) => s.c.name === "JSON").dec);
@@ -180,6 +197,24 @@ console.log(line(head));
 console.log("| " + w.map((n, i) => (i >= 3 && i <= 8 ? "-".repeat(n - 1) + ":" : "-".repeat(n))).join(" | ") + " |");
 for (const t of table) console.log(line(t));
 if (sink === 0.5) console.log(sink);
+if (GC_PROBE) {
+  await new Promise((r) => setTimeout(r, 100)); // the observer's last entries
+  const agg = new Map();
+  for (const [l, c, op, a, b] of spans) {
+    const k = `${l} | ${c} | ${op}`;
+    if (!agg.has(k)) agg.set(k, { ms: 0, gcMs: 0, minor: 0, major: 0, majorMs: 0, per: [] });
+    const g = agg.get(k);
+    g.ms += b - a;
+    let inSample = 0;
+    for (const [st, d, kind] of gcs) {
+      if (st < a || st >= b) continue;
+      inSample += d; g.gcMs += d;
+      if (kind === 1) g.minor++; else { g.major++; g.majorMs += d; }
+    }
+    g.per.push(inSample);
+  }
+  for (const [k, g] of agg) console.log(k.padEnd(60), "gc share", (g.gcMs / g.ms * 100).toFixed(1) + "%", "minor", g.minor, "major/other", g.major, g.majorMs.toFixed(1) + "ms", "median gc ms/sample", median(g.per).toFixed(1));
+}
 
 if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(results, null, 1) + "\n");
 if (MD_OUT) {
