@@ -179,7 +179,9 @@ export class NumberColumns {
    * path (numbers, then `bigints`), which decides as before. */
   bigInts(n: number, maxBits: number, end: number, zig: boolean): bigint[] | null {
     const b = this.b, start = this.pos;
-    if (n === 0 || start >= end) return null;
+    // n was charged to the decoded-memory budget; past JavaScript's longest array (possible only without one) the
+    // other paths decide.
+    if (n === 0 || n > MAX_LENGTH || start >= end) return null;
     const enc = b[this.pos++]!;
     const lim = maxBits >= 53 ? MAX_SAFE : POW2[maxBits]! - 1;
     let out: bigint[] | null = null;
@@ -202,7 +204,7 @@ export class NumberColumns {
           this.pos += bytes;
         }
       }
-    } else if (enc === 3 && n <= MAX_LENGTH) {
+    } else if (enc === 3) {
       // One bigint a run.
       const o = new Array<bigint>(n);
       let count = 0;
