@@ -32,7 +32,8 @@ export function bigintOf(x: number): bigint {
   return BIG64[0]!;
 }
 /** The n integers of xs (exact numbers, zigzag-mapped where `zig`: their mapping undone here) as bigints (int64:
- * "bigint"): each made by bigintOf, a value equal to the one before (a run) the same bigint. */
+ * "bigint"): each made by bigintOf, a value equal to the one before (a run) the same bigint. For the blocks that
+ * NumberColumns.bigInts leaves to ints (varint blocks, a file's cascades, delta blocks of width 0, anything unusual). */
 export function bigints(xs: number[], n: number, zig: boolean): bigint[] {
   const out = new Array<bigint>(n);
   let prev = NaN, last = 0n;
