@@ -6,11 +6,11 @@
 //   MODE=encode for the default encode(value), with JSON.stringify + TextEncoder in msgpackr's place: issue 23's bar;
 //   CLOCK=cpu)
 // Run it twice with A and B swapped: a module loaded first or second can differ by more than a small change.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Packr } from "msgpackr";
-import { csvRecords } from "./data.mjs";
+import { loadFile } from "./data.mjs";
 const [A, B] = [process.argv[2], process.argv[3]];
 const files = process.argv.slice(4);
 const ia = await import(`${resolve(A)}/index.js`), ib = await import(`${resolve(B)}/index.js`);
@@ -25,8 +25,8 @@ if (!existsSync(vega)) throw new Error("vega-datasets not found: run scripts/fet
 // it is, e.g. an invented table written as JSON.)
 const load = (f) => {
   if (f.endsWith("#features")) return load(f.slice(0, -9)).features;
-  const t = readFileSync(isAbsolute(f) ? f : `${vega}/${f}`, "utf8");
-  return f.endsWith(".csv") ? csvRecords(t) : JSON.parse(t);
+  // (data.mjs's loadFile: a name ending in sp500-2019.csv is the CLI's embedded stock rows.)
+  return loadFile(f);
 };
 const p = new Packr();
 const data = files.map((f) => { const v = load(f); return { f, v, b: ma.encode(v), m: p.pack(v) }; });

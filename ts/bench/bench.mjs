@@ -26,7 +26,7 @@ import { setCodegen } from "../dist/fast.js";
 import * as msgpack from "@msgpack/msgpack";
 import { Packr, pack as msgpackrPack, unpack as msgpackrUnpack } from "msgpackr";
 import { Encoder as CborEncoder } from "cbor-x";
-import { csvRecords } from "./data.mjs";
+import { HELD_OUT, HELD_OUT_2, csvRecords } from "./data.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
@@ -60,12 +60,8 @@ if (vega) {
   for (const f of ["football", "jobs", "political-contributions", "income", "gapminder"]) if (existsSync(join(vega, `${f}.json`))) datasets.push([f, () => j(`${f}.json`)]);
 } else console.error("vega-datasets not found: run scripts/fetch-data.sh (or set VEGA_DATA); benchmarking the stock rows only");
 
-// --held-out: instead, nine vega-datasets files no one here tuned on (scripts/fetch-data.sh's HELD_OUT, the same
-// files as python/bench/bench.py --held-out), to check that the bars hold on data no one looked at.
-const HELD_OUT = ["cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv", "windvectors.csv", "us-employment.csv"];
-// --held-out-2: a second set, chosen at 330d590 once the first had been profiled and tuned on, and measured before
-// anyone profiled it (scripts/fetch-data.sh's HELD_OUT_2, python/bench/bench.py --held-out-2). Do not tune on it.
-const HELD_OUT_2 = ["zipcodes.csv", "species.csv", "weather.csv", "seattle-weather-hourly-normals.csv", "flights-airport.csv", "disasters.csv", "stocks.csv", "platformer-terrain.json", "budget.json", "population.json"];
+// --held-out: instead, nine vega-datasets files no one here tuned on (data.mjs's HELD_OUT); --held-out-2: the second
+// set (HELD_OUT_2; do not tune on it).
 const heldOut = process.argv.includes("--held-out-2") ? HELD_OUT_2 : process.argv.includes("--held-out") ? HELD_OUT : null;
 if (heldOut) {
   if (!vega) throw new Error("--held-out needs vega-datasets: run scripts/fetch-data.sh");

@@ -9,12 +9,16 @@
 // (default encode and columns). FILE: more files, by absolute path (an invented table written as JSON, e.g.
 // python/bench/wide_table.py's rows), checked as the others. Prints the number of encodings compared; exits 1 at the
 // first difference.
+// --decode: also the decoded values, for a decode-only change: every encoding compared is decoded by both builds,
+// by default and with { int64: "bigint" }, and the values must be deep-equal (bigints by value); the second held-out
+// set (data.mjs's HELD_OUT_2) is added to the files (a check of values, not a measure).
 import { existsSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import { join, resolve } from "node:path";
-import { loadFile, vega } from "./data.mjs";
+import { HELD_OUT_2, loadFile, vega } from "./data.mjs";
 
 const [A, B, ...extra] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-const big = process.argv.includes("--big");
+const big = process.argv.includes("--big"), decoding = process.argv.includes("--decode");
 const a = await import(`${resolve(A)}/index.js`), b = await import(`${resolve(B)}/index.js`);
 const files = [
   ["stock rows", "sp500-2019.csv"], ["flights-20k", "flights-20k.json"], ["movies", "movies.json"],
@@ -22,18 +26,26 @@ const files = [
   ["political-contributions", "political-contributions.json"], ["income", "income.json"], ["gapminder", "gapminder.json"],
   ...["cars.json", "penguins.json", "countries.json", "budgets.json", "normal-2d.json", "birdstrikes.csv", "seattle-weather.csv",
     "windvectors.csv", "us-employment.csv"].map((f) => [f, f]),
+  ...(decoding ? HELD_OUT_2.map((f) => [f, f]) : []),
 ].filter(([, f]) => f === "sp500-2019.csv" || existsSync(join(vega, f))).concat(extra.map((f) => [f, f]));
 const load = (f) => { const v = loadFile(f); return f === "earthquakes.json" ? v.features : v; };
 const modes = [
   {}, { layout: "auto" }, { layout: "rows" }, { layout: "columns" },
   { floatTolerance: 0.01 }, { floatTolerance: 1e-6 }, { floatTolerance: 0.01, layout: "columns" }, { floatTolerance: 1e-6, layout: "columns" },
 ];
-let compared = 0;
+let compared = 0, decoded = 0;
 const same = (what, x, y) => {
   compared++;
   if (x.length !== y.length || Buffer.compare(Buffer.from(x), Buffer.from(y)) !== 0) {
     console.error(`DIFFERENT: ${what} (${x.length} against ${y.length} bytes)`);
     process.exit(1);
+  }
+  if (decoding) for (const o of [undefined, { int64: "bigint" }]) {
+    decoded++;
+    if (!isDeepStrictEqual(a.decode(x, o), b.decode(x, o))) {
+      console.error(`DIFFERENT VALUES: ${what} decoded with ${JSON.stringify(o)}`);
+      process.exit(1);
+    }
   }
 };
 const check = (name, v) => {
@@ -63,4 +75,4 @@ if (big) {
   const v = loadFile("flights-200k.json");
   for (const o of [{}, { layout: "columns" }]) same(`flights-200k ${JSON.stringify(o)}`, a.encode(v, o), b.encode(v, o));
 }
-console.log(`same bytes: ${compared} encodings of ${files.length} files${big ? " and flights-200k" : ""}`);
+console.log(`same bytes: ${compared} encodings of ${files.length} files${big ? " and flights-200k" : ""}${decoding ? `; same values: ${decoded} decodes` : ""}`);

@@ -9,7 +9,7 @@ import { ENTROPY, RUNS, canonicalOrder, readCodes } from "./cascade.js";
 import { unzigzag, unzigzagNum } from "./varint.js";
 import { SMI, MAX_LENGTH, smallInts, doubles, tagged, boxed, toDoubles, padView, bitsAt, bits32, F64, F32, WORDS, LITTLE, POW2, decimalsFor, decimalsDelta, decimalsForSmall, decimalsDeltaSmall, unpack, unpackZigzag, undelta } from "./fast_bits.js";
 import { FastOptions, MAX_SAFE, bail, padded, small } from "./fast_common.js";
-import { bigConv, bigints, intConv } from "./fast_int_values.js";
+import { bigConv, bigDelta, bigFrame, bigOfColumn, bigints, intConv } from "./fast_int_values.js";
 
 /** Runs up to this long are filled by a loop, longer ones by `fill`: Array.prototype.fill is a C++ builtin in node 20
  * (about 200 instructions a call under callgrind, where the loop's stores take a few each). */
@@ -173,6 +173,56 @@ export class NumberColumns {
       default: return null;
     }
   }
+  /** An integer payload (encoding byte and payload) of n > 0 values below 2^maxBits, zigzag-mapped where `zig`, as
+   * bigints (int64: "bigint"), each made as the block is read: frame of reference, delta and run-length blocks,
+   * with ints' checks. Null (pos unchanged) for anything else or anything unusual: the caller then takes ints'
+   * path (numbers, then `bigints`), which decides as before. */
+  bigInts(n: number, maxBits: number, end: number, zig: boolean): bigint[] | null {
+    const b = this.b, start = this.pos;
+    // n was charged to the decoded-memory budget; past JavaScript's longest array (possible only without one) the
+    // other paths decide.
+    if (n === 0 || n > MAX_LENGTH || start >= end) return null;
+    const enc = b[this.pos++]!;
+    const lim = maxBits >= 53 ? MAX_SAFE : POW2[maxBits]! - 1;
+    let out: bigint[] | null = null;
+    if (enc === 1) {
+      const base = small(this, end);
+      if (base >= 0 && this.pos < end) {
+        const width = b[this.pos++]!, bytes = Math.ceil((n * width) / 8);
+        if (width <= maxBits && width <= 44 && base + POW2[width]! - 1 <= lim && bytes <= end - this.pos && !padded(b, this.pos, n * width)) {
+          out = bigFrame(this.bitsView(this.pos, bytes), this.vp, n, width, base, zig);
+          this.pos += bytes;
+        }
+      }
+    } else if (enc === 2) {
+      const v = small(this, end);
+      const base = v >= 0 && v <= lim ? small(this, end) : -1;
+      if (base >= 0 && this.pos < end) {
+        const width = b[this.pos++]!, bytes = Math.ceil(((n - 1) * width) / 8);
+        if (width > 0 && width <= 44 && base + POW2[width]! <= MAX_SAFE && bytes <= end - this.pos && !padded(b, this.pos, (n - 1) * width)) {
+          out = bigDelta(this.bitsView(this.pos, bytes), this.vp, n, width, base, v, lim, zig);
+          this.pos += bytes;
+        }
+      }
+    } else if (enc === 3) {
+      // One bigint a run.
+      const o = new Array<bigint>(n);
+      let count = 0;
+      while (count < n) {
+        const run = small(this, end);
+        if (run <= 0 || run > n - count) break;
+        const x = small(this, end);
+        if (x < 0 || x > lim) break;
+        const v = bigOfColumn(x, zig), stop = count + run;
+        if (run <= FILL_LOOP) for (let i = count; i < stop; i++) o[i] = v;
+        else o.fill(v, count, stop);
+        count = stop;
+      }
+      if (count === n) out = o;
+    }
+    if (out === null) this.pos = start;
+    return out;
+  }
   /** A frame-of-reference or delta-coded block (its encoding byte 1 or 2 at pos) of n > 0 zigzag-mapped
    * scaled decimals, decoded and divided by `scale` in one pass: `ints(n, 64, end)` then the scaling, without
    * the intermediate array. Null (pos unchanged) wherever ints would give null: the caller then takes that path. */
@@ -255,6 +305,12 @@ export class NumberColumns {
     const end = this.column();
     const start = this.pos;
     const [bits, signed] = kind === "bool" ? [1, false] : INT_INFO[kind]!;
+    // As bigints, made as the block is read where it is a usual one (no array of numbers and no second pass).
+    if (bits > 32 && this.o.int64 === "bigint" && kind !== "date" && kind !== "timestamp") {
+      const big = this.bigInts(n, bits, end, signed);
+      if (big !== null && this.pos === end) return big;
+      this.pos = start;
+    }
     const xs = this.ints(n, bits, end, signed);
     if (xs !== null && this.pos === end) {
       if (kind === "bool") { const out: boolean[] = []; for (let i = 0; i < n; i++) out.push(xs[i] === 1); return out; }
