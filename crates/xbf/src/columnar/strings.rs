@@ -403,6 +403,10 @@ struct Distinct<'a> {
     key: super::FastHash,
     short: super::WordIds,
     long: Option<super::HashIds>,
+    /// The index of a long value found in `long` lately, by
+    /// [`recent_slot`] (none until one is: `RECENT` slots then, `u64::MAX`
+    /// where none was), checked against the value before it is taken.
+    recent: Vec<u64>,
     distinct: Vec<&'a [u8]>,
     ids: Vec<u64>,
     /// The last long value and its index.
@@ -421,6 +425,7 @@ impl<'a> Distinct<'a> {
             key,
             short: super::WordIds::new(key),
             long: None,
+            recent: Vec::new(),
             distinct: Vec::with_capacity(room),
             ids: Vec::with_capacity(n),
             last: (&[], 0),
@@ -465,7 +470,7 @@ impl<'a> Distinct<'a> {
             Short(u64, usize),
             Long(u64, Option<usize>),
         }
-        let Distinct { n, room, key, short, long, distinct, ids, last, bytes } = self;
+        let Distinct { n, room, key, short, long, recent, distinct, ids, last, bytes } = self;
         let (n, key) = (*n, *key);
         let give_up = n / 2 + 16;
         // Whether a long value is the last one (its last word compared first:
@@ -532,14 +537,29 @@ impl<'a> Distinct<'a> {
                     } else {
                         shorts = 0;
                         if !is_last(v, last.0) {
-                            let h = key.long(v);
-                            let found = match &long {
-                                Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
-                                None => break (v, New::Long(h, None)),
-                            };
-                            match found {
-                                Ok(id) => *last = (v, id),
-                                Err(at) => break (v, New::Long(h, Some(at))),
+                            // The index the value's slot of `recent` holds,
+                            // if it is the value's; else its hash looked up.
+                            let at = recent_slot(v);
+                            let cached = recent.get(at).and_then(|&id| distinct.get(id as usize).map(|&d| (d, id)));
+                            match cached.filter(|&(d, _)| Long(d) == Long(v)) {
+                                Some((_, id)) => *last = (v, id),
+                                None => {
+                                    let h = key.long(v);
+                                    let found = match &long {
+                                        Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
+                                        None => break (v, New::Long(h, None)),
+                                    };
+                                    match found {
+                                        Ok(id) => {
+                                            *last = (v, id);
+                                            if recent.is_empty() {
+                                                recent.resize(RECENT, u64::MAX);
+                                            }
+                                            recent[at] = id;
+                                        }
+                                        Err(at) => break (v, New::Long(h, Some(at))),
+                                    }
+                                }
                             }
                         }
                         last.1
@@ -635,6 +655,20 @@ fn short_bytes(v: &[u8]) -> u64 {
     } else {
         0
     }
+}
+
+/// How many slots [`Distinct`] keeps of long values found lately.
+const RECENT: usize = 256;
+
+/// A long value's slot among [`RECENT`]: its length and its first and last
+/// words, mixed by one multiplication, so that a column's few long values
+/// are found again by their own slot without being hashed whole and
+/// looked up. (Not keyed: values made to share a slot only miss it, and
+/// are then looked up by their keyed hash.)
+#[inline]
+fn recent_slot(v: &[u8]) -> usize {
+    let w = Long(v).word(0) ^ Long(v).word(v.len() - 8).rotate_left(29) ^ v.len() as u64;
+    (w.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.trailing_zeros())) as usize
 }
 
 struct Dict<'a, 'v> {
