@@ -1761,6 +1761,38 @@ mod tests {
         Some((distinct, ids))
     }
 
+    /// Long values that share their length and their first and last words
+    /// (so [`recent_slot`]'s slot) and differ between them, or share a
+    /// slot by chance among many, repeating in any order: each takes its
+    /// own index, not the one a value sharing its slot left there.
+    #[test]
+    fn long_values_sharing_a_recent_slot_keep_their_indices() {
+        let mut next = crate::columnar::lcg(23, 20);
+        for round in 0..200 {
+            let n = [40, 300, 3000][round % 3];
+            let kinds = 1 + next() % [4, 40, 600][round % 3];
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let k = next() % kinds;
+                    match round % 2 {
+                        // "AAAAAAAA" k "ZZZZZZZZ", of one length.
+                        0 => [&b"AAAAAAAA"[..], format!("{k:04}").as_bytes(), b"ZZZZZZZZ"].concat(),
+                        // Of lengths 8 to 40.
+                        _ => (0..8 + k % 33).map(|i| (k >> (i % 9)) as u8 ^ i as u8).collect(),
+                    }
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let general = distinct_of(&slices[..]);
+            assert_eq!(general, distinct_reference(&slices), "round {round}");
+            let (text, ends) = joined(&slices);
+            assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
+        }
+        // The first kind's values do share a slot.
+        let (a, b) = (b"AAAAAAAA0001ZZZZZZZZ", b"AAAAAAAA0002ZZZZZZZZ");
+        assert_eq!(recent_slot(a), recent_slot(b));
+    }
+
     #[test]
     fn the_joined_dictionary_is_the_general_ones() {
         let mut next = crate::columnar::lcg(17, 20);
