@@ -404,8 +404,9 @@ struct Distinct<'a> {
     short: super::WordIds,
     long: Option<super::HashIds>,
     /// The index of a long value found in `long` lately, by
-    /// [`recent_slot`] (none until one is: `RECENT` slots then, `u64::MAX`
-    /// where none was), checked against the value before it is taken.
+    /// [`recent_slot`] (none until one is: `RECENT` slots then, made as
+    /// zeros), checked against the value before it is taken (a slot where
+    /// none was points at the first value, which the check rules out).
     recent: Vec<u64>,
     distinct: Vec<&'a [u8]>,
     ids: Vec<u64>,
@@ -553,7 +554,7 @@ impl<'a> Distinct<'a> {
                                         Ok(id) => {
                                             *last = (v, id);
                                             if recent.is_empty() {
-                                                recent.resize(RECENT, u64::MAX);
+                                                *recent = vec![0; RECENT];
                                             }
                                             recent[at] = id;
                                         }
@@ -658,7 +659,7 @@ fn short_bytes(v: &[u8]) -> u64 {
 }
 
 /// How many slots [`Distinct`] keeps of long values found lately.
-const RECENT: usize = 256;
+const RECENT: usize = 1024;
 
 /// A long value's slot among [`RECENT`]: its length and its first and last
 /// words, mixed by one multiplication, so that a column's few long values
