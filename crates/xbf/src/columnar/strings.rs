@@ -404,9 +404,10 @@ struct Distinct<'a> {
     short: super::WordIds,
     long: Option<super::HashIds>,
     /// The index of a long value found in `long` lately, by
-    /// [`recent_slot`] (none until one is: `RECENT` slots then, made as
-    /// zeros), checked against the value before it is taken (a slot where
-    /// none was points at the first value, which the check rules out).
+    /// [`recent_slot`] (none until one is found where half the values so
+    /// far were repeats: `RECENT` slots then, made as zeros), checked
+    /// against the value before it is taken (a slot where none was points
+    /// at the first value, which the check rules out).
     recent: Vec<u64>,
     distinct: Vec<&'a [u8]>,
     ids: Vec<u64>,
@@ -540,8 +541,10 @@ impl<'a> Distinct<'a> {
                         if !is_last(v, last.0) {
                             // The index the value's slot of `recent` holds,
                             // if it is the value's; else its hash looked up.
-                            let at = recent_slot(v);
-                            let cached = recent.get(at).and_then(|&id| distinct.get(id as usize).map(|&d| (d, id)));
+                            let at = (!recent.is_empty()).then(|| recent_slot(v));
+                            let cached = at
+                                .and_then(|at| recent.get(at))
+                                .and_then(|&id| distinct.get(id as usize).map(|&d| (d, id)));
                             match cached.filter(|&(d, _)| Long(d) == Long(v)) {
                                 Some((_, id)) => *last = (v, id),
                                 None => {
@@ -553,10 +556,19 @@ impl<'a> Distinct<'a> {
                                     match found {
                                         Ok(id) => {
                                             *last = (v, id);
-                                            if recent.is_empty() {
-                                                *recent = vec![0; RECENT];
+                                            match at {
+                                                Some(at) => recent[at] = id,
+                                                // Made once half the values so far
+                                                // were repeats (in a column of
+                                                // mostly new values a slot would
+                                                // mostly miss, and the slots cost
+                                                // more to clear than they save).
+                                                None if distinct.len() * 2 <= ids.len() => {
+                                                    *recent = vec![0; RECENT];
+                                                    recent[recent_slot(v)] = id;
+                                                }
+                                                None => {}
                                             }
-                                            recent[at] = id;
                                         }
                                         Err(at) => break (v, New::Long(h, Some(at))),
                                     }
