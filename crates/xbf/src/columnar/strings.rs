@@ -587,6 +587,9 @@ impl<'a> Distinct<'a> {
                         let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
                         table.add_at(at, h, next);
                         *last = (v, next);
+                        if !recent.is_empty() {
+                            recent[recent_slot(v)] = next;
+                        }
                     }
                 }
                 // The new value, and the values after it, added where new,
@@ -618,6 +621,9 @@ impl<'a> Distinct<'a> {
                             let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
                             let id = found.unwrap_or_else(|at| {
                                 table.add_at(at, h, next);
+                                if !recent.is_empty() {
+                                    recent[recent_slot(v)] = next;
+                                }
                                 next
                             });
                             *last = (v, id);
