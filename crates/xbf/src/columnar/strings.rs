@@ -403,7 +403,7 @@ struct Distinct<'a> {
     key: super::FastHash,
     short: super::WordIds,
     long: Option<super::HashIds>,
-    /// The index of a long value found in `long` lately, by
+    /// The index of a long value found in `long` or added to it lately, by
     /// [`recent_slot`] (none until one is found where half the values so
     /// far were repeats: `RECENT` slots then, made as zeros), checked
     /// against the value before it is taken (a slot where none was points
