@@ -676,7 +676,7 @@ fn short_bytes(v: &[u8]) -> u64 {
     }
 }
 
-/// How many slots [`Distinct`] keeps of long values found lately.
+/// How many slots [`Distinct`] keeps of long values found or added lately.
 const RECENT: usize = 1024;
 
 /// A long value's slot among [`RECENT`]: its length and its first and last
