@@ -403,6 +403,12 @@ struct Distinct<'a> {
     key: super::FastHash,
     short: super::WordIds,
     long: Option<super::HashIds>,
+    /// The index of a long value found in `long` or added to it lately, by
+    /// [`recent_slot`] (none until one is found where half the values so
+    /// far were repeats: `RECENT` slots then, made as zeros), checked
+    /// against the value before it is taken (a slot where none was points
+    /// at the first value, which the check rules out).
+    recent: Vec<u64>,
     distinct: Vec<&'a [u8]>,
     ids: Vec<u64>,
     /// The last long value and its index.
@@ -421,6 +427,7 @@ impl<'a> Distinct<'a> {
             key,
             short: super::WordIds::new(key),
             long: None,
+            recent: Vec::new(),
             distinct: Vec::with_capacity(room),
             ids: Vec::with_capacity(n),
             last: (&[], 0),
@@ -465,7 +472,7 @@ impl<'a> Distinct<'a> {
             Short(u64, usize),
             Long(u64, Option<usize>),
         }
-        let Distinct { n, room, key, short, long, distinct, ids, last, bytes } = self;
+        let Distinct { n, room, key, short, long, recent, distinct, ids, last, bytes } = self;
         let (n, key) = (*n, *key);
         let give_up = n / 2 + 16;
         // Whether a long value is the last one (its last word compared first:
@@ -532,14 +539,40 @@ impl<'a> Distinct<'a> {
                     } else {
                         shorts = 0;
                         if !is_last(v, last.0) {
-                            let h = key.long(v);
-                            let found = match &long {
-                                Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
-                                None => break (v, New::Long(h, None)),
-                            };
-                            match found {
-                                Ok(id) => *last = (v, id),
-                                Err(at) => break (v, New::Long(h, Some(at))),
+                            // The index the value's slot of `recent` holds,
+                            // if it is the value's; else its hash looked up.
+                            let at = (!recent.is_empty()).then(|| recent_slot(v));
+                            let cached = at
+                                .and_then(|at| recent.get(at))
+                                .and_then(|&id| distinct.get(id as usize).map(|&d| (d, id)));
+                            match cached.filter(|&(d, _)| Long(d) == Long(v)) {
+                                Some((_, id)) => *last = (v, id),
+                                None => {
+                                    let h = key.long(v);
+                                    let found = match &long {
+                                        Some(table) => table.find(h, |id| Long(distinct[id as usize]) == Long(v)),
+                                        None => break (v, New::Long(h, None)),
+                                    };
+                                    match found {
+                                        Ok(id) => {
+                                            *last = (v, id);
+                                            match at {
+                                                Some(at) => recent[at] = id,
+                                                // Made once half the values so far
+                                                // were repeats (in a column of
+                                                // mostly new values a slot would
+                                                // mostly miss, and the slots cost
+                                                // more to clear than they save).
+                                                None if distinct.len() * 2 <= ids.len() => {
+                                                    *recent = vec![0; RECENT];
+                                                    recent[recent_slot(v)] = id;
+                                                }
+                                                None => {}
+                                            }
+                                        }
+                                        Err(at) => break (v, New::Long(h, Some(at))),
+                                    }
+                                }
                             }
                         }
                         last.1
@@ -554,6 +587,9 @@ impl<'a> Distinct<'a> {
                         let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
                         table.add_at(at, h, next);
                         *last = (v, next);
+                        if !recent.is_empty() {
+                            recent[recent_slot(v)] = next;
+                        }
                     }
                 }
                 // The new value, and the values after it, added where new,
@@ -585,6 +621,9 @@ impl<'a> Distinct<'a> {
                             let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
                             let id = found.unwrap_or_else(|at| {
                                 table.add_at(at, h, next);
+                                if !recent.is_empty() {
+                                    recent[recent_slot(v)] = next;
+                                }
                                 next
                             });
                             *last = (v, id);
@@ -635,6 +674,20 @@ fn short_bytes(v: &[u8]) -> u64 {
     } else {
         0
     }
+}
+
+/// How many slots [`Distinct`] keeps of long values found or added lately.
+const RECENT: usize = 1024;
+
+/// A long value's slot among [`RECENT`]: its length and its first and last
+/// words, mixed by one multiplication, so that a column's few long values
+/// are found again by their own slot without being hashed whole and
+/// looked up. (Not keyed: values made to share a slot only miss it, and
+/// are then looked up by their keyed hash.)
+#[inline]
+fn recent_slot(v: &[u8]) -> usize {
+    let w = Long(v).word(0) ^ Long(v).word(v.len() - 8).rotate_left(29) ^ v.len() as u64;
+    (w.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.trailing_zeros())) as usize
 }
 
 struct Dict<'a, 'v> {
@@ -1725,6 +1778,38 @@ mod tests {
             }
         }
         Some((distinct, ids))
+    }
+
+    /// Long values that share their length and their first and last words
+    /// (so [`recent_slot`]'s slot) and differ between them, or share a
+    /// slot by chance among many, repeating in any order: each takes its
+    /// own index, not the one a value sharing its slot left there.
+    #[test]
+    fn long_values_sharing_a_recent_slot_keep_their_indices() {
+        let mut next = crate::columnar::lcg(23, 20);
+        for round in 0..200 {
+            let n = [40, 300, 3000][round % 3];
+            let kinds = 1 + next() % [4, 40, 600][round % 3];
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let k = next() % kinds;
+                    match round % 2 {
+                        // "AAAAAAAA" k "ZZZZZZZZ", of one length.
+                        0 => [&b"AAAAAAAA"[..], format!("{k:04}").as_bytes(), b"ZZZZZZZZ"].concat(),
+                        // Of lengths 8 to 40.
+                        _ => (0..8 + k % 33).map(|i| (k >> (i % 9)) as u8 ^ i as u8).collect(),
+                    }
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let general = distinct_of(&slices[..]);
+            assert_eq!(general, distinct_reference(&slices), "round {round}");
+            let (text, ends) = joined(&slices);
+            assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
+        }
+        // The first kind's values do share a slot.
+        let (a, b) = (b"AAAAAAAA0001ZZZZZZZZ", b"AAAAAAAA0002ZZZZZZZZ");
+        assert_eq!(recent_slot(a), recent_slot(b));
     }
 
     #[test]
