@@ -8,8 +8,6 @@ use pyo3::Borrowed;
 
 use xbf::infer::Ints;
 
-use std::mem::MaybeUninit;
-
 use crate::infer::Shape;
 use crate::learned::ColumnKinds;
 use crate::pyobj::compact_ascii;
@@ -420,18 +418,18 @@ impl RawColumn {
                 self.reserve_text(left - r, room < 32 * n);
             }
             // Room for `n` strings of up to 32 bytes: string `k` starts at
-            // most `32 * k` bytes in, and `copy_short` writes 32 bytes.
+            // most `32 * k` bytes in, and `copy_str` writes up to 32 bytes.
             self.text.reserve(32 * n);
             self.ends.reserve(n);
             if MIXED {
                 self.kinds.reserve(n);
             }
-            // The room not yet written: each string's window is its first 32
-            // bytes, then it starts past the string (a window that is there
-            // for each of the `n` strings: `e` strings of at most 32 bytes
-            // leave at least `32 * (n - e)`; one test a string, where the
-            // window `text[at..at + 32]` tested its start and its end).
-            let mut rest = &mut self.text.spare_capacity_mut()[..32 * n];
+            // The room not yet written, `32 * n` bytes: string `k` (of at
+            // most 32 bytes, as each before it) starts at most `32 * k`
+            // bytes in, so its 32-byte window is inside (`k < n`), with no
+            // test a string (`first_chunk_mut` of the room left tested it,
+            // and the room left was a third changing variable).
+            let room = self.text.spare_capacity_mut()[..32 * n].as_mut_ptr().cast::<u8>();
             let ends = &mut self.ends.spare_capacity_mut()[..n];
             let kinds = if MIXED { &mut self.kinds.spare_capacity_mut()[..n] } else { &mut [] };
             // `k` values read, `e` strings among them (`k` itself where no
@@ -447,14 +445,18 @@ impl RawColumn {
                     continue;
                 }
                 // SAFETY: the caller's contract (a live value, unchanged).
-                let Some(s) = (unsafe { compact_ascii(v) }) else { break };
-                if s.len() > 32 {
+                let Some((s, len)) = (unsafe { compact_ascii(v) }) else { break };
+                if len > 32 {
                     break;
                 }
-                let Some(dst) = rest.first_chunk_mut::<32>() else { break };
-                copy_short(dst, s);
-                rest = &mut std::mem::take(&mut rest)[s.len()..];
-                at += s.len();
+                debug_assert!(at + 32 <= 32 * n, "string {k} of {n} at {at}");
+                // SAFETY: `room[at..at + 32]` is inside the room (above) and
+                // written by nothing else; `s` is a compact-ASCII str's `len`
+                // characters, after its object's header, from the object's
+                // pointer (`compact_ascii`), alive and unchanged (the caller's
+                // contract).
+                unsafe { copy_str(room.add(at), s, len) };
+                at += len;
                 ends[if MIXED { e } else { k }].write(text_len + at);
                 e += 1;
                 if MIXED {
@@ -463,8 +465,8 @@ impl RawColumn {
                 k += 1;
             }
             // SAFETY: the first `at` bytes of the text's spare capacity were
-            // written (`copy_short` writes each string's bytes, one after
-            // the other, within the room reserved), the first `e` ends, and
+            // written (`copy_str` writes each string's bytes, one after the
+            // other, within the room reserved), the first `e` ends, and
             // (`MIXED`) the first `k` kinds.
             unsafe {
                 self.text.set_len(text_len + at);
@@ -705,41 +707,46 @@ unsafe fn value_float(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<f64
 /// room it asks of the text at once is 32 bytes a string.
 const STR_RUN: usize = 64;
 
-/// Writes `s` (at most 32 bytes) at the start of `dst`: every byte of
-/// `dst[..s.len()]` (those after it with anything). Two pieces of a constant
-/// size (16, 8, 4 or 2 bytes; one byte alone), the first at the start and
-/// the second ending at the string's end, overlapping where the string is
-/// shorter than both: no loop, no `memcpy` call, one branch on the length's
-/// size class (as `raw::write_short`, which shifts the second piece instead
-/// of storing it at a variable place, for a `Vec`'s spare room whose end it
-/// may not pass).
+/// Writes the `len` bytes at `p`, the characters of a compact-ASCII str of
+/// at most 32 bytes ([`compact_ascii`]), at `dst`: every byte of
+/// `dst[..len]` (those after it, up to 32 bytes, with anything). A string of
+/// at most 8 bytes (most codes, states, short names) is one load of the 8
+/// bytes that end where it ends, shifted down by the bytes before it, and
+/// one store: one branch where pieces of a size class each (16, 8, 4, 2
+/// bytes, the first at the start and the second ending at the string's end)
+/// took up to four (a 2- or 3-byte string passed the tests for all four) and
+/// two loads and stores. Longer strings as two such pieces of 8 or 16 bytes.
+///
+/// # Safety
+///
+/// `dst` is valid for writes of 32 bytes; `p` is where the characters of a
+/// str object start as [`compact_ascii`] gives them: right after the
+/// object's header, with the object's provenance, the 8 bytes before them
+/// (the header's) and the `len` from `p` readable, and `len <= 32`.
 #[inline(always)]
-fn copy_short(dst: &mut [MaybeUninit<u8>; 32], s: &[u8]) {
-    /// `dst[at..at + N] = s[at..at + N]`, as one load and one store.
-    #[inline(always)]
-    fn piece<const N: usize>(dst: &mut [MaybeUninit<u8>; 32], s: &[u8], at: usize) {
-        let bytes: [u8; N] = s[at..at + N].try_into().expect("N bytes");
-        let dst: &mut [MaybeUninit<u8>; N] = (&mut dst[at..at + N]).try_into().expect("N bytes");
-        // SAFETY: `dst` is N bytes valid for writes (a unique reference to
-        // them), and `[u8; N]` has the layout of `[MaybeUninit<u8>; N]`
-        // (alignment 1): a store of N initialised bytes into them.
-        unsafe { dst.as_mut_ptr().cast::<[u8; N]>().write(bytes) }
-    }
-    let len = s.len();
-    if len >= 16 {
-        piece::<16>(dst, s, 0);
-        piece::<16>(dst, s, len - 16);
-    } else if len >= 8 {
-        piece::<8>(dst, s, 0);
-        piece::<8>(dst, s, len - 8);
-    } else if len >= 4 {
-        piece::<4>(dst, s, 0);
-        piece::<4>(dst, s, len - 4);
-    } else if len >= 2 {
-        piece::<2>(dst, s, 0);
-        piece::<2>(dst, s, len - 2);
-    } else if len == 1 {
-        dst[0] = MaybeUninit::new(s[0]);
+unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) {
+    debug_assert!(len <= 32);
+    // SAFETY (each block): the caller's contract. Reads stay inside the str
+    // object: from `p + len - 8 >= p - 8` (the header's last 8 bytes) for a
+    // short string, and in `p[..len]` for the pieces of a longer one; writes
+    // stay in `dst[..32]`.
+    unsafe {
+        if len <= 8 {
+            // The 8 bytes ending at the string's end: the string is their last
+            // `len` bytes (the most significant, little-endian), and those
+            // before it the header's, shifted out. A shift of 64 (the empty
+            // string) is a shift of 0 to `wrapping_shr`: 8 bytes of the
+            // header, none of them counted.
+            let w = u64::from_le_bytes(p.add(len).sub(8).cast::<[u8; 8]>().read_unaligned());
+            let w = w.wrapping_shr(64 - 8 * len as u32);
+            dst.cast::<[u8; 8]>().write_unaligned(w.to_le_bytes());
+        } else if len <= 16 {
+            dst.cast::<[u8; 8]>().write_unaligned(p.cast::<[u8; 8]>().read_unaligned());
+            dst.add(len - 8).cast::<[u8; 8]>().write_unaligned(p.add(len - 8).cast::<[u8; 8]>().read_unaligned());
+        } else {
+            dst.cast::<[u8; 16]>().write_unaligned(p.cast::<[u8; 16]>().read_unaligned());
+            dst.add(len - 16).cast::<[u8; 16]>().write_unaligned(p.add(len - 16).cast::<[u8; 16]>().read_unaligned());
+        }
     }
 }
 
@@ -856,19 +863,23 @@ mod tests {
         }
     }
 
-    /// `copy_short` writes every byte of the string, at every length up to
-    /// 32, over any bytes already there.
+    /// `copy_str` writes every byte of the string, at every length up to 32,
+    /// over any bytes already there, whatever the 8 bytes before the string
+    /// (a str's header, which a short string's load takes and shifts out).
     #[test]
-    fn copy_short_copies_every_length() {
-        use std::mem::MaybeUninit;
+    fn copy_str_copies_every_length() {
         let src: Vec<u8> = (0..32u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
-        for len in 0..=32 {
-            for s in [&src[..len], &src[32 - len..]] {
-                let mut dst = [MaybeUninit::new(0xeeu8); 32];
-                super::copy_short(&mut dst, s);
-                // SAFETY: every byte of `dst` was initialised (0xee, then the copy).
-                let got: Vec<u8> = dst[..len].iter().map(|b| unsafe { b.assume_init() }).collect();
-                assert_eq!(got, s, "length {len}");
+        for head in [[0u8; 8], [0xff; 8], *b"headbyte"] {
+            for len in 0..=32 {
+                for s in [&src[..len], &src[32 - len..]] {
+                    // The string right after 8 bytes of "header", as in a str object.
+                    let obj: Vec<u8> = head.iter().chain(s).copied().collect();
+                    let mut dst = [0xeeu8; 32];
+                    // SAFETY: `dst` is 32 bytes; the string (at most 32 bytes)
+                    // follows 8 readable bytes of the same buffer.
+                    unsafe { super::copy_str(dst.as_mut_ptr(), obj.as_ptr().add(8), len) };
+                    assert_eq!(&dst[..len], s, "length {len}, header {head:?}");
+                }
             }
         }
     }
