@@ -11,7 +11,7 @@ use xbf::infer::Ints;
 use crate::infer::Shape;
 use crate::learned::ColumnKinds;
 use crate::pyobj::compact_ascii;
-use crate::raw::{append_short, long_value, small_int, str_bytes, DictEntries, Long};
+use crate::raw::{append_short, long_value, small_int, str_bytes, Long, StrEntries};
 
 /// The kind of each value of a key of the records, as it was read: the
 /// type is known only once every record was read (an int column may turn
@@ -295,7 +295,7 @@ impl RawColumn {
     ///
     /// Each entry of `batch` is that of a live dict whose table is str keyed
     /// with more than `j` entries, entry `j`'s value non-null, and
-    /// [`DictEntries::of`]'s contract holds for all of them: no Python code
+    /// [`DictEntries::of`](crate::raw::DictEntries::of)'s contract holds for all of them: no Python code
     /// runs and no Python object is made while entries are read (`push`
     /// runs none, and makes one only where it fails: an exception object,
     /// after which this returns `false` at once and reads no entry again).
@@ -303,14 +303,14 @@ impl RawColumn {
     pub(super) unsafe fn push_entries(
         &mut self,
         py: Python<'_>,
-        batch: &[DictEntries],
+        batch: &[StrEntries],
         j: usize,
         (i, n, small_ints): (usize, usize, bool),
     ) -> bool {
         debug_assert_eq!(self.len, i, "record {i} follows one that had the key");
         // SAFETY: the caller's contract: entry `j` of each table, a live
         // value (non-null) the dict holds, unchanged during the call.
-        let value_ptr = |r: usize| unsafe { batch[r].get_str_keyed(j).1 };
+        let value_ptr = |r: usize| unsafe { batch[r].get(j).1 };
         // SAFETY: as above (non-null: a live entry's value).
         let value = |r: usize| unsafe { Borrowed::from_ptr(py, value_ptr(r)) };
         let end = batch.len();
@@ -430,11 +430,18 @@ impl RawColumn {
             // test a string (`first_chunk_mut` of the room left tested it,
             // and the room left was a third changing variable).
             let room = self.text.spare_capacity_mut()[..32 * n].as_mut_ptr().cast::<u8>();
+            // The room's place for the text's byte `end` (`room` at `text_len`):
+            // each string written at the text's end so far, which is its end
+            // to write (one variable where two were kept, the room's offset and
+            // the end). An address below the room (`wrapping_sub`), never used
+            // but offset back into it.
+            let base = room.wrapping_sub(text_len);
+            let at_end = |end: usize| base.wrapping_add(end);
             let ends = &mut self.ends.spare_capacity_mut()[..n];
             let kinds = if MIXED { &mut self.kinds.spare_capacity_mut()[..n] } else { &mut [] };
             // `k` values read, `e` strings among them (`k` itself where no
             // None is taken: its end's index then tested by the loop's).
-            let (mut at, mut k, mut e) = (0, 0, 0);
+            let (mut end, mut k, mut e) = (text_len, 0, 0);
             while k < n {
                 // SAFETY: the caller's contract (`k < n == run.len()`).
                 let v = unsafe { run.value(k) };
@@ -449,27 +456,27 @@ impl RawColumn {
                 if len > 32 {
                     break;
                 }
-                debug_assert!(at + 32 <= 32 * n, "string {k} of {n} at {at}");
-                // SAFETY: `room[at..at + 32]` is inside the room (above) and
+                debug_assert!(end - text_len + 32 <= 32 * n, "string {k} of {n} at {end}");
+                // SAFETY: `room[end - text_len..][..32]` is inside the room (above) and
                 // written by nothing else; `s` is a compact-ASCII str's `len`
                 // characters, after its object's header, from the object's
                 // pointer (`compact_ascii`), alive and unchanged (the caller's
                 // contract).
-                unsafe { copy_str(room.add(at), s, len) };
-                at += len;
-                ends[if MIXED { e } else { k }].write(text_len + at);
+                unsafe { copy_str(at_end(end), s, len) };
+                end += len;
+                ends[if MIXED { e } else { k }].write(end);
                 e += 1;
                 if MIXED {
                     kinds[k].write(K_STR);
                 }
                 k += 1;
             }
-            // SAFETY: the first `at` bytes of the text's spare capacity were
-            // written (`copy_str` writes each string's bytes, one after the
+            // SAFETY: the text's spare capacity was written up to byte `end`
+            // (`copy_str` writes each string's bytes, one after the
             // other, within the room reserved), the first `e` ends, and
             // (`MIXED`) the first `k` kinds.
             unsafe {
-                self.text.set_len(text_len + at);
+                self.text.set_len(end);
                 self.ends.set_len(ends_len + e);
                 if MIXED {
                     self.kinds.set_len(kinds_len + k);
@@ -627,7 +634,7 @@ unsafe fn run_into<T>(
 /// loop bounded by the run's length has no bounds test a value.
 #[derive(Clone, Copy)]
 struct Rows<'b> {
-    rows: &'b [DictEntries],
+    rows: &'b [StrEntries],
     j: usize,
 }
 
@@ -651,13 +658,13 @@ impl<'b> Rows<'b> {
     ///
     /// `k < self.len()`, and each of `rows` is the entries of a live dict
     /// whose table is str keyed with more than `j` entries, entry `j`'s
-    /// value non-null, read under [`DictEntries::of`]'s contract (the
+    /// value non-null, read under [`DictEntries::of`](crate::raw::DictEntries::of)'s contract (the
     /// value, a live object the dict holds, stays alive and unchanged while
     /// it is used: no Python code runs, no Python object is made).
     #[inline(always)]
     unsafe fn value(&self, k: usize) -> *mut pyo3::ffi::PyObject {
         // SAFETY: the caller's contract.
-        unsafe { self.rows[k].get_str_keyed(self.j).1 }
+        unsafe { self.rows[k].get(self.j).1 }
     }
 }
 
