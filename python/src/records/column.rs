@@ -464,7 +464,15 @@ impl RawColumn {
                 // contract).
                 unsafe { copy_str(at_end(end), s, len) };
                 end += len;
-                ends[if MIXED { e } else { k }].write(end);
+                if MIXED {
+                    debug_assert!(e <= k && k < n);
+                    // SAFETY: `e <= k < n == ends.len()` (`e` strings among
+                    // the `k` values before this one); the index test the
+                    // compiler could not drop, a value.
+                    unsafe { ends.get_unchecked_mut(e) }.write(end);
+                } else {
+                    ends[k].write(end);
+                }
                 e += 1;
                 if MIXED {
                     kinds[k].write(K_STR);
@@ -605,7 +613,11 @@ unsafe fn run_into<T>(
             if v == none {
                 ks[k].write(K_NULL);
             } else if let Some(x) = take(v) {
-                vals[m].write(x);
+                debug_assert!(m <= k && k < n);
+                // SAFETY: `m <= k < n == vals.len()` (`m` values among the
+                // `k` read before this one); the index test the compiler
+                // could not drop, a value.
+                unsafe { vals.get_unchecked_mut(m) }.write(x);
                 m += 1;
                 ks[k].write(kind);
             } else {
