@@ -745,10 +745,10 @@ const STR_RUN: usize = 64;
 #[inline(always)]
 unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) {
     debug_assert!(len <= 32);
-    // SAFETY (each block): the caller's contract. Reads stay inside the str
-    // object: from `p + len - 8 >= p - 8` (the header's last 8 bytes) for a
-    // short string, and in `p[..len]` for the pieces of a longer one; writes
-    // stay in `dst[..32]`.
+    // SAFETY: the caller's contract. Reads stay inside the str object: from
+    // `p + len - 8 >= p - 8` (the header's last 8 bytes) for a short string,
+    // and in `p[..len]` for the pieces of a longer one; writes stay in
+    // `dst[..32]`.
     unsafe {
         if len <= 8 {
             // The 8 bytes ending at the string's end: the string is their last
