@@ -38,13 +38,14 @@
 //!
 //! The crate is safe PyO3 except for raw `pyo3::ffi` calls in [`raw`] that
 //! measured faster than their safe equivalents (`dict_next` and
-//! `dict_next_borrowed`: `PyDict_Next`; `DictEntries` (`of`, `get`, `get_str_keyed`): a dict's combined
-//! table read in place; `list_item`: a list's items borrowed; `dict_set`:
+//! `dict_next_borrowed`: `PyDict_Next`; `DictEntries` (`of`, `get`, `get_str_keyed`, `str_keyed_of`) and
+//! `StrEntries`: a dict's combined table read in place; `list_item`: a list's items borrowed; `dict_set`:
 //! `PyDict_SetItem`; `long_value`: `PyLong_AsLongLongAndOverflow`;
 //! `small_int`: compact ints read in place; `str_bytes`: compact ASCII strs
 //! read in place; `new_str`; `object_new`), and in `records` (`gather`'s walks over dicts read in place;
-//! `column::RawColumn::str_run`: strings copied into reserved room, with `pyobj::compact_ascii`, an exact
-//! str's ASCII bytes read from its header); each block states why it is sound, and
+//! `column::RawColumn::str_run`: strings copied into reserved room (`column::copy_str`, whose load of a
+//! short string may take the end of the str's header), with `pyobj::compact_ascii`, an exact str's ASCII
+//! bytes read from its header; `run_into`: values written into reserved room); each block states why it is sound, and
 //! python/UNSAFE.md has the measurements. Miri cannot run this
 //! crate, as every path goes through CPython's C API; it is checked instead
 //! by the pytest suite run on a debug-checked interpreter

@@ -57,19 +57,23 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().qualname().map(|s| s.to_string()).unwrap_or_else(|_| "?".into())
 }
 
-/// The characters of `s` when it is an exact str stored compact ASCII (the
-/// usual str of JSON and CSV values: its bytes are its UTF-8, right after
-/// the object's header, as orjson reads them); `None` for anything else
-/// (other objects, str subclasses, other kinds of str), and always in the
-/// builds whose str layout is not known (abi3, PyPy, GraalPy). The caller's
-/// fast path for a run of strings; `raw::str_bytes` takes the others.
+/// Where the characters of `s` start and how many there are, when it is an
+/// exact str stored compact ASCII (the usual str of JSON and CSV values: its
+/// bytes are its UTF-8, right after the object's header, as orjson reads
+/// them); `None` for anything else (other objects, str subclasses, other
+/// kinds of str), and always in the builds whose str layout is not known
+/// (abi3, PyPy, GraalPy). The caller's fast path for a run of strings;
+/// `raw::str_bytes` takes the others. A pointer derived from `s` (the whole
+/// object's), not a slice: the header's 40 or more bytes before the
+/// characters may be read through it too (`records::column::copy_str`).
 ///
 /// # Safety
 ///
-/// The GIL is held and `s` is a live object that stays alive, and is not
-/// changed, for `'a` (a value a dict holds while no Python code runs).
+/// The GIL is held and `s` is a live object. The characters stay readable,
+/// and unchanged, while `s` stays alive and no Python code runs (a value a
+/// dict holds while no Python code runs).
 #[inline(always)]
-pub(crate) unsafe fn compact_ascii<'a>(s: *mut pyo3::ffi::PyObject) -> Option<&'a [u8]> {
+pub(crate) unsafe fn compact_ascii(s: *mut pyo3::ffi::PyObject) -> Option<(*const u8, usize)> {
     #[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)))]
     // SAFETY: `s` is a live object (the caller's contract), so its type can
     // be read; only an exact str (its type `PyUnicode_Type` itself) is read
@@ -79,13 +83,12 @@ pub(crate) unsafe fn compact_ascii<'a>(s: *mut pyo3::ffi::PyObject) -> Option<&'
     // valid UTF-8), stored right after the header, where
     // `_PyUnicode_COMPACT_DATA` points; `PyUnicode_GET_LENGTH` is their
     // number, so bytes. A str reachable from the caller's objects is not
-    // changed in place (CPython does that only to a str no one else holds),
-    // and the caller keeps it alive for `'a`.
+    // changed in place (CPython does that only to a str no one else holds).
     unsafe {
         use pyo3::ffi;
         if ffi::Py_TYPE(s) == std::ptr::addr_of_mut!(ffi::PyUnicode_Type) && ffi::PyUnicode_IS_COMPACT_ASCII(s) != 0 {
             let len = ffi::PyUnicode_GET_LENGTH(s) as usize;
-            return Some(std::slice::from_raw_parts(ffi::_PyUnicode_COMPACT_DATA(s) as *const u8, len));
+            return Some((ffi::_PyUnicode_COMPACT_DATA(s) as *const u8, len));
         }
     }
     #[cfg(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy))]

@@ -235,6 +235,86 @@ impl DictEntries {
     }
 }
 
+/// The entries of a table of str keys with none deleted, as a batch of
+/// records holds them ([`DictEntries::str_keyed_of`]): the first entry's
+/// key alone, the stride (2) known and the number of entries the caller's
+/// (the records' keys). A pointer a record, where a [`DictEntries`] was
+/// three: a batch's entries and a column's ends are then indexed alike.
+#[derive(Clone, Copy)]
+pub(crate) struct StrEntries {
+    first: *const *mut ffi::PyObject,
+}
+
+impl Default for StrEntries {
+    /// No table: a place in a batch not yet written (never read).
+    fn default() -> Self {
+        StrEntries { first: std::ptr::null() }
+    }
+}
+
+impl StrEntries {
+    /// Entry `i`'s key and value (non-null: no entry is deleted), as
+    /// pointers borrowed from the dict.
+    ///
+    /// # Safety
+    ///
+    /// `i` is below the table's number of entries (the `len` it was read
+    /// with), and the contract of [`DictEntries::of`] (no Python code run,
+    /// no Python object made since) holds.
+    #[inline(always)]
+    pub(crate) unsafe fn get(&self, i: usize) -> (*mut ffi::PyObject, *mut ffi::PyObject) {
+        // SAFETY: as `DictEntries::get_str_keyed` (the caller's contract).
+        unsafe {
+            let e = self.first.add(2 * i);
+            (*e, *e.add(1))
+        }
+    }
+}
+
+impl DictEntries {
+    /// The entries of `d` when, read in place as [`DictEntries::of`] reads
+    /// them, they are a table of str keys with exactly `len` entries; else
+    /// `None`. With `d.len() == len` (which the caller tests), none is
+    /// deleted. The tests of `of` and `str_keyed` and of the length, in one
+    /// function for the stride known (2): no stride worked out from the
+    /// table's kind.
+    ///
+    /// # Safety
+    ///
+    /// As [`DictEntries::of`].
+    #[inline(always)]
+    pub(crate) unsafe fn str_keyed_of(d: &Bound<'_, PyDict>, ok: bool, len: usize) -> Option<StrEntries> {
+        #[cfg(dict_entries_in_place)]
+        if ok {
+            let p = d.as_ptr().cast::<ffi::PyDictObject>();
+            // SAFETY: as in `of` (the caller's contract, the same layout);
+            // only a table of kind 1 (str keys: entries of two pointers, the
+            // key first) is read further.
+            unsafe {
+                if !(*p).ma_values.is_null() {
+                    return None;
+                }
+                let keys = (*p).ma_keys.cast::<DictKeysHead>();
+                if (*keys).dk_kind != 1 || (*keys).dk_nentries as usize != len {
+                    return None;
+                }
+                let entries =
+                    keys.cast::<u8>().add(std::mem::size_of::<DictKeysHead>() + (1 << (*keys).dk_log2_index_bytes));
+                return Some(StrEntries { first: entries.cast::<*mut ffi::PyObject>() });
+            }
+        }
+        let _ = (d, ok, len);
+        None
+    }
+
+    /// These entries as [`StrEntries`] (a table of str keys: `str_keyed`).
+    #[inline(always)]
+    pub(crate) fn str_entries(&self) -> StrEntries {
+        debug_assert!(self.str_keyed());
+        StrEntries { first: self.first }
+    }
+}
+
 /// Where the entries of a table of `len` str keys end, in bytes from the
 /// start of its keys object, for [`DictEntries::prefetch_table`]: the head,
 /// then the indices of the smallest table of 8 slots or more whose two

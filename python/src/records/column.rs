@@ -8,12 +8,10 @@ use pyo3::Borrowed;
 
 use xbf::infer::Ints;
 
-use std::mem::MaybeUninit;
-
 use crate::infer::Shape;
 use crate::learned::ColumnKinds;
 use crate::pyobj::compact_ascii;
-use crate::raw::{append_short, long_value, small_int, str_bytes, DictEntries, Long};
+use crate::raw::{append_short, long_value, small_int, str_bytes, Long, StrEntries};
 
 /// The kind of each value of a key of the records, as it was read: the
 /// type is known only once every record was read (an int column may turn
@@ -297,7 +295,7 @@ impl RawColumn {
     ///
     /// Each entry of `batch` is that of a live dict whose table is str keyed
     /// with more than `j` entries, entry `j`'s value non-null, and
-    /// [`DictEntries::of`]'s contract holds for all of them: no Python code
+    /// [`DictEntries::of`](crate::raw::DictEntries::of)'s contract holds for all of them: no Python code
     /// runs and no Python object is made while entries are read (`push`
     /// runs none, and makes one only where it fails: an exception object,
     /// after which this returns `false` at once and reads no entry again).
@@ -305,14 +303,14 @@ impl RawColumn {
     pub(super) unsafe fn push_entries(
         &mut self,
         py: Python<'_>,
-        batch: &[DictEntries],
+        batch: &[StrEntries],
         j: usize,
         (i, n, small_ints): (usize, usize, bool),
     ) -> bool {
         debug_assert_eq!(self.len, i, "record {i} follows one that had the key");
         // SAFETY: the caller's contract: entry `j` of each table, a live
         // value (non-null) the dict holds, unchanged during the call.
-        let value_ptr = |r: usize| unsafe { batch[r].get_str_keyed(j).1 };
+        let value_ptr = |r: usize| unsafe { batch[r].get(j).1 };
         // SAFETY: as above (non-null: a live entry's value).
         let value = |r: usize| unsafe { Borrowed::from_ptr(py, value_ptr(r)) };
         let end = batch.len();
@@ -420,23 +418,30 @@ impl RawColumn {
                 self.reserve_text(left - r, room < 32 * n);
             }
             // Room for `n` strings of up to 32 bytes: string `k` starts at
-            // most `32 * k` bytes in, and `copy_short` writes 32 bytes.
+            // most `32 * k` bytes in, and `copy_str` writes up to 32 bytes.
             self.text.reserve(32 * n);
             self.ends.reserve(n);
             if MIXED {
                 self.kinds.reserve(n);
             }
-            // The room not yet written: each string's window is its first 32
-            // bytes, then it starts past the string (a window that is there
-            // for each of the `n` strings: `e` strings of at most 32 bytes
-            // leave at least `32 * (n - e)`; one test a string, where the
-            // window `text[at..at + 32]` tested its start and its end).
-            let mut rest = &mut self.text.spare_capacity_mut()[..32 * n];
+            // The room not yet written, `32 * n` bytes: string `k` (of at
+            // most 32 bytes, as each before it) starts at most `32 * k`
+            // bytes in, so its 32-byte window is inside (`k < n`), with no
+            // test a string (`first_chunk_mut` of the room left tested it,
+            // and the room left was a third changing variable).
+            let room = self.text.spare_capacity_mut()[..32 * n].as_mut_ptr().cast::<u8>();
+            // The room's place for the text's byte `end` (`room` at `text_len`):
+            // each string written at the text's end so far, which is its end
+            // to write (one variable where two were kept, the room's offset and
+            // the end). An address below the room (`wrapping_sub`), never used
+            // but offset back into it.
+            let base = room.wrapping_sub(text_len);
+            let at_end = |end: usize| base.wrapping_add(end);
             let ends = &mut self.ends.spare_capacity_mut()[..n];
             let kinds = if MIXED { &mut self.kinds.spare_capacity_mut()[..n] } else { &mut [] };
             // `k` values read, `e` strings among them (`k` itself where no
             // None is taken: its end's index then tested by the loop's).
-            let (mut at, mut k, mut e) = (0, 0, 0);
+            let (mut end, mut k, mut e) = (text_len, 0, 0);
             while k < n {
                 // SAFETY: the caller's contract (`k < n == run.len()`).
                 let v = unsafe { run.value(k) };
@@ -447,27 +452,39 @@ impl RawColumn {
                     continue;
                 }
                 // SAFETY: the caller's contract (a live value, unchanged).
-                let Some(s) = (unsafe { compact_ascii(v) }) else { break };
-                if s.len() > 32 {
+                let Some((s, len)) = (unsafe { compact_ascii(v) }) else { break };
+                if len > 32 {
                     break;
                 }
-                let Some(dst) = rest.first_chunk_mut::<32>() else { break };
-                copy_short(dst, s);
-                rest = &mut std::mem::take(&mut rest)[s.len()..];
-                at += s.len();
-                ends[if MIXED { e } else { k }].write(text_len + at);
+                debug_assert!(end - text_len + 32 <= 32 * n, "string {k} of {n} at {end}");
+                // SAFETY: `room[end - text_len..][..32]` is inside the room (above) and
+                // written by nothing else; `s` is a compact-ASCII str's `len`
+                // characters, after its object's header, from the object's
+                // pointer (`compact_ascii`), alive and unchanged (the caller's
+                // contract).
+                unsafe { copy_str(at_end(end), s, len) };
+                end += len;
+                if MIXED {
+                    debug_assert!(e <= k && k < n);
+                    // SAFETY: `e <= k < n == ends.len()` (`e` strings among
+                    // the `k` values before this one); the index test the
+                    // compiler could not drop, a value.
+                    unsafe { ends.get_unchecked_mut(e) }.write(end);
+                } else {
+                    ends[k].write(end);
+                }
                 e += 1;
                 if MIXED {
                     kinds[k].write(K_STR);
                 }
                 k += 1;
             }
-            // SAFETY: the first `at` bytes of the text's spare capacity were
-            // written (`copy_short` writes each string's bytes, one after
-            // the other, within the room reserved), the first `e` ends, and
+            // SAFETY: the text's spare capacity was written up to byte `end`
+            // (`copy_str` writes each string's bytes, one after the
+            // other, within the room reserved), the first `e` ends, and
             // (`MIXED`) the first `k` kinds.
             unsafe {
-                self.text.set_len(text_len + at);
+                self.text.set_len(end);
                 self.ends.set_len(ends_len + e);
                 if MIXED {
                     self.kinds.set_len(kinds_len + k);
@@ -596,7 +613,11 @@ unsafe fn run_into<T>(
             if v == none {
                 ks[k].write(K_NULL);
             } else if let Some(x) = take(v) {
-                vals[m].write(x);
+                debug_assert!(m <= k && k < n);
+                // SAFETY: `m <= k < n == vals.len()` (`m` values among the
+                // `k` read before this one); the index test the compiler
+                // could not drop, a value.
+                unsafe { vals.get_unchecked_mut(m) }.write(x);
                 m += 1;
                 ks[k].write(kind);
             } else {
@@ -625,7 +646,7 @@ unsafe fn run_into<T>(
 /// loop bounded by the run's length has no bounds test a value.
 #[derive(Clone, Copy)]
 struct Rows<'b> {
-    rows: &'b [DictEntries],
+    rows: &'b [StrEntries],
     j: usize,
 }
 
@@ -649,13 +670,13 @@ impl<'b> Rows<'b> {
     ///
     /// `k < self.len()`, and each of `rows` is the entries of a live dict
     /// whose table is str keyed with more than `j` entries, entry `j`'s
-    /// value non-null, read under [`DictEntries::of`]'s contract (the
+    /// value non-null, read under [`DictEntries::of`](crate::raw::DictEntries::of)'s contract (the
     /// value, a live object the dict holds, stays alive and unchanged while
     /// it is used: no Python code runs, no Python object is made).
     #[inline(always)]
     unsafe fn value(&self, k: usize) -> *mut pyo3::ffi::PyObject {
         // SAFETY: the caller's contract.
-        unsafe { self.rows[k].get_str_keyed(self.j).1 }
+        unsafe { self.rows[k].get(self.j).1 }
     }
 }
 
@@ -705,41 +726,46 @@ unsafe fn value_float(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<f64
 /// room it asks of the text at once is 32 bytes a string.
 const STR_RUN: usize = 64;
 
-/// Writes `s` (at most 32 bytes) at the start of `dst`: every byte of
-/// `dst[..s.len()]` (those after it with anything). Two pieces of a constant
-/// size (16, 8, 4 or 2 bytes; one byte alone), the first at the start and
-/// the second ending at the string's end, overlapping where the string is
-/// shorter than both: no loop, no `memcpy` call, one branch on the length's
-/// size class (as `raw::write_short`, which shifts the second piece instead
-/// of storing it at a variable place, for a `Vec`'s spare room whose end it
-/// may not pass).
+/// Writes the `len` bytes at `p`, the characters of a compact-ASCII str of
+/// at most 32 bytes ([`compact_ascii`]), at `dst`: every byte of
+/// `dst[..len]` (those after it, up to 32 bytes, with anything). A string of
+/// at most 8 bytes (most codes, states, short names) is one load of the 8
+/// bytes that end where it ends, shifted down by the bytes before it, and
+/// one store: one branch where pieces of a size class each (16, 8, 4, 2
+/// bytes, the first at the start and the second ending at the string's end)
+/// took up to four (a 2- or 3-byte string passed the tests for all four) and
+/// two loads and stores. Longer strings as two such pieces of 8 or 16 bytes.
+///
+/// # Safety
+///
+/// `dst` is valid for writes of 32 bytes; `p` is where the characters of a
+/// str object start as [`compact_ascii`] gives them: right after the
+/// object's header, with the object's provenance, the 8 bytes before them
+/// (the header's) and the `len` from `p` readable, and `len <= 32`.
 #[inline(always)]
-fn copy_short(dst: &mut [MaybeUninit<u8>; 32], s: &[u8]) {
-    /// `dst[at..at + N] = s[at..at + N]`, as one load and one store.
-    #[inline(always)]
-    fn piece<const N: usize>(dst: &mut [MaybeUninit<u8>; 32], s: &[u8], at: usize) {
-        let bytes: [u8; N] = s[at..at + N].try_into().expect("N bytes");
-        let dst: &mut [MaybeUninit<u8>; N] = (&mut dst[at..at + N]).try_into().expect("N bytes");
-        // SAFETY: `dst` is N bytes valid for writes (a unique reference to
-        // them), and `[u8; N]` has the layout of `[MaybeUninit<u8>; N]`
-        // (alignment 1): a store of N initialised bytes into them.
-        unsafe { dst.as_mut_ptr().cast::<[u8; N]>().write(bytes) }
-    }
-    let len = s.len();
-    if len >= 16 {
-        piece::<16>(dst, s, 0);
-        piece::<16>(dst, s, len - 16);
-    } else if len >= 8 {
-        piece::<8>(dst, s, 0);
-        piece::<8>(dst, s, len - 8);
-    } else if len >= 4 {
-        piece::<4>(dst, s, 0);
-        piece::<4>(dst, s, len - 4);
-    } else if len >= 2 {
-        piece::<2>(dst, s, 0);
-        piece::<2>(dst, s, len - 2);
-    } else if len == 1 {
-        dst[0] = MaybeUninit::new(s[0]);
+unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) {
+    debug_assert!(len <= 32);
+    // SAFETY: the caller's contract. Reads stay inside the str object: from
+    // `p + len - 8 >= p - 8` (the header's last 8 bytes) for a short string,
+    // and in `p[..len]` for the pieces of a longer one; writes stay in
+    // `dst[..32]`.
+    unsafe {
+        if len <= 8 {
+            // The 8 bytes ending at the string's end: the string is their last
+            // `len` bytes (the most significant, little-endian), and those
+            // before it the header's, shifted out. A shift of 64 (the empty
+            // string) is a shift of 0 to `wrapping_shr`: 8 bytes of the
+            // header, none of them counted.
+            let w = u64::from_le_bytes(p.add(len).sub(8).cast::<[u8; 8]>().read_unaligned());
+            let w = w.wrapping_shr(64 - 8 * len as u32);
+            dst.cast::<[u8; 8]>().write_unaligned(w.to_le_bytes());
+        } else if len <= 16 {
+            dst.cast::<[u8; 8]>().write_unaligned(p.cast::<[u8; 8]>().read_unaligned());
+            dst.add(len - 8).cast::<[u8; 8]>().write_unaligned(p.add(len - 8).cast::<[u8; 8]>().read_unaligned());
+        } else {
+            dst.cast::<[u8; 16]>().write_unaligned(p.cast::<[u8; 16]>().read_unaligned());
+            dst.add(len - 16).cast::<[u8; 16]>().write_unaligned(p.add(len - 16).cast::<[u8; 16]>().read_unaligned());
+        }
     }
 }
 
@@ -856,19 +882,23 @@ mod tests {
         }
     }
 
-    /// `copy_short` writes every byte of the string, at every length up to
-    /// 32, over any bytes already there.
+    /// `copy_str` writes every byte of the string, at every length up to 32,
+    /// over any bytes already there, whatever the 8 bytes before the string
+    /// (a str's header, which a short string's load takes and shifts out).
     #[test]
-    fn copy_short_copies_every_length() {
-        use std::mem::MaybeUninit;
+    fn copy_str_copies_every_length() {
         let src: Vec<u8> = (0..32u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
-        for len in 0..=32 {
-            for s in [&src[..len], &src[32 - len..]] {
-                let mut dst = [MaybeUninit::new(0xeeu8); 32];
-                super::copy_short(&mut dst, s);
-                // SAFETY: every byte of `dst` was initialised (0xee, then the copy).
-                let got: Vec<u8> = dst[..len].iter().map(|b| unsafe { b.assume_init() }).collect();
-                assert_eq!(got, s, "length {len}");
+        for head in [[0u8; 8], [0xff; 8], *b"headbyte"] {
+            for len in 0..=32 {
+                for s in [&src[..len], &src[32 - len..]] {
+                    // The string right after 8 bytes of "header", as in a str object.
+                    let obj: Vec<u8> = head.iter().chain(s).copied().collect();
+                    let mut dst = [0xeeu8; 32];
+                    // SAFETY: `dst` is 32 bytes; the string (at most 32 bytes)
+                    // follows 8 readable bytes of the same buffer.
+                    unsafe { super::copy_str(dst.as_mut_ptr(), obj.as_ptr().add(8), len) };
+                    assert_eq!(&dst[..len], s, "length {len}, header {head:?}");
+                }
             }
         }
     }

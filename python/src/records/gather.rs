@@ -18,7 +18,9 @@ use super::{Gathered, RecordsType};
 use crate::errors::encode_err;
 use crate::infer::{Obj, Shape};
 use crate::learned::Learned;
-use crate::raw::{dict_entries_ok, dict_next, dict_next_borrowed, list_item, prefetch, small_ints_ok, DictEntries};
+use crate::raw::{
+    dict_entries_ok, dict_next, dict_next_borrowed, list_item, prefetch, small_ints_ok, DictEntries, StrEntries,
+};
 
 /// How [`same_keys`]'s walk of a record ended.
 enum SameKeys<'a, 'py> {
@@ -95,20 +97,20 @@ unsafe fn same_keys<'a, 'py, const STR_KEYED: bool>(
 ///
 /// # Safety
 ///
-/// As [`same_keys`], and `e.str_keyed()` and `e.len == keys.len()`.
+/// As [`same_keys`], with `e` `d`'s entries, a table of str keys of
+/// `keys.len()` entries.
 #[inline(never)]
 unsafe fn same_keys_dense<'a, 'py>(
     d: &'a Bound<'py, PyDict>,
-    e: DictEntries,
+    e: StrEntries,
     keys: &[(*mut pyo3::ffi::PyObject, usize)],
     cols: &mut [RawColumn],
     (i, n, small_ints): (usize, usize, bool),
 ) -> SameKeys<'a, 'py> {
-    debug_assert!(e.str_keyed() && e.len == keys.len());
     for (j, &(key, col)) in keys.iter().enumerate() {
-        // SAFETY: `j < keys.len() == e.len`, a table of str keys, and the
-        // caller's contract (`d`'s table unchanged since `e` was read).
-        let (k, v) = unsafe { e.get_str_keyed(j) };
+        // SAFETY: `j < keys.len()`, the table's entries, and the caller's
+        // contract (`d`'s table unchanged since `e` was read).
+        let (k, v) = unsafe { e.get(j) };
         // As many live entries (`d.len()`) as entries: none is deleted, so
         // no value is NULL; checked all the same (one test).
         if v.is_null() {
@@ -180,7 +182,7 @@ unsafe fn dense_batch(
     list: &Bound<'_, PyList>,
     i: usize,
     keys: &[(*mut pyo3::ffi::PyObject, usize)],
-    batch: &mut Vec<DictEntries>,
+    batch: &mut [StrEntries; BATCH],
     ahead: bool,
 ) -> usize {
     // SAFETY: the caller's contract.
@@ -204,10 +206,11 @@ unsafe fn dense_batch_of<const AHEAD_ON: bool>(
     list: &Bound<'_, PyList>,
     i: usize,
     keys: &[(*mut pyo3::ffi::PyObject, usize)],
-    batch: &mut Vec<DictEntries>,
+    batch: &mut [StrEntries; BATCH],
 ) -> usize {
-    batch.clear();
-    for r in i..i + BATCH {
+    let mut b = 0;
+    while b < BATCH {
+        let r = i + b;
         // SAFETY: the caller's contract.
         let Some(e) = (unsafe { entries_with_keys(list, r, keys) }) else { break };
         if AHEAD_ON {
@@ -222,14 +225,15 @@ unsafe fn dense_batch_of<const AHEAD_ON: bool>(
                 }
             }
             for j in 0..keys.len() {
-                // SAFETY: `j < keys.len() == e.len`, a table of str keys
+                // SAFETY: `j < keys.len()`, the table's entries
                 // (`entries_with_keys`), read under the caller's contract.
-                prefetch(unsafe { e.get_str_keyed(j) }.1);
+                prefetch(unsafe { e.get(j) }.1);
             }
         }
-        batch.push(e);
+        batch[b] = e;
+        b += 1;
     }
-    batch.len()
+    b
 }
 
 /// The entries of record `r` of `list` if it is a dict whose table holds
@@ -246,24 +250,21 @@ unsafe fn entries_with_keys(
     list: &Bound<'_, PyList>,
     r: usize,
     keys: &[(*mut pyo3::ffi::PyObject, usize)],
-) -> Option<DictEntries> {
+) -> Option<StrEntries> {
     let item = list_item(list, r)?;
     let d = item.downcast_exact::<PyDict>().ok()?;
     if d.len() != keys.len() {
         return None;
     }
     // SAFETY: the caller's contract.
-    let e = unsafe { DictEntries::of(d, true) }?;
-    if !e.str_keyed() || e.len != keys.len() {
-        return None;
-    }
+    let e = unsafe { DictEntries::str_keyed_of(d, true, keys.len()) }?;
     // As many live entries (`d.len()`) as entries: none is deleted, so no
     // value is NULL (`push_entries` reads them); only the keys are compared,
     // two at a time (one branch for both: a loop of one a key cost six
     // instructions a key).
-    // SAFETY: each `j` below is `< keys.len() == e.len`, a table of str
-    // keys, read under the caller's contract.
-    let key = |j: usize| unsafe { e.get_str_keyed(j) }.0 as usize;
+    // SAFETY: each `j` below is `< keys.len()`, the table's entries, read
+    // under the caller's contract.
+    let key = |j: usize| unsafe { e.get(j) }.0 as usize;
     let pairs = keys.chunks_exact(2);
     let last = pairs.remainder();
     for (p, pair) in pairs.enumerate() {
@@ -327,7 +328,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
     let mut orders = Orders::default();
     // Records from `i` on that repeat the keys of the record before, their
     // tables read in place (`dense_batch`), and the first record after them.
-    let mut batch = Vec::with_capacity(BATCH);
+    let mut batch = [StrEntries::default(); BATCH];
     let mut batched_to = 0;
     // Whether the batches ask for the records ahead: from the first
     // record's number of keys (a guess: the records' keys may differ).
@@ -388,7 +389,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                     // SAFETY: `batch` holds tables of str keys with an entry
                     // for each key (`j` among them), values non-null, and
                     // the argument above.
-                    if !unsafe { cols[col].push_entries(obj.py(), &batch, j, (i, n, small_ints)) } {
+                    if !unsafe { cols[col].push_entries(obj.py(), &batch[..b], j, (i, n, small_ints)) } {
                         return Ok(None);
                     }
                 }
@@ -427,7 +428,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                 // each function's layout of entries checked.
                 let walk = unsafe {
                     if e.str_keyed() && e.len == prev_keys.len() {
-                        same_keys_dense(d, e, &prev_keys, cols, at)
+                        same_keys_dense(d, e.str_entries(), &prev_keys, cols, at)
                     } else if e.str_keyed() {
                         same_keys::<true>(d, e, &prev_keys, cols, at)
                     } else {
