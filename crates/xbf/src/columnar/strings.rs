@@ -317,26 +317,31 @@ fn distinct_joined<'a>(text: &'a [u8], ends: &'a [usize]) -> Option<(Vec<&'a [u8
     distinct_of(Joined { text, ends })
 }
 
+/// The most repeats [`sampled_distinct`]'s positions may hold in a column it
+/// rules out for a dictionary.
+const SAMPLE_REPEATS: usize = 8;
+
 /// Whether values at random positions show a column too distinct for a
 /// dictionary, which gives up past `n / 2 + 16` distinct values: `k`
-/// positions drawn (about 7·√n, with `k(k - 1) ≥ 52n`; a position drawn
-/// again is drawn anew) hold at most two repeats. A column of at most
-/// `n / 2 + 16` distinct values holds at least `(n - 32) / 2` pairs of
-/// positions with equal values, so `k` random positions meet about
-/// `k²/2n ≥ 26` repeats there, and two or fewer with a probability under
-/// 10⁻⁸; a column of nearly all distinct values meets next to none. Only
-/// where `k` is at most a quarter of the column (half the values the
-/// dictionary takes before it gives up), and where [`super::mostly_distinct`]
-/// does not apply (at most 8,192 values: past that it stops a dictionary
-/// of many new values early, and a column of many values, few of them
-/// repeats, would cost more draws than the sample saves); it stops
-/// at the third repeat (a column of repeats costs a few draws). The
-/// positions come from a fixed sequence: the choice is the same every
-/// time.
+/// positions drawn (about 9·√n, with `k(k - 1) ≥ 80n`; a position drawn
+/// again is drawn anew) hold at most [`SAMPLE_REPEATS`] repeats. A column of
+/// at most `n / 2 + 16` distinct values holds at least `(n - 32) / 2` pairs
+/// of positions with equal values, so `k` random positions meet about
+/// `k²/2n ≥ 40` repeats there, and eight or fewer with a probability under
+/// 10⁻⁹; a column of nearly all distinct values meets next to none, and one
+/// with a repeat in twenty values (names of places, people, titles) a few.
+/// Only where `k` is at most a third of the column (a draw costs about
+/// what adding a value to the dictionary does, which takes half the column
+/// before it gives up; a column it does not rule out pays both), and where [`super::mostly_distinct`] does not apply (at most 8,192
+/// values: past that it stops a dictionary of many new values early, and a
+/// column of many values, few of them repeats, would cost more draws than
+/// the sample saves); it stops at the repeat past [`SAMPLE_REPEATS`] (a
+/// column of repeats costs a few draws). The positions come from a fixed
+/// sequence: the choice is the same every time.
 fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
     let n = values.count();
-    let k = (52.0 * n as f64).sqrt() as usize + 2;
-    if 4 * k > n || n > 8192 {
+    let k = (80.0 * n as f64).sqrt() as usize + 2;
+    if 3 * k > n || n > 8192 {
         return false;
     }
     let key = super::FastHash::default();
@@ -360,7 +365,7 @@ fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
             Ok(at) if at == i as u64 => continue,
             Ok(_) => {
                 repeats += 1;
-                if repeats > 2 {
+                if repeats > SAMPLE_REPEATS {
                     return false;
                 }
             }
@@ -1603,17 +1608,23 @@ mod tests {
     #[test]
     fn a_sample_rules_out_only_columns_a_dictionary_gives_up() {
         let mut next = crate::columnar::lcg(47, 20);
-        for n in [500, 839, 840, 1000, 1500, 3376, 5000, 8192, 8193, 20_000] {
-            let sampled = (840..=8192).contains(&n);
-            // Nearly all distinct (a few repeats): ruled out where sampled.
-            let keys: Vec<u64> = (0..n as u64).map(|i| if i % 500 == 7 { i - 1 } else { i }).collect();
-            let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("{k:x}").into_bytes()).collect();
-            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-            assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct");
-            // (and of 8 bytes or more, hashed as the dictionary's long values)
-            let long: Vec<Vec<u8>> = keys.iter().map(|k| format!("long/{k:x}").into_bytes()).collect();
-            let slices: Vec<&[u8]> = long.iter().map(Vec::as_slice).collect();
-            assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct, long");
+        for n in [200, 500, 725, 726, 840, 1000, 1500, 3376, 5000, 8192, 8193, 20_000] {
+            // (Where the draws are at most a third of the column, and not
+            // past 8,192 values.)
+            let sampled = (726..=8192).contains(&n);
+            // Nearly all distinct (a repeat in 500 values, or in 50 as the
+            // names of airports: about three in a hundred): ruled out where
+            // sampled.
+            for every in [500, 50] {
+                let keys: Vec<u64> = (0..n as u64).map(|i| if i % every == 7 { i - 1 } else { i }).collect();
+                let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("{k:x}").into_bytes()).collect();
+                let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+                assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct, a repeat in {every}");
+                // (and of 8 bytes or more, hashed as the dictionary's long values)
+                let long: Vec<Vec<u8>> = keys.iter().map(|k| format!("long/{k:x}").into_bytes()).collect();
+                let slices: Vec<&[u8]> = long.iter().map(Vec::as_slice).collect();
+                assert_eq!(sampled_distinct(&slices[..]), sampled, "{n} distinct, long, a repeat in {every}");
+            }
             // As many distinct values as a dictionary may hold (`n / 2 +
             // 16`: pairs and a few alone, the fewest repeats there can be),
             // in a row, spread or shuffled: never ruled out.
