@@ -673,20 +673,27 @@ else if (typeof x === "number" && s.lastKind === "int" && s.nints > 0 && Number.
     // Object.keys' cost: there Object.keys(o) is compared instead (an object with inherited enumerable keys, which
     // the walk refuses, then passes here as add would pass it with Object.keys: the same values added).
     const n = ks.length, lastKey = names[n - 1]!;
+    // Object.keys makes an index key's string from the number (V8's number-to-string cache: not internalized), so
+    // `=== "1962"` compares the characters (a StringEqual call each, per key and record); each index key is
+    // compared first with the string the last record's Object.keys gave there (S, kept by this code: the same
+    // object while that cache holds it, found equal by identity), then with the literal, which when equal makes
+    // it the one kept. S[i] only ever holds strings equal to key i, so the test is the literal's.
+    const indexTest = names.map((k, i) => (isIndexKey(ks[i]!) ? `((x = k[${i}]) !== S[${i}] && (x !== ${k} || ((S[${i}] = x), false)))` : `k[${i}] !== ${k}`)).join(" || ");
     const walk = ks.some(isIndexKey) ? `if (k === undefined) k = Object.keys(o);
-if (k.length !== ${n} || ${test}) return false;` : `if (k === undefined) {
+if (k.length !== ${n} || ${indexTest}) return false;` : `if (k === undefined) {
   let i = 0;
   for (const key in o) { if (i === ${n} || key !== K[i]) return false; i++; }
   if (i !== ${n} || !has.call(o, ${lastKey})) return false;
 } else if (k.length !== ${n} || ${test}) return false;`;
-    const body = `${walk}
+    const body = `let x;
+${walk}
 const ${loads};
 if (${undef}) return false;
 if (C !== undefined) { ${ks.map((_, i) => `C[${i}][i] = v${i};`).join(" ")} }
-let s, x;
+let s;
 ${adds}
 return true;`;
-    return new Function("add", "K", "has", `return function (o, k, a, d, C, i) {\n${body}\n};`)(add, ks, Object.prototype.hasOwnProperty) as AddRecord;
+    return new Function("add", "K", "has", "S", `return function (o, k, a, d, C, i) {\n${body}\n};`)(add, ks, Object.prototype.hasOwnProperty, ks.slice()) as AddRecord;
   });
 }
 

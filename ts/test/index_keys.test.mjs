@@ -97,3 +97,57 @@ test("wide records (60 index keys and up to 256 keys in all): the reference's ty
     sameBytes(w, inferType(v.slice(0, 5).concat([{ ...v[0], 1990: null }])));
   }
 });
+
+test("index keys compared with the strings earlier records gave (the adder's kept strings): a record whose key differs at one position, after runs that kept them", () => {
+  // Runs of one key list make the adder and keep Object.keys' strings; then records of the same length whose index
+  // key differs at one position (dense years, sparse ids, indices past the small integers, with and without named
+  // keys), each twice (the second after the first was refused: a kept string must still be the key's own), then
+  // the first list again, and the same with numbers as values. The bytes are the reference writer's, and those of the
+  // general path (no generated code).
+  const lists = [
+    [["1962", "1963", "1964"], ["1962", "1965", "1964"].sort((a, b) => a - b)],
+    [["1962", "1963", "a", "b"], ["1962", "1964", "a", "b"]],
+    [["0", "7", "4000", "name"], ["0", "8", "4000", "name"]],
+    [["3", "1073741823", "4294967294", "x"], ["3", "1073741824", "4294967294", "x"]],
+    [["1962", "1963", "TQ"], ["1962", "1963", "TR"]],
+  ];
+  const rec = (keys, i, num) => Object.fromEntries(keys.map((k, j) => [k, num ? i * 3 + j : String((i * 7 + j) % 5)]));
+  // (A record of b may also inherit a's keys it lacks: its loads then all find values, and only the key test refuses it.)
+  const inherit = (a, b, o) => Object.assign(Object.create(Object.fromEntries(a.filter((k) => !b.includes(k)).map((k) => [k, "inherited"]))), o);
+  const runs = (a, b, num, proto = false) => {
+    const rb = (i) => (proto ? inherit(a, b, rec(b, i, num)) : rec(b, i, num));
+    return [...Array.from({ length: 20 }, (_, i) => rec(a, i, num)), rb(20), rb(21), ...Array.from({ length: 5 }, (_, i) => rec(a, 22 + i, num)), rb(27)];
+  };
+  for (const codegen of [undefined, false]) {
+    setCodegen(codegen);
+    try {
+      for (const [a, b] of lists) {
+        for (const [num, proto] of [[false, false], [true, false], [false, true]]) {
+          const v = runs(a, b, num, proto);
+          sameType(v);
+          sameBytes(v);
+          sameBytes(v.slice(0, 22));
+          sameBytes(v, inferType(v.slice(0, 3)));
+        }
+        // Two places of a's records (the adder made for a's keys serves both), then a record of b at each: the first
+        // place's adder refuses it, and the second's (the same code, and the strings it keeps) must too.
+        const nested = [...Array.from({ length: 10 }, (_, i) => ({ p: rec(a, i), q: rec(a, i + 1) })), { p: inherit(a, b, rec(b, 10)), q: inherit(a, b, rec(b, 11)) }];
+        sameType(nested);
+        sameBytes(nested);
+      }
+    } finally { setCodegen(undefined); }
+  }
+  // The same file twice in one process (the adder and its kept strings from the first call), then its records
+  // rebuilt (Object.keys' strings made again), each against the general path.
+  for (const [a, b] of lists) {
+    for (const proto of [false, true]) {
+      const v = runs(a, b, false, proto);
+      setCodegen(false);
+      const want = outcome(() => encode(v));
+      setCodegen(undefined);
+      for (const w of [v, runs(a, b, false, proto)]) assert.deepStrictEqual(outcome(() => encode(w)), want);
+    }
+    const v = runs(a, b, false);
+    assert.deepStrictEqual(encode(JSON.parse(JSON.stringify(v))), encode(v));
+  }
+});
