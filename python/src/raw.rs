@@ -99,6 +99,42 @@ struct DictKeysHead {
     dk_nentries: ffi::Py_ssize_t,
 }
 
+#[cfg(dict_entries_in_place)]
+impl DictKeysHead {
+    /// The keys object of dict `d` when its table is combined (`ma_values`
+    /// NULL: the keys object holds the values too); else `None`.
+    ///
+    /// # Safety
+    ///
+    /// The GIL is held and `d` is a live dict (as [`DictEntries::of`]).
+    #[inline(always)]
+    unsafe fn combined(d: &Bound<'_, PyDict>) -> Option<*const DictKeysHead> {
+        let p = d.as_ptr().cast::<ffi::PyDictObject>();
+        // SAFETY: the GIL is held (the caller's contract) and `p` is a live
+        // dict (a `Bound<PyDict>`, so type-checked: a dict or a subclass,
+        // both with `PyDictObject`'s layout, which pyo3-ffi defines for this
+        // version); its fields are read, not written. `ma_keys` of a dict is
+        // never NULL (an empty dict points at CPython's shared empty keys).
+        unsafe { (*p).ma_values.is_null().then(|| (*p).ma_keys.cast::<DictKeysHead>().cast_const()) }
+    }
+
+    /// Where the entries of a combined table start: right after the head
+    /// and its `1 << dk_log2_index_bytes` bytes of hash indices.
+    ///
+    /// # Safety
+    ///
+    /// `keys` is from [`DictKeysHead::combined`], under its contract.
+    #[inline(always)]
+    unsafe fn entries(keys: *const DictKeysHead) -> *const *mut ffi::PyObject {
+        // SAFETY: `keys` points at a live keys object whose layout starts
+        // with this head (the caller's contract); the offset stays inside
+        // that object (the indices, then the entries, follow the head).
+        unsafe {
+            keys.cast::<u8>().add(std::mem::size_of::<DictKeysHead>() + (1 << (*keys).dk_log2_index_bytes)).cast()
+        }
+    }
+}
+
 /// The entries of a dict's combined table, read in place: what
 /// `PyDict_Next` walks, in its order (the order of insertion; a deleted
 /// entry keeps its place with a NULL value), without a call a value.
@@ -129,34 +165,25 @@ impl DictEntries {
     pub(crate) unsafe fn of(d: &Bound<'_, PyDict>, ok: bool) -> Option<DictEntries> {
         #[cfg(dict_entries_in_place)]
         if ok {
-            let p = d.as_ptr().cast::<ffi::PyDictObject>();
             // SAFETY: the GIL is held (the caller's contract; `d` carries the
-            // `'py` token too) and `p` is a live dict (a `Bound<PyDict>`, so
-            // type-checked: a dict or a subclass, both with `PyDictObject`'s
-            // layout, which pyo3-ffi defines for this version), kept alive by
-            // the borrow of `d`. `ma_keys` of a dict is never NULL (an empty
-            // dict points at CPython's shared empty keys). `DictKeysHead` is
+            // `'py` token too) and `d` is a live dict, kept alive by its
+            // borrow (`DictKeysHead::combined`'s contract). `DictKeysHead` is
             // the head of the keys object in the versions this cfg is set for
             // (3.11 to 3.13, GIL; `python/build.rs`), checked against
             // `PyDict_Next` once a process (`dict_entries_ok`, `ok`). In a
-            // combined table (`ma_values` NULL) the keys object holds the
-            // values; its entries start `1 << dk_log2_index_bytes` bytes after
-            // the head, `dk_nentries` of them, each `stride` pointers (the
-            // `PyDictUnicodeEntry` of kind 1, the `PyDictKeyEntry` of kind 0,
-            // whose hash comes first). A kind other than 0 or 1 (split keys
-            // are never combined) is not read.
+            // combined table the keys object holds the values; its entries
+            // (`DictKeysHead::entries`), `dk_nentries` of them, are each
+            // `stride` pointers (the `PyDictUnicodeEntry` of kind 1, the
+            // `PyDictKeyEntry` of kind 0, whose hash comes first). A kind
+            // other than 0 or 1 (split keys are never combined) is not read.
             unsafe {
-                if !(*p).ma_values.is_null() {
-                    return None;
-                }
-                let keys = (*p).ma_keys.cast::<DictKeysHead>();
-                let (kind, log2_index_bytes) = ((*keys).dk_kind, (*keys).dk_log2_index_bytes);
+                let keys = DictKeysHead::combined(d)?;
+                let kind = (*keys).dk_kind;
                 if kind > 1 {
                     return None;
                 }
                 let stride = 3 - usize::from(kind);
-                let entries = keys.cast::<u8>().add(std::mem::size_of::<DictKeysHead>() + (1 << log2_index_bytes));
-                let first = entries.cast::<*mut ffi::PyObject>().add(stride - 2);
+                let first = DictKeysHead::entries(keys).add(stride - 2);
                 return Some(DictEntries { first, stride, len: (*keys).dk_nentries as usize });
             }
         }
@@ -286,21 +313,15 @@ impl DictEntries {
     pub(crate) unsafe fn str_keyed_of(d: &Bound<'_, PyDict>, ok: bool, len: usize) -> Option<StrEntries> {
         #[cfg(dict_entries_in_place)]
         if ok {
-            let p = d.as_ptr().cast::<ffi::PyDictObject>();
             // SAFETY: as in `of` (the caller's contract, the same layout);
             // only a table of kind 1 (str keys: entries of two pointers, the
             // key first) is read further.
             unsafe {
-                if !(*p).ma_values.is_null() {
-                    return None;
-                }
-                let keys = (*p).ma_keys.cast::<DictKeysHead>();
+                let keys = DictKeysHead::combined(d)?;
                 if (*keys).dk_kind != 1 || (*keys).dk_nentries as usize != len {
                     return None;
                 }
-                let entries =
-                    keys.cast::<u8>().add(std::mem::size_of::<DictKeysHead>() + (1 << (*keys).dk_log2_index_bytes));
-                return Some(StrEntries { first: entries.cast::<*mut ffi::PyObject>() });
+                return Some(StrEntries { first: DictKeysHead::entries(keys) });
             }
         }
         let _ = (d, ok, len);

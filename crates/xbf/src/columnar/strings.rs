@@ -1776,6 +1776,20 @@ mod tests {
     }
 
     /// The dictionary by a `HashMap`, giving up where the writer does.
+    /// The dictionary of `slices`, held as a list and joined, is the
+    /// reference's; gives the joined text, its ends and the dictionary.
+    #[allow(clippy::type_complexity)]
+    fn dictionary_is_the_reference<'a>(
+        slices: &'a [&'a [u8]],
+        round: usize,
+    ) -> (Vec<u8>, Vec<usize>, Option<(Vec<&'a [u8]>, Vec<u64>)>) {
+        let general = distinct_of(slices);
+        assert_eq!(general, distinct_reference(slices), "round {round}");
+        let (text, ends) = joined(slices);
+        assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
+        (text, ends, general)
+    }
+
     fn distinct_reference<'a>(values: &[&'a [u8]]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
         let n = values.len();
         let (mut index, mut distinct, mut ids) = (HashMap::new(), Vec::new(), Vec::new());
@@ -1813,10 +1827,7 @@ mod tests {
                 })
                 .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-            let general = distinct_of(&slices[..]);
-            assert_eq!(general, distinct_reference(&slices), "round {round}");
-            let (text, ends) = joined(&slices);
-            assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
+            dictionary_is_the_reference(&slices, round);
         }
         // The first kind's values do share a slot.
         let (a, b) = (b"AAAAAAAA0001ZZZZZZZZ", b"AAAAAAAA0002ZZZZZZZZ");
@@ -1855,10 +1866,7 @@ mod tests {
                 })
                 .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-            let general = distinct_of(&slices[..]);
-            assert_eq!(general, distinct_reference(&slices), "round {round}");
-            let (text, ends) = joined(&slices);
-            assert_eq!(distinct_joined(&text, &ends), general, "round {round}");
+            let (text, ends, general) = dictionary_is_the_reference(&slices, round);
             let past = [&text[..], b"\xff\xff\xff"].concat();
             assert_eq!(distinct_joined(&past, &ends), general, "round {round}");
         }
