@@ -44,7 +44,7 @@
 //! `small_int`: compact ints read in place; `str_bytes`: compact ASCII strs
 //! read in place; `new_str`; `object_new`), and in `records` (`gather`'s walks over dicts read in place;
 //! `column::RawColumn::str_run`: strings copied into reserved room (`column::copy_str`, whose load of a
-//! short string may take the end of the str's header), with `pyobj::compact_ascii`, an exact str's ASCII
+//! short string may take the end of the str's header: by inline assembly, `column::word_ending_at`), with `pyobj::compact_ascii`, an exact str's ASCII
 //! bytes read from its header; `run_into`: values written into reserved room); each block states why it is sound, and
 //! python/UNSAFE.md has the measurements. Miri cannot run this
 //! crate, as every path goes through CPython's C API; it is checked instead

@@ -756,8 +756,7 @@ unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) {
             // before it the header's, shifted out. A shift of 64 (the empty
             // string) is a shift of 0 to `wrapping_shr`: 8 bytes of the
             // header, none of them counted.
-            let w = u64::from_le_bytes(p.add(len).sub(8).cast::<[u8; 8]>().read_unaligned());
-            let w = w.wrapping_shr(64 - 8 * len as u32);
+            let w = word_ending_at(p, len).wrapping_shr(64 - 8 * len as u32);
             dst.cast::<[u8; 8]>().write_unaligned(w.to_le_bytes());
         } else if len <= 16 {
             dst.cast::<[u8; 8]>().write_unaligned(p.cast::<[u8; 8]>().read_unaligned());
@@ -767,6 +766,52 @@ unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) {
             dst.add(len - 16).cast::<[u8; 16]>().write_unaligned(p.add(len - 16).cast::<[u8; 16]>().read_unaligned());
         }
     }
+}
+
+/// The 8 bytes that end where the `len <= 8` characters at `p` end, as a
+/// little-endian `u64`: the string in its last `len` bytes, the bytes
+/// before it (the str object's header: [`copy_str`] shifts them out)
+/// whatever they are. From CPython 3.12 some of those header bytes are
+/// padding, which C never writes, and a Rust load of bytes never written is
+/// undefined behaviour even where they are shifted out: on x86-64 the word
+/// is read by one `mov` of inline assembly, which reads memory as a foreign
+/// function does and gives a plain integer whatever the bytes were.
+///
+/// # Safety
+///
+/// `len <= 8`, and the 8 bytes ending at `p + len` are readable, inside one
+/// live allocation (the str object).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn word_ending_at(p: *const u8, len: usize) -> u64 {
+    let w: u64;
+    // SAFETY: the caller's contract (8 readable bytes ending at `p + len`,
+    // inside the object: `p + len - 8` is in it too); the block only reads
+    // them, into `w`, and touches no stack or flags.
+    unsafe {
+        std::arch::asm!(
+            "mov {w}, qword ptr [{at}]",
+            at = in(reg) p.add(len).sub(8),
+            w = lateout(reg) w,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    w
+}
+
+/// [`word_ending_at`] without the assembly: only the string's `len` bytes
+/// are read, the bytes before them 0.
+///
+/// # Safety
+///
+/// `len <= 8` and the `len` bytes at `p` are readable.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+unsafe fn word_ending_at(p: *const u8, len: usize) -> u64 {
+    let mut b = [0u8; 8];
+    // SAFETY: the caller's contract; `b[8 - len..]` holds `len` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr().add(8 - len), len) };
+    u64::from_le_bytes(b)
 }
 
 impl RawColumn {
