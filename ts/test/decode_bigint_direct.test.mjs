@@ -99,3 +99,32 @@ test("int64 as bigints: a narrow frame whose every field value occurs, each made
   for (let i = rows.length - 1; i > 0; i--) { const j = r(i + 1); [rows[i], rows[j]] = [rows[j], rows[i]]; }
   check(rows, 30);
 });
+
+/** decode(bytes, BIG) gives the reference decoder's value, or fails with its error (kind, offset, path). */
+function sameOutcome(bytes, what) {
+  let want, wantErr, got, gotErr;
+  try { want = decodeWithType(bytes, BIG).value; } catch (e) { wantErr = e; }
+  try { got = decode(bytes, BIG); } catch (e) { gotErr = e; }
+  if (wantErr) {
+    assert.ok(gotErr, `${what}: decode gave a value where the reference fails with ${wantErr.message}`);
+    assert.deepEqual([gotErr.kind, gotErr.offset, gotErr.path], [wantErr.kind, wantErr.offset, wantErr.path], what);
+  } else {
+    assert.ok(!gotErr, `${what}: decode fails (${gotErr?.message}) where the reference does not`);
+    assert.deepStrictEqual(got, want, what);
+  }
+}
+
+test("int64 as bigints from hostile columns: every byte nudged, every prefix: the reference's value or its error", () => {
+  // Frames (narrow ones through the table), deltas and runs of 20 records: a width, base, first value, run length
+  // or padding bit made wrong, or a column cut short, must fail where and as the reference fails.
+  const bytes = encode(columns(20, 10), { layout: "columns" });
+  sameOutcome(bytes, "as written");
+  for (let i = 0; i < bytes.length; i++) {
+    for (const d of [-3, -2, -1, 1, 2, 3, 128]) {
+      const c = bytes.slice();
+      c[i] = (c[i] + d) & 255;
+      sameOutcome(c, `byte ${i} ${d > 0 ? "+" : ""}${d}`);
+    }
+    sameOutcome(bytes.subarray(0, i), `the first ${i} bytes`);
+  }
+});

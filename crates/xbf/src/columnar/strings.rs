@@ -327,16 +327,20 @@ const SAMPLE_REPEATS: usize = 8;
 /// again is drawn anew) hold at most [`SAMPLE_REPEATS`] repeats. A column of
 /// at most `n / 2 + 16` distinct values holds at least `(n - 32) / 2` pairs
 /// of positions with equal values, so `k` random positions meet about
-/// `k²/2n ≥ 40` repeats there, and eight or fewer with a probability under
-/// 10⁻⁹; a column of nearly all distinct values meets next to none, and one
+/// `k(k - 1)/2 · (n - 32)/(n(n - 1))`, 38 to 40, repeats there, and eight or
+/// fewer with a probability under 3·10⁻⁹ (a Poisson count; the sample of
+/// about 7·√n positions and two repeats this replaced: under 4.1·10⁻⁹, and
+/// more than this one at every length); a column of nearly all distinct
+/// values meets next to none, and one
 /// with a repeat in twenty values (names of places, people, titles) a few.
 /// Only where `k` is at most a third of the column (a draw costs about
 /// what adding a value to the dictionary does, which takes half the column
-/// before it gives up; a column it does not rule out pays both), and where [`super::mostly_distinct`] does not apply (at most 8,192
-/// values: past that it stops a dictionary of many new values early, and a
-/// column of many values, few of them repeats, would cost more draws than
-/// the sample saves); it stops at the repeat past [`SAMPLE_REPEATS`] (a
-/// column of repeats costs a few draws). The positions come from a fixed
+/// before it gives up; a column it does not rule out pays both), and where
+/// [`super::mostly_distinct`] does not apply (at most 8,192 values: past
+/// that it stops a dictionary of many new values early, and a column of
+/// many values, few of them repeats, would cost more draws than the sample
+/// saves); it stops at the repeat past [`SAMPLE_REPEATS`] (a column of
+/// repeats costs a few draws). The positions come from a fixed
 /// sequence: the choice is the same every time.
 fn sampled_distinct<'a>(values: impl Texts<'a>) -> bool {
     let n = values.count();
@@ -1775,7 +1779,6 @@ mod tests {
         }
     }
 
-    /// The dictionary by a `HashMap`, giving up where the writer does.
     /// The dictionary of `slices`, held as a list and joined, is the
     /// reference's; gives the joined text, its ends and the dictionary.
     #[allow(clippy::type_complexity)]
@@ -1790,6 +1793,7 @@ mod tests {
         (text, ends, general)
     }
 
+    /// The dictionary by a `HashMap`, giving up where the writer does.
     fn distinct_reference<'a>(values: &[&'a [u8]]) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
         let n = values.len();
         let (mut index, mut distinct, mut ids) = (HashMap::new(), Vec::new(), Vec::new());
