@@ -111,12 +111,17 @@ target/python-venv/bin/ruff check .
 # `unsafe` block without its SAFETY comment.
 CARGO_TARGET_DIR="$PYTHON_TARGET" cargo clippy --quiet --locked --manifest-path python/Cargo.toml --all-targets -- -D warnings
 # pytest runs on one core (but for PySpark's local[2]): the benchmarks' workspace compiles on the other meanwhile
-# (awaited by the next stage).
-background bench-build cargo build --quiet --locked --manifest-path bench/Cargo.toml
+# (awaited by the next stage), and clippy checks the crates outside the workspace that nothing above linted: the
+# benchmarks (default features, as built), the file benchmarks and the fuzz targets.
+bench_build() {
+    cargo build --quiet --locked --manifest-path bench/Cargo.toml
+    for m in bench bench/files fuzz; do cargo clippy --quiet --locked --manifest-path "$m/Cargo.toml" --all-targets -- -D warnings; done
+}
+background bench-build bench_build
 target/python-venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 CARGO_TARGET_DIR="$PYTHON_TARGET" cargo test --quiet --locked --profile ci --manifest-path python/Cargo.toml
 
-stage "Benchmarks: smoke run on tiny inputs (bench/, its own workspace); every format's round trip checked"
+stage "Benchmarks: clippy on bench/, bench/files and fuzz/ (run in the background), smoke run on tiny inputs (bench/, its own workspace); every format's round trip checked"
 await bench-build
 cargo run --quiet --locked --manifest-path bench/Cargo.toml -- smoke
 

@@ -10,6 +10,13 @@ use xbf::{DecodeOptions, EncodeOptions, Layout, Value};
 
 pub type R<T> = Result<T, String>;
 
+/// A format's encoder of the dataset.
+pub type EncodeFn<T> = Box<dyn Fn(&T) -> R<Vec<u8>>>;
+/// A format's decoder of its bytes.
+pub type DecodeFn<T> = Box<dyn Fn(&[u8]) -> R<Out<T>>>;
+/// The round-trip check of a format that decodes into borrowed records.
+pub type CheckFn<T> = Box<dyn Fn(&[u8], &T) -> bool>;
+
 /// The reference row that clones the records instead of decoding them.
 pub const CLONE: &str = "clone of the records (no decoding)";
 
@@ -26,15 +33,15 @@ pub enum Out<T> {
 
 pub struct Fmt<T> {
     pub name: String,
-    pub enc: Box<dyn Fn(&T) -> R<Vec<u8>>>,
-    pub dec: Box<dyn Fn(&[u8]) -> R<Out<T>>>,
+    pub enc: EncodeFn<T>,
+    pub dec: DecodeFn<T>,
     /// The dynamic value this format encodes (XBF dynamic), for the check.
     pub value: Option<Value>,
     /// The projected field, for the check of a projection.
     pub proj: Option<String>,
     /// For [`Out::Borrowed`]: decodes the bytes again and compares them with
     /// the records (the round-trip check, outside the timing).
-    pub check: Option<Box<dyn Fn(&[u8], &T) -> bool>>,
+    pub check: Option<CheckFn<T>>,
 }
 
 pub fn e<E: std::fmt::Display>(x: E) -> String {

@@ -129,6 +129,8 @@ pub const DATASETS: &[(&str, &str)] = &[
     ("market", "market data: trade reports and price-level updates, one small message each, latency percentiles"),
 ];
 
+// One call per dataset, each passing its own eight things: a struct of them would only rename the arguments.
+#[allow(clippy::too_many_arguments)]
 fn run_set<T>(
     name: &str,
     data: &T,
@@ -282,12 +284,12 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
             let text = if m.smoke { smoke_json("earthquakes-sample.json") } else { vega("earthquakes.json") };
             let fc: FeatureCollection = serde_json::from_str(&text).expect("earthquakes");
             let n = fc.features.len();
-            #[allow(unused_mut)]
-            let mut extra = vec![];
-            #[cfg(feature = "tree-buf")]
-            extra.push(peers::tb::mirrored());
-            #[cfg(feature = "apache-avro")]
-            extra.push(peers::avro::single());
+            let extra = vec![
+                #[cfg(feature = "tree-buf")]
+                peers::tb::mirrored(),
+                #[cfg(feature = "apache-avro")]
+                peers::avro::single(),
+            ];
             run_set(name, &fc, n, None, extra, None, m, 11)
         }
         "movies" => {
@@ -323,14 +325,14 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
         }
         "lbs-wide" => {
             let w = wide::wide_sample();
-            #[allow(unused_mut)]
-            let mut extra = vec![];
-            #[cfg(feature = "tree-buf-wide")]
-            extra.push(peers::tb::direct());
-            #[cfg(feature = "lbs")]
-            extra.push(peers::lbs());
-            #[cfg(feature = "apache-avro")]
-            extra.push(peers::avro::single());
+            let extra = vec![
+                #[cfg(feature = "tree-buf-wide")]
+                peers::tb::direct(),
+                #[cfg(feature = "lbs")]
+                peers::lbs(),
+                #[cfg(feature = "apache-avro")]
+                peers::avro::single(),
+            ];
             run_set(name, &w, 1, None, extra, None, m, 15)
         }
         "tris-125k" => {
@@ -346,16 +348,16 @@ fn run_dataset(name: &str, m: &Mode) -> DatasetResult {
         }
         "ten-fields-100k" => {
             let t = tens(m.n(100, 100_000), 9);
-            #[allow(unused_mut)]
-            let mut extra = vec![];
-            #[cfg(feature = "tree-buf")]
-            extra.push(peers::tb::mirrored());
-            #[cfg(feature = "apache-avro")]
-            extra.push(peers::avro::records());
-            #[cfg(feature = "lbs")]
-            extra.push(peers::lbs());
-            #[cfg(feature = "arrow")]
-            extra.push(peers::arrow_ipc::stream());
+            let extra = vec![
+                #[cfg(feature = "tree-buf")]
+                peers::tb::mirrored(),
+                #[cfg(feature = "apache-avro")]
+                peers::avro::records(),
+                #[cfg(feature = "lbs")]
+                peers::lbs(),
+                #[cfg(feature = "arrow")]
+                peers::arrow_ipc::stream(),
+            ];
             run_set(name, &t, t.len(), None, extra, Some("price"), m, 7)
         }
         "flights-20k-borrowed" => {

@@ -327,26 +327,27 @@ pub struct Wide {
     pub f159: String,
 }
 pub fn wide_sample() -> Wide {
-    let mut w = Wide::default();
-    w.f000 = "value of field 0 here".to_string();
-    w.f008 = "value of field 8 here".to_string();
-    w.f016 = "value of field 16 here".to_string();
-    w.f024 = "value of field 24 here".to_string();
-    w.f032 = "value of field 32 here".to_string();
-    w.f040 = "value of field 40 here".to_string();
-    w.f048 = "value of field 48 here".to_string();
-    w.f056 = "value of field 56 here".to_string();
-    w.f064 = "value of field 64 here".to_string();
-    w.f072 = "value of field 72 here".to_string();
-    w.f080 = "value of field 80 here".to_string();
-    w.f088 = "value of field 88 here".to_string();
-    w.f096 = "value of field 96 here".to_string();
-    w.f104 = "value of field 104 here".to_string();
-    w.f112 = "value of field 112 here".to_string();
-    w.f120 = "value of field 120 here".to_string();
-    w.f128 = "value of field 128 here".to_string();
-    w.f136 = "value of field 136 here".to_string();
-    w.f144 = "value of field 144 here".to_string();
-    w.f152 = "value of field 152 here".to_string();
-    w
+    Wide {
+        f000: "value of field 0 here".to_string(),
+        f008: "value of field 8 here".to_string(),
+        f016: "value of field 16 here".to_string(),
+        f024: "value of field 24 here".to_string(),
+        f032: "value of field 32 here".to_string(),
+        f040: "value of field 40 here".to_string(),
+        f048: "value of field 48 here".to_string(),
+        f056: "value of field 56 here".to_string(),
+        f064: "value of field 64 here".to_string(),
+        f072: "value of field 72 here".to_string(),
+        f080: "value of field 80 here".to_string(),
+        f088: "value of field 88 here".to_string(),
+        f096: "value of field 96 here".to_string(),
+        f104: "value of field 104 here".to_string(),
+        f112: "value of field 112 here".to_string(),
+        f120: "value of field 120 here".to_string(),
+        f128: "value of field 128 here".to_string(),
+        f136: "value of field 136 here".to_string(),
+        f144: "value of field 144 here".to_string(),
+        f152: "value of field 152 here".to_string(),
+        ..Wide::default()
+    }
 }
