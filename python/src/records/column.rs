@@ -47,9 +47,13 @@ pub(crate) struct RawColumn {
     /// The bits of the ints (set by `finish`).
     pub(crate) int_bits: Option<Ints>,
     pub(crate) floats: Vec<f64>,
-    /// The strings one after the other (UTF-8), and where each ends.
-    pub(crate) text: Vec<u8>,
-    pub(crate) ends: Vec<usize>,
+    /// The strings one after the other, and where each ends: private to
+    /// this module, whose writes keep them valid (the text UTF-8, the ends
+    /// increasing on its character boundaries, the last at most its length)
+    /// for [`RawColumn::take_strings`]' unchecked hand-off; read them with
+    /// [`RawColumn::text`] and [`RawColumn::ends`].
+    text: Vec<u8>,
+    ends: Vec<usize>,
     /// Whether some record lacks the key.
     pub(crate) absent: bool,
     /// Records read: the index of the next record.
@@ -119,6 +123,41 @@ impl RawColumn {
         self.len = 0;
         self.mixed = false;
         self.kind = K_NONE_YET;
+    }
+
+    /// The strings one after the other (UTF-8).
+    pub(crate) fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// Where each string of [`RawColumn::text`] ends.
+    pub(crate) fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
+    /// Moves the strings into `node` (a string node) without the core's
+    /// check of the text and the ends (`take_utf8` read all of it again:
+    /// its UTF-8 and its ends), which this module wrote valid.
+    pub(crate) fn take_strings(&mut self, node: &mut xbf::ColumnNode) -> xbf::Result<()> {
+        let (text, ends) = (std::mem::take(&mut self.text), std::mem::take(&mut self.ends));
+        // SAFETY: `text` and `ends` are written only in this module (private
+        // fields), each write keeping them valid: a string is appended whole
+        // (`append_str`, `str_run`) from `str_bytes` (CPython's UTF-8 of an
+        // exact str, which it makes only for a str without lone surrogates)
+        // or from a compact-ASCII str's characters (`compact_ascii`), its end
+        // pushed as the text's length after it (so the ends increase, each
+        // on a boundary, the last the length); `reserve_text` copies the
+        // text whole; `clear` empties both; `untake_strings` puts back what
+        // a string node held, which the core keeps valid (the buffers moved
+        // in here, or strings it checked).
+        unsafe { node.take_utf8_unchecked(text, ends) }
+    }
+
+    /// Moves back the strings [`RawColumn::take_strings`] moved into
+    /// `node` (with its room, for the next call).
+    pub(crate) fn untake_strings(&mut self, node: &mut xbf::ColumnNode) -> xbf::Result<()> {
+        (self.text, self.ends) = node.drain_joined()?;
+        Ok(())
     }
 
     /// Bytes held by its buffers.
