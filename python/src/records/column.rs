@@ -551,9 +551,13 @@ impl RawColumn {
             if self.ends.is_empty() {
                 // Room for the rest of the list at once, guessed from
                 // the first string's length (none asked for when a reused
-                // buffer has it).
+                // buffer has it), and the room a run of strings asks past
+                // the text's end (`str_run`, and `reserve_text`'s
+                // projection): without it the first run of a list of a few
+                // hundred records found the room short, and the text moved.
                 self.ends.reserve(n - i);
-                self.text.reserve((n - i).saturating_mul(s.len() + 4).min(1 << 24));
+                let guess = (n - i).saturating_mul(s.len() + 4).min(1 << 24);
+                self.text.reserve(guess + 32 * STR_RUN.min(n - i));
             }
             self.append_str(s);
             K_STR
