@@ -551,13 +551,20 @@ impl RawColumn {
             if self.ends.is_empty() {
                 // Room for the rest of the list at once, guessed from
                 // the first string's length (none asked for when a reused
-                // buffer has it), and the room a run of strings asks past
-                // the text's end (`str_run`, and `reserve_text`'s
-                // projection): without it the first run of a list of a few
-                // hundred records found the room short, and the text moved.
+                // buffer has it). On a short list (a few runs), also the
+                // room a run of strings asks past the text's end
+                // (`str_run`, and `reserve_text`'s projection), which is
+                // then much of the guess: without it the first run of a
+                // list of a few hundred records found the room short, and
+                // a new buffer was made. Not on a longer one, where the
+                // projection's check after the first run, short of that
+                // room, made a new buffer while the text was small when the
+                // first string was shorter than most, which with the room
+                // the text outgrew later, copied whole.
                 self.ends.reserve(n - i);
                 let guess = (n - i).saturating_mul(s.len() + 4).min(1 << 24);
-                self.text.reserve(guess + 32 * STR_RUN.min(n - i));
+                let run_room = if n - i <= SHORT_LIST { 32 * STR_RUN.min(n - i) } else { 0 };
+                self.text.reserve(guess + run_room);
             }
             self.append_str(s);
             K_STR
@@ -768,6 +775,10 @@ unsafe fn value_float(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<f64
 /// Strings of one run of [`RawColumn::str_run`] at most (a batch's): the
 /// room it asks of the text at once is 32 bytes a string.
 const STR_RUN: usize = 64;
+
+/// Records left at most for which a string column's first reservation
+/// (`push_slow`) adds the room of a run of strings.
+const SHORT_LIST: usize = 4 * STR_RUN;
 
 /// Writes the `len` bytes at `p`, the characters of a compact-ASCII str of
 /// at most 32 bytes ([`compact_ascii`]), at `dst`: every byte of
