@@ -483,7 +483,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         let mut next = pending;
         loop {
             let Some((k, v)) = next.take().or_else(|| dict_next(d, &mut pos)) else { break };
-            let Some(col) = keys.column(&k) else { return Ok(None) };
+            let Some(col) = keys.column(&k, i == 0) else { return Ok(None) };
             if col == cols.len() {
                 // Keys that look like data (a map so far, as
                 // `Objects::is_map` counts): the general path. (Otherwise a

@@ -40,10 +40,15 @@ const KEY_CACHE: usize = 256;
 
 impl<'py> Keys<'py> {
     /// The column of key `k` (a new one if the key is new); `None` for a
-    /// key that is not an exact str of valid UTF-8.
-    pub(super) fn column(&mut self, k: &Bound<'py, PyAny>) -> Option<usize> {
-        if let Some(&(_, col)) = self.known.iter().find(|(known, _)| known.is(k)) {
-            return Some(col);
+    /// key that is not an exact str of valid UTF-8. `first`: `k` is a key
+    /// of the first record, whose keys met before are its own, other
+    /// objects (a dict's keys differ), so not looked up by identity (a
+    /// wide record's keys each compared with those before it).
+    pub(super) fn column(&mut self, k: &Bound<'py, PyAny>, first: bool) -> Option<usize> {
+        if !first {
+            if let Some(&(_, col)) = self.known.iter().find(|(known, _)| known.is(k)) {
+                return Some(col);
+            }
         }
         let ks = k.downcast_exact::<PyString>().ok()?;
         let name = ks.to_str().ok()?;
@@ -214,11 +219,13 @@ mod tests {
             // By the key object's own hash: a name met (the hash above is not
             // its own, so it is a new column), then the same name again.
             let fresh = PyString::new_bound(py, &["x", "y"].concat());
-            let col = keys.column(fresh.as_any()).expect("a str key");
+            let col = keys.column(fresh.as_any(), true).expect("a str key");
             assert_eq!(col, names.len());
             let again = PyString::new_bound(py, &["x", "y"].concat());
             assert!(!again.is(&fresh));
-            assert_eq!(keys.column(again.as_any()), Some(col));
+            assert_eq!(keys.column(again.as_any(), false), Some(col));
+            // And the same object again, by identity.
+            assert_eq!(keys.column(fresh.as_any(), false), Some(col));
         });
     }
 

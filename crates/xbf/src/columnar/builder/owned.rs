@@ -349,7 +349,11 @@ impl ColumnNode {
             return self.extend_any(types, &tags);
         }
         let Node::Any(known, own, nodes) = &mut self.node else { unreachable!("an any node, checked above") };
-        if let Some(&t) = tags.iter().find(|&&t| usize::from(t) >= types.len()) {
+        // The largest index first (a max over bytes, which vectorises; a
+        // search for the first past the types tested each byte), the first
+        // past them only for the error.
+        if usize::from(tags.iter().fold(0, |m, &t| m.max(t))) >= types.len() && !tags.is_empty() {
+            let t = tags.iter().find(|&&t| usize::from(t) >= types.len()).copied().unwrap_or_default();
             return Err(Error::new(ErrorKind::TypeMismatch, format!("the type index {t} of {} types", types.len())));
         }
         let keys: Vec<TypeKey> = types.iter().map(TypeKey::of).collect();

@@ -914,6 +914,11 @@ fn any_values_taken_are_the_values_extended() {
                 t.insert(t.len() / 2, bad);
                 assert!(items.take_any(types, t).is_err(), "{k} types, {bad}");
             }
+            // Two indices past the types, the larger last: the error names the first.
+            let mut t = wide(&tags[..first]);
+            t.extend([k as u8 + 1, u8::MAX]);
+            let err = items.take_any(types, t).unwrap_err().to_string();
+            assert!(err.contains(&format!("the type index {} of {k} types", k + 1)), "{err}");
             let twice: Vec<Metadata> = types.iter().chain(&types[..1]).cloned().collect();
             assert!(items.take_any(&twice, wide(&tags[..first])).is_err(), "a type twice");
             fill(items.take_any(types, wide(&tags[..first])).unwrap(), types, &tags[..first]);
