@@ -253,10 +253,8 @@ struct AnyTags {
 }
 
 impl AnyTags {
-    /// The tags of values of `kinds`, whose ints are `ints` in order;
-    /// `seen`: the kinds met among them (`RawColumn::seen`), by which the
-    /// first value of each is looked for.
-    fn of(kinds: &[u8], ints: &[u64], seen: &[bool; 6]) -> Self {
+    /// The tags of values of `kinds`, whose ints are `ints` in order.
+    fn of(kinds: &[u8], ints: &[u64]) -> Self {
         // No int with its top bit set (none below 0, none above
         // `i64::MAX`; one OR over them, which vectorises): every int is a
         // u64 and each kind has one slot, so each value's index is looked up
@@ -269,34 +267,29 @@ impl AnyTags {
         for (kind, slot) in [(K_NULL, 0), (K_BOOL, 1), (K_INT, 2), (K_UINT, 2), (K_FLOAT, 4)] {
             slot_of[usize::from(kind)] = slot;
         }
-        // The first value of each kind met, in their order: each kind's index
-        // is its slot's place among the slots in that order (a slot's kinds
-        // all take the slot's index). Then each value's index looked up by
-        // its kind alone, in a loop with no branch (the index set when a
-        // kind's first value came, tested a value, cost ~9 instructions a
-        // value on movies' `any` columns).
-        let mut firsts: Vec<(usize, u8)> = (0..6u8)
-            .filter(|&k| seen[usize::from(k)])
-            .filter_map(|k| kinds.iter().position(|&x| x == k).map(|at| (at, k)))
-            .collect();
-        firsts.sort_unstable();
+        // Each kind's index, set when its first value comes (a slot's
+        // kinds all take the slot's index).
         let mut index_of = [u8::MAX; 256];
         let mut order = Vec::new();
-        for (_, kind) in firsts {
-            let slot = usize::from(slot_of[usize::from(kind)]);
-            let index = order.iter().position(|&s| s == slot).unwrap_or_else(|| {
-                order.push(slot);
-                order.len() - 1
-            });
-            index_of[usize::from(kind)] = index as u8;
-        }
-        let tags: Vec<u8> = kinds.iter().map(|&kind| index_of[usize::from(kind)]).collect();
-        // A kind that `seen` lacked has no index: the walk value by value
-        // (never, while `seen` holds every kind met; one max, which
-        // vectorises).
-        if tags.iter().fold(0, |m, &t| m.max(t)) == u8::MAX {
-            return Self::each(kinds, ints);
-        }
+        let tags = kinds
+            .iter()
+            .map(|&kind| {
+                let index = index_of[usize::from(kind)];
+                if index != u8::MAX {
+                    return index;
+                }
+                let slot = slot_of[usize::from(kind)];
+                let index = match order.iter().position(|&s| s == usize::from(slot)) {
+                    Some(i) => i as u8,
+                    None => {
+                        order.push(usize::from(slot));
+                        (order.len() - 1) as u8
+                    }
+                };
+                index_of[usize::from(kind)] = index;
+                index
+            })
+            .collect();
         Self { order, tags, u64s: ints.to_vec(), i64s: Vec::new() }
     }
 
@@ -346,7 +339,7 @@ fn fill(node: &mut xbf::ColumnNode, ty: &Metadata, col: &mut RawColumn, kinds: &
             // Each scalar as a value of `any`: its type (as `to_value`
             // chooses: ints from 0 up as u64), the types in first-seen
             // order; then the values of each type at once.
-            let AnyTags { order, tags, mut u64s, mut i64s } = AnyTags::of(kinds, &col.ints, &col.seen);
+            let AnyTags { order, tags, mut u64s, mut i64s } = AnyTags::of(kinds, &col.ints);
             let types: Vec<Metadata> = order.iter().map(|&slot| ANY_TYPES[slot].into()).collect();
             // A byte for each value's type, then the values.
             let mut rows = tags.len();
@@ -422,23 +415,14 @@ mod tests {
                     kinds.push(kind);
                 }
             }
-            let mut seen = [false; 6];
-            kinds.iter().for_each(|&k| seen[usize::from(k)] = true);
-            let by_kind = AnyTags::of(&kinds, &ints, &seen);
+            let by_kind = AnyTags::of(&kinds, &ints);
             assert_eq!(by_kind, AnyTags::each(&kinds, &ints), "{kinds:?} {ints:?}");
-            // Kinds met that `seen` lacks (the walk then), or that it has and
-            // the values do not: the same tags.
-            for k in 0..6 {
-                let mut other = seen;
-                other[k] = !other[k];
-                assert_eq!(AnyTags::of(&kinds, &ints, &other), by_kind, "{kinds:?} {ints:?}, seen {other:?}");
-            }
             fast += usize::from(ints.iter().all(|&v| v >> 63 == 0));
         }
         // Both ways were compared (the lookup on most columns).
         assert!(fast > 1000, "{fast}");
         let kinds = [K_FLOAT, K_NULL, K_INT, K_BOOL, K_UINT, 5, K_FLOAT];
-        let tags = AnyTags::of(&kinds, &[7, 8], &[true; 6]);
+        let tags = AnyTags::of(&kinds, &[7, 8]);
         assert_eq!((tags.order, tags.tags, tags.u64s), (vec![4, 0, 2, 1, 5], vec![0, 1, 2, 3, 2, 4, 0], vec![7, 8]));
     }
 }
