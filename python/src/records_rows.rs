@@ -106,7 +106,7 @@ fn op_of<'a>(ty: &Metadata, col: &'a RawColumn, n: usize) -> Option<(Op<'a>, usi
         t => (false, t),
     };
     let write = write_of(ty)?;
-    let strs = || col.ends.last().map_or(0, |&end| end + col.ends.len() * uvarint_len(end as u64));
+    let strs = || col.ends().last().map_or(0, |&end| end + col.ends().len() * uvarint_len(end as u64));
     if !optional_key && !option && !matches!(write, Write::Any) {
         // One kind in every record (inference gives a key some records
         // lack, a None among other values, or values of two kinds another
@@ -115,7 +115,7 @@ fn op_of<'a>(ty: &Metadata, col: &'a RawColumn, n: usize) -> Option<(Op<'a>, usi
             Write::Unit => n,
             Write::Bool => col.bools.len(),
             Write::F64 => col.floats.len(),
-            Write::Str => col.ends.len(),
+            Write::Str => col.ends().len(),
             _ => col.ints.len(),
         };
         if count != n {
@@ -125,7 +125,7 @@ fn op_of<'a>(ty: &Metadata, col: &'a RawColumn, n: usize) -> Option<(Op<'a>, usi
             Write::Unit => (Op::Unit, 0),
             Write::Bool => (Op::Bool(col.bools.iter()), n),
             Write::F64 => (Op::F64(col.floats.iter()), 8 * n),
-            Write::Str => (Op::Str(&col.text, col.ends.iter(), 0), strs()),
+            Write::Str => (Op::Str(col.text(), col.ends().iter(), 0), strs()),
             Write::U64 => (Op::U64(col.ints.iter()), n * int_width(col.int_bits, false)),
             _ => (Op::I64(col.ints.iter()), n * int_width(col.int_bits, true)),
         });
@@ -305,8 +305,8 @@ fn write_tagged(out: &mut Vec<u8>, f: &mut Tagged<'_>, codes: &[u8; 6]) {
             f.floats += 1;
         }
         K_STR => {
-            let start = if f.strs == 0 { 0 } else { f.col.ends[f.strs - 1] };
-            let s = &f.col.text[start..f.col.ends[f.strs]];
+            let start = if f.strs == 0 { 0 } else { f.col.ends()[f.strs - 1] };
+            let s = &f.col.text()[start..f.col.ends()[f.strs]];
             f.strs += 1;
             varint::put_u64(out, s.len() as u64);
             out.extend_from_slice(s);

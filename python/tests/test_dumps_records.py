@@ -69,6 +69,27 @@ def test_records_whose_key_orders_recur_keep_their_bytes():
             assert xbf.dumps(rows, columnar=columnar) == general(rows, columnar=columnar)
 
 
+def test_wide_records_of_one_order_keep_their_bytes():
+    """Records of one order of keys (whose type the gather makes without inference's objects), up to
+    wider than a map's least number of keys, with shared and fresh key objects (found by their hash
+    then name), names that are not ASCII, and columns of every kind, some mixed, None or absent."""
+    kinds = [lambda i: i, lambda i: -i * 3, lambda i: i * 0.25, lambda i: "v" * (i % 7), lambda i: i % 2 == 0,
+             lambda i: None, lambda i: None if i % 3 else "é" * (i % 4), lambda i: [1, "s", 2.5, None][i % 4],
+             lambda i: 2**63 + i, lambda i: "x" * (i % 50)]
+    for width in (1, 2, 9, 40, 64, 65, 72, 100):
+        names = [f"k{j}" if j % 5 else f"ключ{j}" for j in range(width)]
+        for n in (1, 2, 70, 237):
+            shared = [{name: kinds[j % len(kinds)](i) for j, name in enumerate(names)} for i in range(n)]
+            # Fresh key objects in each record: found by content.
+            fresh = [{"".join([name[:1], name[1:]]): v for name, v in r.items()} for r in shared]
+            # The same records, one lacking the last key (two orders: inference's objects).
+            lacking = shared[:-1] + [dict(list(shared[-1].items())[:-1])] if n > 1 and width > 1 else shared
+            for rows in (shared, fresh, lacking):
+                for columnar in (None, False, True):
+                    assert xbf.dumps(rows, columnar=columnar) == general(rows, columnar=columnar), (width, n)
+            assert xbf.loads(xbf.dumps(shared)) == shared
+
+
 def test_subclasses_and_kinds_the_fast_path_does_not_take_keep_their_bytes():
     cases = [
         [{"a": i} for i in range(20)] + [{"a": Int(5)}],

@@ -92,7 +92,10 @@
 //! assert_eq!(err.to_string(), "at byte 24, in Point.last: truncated: needs 1 bytes, 0 remain");
 //! # Ok::<(), xbf::Error>(())
 //! ```
-// `unsafe` only where utf8.rs says why (a measured speed-up, Miri-tested).
+// `unsafe` only where utf8.rs says why (a measured speed-up, Miri-tested);
+// and `ColumnNode::take_utf8_unchecked` (columnar/builder/owned.rs), an
+// `unsafe fn` with no unsafe operation in it: its contract (valid strings)
+// is the caller's, who then skips the checks.
 #![deny(unsafe_code)]
 // Without serde, the helpers only its readers use (string spans, key
 // checks) go unused; they are not worth a cfg each.

@@ -47,9 +47,13 @@ pub(crate) struct RawColumn {
     /// The bits of the ints (set by `finish`).
     pub(crate) int_bits: Option<Ints>,
     pub(crate) floats: Vec<f64>,
-    /// The strings one after the other (UTF-8), and where each ends.
-    pub(crate) text: Vec<u8>,
-    pub(crate) ends: Vec<usize>,
+    /// The strings one after the other, and where each ends: private to
+    /// this module, whose writes keep them valid (the text UTF-8, the ends
+    /// increasing on its character boundaries, the last at most its length)
+    /// for [`RawColumn::take_strings`]' unchecked hand-off; read them with
+    /// [`RawColumn::text`] and [`RawColumn::ends`].
+    text: Vec<u8>,
+    ends: Vec<usize>,
     /// Whether some record lacks the key.
     pub(crate) absent: bool,
     /// Records read: the index of the next record.
@@ -119,6 +123,41 @@ impl RawColumn {
         self.len = 0;
         self.mixed = false;
         self.kind = K_NONE_YET;
+    }
+
+    /// The strings one after the other (UTF-8).
+    pub(crate) fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// Where each string of [`RawColumn::text`] ends.
+    pub(crate) fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
+    /// Moves the strings into `node` (a string node) without the core's
+    /// check of the text and the ends (`take_utf8` read all of it again:
+    /// its UTF-8 and its ends), which this module wrote valid.
+    pub(crate) fn take_strings(&mut self, node: &mut xbf::ColumnNode) -> xbf::Result<()> {
+        let (text, ends) = (std::mem::take(&mut self.text), std::mem::take(&mut self.ends));
+        // SAFETY: `text` and `ends` are written only in this module (private
+        // fields), each write keeping them valid: a string is appended whole
+        // (`append_str`, `str_run`) from `str_bytes` (CPython's UTF-8 of an
+        // exact str, which it makes only for a str without lone surrogates)
+        // or from a compact-ASCII str's characters (`compact_ascii`), its end
+        // pushed as the text's length after it (so the ends increase, each
+        // on a boundary, the last the length); `reserve_text` copies the
+        // text whole; `clear` empties both; `untake_strings` puts back what
+        // a string node held, which the core keeps valid (the buffers moved
+        // in here, or strings it checked).
+        unsafe { node.take_utf8_unchecked(text, ends) }
+    }
+
+    /// Moves back the strings [`RawColumn::take_strings`] moved into
+    /// `node` (with its room, for the next call).
+    pub(crate) fn untake_strings(&mut self, node: &mut xbf::ColumnNode) -> xbf::Result<()> {
+        (self.text, self.ends) = node.drain_joined()?;
+        Ok(())
     }
 
     /// Bytes held by its buffers.
@@ -512,9 +551,20 @@ impl RawColumn {
             if self.ends.is_empty() {
                 // Room for the rest of the list at once, guessed from
                 // the first string's length (none asked for when a reused
-                // buffer has it).
+                // buffer has it). On a short list (a few runs), also the
+                // room a run of strings asks past the text's end
+                // (`str_run`, and `reserve_text`'s projection), which is
+                // then much of the guess: without it the first run of a
+                // list of a few hundred records found the room short, and
+                // a new buffer was made. Not on a longer one, where the
+                // projection's check after the first run, short of that
+                // room, made a new buffer while the text was small when the
+                // first string was shorter than most, which with the room
+                // the text outgrew later, copied whole.
                 self.ends.reserve(n - i);
-                self.text.reserve((n - i).saturating_mul(s.len() + 4).min(1 << 24));
+                let guess = (n - i).saturating_mul(s.len() + 4).min(1 << 24);
+                let run_room = if n - i <= SHORT_LIST { 32 * STR_RUN.min(n - i) } else { 0 };
+                self.text.reserve(guess + run_room);
             }
             self.append_str(s);
             K_STR
@@ -725,6 +775,10 @@ unsafe fn value_float(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<f64
 /// Strings of one run of [`RawColumn::str_run`] at most (a batch's): the
 /// room it asks of the text at once is 32 bytes a string.
 const STR_RUN: usize = 64;
+
+/// Records left at most for which a string column's first reservation
+/// (`push_slow`) adds the room of a run of strings.
+const SHORT_LIST: usize = 4 * STR_RUN;
 
 /// Writes the `len` bytes at `p`, the characters of a compact-ASCII str of
 /// at most 32 bytes ([`compact_ascii`]), at `dst`: every byte of

@@ -172,11 +172,8 @@ fn take_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn) -> xbf::R
             8 * n
         }
         P::String => {
-            let rows = col.ends.last().map_or(0, |&end| end + col.ends.len());
-            // Checked to be UTF-8 in the pass over ASCII text that checks
-            // the ends (each string was valid UTF-8 when appended, but the
-            // core cannot know it).
-            node.take_utf8(take(&mut col.text), take(&mut col.ends))?;
+            let rows = col.ends().last().map_or(0, |&end| end + col.ends().len());
+            col.take_strings(node)?;
             rows
         }
         P::U64 => {
@@ -202,7 +199,7 @@ fn untake_scalars(node: &mut xbf::ColumnNode, p: P, col: &mut RawColumn, values:
         P::Unit => {}
         P::Bool => col.bools = node.drain_bool()?,
         P::F64 => col.floats = node.drain_f64()?,
-        P::String => (col.text, col.ends) = node.drain_joined()?,
+        P::String => col.untake_strings(node)?,
         P::U64 => col.ints = node.drain_u64()?,
         P::I64 if values => col.ints = node.drain_i64()?.into_iter().map(|x| x as u64).collect(),
         P::I64 => col.ints = node.drain_i64_buffer()?,

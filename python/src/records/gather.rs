@@ -470,10 +470,20 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         prev.truncate(matched);
         prev_keys.truncate(matched);
         prev_cols.truncate(matched);
+        // Room for the record's keys at once (a wide record's grew each
+        // buffer a few times), and for the first record's columns.
+        let more = d.len().saturating_sub(matched);
+        prev.reserve(more);
+        prev_keys.reserve(more);
+        prev_cols.reserve(more);
+        if i == 0 {
+            keys.reserve(more);
+            cols.reserve(more);
+        }
         let mut next = pending;
         loop {
             let Some((k, v)) = next.take().or_else(|| dict_next(d, &mut pos)) else { break };
-            let Some(col) = keys.column(&k) else { return Ok(None) };
+            let Some(col) = keys.column(&k, i == 0) else { return Ok(None) };
             if col == cols.len() {
                 // Keys that look like data (a map so far, as
                 // `Objects::is_map` counts): the general path. (Otherwise a
@@ -518,6 +528,47 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
             return Ok(Some(Gathered { cols, typed, n }));
         }
     }
+    let (ty, slots) = if one_order && runs.runs[0].cols.iter().copied().eq(0..cols.len()) {
+        one_order_type(&keys, &cols)?
+    } else {
+        let Some(typed) = orders_type(&keys, &runs, &cols)? else { return Ok(None) };
+        typed
+    };
+    let Metadata::Vec(elem) = &ty else { return Ok(None) };
+    if !matches!(&**elem, Metadata::Struct(_)) || elem.is_zero_size() {
+        return Ok(None);
+    }
+    let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
+    let typed = Arc::new(RecordsType { ty, meta, slots });
+    if one_order {
+        if let Some(l) = learned {
+            l.learn(&keys.objects, &cols, typed.clone());
+        }
+    }
+    Ok(Some(Gathered { cols, typed, n }))
+}
+
+/// The type of records that all had the keys of `keys` in the order met
+/// (their columns, `cols`, numbered in that order), and each field's
+/// column (its own): the struct of those fields in that order, none
+/// optional, each of its column's shape. What inference's objects give
+/// ([`orders_type`]) for one order of keys, without them (they hash each
+/// name and each pair of neighbours, and sort the fields by their edges
+/// twice, which on wide records cost as much as their set-up): their edges
+/// are the chain of the keys in that order, each key in every record, and
+/// never a map (the keys of every record are all the distinct keys).
+fn one_order_type(keys: &Keys<'_>, cols: &[RawColumn]) -> PyResult<(Metadata, Vec<usize>)> {
+    let fields = keys.names.iter().zip(cols).map(|(name, col)| Ok((name.as_str(), col.shape().metadata()?)));
+    let fields = fields.collect::<xbf::Result<Vec<_>>>().map_err(encode_err)?;
+    let record = xbf::StructMetadata::new(OBJECT_STRUCT, fields).map_err(encode_err)?;
+    Ok((Metadata::vec(record.into()), (0..cols.len()).collect()))
+}
+
+/// The type of records whose orders of keys are `runs` (their columns,
+/// `cols`, numbered in order of first appearance), and the column of each
+/// of its fields in its order; `None` where the keys do not make a struct
+/// (a map, or orders that conflict: the general path).
+fn orders_type(keys: &Keys<'_>, runs: &Runs, cols: &[RawColumn]) -> PyResult<Option<(Metadata, Vec<usize>)>> {
     // Inference's objects, given each order of keys once, in the order
     // they were first met, then repeated: the same edges, counts and fields,
     // in the same order of first appearance (a key first appears in the
@@ -534,7 +585,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         }
         o.objects.repeat_n(run.records - 1);
     }
-    for (f, col) in o.objects.fields_mut().iter_mut().zip(&cols) {
+    for (f, col) in o.objects.fields_mut().iter_mut().zip(cols) {
         f.shape.shape = col.shape();
     }
     // The struct's fields in its order, each with its column (the fields of
@@ -546,17 +597,5 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         .map(|f| fields.iter().position(|g| std::ptr::eq(g, *f)).expect("a field of the objects"))
         .collect();
     let shape = Shape::Vec(Box::new(Shape::Obj(Box::new(o))));
-    let ty = shape.metadata().map_err(encode_err)?;
-    let Metadata::Vec(elem) = &ty else { return Ok(None) };
-    if !matches!(&**elem, Metadata::Struct(_)) || elem.is_zero_size() {
-        return Ok(None);
-    }
-    let meta = EncodeOptions::v2().encode_metadata(&ty).map_err(encode_err)?;
-    let typed = Arc::new(RecordsType { ty, meta, slots });
-    if one_order {
-        if let Some(l) = learned {
-            l.learn(&keys.objects, &cols, typed.clone());
-        }
-    }
-    Ok(Some(Gathered { cols, typed, n }))
+    Ok(Some((shape.metadata().map_err(encode_err)?, slots)))
 }

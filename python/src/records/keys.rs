@@ -7,7 +7,6 @@
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rustc_hash::FxHashMap;
-use std::collections::HashMap;
 
 /// The keys met so far, each a column (numbered in order of first
 /// appearance, as inference numbers its fields): key objects are compared
@@ -20,8 +19,20 @@ pub(super) struct Keys<'py> {
     /// Each column's name, and the first key object of that name.
     pub(super) names: Vec<String>,
     pub(super) objects: Vec<Bound<'py, PyString>>,
-    by_name: HashMap<String, usize>,
+    /// The columns by their names' Python hash (which a str keeps once
+    /// made, and a dict's key has: no pass over the name, where a `HashMap`
+    /// of the names hashed each twice and kept a copy of it): the last
+    /// column of each hash met, the ones before it of the same hash chained
+    /// through `same_hash`. Python's str hash is randomised per process as
+    /// its dicts need (so is a map's order: the columns' order is the
+    /// records'), so a list's keys do not pick the collisions.
+    by_hash: FxHashMap<isize, usize>,
+    /// Each column's column before it of the same hash ([`NONE`]: none).
+    same_hash: Vec<usize>,
 }
+
+/// No column (the end of a chain of [`Keys::same_hash`]).
+const NONE: usize = usize::MAX;
 
 /// Key objects remembered at most: records whose key objects are all new
 /// (each dict built with fresh strings) are looked up by content.
@@ -29,27 +40,61 @@ const KEY_CACHE: usize = 256;
 
 impl<'py> Keys<'py> {
     /// The column of key `k` (a new one if the key is new); `None` for a
-    /// key that is not an exact str of valid UTF-8.
-    pub(super) fn column(&mut self, k: &Bound<'py, PyAny>) -> Option<usize> {
-        if let Some(&(_, col)) = self.known.iter().find(|(known, _)| known.is(k)) {
-            return Some(col);
+    /// key that is not an exact str of valid UTF-8. `first`: `k` is a key
+    /// of the first record, whose keys met before are its own, other
+    /// objects (a dict's keys differ), so not looked up by identity (a
+    /// wide record's keys each compared with those before it).
+    pub(super) fn column(&mut self, k: &Bound<'py, PyAny>, first: bool) -> Option<usize> {
+        if !first {
+            if let Some(&(_, col)) = self.known.iter().find(|(known, _)| known.is(k)) {
+                return Some(col);
+            }
         }
         let ks = k.downcast_exact::<PyString>().ok()?;
         let name = ks.to_str().ok()?;
-        let col = match self.by_name.get(name) {
-            Some(&col) => col,
-            None => {
-                let col = self.names.len();
-                self.names.push(name.to_owned());
-                self.objects.push(ks.clone());
-                self.by_name.insert(name.to_owned(), col);
-                col
-            }
+        // An exact str's hash: no Python code runs, and it does not fail.
+        let hash = ks.hash().ok()?;
+        let col = match self.find(hash, name) {
+            Some(col) => col,
+            None => self.add(hash, name, ks),
         };
         if self.known.len() < KEY_CACHE {
             self.known.push((k.clone(), col));
         }
         Some(col)
+    }
+
+    /// The column of the key named `name`, whose Python hash is `hash`.
+    fn find(&self, hash: isize, name: &str) -> Option<usize> {
+        let mut col = *self.by_hash.get(&hash)?;
+        while self.names[col] != name {
+            col = self.same_hash[col];
+            if col == NONE {
+                return None;
+            }
+        }
+        Some(col)
+    }
+
+    /// A new column, of the key named `name` (not met yet), whose Python
+    /// hash is `hash`, and whose first key object is `ks`.
+    fn add(&mut self, hash: isize, name: &str, ks: &Bound<'py, PyString>) -> usize {
+        let col = self.names.len();
+        self.names.push(name.to_owned());
+        self.objects.push(ks.clone());
+        self.same_hash.push(self.by_hash.insert(hash, col).unwrap_or(NONE));
+        col
+    }
+
+    /// Room for `more` keys not met yet (the rest of a record's).
+    pub(super) fn reserve(&mut self, more: usize) {
+        if self.known.len() < KEY_CACHE {
+            self.known.reserve(more.min(KEY_CACHE - self.known.len()));
+        }
+        self.names.reserve(more);
+        self.objects.reserve(more);
+        self.same_hash.reserve(more);
+        self.by_hash.reserve(more);
     }
 }
 
@@ -145,7 +190,44 @@ impl<'py> Orders<'py> {
 
 #[cfg(test)]
 mod tests {
-    use super::Runs;
+    use super::{Keys, Runs};
+    use pyo3::prelude::*;
+    use pyo3::types::PyString;
+
+    /// Keys found by name through their hash, those of one hash (Python's
+    /// str hashes may collide) chained: each found, a name not met not
+    /// found whatever its hash, and `column` gives a key object of a name
+    /// met (a new object) that name's column.
+    #[test]
+    fn keys_of_one_hash_are_told_apart_by_name() {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            let mut keys = Keys::default();
+            let names = ["a", "b", "é", "ab", "c"];
+            // "a", "b" and "é" of one hash, "ab" and "c" of another.
+            let hash = |i: usize| if i < 3 { 7 } else { -8 };
+            for (i, name) in names.iter().enumerate() {
+                assert_eq!(keys.find(hash(i), name), None, "{name} before it is added");
+                assert_eq!(keys.add(hash(i), name, &PyString::new_bound(py, name)), i);
+            }
+            for (i, name) in names.iter().enumerate() {
+                assert_eq!(keys.find(hash(i), name), Some(i), "{name}");
+                assert_eq!(keys.find(-hash(i), name), None, "{name} of another hash");
+            }
+            assert_eq!(keys.find(7, "d"), None);
+            assert_eq!(keys.find(-8, "d"), None);
+            // By the key object's own hash: a name met (the hash above is not
+            // its own, so it is a new column), then the same name again.
+            let fresh = PyString::new_bound(py, &["x", "y"].concat());
+            let col = keys.column(fresh.as_any(), true).expect("a str key");
+            assert_eq!(col, names.len());
+            let again = PyString::new_bound(py, &["x", "y"].concat());
+            assert!(!again.is(&fresh));
+            assert_eq!(keys.column(again.as_any(), false), Some(col));
+            // And the same object again, by identity.
+            assert_eq!(keys.column(fresh.as_any(), false), Some(col));
+        });
+    }
 
     /// Runs found by comparison (up to `Runs::SCAN`) and then by hash: the
     /// index of each order of keys is that of its first appearance.

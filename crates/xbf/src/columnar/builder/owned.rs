@@ -110,6 +110,50 @@ impl ColumnNode {
         self.take_valid_str(text, ends)
     }
 
+    /// [`take_utf8`](Self::take_utf8) without its checks, for a binding
+    /// that wrote the text and the ends itself and so knows them valid (the
+    /// Python extension's gather: each string's bytes from CPython's UTF-8
+    /// or from an ASCII str, each end written as its string was appended),
+    /// where the checks read all of it again. Into a node that holds
+    /// strings already it is `take_utf8`, checks and all.
+    ///
+    /// # Safety
+    ///
+    /// `text` is UTF-8 and `ends` are as [`take_str`](Self::take_str)
+    /// says: increasing, each on a character boundary of `text`, the last at
+    /// most `text.len()` (checked by `debug_assert`). A string node's bytes
+    /// are UTF-8 to everything that reads them (its dictionaries and
+    /// prefixes, the readers of the message); the core may come to read
+    /// them as `str` without a check.
+    ///
+    /// ```
+    /// use xbf::{Columns, EncodeOptions, Metadata, PrimitiveType};
+    ///
+    /// let ty = Metadata::vec(PrimitiveType::String.into());
+    /// let mut cols = Columns::new(&ty);
+    /// // SAFETY: "annbocé" is UTF-8 and 3, 5, 8 increase on its boundaries.
+    /// unsafe { cols.root().push_len(3)?.take_utf8_unchecked("annbocé".into(), vec![3, 5, 8])? };
+    /// let bytes = EncodeOptions::v2().encode_columns(cols)?;
+    /// assert_eq!(xbf::decode_message(&bytes)?.to_string(), r#"["ann", "bo", "cé"]"#);
+    /// # Ok::<(), xbf::Error>(())
+    /// ```
+    #[allow(unsafe_code)]
+    pub unsafe fn take_utf8_unchecked(&mut self, text: Vec<u8>, ends: Vec<usize>) -> Result<()> {
+        debug_assert!(
+            std::str::from_utf8(&text).is_ok_and(|t| valid_ends(t, &ends, false)),
+            "take_utf8_unchecked: text that is not UTF-8 or ends that are not valid"
+        );
+        match (&mut self.node, &self.ty) {
+            (Node::Bytes { data, ends: own }, Metadata::Primitive(P::String)) if own.is_empty() => {
+                let mut text = text;
+                text.truncate(ends.last().copied().unwrap_or(0));
+                (*data, *own) = (text, ends);
+                Ok(())
+            }
+            _ => self.take_utf8(text, ends),
+        }
+    }
+
     /// [`take_str`](Self::take_str) once its ends were checked.
     fn take_valid_str(&mut self, text: String, ends: Vec<usize>) -> Result<()> {
         match (&mut self.node, &self.ty) {
@@ -305,7 +349,11 @@ impl ColumnNode {
             return self.extend_any(types, &tags);
         }
         let Node::Any(known, own, nodes) = &mut self.node else { unreachable!("an any node, checked above") };
-        if let Some(&t) = tags.iter().find(|&&t| usize::from(t) >= types.len()) {
+        // The largest index first (a max over bytes, which vectorises; a
+        // search for the first past the types tested each byte), the first
+        // past them only for the error.
+        if usize::from(tags.iter().fold(0, |m, &t| m.max(t))) >= types.len() && !tags.is_empty() {
+            let t = tags.iter().find(|&&t| usize::from(t) >= types.len()).copied().unwrap_or_default();
             return Err(Error::new(ErrorKind::TypeMismatch, format!("the type index {t} of {} types", types.len())));
         }
         let keys: Vec<TypeKey> = types.iter().map(TypeKey::of).collect();

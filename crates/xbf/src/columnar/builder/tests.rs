@@ -652,6 +652,54 @@ fn strings_taken_as_bytes_are_checked_as_take_str_checks_them() {
     assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
 }
 
+/// Strings taken unchecked (`take_utf8_unchecked`, valid text and ends)
+/// give the bytes `take_utf8` gives, the bytes past the last end dropped;
+/// into a node that holds strings already they are appended.
+#[test]
+#[allow(unsafe_code)]
+fn strings_taken_unchecked_as_take_utf8_takes_them() {
+    let ty = Metadata::vec(s(P::String));
+    let mut next = crate::columnar::lcg(25, 4);
+    let alphabet = ["a", "Z", "0", " ", "é", "東", "🦀", "\u{7f}", "\u{80}"];
+    for round in 0..100 {
+        let pick = if round % 2 == 0 { 4 } else { alphabet.len() };
+        let strings: Vec<String> =
+            (0..next() % 6).map(|_| (0..next() % 20).map(|_| alphabet[next() as usize % pick]).collect()).collect();
+        let text: String = strings.concat();
+        let mut at = 0;
+        let ends: Vec<usize> = strings
+            .iter()
+            .map(|s| {
+                at += s.len();
+                at
+            })
+            .collect();
+        let encode = |take: &dyn Fn(&mut ColumnNode) -> Result<()>| {
+            let mut cols = Columns::new(&ty);
+            take(cols.root().push_len(ends.len()).unwrap())?;
+            EncodeOptions::v2().encode_columns(cols)
+        };
+        let checked = encode(&|n| n.take_utf8(text.clone().into_bytes(), ends.clone())).unwrap();
+        let mut longer = text.clone().into_bytes();
+        longer.extend_from_slice("x€".as_bytes());
+        for bytes in [text.clone().into_bytes(), longer] {
+            // SAFETY: `bytes` is UTF-8 (a `String`'s, or one with "x€" after
+            // it) and `ends` are the ends of `strings` in it.
+            let unchecked = encode(&|n| unsafe { n.take_utf8_unchecked(bytes.clone(), ends.clone()) }).unwrap();
+            assert_eq!(unchecked, checked, "{text:?} {ends:?}");
+        }
+    }
+    // Into a node that holds strings already: appended.
+    let mut cols = Columns::new(&ty);
+    let items = cols.root().push_len(3).unwrap();
+    // SAFETY: valid text and ends (into the empty node: moved in).
+    unsafe { items.take_utf8_unchecked("é".into(), vec![2]) }.unwrap();
+    // SAFETY: valid text and ends.
+    unsafe { items.take_utf8_unchecked("ab".into(), vec![1, 2]) }.unwrap();
+    let v: Value = VecValue::new(s(P::String), vec!["é".into(), "a".into(), "b".into()]).unwrap().into();
+    assert_eq!(crate::decode_message(&EncodeOptions::v2().encode_columns(cols).unwrap()).unwrap(), v);
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
     /// The branch-free order test of string ends (`owned::increasing`) says
@@ -866,6 +914,11 @@ fn any_values_taken_are_the_values_extended() {
                 t.insert(t.len() / 2, bad);
                 assert!(items.take_any(types, t).is_err(), "{k} types, {bad}");
             }
+            // Two indices past the types, the larger last: the error names the first.
+            let mut t = wide(&tags[..first]);
+            t.extend([k as u8 + 1, u8::MAX]);
+            let err = items.take_any(types, t).unwrap_err().to_string();
+            assert!(err.contains(&format!("the type index {} of {k} types", k + 1)), "{err}");
             let twice: Vec<Metadata> = types.iter().chain(&types[..1]).cloned().collect();
             assert!(items.take_any(&twice, wide(&tags[..first])).is_err(), "a type twice");
             fill(items.take_any(types, wide(&tags[..first])).unwrap(), types, &tags[..first]);
