@@ -831,9 +831,13 @@ impl<'a> Prefix<'a> {
                 shared_pieces.extend([(p, 1), (len, m - 1)]);
                 rest_pieces.extend([(len - p, 1), (0, m - 1)]);
             }
-            let least =
-                1 + block_least(n, shared_pieces.iter().copied()) + block_least(n, rest_pieces.iter().copied()) + rest;
-            if least >= beat {
+            // (A block of one value or more takes 3 bytes at least, its
+            // length, encoding byte and a byte of payload: where the shared
+            // prefixes' block rules the encoding out with that for the
+            // rests', the rests' block is not sized.)
+            let least = 1 + block_least(n, shared_pieces.iter().copied()) + rest;
+            let rests_least = if n > 0 { 3 } else { 0 };
+            if least + rests_least >= beat || least + block_least(n, rest_pieces.iter().copied()) >= beat {
                 return None;
             }
         }
