@@ -386,7 +386,7 @@ const PROBE: usize = 256;
 
 /// Shared prefixes are measured run by run ([`Prefix::rest_of_runs`]) in a
 /// column of at most one run of equal values in this many values.
-const RUNS_FEW: usize = 8;
+const RUNS_FEW: usize = 4;
 
 /// How many indices [`Texts::find_short`] and [`Texts::take_short`]
 /// write at a time.
@@ -822,16 +822,22 @@ impl<'a> Prefix<'a> {
         }
         if !super::entropy::enabled() {
             // Each run: its first value, then the others (`m - 1` of them,
-            // maybe none) sharing all their bytes.
-            let pieces = |f: fn(u64, u64) -> (u64, u64)| {
-                runs.iter().flat_map(move |&(m, len, p)| {
-                    let (first, others) = f(len, p);
-                    [(first, 1), (others, m - 1)]
-                })
-            };
-            let least =
-                1 + block_least(n, pieces(|len, p| (p, len))) + block_least(n, pieces(|len, p| (len - p, 0))) + rest;
-            if least >= beat {
+            // maybe none) sharing all their bytes. (Listed first, then read
+            // as slices: pieces made on the fly by a `flat_map` over arrays
+            // cost several times what `block_least` does with each.)
+            let (mut shared_pieces, mut rest_pieces) =
+                (Vec::with_capacity(2 * runs.len()), Vec::with_capacity(2 * runs.len()));
+            for &(m, len, p) in &runs {
+                shared_pieces.extend([(p, 1), (len, m - 1)]);
+                rest_pieces.extend([(len - p, 1), (0, m - 1)]);
+            }
+            // (A block of one value or more takes 3 bytes at least, its
+            // length, encoding byte and a byte of payload: where the shared
+            // prefixes' block rules the encoding out with that for the
+            // rests', the rests' block is not sized.)
+            let least = 1 + block_least(n, shared_pieces.iter().copied()) + rest;
+            let rests_least = if n > 0 { 3 } else { 0 };
+            if least + rests_least >= beat || least + block_least(n, rest_pieces.iter().copied()) >= beat {
                 return None;
             }
         }
@@ -898,6 +904,18 @@ fn run_starts(ids: &[u64], runs: usize) -> Vec<usize> {
     starts
 }
 
+/// The bytes of the varint of a value of `i` significant bits (a table: a
+/// length is looked up, not worked out, in [`block_least`]'s loop).
+const VARINT_BYTES: [u8; 65] = {
+    let mut t = [0u8; 65];
+    let mut i = 0;
+    while i <= 64 {
+        t[i] = if i == 0 { 1 } else { i.div_ceil(7) as u8 };
+        i += 1;
+    }
+    t
+};
+
 /// The size of the integer block of `n` values that `pieces` gives (each
 /// value its count of times, counts of 0 skipped), as [`Planned::new`]
 /// sizes it among the encodings `00` to `03`: the varints', the frame of
@@ -905,7 +923,7 @@ fn run_starts(ids: &[u64], runs: usize) -> Vec<usize> {
 /// pieces, the smallest taken. (Not a bound where the file encodings are
 /// on: they may take less.)
 fn block_least(n: usize, pieces: impl Iterator<Item = (u64, usize)>) -> usize {
-    let vlen = |v: u64| varint::len(u128::from(v));
+    let vlen = |v: u64| usize::from(VARINT_BYTES[(64 - v.leading_zeros()) as usize]);
     let bits = |x: u64| (64 - x.leading_zeros()) as usize;
     let (mut lo, mut hi, mut dlo, mut dhi) = (u64::MAX, 0u64, u64::MAX, 0u64);
     let (mut varints, mut rle, mut run) = (0usize, 0usize, 0usize);
@@ -1476,11 +1494,12 @@ mod tests {
             &["0", "1"],
             &["x", "", "xx", "xxx", "xxxxxxxxx", "xxxxxxxxxx"],
         ];
-        for round in 0..360 {
+        for round in 0..504 {
             let n = [1, 2, 7, 8, 9, 17, 100, 1000, 1023, 1024, 3376, 9000][round % 12];
             let set = sets[round / 12 % sets.len()];
-            // Runs of about this many values on average.
-            let mean = [1u64, 4, 9, 40, 300][round / 72 % 5];
+            // Runs of about this many values on average (5 and 6: a run in
+            // four to eight values, measured run by run since RUNS_FEW is 4).
+            let mean = [1u64, 4, 5, 6, 9, 40, 300][round / 72 % 7];
             let mut values: Vec<&[u8]> = Vec::with_capacity(n);
             while values.len() < n {
                 let v = set[(next() % set.len() as u64) as usize].as_bytes();
