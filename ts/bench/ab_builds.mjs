@@ -6,6 +6,10 @@
 //   MODE=encode for the default encode(value), with JSON.stringify + TextEncoder in msgpackr's place: issue 23's bar;
 //   CLOCK=cpu)
 // Run it twice with A and B swapped: a module loaded first or second can differ by more than a small change.
+// The ratios against msgpackr depend on the files run in the same process (all are warmed before any is timed):
+// us-employment's bigint decode was 1.04-1.14 of msgpackr's alone and 1.41-1.46 with zipcodes.csv in the run (CPU
+// clock; neither a full collection before its rounds nor --no-allocation-site-pretenuring undid it; its default
+// decode was not affected: BENCHMARKS.md, tsenc28). Take a file's ratio from a run of that file alone, or bench.mjs.
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,6 +1,6 @@
 // Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
 // JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
-//   npm run build && node bench/bench.mjs [--held-out | --held-out-2] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]] [--gc-probe] [--swap I,J] [--codecs "NAME;..."]
+//   npm run build && node bench/bench.mjs [--held-out | --held-out-2] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--warm-calls N] [--warm-max-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]] [--gc-probe] [--swap I,J] [--codecs "NAME;..."]
 // --before DIST also runs another build of this package (e.g. main's ts/dist copied to a temp dir) in the same
 // run, as "XBF before (default)", for before/after figures.
 // --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
@@ -118,16 +118,21 @@ function time(f, x, n) {
 /** ms on the samples' clock (wall, or the process's CPU time). */
 const now = CLOCK === "cpu" ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : () => performance.now();
 const WARM_MS = arg("--warm-ms", 200);
-/** Calls f(x) for about WARM_MS (at least 10 times). */
+// At least WARM_CALLS calls as well (up to WARM_MAX_MS): 200 ms is about 140 calls of budget.json's 1.4 ms encode,
+// too few for its optimised code, so that the calibration below, taken on slower calls, gave 7-12 calls a sample
+// instead of 29-30, and those short samples stayed slower to the last round: encode ÷ (JSON.stringify + UTF-8) 1.19
+// and 1.49 against 1.04 and 1.05 after 1,000 ms (BENCHMARKS.md, tsenc28). 300 calls was enough there.
+const WARM_CALLS = arg("--warm-calls", 300), WARM_MAX_MS = Math.max(WARM_MS, arg("--warm-max-ms", 2000));
+/** Calls f(x) for about WARM_MS and at least WARM_CALLS times (at least 10), stopping at WARM_MAX_MS. */
 function warm(f, x) {
-  const end = performance.now() + WARM_MS;
-  for (let i = 0; i < 10 || performance.now() < end; i++) f(x);
+  const t0 = performance.now(), end = t0 + WARM_MS, last = t0 + WARM_MAX_MS;
+  for (let i = 0; i < 10 || performance.now() < end || (i < WARM_CALLS && performance.now() < last); i++) f(x);
 }
 let commit = null;
 try { commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { /* not a checkout */ }
 const results = { clock: CLOCK, before: BEFORE ?? null, loadavg: loadavg(), cpus: cpus().length, node: process.version, date: new Date().toISOString(), commit, rounds: ROUNDS, targetMsPerSample: TARGET_MS,
-  warmMs: WARM_MS,
-  note: "ms per call; every codec warmed up for warmMs per operation first; each sample times n calls (n chosen apart for encode and decode so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order; calls per sample from the median of five 4 ms calibration windows on the same clock", datasets: [] };
+  warmMs: WARM_MS, warmCalls: WARM_CALLS, warmMaxMs: WARM_MAX_MS,
+  note: "ms per call; every codec warmed up for warmMs per operation first, and for at least warmCalls calls (stopping at warmMaxMs); each sample times n calls (n chosen apart for encode and decode so that a sample takes about targetMsPerSample); codecs interleaved, one encode and one decode sample each per round, in a rotated order; calls per sample from the median of five 4 ms calibration windows on the same clock", datasets: [] };
 
 const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 const rows = [];
@@ -218,7 +223,7 @@ if (MD_OUT) {
   let md = `# TypeScript benchmark: XBF against JSON, MessagePack and CBOR in JavaScript\n\n`;
   md += `Node ${results.node}, ${results.date.slice(0, 10)}, commit ${commit ? commit.slice(0, 12) : "unknown"}; \`node bench/bench.mjs\` (ts/), `;
   md += CLOCK === "cpu" ? "times are the process's CPU time (`--clock cpu`: user + system of all its threads, the collector's included), not the wall clock, since the machine was shared; " : "";
-  md += `${ROUNDS} interleaved rounds after a warm-up of ${WARM_MS} ms per codec and operation, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
+  md += `${ROUNDS} interleaved rounds after a warm-up of ${WARM_MS} ms and at least ${WARM_CALLS} calls (at most ${WARM_MAX_MS} ms) per codec and operation, medians. Encode and decode are relative to \`JSON.stringify\` and \`JSON.parse\` of the same `;
   md += `data in the same run (below 1× is faster than JSON). XBF's default is \`encode(value)\` (layout auto: columns when smaller) `;
   md += `and \`decode(bytes)\`; "XBF Encoder + Decoder (reused)" is one \`Encoder\` and one \`Decoder\` per dataset kept across their calls (the encoder remembers the type: no inference after the first call; the decoder its parsed metadata); "XBF decode, int64: bigint" decodes every 64-bit integer as a BigInt; "XBF without new Function" is the default encode and decode as on a page whose CSP forbids generated code (closures build the objects)${BEFORE ? "; \"XBF before (default)\" is another build of this package (" + BEFORE + (BEFORE_LABEL ? ": " + BEFORE_LABEL : "") + "), run in the same process" : ""}; msgpackr runs with its defaults (record structures), "msgpackr pack/unpack" is its module-level functions (no records), "msgpackr shared structures" a Packr keeping its structures across calls (not in the message); JSON bytes are the UTF-8 length of the compact text. Issue 23's bars are the last two ratios: encode against \`JSON.stringify\` + \`TextEncoder\`, decode against msgpackr's \`unpack\`. Machine load: ${results.loadavg.map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min) at the start, on ${results.cpus} cores.\n`;
   for (const d of results.datasets) {

@@ -105,7 +105,9 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const mEntries = measureSmall(dlen), head = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes;
   if (head + 3 + Math.ceil((n * (32 - Math.clz32(k - 1))) / 8) < 5 + n * lMin) return false;
   const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
-  const cached = k <= 256, pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
+  // (The pairs' prefixes are kept only where pairs can repeat often enough to pay for the table's lookups: a column
+  // of k entries has at most k * k pairs, and n - 1 neighbours.)
+  const cached = k <= 256 && k * k <= n, pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
   if (++stamp256 > 0x3fffffff) { stamp256 = 1; pairStamp.fill(0); }
   const st = stamp256;
   // Value 0: its length (l), id (0: the first entry), prefix (0) and rest (l). Each column's state is measureInt's

@@ -60,6 +60,29 @@ test("the one pass on columns of the wide table's kind, sorted columns and cycle
   }
 });
 
+// The pairs' prefixes are kept in a table only where k * k <= n (k entries, n values); elsewhere each neighbour pair
+// is compared. Entries sharing long prefixes (past the first four bytes, which the compare takes at once), k around
+// that bound for each n, every value's neighbour a different entry: the same bytes as the general path either way.
+test("the one pass with and without its table of pairs' prefixes (k * k around n), entries sharing long prefixes", () => {
+  let x = 11;
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  // ("0" among them: the shortest entry one byte, so that the dictionary is not surely below the plain column, which
+  // the one pass leaves to the general path.)
+  const entries = Array.from({ length: 64 }, (_, j) => (j === 0 ? "0" : `Dept ${"of Things".slice(0, j % 10)}${j}`));
+  for (const n of [16, 17, 48, 49, 50, 237, 1024, 1025, 3969, 4096]) {
+    const r = Math.floor(Math.sqrt(n));
+    for (const k of new Set([r - 1, r, r + 1, 2 * r].filter((k) => k >= 2 && k <= 64))) {
+      const values = [];
+      for (let i = 0; i < n; i++) {
+        let j = Math.floor(rnd() * k);
+        if (i > 0 && entries[j] === values[i - 1]) j = (j + 1) % k;
+        values.push(entries[j]);
+      }
+      same(values, `${k} entries, ${n} values`);
+    }
+  }
+});
+
 test("the one pass on a long column whose ids pass 16,384 (varints of three bytes)", () => {
   same(Array.from({ length: 40000 }, (_, i) => (i < 8000 ? `c${i % 100}` : `v${Math.floor((i - 8000) / 1.9)}`)), "16,942 entries");
 });
