@@ -206,6 +206,32 @@ pub(crate) struct WordIds {
 /// words that may be keeps that one aside).
 pub(crate) const FREE: u64 = u64::MAX;
 
+/// The least word [`WordIds::take`] reads as `PLACED | index`, an index
+/// its caller gave (a short value's word has its length, at most 7, in
+/// the top byte).
+pub(crate) const PLACED: u64 = 8 << 56;
+
+/// What [`WordIds::take`] asks of its caller, value by value.
+pub(crate) trait Take {
+    /// The `i`th word, or `None` to stop.
+    fn key(&mut self, i: usize) -> Option<u64>;
+    /// The index of the `i`th word, new to the table, or `None` to stop
+    /// without adding it.
+    fn add(&mut self, i: usize) -> Option<u64>;
+}
+
+/// Two functions: the words, and the indices of new ones.
+impl<K: FnMut(usize) -> Option<u64>, A: FnMut(usize) -> Option<u64>> Take for (K, A) {
+    #[inline]
+    fn key(&mut self, i: usize) -> Option<u64> {
+        (self.0)(i)
+    }
+    #[inline]
+    fn add(&mut self, i: usize) -> Option<u64> {
+        (self.1)(i)
+    }
+}
+
 impl WordIds {
     /// Slots to start with (a power of two).
     const FIRST: usize = 64;
@@ -278,13 +304,15 @@ impl WordIds {
         }
     }
 
-    /// The index of each word `key(i)` gives, for `i` from 0, written to
+    /// The index of each word `t.key(i)` gives, for `i` from 0, written to
     /// `out[i]`, until `key` gives `None` or `out` is full: how many were
     /// written (`Ok`), or `Err(i)` where `add` refused the `i`th word. A
-    /// word not in the table is added with the index `add(i)` gives it (the
-    /// caller's count of what it holds, in which the table's words may be a
-    /// part), or `add` gives `None` and the run stops there (nothing added
-    /// for it).
+    /// word not in the table is added with the index `t.add(i)` gives it
+    /// (the caller's count of what it holds, in which the table's words
+    /// may be a part), or `add` gives `None` and the run stops there
+    /// (nothing added for it). A word of [`PLACED`] or more is
+    /// `PLACED | index` for a value the caller placed itself (a string
+    /// dictionary's long values): its index, not looked up or added.
     /// A word equal to the one before takes its index unprobed.
     ///
     /// One loop finds and adds, the table's slots, mask, shift and
@@ -293,12 +321,7 @@ impl WordIds {
     /// a found word nor a new one reloads them: columns where a new value
     /// comes every few values take no other path.
     #[inline]
-    pub(crate) fn take(
-        &mut self,
-        out: &mut [u64],
-        mut key: impl FnMut(usize) -> Option<u64>,
-        mut add: impl FnMut(usize) -> Option<u64>,
-    ) -> Result<usize, usize> {
+    pub(crate) fn take(&mut self, out: &mut [u64], mut t: impl Take) -> Result<usize, usize> {
         let mut found = 0;
         // The last word and its index (no word is `FREE`).
         let mut last = (FREE, 0);
@@ -307,11 +330,17 @@ impl WordIds {
             let slots = &mut self.slots[..];
             let mask = slots.len() - 1;
             while found < out.len() {
-                let Some(word) = key(found) else {
+                let Some(word) = t.key(found) else {
                     return Ok(found);
                 };
                 debug_assert!(word != FREE);
                 if word != last.0 {
+                    if word >= PLACED {
+                        last = (word, word - PLACED);
+                        out[found] = last.1;
+                        found += 1;
+                        continue;
+                    }
                     let mut i = (word.wrapping_mul(mul) >> shift) as usize;
                     let id = loop {
                         let slot = slots[i];
@@ -319,7 +348,7 @@ impl WordIds {
                             break slot.1;
                         }
                         if slot.0 == FREE {
-                            let Some(id) = add(found) else {
+                            let Some(id) = t.add(found) else {
                                 return Err(found);
                             };
                             slots[i] = (word, id);
@@ -482,13 +511,15 @@ mod tests {
                 let stop = n.min(from + 1 + (next() % 400) as usize).min(from + out.len());
                 let r = ids.take(
                     &mut out,
-                    |i| (from + i < stop).then(|| keys[from + i]),
-                    |_| {
-                        (added < refuse).then(|| {
-                            added += 1;
-                            offset + added as u64 - 1
-                        })
-                    },
+                    (
+                        |i| (from + i < stop).then(|| keys[from + i]),
+                        |_| {
+                            (added < refuse).then(|| {
+                                added += 1;
+                                offset + added as u64 - 1
+                            })
+                        },
+                    ),
                 );
                 let took = r.unwrap_or_else(|k| {
                     stopped = true;
@@ -502,7 +533,7 @@ mod tests {
             assert_eq!(got.len(), if stopped { firsts.iter().position(|&id| id == refuse as u64).unwrap() } else { n });
             // Refused words were not added: the words taken are all found again.
             let mut all = vec![0u64; n];
-            let again = ids.take(&mut all, |i| (i < got.len()).then(|| keys[i]), |_| None);
+            let again = ids.take(&mut all, (|i| (i < got.len()).then(|| keys[i]), |_| None));
             assert_eq!(again, Ok(got.len()), "round {round}");
             assert_eq!(all[..got.len()], got[..]);
         }

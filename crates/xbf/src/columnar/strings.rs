@@ -38,18 +38,13 @@ trait Texts<'a>: Copy {
     /// written to `out`, while the values are under 8 bytes and found
     /// there (and `out` has room): how many were.
     fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize;
-    /// The index of each value from `from` on among the short values
-    /// `table` holds, written to `out`, while the values are under 8 bytes
-    /// (and `out` has room), a value not there added with the index
-    /// `add(i, value)` gives it (`i` its place in `out`): how many were, or
-    /// `None` where `add` refused one ([`super::WordIds::take`]).
-    fn take_short(
-        self,
-        from: usize,
-        table: &mut super::WordIds,
-        out: &mut [u64],
-        add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
-    ) -> Option<usize>;
+    /// The index of each value from `from` on, written to `out` (while it
+    /// has room): a short value's among those `table` holds, a value not
+    /// there added with the index [`Adding::add`] gives it, and a long
+    /// value's found or added by [`Adding::long`] (`i` its place in
+    /// `out`), in one loop ([`super::WordIds::take`]): how many were (fewer
+    /// where `adding` refused one: it says so).
+    fn take_short(self, from: usize, table: &mut super::WordIds, out: &mut [u64], adding: &mut Adding<'_, 'a>) -> usize;
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -94,16 +89,26 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
         found
     }
     #[inline(never)]
-    fn take_short(
-        self,
-        from: usize,
-        table: &mut super::WordIds,
-        out: &mut [u64],
-        mut add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
-    ) -> Option<usize> {
-        let values = &self[from..];
-        let key = |i: usize| values.get(i).filter(|v| v.len() < 8).map(|v| short_key(short_bytes(v), v.len()));
-        table.take(out, key, |i| add(i, values[i])).ok()
+    fn take_short(self, from: usize, table: &mut super::WordIds, out: &mut [u64], adding: &mut Adding<'_, 'a>) -> usize {
+        struct T<'t, 'd, 'a> {
+            values: &'a [&'a [u8]],
+            adding: &'t mut Adding<'d, 'a>,
+        }
+        impl super::Take for T<'_, '_, '_> {
+            fn key(&mut self, i: usize) -> Option<u64> {
+                let v = *self.values.get(i)?;
+                if v.len() < 8 {
+                    Some(short_key(short_bytes(v), v.len()))
+                } else {
+                    self.adding.long(i, v)
+                }
+            }
+            fn add(&mut self, i: usize) -> Option<u64> {
+                self.adding.add(i, self.values[i])
+            }
+        }
+        let took = table.take(out, T { values: &self[from..], adding });
+        took.unwrap_or_else(|i| i)
     }
 }
 
@@ -193,34 +198,48 @@ impl<'a> Texts<'a> for Joined<'a> {
         }
         found
     }
-    /// [`Texts::find_short`] that adds the new short values it meets: one
-    /// loop, the table's fields in locals ([`super::WordIds::take`]).
+    /// [`Texts::find_short`] that adds the new values it meets and takes
+    /// the long ones too: one loop, the table's fields in locals
+    /// ([`super::WordIds::take`]).
     #[inline(never)]
-    fn take_short(
-        self,
-        from: usize,
-        table: &mut super::WordIds,
-        out: &mut [u64],
-        mut add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
-    ) -> Option<usize> {
-        let (text, ends, first) = (self.text, &self.ends[from..], self.start(from));
+    fn take_short(self, from: usize, table: &mut super::WordIds, out: &mut [u64], adding: &mut Adding<'_, 'a>) -> usize {
+        struct T<'t, 'd, 'a> {
+            text: &'a [u8],
+            ends: &'a [usize],
+            first: usize,
+            start: usize,
+            adding: &'t mut Adding<'d, 'a>,
+        }
+        impl super::Take for T<'_, '_, '_> {
+            #[inline]
+            fn key(&mut self, i: usize) -> Option<u64> {
+                let end = *self.ends.get(i)?;
+                // (Ends that go back make a length past 8, and no slice:
+                // such a value is left to the caller, which reads it as a
+                // slice and fails. A value whose 8 bytes are read ends
+                // within them, so within the text.)
+                let len = end.wrapping_sub(self.start);
+                if len < 8 {
+                    let w = word_from(self.text, self.start)?;
+                    self.start = end;
+                    Some(short_key(w, len))
+                } else {
+                    let v = self.text.get(self.start..end)?;
+                    self.start = end;
+                    self.adding.long(i, v)
+                }
+            }
+            fn add(&mut self, i: usize) -> Option<u64> {
+                let ends = self.ends;
+                let v = &self.text[i.checked_sub(1).map_or(self.first, |i| ends[i])..ends[i]];
+                self.adding.add(i, v)
+            }
+        }
+        let (ends, first) = (&self.ends[from..], self.start(from));
         // (Both as long, so that a value's index is checked once.)
         let m = ends.len().min(out.len());
-        let (ends, out) = (&ends[..m], &mut out[..m]);
-        let mut start = first;
-        let key = |i: usize| {
-            let end = *ends.get(i)?;
-            // (Ends that go back make a length past 8: such a value is
-            // left to the caller, which reads it as a slice and fails. A
-            // value whose 8 bytes are read ends within them, so within the
-            // text.)
-            let len = end.wrapping_sub(start);
-            let w = word_from(text, start).filter(|_| len < 8)?;
-            start = end;
-            Some(short_key(w, len))
-        };
-        let value = |i: usize| &text[i.checked_sub(1).map_or(first, |i| ends[i])..ends[i]];
-        table.take(out, key, |i| add(i, value(i))).ok()
+        let t = T { text: self.text, ends: &ends[..m], first, start: first, adding };
+        table.take(&mut out[..m], t).unwrap_or_else(|i| i)
     }
 }
 
@@ -484,11 +503,6 @@ impl<'a> Distinct<'a> {
         let Distinct { n, room, key, short, long, recent, distinct, ids, last, bytes } = self;
         let (n, key) = (*n, *key);
         let give_up = n / 2 + 16;
-        // Whether a long value is the last one (its last word compared first:
-        // values of one length often share their first words).
-        let is_last = |v: &[u8], last: &[u8]| {
-            v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
-        };
         let mut block = [0u64; FIND_BLOCK];
         'short: loop {
             // (A block filled is followed by another.)
@@ -499,18 +513,24 @@ impl<'a> Distinct<'a> {
                 // finds them (a little cheaper a value found: the table is
                 // only read), which stops at a new one.
                 let found = if distinct.len() * NEW_OFTEN > seen {
-                    // A new short value: the test each new value takes (after
-                    // `seen + i + 1` values).
-                    let add = |i: usize, v: &'a [u8]| {
-                        let id = distinct.len() as u64;
-                        distinct.push(v);
-                        *bytes += v.len();
-                        let d = distinct.len();
-                        (d <= give_up && *bytes <= most && !super::mostly_distinct(seen + i + 1, d, n)).then_some(id)
+                    let mut adding = Adding {
+                        distinct,
+                        bytes,
+                        long,
+                        recent,
+                        last,
+                        key,
+                        room: *room,
+                        give_up,
+                        most,
+                        n,
+                        seen,
+                        refused: false,
                     };
-                    let Some(found) = values.take_short(seen, short, &mut block, add) else {
+                    let found = values.take_short(seen, short, &mut block, &mut adding);
+                    if adding.refused {
                         return false;
-                    };
+                    }
                     found
                 } else {
                     values.find_short(seen, short, &mut block)
@@ -642,6 +662,76 @@ impl<'a> Distinct<'a> {
                 }
             }
         }
+    }
+}
+
+/// Whether a long value is the last one (its last word compared first:
+/// values of one length often share their first words).
+#[inline]
+fn is_last(v: &[u8], last: &[u8]) -> bool {
+    v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
+}
+
+/// What [`Texts::take_short`] adds new values to: [`Distinct`]'s fields
+/// and the bounds of [`Distinct::run`], which gives up where a new value
+/// passes them.
+struct Adding<'d, 'a> {
+    distinct: &'d mut Vec<&'a [u8]>,
+    bytes: &'d mut usize,
+    long: &'d mut Option<super::HashIds>,
+    recent: &'d mut Vec<u64>,
+    last: &'d mut (&'a [u8], u64),
+    key: super::FastHash,
+    room: usize,
+    give_up: usize,
+    most: usize,
+    n: usize,
+    /// The values taken before the run.
+    seen: usize,
+    /// Whether a new value passed the bounds (the run then stops).
+    refused: bool,
+}
+
+impl<'a> Adding<'_, 'a> {
+    /// A new value, the `i`th of the run: its index, or `None` where the
+    /// dictionary gives up with it (the test each new value takes, after
+    /// `seen + i + 1` values).
+    #[inline]
+    fn add(&mut self, i: usize, v: &'a [u8]) -> Option<u64> {
+        let id = self.distinct.len() as u64;
+        self.distinct.push(v);
+        *self.bytes += v.len();
+        let d = self.distinct.len();
+        let kept = d <= self.give_up && *self.bytes <= self.most && !super::mostly_distinct(self.seen + i + 1, d, self.n);
+        self.refused |= !kept;
+        kept.then_some(id)
+    }
+
+    /// The `i`th value of the run, of 8 bytes or more, as
+    /// [`super::WordIds::take`] reads it: `PLACED | index`, the index of
+    /// the last long value, or found by its hash, or new and added; `None`
+    /// where the dictionary gives up with it.
+    #[inline]
+    fn long(&mut self, i: usize, v: &'a [u8]) -> Option<u64> {
+        if !is_last(v, self.last.0) {
+            let h = self.key.long(v);
+            let room = self.room;
+            let table = self.long.get_or_insert_with(|| super::HashIds::with_room(room));
+            let distinct = &**self.distinct;
+            let id = match table.find(h, |id| Long(distinct[id as usize]) == Long(v)) {
+                Ok(id) => id,
+                Err(at) => {
+                    let next = distinct.len() as u64;
+                    table.add_at(at, h, next);
+                    if !self.recent.is_empty() {
+                        self.recent[recent_slot(v)] = next;
+                    }
+                    self.add(i, v)?
+                }
+            };
+            *self.last = (v, id);
+        }
+        Some(super::PLACED | self.last.1)
     }
 }
 
