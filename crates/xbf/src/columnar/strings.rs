@@ -103,6 +103,7 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
                     self.adding.long(i, v)
                 }
             }
+            #[inline]
             fn add(&mut self, i: usize) -> Option<u64> {
                 self.adding.add(i, self.values[i])
             }
@@ -229,6 +230,7 @@ impl<'a> Texts<'a> for Joined<'a> {
                     self.adding.long(i, v)
                 }
             }
+            #[inline]
             fn add(&mut self, i: usize) -> Option<u64> {
                 let ends = self.ends;
                 let v = &self.text[i.checked_sub(1).map_or(self.first, |i| ends[i])..ends[i]];
@@ -709,17 +711,35 @@ impl<'a> Adding<'_, 'a> {
 
     /// The `i`th value of the run, of 8 bytes or more, as
     /// [`super::WordIds::take`] reads it: `PLACED | index`, the index of
-    /// the last long value, or found by its hash, or new and added; `None`
-    /// where the dictionary gives up with it.
+    /// the last long value, or of the one its slot of `recent` holds, or
+    /// found by its hash, or new and added; `None` where the dictionary
+    /// gives up with it. (As [`Distinct::run`]'s own loops take them.)
     #[inline]
     fn long(&mut self, i: usize, v: &'a [u8]) -> Option<u64> {
         if !is_last(v, self.last.0) {
+            let distinct = &**self.distinct;
+            let at = (!self.recent.is_empty()).then(|| recent_slot(v));
+            let cached = at.and_then(|at| self.recent.get(at)).and_then(|&id| distinct.get(id as usize).map(|&d| (d, id)));
+            if let Some((_, id)) = cached.filter(|&(d, _)| Long(d) == Long(v)) {
+                *self.last = (v, id);
+                return Some(super::PLACED | id);
+            }
             let h = self.key.long(v);
             let room = self.room;
             let table = self.long.get_or_insert_with(|| super::HashIds::with_room(room));
-            let distinct = &**self.distinct;
             let id = match table.find(h, |id| Long(distinct[id as usize]) == Long(v)) {
-                Ok(id) => id,
+                Ok(id) => {
+                    match at {
+                        Some(at) => self.recent[at] = id,
+                        // Made once half the values so far were repeats.
+                        None if distinct.len() * 2 <= self.seen + i => {
+                            *self.recent = vec![0; RECENT];
+                            self.recent[recent_slot(v)] = id;
+                        }
+                        None => {}
+                    }
+                    id
+                }
                 Err(at) => {
                     let next = distinct.len() as u64;
                     table.add_at(at, h, next);
