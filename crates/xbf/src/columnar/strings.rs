@@ -98,6 +98,7 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
             fn key(&mut self, i: usize) -> Option<u64> {
                 let v = *self.values.get(i)?;
                 if v.len() < 8 {
+                    self.adding.longs = 0;
                     Some(short_key(short_bytes(v), v.len()))
                 } else {
                     self.adding.long(i, v)
@@ -223,8 +224,12 @@ impl<'a> Texts<'a> for Joined<'a> {
                 if len < 8 {
                     let w = word_from(self.text, self.start)?;
                     self.start = end;
+                    self.adding.longs = 0;
                     Some(short_key(w, len))
                 } else {
+                    if self.adding.longs >= LONGS_IN_A_ROW {
+                        return None;
+                    }
                     let v = self.text.get(self.start..end)?;
                     self.start = end;
                     self.adding.long(i, v)
@@ -419,6 +424,11 @@ const FIND_BLOCK: usize = 256;
 /// other loops).
 const NEW_OFTEN: usize = 8;
 
+/// How many long values in a row [`Texts::take_short`] takes among short
+/// ones before it leaves them to [`Distinct::run`]'s own loops (which
+/// take columns of mostly long values for less a value).
+const LONGS_IN_A_ROW: usize = 2;
+
 /// How many short values found in a row [`Distinct::run`] takes in its own
 /// loop before it hands the values to [`Texts::find_short`].
 const SHORTS_IN_A_ROW: usize = 4;
@@ -528,6 +538,7 @@ impl<'a> Distinct<'a> {
                         n,
                         seen,
                         refused: false,
+                        longs: LONGS_IN_A_ROW,
                     };
                     let found = values.take_short(seen, short, &mut block, &mut adding);
                     if adding.refused {
@@ -692,6 +703,9 @@ struct Adding<'d, 'a> {
     seen: usize,
     /// Whether a new value passed the bounds (the run then stops).
     refused: bool,
+    /// The long values taken in a row (from [`LONGS_IN_A_ROW`] at the
+    /// start, so that a run that starts at a long value leaves it).
+    longs: usize,
 }
 
 impl<'a> Adding<'_, 'a> {
@@ -716,6 +730,10 @@ impl<'a> Adding<'_, 'a> {
     /// gives up with it. (As [`Distinct::run`]'s own loops take them.)
     #[inline]
     fn long(&mut self, i: usize, v: &'a [u8]) -> Option<u64> {
+        if self.longs >= LONGS_IN_A_ROW {
+            return None;
+        }
+        self.longs += 1;
         if !is_last(v, self.last.0) {
             let distinct = &**self.distinct;
             let at = (!self.recent.is_empty()).then(|| recent_slot(v));
