@@ -495,7 +495,10 @@ mod tests {
         for round in 0..300 {
             let n = [0, 1, 3, 50, 240, 700, 5000][round % 7];
             let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
-            let keys = random_words(&mut next, n, spread);
+            // (Words under `PLACED`, as a short value's are: the largest
+            // where `random_words` gives one past them.)
+            let keys: Vec<u64> =
+                random_words(&mut next, n, spread).into_iter().map(|k| k.min(PLACED - 1)).collect();
             let firsts = reference(&keys);
             let distinct = firsts.iter().max().map_or(0, |&m| m as usize + 1);
             let offset = next() % 3;
@@ -537,6 +540,30 @@ mod tests {
             assert_eq!(again, Ok(got.len()), "round {round}");
             assert_eq!(all[..got.len()], got[..]);
         }
+    }
+
+    /// A word of `PLACED` or more gives the index it holds, found or not,
+    /// and is not added: the short words around it keep theirs.
+    #[test]
+    fn placed_words_give_their_own_indices() {
+        let mut ids = WordIds::new(FastHash::default());
+        let keys = [5, PLACED | 7, 5, PLACED | 7, PLACED, 6, PLACED | 1, 6, 7 << 56 | 1];
+        let mut out = [0u64; 9];
+        let mut added = 0u64;
+        let took = ids.take(
+            &mut out,
+            (
+                |i| keys.get(i).copied(),
+                |_| {
+                    added += 1;
+                    Some(100 + added)
+                },
+            ),
+        );
+        assert_eq!(took, Ok(keys.len()));
+        assert_eq!(out, [101, 7, 101, 7, 0, 102, 1, 102, 103]);
+        assert_eq!(ids.len, 3);
+        assert!(ids.find(PLACED | 7).is_err());
     }
 
     #[test]

@@ -427,7 +427,7 @@ const NEW_OFTEN: usize = 8;
 /// How many long values in a row [`Texts::take_short`] takes among short
 /// ones before it leaves them to [`Distinct::run`]'s own loops (which
 /// take columns of mostly long values for less a value).
-const LONGS_IN_A_ROW: usize = 2;
+const LONGS_IN_A_ROW: usize = 4;
 
 /// How many short values found in a row [`Distinct::run`] takes in its own
 /// loop before it hands the values to [`Texts::find_short`].
@@ -2071,6 +2071,62 @@ mod tests {
             }
         }
         Some((distinct, ids))
+    }
+
+    #[test]
+    fn long_values_taken_among_short_ones_keep_their_indices() {
+        // Columns where new values come often (`take_short`'s loop), long
+        // values among short ones, alone or a few in a row (up to past
+        // `LONGS_IN_A_ROW`), some of whose first 7 or 8 bytes are a short
+        // value's bytes ("1234567" and "1234567\0", "12345678"), found
+        // again or new, in columns that keep their dictionary or give it
+        // up (past half the column or a bound on its bytes, at a short
+        // value or a long one).
+        let mut next = crate::columnar::lcg(71, 20);
+        for round in 0..200 {
+            let n = [1, 5, 40, 240, 300, 2000][round % 6];
+            let spread = [6, 60, 600, 1 << 20][round / 6 % 4];
+            let mut values: Vec<Vec<u8>> = Vec::with_capacity(n);
+            while values.len() < n {
+                let short = format!("{:07}", next() % spread);
+                match next() % 8 {
+                    0..=3 => values.push(short[7 - 1 - (next() % 7) as usize..].as_bytes().to_vec()),
+                    4 => values.push(short.into_bytes()),
+                    _ => {
+                        for _ in 0..1 + next() % (LONGS_IN_A_ROW as u64 + 2) {
+                            let mut long = format!("{:07}", next() % spread).into_bytes();
+                            match next() % 3 {
+                                0 => long.push(0),
+                                1 => long.push(b'8'),
+                                _ => long.extend_from_slice(format!(",{:03},{}", next() % 1000, next() % spread).as_bytes()),
+                            }
+                            values.push(long);
+                        }
+                    }
+                }
+            }
+            values.truncate(n);
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let (text, ends) = joined(&slices);
+            let whole_bytes: usize = slices.iter().map(|v| v.len()).sum();
+            for most in [usize::MAX, 9, whole_bytes / 5, whole_bytes / 2] {
+                let expected = distinct_reference_most(&slices, most);
+                let mut list = Distinct::new(n);
+                let got = list.run(&slices[..], most).then_some((list.distinct, list.ids));
+                assert_eq!(got, expected, "round {round}, most {most}");
+                let mut text_too = Distinct::new(n);
+                let got = text_too
+                    .run(Joined { text: &text, ends: &ends }, most)
+                    .then_some((text_too.distinct, text_too.ids));
+                assert_eq!(got, expected, "round {round}, most {most}, joined");
+                let mut two = Distinct::new(n);
+                let whole = Joined { text: &text, ends: &ends };
+                let got = (two.run(whole.first(n.min(PROBE)), most) && two.run(whole, most))
+                    .then_some((two.distinct, two.ids));
+                assert_eq!(got, expected, "round {round}, most {most}, in two runs");
+            }
+            writes_the_reference(&slices, &format!("round {round}"));
+        }
     }
 
     #[test]
