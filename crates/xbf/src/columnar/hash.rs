@@ -497,8 +497,7 @@ mod tests {
             let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
             // (Words under `PLACED`, as a short value's are: the largest
             // where `random_words` gives one past them.)
-            let keys: Vec<u64> =
-                random_words(&mut next, n, spread).into_iter().map(|k| k.min(PLACED - 1)).collect();
+            let keys: Vec<u64> = random_words(&mut next, n, spread).into_iter().map(|k| k.min(PLACED - 1)).collect();
             let firsts = reference(&keys);
             let distinct = firsts.iter().max().map_or(0, |&m| m as usize + 1);
             let offset = next() % 3;

@@ -44,7 +44,8 @@ trait Texts<'a>: Copy {
     /// value's found or added by [`Adding::long`] (`i` its place in
     /// `out`), in one loop ([`super::WordIds::take`]): how many were (fewer
     /// where `adding` refused one: it says so).
-    fn take_short(self, from: usize, table: &mut super::WordIds, out: &mut [u64], adding: &mut Adding<'_, 'a>) -> usize;
+    fn take_short(self, from: usize, table: &mut super::WordIds, out: &mut [u64], adding: &mut Adding<'_, 'a>)
+        -> usize;
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -89,7 +90,13 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
         found
     }
     #[inline(never)]
-    fn take_short(self, from: usize, table: &mut super::WordIds, out: &mut [u64], adding: &mut Adding<'_, 'a>) -> usize {
+    fn take_short(
+        self,
+        from: usize,
+        table: &mut super::WordIds,
+        out: &mut [u64],
+        adding: &mut Adding<'_, 'a>,
+    ) -> usize {
         struct T<'t, 'd, 'a> {
             values: &'a [&'a [u8]],
             adding: &'t mut Adding<'d, 'a>,
@@ -204,7 +211,13 @@ impl<'a> Texts<'a> for Joined<'a> {
     /// the long ones too: one loop, the table's fields in locals
     /// ([`super::WordIds::take`]).
     #[inline(never)]
-    fn take_short(self, from: usize, table: &mut super::WordIds, out: &mut [u64], adding: &mut Adding<'_, 'a>) -> usize {
+    fn take_short(
+        self,
+        from: usize,
+        table: &mut super::WordIds,
+        out: &mut [u64],
+        adding: &mut Adding<'_, 'a>,
+    ) -> usize {
         struct T<'t, 'd, 'a> {
             text: &'a [u8],
             ends: &'a [usize],
@@ -718,7 +731,8 @@ impl<'a> Adding<'_, 'a> {
         self.distinct.push(v);
         *self.bytes += v.len();
         let d = self.distinct.len();
-        let kept = d <= self.give_up && *self.bytes <= self.most && !super::mostly_distinct(self.seen + i + 1, d, self.n);
+        let kept =
+            d <= self.give_up && *self.bytes <= self.most && !super::mostly_distinct(self.seen + i + 1, d, self.n);
         self.refused |= !kept;
         kept.then_some(id)
     }
@@ -737,7 +751,8 @@ impl<'a> Adding<'_, 'a> {
         if !is_last(v, self.last.0) {
             let distinct = &**self.distinct;
             let at = (!self.recent.is_empty()).then(|| recent_slot(v));
-            let cached = at.and_then(|at| self.recent.get(at)).and_then(|&id| distinct.get(id as usize).map(|&d| (d, id)));
+            let cached =
+                at.and_then(|at| self.recent.get(at)).and_then(|&id| distinct.get(id as usize).map(|&d| (d, id)));
             if let Some((_, id)) = cached.filter(|&(d, _)| Long(d) == Long(v)) {
                 *self.last = (v, id);
                 return Some(super::PLACED | id);
@@ -2098,7 +2113,8 @@ mod tests {
                             match next() % 3 {
                                 0 => long.push(0),
                                 1 => long.push(b'8'),
-                                _ => long.extend_from_slice(format!(",{:03},{}", next() % 1000, next() % spread).as_bytes()),
+                                _ => long
+                                    .extend_from_slice(format!(",{:03},{}", next() % 1000, next() % spread).as_bytes()),
                             }
                             values.push(long);
                         }
