@@ -2105,7 +2105,7 @@ mod tests {
             while values.len() < n {
                 let short = format!("{:07}", next() % spread);
                 match next() % 8 {
-                    0..=3 => values.push(short[7 - 1 - (next() % 7) as usize..].as_bytes().to_vec()),
+                    0..=3 => values.push(short.as_bytes()[7 - 1 - (next() % 7) as usize..].to_vec()),
                     4 => values.push(short.into_bytes()),
                     _ => {
                         for _ in 0..1 + next() % (LONGS_IN_A_ROW as u64 + 2) {
