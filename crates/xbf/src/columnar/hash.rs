@@ -206,32 +206,6 @@ pub(crate) struct WordIds {
 /// words that may be keeps that one aside).
 pub(crate) const FREE: u64 = u64::MAX;
 
-/// The least word [`WordIds::take`] reads as `PLACED | index`, an index
-/// its caller gave (a short value's word has its length, at most 7, in
-/// the top byte).
-pub(crate) const PLACED: u64 = 8 << 56;
-
-/// What [`WordIds::take`] asks of its caller, value by value.
-pub(crate) trait Take {
-    /// The `i`th word, or `None` to stop.
-    fn key(&mut self, i: usize) -> Option<u64>;
-    /// The index of the `i`th word, new to the table, or `None` to stop
-    /// without adding it.
-    fn add(&mut self, i: usize) -> Option<u64>;
-}
-
-/// Two functions: the words, and the indices of new ones.
-impl<K: FnMut(usize) -> Option<u64>, A: FnMut(usize) -> Option<u64>> Take for (K, A) {
-    #[inline]
-    fn key(&mut self, i: usize) -> Option<u64> {
-        (self.0)(i)
-    }
-    #[inline]
-    fn add(&mut self, i: usize) -> Option<u64> {
-        (self.1)(i)
-    }
-}
-
 impl WordIds {
     /// Slots to start with (a power of two).
     const FIRST: usize = 64;
@@ -304,15 +278,13 @@ impl WordIds {
         }
     }
 
-    /// The index of each word `t.key(i)` gives, for `i` from 0, written to
+    /// The index of each word `key(i)` gives, for `i` from 0, written to
     /// `out[i]`, until `key` gives `None` or `out` is full: how many were
     /// written (`Ok`), or `Err(i)` where `add` refused the `i`th word. A
-    /// word not in the table is added with the index `t.add(i)` gives it
-    /// (the caller's count of what it holds, in which the table's words
-    /// may be a part), or `add` gives `None` and the run stops there
-    /// (nothing added for it). A word of [`PLACED`] or more is
-    /// `PLACED | index` for a value the caller placed itself (a string
-    /// dictionary's long values): its index, not looked up or added.
+    /// word not in the table is added with the index `add(i)` gives it (the
+    /// caller's count of what it holds, in which the table's words may be a
+    /// part), or `add` gives `None` and the run stops there (nothing added
+    /// for it).
     /// A word equal to the one before takes its index unprobed.
     ///
     /// One loop finds and adds, the table's slots, mask, shift and
@@ -321,7 +293,12 @@ impl WordIds {
     /// a found word nor a new one reloads them: columns where a new value
     /// comes every few values take no other path.
     #[inline]
-    pub(crate) fn take(&mut self, out: &mut [u64], mut t: impl Take) -> Result<usize, usize> {
+    pub(crate) fn take(
+        &mut self,
+        out: &mut [u64],
+        mut key: impl FnMut(usize) -> Option<u64>,
+        mut add: impl FnMut(usize) -> Option<u64>,
+    ) -> Result<usize, usize> {
         let mut found = 0;
         // The last word and its index (no word is `FREE`).
         let mut last = (FREE, 0);
@@ -330,17 +307,11 @@ impl WordIds {
             let slots = &mut self.slots[..];
             let mask = slots.len() - 1;
             while found < out.len() {
-                let Some(word) = t.key(found) else {
+                let Some(word) = key(found) else {
                     return Ok(found);
                 };
                 debug_assert!(word != FREE);
                 if word != last.0 {
-                    if word >= PLACED {
-                        last = (word, word - PLACED);
-                        out[found] = last.1;
-                        found += 1;
-                        continue;
-                    }
                     let mut i = (word.wrapping_mul(mul) >> shift) as usize;
                     let id = loop {
                         let slot = slots[i];
@@ -348,7 +319,7 @@ impl WordIds {
                             break slot.1;
                         }
                         if slot.0 == FREE {
-                            let Some(id) = t.add(found) else {
+                            let Some(id) = add(found) else {
                                 return Err(found);
                             };
                             slots[i] = (word, id);
@@ -495,9 +466,7 @@ mod tests {
         for round in 0..300 {
             let n = [0, 1, 3, 50, 240, 700, 5000][round % 7];
             let spread = 1 + next() % [2, 40, 1000, 1 << 40][round % 4];
-            // (Words under `PLACED`, as a short value's are: the largest
-            // where `random_words` gives one past them.)
-            let keys: Vec<u64> = random_words(&mut next, n, spread).into_iter().map(|k| k.min(PLACED - 1)).collect();
+            let keys = random_words(&mut next, n, spread);
             let firsts = reference(&keys);
             let distinct = firsts.iter().max().map_or(0, |&m| m as usize + 1);
             let offset = next() % 3;
@@ -513,15 +482,13 @@ mod tests {
                 let stop = n.min(from + 1 + (next() % 400) as usize).min(from + out.len());
                 let r = ids.take(
                     &mut out,
-                    (
-                        |i| (from + i < stop).then(|| keys[from + i]),
-                        |_| {
-                            (added < refuse).then(|| {
-                                added += 1;
-                                offset + added as u64 - 1
-                            })
-                        },
-                    ),
+                    |i| (from + i < stop).then(|| keys[from + i]),
+                    |_| {
+                        (added < refuse).then(|| {
+                            added += 1;
+                            offset + added as u64 - 1
+                        })
+                    },
                 );
                 let took = r.unwrap_or_else(|k| {
                     stopped = true;
@@ -535,34 +502,10 @@ mod tests {
             assert_eq!(got.len(), if stopped { firsts.iter().position(|&id| id == refuse as u64).unwrap() } else { n });
             // Refused words were not added: the words taken are all found again.
             let mut all = vec![0u64; n];
-            let again = ids.take(&mut all, (|i| (i < got.len()).then(|| keys[i]), |_| None));
+            let again = ids.take(&mut all, |i| (i < got.len()).then(|| keys[i]), |_| None);
             assert_eq!(again, Ok(got.len()), "round {round}");
             assert_eq!(all[..got.len()], got[..]);
         }
-    }
-
-    /// A word of `PLACED` or more gives the index it holds, found or not,
-    /// and is not added: the short words around it keep theirs.
-    #[test]
-    fn placed_words_give_their_own_indices() {
-        let mut ids = WordIds::new(FastHash::default());
-        let keys = [5, PLACED | 7, 5, PLACED | 7, PLACED, 6, PLACED | 1, 6, 7 << 56 | 1];
-        let mut out = [0u64; 9];
-        let mut added = 0u64;
-        let took = ids.take(
-            &mut out,
-            (
-                |i| keys.get(i).copied(),
-                |_| {
-                    added += 1;
-                    Some(100 + added)
-                },
-            ),
-        );
-        assert_eq!(took, Ok(keys.len()));
-        assert_eq!(out, [101, 7, 101, 7, 0, 102, 1, 102, 103]);
-        assert_eq!(ids.len, 3);
-        assert!(ids.find(PLACED | 7).is_err());
     }
 
     #[test]

@@ -38,14 +38,18 @@ trait Texts<'a>: Copy {
     /// written to `out`, while the values are under 8 bytes and found
     /// there (and `out` has room): how many were.
     fn find_short(self, from: usize, table: &super::WordIds, out: &mut [u64]) -> usize;
-    /// The index of each value from `from` on, written to `out` (while it
-    /// has room): a short value's among those `table` holds, a value not
-    /// there added with the index [`Adding::add`] gives it, and a long
-    /// value's found or added by [`Adding::long`] (`i` its place in
-    /// `out`), in one loop ([`super::WordIds::take`]): how many were (fewer
-    /// where `adding` refused one: it says so).
-    fn take_short(self, from: usize, table: &mut super::WordIds, out: &mut [u64], adding: &mut Adding<'_, 'a>)
-        -> usize;
+    /// The index of each value from `from` on among the short values
+    /// `table` holds, written to `out`, while the values are under 8 bytes
+    /// (and `out` has room), a value not there added with the index
+    /// `add(i, value)` gives it (`i` its place in `out`): how many were, or
+    /// `None` where `add` refused one ([`super::WordIds::take`]).
+    fn take_short(
+        self,
+        from: usize,
+        table: &mut super::WordIds,
+        out: &mut [u64],
+        add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
+    ) -> Option<usize>;
 }
 
 impl<'a> Texts<'a> for &'a [&'a [u8]] {
@@ -95,29 +99,11 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
         from: usize,
         table: &mut super::WordIds,
         out: &mut [u64],
-        adding: &mut Adding<'_, 'a>,
-    ) -> usize {
-        struct T<'t, 'd, 'a> {
-            values: &'a [&'a [u8]],
-            adding: &'t mut Adding<'d, 'a>,
-        }
-        impl super::Take for T<'_, '_, '_> {
-            fn key(&mut self, i: usize) -> Option<u64> {
-                let v = *self.values.get(i)?;
-                if v.len() < 8 {
-                    self.adding.longs = 0;
-                    Some(short_key(short_bytes(v), v.len()))
-                } else {
-                    self.adding.long(i, v)
-                }
-            }
-            #[inline]
-            fn add(&mut self, i: usize) -> Option<u64> {
-                self.adding.add(i, self.values[i])
-            }
-        }
-        let took = table.take(out, T { values: &self[from..], adding });
-        took.unwrap_or_else(|i| i)
+        mut add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
+    ) -> Option<usize> {
+        let values = &self[from..];
+        let key = |i: usize| values.get(i).filter(|v| v.len() < 8).map(|v| short_key(short_bytes(v), v.len()));
+        table.take(out, key, |i| add(i, values[i])).ok()
     }
 }
 
@@ -207,59 +193,34 @@ impl<'a> Texts<'a> for Joined<'a> {
         }
         found
     }
-    /// [`Texts::find_short`] that adds the new values it meets and takes
-    /// the long ones too: one loop, the table's fields in locals
-    /// ([`super::WordIds::take`]).
+    /// [`Texts::find_short`] that adds the new short values it meets: one
+    /// loop, the table's fields in locals ([`super::WordIds::take`]).
     #[inline(never)]
     fn take_short(
         self,
         from: usize,
         table: &mut super::WordIds,
         out: &mut [u64],
-        adding: &mut Adding<'_, 'a>,
-    ) -> usize {
-        struct T<'t, 'd, 'a> {
-            text: &'a [u8],
-            ends: &'a [usize],
-            first: usize,
-            start: usize,
-            adding: &'t mut Adding<'d, 'a>,
-        }
-        impl super::Take for T<'_, '_, '_> {
-            #[inline]
-            fn key(&mut self, i: usize) -> Option<u64> {
-                let end = *self.ends.get(i)?;
-                // (Ends that go back make a length past 8, and no slice:
-                // such a value is left to the caller, which reads it as a
-                // slice and fails. A value whose 8 bytes are read ends
-                // within them, so within the text.)
-                let len = end.wrapping_sub(self.start);
-                if len < 8 {
-                    let w = word_from(self.text, self.start)?;
-                    self.start = end;
-                    self.adding.longs = 0;
-                    Some(short_key(w, len))
-                } else {
-                    if self.adding.longs >= LONGS_IN_A_ROW {
-                        return None;
-                    }
-                    let v = self.text.get(self.start..end)?;
-                    self.start = end;
-                    self.adding.long(i, v)
-                }
-            }
-            #[inline]
-            fn add(&mut self, i: usize) -> Option<u64> {
-                let ends = self.ends;
-                let v = &self.text[i.checked_sub(1).map_or(self.first, |i| ends[i])..ends[i]];
-                self.adding.add(i, v)
-            }
-        }
-        let (ends, first) = (&self.ends[from..], self.start(from));
+        mut add: impl FnMut(usize, &'a [u8]) -> Option<u64>,
+    ) -> Option<usize> {
+        let (text, ends, first) = (self.text, &self.ends[from..], self.start(from));
         // (Both as long, so that a value's index is checked once.)
         let m = ends.len().min(out.len());
-        let t = T { text: self.text, ends: &ends[..m], first, start: first, adding };
-        table.take(&mut out[..m], t).unwrap_or_else(|i| i)
+        let (ends, out) = (&ends[..m], &mut out[..m]);
+        let mut start = first;
+        let key = |i: usize| {
+            let end = *ends.get(i)?;
+            // (Ends that go back make a length past 8: such a value is
+            // left to the caller, which reads it as a slice and fails. A
+            // value whose 8 bytes are read ends within them, so within the
+            // text.)
+            let len = end.wrapping_sub(start);
+            let w = word_from(text, start).filter(|_| len < 8)?;
+            start = end;
+            Some(short_key(w, len))
+        };
+        let value = |i: usize| &text[i.checked_sub(1).map_or(first, |i| ends[i])..ends[i]];
+        table.take(out, key, |i| add(i, value(i))).ok()
     }
 }
 
@@ -437,11 +398,6 @@ const FIND_BLOCK: usize = 256;
 /// other loops).
 const NEW_OFTEN: usize = 8;
 
-/// How many long values in a row [`Texts::take_short`] takes among short
-/// ones before it leaves them to [`Distinct::run`]'s own loops (which
-/// take columns of mostly long values for less a value).
-const LONGS_IN_A_ROW: usize = 4;
-
 /// How many short values found in a row [`Distinct::run`] takes in its own
 /// loop before it hands the values to [`Texts::find_short`].
 const SHORTS_IN_A_ROW: usize = 4;
@@ -528,6 +484,11 @@ impl<'a> Distinct<'a> {
         let Distinct { n, room, key, short, long, recent, distinct, ids, last, bytes } = self;
         let (n, key) = (*n, *key);
         let give_up = n / 2 + 16;
+        // Whether a long value is the last one (its last word compared first:
+        // values of one length often share their first words).
+        let is_last = |v: &[u8], last: &[u8]| {
+            v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
+        };
         let mut block = [0u64; FIND_BLOCK];
         'short: loop {
             // (A block filled is followed by another.)
@@ -538,25 +499,18 @@ impl<'a> Distinct<'a> {
                 // finds them (a little cheaper a value found: the table is
                 // only read), which stops at a new one.
                 let found = if distinct.len() * NEW_OFTEN > seen {
-                    let mut adding = Adding {
-                        distinct,
-                        bytes,
-                        long,
-                        recent,
-                        last,
-                        key,
-                        room: *room,
-                        give_up,
-                        most,
-                        n,
-                        seen,
-                        refused: false,
-                        longs: LONGS_IN_A_ROW,
+                    // A new short value: the test each new value takes (after
+                    // `seen + i + 1` values).
+                    let add = |i: usize, v: &'a [u8]| {
+                        let id = distinct.len() as u64;
+                        distinct.push(v);
+                        *bytes += v.len();
+                        let d = distinct.len();
+                        (d <= give_up && *bytes <= most && !super::mostly_distinct(seen + i + 1, d, n)).then_some(id)
                     };
-                    let found = values.take_short(seen, short, &mut block, &mut adding);
-                    if adding.refused {
+                    let Some(found) = values.take_short(seen, short, &mut block, add) else {
                         return false;
-                    }
+                    };
                     found
                 } else {
                     values.find_short(seen, short, &mut block)
@@ -688,103 +642,6 @@ impl<'a> Distinct<'a> {
                 }
             }
         }
-    }
-}
-
-/// Whether a long value is the last one (its last word compared first:
-/// values of one length often share their first words).
-#[inline]
-fn is_last(v: &[u8], last: &[u8]) -> bool {
-    v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
-}
-
-/// What [`Texts::take_short`] adds new values to: [`Distinct`]'s fields
-/// and the bounds of [`Distinct::run`], which gives up where a new value
-/// passes them.
-struct Adding<'d, 'a> {
-    distinct: &'d mut Vec<&'a [u8]>,
-    bytes: &'d mut usize,
-    long: &'d mut Option<super::HashIds>,
-    recent: &'d mut Vec<u64>,
-    last: &'d mut (&'a [u8], u64),
-    key: super::FastHash,
-    room: usize,
-    give_up: usize,
-    most: usize,
-    n: usize,
-    /// The values taken before the run.
-    seen: usize,
-    /// Whether a new value passed the bounds (the run then stops).
-    refused: bool,
-    /// The long values taken in a row (from [`LONGS_IN_A_ROW`] at the
-    /// start, so that a run that starts at a long value leaves it).
-    longs: usize,
-}
-
-impl<'a> Adding<'_, 'a> {
-    /// A new value, the `i`th of the run: its index, or `None` where the
-    /// dictionary gives up with it (the test each new value takes, after
-    /// `seen + i + 1` values).
-    #[inline]
-    fn add(&mut self, i: usize, v: &'a [u8]) -> Option<u64> {
-        let id = self.distinct.len() as u64;
-        self.distinct.push(v);
-        *self.bytes += v.len();
-        let d = self.distinct.len();
-        let kept =
-            d <= self.give_up && *self.bytes <= self.most && !super::mostly_distinct(self.seen + i + 1, d, self.n);
-        self.refused |= !kept;
-        kept.then_some(id)
-    }
-
-    /// The `i`th value of the run, of 8 bytes or more, as
-    /// [`super::WordIds::take`] reads it: `PLACED | index`, the index of
-    /// the last long value, or of the one its slot of `recent` holds, or
-    /// found by its hash, or new and added; `None` where the dictionary
-    /// gives up with it. (As [`Distinct::run`]'s own loops take them.)
-    #[inline]
-    fn long(&mut self, i: usize, v: &'a [u8]) -> Option<u64> {
-        if self.longs >= LONGS_IN_A_ROW {
-            return None;
-        }
-        self.longs += 1;
-        if !is_last(v, self.last.0) {
-            let distinct = &**self.distinct;
-            let at = (!self.recent.is_empty()).then(|| recent_slot(v));
-            let cached =
-                at.and_then(|at| self.recent.get(at)).and_then(|&id| distinct.get(id as usize).map(|&d| (d, id)));
-            if let Some((_, id)) = cached.filter(|&(d, _)| Long(d) == Long(v)) {
-                *self.last = (v, id);
-                return Some(super::PLACED | id);
-            }
-            let h = self.key.long(v);
-            let room = self.room;
-            let table = self.long.get_or_insert_with(|| super::HashIds::with_room(room));
-            let id = match table.find(h, |id| Long(distinct[id as usize]) == Long(v)) {
-                Ok(id) => {
-                    match at {
-                        Some(at) => self.recent[at] = id,
-                        // Made once half the values so far were repeats.
-                        None if distinct.len() * 2 <= self.seen + i => {
-                            *self.recent = vec![0; RECENT];
-                            self.recent[recent_slot(v)] = id;
-                        }
-                        None => {}
-                    }
-                    id
-                }
-                Err(at) => {
-                    let next = distinct.len() as u64;
-                    table.add_at(at, h, next);
-                    if !self.recent.is_empty() {
-                        self.recent[recent_slot(v)] = next;
-                    }
-                    self.add(i, v)?
-                }
-            };
-            *self.last = (v, id);
-        }
-        Some(super::PLACED | self.last.1)
     }
 }
 
@@ -2086,63 +1943,6 @@ mod tests {
             }
         }
         Some((distinct, ids))
-    }
-
-    #[test]
-    fn long_values_taken_among_short_ones_keep_their_indices() {
-        // Columns where new values come often (`take_short`'s loop), long
-        // values among short ones, alone or a few in a row (up to past
-        // `LONGS_IN_A_ROW`), some of whose first 7 or 8 bytes are a short
-        // value's bytes ("1234567" and "1234567\0", "12345678"), found
-        // again or new, in columns that keep their dictionary or give it
-        // up (past half the column or a bound on its bytes, at a short
-        // value or a long one).
-        let mut next = crate::columnar::lcg(71, 20);
-        for round in 0..200 {
-            let n = [1, 5, 40, 240, 300, 2000][round % 6];
-            let spread = [6, 60, 600, 1 << 20][round / 6 % 4];
-            let mut values: Vec<Vec<u8>> = Vec::with_capacity(n);
-            while values.len() < n {
-                let short = format!("{:07}", next() % spread);
-                match next() % 8 {
-                    0..=3 => values.push(short.as_bytes()[7 - 1 - (next() % 7) as usize..].to_vec()),
-                    4 => values.push(short.into_bytes()),
-                    _ => {
-                        for _ in 0..1 + next() % (LONGS_IN_A_ROW as u64 + 2) {
-                            let mut long = format!("{:07}", next() % spread).into_bytes();
-                            match next() % 3 {
-                                0 => long.push(0),
-                                1 => long.push(b'8'),
-                                _ => long
-                                    .extend_from_slice(format!(",{:03},{}", next() % 1000, next() % spread).as_bytes()),
-                            }
-                            values.push(long);
-                        }
-                    }
-                }
-            }
-            values.truncate(n);
-            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-            let (text, ends) = joined(&slices);
-            let whole_bytes: usize = slices.iter().map(|v| v.len()).sum();
-            for most in [usize::MAX, 9, whole_bytes / 5, whole_bytes / 2] {
-                let expected = distinct_reference_most(&slices, most);
-                let mut list = Distinct::new(n);
-                let got = list.run(&slices[..], most).then_some((list.distinct, list.ids));
-                assert_eq!(got, expected, "round {round}, most {most}");
-                let mut text_too = Distinct::new(n);
-                let got = text_too
-                    .run(Joined { text: &text, ends: &ends }, most)
-                    .then_some((text_too.distinct, text_too.ids));
-                assert_eq!(got, expected, "round {round}, most {most}, joined");
-                let mut two = Distinct::new(n);
-                let whole = Joined { text: &text, ends: &ends };
-                let got = (two.run(whole.first(n.min(PROBE)), most) && two.run(whole, most))
-                    .then_some((two.distinct, two.ids));
-                assert_eq!(got, expected, "round {round}, most {most}, in two runs");
-            }
-            writes_the_reference(&slices, &format!("round {round}"));
-        }
     }
 
     #[test]
