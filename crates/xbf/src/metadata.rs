@@ -499,7 +499,12 @@ impl Members {
         name: impl Into<Box<str>>,
         members: impl IntoIterator<Item = (N, F)>,
     ) -> Result<Members> {
-        let mut m = Members { name: name.into(), members: IndexMap::new() };
+        // Sized from the members' count where the iterator knows it (a
+        // list of fields does): the map's table and entries are then not
+        // rebuilt as they fill, which on a wide struct cost about as much
+        // as the inserts.
+        let members = members.into_iter();
+        let mut m = Members { name: name.into(), members: IndexMap::with_capacity(members.size_hint().0) };
         for (n, t) in members {
             m.push(what, n.into(), t.into())?;
         }
