@@ -529,7 +529,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
         }
     }
     let (ty, slots) = if one_order && runs.runs[0].cols.iter().copied().eq(0..cols.len()) {
-        one_order_type(&mut keys, &cols)?
+        one_order_type(&keys, &cols)?
     } else {
         let Some(typed) = orders_type(&keys, &runs, &cols)? else { return Ok(None) };
         typed
@@ -557,12 +557,8 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
 /// twice, which on wide records cost as much as their set-up): their edges
 /// are the chain of the keys in that order, each key in every record, and
 /// never a map (the keys of every record are all the distinct keys).
-fn one_order_type(keys: &mut Keys<'_>, cols: &[RawColumn]) -> PyResult<(Metadata, Vec<usize>)> {
-    // The names moved into the struct (each a `String` of its length: its
-    // `Box<str>` without a copy), where a copy of each was made and the
-    // names dropped with the keys; nothing reads them after the type.
-    let names = std::mem::take(&mut keys.names);
-    let fields = names.into_iter().zip(cols).map(|(name, col)| Ok((name, col.shape().metadata()?)));
+fn one_order_type(keys: &Keys<'_>, cols: &[RawColumn]) -> PyResult<(Metadata, Vec<usize>)> {
+    let fields = keys.names.iter().zip(cols).map(|(name, col)| Ok((name.as_str(), col.shape().metadata()?)));
     let fields = fields.collect::<xbf::Result<Vec<_>>>().map_err(encode_err)?;
     let record = xbf::StructMetadata::new(OBJECT_STRUCT, fields).map_err(encode_err)?;
     Ok((Metadata::vec(record.into()), (0..cols.len()).collect()))
