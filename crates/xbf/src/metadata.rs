@@ -866,6 +866,23 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::DuplicateField);
     }
 
+    /// A wide struct made from a sized list (its map sized at once) keeps
+    /// the fields in the order given, finds each by name, and still refuses
+    /// a name met again at the end of the list, or once the iterator's
+    /// count was outgrown (a `size_hint` of less than it yields).
+    #[test]
+    fn wide_structs_keep_order_and_refuse_duplicates() {
+        let names: Vec<String> = (0..100).map(|i| format!("f{i}")).collect();
+        let s = StructMetadata::new("W", names.iter().map(|n| (n.as_str(), PrimitiveType::U8))).unwrap();
+        assert!(s.fields().map(|(n, _)| n).eq(names.iter().map(String::as_str)));
+        assert_eq!(s.field("f57").map(|(i, _)| i), Some(57));
+        assert_eq!(s.field_at(99).map(|(n, _)| n), Some("f99"));
+        let again = names.iter().chain(std::iter::once(&names[3])).map(|n| (n.as_str(), PrimitiveType::U8));
+        assert_eq!(StructMetadata::new("W", again).unwrap_err().kind(), ErrorKind::DuplicateField);
+        let unknown = names.iter().filter(|_| true).map(|n| (n.as_str(), PrimitiveType::U8));
+        assert_eq!(StructMetadata::new("W", unknown).unwrap().len(), 100);
+    }
+
     #[test]
     fn display_declarations() {
         let inner = StructMetadata::new("Inner", [("x", PrimitiveType::F64)]).unwrap();
