@@ -499,7 +499,12 @@ impl Members {
         name: impl Into<Box<str>>,
         members: impl IntoIterator<Item = (N, F)>,
     ) -> Result<Members> {
-        let mut m = Members { name: name.into(), members: IndexMap::new() };
+        // Sized from the members' count where the iterator knows it (a
+        // list of fields does): the map's table and entries are then not
+        // rebuilt as they fill, which on a wide struct cost about as much
+        // as the inserts.
+        let members = members.into_iter();
+        let mut m = Members { name: name.into(), members: IndexMap::with_capacity(members.size_hint().0) };
         for (n, t) in members {
             m.push(what, n.into(), t.into())?;
         }
@@ -859,6 +864,23 @@ mod tests {
     fn duplicate_fields_are_refused() {
         let err = StructMetadata::new("S", [("a", PrimitiveType::U8), ("a", PrimitiveType::U16)]).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::DuplicateField);
+    }
+
+    /// A wide struct made from a sized list (its map sized at once) keeps
+    /// the fields in the order given, finds each by name, and still refuses
+    /// a name met again at the end of the list, or once the iterator's
+    /// count was outgrown (a `size_hint` of less than it yields).
+    #[test]
+    fn wide_structs_keep_order_and_refuse_duplicates() {
+        let names: Vec<String> = (0..100).map(|i| format!("f{i}")).collect();
+        let s = StructMetadata::new("W", names.iter().map(|n| (n.as_str(), PrimitiveType::U8))).unwrap();
+        assert!(s.fields().map(|(n, _)| n).eq(names.iter().map(String::as_str)));
+        assert_eq!(s.field("f57").map(|(i, _)| i), Some(57));
+        assert_eq!(s.field_at(99).map(|(n, _)| n), Some("f99"));
+        let again = names.iter().chain(std::iter::once(&names[3])).map(|n| (n.as_str(), PrimitiveType::U8));
+        assert_eq!(StructMetadata::new("W", again).unwrap_err().kind(), ErrorKind::DuplicateField);
+        let unknown = names.iter().filter(|_| true).map(|n| (n.as_str(), PrimitiveType::U8));
+        assert_eq!(StructMetadata::new("W", unknown).unwrap().len(), 100);
     }
 
     #[test]
