@@ -104,105 +104,98 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   // and part of one, measuring neither the lengths nor the prefixes.
   const mEntries = measureSmall(dlen), head = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes;
   if (head + 3 + Math.ceil((n * (32 - Math.clz32(k - 1))) / 8) < 5 + n * lMin) return false;
-  // Three loops, each with few variables (V8 keeps the one loop's 35 or so on the stack, and pays a load and a store
-  // for each): the lengths' and ids' measures (from the ids alone), then each value's prefix and rest, then their
-  // measures, only where the prefixes can still be the smallest. The measures are measureInt's state (least and
-  // greatest, the differences' zigzag least and greatest, run-length size, run, last value; the varint sizes are
-  // 1 + n, the ids' 1 + n and one more for each byte past an id's first); the lengths' least and greatest are the
-  // entries', the ids' 0 and k - 1 (each entry is some value's). A difference of 0 continues a run and makes the
-  // zigzag least 0 (the greatest is at least 0 already).
-  const l0 = dlen[ids[0]!]!;
-  let a = ids[0]!, la = l0, total = l0;
+  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
+  // (The pairs' prefixes are kept only where pairs can repeat often enough to pay for the table's lookups: a column
+  // of k entries has at most k * k pairs, and n - 1 neighbours.)
+  const cached = k <= 256 && k * k <= n, pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
+  if (++stamp256 > 0x3fffffff) { stamp256 = 1; pairStamp.fill(0); }
+  const st = stamp256;
+  // Value 0: its length (l), id (0: the first entry), prefix (0) and rest (l). Each column's state is measureInt's
+  // (least and greatest, the differences' zigzag least and greatest, run-length size, run, last value; the varint
+  // sizes are 1 + n, the ids' 1 + n and one more for each byte past an id's first); the lengths' least and greatest are the
+  // entries', the ids' 0 and k - 1 (each entry is some value's).
+  let a = ids[0]!, la = dlen[a]!;
+  shared[0] = 0; rest[0] = la;
+  let total = la, restTotal = la;
   let lZmin = 0x7fffffff, lZmax = 0, lR = 1, lRun = 1;
   let iV = 1 + n, iZmin = 0x7fffffff, iZmax = 0, iR = 1, iRun = 1;
+  let sMin = 0, sMax = 0, sZmin = 0x7fffffff, sZmax = 0, sR = 1, sRun = 1, sPrev = 0;
+  let rMin = la, rMax = la, rZmin = 0x7fffffff, rZmax = 0, rR = 1, rRun = 1, rPrev = la;
+  // (rep: the value before repeated the one before it: its prefix was its length and its rest 0, so a repeat of it
+  // continues every run and changes nothing else.)
+  let rep = false;
   for (let i = 1; i < n; i++) {
-    const b = ids[i]!, l = dlen[b]!;
-    total += l;
-    if (b >= 128) iV += vl(b) - 1;
-    if (b === a) { lRun++; iRun++; lZmin = 0; iZmin = 0; continue; } // (the same entry: the same length)
-    let d = l - la;
-    if (d === 0) { lRun++; lZmin = 0; }
-    else {
-      const z = (d << 1) ^ (d >> 31);
-      if (z < lZmin) lZmin = z;
-      if (z > lZmax) lZmax = z;
-      lR += (lRun < 128 ? 2 : varLen(lRun) + 1); lRun = 1;
+    const b = ids[i]!;
+    if (b === a && rep) {
+      shared[i] = la; rest[i] = 0; total += la;
+      if (b >= 128) iV += vl(b) - 1;
+      lRun++; iRun++; sRun++; rRun++;
+      sZmin = 0; rZmin = 0; // (a difference of 0: the prefixes' and rests' first one in the run may not have been)
+      continue;
     }
-    d = b - a;
-    const z = (d << 1) ^ (d >> 31);
+    const l = dlen[b]!;
+    let p: number;
+    if (b === a) { p = l; rep = true; } // a repeat shares all of itself
+    else {
+      rep = false;
+      const key = (a << 8) | b;
+      if (!cached) p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
+      else if (pairStamp[key] === st) p = pair[key]!;
+      else { p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la); pair[key] = p; pairStamp[key] = st; }
+    }
+    const r = l - p;
+    shared[i] = p; rest[i] = r;
+    total += l; restTotal += r;
+    // lengths
+    let d = l - la, z = (d << 1) ^ (d >> 31);
+    if (z < lZmin) lZmin = z;
+    if (z > lZmax) lZmax = z;
+    if (d === 0) lRun++;
+    else { lR += (lRun < 128 ? 2 : varLen(lRun) + 1); lRun = 1; }
+    // ids
+    if (b >= 128) iV += vl(b) - 1;
+    d = b - a; z = (d << 1) ^ (d >> 31);
     if (z < iZmin) iZmin = z;
     if (z > iZmax) iZmax = z;
-    iR += (iRun < 128 ? 1 : varLen(iRun)) + vl(a); iRun = 1;
+    if (d === 0) iRun++;
+    else { iR += (iRun < 128 ? 1 : varLen(iRun)) + vl(a); iRun = 1; }
+    // shared prefixes
+    if (p < sMin) sMin = p;
+    if (p > sMax) sMax = p;
+    d = p - sPrev; z = (d << 1) ^ (d >> 31);
+    if (z < sZmin) sZmin = z;
+    if (z > sZmax) sZmax = z;
+    if (d === 0) sRun++;
+    else { sR += (sRun < 128 ? 2 : varLen(sRun) + 1); sRun = 1; }
+    sPrev = p;
+    // rests
+    if (r < rMin) rMin = r;
+    if (r > rMax) rMax = r;
+    d = r - rPrev; z = (d << 1) ^ (d >> 31);
+    if (z < rZmin) rZmin = z;
+    if (z > rZmax) rZmax = z;
+    if (d === 0) rRun++;
+    else { rR += (rRun < 128 ? 2 : varLen(rRun) + 1); rRun = 1; }
+    rPrev = r;
     a = b; la = l;
   }
-  const len = scratchArray(VALUE_LEN, n);
+  const len = scratchArray(VALUE_LEN, n), l0 = dlen[ids[0]!]!;
   const mLen = measureFrom(len, n, l0, 1 + n, lMin, lMax, lZmin, lZmax, lR, lRun, la);
   const plainSize = 1 + varLen(mLen.size) + mLen.size + total;
   const mIds = measureFrom(ids, n, 0, iV, 0, k - 1, iZmin, iZmax, iR, iRun, a);
   const dictSize = head + mIds.size;
-  // Each value's prefix (shared with the one before) and rest. The pairs' prefixes are kept only where pairs can repeat often enough
-  // to pay for the table's lookups: a column of k entries has at most k * k pairs, and n - 1 neighbours.
-  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
-  const cached = k <= 256 && k * k <= n, pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
-  if (++stamp256 > 0x3fffffff) { stamp256 = 1; pairStamp.fill(0); }
-  const st = stamp256;
-  a = ids[0]!; la = l0;
-  shared[0] = 0; rest[0] = l0;
-  let restTotal = l0;
-  for (let i = 1; i < n; i++) {
-    const b = ids[i]!;
-    if (b === a) { shared[i] = la; rest[i] = 0; continue; } // a repeat shares all of itself
-    const l = dlen[b]!;
-    let p: number;
-    const key = (a << 8) | b;
-    if (!cached) p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
-    else if (pairStamp[key] === st) p = pair[key]!;
-    else { p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la); pair[key] = p; pairStamp[key] = st; }
-    shared[i] = p; rest[i] = l - p; restTotal += l - p;
-    a = b; la = l;
-  }
-  // The prefixes' column takes at least restTotal + 9 bytes (its tag and two blocks of n >= 2 values, each at least
-  // 4 bytes: its length and 3); ties go to plain, then the dictionary, so where that reaches either of theirs, the
-  // prefixes cannot be chosen and are not measured. (No prefix shared at all: the prefixes' column is the plain one
-  // with a block of zeros more, never chosen.)
   let prefixSize = Infinity, mShared: Measured | null = null, mRest: Measured | null = null;
-  if (restTotal !== total && (restTotal + 9 < plainSize && restTotal + 9 < dictSize || checkFused)) {
-    let sMax = 0, sZmin = 0x7fffffff, sZmax = 0, sR = 1, sRun = 1, sPrev = 0;
-    let rMin = l0, rMax = l0, rZmin = 0x7fffffff, rZmax = 0, rR = 1, rRun = 1, rPrev = l0;
-    for (let i = 1; i < n; i++) {
-      const p = shared[i]!, r = rest[i]!;
-      // (Every prefix is at least 0, the first one's: their least is 0.)
-      let d = p - sPrev;
-      if (d === 0) { sRun++; sZmin = 0; }
-      else {
-        if (p > sMax) sMax = p;
-        const z = (d << 1) ^ (d >> 31);
-        if (z < sZmin) sZmin = z;
-        if (z > sZmax) sZmax = z;
-        sR += (sRun < 128 ? 2 : varLen(sRun) + 1); sRun = 1; sPrev = p;
-      }
-      d = r - rPrev;
-      if (d === 0) { rRun++; rZmin = 0; }
-      else {
-        if (r < rMin) rMin = r;
-        if (r > rMax) rMax = r;
-        const z = (d << 1) ^ (d >> 31);
-        if (z < rZmin) rZmin = z;
-        if (z > rZmax) rZmax = z;
-        rR += (rRun < 128 ? 2 : varLen(rRun) + 1); rRun = 1; rPrev = r;
-      }
-    }
-    mShared = measureFrom(shared, n, 0, 1 + n, 0, sMax, sZmin, sZmax, sR, sRun, sPrev);
+  // (No prefix shared at all: the prefixes' column is the plain one with a block of zeros more, never chosen.)
+  if (restTotal !== total) {
+    mShared = measureFrom(shared, n, 0, 1 + n, sMin, sMax, sZmin, sZmax, sR, sRun, sPrev);
     mRest = measureFrom(rest, n, l0, 1 + n, rMin, rMax, rZmin, rZmax, rR, rRun, rPrev);
     prefixSize = 1 + varLen(mShared.size) + mShared.size + varLen(mRest.size) + mRest.size + restTotal;
   }
   if (checkFused) {
     for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
     checkMeasure("lengths", mLen, len); checkMeasure("ids", mIds, ids);
-    if (mShared && mRest) {
-      checkMeasure("prefixes", mShared, shared); checkMeasure("rests", mRest, rest);
-      if (restTotal + 9 > prefixSize) throw new Error(`the prefixes' column took ${prefixSize} bytes, below its least, ${restTotal + 9}`);
-    }
+    checkMeasure("prefixes", measureFrom(shared, n, 0, 1 + n, sMin, sMax, sZmin, sZmax, sR, sRun, sPrev), shared);
+    checkMeasure("rests", measureFrom(rest, n, l0, 1 + n, rMin, rMax, rZmin, rZmax, rR, rRun, rPrev), rest);
   }
   if (dictSize < plainSize && dictSize <= prefixSize) { putDict(out, dict, dictSize, dbytes, mIds, mEntries); return true; }
   if (prefixSize < plainSize) {
