@@ -719,8 +719,10 @@ fn diff_range<T: Int>(values: &[T]) -> (u128, u128) {
     (lo, hi)
 }
 
-/// The bytes of a varint of a value of `i` significant bits.
-const VARINT_LEN: [u8; 65] = {
+/// The bytes of a varint of a value of `i` significant bits (a table: a
+/// length is looked up, not worked out, in the planners' loops and
+/// strings.rs's `block_least`).
+pub(super) const VARINT_LEN: [u8; 65] = {
     let mut t = [0u8; 65];
     let mut i = 0;
     while i <= 64 {

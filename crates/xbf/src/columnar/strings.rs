@@ -904,18 +904,6 @@ fn run_starts(ids: &[u64], runs: usize) -> Vec<usize> {
     starts
 }
 
-/// The bytes of the varint of a value of `i` significant bits (a table: a
-/// length is looked up, not worked out, in [`block_least`]'s loop).
-const VARINT_BYTES: [u8; 65] = {
-    let mut t = [0u8; 65];
-    let mut i = 0;
-    while i <= 64 {
-        t[i] = if i == 0 { 1 } else { i.div_ceil(7) as u8 };
-        i += 1;
-    }
-    t
-};
-
 /// The size of the integer block of `n` values that `pieces` gives (each
 /// value its count of times, counts of 0 skipped), as [`Planned::new`]
 /// sizes it among the encodings `00` to `03`: the varints', the frame of
@@ -923,7 +911,7 @@ const VARINT_BYTES: [u8; 65] = {
 /// pieces, the smallest taken. (Not a bound where the file encodings are
 /// on: they may take less.)
 fn block_least(n: usize, pieces: impl Iterator<Item = (u64, usize)>) -> usize {
-    let vlen = |v: u64| usize::from(VARINT_BYTES[(64 - v.leading_zeros()) as usize]);
+    let vlen = |v: u64| usize::from(super::ints::VARINT_LEN[(64 - v.leading_zeros()) as usize]);
     let bits = |x: u64| (64 - x.leading_zeros()) as usize;
     let (mut lo, mut hi, mut dlo, mut dhi) = (u64::MAX, 0u64, u64::MAX, 0u64);
     let (mut varints, mut rle, mut run) = (0usize, 0usize, 0usize);

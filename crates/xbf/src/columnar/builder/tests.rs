@@ -588,6 +588,23 @@ fn miscounts_name_the_column() {
     }
 }
 
+/// A few random strings joined (ASCII only, or characters of one to four
+/// UTF-8 bytes), and where each ends.
+fn joined_strings(next: &mut impl FnMut() -> u64, ascii: bool) -> (String, Vec<usize>) {
+    let alphabet = ["a", "Z", "0", " ", "é", "東", "🦀", "\u{7f}", "\u{80}"];
+    let pick = if ascii { 4 } else { alphabet.len() };
+    let strings: Vec<String> =
+        (0..next() % 6).map(|_| (0..next() % 20).map(|_| alphabet[next() as usize % pick]).collect()).collect();
+    let ends = strings
+        .iter()
+        .scan(0, |at, s| {
+            *at += s.len();
+            Some(*at)
+        })
+        .collect();
+    (strings.concat(), ends)
+}
+
 /// Strings taken as bytes (`take_utf8`) give the bytes of the same strings
 /// copied in (`extend_str`), ASCII or not; bytes that are not UTF-8, ends
 /// inside a character, decreasing or past the end are refused with nothing
@@ -596,21 +613,9 @@ fn miscounts_name_the_column() {
 fn strings_taken_as_bytes_are_checked_as_take_str_checks_them() {
     let ty = Metadata::vec(s(P::String));
     let mut next = crate::columnar::lcg(24, 4);
-    let alphabet = ["a", "Z", "0", " ", "é", "東", "🦀", "\u{7f}", "\u{80}"];
     for round in 0..200 {
         // ASCII only in the even rounds.
-        let pick = if round % 2 == 0 { 4 } else { alphabet.len() };
-        let strings: Vec<String> =
-            (0..next() % 6).map(|_| (0..next() % 20).map(|_| alphabet[next() as usize % pick]).collect()).collect();
-        let text: String = strings.concat();
-        let mut at = 0;
-        let ends: Vec<usize> = strings
-            .iter()
-            .map(|s| {
-                at += s.len();
-                at
-            })
-            .collect();
+        let (text, ends) = joined_strings(&mut next, round % 2 == 0);
         let encode = |take: &dyn Fn(&mut ColumnNode) -> Result<()>| {
             let mut cols = Columns::new(&ty);
             take(cols.root().push_len(ends.len()).unwrap())?;
@@ -660,20 +665,8 @@ fn strings_taken_as_bytes_are_checked_as_take_str_checks_them() {
 fn strings_taken_unchecked_as_take_utf8_takes_them() {
     let ty = Metadata::vec(s(P::String));
     let mut next = crate::columnar::lcg(25, 4);
-    let alphabet = ["a", "Z", "0", " ", "é", "東", "🦀", "\u{7f}", "\u{80}"];
     for round in 0..100 {
-        let pick = if round % 2 == 0 { 4 } else { alphabet.len() };
-        let strings: Vec<String> =
-            (0..next() % 6).map(|_| (0..next() % 20).map(|_| alphabet[next() as usize % pick]).collect()).collect();
-        let text: String = strings.concat();
-        let mut at = 0;
-        let ends: Vec<usize> = strings
-            .iter()
-            .map(|s| {
-                at += s.len();
-                at
-            })
-            .collect();
+        let (text, ends) = joined_strings(&mut next, round % 2 == 0);
         let encode = |take: &dyn Fn(&mut ColumnNode) -> Result<()>| {
             let mut cols = Columns::new(&ty);
             take(cols.root().push_len(ends.len()).unwrap())?;
@@ -684,7 +677,7 @@ fn strings_taken_unchecked_as_take_utf8_takes_them() {
         longer.extend_from_slice("x€".as_bytes());
         for bytes in [text.clone().into_bytes(), longer] {
             // SAFETY: `bytes` is UTF-8 (a `String`'s, or one with "x€" after
-            // it) and `ends` are the ends of `strings` in it.
+            // it) and `ends` are the ends of the strings joined in it.
             let unchecked = encode(&|n| unsafe { n.take_utf8_unchecked(bytes.clone(), ends.clone()) }).unwrap();
             assert_eq!(unchecked, checked, "{text:?} {ends:?}");
         }
