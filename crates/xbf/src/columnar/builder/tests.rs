@@ -605,6 +605,13 @@ fn joined_strings(next: &mut impl FnMut() -> u64, ascii: bool) -> (String, Vec<u
     (strings.concat(), ends)
 }
 
+/// The message of a vec of `n` strings that `take` puts into its node.
+fn strings_message(n: usize, take: &dyn Fn(&mut ColumnNode) -> Result<()>) -> Result<Vec<u8>> {
+    let mut cols = Columns::new(&Metadata::vec(s(P::String)));
+    take(cols.root().push_len(n).unwrap())?;
+    EncodeOptions::v2().encode_columns(cols)
+}
+
 /// Strings taken as bytes (`take_utf8`) give the bytes of the same strings
 /// copied in (`extend_str`), ASCII or not; bytes that are not UTF-8, ends
 /// inside a character, decreasing or past the end are refused with nothing
@@ -616,11 +623,7 @@ fn strings_taken_as_bytes_are_checked_as_take_str_checks_them() {
     for round in 0..200 {
         // ASCII only in the even rounds.
         let (text, ends) = joined_strings(&mut next, round % 2 == 0);
-        let encode = |take: &dyn Fn(&mut ColumnNode) -> Result<()>| {
-            let mut cols = Columns::new(&ty);
-            take(cols.root().push_len(ends.len()).unwrap())?;
-            EncodeOptions::v2().encode_columns(cols)
-        };
+        let encode = |take: &dyn Fn(&mut ColumnNode) -> Result<()>| strings_message(ends.len(), take);
         let copied = encode(&|n| n.extend_str(&text, &ends)).unwrap();
         assert_eq!(encode(&|n| n.take_utf8(text.clone().into_bytes(), ends.clone())).unwrap(), copied);
         // Bytes past the last end are dropped.
@@ -667,11 +670,7 @@ fn strings_taken_unchecked_as_take_utf8_takes_them() {
     let mut next = crate::columnar::lcg(25, 4);
     for round in 0..100 {
         let (text, ends) = joined_strings(&mut next, round % 2 == 0);
-        let encode = |take: &dyn Fn(&mut ColumnNode) -> Result<()>| {
-            let mut cols = Columns::new(&ty);
-            take(cols.root().push_len(ends.len()).unwrap())?;
-            EncodeOptions::v2().encode_columns(cols)
-        };
+        let encode = |take: &dyn Fn(&mut ColumnNode) -> Result<()>| strings_message(ends.len(), take);
         let checked = encode(&|n| n.take_utf8(text.clone().into_bytes(), ends.clone())).unwrap();
         let mut longer = text.clone().into_bytes();
         longer.extend_from_slice("x€".as_bytes());
