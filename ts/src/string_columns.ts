@@ -177,8 +177,9 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     rPrev = r;
     a = b; la = l;
   }
-  const len = scratchArray(VALUE_LEN, n), l0 = dlen[ids[0]!]!;
-  const mLen = measureFrom(len, n, l0, 1 + n, lMin, lMax, lZmin, lZmax, lR, lRun, la);
+  // (The values' lengths are measured, and made only for the plain column: see the prefixes below.)
+  const l0 = dlen[ids[0]!]!;
+  const mLen = measureFrom(NO_VALUES, n, l0, 1 + n, lMin, lMax, lZmin, lZmax, lR, lRun, la);
   const plainSize = 1 + varLen(mLen.size) + mLen.size + total;
   const mIds = measureFrom(ids, n, 0, iV, 0, k - 1, iZmin, iZmax, iR, iRun, a);
   const dictSize = head + mIds.size;
@@ -192,6 +193,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     prefixSize = 1 + varLen(mShared.size) + mShared.size + varLen(mRest.size) + mRest.size + restTotal;
   }
   if (checkFused) {
+    const len = scratchArray(VALUE_LEN, n);
     for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
     checkMeasure("lengths", mLen, len); checkMeasure("ids", mIds, ids);
     const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n);
@@ -220,7 +222,9 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     }
     out.len = q;
   } else {
+    const len = scratchArray(VALUE_LEN, n);
     for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
+    mLen.values = len;
     out.uvar(plainSize);
     out.u8(0x20);
     putIntsColumn(out, len, true, mLen);
