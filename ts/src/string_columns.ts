@@ -137,10 +137,13 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     if (b === a) { p = l; rep = true; } // a repeat shares all of itself
     else {
       rep = false;
+      // (One call of commonPrefix, inlined once.)
       const key = (a << 8) | b;
-      if (!cached) p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
-      else if (pairStamp[key] === st) p = pair[key]!;
-      else { p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la); pair[key] = p; pairStamp[key] = st; }
+      if (cached && pairStamp[key] === st) p = pair[key]!;
+      else {
+        p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
+        if (cached) { pair[key] = p; pairStamp[key] = st; }
+      }
     }
     const r = l - p;
     total += l; restTotal += r;
