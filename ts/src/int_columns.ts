@@ -318,18 +318,6 @@ export const mostlyDistinct = (i: number, id: number, n: number): boolean => n >
  * where tsenc5 had measured growing faster at 20,000); a longer one grows as it is filled. */
 export const sizedArray = <T = number>(n: number): T[] => (n <= 65536 ? new Array<T>(n) : []);
 
-/** A packed array of n zeros, for numbers filled by index (the string writer's roles, S_IDS to S_REST): a copy of
- * the first n of ZEROS (grown to the longest asked for, at most 65,536), where sizedArray's `new Array(n)` is holey
- * and stays so once filled, and every load from it checks for a hole and for a Smi. Longer: an empty array, packed
- * as it is filled in order. */
-function zeros(n: number): number[] {
-  if (n > 65536) return [];
-  const z = ZEROS;
-  while (z.length < n) z.push(0);
-  return z.slice(0, n);
-}
-const ZEROS: number[] = [];
-
 /** The roles of scratchArray's kept arrays: the string writer's per-value numbers (string_columns.ts), a decimal
  * float column's zigzag integers (its values', and its dictionary's distinct values'), a float dictionary's ids,
  * an integer column's zigzag forms and an option's presence tags (fast_encode.ts). Each is used by one column at a
@@ -348,11 +336,10 @@ let keep = true;
  * Not part of the package's interface. */
 export function setScratchKept(on: boolean): void { keep = on; POOL.length = 0; POOL_SIZE.length = 0; }
 export function scratchArray(role: number, n: number): number[] {
-  const packed = role <= S_REST;
-  if (n < 4096 || n > 65536 || !keep) return packed ? zeros(n) : sizedArray(n);
+  if (n < 4096 || n > 65536 || !keep) return sizedArray(n);
   const a = POOL[role], size = POOL_SIZE[role] ?? 0;
   if (a !== undefined && n <= size && 2 * n >= size) { a.length = n; return a; }
-  const b = packed ? zeros(n) : new Array<number>(n);
+  const b = new Array<number>(n);
   POOL[role] = b; POOL_SIZE[role] = n;
   return b;
 }
