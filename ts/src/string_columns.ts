@@ -187,7 +187,8 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const mIds = measureFrom(ids, n, 0, iV, 0, k - 1, iZmin, iZmax, iR, iRun, a);
   const dictSize = head + mIds.size;
   // The prefixes and rests are measured, not stored: the arrays are made (prefixesOfIds) only for the column that
-  // writes them, which most do not (two stores a value, with their checks, against a second pass for the few).
+  // writes them, which most do not (two stores a value, with their checks, against a second pass for the few; on
+  // budget.json's year columns, 11 of 59).
   let prefixSize = Infinity, mShared: Measured | null = null, mRest: Measured | null = null;
   // (No prefix shared at all: the prefixes' column is the plain one with a block of zeros more, never chosen.)
   if (restTotal !== total) {
@@ -243,7 +244,8 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   return true;
 }
 
-/** The values putDictionaryColumn's measures of the prefixes and rests stand for until it makes them (none read). */
+/** The values putDictionaryColumn's measures of the lengths, prefixes and rests stand for until it makes them for
+ * the column it writes (measureFrom reads none). */
 const NO_VALUES: readonly number[] = [];
 /** putDictionaryColumn's prefixes and rests of the values `dict.ids` stands for, into `shared` and `rest`: a value
  * equal to the one before shares all of itself; another shares with the entry before the prefix its pass found (from
