@@ -104,7 +104,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   // and part of one, measuring neither the lengths nor the prefixes.
   const mEntries = measureSmall(dlen), head = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes;
   if (head + 3 + Math.ceil((n * (32 - Math.clz32(k - 1))) / 8) < 5 + n * lMin) return false;
-  const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n), dv = viewOf(buf);
+  const dv = viewOf(buf);
   // (The pairs' prefixes are kept only where pairs can repeat often enough to pay for the table's lookups: a column
   // of k entries has at most k * k pairs, and n - 1 neighbours.)
   const cached = k <= 256 && k * k <= n, pair = (PAIR256 ??= new Int32Array(256 * 256)), pairStamp = (PAIR256_STAMP ??= new Int32Array(256 * 256));
@@ -115,7 +115,6 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   // sizes are 1 + n, the ids' 1 + n and one more for each byte past an id's first); the lengths' least and greatest are the
   // entries', the ids' 0 and k - 1 (each entry is some value's).
   let a = ids[0]!, la = dlen[a]!;
-  shared[0] = 0; rest[0] = la;
   let total = la, restTotal = la;
   let lZmin = 0x7fffffff, lZmax = 0, lR = 1, lRun = 1;
   let iV = 1 + n, iZmin = 0x7fffffff, iZmax = 0, iR = 1, iRun = 1;
@@ -127,7 +126,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   for (let i = 1; i < n; i++) {
     const b = ids[i]!;
     if (b === a && rep) {
-      shared[i] = la; rest[i] = 0; total += la;
+      total += la;
       if (b >= 128) iV += vl(b) - 1;
       lRun++; iRun++; sRun++; rRun++;
       sZmin = 0; rZmin = 0; // (a difference of 0: the prefixes' and rests' first one in the run may not have been)
@@ -138,13 +137,15 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     if (b === a) { p = l; rep = true; } // a repeat shares all of itself
     else {
       rep = false;
+      // (One call of commonPrefix, inlined once.)
       const key = (a << 8) | b;
-      if (!cached) p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
-      else if (pairStamp[key] === st) p = pair[key]!;
-      else { p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la); pair[key] = p; pairStamp[key] = st; }
+      if (cached && pairStamp[key] === st) p = pair[key]!;
+      else {
+        p = commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
+        if (cached) { pair[key] = p; pairStamp[key] = st; }
+      }
     }
     const r = l - p;
-    shared[i] = p; rest[i] = r;
     total += l; restTotal += r;
     // lengths
     let d = l - la, z = (d << 1) ^ (d >> 31);
@@ -179,26 +180,36 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     rPrev = r;
     a = b; la = l;
   }
-  const len = scratchArray(VALUE_LEN, n), l0 = dlen[ids[0]!]!;
-  const mLen = measureFrom(len, n, l0, 1 + n, lMin, lMax, lZmin, lZmax, lR, lRun, la);
+  // (The values' lengths are measured, and made only for the plain column: see the prefixes below.)
+  const l0 = dlen[ids[0]!]!;
+  const mLen = measureFrom(NO_VALUES, n, l0, 1 + n, lMin, lMax, lZmin, lZmax, lR, lRun, la);
   const plainSize = 1 + varLen(mLen.size) + mLen.size + total;
   const mIds = measureFrom(ids, n, 0, iV, 0, k - 1, iZmin, iZmax, iR, iRun, a);
   const dictSize = head + mIds.size;
+  // The prefixes and rests are measured, not stored: the arrays are made (prefixesOfIds) only for the column that
+  // writes them, which most do not (two stores a value, with their checks, against a second pass for the few; on
+  // budget.json's year columns, 11 of 59).
   let prefixSize = Infinity, mShared: Measured | null = null, mRest: Measured | null = null;
   // (No prefix shared at all: the prefixes' column is the plain one with a block of zeros more, never chosen.)
   if (restTotal !== total) {
-    mShared = measureFrom(shared, n, 0, 1 + n, sMin, sMax, sZmin, sZmax, sR, sRun, sPrev);
-    mRest = measureFrom(rest, n, l0, 1 + n, rMin, rMax, rZmin, rZmax, rR, rRun, rPrev);
+    mShared = measureFrom(NO_VALUES, n, 0, 1 + n, sMin, sMax, sZmin, sZmax, sR, sRun, sPrev);
+    mRest = measureFrom(NO_VALUES, n, l0, 1 + n, rMin, rMax, rZmin, rZmax, rR, rRun, rPrev);
     prefixSize = 1 + varLen(mShared.size) + mShared.size + varLen(mRest.size) + mRest.size + restTotal;
   }
   if (checkFused) {
+    const len = scratchArray(VALUE_LEN, n);
     for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
     checkMeasure("lengths", mLen, len); checkMeasure("ids", mIds, ids);
+    const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n);
+    prefixesOfIds(dict, cached, st, shared, rest);
     checkMeasure("prefixes", measureFrom(shared, n, 0, 1 + n, sMin, sMax, sZmin, sZmax, sR, sRun, sPrev), shared);
     checkMeasure("rests", measureFrom(rest, n, l0, 1 + n, rMin, rMax, rZmin, rZmax, rR, rRun, rPrev), rest);
   }
   if (dictSize < plainSize && dictSize <= prefixSize) { putDict(out, dict, dictSize, dbytes, mIds, mEntries); return true; }
   if (prefixSize < plainSize) {
+    const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n);
+    prefixesOfIds(dict, cached, st, shared, rest);
+    mShared!.values = shared; mRest!.values = rest;
     out.uvar(prefixSize);
     out.u8(0x22);
     putIntsColumn(out, shared, true, mShared!);
@@ -215,7 +226,9 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     }
     out.len = q;
   } else {
+    const len = scratchArray(VALUE_LEN, n);
     for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
+    mLen.values = len;
     out.uvar(plainSize);
     out.u8(0x20);
     putIntsColumn(out, len, true, mLen);
@@ -229,6 +242,30 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
     out.len = q;
   }
   return true;
+}
+
+/** The values putDictionaryColumn's measures of the lengths, prefixes and rests stand for until it makes them for
+ * the column it writes (measureFrom reads none). */
+const NO_VALUES: readonly number[] = [];
+/** putDictionaryColumn's prefixes and rests of the values `dict.ids` stands for, into `shared` and `rest`: a value
+ * equal to the one before shares all of itself; another shares with the entry before the prefix its pass found (from
+ * the pairs' table when `cached`, whose entries of stamp `st` are this column's, else compared again). */
+function prefixesOfIds(dict: Dict, cached: boolean, st: number, shared: number[], rest: number[]): void {
+  const { buf, start: dstart, len: dlen } = dict.distinct, ids = dict.ids, n = ids.length, dv = viewOf(buf);
+  const pair = PAIR256!, pairStamp = PAIR256_STAMP!;
+  let a = ids[0]!, la = dlen[a]!;
+  shared[0] = 0; rest[0] = la;
+  for (let i = 1; i < n; i++) {
+    const b = ids[i]!, l = dlen[b]!;
+    let p: number;
+    if (b === a) p = l;
+    else {
+      const key = (a << 8) | b;
+      p = cached && pairStamp[key] === st ? pair[key]! : commonPrefix(dv, buf, dstart[a]!, dstart[b]!, l < la ? l : la);
+    }
+    shared[i] = p; rest[i] = l - p;
+    a = b; la = l;
+  }
 }
 
 /** The string writer's arrays of numbers per value (int_columns.ts scratchArray), one per role: a column uses each

@@ -116,3 +116,42 @@ test("columns of sorted runs: the same bytes with the one pass on (general path)
       same(swapped, "swapped " + what);
     }), { numRuns: 1000 });
 });
+
+// Outside the checking mode the one pass measures the lengths, prefixes and rests without storing them, and makes
+// the arrays only for the column it writes (the plain lengths; the prefixes and rests again from the ids, from the
+// pairs' table where it keeps one): the same bytes as the general path, through one Writer across columns of
+// different sizes (the kept arrays of 4,096 values and more, then shorter ones), with every choice reached.
+test("the one pass without its checks makes the arrays of the column it writes: plain, dictionary and prefixes", () => {
+  const general = (values) => {
+    setFusedStrings(false);
+    try { const w = new Writer(); putStringColumn(w, values); return Array.from(w.finish()); } finally { setFusedStrings(true); }
+  };
+  let x = 5;
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const long = Array.from({ length: 300 }, (_, j) => `Department of Things and Stuff ${j}`);
+  const tags = new Set(), w = new Writer();
+  for (const n of [5000, 4096, 237, 64, 9]) {
+    const columns = [
+      // Prefixes: long entries sharing most of their bytes, no neighbour equal (k * k above n: compared each time).
+      Array.from({ length: n }, (_, i) => long[(i * 7) % Math.min(long.length, Math.floor(n / 2) + 10)]),
+      // Prefixes with the pairs' table (k * k <= n): entries of 100 bytes and more differing in their last one or two,
+      // some repeats, and a first value of one byte (else the dictionary is surely below the plain column, which the
+      // one pass leaves to the general path).
+      Array.from({ length: n }, (_, i) => (i === 0 ? "0" : "x".repeat(100) + ((i % 4 === 3 ? i - 1 : i) * 3 + (i >> 3)) % Math.max(2, Math.floor(Math.sqrt(n)) - 1))),
+      // Plain: one-byte and few-byte entries sharing nothing, lengths varying.
+      Array.from({ length: n }, (_, i) => String.fromCharCode(65 + ((i * 13) % 26)).repeat(1 + (i % 3)) + (i % 2 ? "é" : "")),
+      // Dictionary: a few entries, random order.
+      Array.from({ length: n }, () => ["On-budget", "Off-budget", "0", "-5,000"][Math.floor(rnd() * 4)]),
+    ];
+    for (const values of columns) {
+      const before = w.len;
+      putStringColumn(w, values);
+      const got = Array.from(w.finish().subarray(before));
+      assert.deepStrictEqual(got, general(values), `${n} values ${JSON.stringify(values.slice(0, 4))}`);
+      let p = 0;
+      while (got[p] & 0x80) p++;
+      tags.add(got[p + 1]);
+    }
+  }
+  assert.deepStrictEqual([...tags].sort(), [0x20, 0x21, 0x22]);
+});
