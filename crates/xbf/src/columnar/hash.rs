@@ -104,10 +104,18 @@ pub(crate) fn word_at(v: &[u8], i: usize) -> u64 {
 /// (no control bytes to match, no group scan); it doubles at half full, placing each
 /// slot again by its stored hash.
 pub(crate) struct HashIds {
+    /// The slots: those past the table's size are free (a table made in a
+    /// dictionary's kept slots uses the first of them).
     slots: Vec<(u64, u64)>,
+    /// The table's size less one.
+    mask: usize,
     /// 64 less the bits of a slot's position.
     shift: u32,
     len: usize,
+    /// The slots taken, in the order they were (until the table grows:
+    /// then none, and [`HashIds::into_slots`] frees every slot of it).
+    taken: Vec<usize>,
+    grown: bool,
 }
 
 /// A slot not taken: no index is all ones (there are fewer keys).
@@ -118,8 +126,38 @@ impl HashIds {
     /// twice as many, are cleared when it is made: a larger table costs
     /// more to clear than growing saves).
     pub(crate) fn with_room(room: usize) -> HashIds {
+        Self::in_slots(Vec::new(), Vec::new(), room)
+    }
+
+    /// [`HashIds::with_room`] in `slots`, all free (as
+    /// [`HashIds::into_slots`] gives them back), of which it uses as many
+    /// as its room takes (made larger if they are fewer): a dictionary
+    /// that keeps its tables from column to column clears only what its
+    /// columns took. `taken` is kept for its room (its items dropped).
+    pub(crate) fn in_slots(mut slots: Vec<(u64, u64)>, mut taken: Vec<usize>, room: usize) -> HashIds {
+        debug_assert!(slots.iter().all(|s| s.1 == NO_ID));
         let size = (2 * room).next_power_of_two().clamp(16, 4096);
-        HashIds { slots: vec![(0, NO_ID); size], shift: 64 - size.trailing_zeros(), len: 0 }
+        if slots.len() < size {
+            slots.resize(size, (0, NO_ID));
+        }
+        taken.clear();
+        HashIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, taken, grown: false }
+    }
+
+    /// The slots, every one free again, and the list of slots taken (for
+    /// [`HashIds::in_slots`]): the slots taken freed one by one where they
+    /// are few, else the whole table.
+    pub(crate) fn into_slots(mut self) -> (Vec<(u64, u64)>, Vec<usize>) {
+        let size = self.mask + 1;
+        if self.grown || 4 * self.taken.len() >= size {
+            self.slots[..size].fill((0, NO_ID));
+        } else {
+            for &at in &self.taken {
+                self.slots[at] = (0, NO_ID);
+            }
+        }
+        self.taken.clear();
+        (self.slots, self.taken)
     }
 
     /// The index of the key hashed `h` for which `same(index)` holds, or
@@ -137,7 +175,7 @@ impl HashIds {
     /// the free slot where it would go (for [`HashIds::add_at`]).
     #[inline]
     pub(crate) fn find(&self, h: u64, mut same: impl FnMut(u64) -> bool) -> Result<u64, usize> {
-        let mask = self.slots.len() - 1;
+        let mask = self.mask;
         let mut i = (h >> self.shift) as usize;
         loop {
             let slot = self.slots[i];
@@ -156,19 +194,31 @@ impl HashIds {
     pub(crate) fn add_at(&mut self, slot: usize, h: u64, id: u64) {
         debug_assert!(id != NO_ID && self.slots[slot].1 == NO_ID);
         self.slots[slot] = (h, id);
+        self.taken.push(slot);
         self.len += 1;
-        if 2 * self.len > self.slots.len() {
+        if 2 * self.len > self.mask + 1 {
             self.grow();
         }
     }
 
-    /// Twice the slots, each placed again by its hash.
+    /// Twice the slots, each placed again by its hash (in the slots past
+    /// the table where it has them, else in new ones).
     #[cold]
     fn grow(&mut self) {
-        let size = 2 * self.slots.len();
-        let old = std::mem::replace(&mut self.slots, vec![(0, NO_ID); size]);
+        let (old_size, size) = (self.mask + 1, 2 * (self.mask + 1));
+        let old = if self.slots.len() >= size {
+            let mut old = Vec::with_capacity(self.len);
+            old.extend(self.slots[..old_size].iter().copied().filter(|&(_, id)| id != NO_ID));
+            self.slots[..old_size].fill((0, NO_ID));
+            old
+        } else {
+            std::mem::replace(&mut self.slots, vec![(0, NO_ID); size])
+        };
         self.shift -= 1;
-        let mask = self.slots.len() - 1;
+        self.mask = size - 1;
+        self.grown = true;
+        self.taken.clear();
+        let mask = self.mask;
         for (h, id) in old.into_iter().filter(|&(_, id)| id != NO_ID) {
             let mut i = (h >> self.shift) as usize;
             while self.slots[i].1 != NO_ID {
@@ -194,7 +244,11 @@ impl HashIds {
 /// column may hold costs more to clear than it saves), and none is cleared
 /// that the values do not use.
 pub(crate) struct WordIds {
+    /// The slots: those past the table's size are free (a table made in a
+    /// dictionary's kept slots uses the first of them).
     slots: Vec<(u64, u64)>,
+    /// The table's size less one.
+    mask: usize,
     /// 64 less the bits of a slot's position.
     shift: u32,
     len: usize,
@@ -212,6 +266,7 @@ impl WordIds {
     /// Below this many slots (1 MiB of them) the table grows fourfold.
     const FOURFOLD_BELOW: usize = 1 << 16;
 
+    #[cfg(test)]
     pub(crate) fn new(key: FastHash) -> WordIds {
         Self::with_slots(key, Self::FIRST)
     }
@@ -225,7 +280,34 @@ impl WordIds {
     }
 
     fn with_slots(key: FastHash, size: usize) -> WordIds {
-        WordIds { slots: vec![(FREE, 0); size], shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1 }
+        Self::sized(key, vec![(FREE, 0); size], size)
+    }
+
+    /// [`WordIds::new`] in `slots`, all free (as [`WordIds::into_slots`]
+    /// gives them back), of which it uses as many as a new table has (made
+    /// larger if they are fewer), and more as it grows: a dictionary that
+    /// keeps its tables from column to column neither clears nor makes
+    /// slots its earlier columns made, and a column of few values still
+    /// probes a small table.
+    pub(crate) fn in_slots(key: FastHash, mut slots: Vec<(u64, u64)>) -> WordIds {
+        debug_assert!(slots.iter().all(|s| s.0 == FREE));
+        if slots.len() < Self::FIRST {
+            slots.resize(Self::FIRST, (FREE, 0));
+        }
+        Self::sized(key, slots, Self::FIRST)
+    }
+
+    fn sized(key: FastHash, slots: Vec<(u64, u64)>, size: usize) -> WordIds {
+        WordIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1 }
+    }
+
+    /// The slots, every one of the table's freed again (for
+    /// [`WordIds::in_slots`]); the table is left empty, of no slots.
+    pub(crate) fn take_slots(&mut self) -> Vec<(u64, u64)> {
+        let mut slots = std::mem::take(&mut self.slots);
+        slots[..=self.mask].fill((FREE, 0));
+        self.len = 0;
+        slots
     }
 
     /// The slot where the probe for `word` starts: the top bits of the
@@ -240,7 +322,7 @@ impl WordIds {
     #[inline]
     pub(crate) fn find_or_add(&mut self, word: u64, next: u64) -> u64 {
         debug_assert!(word != FREE);
-        let mask = self.slots.len() - 1;
+        let mask = self.mask;
         let mut i = self.place(word);
         loop {
             let slot = &mut self.slots[i];
@@ -250,7 +332,7 @@ impl WordIds {
             if slot.0 == FREE {
                 *slot = (word, next);
                 self.len += 1;
-                if 2 * self.len > self.slots.len() {
+                if 2 * self.len > mask + 1 {
                     self.grow();
                 }
                 return next;
@@ -264,7 +346,7 @@ impl WordIds {
     #[inline]
     pub(crate) fn find(&self, word: u64) -> Result<u64, usize> {
         debug_assert!(word != FREE);
-        let mask = self.slots.len() - 1;
+        let mask = self.mask;
         let mut i = self.place(word);
         loop {
             let slot = self.slots[i];
@@ -304,7 +386,7 @@ impl WordIds {
         let mut last = (FREE, 0);
         'placed: loop {
             let (mul, shift) = (self.mul, self.shift);
-            let slots = &mut self.slots[..];
+            let slots = &mut self.slots[..=self.mask];
             let mask = slots.len() - 1;
             while found < out.len() {
                 let Some(word) = key(found) else {
@@ -350,7 +432,7 @@ impl WordIds {
         debug_assert!(word != FREE && self.slots[slot].0 == FREE);
         self.slots[slot] = (word, id);
         self.len += 1;
-        if 2 * self.len > self.slots.len() {
+        if 2 * self.len > self.mask + 1 {
             self.grow();
         }
     }
@@ -363,11 +445,22 @@ impl WordIds {
     /// doubling at half full does, rather than eight.
     #[cold]
     fn grow(&mut self) {
-        let factor = if self.slots.len() < Self::FOURFOLD_BELOW { 4 } else { 2 };
-        let size = factor * self.slots.len();
-        let old = std::mem::replace(&mut self.slots, vec![(FREE, 0); size]);
+        let old_size = self.mask + 1;
+        let factor = if old_size < Self::FOURFOLD_BELOW { 4 } else { 2 };
+        let size = factor * old_size;
+        // In the slots past the table where it has them (free), else in new
+        // ones.
+        let old = if self.slots.len() >= size {
+            let mut old = Vec::with_capacity(self.len);
+            old.extend(self.slots[..old_size].iter().copied().filter(|&(w, _)| w != FREE));
+            self.slots[..old_size].fill((FREE, 0));
+            old
+        } else {
+            std::mem::replace(&mut self.slots, vec![(FREE, 0); size])
+        };
         self.shift -= factor.trailing_zeros();
-        let mask = self.slots.len() - 1;
+        self.mask = size - 1;
+        let mask = self.mask;
         for (word, id) in old.into_iter().filter(|&(w, _)| w != FREE) {
             let mut i = self.place(word);
             while self.slots[i].0 != FREE {
