@@ -112,10 +112,8 @@ pub(crate) struct HashIds {
     /// 64 less the bits of a slot's position.
     shift: u32,
     len: usize,
-    /// The slots taken, in the order they were (until the table grows:
-    /// then none, and [`HashIds::into_slots`] frees every slot of it).
+    /// The slots taken (placed again as they are when the table grows).
     taken: Vec<usize>,
-    grown: bool,
 }
 
 /// A slot not taken: no index is all ones (there are fewer keys).
@@ -141,7 +139,7 @@ impl HashIds {
             slots.resize(size, (0, NO_ID));
         }
         taken.clear();
-        HashIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, taken, grown: false }
+        HashIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, taken }
     }
 
     /// The slots, every one free again, and the list of slots taken (for
@@ -149,7 +147,7 @@ impl HashIds {
     /// are few, else the whole table.
     pub(crate) fn into_slots(mut self) -> (Vec<(u64, u64)>, Vec<usize>) {
         let size = self.mask + 1;
-        if self.grown || 4 * self.taken.len() >= size {
+        if 4 * self.taken.len() >= size {
             self.slots[..size].fill((0, NO_ID));
         } else {
             for &at in &self.taken {
@@ -216,7 +214,6 @@ impl HashIds {
         };
         self.shift -= 1;
         self.mask = size - 1;
-        self.grown = true;
         self.taken.clear();
         let mask = self.mask;
         for (h, id) in old.into_iter().filter(|&(_, id)| id != NO_ID) {
@@ -225,6 +222,7 @@ impl HashIds {
                 i = (i + 1) & mask;
             }
             self.slots[i] = (h, id);
+            self.taken.push(i);
         }
     }
 }
@@ -254,6 +252,8 @@ pub(crate) struct WordIds {
     len: usize,
     /// The odd multiplier, from the process's key.
     mul: u64,
+    /// The slots taken (placed again as they are when the table grows).
+    taken: Vec<usize>,
 }
 
 /// A slot not taken: no word of a short value is all ones (a caller with
@@ -280,34 +280,49 @@ impl WordIds {
     }
 
     fn with_slots(key: FastHash, size: usize) -> WordIds {
-        Self::sized(key, vec![(FREE, 0); size], size)
+        Self::sized(key, vec![(FREE, 0); size], Vec::new(), size)
     }
 
-    /// [`WordIds::new`] in `slots`, all free (as [`WordIds::into_slots`]
-    /// gives them back), of which it uses as many as a new table has (made
-    /// larger if they are fewer), and more as it grows: a dictionary that
-    /// keeps its tables from column to column neither clears nor makes
-    /// slots its earlier columns made, and a column of few values still
-    /// probes a small table.
-    pub(crate) fn in_slots(key: FastHash, mut slots: Vec<(u64, u64)>) -> WordIds {
+    /// A table for `room` words before it grows, up to 2,048, in `slots`,
+    /// all free (as [`WordIds::take_slots`] gives them back), of which it
+    /// uses as many as the room takes where they are that many, else as
+    /// many as they are (at least [`WordIds::new`]'s, made so if fewer):
+    /// a dictionary that keeps its tables from column to column neither
+    /// makes nor clears slots for each column, nor grows where an earlier
+    /// column grew, and a column of few values probes a table of its own
+    /// size. `taken` is kept for its room (its items dropped).
+    pub(crate) fn in_slots(key: FastHash, mut slots: Vec<(u64, u64)>, mut taken: Vec<usize>, room: usize) -> WordIds {
         debug_assert!(slots.iter().all(|s| s.0 == FREE));
-        if slots.len() < Self::FIRST {
-            slots.resize(Self::FIRST, (FREE, 0));
+        // (The most slots kept that are a power of two.)
+        let kept = slots.len().checked_ilog2().map_or(0, |b| 1 << b);
+        let size = (2 * room).next_power_of_two().clamp(Self::FIRST, 4096).min(kept.max(Self::FIRST));
+        if slots.len() < size {
+            slots.resize(size, (FREE, 0));
         }
-        Self::sized(key, slots, Self::FIRST)
+        taken.clear();
+        Self::sized(key, slots, taken, size)
     }
 
-    fn sized(key: FastHash, slots: Vec<(u64, u64)>, size: usize) -> WordIds {
-        WordIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1 }
+    fn sized(key: FastHash, slots: Vec<(u64, u64)>, taken: Vec<usize>, size: usize) -> WordIds {
+        WordIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1, taken }
     }
 
-    /// The slots, every one of the table's freed again (for
-    /// [`WordIds::in_slots`]); the table is left empty, of no slots.
-    pub(crate) fn take_slots(&mut self) -> Vec<(u64, u64)> {
-        let mut slots = std::mem::take(&mut self.slots);
-        slots[..=self.mask].fill((FREE, 0));
+    /// The slots, every one freed again, and the list of slots taken (for
+    /// [`WordIds::in_slots`]): the slots taken freed one by one where they
+    /// are few, else the whole table. The table is left empty, of no slots.
+    pub(crate) fn take_slots(&mut self) -> (Vec<(u64, u64)>, Vec<usize>) {
+        let (mut slots, mut taken) = (std::mem::take(&mut self.slots), std::mem::take(&mut self.taken));
+        let size = self.mask + 1;
+        if 4 * taken.len() >= size {
+            slots[..size].fill((FREE, 0));
+        } else {
+            for &at in &taken {
+                slots[at] = (FREE, 0);
+            }
+        }
+        taken.clear();
         self.len = 0;
-        slots
+        (slots, taken)
     }
 
     /// The slot where the probe for `word` starts: the top bits of the
@@ -331,6 +346,7 @@ impl WordIds {
             }
             if slot.0 == FREE {
                 *slot = (word, next);
+                self.taken.push(i);
                 self.len += 1;
                 if 2 * self.len > mask + 1 {
                     self.grow();
@@ -386,7 +402,7 @@ impl WordIds {
         let mut last = (FREE, 0);
         'placed: loop {
             let (mul, shift) = (self.mul, self.shift);
-            let slots = &mut self.slots[..=self.mask];
+            let slots = &mut self.slots[..self.mask + 1];
             let mask = slots.len() - 1;
             while found < out.len() {
                 let Some(word) = key(found) else {
@@ -405,6 +421,7 @@ impl WordIds {
                                 return Err(found);
                             };
                             slots[i] = (word, id);
+                            self.taken.push(i);
                             self.len += 1;
                             if 2 * self.len > slots.len() {
                                 out[found] = id;
@@ -431,6 +448,7 @@ impl WordIds {
     pub(crate) fn add_at(&mut self, slot: usize, word: u64, id: u64) {
         debug_assert!(word != FREE && self.slots[slot].0 == FREE);
         self.slots[slot] = (word, id);
+        self.taken.push(slot);
         self.len += 1;
         if 2 * self.len > self.mask + 1 {
             self.grow();
@@ -460,6 +478,7 @@ impl WordIds {
         };
         self.shift -= factor.trailing_zeros();
         self.mask = size - 1;
+        self.taken.clear();
         let mask = self.mask;
         for (word, id) in old.into_iter().filter(|&(w, _)| w != FREE) {
             let mut i = self.place(word);
@@ -467,6 +486,7 @@ impl WordIds {
                 i = (i + 1) & mask;
             }
             self.slots[i] = (word, id);
+            self.taken.push(i);
         }
     }
 }

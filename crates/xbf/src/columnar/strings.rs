@@ -443,7 +443,7 @@ struct Distinct<'a> {
 /// values a small table), and frees only those it used.
 #[derive(Default)]
 struct Tables {
-    short: Vec<(u64, u64)>,
+    short: (Vec<(u64, u64)>, Vec<usize>),
     long: (Vec<(u64, u64)>, Vec<usize>),
     recent: Vec<u64>,
     block: Vec<u64>,
@@ -466,8 +466,8 @@ impl Drop for Distinct<'_> {
             Some(table) => table.into_slots(),
             None => std::mem::take(&mut self.long_spare),
         };
-        if short.len() > KEPT_SLOTS {
-            short = Vec::new();
+        if short.0.len() > KEPT_SLOTS {
+            short = (Vec::new(), Vec::new());
         }
         if long.0.len() > KEPT_SLOTS {
             long = (Vec::new(), Vec::new());
@@ -491,7 +491,7 @@ impl<'a> Distinct<'a> {
             n,
             room,
             key,
-            short: super::WordIds::in_slots(key, short),
+            short: super::WordIds::in_slots(key, short.0, short.1, room),
             long: None,
             long_spare: long,
             recent: Vec::new(),
