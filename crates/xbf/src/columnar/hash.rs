@@ -112,9 +112,16 @@ pub(crate) struct HashIds {
     /// 64 less the bits of a slot's position.
     shift: u32,
     len: usize,
-    /// The slots taken (placed again as they are when the table grows).
+    /// The slots taken, while they are few ([`FEW_TAKEN`]).
     taken: Vec<usize>,
+    /// The most slots `taken` lists (none once the table grew).
+    few: usize,
 }
+
+/// A table's slots taken are listed while they are at most one in this
+/// many, and then freed one by one; else the whole table is
+/// ([`HashIds::into_slots`], [`WordIds::take_slots`]).
+const FEW_TAKEN: usize = 8;
 
 /// A slot not taken: no index is all ones (there are fewer keys).
 const NO_ID: u64 = u64::MAX;
@@ -124,7 +131,13 @@ impl HashIds {
     /// twice as many, are cleared when it is made: a larger table costs
     /// more to clear than growing saves).
     pub(crate) fn with_room(room: usize) -> HashIds {
-        Self::in_slots(Vec::new(), Vec::new(), room)
+        let size = (2 * room).next_power_of_two().clamp(16, 4096);
+        // (Its slots are not freed again: none listed.)
+        Self::sized(vec![(0, NO_ID); size], Vec::new(), size, 0)
+    }
+
+    fn sized(slots: Vec<(u64, u64)>, taken: Vec<usize>, size: usize, few: usize) -> HashIds {
+        HashIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, taken, few }
     }
 
     /// [`HashIds::with_room`] in `slots`, all free (as
@@ -139,15 +152,15 @@ impl HashIds {
             slots.resize(size, (0, NO_ID));
         }
         taken.clear();
-        HashIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, taken }
+        Self::sized(slots, taken, size, size / FEW_TAKEN)
     }
 
     /// The slots, every one free again, and the list of slots taken (for
     /// [`HashIds::in_slots`]): the slots taken freed one by one where they
-    /// are few, else the whole table.
+    /// are all listed, else the whole table.
     pub(crate) fn into_slots(mut self) -> (Vec<(u64, u64)>, Vec<usize>) {
         let size = self.mask + 1;
-        if 4 * self.taken.len() >= size {
+        if self.taken.len() != self.len {
             self.slots[..size].fill((0, NO_ID));
         } else {
             for &at in &self.taken {
@@ -192,7 +205,9 @@ impl HashIds {
     pub(crate) fn add_at(&mut self, slot: usize, h: u64, id: u64) {
         debug_assert!(id != NO_ID && self.slots[slot].1 == NO_ID);
         self.slots[slot] = (h, id);
-        self.taken.push(slot);
+        if self.len < self.few {
+            self.taken.push(slot);
+        }
         self.len += 1;
         if 2 * self.len > self.mask + 1 {
             self.grow();
@@ -215,6 +230,7 @@ impl HashIds {
         self.shift -= 1;
         self.mask = size - 1;
         self.taken.clear();
+        self.few = 0;
         let mask = self.mask;
         for (h, id) in old.into_iter().filter(|&(_, id)| id != NO_ID) {
             let mut i = (h >> self.shift) as usize;
@@ -222,7 +238,6 @@ impl HashIds {
                 i = (i + 1) & mask;
             }
             self.slots[i] = (h, id);
-            self.taken.push(i);
         }
     }
 }
@@ -252,8 +267,10 @@ pub(crate) struct WordIds {
     len: usize,
     /// The odd multiplier, from the process's key.
     mul: u64,
-    /// The slots taken (placed again as they are when the table grows).
+    /// The slots taken, while they are few ([`FEW_TAKEN`]).
     taken: Vec<usize>,
+    /// The most slots `taken` lists (none once the table grew).
+    few: usize,
 }
 
 /// A slot not taken: no word of a short value is all ones (a caller with
@@ -280,7 +297,8 @@ impl WordIds {
     }
 
     fn with_slots(key: FastHash, size: usize) -> WordIds {
-        Self::sized(key, vec![(FREE, 0); size], Vec::new(), size)
+        // (Its slots are not freed again: none listed.)
+        Self::sized(key, vec![(FREE, 0); size], Vec::new(), size, 0)
     }
 
     /// A table for `room` words before it grows, up to 2,048, in `slots`,
@@ -300,20 +318,21 @@ impl WordIds {
             slots.resize(size, (FREE, 0));
         }
         taken.clear();
-        Self::sized(key, slots, taken, size)
+        Self::sized(key, slots, taken, size, size / FEW_TAKEN)
     }
 
-    fn sized(key: FastHash, slots: Vec<(u64, u64)>, taken: Vec<usize>, size: usize) -> WordIds {
-        WordIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1, taken }
+    fn sized(key: FastHash, slots: Vec<(u64, u64)>, taken: Vec<usize>, size: usize, few: usize) -> WordIds {
+        WordIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1, taken, few }
     }
 
     /// The slots, every one freed again, and the list of slots taken (for
     /// [`WordIds::in_slots`]): the slots taken freed one by one where they
-    /// are few, else the whole table. The table is left empty, of no slots.
+    /// are all listed, else the whole table. The table is left empty, of
+    /// no slots.
     pub(crate) fn take_slots(&mut self) -> (Vec<(u64, u64)>, Vec<usize>) {
         let (mut slots, mut taken) = (std::mem::take(&mut self.slots), std::mem::take(&mut self.taken));
         let size = self.mask + 1;
-        if 4 * taken.len() >= size {
+        if taken.len() != self.len {
             slots[..size].fill((FREE, 0));
         } else {
             for &at in &taken {
@@ -346,7 +365,9 @@ impl WordIds {
             }
             if slot.0 == FREE {
                 *slot = (word, next);
-                self.taken.push(i);
+                if self.len < self.few {
+                    self.taken.push(i);
+                }
                 self.len += 1;
                 if 2 * self.len > mask + 1 {
                     self.grow();
@@ -421,7 +442,9 @@ impl WordIds {
                                 return Err(found);
                             };
                             slots[i] = (word, id);
-                            self.taken.push(i);
+                            if self.len < self.few {
+                                self.taken.push(i);
+                            }
                             self.len += 1;
                             if 2 * self.len > slots.len() {
                                 out[found] = id;
@@ -448,7 +471,9 @@ impl WordIds {
     pub(crate) fn add_at(&mut self, slot: usize, word: u64, id: u64) {
         debug_assert!(word != FREE && self.slots[slot].0 == FREE);
         self.slots[slot] = (word, id);
-        self.taken.push(slot);
+        if self.len < self.few {
+            self.taken.push(slot);
+        }
         self.len += 1;
         if 2 * self.len > self.mask + 1 {
             self.grow();
@@ -479,6 +504,7 @@ impl WordIds {
         self.shift -= factor.trailing_zeros();
         self.mask = size - 1;
         self.taken.clear();
+        self.few = 0;
         let mask = self.mask;
         for (word, id) in old.into_iter().filter(|&(w, _)| w != FREE) {
             let mut i = self.place(word);
@@ -486,7 +512,6 @@ impl WordIds {
                 i = (i + 1) & mask;
             }
             self.slots[i] = (word, id);
-            self.taken.push(i);
         }
     }
 }
