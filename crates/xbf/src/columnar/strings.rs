@@ -484,6 +484,7 @@ impl Lists {
     }
 
     /// The lists' room given back to the thread's tables.
+    #[inline(never)]
     fn keep(self) {
         let _ = TABLES.try_with(|t| {
             let mut tables = t.take().unwrap_or_default();
@@ -507,6 +508,8 @@ thread_local! {
 
 impl Drop for Distinct<'_> {
     /// The tables given back, their slots freed, for the next dictionary.
+    /// (Not inlined: a column's dictionary is dropped once.)
+    #[inline(never)]
     fn drop(&mut self) {
         let mut short = self.short.take_slots();
         let mut long = match self.long.take() {
