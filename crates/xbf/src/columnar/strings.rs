@@ -429,8 +429,6 @@ struct Distinct<'a> {
     /// their indices to ([`FIND_BLOCK`] of them).
     block: Vec<u64>,
     distinct: Vec<&'a [u8]>,
-    /// (Empty: the room of the distinct values' lengths, for `finish`.)
-    lens: Vec<u64>,
     ids: Vec<u64>,
     /// The last long value and its index.
     last: (&'a [u8], u64),
@@ -449,58 +447,12 @@ struct Tables {
     long: (Vec<(u64, u64)>, Vec<usize>),
     recent: Vec<u64>,
     block: Vec<u64>,
-    /// The room of the lists a dictionary gives its parts in (none held).
-    lists: Lists,
-}
-
-/// The room of a dictionary's lists: its distinct values, their lengths
-/// and each value's index (a column's lists, large for a small message,
-/// cost more to allocate than to keep).
-#[derive(Default)]
-struct Lists {
-    distinct: Vec<&'static [u8]>,
-    lens: Vec<u64>,
-    ids: Vec<u64>,
-}
-
-impl Lists {
-    /// The room of `parts`' lists, where it is at most [`KEPT_ITEMS`]
-    /// (a list of the values of another column, emptied, reused in place:
-    /// the same layout whatever the values' lifetime).
-    fn of((distinct, lens, ids): DictParts<'_>) -> Lists {
-        let kept = |room: usize| room <= KEPT_ITEMS;
-        let distinct = match kept(distinct.capacity()) {
-            true => distinct.into_iter().filter_map(|_| None).collect(),
-            false => Vec::new(),
-        };
-        let (mut lens, mut ids) = (lens, ids);
-        lens.clear();
-        ids.clear();
-        Lists {
-            distinct,
-            lens: if kept(lens.capacity()) { lens } else { Vec::new() },
-            ids: if kept(ids.capacity()) { ids } else { Vec::new() },
-        }
-    }
-
-    /// The lists' room given back to the thread's tables.
-    #[inline(never)]
-    fn keep(self) {
-        let _ = TABLES.try_with(|t| {
-            let mut tables = t.take().unwrap_or_default();
-            tables.lists = self;
-            t.set(Some(tables));
-        });
-    }
 }
 
 /// The most slots of either table kept (64 KiB): a column that took more
 /// gives its table up (a message of one large column keeps no memory of
 /// its size).
 const KEPT_SLOTS: usize = 4096;
-
-/// The most items of a list whose room is kept (128 KiB of indices).
-const KEPT_ITEMS: usize = 16384;
 
 thread_local! {
     static TABLES: std::cell::Cell<Option<Tables>> = const { std::cell::Cell::new(None) };
@@ -523,15 +475,7 @@ impl Drop for Distinct<'_> {
             long = (Vec::new(), Vec::new());
         }
         let recent = if self.recent.is_empty() { &mut self.recent_spare } else { &mut self.recent };
-        // (The lists, unless `finish` took them.)
-        let parts = (std::mem::take(&mut self.distinct), std::mem::take(&mut self.lens), std::mem::take(&mut self.ids));
-        let tables = Tables {
-            short,
-            long,
-            recent: std::mem::take(recent),
-            block: std::mem::take(&mut self.block),
-            lists: Lists::of(parts),
-        };
+        let tables = Tables { short, long, recent: std::mem::take(recent), block: std::mem::take(&mut self.block) };
         // (A thread ending has no tables to keep them in.)
         let _ = TABLES.try_with(|t| t.set(Some(tables)));
     }
@@ -542,12 +486,9 @@ impl<'a> Distinct<'a> {
     fn new(n: usize) -> Self {
         let room = dictionary_room(n);
         let key = super::FastHash::default();
-        let Tables { short, long, recent, mut block, lists } =
+        let Tables { short, long, recent, mut block } =
             TABLES.try_with(std::cell::Cell::take).ok().flatten().unwrap_or_default();
         block.resize(FIND_BLOCK, 0);
-        let Lists { mut distinct, lens, mut ids } = lists;
-        distinct.reserve(room);
-        ids.reserve(n);
         Distinct {
             n,
             room,
@@ -558,9 +499,8 @@ impl<'a> Distinct<'a> {
             recent: Vec::new(),
             recent_spare: recent,
             block,
-            distinct,
-            lens,
-            ids,
+            distinct: Vec::with_capacity(room),
+            ids: Vec::with_capacity(n),
             last: (&[], 0),
             bytes: 0,
         }
@@ -579,8 +519,7 @@ impl<'a> Distinct<'a> {
     /// value, and none for a dictionary that gives up).
     fn finish(mut self) -> (DictParts<'a>, Stats) {
         let (distinct, ids) = (std::mem::take(&mut self.distinct), std::mem::take(&mut self.ids));
-        let mut lens = std::mem::take(&mut self.lens);
-        lens.extend(distinct.iter().map(|v| v.len() as u64));
+        let lens = distinct.iter().map(|v| v.len() as u64).collect();
         let stats = Stats::of_ids(&ids, distinct.len());
         ((distinct, lens, ids), stats)
     }
@@ -611,22 +550,8 @@ impl<'a> Distinct<'a> {
             Short(u64, usize),
             Long(u64, Option<usize>),
         }
-        let Distinct {
-            n,
-            room,
-            key,
-            short,
-            long,
-            long_spare,
-            recent,
-            recent_spare,
-            block,
-            distinct,
-            ids,
-            last,
-            bytes,
-            ..
-        } = self;
+        let Distinct { n, room, key, short, long, long_spare, recent, recent_spare, block, distinct, ids, last, bytes } =
+            self;
         let (n, key) = (*n, *key);
         let give_up = n / 2 + 16;
         // Whether a long value is the last one (its last word compared first:
@@ -1220,15 +1145,11 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
             return body;
         }
     }
-    let body = match best {
+    match best {
         0 => plain.expect("plain").write(values),
         1 => dict.expect("a dictionary").write(),
         _ => prefix.expect("shared prefixes").write(values),
-    };
-    if let Some((parts, _)) = parts {
-        Lists::of(parts).keep();
     }
-    body
 }
 
 /// The number of leading bytes `a` and `b` share, 8 bytes at a time: the
