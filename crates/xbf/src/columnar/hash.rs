@@ -126,6 +126,22 @@ const FEW_TAKEN: usize = 8;
 /// A slot not taken: no index is all ones (there are fewer keys).
 const NO_ID: u64 = u64::MAX;
 
+/// Every one of `slots` of a [`HashIds`] made free (only its index: a free
+/// slot's hash is never read).
+fn free_ids(slots: &mut [(u64, u64)]) {
+    for s in slots {
+        s.1 = NO_ID;
+    }
+}
+
+/// Every one of `slots` of a [`WordIds`] made free (only its word: a free
+/// slot's index is never read).
+fn free_words(slots: &mut [(u64, u64)]) {
+    for s in slots {
+        s.0 = FREE;
+    }
+}
+
 impl HashIds {
     /// A table for `room` keys before it grows, up to 2,048 (its slots,
     /// twice as many, are cleared when it is made: a larger table costs
@@ -161,7 +177,7 @@ impl HashIds {
     pub(crate) fn into_slots(mut self) -> (Vec<(u64, u64)>, Vec<usize>) {
         let size = self.mask + 1;
         if self.taken.len() != self.len {
-            self.slots[..size].fill((0, NO_ID));
+            free_ids(&mut self.slots[..size]);
         } else {
             for &at in &self.taken {
                 self.slots[at] = (0, NO_ID);
@@ -222,7 +238,7 @@ impl HashIds {
         let old = if self.slots.len() >= size {
             let mut old = Vec::with_capacity(self.len);
             old.extend(self.slots[..old_size].iter().copied().filter(|&(_, id)| id != NO_ID));
-            self.slots[..old_size].fill((0, NO_ID));
+            free_ids(&mut self.slots[..old_size]);
             old
         } else {
             std::mem::replace(&mut self.slots, vec![(0, NO_ID); size])
@@ -333,7 +349,7 @@ impl WordIds {
         let (mut slots, mut taken) = (std::mem::take(&mut self.slots), std::mem::take(&mut self.taken));
         let size = self.mask + 1;
         if taken.len() != self.len {
-            slots[..size].fill((FREE, 0));
+            free_words(&mut slots[..size]);
         } else {
             for &at in &taken {
                 slots[at] = (FREE, 0);
@@ -496,7 +512,7 @@ impl WordIds {
         let old = if self.slots.len() >= size {
             let mut old = Vec::with_capacity(self.len);
             old.extend(self.slots[..old_size].iter().copied().filter(|&(w, _)| w != FREE));
-            self.slots[..old_size].fill((FREE, 0));
+            free_words(&mut self.slots[..old_size]);
             old
         } else {
             std::mem::replace(&mut self.slots, vec![(FREE, 0); size])

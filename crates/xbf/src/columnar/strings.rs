@@ -1921,6 +1921,64 @@ mod tests {
         assert_eq!(recent_slot(a), recent_slot(b));
     }
 
+    /// Whether the tables the thread keeps for the next dictionary are
+    /// all free (none kept counts as free).
+    fn kept_tables_are_free() -> bool {
+        TABLES.with(|t| {
+            let tables = t.take();
+            let free = tables.as_ref().is_none_or(|k| {
+                k.short.0.iter().all(|s| s.0 == crate::columnar::FREE) && k.long.0.iter().all(|s| s.1 == u64::MAX)
+            });
+            t.set(tables);
+            free
+        })
+    }
+
+    /// Columns one after the other in a thread (the dictionary's tables
+    /// kept from one to the next): a column holding an earlier one's values
+    /// in another order, with other indices; columns of very different
+    /// sizes (a small one after a large one whose tables grew, and the
+    /// other way round); one whose dictionary gives up half way: each
+    /// column's dictionary and bytes are those it has alone, and every
+    /// slot is free again after each.
+    #[test]
+    fn columns_after_others_keep_nothing_of_them() {
+        let mut next = crate::columnar::lcg(41, 20);
+        let word = |k: u64, len: usize| -> Vec<u8> { (0..len).map(|i| (k >> (8 * (i % 8))) as u8 ^ i as u8).collect() };
+        // Short and long values of keys below `spread`, a few of them long.
+        let mut column = |n: usize, spread: u64| -> Vec<Vec<u8>> {
+            (0..n)
+                .map(|_| {
+                    let k = next() % spread;
+                    word(k, [3, 5, 7, 8, 12, 30][(k % 6) as usize])
+                })
+                .collect()
+        };
+        let a = column(300, 40);
+        // `a`'s values, the other way round: the same values, new indices.
+        let b: Vec<Vec<u8>> = a.iter().rev().cloned().collect();
+        let large = column(9000, 3000);
+        let small = column(5, 3);
+        // Distinct for its first values, then repeats: the dictionary gives
+        // up on it (mostly distinct) or not, by where it stops.
+        let mixed: Vec<Vec<u8>> = (0..400u64).map(|i| word(if i < 250 { 1000 + i } else { i % 7 }, 9)).collect();
+        let orders: [&[&Vec<Vec<u8>>]; 4] = [
+            &[&a, &b, &large, &small, &a],
+            &[&small, &large, &b, &a, &mixed, &small],
+            &[&large, &small, &large, &mixed, &b],
+            &[&mixed, &a, &mixed, &large, &a],
+        ];
+        for (o, order) in orders.iter().enumerate() {
+            for (c, col) in order.iter().enumerate() {
+                let slices: Vec<&[u8]> = col.iter().map(Vec::as_slice).collect();
+                assert_eq!(distinct_of(&slices[..]), distinct_reference(&slices), "order {o}, column {c}");
+                assert!(kept_tables_are_free(), "order {o}, column {c}");
+                writes_the_reference(&slices, &format!("order {o}, column {c}"));
+                assert!(kept_tables_are_free(), "order {o}, column {c}");
+            }
+        }
+    }
+
     #[test]
     fn the_joined_dictionary_is_the_general_ones() {
         let mut next = crate::columnar::lcg(17, 20);
