@@ -560,9 +560,14 @@ impl<'a> Distinct<'a> {
             v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
         };
         let block = &mut block[..FIND_BLOCK];
-        // The table of long values, made in the kept slots.
-        let mut make_long =
-            || super::HashIds::in_slots(std::mem::take(&mut long_spare.0), std::mem::take(&mut long_spare.1), *room);
+        // The table of long values, made in the kept slots where it is not
+        // yet (a test each new long value takes: not a call).
+        let long_table =
+            |long: &'_ mut Option<super::HashIds>, spare: &mut Vec<(u64, u64)>, spare_taken: &mut Vec<usize>| {
+                if long.is_none() {
+                    *long = Some(super::HashIds::in_slots(std::mem::take(spare), std::mem::take(spare_taken), *room));
+                }
+            };
         'short: loop {
             // (A block filled is followed by another.)
             loop {
@@ -668,7 +673,8 @@ impl<'a> Distinct<'a> {
                 match new {
                     New::Short(word, at) => short.add_at(at, word, next),
                     New::Long(h, at) => {
-                        let table = long.get_or_insert_with(&mut make_long);
+                        long_table(long, &mut long_spare.0, &mut long_spare.1);
+                        let table = long.as_mut().expect("a table of long values");
                         let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
                         table.add_at(at, h, next);
                         *last = (v, next);
@@ -702,7 +708,8 @@ impl<'a> Distinct<'a> {
                     } else {
                         if !is_last(v, last.0) {
                             let h = key.long(v);
-                            let table = long.get_or_insert_with(&mut make_long);
+                            long_table(long, &mut long_spare.0, &mut long_spare.1);
+                            let table = long.as_mut().expect("a table of long values");
                             let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
                             let id = found.unwrap_or_else(|at| {
                                 table.add_at(at, h, next);
