@@ -102,7 +102,8 @@ pub(crate) fn word_at(v: &[u8], i: usize) -> u64 {
 /// (which [`FastHash`] mixes), keys compared only where their whole hashes
 /// match. Cheaper per look-up than a `hashbrown` table of (hash, index)
 /// (no control bytes to match, no group scan); it doubles at half full, placing each
-/// slot again by its stored hash.
+/// slot again by its stored hash. It may be made in slots kept free from
+/// an earlier column ([`HashIds::in_slots`]), and give them back free.
 pub(crate) struct HashIds {
     /// The slots: those past the table's size are free (a table made in a
     /// dictionary's kept slots uses the first of them).
@@ -267,11 +268,13 @@ impl HashIds {
 /// at most 2 in 2^b of the multipliers give them one of 2^b slots, so
 /// chosen inputs cannot crowd a slot without the key; one multiplication
 /// a look-up, where the table compares the words whole and needs no more
-/// mixing). Starts small and
-/// grows at half full (fourfold while small, then twofold), so that a column
-/// of few distinct values clears little memory (a table sized for the most a
+/// mixing). Made anew ([`WordIds::new`]), it starts small and grows at
+/// half full (fourfold while small, then twofold), so that a column of few
+/// distinct values clears little memory (a table sized for the most a
 /// column may hold costs more to clear than it saves), and none is cleared
-/// that the values do not use.
+/// that the values do not use; made in slots kept free from an earlier
+/// column ([`WordIds::in_slots`]), it starts at its column's room where
+/// they have it, and its slots are freed one by one where they are few.
 pub(crate) struct WordIds {
     /// The slots: those past the table's size are free (a table made in a
     /// dictionary's kept slots uses the first of them).

@@ -440,7 +440,10 @@ struct Distinct<'a> {
 /// the next message): so that a column pays neither a growth an earlier
 /// one paid, nor making and clearing the tables anew. Each table probes
 /// only as many slots as its own column's values take (a column of few
-/// values a small table), and frees only those it used.
+/// values a small table), and frees the slots it took one by one where
+/// they are few, else the whole of it. At most [`KEPT_SLOTS`] slots of
+/// each table, [`RECENT`] recent indices and a block of [`FIND_BLOCK`]
+/// indices are kept a thread (about 140 KiB).
 #[derive(Default)]
 struct Tables {
     short: (Vec<(u64, u64)>, Vec<usize>),
