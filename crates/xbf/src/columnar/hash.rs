@@ -102,16 +102,46 @@ pub(crate) fn word_at(v: &[u8], i: usize) -> u64 {
 /// (which [`FastHash`] mixes), keys compared only where their whole hashes
 /// match. Cheaper per look-up than a `hashbrown` table of (hash, index)
 /// (no control bytes to match, no group scan); it doubles at half full, placing each
-/// slot again by its stored hash.
+/// slot again by its stored hash. It may be made in slots kept free from
+/// an earlier column ([`HashIds::in_slots`]), and give them back free.
 pub(crate) struct HashIds {
+    /// The slots: those past the table's size are free (a table made in a
+    /// dictionary's kept slots uses the first of them).
     slots: Vec<(u64, u64)>,
+    /// The table's size less one.
+    mask: usize,
     /// 64 less the bits of a slot's position.
     shift: u32,
     len: usize,
+    /// The slots taken, while they are few ([`FEW_TAKEN`]).
+    taken: Vec<usize>,
+    /// The most slots `taken` lists (none once the table grew).
+    few: usize,
 }
+
+/// A table's slots taken are listed while they are at most one in this
+/// many, and then freed one by one; else the whole table is
+/// ([`HashIds::into_slots`], [`WordIds::take_slots`]).
+const FEW_TAKEN: usize = 8;
 
 /// A slot not taken: no index is all ones (there are fewer keys).
 const NO_ID: u64 = u64::MAX;
+
+/// Every one of `slots` of a [`HashIds`] made free (only its index: a free
+/// slot's hash is never read).
+fn free_ids(slots: &mut [(u64, u64)]) {
+    for s in slots {
+        s.1 = NO_ID;
+    }
+}
+
+/// Every one of `slots` of a [`WordIds`] made free (only its word: a free
+/// slot's index is never read).
+fn free_words(slots: &mut [(u64, u64)]) {
+    for s in slots {
+        s.0 = FREE;
+    }
+}
 
 impl HashIds {
     /// A table for `room` keys before it grows, up to 2,048 (its slots,
@@ -119,7 +149,43 @@ impl HashIds {
     /// more to clear than growing saves).
     pub(crate) fn with_room(room: usize) -> HashIds {
         let size = (2 * room).next_power_of_two().clamp(16, 4096);
-        HashIds { slots: vec![(0, NO_ID); size], shift: 64 - size.trailing_zeros(), len: 0 }
+        // (Its slots are not freed again: none listed.)
+        Self::sized(vec![(0, NO_ID); size], Vec::new(), size, 0)
+    }
+
+    fn sized(slots: Vec<(u64, u64)>, taken: Vec<usize>, size: usize, few: usize) -> HashIds {
+        HashIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, taken, few }
+    }
+
+    /// [`HashIds::with_room`] in `slots`, all free (as
+    /// [`HashIds::into_slots`] gives them back), of which it uses as many
+    /// as its room takes (made larger if they are fewer): a dictionary
+    /// that keeps its tables from column to column clears only what its
+    /// columns took. `taken` is kept for its room (its items dropped).
+    pub(crate) fn in_slots(mut slots: Vec<(u64, u64)>, mut taken: Vec<usize>, room: usize) -> HashIds {
+        debug_assert!(slots.iter().all(|s| s.1 == NO_ID));
+        let size = (2 * room).next_power_of_two().clamp(16, 4096);
+        if slots.len() < size {
+            slots.resize(size, (0, NO_ID));
+        }
+        taken.clear();
+        Self::sized(slots, taken, size, size / FEW_TAKEN)
+    }
+
+    /// The slots, every one free again, and the list of slots taken (for
+    /// [`HashIds::in_slots`]): the slots taken freed one by one where they
+    /// are all listed, else the whole table.
+    pub(crate) fn into_slots(mut self) -> (Vec<(u64, u64)>, Vec<usize>) {
+        let size = self.mask + 1;
+        if self.taken.len() != self.len {
+            free_ids(&mut self.slots[..size]);
+        } else {
+            for &at in &self.taken {
+                self.slots[at] = (0, NO_ID);
+            }
+        }
+        self.taken.clear();
+        (self.slots, self.taken)
     }
 
     /// The index of the key hashed `h` for which `same(index)` holds, or
@@ -137,7 +203,7 @@ impl HashIds {
     /// the free slot where it would go (for [`HashIds::add_at`]).
     #[inline]
     pub(crate) fn find(&self, h: u64, mut same: impl FnMut(u64) -> bool) -> Result<u64, usize> {
-        let mask = self.slots.len() - 1;
+        let mask = self.mask;
         let mut i = (h >> self.shift) as usize;
         loop {
             let slot = self.slots[i];
@@ -156,19 +222,33 @@ impl HashIds {
     pub(crate) fn add_at(&mut self, slot: usize, h: u64, id: u64) {
         debug_assert!(id != NO_ID && self.slots[slot].1 == NO_ID);
         self.slots[slot] = (h, id);
+        if self.len < self.few {
+            self.taken.push(slot);
+        }
         self.len += 1;
-        if 2 * self.len > self.slots.len() {
+        if 2 * self.len > self.mask + 1 {
             self.grow();
         }
     }
 
-    /// Twice the slots, each placed again by its hash.
+    /// Twice the slots, each placed again by its hash (in the slots past
+    /// the table where it has them, else in new ones).
     #[cold]
     fn grow(&mut self) {
-        let size = 2 * self.slots.len();
-        let old = std::mem::replace(&mut self.slots, vec![(0, NO_ID); size]);
+        let (old_size, size) = (self.mask + 1, 2 * (self.mask + 1));
+        let old = if self.slots.len() >= size {
+            let mut old = Vec::with_capacity(self.len);
+            old.extend(self.slots[..old_size].iter().copied().filter(|&(_, id)| id != NO_ID));
+            free_ids(&mut self.slots[..old_size]);
+            old
+        } else {
+            std::mem::replace(&mut self.slots, vec![(0, NO_ID); size])
+        };
         self.shift -= 1;
-        let mask = self.slots.len() - 1;
+        self.mask = size - 1;
+        self.taken.clear();
+        self.few = 0;
+        let mask = self.mask;
         for (h, id) in old.into_iter().filter(|&(_, id)| id != NO_ID) {
             let mut i = (h >> self.shift) as usize;
             while self.slots[i].1 != NO_ID {
@@ -188,18 +268,28 @@ impl HashIds {
 /// at most 2 in 2^b of the multipliers give them one of 2^b slots, so
 /// chosen inputs cannot crowd a slot without the key; one multiplication
 /// a look-up, where the table compares the words whole and needs no more
-/// mixing). Starts small and
-/// grows at half full (fourfold while small, then twofold), so that a column
-/// of few distinct values clears little memory (a table sized for the most a
+/// mixing). Made anew ([`WordIds::new`]), it starts small and grows at
+/// half full (fourfold while small, then twofold), so that a column of few
+/// distinct values clears little memory (a table sized for the most a
 /// column may hold costs more to clear than it saves), and none is cleared
-/// that the values do not use.
+/// that the values do not use; made in slots kept free from an earlier
+/// column ([`WordIds::in_slots`]), it starts at its column's room where
+/// they have it, and its slots are freed one by one where they are few.
 pub(crate) struct WordIds {
+    /// The slots: those past the table's size are free (a table made in a
+    /// dictionary's kept slots uses the first of them).
     slots: Vec<(u64, u64)>,
+    /// The table's size less one.
+    mask: usize,
     /// 64 less the bits of a slot's position.
     shift: u32,
     len: usize,
     /// The odd multiplier, from the process's key.
     mul: u64,
+    /// The slots taken, while they are few ([`FEW_TAKEN`]).
+    taken: Vec<usize>,
+    /// The most slots `taken` lists (none once the table grew).
+    few: usize,
 }
 
 /// A slot not taken: no word of a short value is all ones (a caller with
@@ -212,6 +302,7 @@ impl WordIds {
     /// Below this many slots (1 MiB of them) the table grows fourfold.
     const FOURFOLD_BELOW: usize = 1 << 16;
 
+    #[cfg(test)]
     pub(crate) fn new(key: FastHash) -> WordIds {
         Self::with_slots(key, Self::FIRST)
     }
@@ -225,7 +316,51 @@ impl WordIds {
     }
 
     fn with_slots(key: FastHash, size: usize) -> WordIds {
-        WordIds { slots: vec![(FREE, 0); size], shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1 }
+        // (Its slots are not freed again: none listed.)
+        Self::sized(key, vec![(FREE, 0); size], Vec::new(), size, 0)
+    }
+
+    /// A table for `room` words before it grows, up to 2,048, in `slots`,
+    /// all free (as [`WordIds::take_slots`] gives them back), of which it
+    /// uses as many as the room takes where they are that many, else as
+    /// many as they are (at least [`WordIds::new`]'s, made so if fewer):
+    /// a dictionary that keeps its tables from column to column neither
+    /// makes nor clears slots for each column, nor grows where an earlier
+    /// column grew, and a column of few values probes a table of its own
+    /// size. `taken` is kept for its room (its items dropped).
+    pub(crate) fn in_slots(key: FastHash, mut slots: Vec<(u64, u64)>, mut taken: Vec<usize>, room: usize) -> WordIds {
+        debug_assert!(slots.iter().all(|s| s.0 == FREE));
+        // (The most slots kept that are a power of two.)
+        let kept = slots.len().checked_ilog2().map_or(0, |b| 1 << b);
+        let size = (2 * room).next_power_of_two().clamp(Self::FIRST, 4096).min(kept.max(Self::FIRST));
+        if slots.len() < size {
+            slots.resize(size, (FREE, 0));
+        }
+        taken.clear();
+        Self::sized(key, slots, taken, size, size / FEW_TAKEN)
+    }
+
+    fn sized(key: FastHash, slots: Vec<(u64, u64)>, taken: Vec<usize>, size: usize, few: usize) -> WordIds {
+        WordIds { slots, mask: size - 1, shift: 64 - size.trailing_zeros(), len: 0, mul: key.0 | 1, taken, few }
+    }
+
+    /// The slots, every one freed again, and the list of slots taken (for
+    /// [`WordIds::in_slots`]): the slots taken freed one by one where they
+    /// are all listed, else the whole table. The table is left empty, of
+    /// no slots.
+    pub(crate) fn take_slots(&mut self) -> (Vec<(u64, u64)>, Vec<usize>) {
+        let (mut slots, mut taken) = (std::mem::take(&mut self.slots), std::mem::take(&mut self.taken));
+        let size = self.mask + 1;
+        if taken.len() != self.len {
+            free_words(&mut slots[..size]);
+        } else {
+            for &at in &taken {
+                slots[at] = (FREE, 0);
+            }
+        }
+        taken.clear();
+        self.len = 0;
+        (slots, taken)
     }
 
     /// The slot where the probe for `word` starts: the top bits of the
@@ -240,7 +375,7 @@ impl WordIds {
     #[inline]
     pub(crate) fn find_or_add(&mut self, word: u64, next: u64) -> u64 {
         debug_assert!(word != FREE);
-        let mask = self.slots.len() - 1;
+        let mask = self.mask;
         let mut i = self.place(word);
         loop {
             let slot = &mut self.slots[i];
@@ -249,8 +384,11 @@ impl WordIds {
             }
             if slot.0 == FREE {
                 *slot = (word, next);
+                if self.len < self.few {
+                    self.taken.push(i);
+                }
                 self.len += 1;
-                if 2 * self.len > self.slots.len() {
+                if 2 * self.len > mask + 1 {
                     self.grow();
                 }
                 return next;
@@ -264,7 +402,7 @@ impl WordIds {
     #[inline]
     pub(crate) fn find(&self, word: u64) -> Result<u64, usize> {
         debug_assert!(word != FREE);
-        let mask = self.slots.len() - 1;
+        let mask = self.mask;
         let mut i = self.place(word);
         loop {
             let slot = self.slots[i];
@@ -304,7 +442,7 @@ impl WordIds {
         let mut last = (FREE, 0);
         'placed: loop {
             let (mul, shift) = (self.mul, self.shift);
-            let slots = &mut self.slots[..];
+            let slots = &mut self.slots[..self.mask + 1];
             let mask = slots.len() - 1;
             while found < out.len() {
                 let Some(word) = key(found) else {
@@ -323,6 +461,9 @@ impl WordIds {
                                 return Err(found);
                             };
                             slots[i] = (word, id);
+                            if self.len < self.few {
+                                self.taken.push(i);
+                            }
                             self.len += 1;
                             if 2 * self.len > slots.len() {
                                 out[found] = id;
@@ -349,8 +490,11 @@ impl WordIds {
     pub(crate) fn add_at(&mut self, slot: usize, word: u64, id: u64) {
         debug_assert!(word != FREE && self.slots[slot].0 == FREE);
         self.slots[slot] = (word, id);
+        if self.len < self.few {
+            self.taken.push(slot);
+        }
         self.len += 1;
-        if 2 * self.len > self.slots.len() {
+        if 2 * self.len > self.mask + 1 {
             self.grow();
         }
     }
@@ -363,11 +507,24 @@ impl WordIds {
     /// doubling at half full does, rather than eight.
     #[cold]
     fn grow(&mut self) {
-        let factor = if self.slots.len() < Self::FOURFOLD_BELOW { 4 } else { 2 };
-        let size = factor * self.slots.len();
-        let old = std::mem::replace(&mut self.slots, vec![(FREE, 0); size]);
+        let old_size = self.mask + 1;
+        let factor = if old_size < Self::FOURFOLD_BELOW { 4 } else { 2 };
+        let size = factor * old_size;
+        // In the slots past the table where it has them (free), else in new
+        // ones.
+        let old = if self.slots.len() >= size {
+            let mut old = Vec::with_capacity(self.len);
+            old.extend(self.slots[..old_size].iter().copied().filter(|&(w, _)| w != FREE));
+            free_words(&mut self.slots[..old_size]);
+            old
+        } else {
+            std::mem::replace(&mut self.slots, vec![(FREE, 0); size])
+        };
         self.shift -= factor.trailing_zeros();
-        let mask = self.slots.len() - 1;
+        self.mask = size - 1;
+        self.taken.clear();
+        self.few = 0;
+        let mask = self.mask;
         for (word, id) in old.into_iter().filter(|&(w, _)| w != FREE) {
             let mut i = self.place(word);
             while self.slots[i].0 != FREE {

@@ -308,7 +308,7 @@ fn dictionary_room(n: usize) -> usize {
 #[cfg(test)]
 fn distinct_of<'a>(values: impl Texts<'a>) -> Option<(Vec<&'a [u8]>, Vec<u64>)> {
     let mut d = Distinct::new(values.count());
-    d.run(values, usize::MAX).then_some((d.distinct, d.ids))
+    d.run(values, usize::MAX).then(|| d.lists())
 }
 
 /// [`distinct_of`] of values held joined.
@@ -412,12 +412,22 @@ struct Distinct<'a> {
     key: super::FastHash,
     short: super::WordIds,
     long: Option<super::HashIds>,
+    /// The kept slots and list of slots taken the table of long values is
+    /// made in, until it is.
+    long_spare: (Vec<(u64, u64)>, Vec<usize>),
     /// The index of a long value found in `long` or added to it lately, by
     /// [`recent_slot`] (none until one is found where half the values so
     /// far were repeats: `RECENT` slots then, made as zeros), checked
     /// against the value before it is taken (a slot where none was points
     /// at the first value, which the check rules out).
     recent: Vec<u64>,
+    /// The kept slots `recent` is made of when it is made (what they hold
+    /// is checked as any slot is: an index of an earlier column's value
+    /// only misses), if [`RECENT`] of them.
+    recent_spare: Vec<u64>,
+    /// The block [`Texts::find_short`] and [`Texts::take_short`] write
+    /// their indices to ([`FIND_BLOCK`] of them).
+    block: Vec<u64>,
     distinct: Vec<&'a [u8]>,
     ids: Vec<u64>,
     /// The last long value and its index.
@@ -425,18 +435,73 @@ struct Distinct<'a> {
     bytes: usize,
 }
 
+/// The tables of a dictionary that gave them back, every slot free, kept
+/// for the next one in the thread (the next column of the message, or of
+/// the next message): so that a column pays neither a growth an earlier
+/// one paid, nor making and clearing the tables anew. Each table probes
+/// only as many slots as its own column's values take (a column of few
+/// values a small table), and frees the slots it took one by one where
+/// they are few, else the whole of it. At most [`KEPT_SLOTS`] slots of
+/// each table, [`RECENT`] recent indices and a block of [`FIND_BLOCK`]
+/// indices are kept a thread (about 140 KiB).
+#[derive(Default)]
+struct Tables {
+    short: (Vec<(u64, u64)>, Vec<usize>),
+    long: (Vec<(u64, u64)>, Vec<usize>),
+    recent: Vec<u64>,
+    block: Vec<u64>,
+}
+
+/// The most slots of either table kept (64 KiB): a column that took more
+/// gives its table up (a message of one large column keeps no memory of
+/// its size).
+const KEPT_SLOTS: usize = 4096;
+
+thread_local! {
+    static TABLES: std::cell::Cell<Option<Tables>> = const { std::cell::Cell::new(None) };
+}
+
+impl Drop for Distinct<'_> {
+    /// The tables given back, their slots freed, for the next dictionary.
+    /// (Not inlined: a column's dictionary is dropped once.)
+    #[inline(never)]
+    fn drop(&mut self) {
+        let mut short = self.short.take_slots();
+        let mut long = match self.long.take() {
+            Some(table) => table.into_slots(),
+            None => std::mem::take(&mut self.long_spare),
+        };
+        if short.0.len() > KEPT_SLOTS {
+            short = (Vec::new(), Vec::new());
+        }
+        if long.0.len() > KEPT_SLOTS {
+            long = (Vec::new(), Vec::new());
+        }
+        let recent = if self.recent.is_empty() { &mut self.recent_spare } else { &mut self.recent };
+        let tables = Tables { short, long, recent: std::mem::take(recent), block: std::mem::take(&mut self.block) };
+        // (A thread ending has no tables to keep them in.)
+        let _ = TABLES.try_with(|t| t.set(Some(tables)));
+    }
+}
+
 impl<'a> Distinct<'a> {
     /// A dictionary of none of a column's `n` values yet.
     fn new(n: usize) -> Self {
         let room = dictionary_room(n);
         let key = super::FastHash::default();
+        let Tables { short, long, recent, mut block } =
+            TABLES.try_with(std::cell::Cell::take).ok().flatten().unwrap_or_default();
+        block.resize(FIND_BLOCK, 0);
         Distinct {
             n,
             room,
             key,
-            short: super::WordIds::new(key),
+            short: super::WordIds::in_slots(key, short.0, short.1, room),
             long: None,
+            long_spare: long,
             recent: Vec::new(),
+            recent_spare: recent,
+            block,
             distinct: Vec::with_capacity(room),
             ids: Vec::with_capacity(n),
             last: (&[], 0),
@@ -444,15 +509,22 @@ impl<'a> Distinct<'a> {
         }
     }
 
+    /// The distinct values and each value's index among them.
+    #[cfg(test)]
+    fn lists(&mut self) -> (Vec<&'a [u8]>, Vec<u64>) {
+        (std::mem::take(&mut self.distinct), std::mem::take(&mut self.ids))
+    }
+
     /// The distinct values, their lengths and each value's index among
     /// them, with the statistics of the indices (gathered in one pass over
     /// them once the dictionary is known to be whole: the first index is 0
     /// and the largest `distinct - 1`, so fewer are gathered than value by
     /// value, and none for a dictionary that gives up).
-    fn finish(self) -> (DictParts<'a>, Stats) {
-        let lens = self.distinct.iter().map(|v| v.len() as u64).collect();
-        let stats = Stats::of_ids(&self.ids, self.distinct.len());
-        ((self.distinct, lens, self.ids), stats)
+    fn finish(mut self) -> (DictParts<'a>, Stats) {
+        let (distinct, ids) = (std::mem::take(&mut self.distinct), std::mem::take(&mut self.ids));
+        let lens = distinct.iter().map(|v| v.len() as u64).collect();
+        let stats = Stats::of_ids(&ids, distinct.len());
+        ((distinct, lens, ids), stats)
     }
 
     /// Takes `values` from the first not taken yet (`values` is the column
@@ -481,7 +553,8 @@ impl<'a> Distinct<'a> {
             Short(u64, usize),
             Long(u64, Option<usize>),
         }
-        let Distinct { n, room, key, short, long, recent, distinct, ids, last, bytes } = self;
+        let Distinct { n, room, key, short, long, long_spare, recent, recent_spare, block, distinct, ids, last, bytes } =
+            self;
         let (n, key) = (*n, *key);
         let give_up = n / 2 + 16;
         // Whether a long value is the last one (its last word compared first:
@@ -489,7 +562,15 @@ impl<'a> Distinct<'a> {
         let is_last = |v: &[u8], last: &[u8]| {
             v.len() == last.len() && Long(v).word(v.len() - 8) == Long(last).word(v.len() - 8) && Long(v) == Long(last)
         };
-        let mut block = [0u64; FIND_BLOCK];
+        let block = &mut block[..FIND_BLOCK];
+        // The table of long values, made in the kept slots where it is not
+        // yet (a test each new long value takes: not a call).
+        let long_table =
+            |long: &'_ mut Option<super::HashIds>, spare: &mut Vec<(u64, u64)>, spare_taken: &mut Vec<usize>| {
+                if long.is_none() {
+                    *long = Some(super::HashIds::in_slots(std::mem::take(spare), std::mem::take(spare_taken), *room));
+                }
+            };
         'short: loop {
             // (A block filled is followed by another.)
             loop {
@@ -508,12 +589,12 @@ impl<'a> Distinct<'a> {
                         let d = distinct.len();
                         (d <= give_up && *bytes <= most && !super::mostly_distinct(seen + i + 1, d, n)).then_some(id)
                     };
-                    let Some(found) = values.take_short(seen, short, &mut block, add) else {
+                    let Some(found) = values.take_short(seen, short, block, add) else {
                         return false;
                     };
                     found
                 } else {
-                    values.find_short(seen, short, &mut block)
+                    values.find_short(seen, short, block)
                 };
                 ids.extend_from_slice(&block[..found]);
                 if found < FIND_BLOCK {
@@ -573,7 +654,10 @@ impl<'a> Distinct<'a> {
                                                 // mostly miss, and the slots cost
                                                 // more to clear than they save).
                                                 None if distinct.len() * 2 <= ids.len() => {
-                                                    *recent = vec![0; RECENT];
+                                                    *recent = match recent_spare.len() {
+                                                        RECENT => std::mem::take(recent_spare),
+                                                        _ => vec![0; RECENT],
+                                                    };
                                                     recent[recent_slot(v)] = id;
                                                 }
                                                 None => {}
@@ -592,7 +676,8 @@ impl<'a> Distinct<'a> {
                 match new {
                     New::Short(word, at) => short.add_at(at, word, next),
                     New::Long(h, at) => {
-                        let table = long.get_or_insert_with(|| super::HashIds::with_room(*room));
+                        long_table(long, &mut long_spare.0, &mut long_spare.1);
+                        let table = long.as_mut().expect("a table of long values");
                         let at = at.unwrap_or_else(|| table.find(h, |_| false).expect_err("a new table"));
                         table.add_at(at, h, next);
                         *last = (v, next);
@@ -626,7 +711,8 @@ impl<'a> Distinct<'a> {
                     } else {
                         if !is_last(v, last.0) {
                             let h = key.long(v);
-                            let table = long.get_or_insert_with(|| super::HashIds::with_room(*room));
+                            long_table(long, &mut long_spare.0, &mut long_spare.1);
+                            let table = long.as_mut().expect("a table of long values");
                             let found = table.find(h, |id| Long(distinct[id as usize]) == Long(v));
                             let id = found.unwrap_or_else(|at| {
                                 table.add_at(at, h, next);
@@ -1845,6 +1931,64 @@ mod tests {
         assert_eq!(recent_slot(a), recent_slot(b));
     }
 
+    /// Whether the tables the thread keeps for the next dictionary are
+    /// all free (none kept counts as free).
+    fn kept_tables_are_free() -> bool {
+        TABLES.with(|t| {
+            let tables = t.take();
+            let free = tables.as_ref().is_none_or(|k| {
+                k.short.0.iter().all(|s| s.0 == crate::columnar::FREE) && k.long.0.iter().all(|s| s.1 == u64::MAX)
+            });
+            t.set(tables);
+            free
+        })
+    }
+
+    /// Columns one after the other in a thread (the dictionary's tables
+    /// kept from one to the next): a column holding an earlier one's values
+    /// in another order, with other indices; columns of very different
+    /// sizes (a small one after a large one whose tables grew, and the
+    /// other way round); one whose dictionary gives up half way: each
+    /// column's dictionary and bytes are those it has alone, and every
+    /// slot is free again after each.
+    #[test]
+    fn columns_after_others_keep_nothing_of_them() {
+        let mut next = crate::columnar::lcg(41, 20);
+        let word = |k: u64, len: usize| -> Vec<u8> { (0..len).map(|i| (k >> (8 * (i % 8))) as u8 ^ i as u8).collect() };
+        // Short and long values of keys below `spread`, a few of them long.
+        let mut column = |n: usize, spread: u64| -> Vec<Vec<u8>> {
+            (0..n)
+                .map(|_| {
+                    let k = next() % spread;
+                    word(k, [3, 5, 7, 8, 12, 30][(k % 6) as usize])
+                })
+                .collect()
+        };
+        let a = column(300, 40);
+        // `a`'s values, the other way round: the same values, new indices.
+        let b: Vec<Vec<u8>> = a.iter().rev().cloned().collect();
+        let large = column(9000, 3000);
+        let small = column(5, 3);
+        // Distinct for its first values, then repeats: the dictionary gives
+        // up on it (mostly distinct) or not, by where it stops.
+        let mixed: Vec<Vec<u8>> = (0..400u64).map(|i| word(if i < 250 { 1000 + i } else { i % 7 }, 9)).collect();
+        let orders: [&[&Vec<Vec<u8>>]; 4] = [
+            &[&a, &b, &large, &small, &a],
+            &[&small, &large, &b, &a, &mixed, &small],
+            &[&large, &small, &large, &mixed, &b],
+            &[&mixed, &a, &mixed, &large, &a],
+        ];
+        for (o, order) in orders.iter().enumerate() {
+            for (c, col) in order.iter().enumerate() {
+                let slices: Vec<&[u8]> = col.iter().map(Vec::as_slice).collect();
+                assert_eq!(distinct_of(&slices[..]), distinct_reference(&slices), "order {o}, column {c}");
+                assert!(kept_tables_are_free(), "order {o}, column {c}");
+                writes_the_reference(&slices, &format!("order {o}, column {c}"));
+                assert!(kept_tables_are_free(), "order {o}, column {c}");
+            }
+        }
+    }
+
     #[test]
     fn the_joined_dictionary_is_the_general_ones() {
         let mut next = crate::columnar::lcg(17, 20);
@@ -1958,18 +2102,15 @@ mod tests {
             for most in [usize::MAX, 0, 5, whole_bytes / 7, whole_bytes / 2] {
                 let expected = distinct_reference_most(&slices, most);
                 let mut list = Distinct::new(n);
-                let got = list.run(&slices[..], most).then_some((list.distinct, list.ids));
+                let got = list.run(&slices[..], most).then(|| list.lists());
                 assert_eq!(got, expected, "round {round}, most {most}");
                 let mut text_too = Distinct::new(n);
-                let got = text_too
-                    .run(Joined { text: &text, ends: &ends }, most)
-                    .then_some((text_too.distinct, text_too.ids));
+                let got = text_too.run(Joined { text: &text, ends: &ends }, most).then(|| text_too.lists());
                 assert_eq!(got, expected, "round {round}, most {most}, joined");
                 // Taken in two runs, the first over the column's first values.
                 let mut two = Distinct::new(n);
                 let whole = Joined { text: &text, ends: &ends };
-                let got = (two.run(whole.first(n.min(PROBE)), most) && two.run(whole, most))
-                    .then_some((two.distinct, two.ids));
+                let got = (two.run(whole.first(n.min(PROBE)), most) && two.run(whole, most)).then(|| two.lists());
                 assert_eq!(got, expected, "round {round}, most {most}, in two runs");
             }
         }
@@ -2006,7 +2147,7 @@ mod tests {
             let whole_bytes: usize = slices.iter().map(|v| v.len()).sum();
             let most = whole_bytes / 3;
             let mut d = Distinct::new(n);
-            let got = d.run(Joined { text: &text, ends: &ends }, most).then_some((d.distinct, d.ids));
+            let got = d.run(Joined { text: &text, ends: &ends }, most).then(|| d.lists());
             assert_eq!(got, distinct_reference_most(&slices, most), "round {round}, most {most}");
         }
     }
