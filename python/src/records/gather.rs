@@ -260,35 +260,23 @@ unsafe fn entries_with_keys(
     let e = unsafe { DictEntries::str_keyed_of(d, true, keys.len()) }?;
     // As many live entries (`d.len()`) as entries: none is deleted, so no
     // value is NULL (`push_entries` reads them); only the keys are compared,
-    // four at a time (one branch for them: a loop of one a key cost six
+    // two at a time (one branch for both: a loop of one a key cost six
     // instructions a key).
     // SAFETY: each `j` below is `< keys.len()`, the table's entries, read
     // under the caller's contract.
     let key = |j: usize| unsafe { e.get(j) }.0 as usize;
-    let differ = |j: usize, k: &(*mut pyo3::ffi::PyObject, usize)| key(j) ^ k.0 as usize;
-    // Four keys an iteration (the loop's own three instructions a pair
-    // were a third of it), then the last pair and the last key.
-    let quads = keys.chunks_exact(4);
-    let rest = quads.remainder();
-    for (q, quad) in quads.enumerate() {
-        let j = 4 * q;
-        if differ(j, &quad[0]) | differ(j + 1, &quad[1]) | differ(j + 2, &quad[2]) | differ(j + 3, &quad[3]) != 0 {
+    let pairs = keys.chunks_exact(2);
+    let last = pairs.remainder();
+    for (p, pair) in pairs.enumerate() {
+        let j = 2 * p;
+        if (key(j) ^ pair[0].0 as usize) | (key(j + 1) ^ pair[1].0 as usize) != 0 {
             return None;
         }
     }
-    // The rest (up to three keys: records of few keys have only these) as a
-    // pair and a key, tested by length rather than matched.
-    let mut j = keys.len() - rest.len();
-    if rest.len() >= 2 {
-        if differ(j, &rest[0]) | differ(j + 1, &rest[1]) != 0 {
-            return None;
-        }
-        j += 2;
+    match last {
+        [(k, _)] if key(keys.len() - 1) != *k as usize => None,
+        _ => Some(e),
     }
-    if rest.len() % 2 == 1 && differ(j, &keys[j]) != 0 {
-        return None;
-    }
-    Some(e)
 }
 
 /// The order among `orders` whose key objects are those of record `i` of
