@@ -784,17 +784,27 @@ impl fmt::Debug for EnumMetadata {
 impl Metadata {
     /// Appends the bytes of this type in v1 (`v2` false) or XBF 2.
     pub(crate) fn write_bytes(&self, v2: bool, out: &mut Vec<u8>) {
-        let len = |n: usize, out: &mut Vec<u8>| {
+        // Functions always inlined rather than closures: `text`, called for
+        // every member's name, was left out of line.
+        #[inline(always)]
+        fn len(v2: bool, n: usize, out: &mut Vec<u8>) {
             if v2 {
-                varint::put(out, n as u128);
+                // Names' and counts' lengths are mostly under 128: one byte,
+                // without the 128-bit split of `varint::put`.
+                if n < 0x80 {
+                    out.push(n as u8);
+                } else {
+                    varint::put(out, n as u128);
+                }
             } else {
                 out.extend_from_slice(&(n as u64).to_le_bytes());
             }
-        };
-        let text = |s: &str, out: &mut Vec<u8>| {
-            len(s.len(), out);
+        }
+        #[inline(always)]
+        fn text(v2: bool, s: &str, out: &mut Vec<u8>) {
+            len(v2, s.len(), out);
             out.extend_from_slice(s.as_bytes());
-        };
+        }
         out.push(self.discriminant());
         match self {
             Metadata::Primitive(_) | Metadata::Any => {}
@@ -804,7 +814,7 @@ impl Metadata {
                 a.element.write_bytes(v2, out);
             }
             Metadata::Tuple(ts) => {
-                len(ts.len(), out);
+                len(v2, ts.len(), out);
                 ts.iter().for_each(|t| t.write_bytes(v2, out));
             }
             Metadata::Map(m) => {
@@ -812,25 +822,39 @@ impl Metadata {
                 m.value.write_bytes(v2, out);
             }
             Metadata::Struct(s) => {
-                text(s.name(), out);
+                // Room for the struct's names and a few bytes a field at
+                // once (a wide struct's output grew by doubling, a copy each
+                // time); a field's type of more bytes than that grows it.
+                out.reserve(s.name().len() + 4 + s.fields().map(|(name, _)| name.len() + 3).sum::<usize>());
+                text(v2, s.name(), out);
                 if v2 {
-                    len(s.len(), out);
+                    len(v2, s.len(), out);
                 } else {
                     out.extend_from_slice(&(s.len() as u16).to_le_bytes());
                 }
                 for (name, t) in s.fields() {
-                    text(name, out);
-                    t.write_bytes(v2, out);
+                    text(v2, name, out);
+                    t.write_member(v2, out);
                 }
             }
             Metadata::Enum(e) => {
-                text(e.name(), out);
-                len(e.len(), out);
+                text(v2, e.name(), out);
+                len(v2, e.len(), out);
                 for (name, t) in e.variants() {
-                    text(name, out);
-                    t.write_bytes(v2, out);
+                    text(v2, name, out);
+                    t.write_member(v2, out);
                 }
             }
+        }
+    }
+
+    /// [`Metadata::write_bytes`] of a field's or variant's type: a
+    /// primitive's (most fields') one byte written here, without the call.
+    #[inline(always)]
+    fn write_member(&self, v2: bool, out: &mut Vec<u8>) {
+        match self {
+            Metadata::Primitive(p) => out.push(p.discriminant()),
+            _ => self.write_bytes(v2, out),
         }
     }
 
@@ -881,6 +905,101 @@ mod tests {
         assert_eq!(StructMetadata::new("W", again).unwrap_err().kind(), ErrorKind::DuplicateField);
         let unknown = names.iter().filter(|_| true).map(|n| (n.as_str(), PrimitiveType::U8));
         assert_eq!(StructMetadata::new("W", unknown).unwrap().len(), 100);
+    }
+
+    /// The bytes as written before the one-byte lengths, the struct's room
+    /// and the primitives written in line: every length through
+    /// `varint::put` (XBF 2) or as a `u64` (v1), every type through one
+    /// recursive function.
+    fn reference_bytes(m: &Metadata, v2: bool, out: &mut Vec<u8>) {
+        let len = |n: usize, out: &mut Vec<u8>| {
+            if v2 {
+                varint::put(out, n as u128);
+            } else {
+                out.extend_from_slice(&(n as u64).to_le_bytes());
+            }
+        };
+        out.push(m.discriminant());
+        match m {
+            Metadata::Primitive(_) | Metadata::Any => {}
+            Metadata::Vec(t) | Metadata::Option(t) => reference_bytes(t, v2, out),
+            Metadata::Array(a) => {
+                varint::put(out, u128::from(a.len));
+                reference_bytes(&a.element, v2, out);
+            }
+            Metadata::Tuple(ts) => {
+                len(ts.len(), out);
+                ts.iter().for_each(|t| reference_bytes(t, v2, out));
+            }
+            Metadata::Map(m) => {
+                reference_bytes(&m.key, v2, out);
+                reference_bytes(&m.value, v2, out);
+            }
+            Metadata::Struct(s) => {
+                len(s.name().len(), out);
+                out.extend_from_slice(s.name().as_bytes());
+                if v2 {
+                    len(s.len(), out);
+                } else {
+                    out.extend_from_slice(&(s.len() as u16).to_le_bytes());
+                }
+                for (name, t) in s.fields() {
+                    len(name.len(), out);
+                    out.extend_from_slice(name.as_bytes());
+                    reference_bytes(t, v2, out);
+                }
+            }
+            Metadata::Enum(e) => {
+                len(e.name().len(), out);
+                out.extend_from_slice(e.name().as_bytes());
+                len(e.len(), out);
+                for (name, t) in e.variants() {
+                    len(name.len(), out);
+                    out.extend_from_slice(name.as_bytes());
+                    reference_bytes(t, v2, out);
+                }
+            }
+        }
+    }
+
+    /// Names and counts on both sides of a varint's one byte (127, 128,
+    /// 300 bytes; 127 and 128 fields), fields of every kind of type
+    /// (primitives written in line, nested structs, enums, vecs, maps), in
+    /// both versions where v1 has them: the bytes of the reference above.
+    #[test]
+    fn write_bytes_as_the_reference() {
+        let name = |n: usize, c: char| std::iter::repeat(c).take(n).collect::<String>();
+        let inner = Metadata::from(StructMetadata::new(name(128, 'i'), [("x", PrimitiveType::F64)]).unwrap());
+        let variants = [(name(127, 'a'), Metadata::from(PrimitiveType::Unit)), (name(300, 'b'), inner.clone())];
+        let en = Metadata::from(EnumMetadata::new("E", variants).unwrap());
+        let map = Metadata::Map(Arc::new(MapMetadata { key: PrimitiveType::String.into(), value: inner.clone() }));
+        let kinds = [
+            Metadata::from(PrimitiveType::U8),
+            PrimitiveType::String.into(),
+            Metadata::vec(inner.clone()),
+            Metadata::option(PrimitiveType::I64.into()),
+            inner.clone(),
+            en,
+            map,
+            Metadata::Any,
+        ];
+        for fields in [0usize, 1, 5, 127, 128, 200] {
+            for name_len in [0usize, 1, 127, 128, 300] {
+                let fs = (0..fields).map(|f| (format!("{}{f}", name(name_len, 'f')), kinds[f % kinds.len()].clone()));
+                let m = Metadata::from(StructMetadata::new(name(name_len, 'S'), fs).unwrap());
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                m.write_bytes(true, &mut got);
+                reference_bytes(&m, true, &mut want);
+                assert_eq!(got, want, "{fields} fields, names of {name_len} bytes");
+                // v1: structs of primitives and vecs only.
+                let fs = (0..fields).map(|f| (format!("{}{f}", name(name_len, 'f')), kinds[f % 3].clone()));
+                let m = Metadata::from(StructMetadata::new(name(name_len, 'S'), fs).unwrap());
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                m.write_bytes(false, &mut got);
+                reference_bytes(&m, false, &mut want);
+                assert_eq!(got, want, "v1, {fields} fields, names of {name_len} bytes");
+            }
+        }
     }
 
     #[test]

@@ -189,21 +189,24 @@ impl RawColumn {
     }
 
     /// One kind per record from now on (`kinds` written out for the records
-    /// read).
-    fn mix(&mut self) {
+    /// read), with room for the kinds of all `n` records of the list at
+    /// once (the runs' reservations of a batch's room grew it by doubling,
+    /// a copy each time).
+    fn mix(&mut self, n: usize) {
         if !self.mixed {
             self.mixed = true;
             self.kinds.clear();
+            self.kinds.reserve(n.max(self.len));
             self.kinds.resize(self.len, self.kind);
         }
     }
 
-    /// Marks the records before record `i` that had no value of this key as
-    /// lacking it.
+    /// Marks the records before record `i` (of the list's `n`) that had no
+    /// value of this key as lacking it.
     #[inline]
-    pub(super) fn pad_to(&mut self, i: usize) {
+    pub(super) fn pad_to(&mut self, i: usize, n: usize) {
         if self.len < i {
-            self.mix();
+            self.mix(n);
             self.absent = true;
             self.kinds.resize(i, K_ABSENT);
             self.len = i;
@@ -213,7 +216,7 @@ impl RawColumn {
     /// The column of `n` records complete: the records after the last that
     /// had the key lack it, and the bits of the ints are known.
     pub(super) fn finish(&mut self, n: usize) {
-        self.pad_to(n);
+        self.pad_to(n, n);
         self.int_bits = self.ints_bits();
     }
 
@@ -623,14 +626,14 @@ impl RawColumn {
             _ => true,
         };
         if !fast {
-            self.mix();
+            self.mix(n);
         }
         if !self.mixed && self.len == i && (i == 0 || self.kind == kind) {
             // Still one kind for every record.
             self.kind = kind;
         } else {
-            self.pad_to(i);
-            self.mix();
+            self.pad_to(i, n);
+            self.mix(n);
             self.kinds.push(kind);
             // None is not tried first in a column of other kinds.
             if fast && kind != K_NULL {

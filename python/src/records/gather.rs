@@ -363,7 +363,7 @@ pub(crate) fn gather(obj: &Bound<'_, PyAny>, mut learned: Option<&mut Learned>) 
                     prev_cols.extend(o.keys.iter().map(|&(_, col)| col));
                     run = o.run;
                     for &col in &prev_cols {
-                        cols[col].pad_to(i);
+                        cols[col].pad_to(i, n);
                     }
                     // SAFETY: as above (the key objects are kept alive by
                     // `prev`).

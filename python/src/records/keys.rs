@@ -54,7 +54,11 @@ impl<'py> Keys<'py> {
         let name = ks.to_str().ok()?;
         // An exact str's hash: no Python code runs, and it does not fail.
         let hash = ks.hash().ok()?;
-        let col = match self.find(hash, name) {
+        // The first record's keys are new: a dict's exact str keys differ in
+        // content, and no record came before (no lookup of each).
+        let found = if first { None } else { self.find(hash, name) };
+        debug_assert!(!first || self.find(hash, name).is_none(), "the first record has {name:?} twice");
+        let col = match found {
             Some(col) => col,
             None => self.add(hash, name, ks),
         };
