@@ -143,6 +143,30 @@ fn free_words(slots: &mut [(u64, u64)]) {
     }
 }
 
+/// The slots a growing table held, out of its first `old_size` (free ones
+/// among them, which its caller skips), and `slots` made `size` free slots
+/// to place them again in: the kept slots past the table where it has them
+/// (free already; the table's own freed by `free`), else new ones made as
+/// `free_slot`. What [`HashIds::grow`] and [`WordIds::grow`] share.
+fn room_to_grow(
+    slots: &mut Vec<(u64, u64)>,
+    old_size: usize,
+    size: usize,
+    len: usize,
+    free_slot: (u64, u64),
+    is_free: impl Fn(&(u64, u64)) -> bool,
+    free: fn(&mut [(u64, u64)]),
+) -> Vec<(u64, u64)> {
+    if slots.len() >= size {
+        let mut old = Vec::with_capacity(len);
+        old.extend(slots[..old_size].iter().copied().filter(|s| !is_free(s)));
+        free(&mut slots[..old_size]);
+        old
+    } else {
+        std::mem::replace(slots, vec![free_slot; size])
+    }
+}
+
 impl HashIds {
     /// A table for `room` keys before it grows, up to 2,048 (its slots,
     /// twice as many, are cleared when it is made: a larger table costs
@@ -236,14 +260,7 @@ impl HashIds {
     #[cold]
     fn grow(&mut self) {
         let (old_size, size) = (self.mask + 1, 2 * (self.mask + 1));
-        let old = if self.slots.len() >= size {
-            let mut old = Vec::with_capacity(self.len);
-            old.extend(self.slots[..old_size].iter().copied().filter(|&(_, id)| id != NO_ID));
-            free_ids(&mut self.slots[..old_size]);
-            old
-        } else {
-            std::mem::replace(&mut self.slots, vec![(0, NO_ID); size])
-        };
+        let old = room_to_grow(&mut self.slots, old_size, size, self.len, (0, NO_ID), |&(_, id)| id == NO_ID, free_ids);
         self.shift -= 1;
         self.mask = size - 1;
         self.taken.clear();
@@ -510,16 +527,7 @@ impl WordIds {
         let old_size = self.mask + 1;
         let factor = if old_size < Self::FOURFOLD_BELOW { 4 } else { 2 };
         let size = factor * old_size;
-        // In the slots past the table where it has them (free), else in new
-        // ones.
-        let old = if self.slots.len() >= size {
-            let mut old = Vec::with_capacity(self.len);
-            old.extend(self.slots[..old_size].iter().copied().filter(|&(w, _)| w != FREE));
-            free_words(&mut self.slots[..old_size]);
-            old
-        } else {
-            std::mem::replace(&mut self.slots, vec![(FREE, 0); size])
-        };
+        let old = room_to_grow(&mut self.slots, old_size, size, self.len, (FREE, 0), |&(w, _)| w == FREE, free_words);
         self.shift -= factor.trailing_zeros();
         self.mask = size - 1;
         self.taken.clear();
