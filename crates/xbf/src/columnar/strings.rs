@@ -855,12 +855,15 @@ impl<'a> Prefix<'a> {
         let (n, done) = (values.count(), shared.len());
         shared.reserve_exact(n - done);
         rest_lens.reserve_exact(n - done);
-        let mut prev: &[u8] = done.checked_sub(1).and_then(|i| values.iter_range(i, done).next()).unwrap_or(&[]);
+        let value = |i: usize| values.iter_range(i, i + 1).next();
         let mut rest = rest_lens.iter().sum::<u64>() as usize;
         for from in (done..n).step_by(BLOCK) {
             let to = n.min(from + BLOCK);
             let block = values.iter_range(from, to);
-            shared.extend(block.map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
+            // (The value before, moved into the closure: held in a register
+            // by the loop it is folded in, not stored back each value.)
+            let mut prev: &[u8] = from.checked_sub(1).and_then(value).unwrap_or(&[]);
+            shared.extend(block.map(move |v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
             rest_lens.extend(values.lens_range(from, to).zip(&shared[from..]).map(|(len, &p)| len as u64 - p));
             rest += rest_lens[from..].iter().sum::<u64>() as usize;
             if rest >= limit {
@@ -1120,8 +1123,8 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let others = plain_least.min(dict_size);
     let prefix = match first_rest {
         Some(_) => first_prefix,
-        None => (rests_under(values, others.saturating_sub(5))
-            && *shares.get_or_insert_with(|| shares_prefixes(values)))
+        None => (*shares.get_or_insert_with(|| shares_prefixes(values))
+            && rests_under(values, others.saturating_sub(5)))
         .then(|| {
             let limit = others.saturating_sub(5);
             // Of a column of few values in long runs (a dictionary's
