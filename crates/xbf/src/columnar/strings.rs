@@ -855,12 +855,15 @@ impl<'a> Prefix<'a> {
         let (n, done) = (values.count(), shared.len());
         shared.reserve_exact(n - done);
         rest_lens.reserve_exact(n - done);
-        let mut prev: &[u8] = done.checked_sub(1).and_then(|i| values.iter_range(i, done).next()).unwrap_or(&[]);
+        let value = |i: usize| values.iter_range(i, i + 1).next();
         let mut rest = rest_lens.iter().sum::<u64>() as usize;
         for from in (done..n).step_by(BLOCK) {
             let to = n.min(from + BLOCK);
             let block = values.iter_range(from, to);
-            shared.extend(block.map(|v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
+            // (The value before, moved into the closure: held in a register
+            // by the loop it is folded in, not stored back each value.)
+            let mut prev: &[u8] = from.checked_sub(1).and_then(value).unwrap_or(&[]);
+            shared.extend(block.map(move |v| common_prefix(std::mem::replace(&mut prev, v), v) as u64));
             rest_lens.extend(values.lens_range(from, to).zip(&shared[from..]).map(|(len, &p)| len as u64 - p));
             rest += rest_lens[from..].iter().sum::<u64>() as usize;
             if rest >= limit {
@@ -1084,13 +1087,10 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let bytes = values.bytes();
     let plain_least = 3 + bytes;
     // Shared prefixes take their remaining bytes and two blocks of at least
-    // two bytes: planned only if that may beat the others (ties go to them).
-    // A value shares at most the length of the one before: the rests take
-    // at least what each value is longer than that one, a bound known from
-    // the lengths alone.
-    let at_least =
-        || -> usize { values.lens().scan(0, |prev, len| Some(len.saturating_sub(std::mem::replace(prev, len)))).sum() };
-    let may_share = n > 0 && shares_prefixes(values);
+    // two bytes: planned only if that may beat the others (ties go to them;
+    // [`rests_under`]). Whether the values share prefixes at all is asked
+    // only of a column that gets that far (and once).
+    let mut shares = (n <= SHARES_SAMPLED_PAST).then_some(n > 0);
     // The dictionary of the first values. Where it is large there (a new
     // value in eight) and shared prefixes take under half its bytes there
     // (sorted dates, times, ids), shared prefixes are measured first: a
@@ -1102,9 +1102,15 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let probe = n.min(PROBE);
     let mut whole = !sampled_distinct(values) && dictionary.run(values.first(probe), usize::MAX);
     let mut first_rest = None;
-    if whole && probe < n && may_share && dictionary.distinct.len() * 8 > probe {
+    if whole
+        && probe < n
+        && dictionary.distinct.len() * 8 > probe
+        && *shares.get_or_insert_with(|| shares_prefixes(values))
+    {
         Prefix::rest(values.first(probe), &mut shared, &mut rest_lens, usize::MAX);
-        if 2 * rest_lens.iter().sum::<u64>() < dictionary.bytes as u64 && 5 + at_least() < plain_least {
+        if 2 * rest_lens.iter().sum::<u64>() < dictionary.bytes as u64
+            && rests_under(values, plain_least.saturating_sub(5))
+        {
             first_rest = Some(Prefix::rest(values, &mut shared, &mut rest_lens, plain_least - 5));
         }
     }
@@ -1117,23 +1123,24 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     let others = plain_least.min(dict_size);
     let prefix = match first_rest {
         Some(_) => first_prefix,
-        None => (may_share && 5 + at_least() < others)
-            .then(|| {
-                let limit = others.saturating_sub(5);
-                // Of a column of few values in long runs (a dictionary's
-                // indices show them), only the runs' first values are
-                // compared, and the encoding may be ruled out against the
-                // dictionary before its lists are made.
-                match parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n) {
-                    Some(((_, _, ids), stats)) => {
-                        let starts = run_starts(ids, stats.runs());
-                        Prefix::rest_of_runs(values, &starts, &mut shared, &mut rest_lens, limit, dict_size)
-                    }
-                    None => Prefix::rest(values, &mut shared, &mut rest_lens, limit),
+        None => (*shares.get_or_insert_with(|| shares_prefixes(values))
+            && rests_under(values, others.saturating_sub(5)))
+        .then(|| {
+            let limit = others.saturating_sub(5);
+            // Of a column of few values in long runs (a dictionary's
+            // indices show them), only the runs' first values are
+            // compared, and the encoding may be ruled out against the
+            // dictionary before its lists are made.
+            match parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n) {
+                Some(((_, _, ids), stats)) => {
+                    let starts = run_starts(ids, stats.runs());
+                    Prefix::rest_of_runs(values, &starts, &mut shared, &mut rest_lens, limit, dict_size)
                 }
-            })
-            .flatten()
-            .map(|rest| Prefix::plan(&shared, &rest_lens, rest)),
+                None => Prefix::rest(values, &mut shared, &mut rest_lens, limit),
+            }
+        })
+        .flatten()
+        .map(|rest| Prefix::plan(&shared, &rest_lens, rest)),
     };
     let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
     let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
@@ -1203,16 +1210,50 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     }
 }
 
+/// The most values of a column [`shares_prefixes`] takes as sharing them
+/// without reading it.
+const SHARES_SAMPLED_PAST: usize = 8192;
+
 /// Whether shared prefixes may win: in a long column, the first thousand
-/// values share half a byte each at least with the one before.
+/// values share half a byte each at least with the one before (counted
+/// until they have).
 fn shares_prefixes<'a>(values: impl Texts<'a>) -> bool {
-    if values.count() <= 8192 {
+    if values.count() <= SHARES_SAMPLED_PAST {
         return true;
     }
     // (The first value shares nothing with the empty one before it.)
     let mut prev: &[u8] = &[];
-    let shared: usize = values.iter().take(1024).map(|v| common_prefix(std::mem::replace(&mut prev, v), v)).sum();
-    shared >= 512
+    let mut shared = 0;
+    for v in values.iter().take(1024) {
+        shared += common_prefix(std::mem::replace(&mut prev, v), v);
+        if shared >= 512 {
+            return true;
+        }
+    }
+    false
+}
+
+/// How many values [`rests_under`] sums before it compares.
+const RESTS_BLOCK: usize = 256;
+
+/// Whether the rests of shared prefixes may take under `limit` bytes: a
+/// value shares at most the length of the one before, so the rests take
+/// at least what each value is longer than that one (a bound known from
+/// the lengths alone), summed a block of values at a time and stopped
+/// once it reaches `limit` (a column the dictionary wins by far is not
+/// read to its end; the sum only grows, so the answer is the whole sum's).
+fn rests_under<'a>(values: impl Texts<'a>, limit: usize) -> bool {
+    let n = values.count();
+    let (mut prev, mut least) = (0, 0);
+    for from in (0..n).step_by(RESTS_BLOCK) {
+        let to = n.min(from + RESTS_BLOCK);
+        least +=
+            values.lens_range(from, to).map(|len| len.saturating_sub(std::mem::replace(&mut prev, len))).sum::<usize>();
+        if least >= limit {
+            return false;
+        }
+    }
+    least < limit
 }
 
 /// Sums lengths that were each checked to be at most the column's size.
@@ -1785,6 +1826,28 @@ mod tests {
         assert_eq!(body, encode_reference(values), "{what}");
         let (text, ends) = joined(values);
         assert_eq!(encode_joined(&text, &ends), body, "{what}");
+    }
+
+    /// `rests_under`, which stops summing once the bound reaches the limit,
+    /// answers as the whole column's bound does, at every limit around it
+    /// (columns of one block, of several and a part, of lengths that grow
+    /// and fall), for values listed and held joined.
+    #[test]
+    fn the_rests_bound_stopped_early_is_the_whole_ones() {
+        let mut next = crate::columnar::lcg(37, 16);
+        for round in 0..300 {
+            let n = [0, 1, 2, 255, 256, 257, 700, 1500][round % 8];
+            let spread = [1, 3, 9, 40][round % 4];
+            let values: Vec<Vec<u8>> = (0..n).map(|_| vec![b'x'; (next() % spread) as usize]).collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let (text, ends) = joined(&slices);
+            let whole: usize =
+                slices.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
+            for limit in [0, 1, whole / 3, whole / 2, whole.saturating_sub(1), whole, whole + 1, usize::MAX] {
+                assert_eq!(rests_under(&slices[..], limit), whole < limit, "round {round}, limit {limit}");
+                assert_eq!(rests_under(Joined { text: &text, ends: &ends }, limit), whole < limit, "round {round}");
+            }
+        }
     }
 
     /// The values' bytes one after the other and where each ends.

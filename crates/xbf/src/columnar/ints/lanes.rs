@@ -30,12 +30,18 @@ const BLOCK: usize = 4096;
 /// reading that, cost more under callgrind.)
 ///
 /// Not inlined, so that its vector code is compiled as a function of its
-/// own. That does not make it the same in every build: the Python
-/// extension's (thin LTO, four codegen units) has compiled it unrolled and
-/// three times larger after changes elsewhere in ints.rs, so a change there
-/// is measured in that build too.
+/// own. That alone did not make it the same in every build: in the Python
+/// extension's (thin LTO, four codegen units), whenever the `u64` copies
+/// landed in one codegen unit with their callers (`Stats::of_ids`,
+/// `ints::plan`), which changes in strings.rs or ints.rs decide, LLVM
+/// compiled them from what it knew of the callers' slices, unrolled and
+/// three to four times larger, with more instructions a value.
 #[inline(never)]
 pub(super) fn pass_u15<const VARINTS: bool, T: Int>(values: &[T]) -> Gathered {
+    // The slice is opaque here, so the code is compiled from this function
+    // alone, whichever codegen unit it lands in (a pointer and a length
+    // through a register: nothing a value).
+    let values = std::hint::black_box(values);
     let n = values.len();
     debug_assert!(n >= 2 && values.iter().all(|v| v.wide() < 1 << 15));
     let narrow = |v: &T| v.wide() as i16;
