@@ -612,7 +612,10 @@ impl RawColumn {
 /// # Safety
 ///
 /// As [`Rows::value`], for each of `rows`; the GIL is held.
-#[inline(always)]
+// Out of line, as `copy_strs` and for the same reason: inlined into
+// `push_entries`, the loop kept the entry's offset on the stack and loaded
+// the int type's address again a value.
+#[inline(never)]
 unsafe fn run_into<T>(
     mixed: bool,
     kinds: &mut Vec<u8>,
