@@ -43,7 +43,7 @@
 //! `PyDict_SetItem`; `long_value`: `PyLong_AsLongLongAndOverflow`;
 //! `small_int`: compact ints read in place; `str_bytes`: compact ASCII strs
 //! read in place; `new_str`; `object_new`), and in `records` (`gather`'s walks over dicts read in place;
-//! `column::RawColumn::str_run`: strings copied into reserved room (`column::copy_str`, whose load of a
+//! `column::RawColumn::str_run` and its loop `column::copy_strs`: strings copied into reserved room (`column::copy_str`, whose load of a
 //! short string may take the end of the str's header: by inline assembly, `column::word_ending_at`), with `pyobj::compact_ascii`, an exact str's ASCII
 //! bytes read from its header; `run_into`: values written into reserved room); each block states why it is sound, and
 //! python/UNSAFE.md has the measurements. Miri cannot run this

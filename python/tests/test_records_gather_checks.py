@@ -165,3 +165,36 @@ def test_string_runs_that_fill_their_room():
                 rows = [{"v": None if null is not None and i % 64 == null else s} for i in range(n)]
                 same_as_general(rows)
                 assert xbf.loads(xbf.dumps(rows)) == rows
+
+
+def test_batch_edges_of_128_records():
+    # A record that is not a repeat of the one before at the edges of batches of 128 (`gather::BATCH`), in lists
+    # of two batches and more.
+    for nkeys in (1, 2, 9):
+        names = NAMES[:nkeys]
+        for at in (127, 128, 129, 255, 256, 257):
+            rows = [{k: f"{k}{i}" if j % 2 else i for j, k in enumerate(names)} for i in range(300)]
+            rows[at] = {(fresh(k) if j == nkeys - 1 else k): v for j, (k, v) in enumerate(rows[at].items())}
+            same_as_general(rows)
+            rows[at] = {k: None for k in names}
+            same_as_general(rows)
+
+
+# Ints at the edges of CPython's 30-bit digits, both signs: none (0) or one digit (read as the digit times the
+# sign), two, and three (not read in place), in runs of one kind and among None.
+DIGIT_EDGES = [0, 1, 2**30 - 1, 2**30, 2**60 - 1, 2**60, 2**63 - 1]
+
+
+def test_ints_at_the_digit_edges():
+    vals = [s * v for v in DIGIT_EDGES for s in (1, -1)] + [-2**63]
+    for n in (len(vals), 200):
+        run = [vals[i % len(vals)] for i in range(n)]
+        for rows in ([{"v": v} for v in run], [{"v": None if i % 3 == 1 else v} for i, v in enumerate(run)],
+                     [{"v": v, "w": -v} for v in run]):
+            same_as_general(rows)
+            assert xbf.loads(xbf.dumps(rows)) == rows
+    # Ints made by arithmetic (not CPython's cached small ints): zero and one digit of both signs.
+    made = [int(str(v)) - 0 for v in (0, 7, -7, 2**30 - 1, -(2**30 - 1))] + [(2**70 - 2**70), (3 * 2**40) // 2**40]
+    rows = [{"v": v} for v in made * 30]
+    same_as_general(rows)
+    assert xbf.loads(xbf.dumps(rows)) == rows

@@ -463,9 +463,6 @@ impl RawColumn {
     #[inline(always)]
     unsafe fn str_run<const MIXED: bool>(&mut self, rows: Rows<'_>, left: usize) -> usize {
         debug_assert_eq!(MIXED, self.mixed);
-        // SAFETY: the GIL is held (the caller's values are live Python
-        // objects read under it); `Py_None` only takes None's address.
-        let none = unsafe { pyo3::ffi::Py_None() };
         let mut null = false;
         let mut r = 0;
         while r < rows.len() {
@@ -492,55 +489,13 @@ impl RawColumn {
             // test a string (`first_chunk_mut` of the room left tested it,
             // and the room left was a third changing variable).
             let room = self.text.spare_capacity_mut()[..32 * n].as_mut_ptr().cast::<u8>();
-            // The room's place for the text's byte `end` (`room` at `text_len`):
-            // each string written at the text's end so far, which is its end
-            // to write (one variable where two were kept, the room's offset and
-            // the end). An address below the room (`wrapping_sub`), never used
-            // but offset back into it.
-            let base = room.wrapping_sub(text_len);
-            let at_end = |end: usize| base.wrapping_add(end);
             let ends = &mut self.ends.spare_capacity_mut()[..n];
             let kinds = if MIXED { &mut self.kinds.spare_capacity_mut()[..n] } else { &mut [] };
-            // `k` values read, `e` strings among them (`k` itself where no
-            // None is taken: its end's index then tested by the loop's).
-            let (mut end, mut k, mut e) = (text_len, 0, 0);
-            while k < n {
-                // SAFETY: the caller's contract (`k < n == run.len()`).
-                let v = unsafe { run.value(k) };
-                if MIXED && v == none {
-                    kinds[k].write(K_NULL);
-                    null = true;
-                    k += 1;
-                    continue;
-                }
-                // SAFETY: the caller's contract (a live value, unchanged).
-                let Some((s, len)) = (unsafe { compact_ascii(v) }) else { break };
-                if len > 32 {
-                    break;
-                }
-                debug_assert!(end - text_len + 32 <= 32 * n, "string {k} of {n} at {end}");
-                // SAFETY: `room[end - text_len..][..32]` is inside the room (above) and
-                // written by nothing else; `s` is a compact-ASCII str's `len`
-                // characters, after its object's header, from the object's
-                // pointer (`compact_ascii`), alive and unchanged (the caller's
-                // contract).
-                unsafe { copy_str(at_end(end), s, len) };
-                end += len;
-                if MIXED {
-                    debug_assert!(e <= k && k < n);
-                    // SAFETY: `e <= k < n == ends.len()` (`e` strings among
-                    // the `k` values before this one); the index test the
-                    // compiler could not drop, a value.
-                    unsafe { ends.get_unchecked_mut(e) }.write(end);
-                } else {
-                    ends[k].write(end);
-                }
-                e += 1;
-                if MIXED {
-                    kinds[k].write(K_STR);
-                }
-                k += 1;
-            }
+            // SAFETY: the caller's contract for `run` (part of `rows`); `room`
+            // is the text's `32 * n` bytes of spare room (above), `ends` and
+            // `kinds` (`MIXED`) room for `n` each.
+            let Copied { k, e, end, null: none_met } = unsafe { copy_strs::<MIXED>(run, room, text_len, ends, kinds) };
+            null |= none_met;
             // SAFETY: the text's spare capacity was written up to byte `end`
             // (`copy_str` writes each string's bytes, one after the
             // other, within the room reserved), the first `e` ends, and
@@ -657,7 +612,10 @@ impl RawColumn {
 /// # Safety
 ///
 /// As [`Rows::value`], for each of `rows`; the GIL is held.
-#[inline(always)]
+// Out of line, as `copy_strs` and for the same reason: inlined into
+// `push_entries`, the loop kept the entry's offset on the stack and loaded
+// the int type's address again a value.
+#[inline(never)]
 unsafe fn run_into<T>(
     mixed: bool,
     kinds: &mut Vec<u8>,
@@ -795,6 +753,97 @@ unsafe fn value_float(py: Python<'_>, v: *mut pyo3::ffi::PyObject) -> Option<f64
     v.downcast_exact::<PyFloat>().ok().map(|f| f.value())
 }
 
+/// What [`copy_strs`] took of a run: `k` values, `e` strings among them
+/// (the others None), the text's end after them, and whether a None was
+/// among them.
+struct Copied {
+    k: usize,
+    e: usize,
+    end: usize,
+    null: bool,
+}
+
+/// The loop of [`RawColumn::str_run`] over one run of up to [`STR_RUN`]
+/// values: up to the first that is not an exact compact-ASCII str of at
+/// most 32 bytes nor (`MIXED`) None, each string's bytes copied into
+/// `room` (the text's spare room, whose first byte is the text's byte
+/// `text_len`) one after the other, its end written in `ends` (and, with
+/// `MIXED`, each value's kind in `kinds`). A function of its own, whose
+/// only values are the loop's: inlined into `push_entries`, whose other
+/// loops keep many values live, the entry's offset was kept on the stack
+/// and reloaded a string, with the str type's address.
+///
+/// # Safety
+///
+/// As [`Rows::value`] for each of `run`; `room` is valid for writes of
+/// `32 * run.len()` bytes, `ends.len() == run.len()` and, with `MIXED`,
+/// `kinds.len() == run.len()`; the GIL is held.
+#[inline(never)]
+unsafe fn copy_strs<const MIXED: bool>(
+    run: Rows<'_>,
+    room: *mut u8,
+    text_len: usize,
+    ends: &mut [std::mem::MaybeUninit<usize>],
+    kinds: &mut [std::mem::MaybeUninit<u8>],
+) -> Copied {
+    let n = run.len();
+    // Of `n` each, as the compiler then knows (no bounds test a value).
+    let ends = &mut ends[..n];
+    let kinds = if MIXED { &mut kinds[..n] } else { kinds };
+    // SAFETY: the GIL is held (the caller's contract); `Py_None` only takes
+    // None's address.
+    let none = unsafe { pyo3::ffi::Py_None() };
+    let mut null = false;
+    // The room's place for the text's byte `end` (`room` at `text_len`):
+    // each string written at the text's end so far, which is its end to
+    // write (one variable where two were kept, the room's offset and the
+    // end). An address below the room (`wrapping_sub`), never used but
+    // offset back into it.
+    let base = room.wrapping_sub(text_len);
+    let at_end = |end: usize| base.wrapping_add(end);
+    // `k` values read, `e` strings among them (`k` itself where no None is
+    // taken: its end's index then tested by the loop's).
+    let (mut end, mut k, mut e) = (text_len, 0, 0);
+    while k < n {
+        // SAFETY: the caller's contract (`k < n == run.len()`).
+        let v = unsafe { run.value(k) };
+        if MIXED && v == none {
+            kinds[k].write(K_NULL);
+            null = true;
+            k += 1;
+            continue;
+        }
+        // SAFETY: the caller's contract (a live value, unchanged).
+        let Some((s, len)) = (unsafe { compact_ascii(v) }) else { break };
+        debug_assert!(end - text_len + 32 <= 32 * n, "string {k} of {n} at {end}");
+        // SAFETY: `room[end - text_len..][..32]` is inside the room: string
+        // `k` starts at most `32 * k` bytes in (each before it at most 32
+        // bytes), and `k < n`; it is written by nothing else. `s` is a
+        // compact-ASCII str's `len` characters, after its object's header,
+        // from the object's pointer (`compact_ascii`), alive and unchanged
+        // (the caller's contract).
+        if !unsafe { copy_str(at_end(end), s, len) } {
+            break;
+        }
+        end += len;
+        if MIXED {
+            debug_assert!(e <= k && k < n);
+            // SAFETY: `e <= k < n == ends.len()` (`e` strings among the `k`
+            // values before this one); the index test the compiler could
+            // not drop, a value.
+            unsafe { ends.get_unchecked_mut(e) }.write(end);
+        } else {
+            ends[k].write(end);
+        }
+        e += 1;
+        if MIXED {
+            kinds[k].write(K_STR);
+        }
+        k += 1;
+    }
+    Copied { k, e, end, null }
+}
+
 /// Strings of one run of [`RawColumn::str_run`] at most (a batch's): the
 /// room it asks of the text at once is 32 bytes a string.
 const STR_RUN: usize = 64;
@@ -803,29 +852,30 @@ const STR_RUN: usize = 64;
 /// (`push_slow`) adds the room of a run of strings.
 const SHORT_LIST: usize = 4 * STR_RUN;
 
-/// Writes the `len` bytes at `p`, the characters of a compact-ASCII str of
-/// at most 32 bytes ([`compact_ascii`]), at `dst`: every byte of
-/// `dst[..len]` (those after it, up to 32 bytes, with anything). A string of
-/// at most 8 bytes (most codes, states, short names) is one load of the 8
-/// bytes that end where it ends, shifted down by the bytes before it, and
-/// one store: one branch where pieces of a size class each (16, 8, 4, 2
-/// bytes, the first at the start and the second ending at the string's end)
-/// took up to four (a 2- or 3-byte string passed the tests for all four) and
-/// two loads and stores. Longer strings as two such pieces of 8 or 16 bytes.
+/// Writes the `len` bytes at `p`, the characters of a compact-ASCII str,
+/// at `dst` when there are at most 32 of them: every byte of `dst[..len]`
+/// (those after it, up to 32 bytes, with anything); `false`, with nothing
+/// written, for a longer string. A string of at most 8 bytes (most codes,
+/// states, short names) is one load of the 8 bytes that end where it ends,
+/// shifted down by the bytes before it, and one store: one branch where
+/// pieces of a size class each (16, 8, 4, 2 bytes, the first at the start
+/// and the second ending at the string's end) took up to four (a 2- or
+/// 3-byte string passed the tests for all four) and two loads and stores.
+/// Longer strings as two such pieces of 8 or 16 bytes. The test of the 32
+/// bytes comes last: a short string passes one test of its length.
 ///
 /// # Safety
 ///
 /// `dst` is valid for writes of 32 bytes; `p` is where the characters of a
 /// str object start as [`compact_ascii`] gives them: right after the
 /// object's header, with the object's provenance, the 8 bytes before them
-/// (the header's) and the `len` from `p` readable, and `len <= 32`.
+/// (the header's) and the `len` from `p` readable.
 #[inline(always)]
-unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) {
-    debug_assert!(len <= 32);
+unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) -> bool {
     // SAFETY: the caller's contract. Reads stay inside the str object: from
     // `p + len - 8 >= p - 8` (the header's last 8 bytes) for a short string,
     // and in `p[..len]` for the pieces of a longer one; writes stay in
-    // `dst[..32]`.
+    // `dst[..32]` (`len <= 32` where any is made).
     unsafe {
         if len <= 8 {
             // The 8 bytes ending at the string's end: the string is their last
@@ -838,11 +888,14 @@ unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) {
         } else if len <= 16 {
             dst.cast::<[u8; 8]>().write_unaligned(p.cast::<[u8; 8]>().read_unaligned());
             dst.add(len - 8).cast::<[u8; 8]>().write_unaligned(p.add(len - 8).cast::<[u8; 8]>().read_unaligned());
-        } else {
+        } else if len <= 32 {
             dst.cast::<[u8; 16]>().write_unaligned(p.cast::<[u8; 16]>().read_unaligned());
             dst.add(len - 16).cast::<[u8; 16]>().write_unaligned(p.add(len - 16).cast::<[u8; 16]>().read_unaligned());
+        } else {
+            return false;
         }
     }
+    true
 }
 
 /// The 8 bytes that end where the `len <= 8` characters at `p` end, as a
@@ -862,13 +915,16 @@ unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) {
 #[inline(always)]
 unsafe fn word_ending_at(p: *const u8, len: usize) -> u64 {
     let w: u64;
+    // The address is the instruction's own sum of the two registers: an
+    // operand of `p + len - 8` took two additions a string.
     // SAFETY: the caller's contract (8 readable bytes ending at `p + len`,
     // inside the object: `p + len - 8` is in it too); the block only reads
     // them, into `w`, and touches no stack or flags.
     unsafe {
         std::arch::asm!(
-            "mov {w}, qword ptr [{at}]",
-            at = in(reg) p.add(len).sub(8),
+            "mov {w}, qword ptr [{p} + {len} - 8]",
+            p = in(reg) p,
+            len = in(reg) len,
             w = lateout(reg) w,
             options(pure, readonly, nostack, preserves_flags),
         );
@@ -1041,20 +1097,26 @@ mod tests {
 
     /// `copy_str` writes every byte of the string, at every length up to 32,
     /// over any bytes already there, whatever the 8 bytes before the string
-    /// (a str's header, which a short string's load takes and shifts out).
+    /// (a str's header, which a short string's load takes and shifts out);
+    /// a longer string it refuses, writing nothing.
     #[test]
     fn copy_str_copies_every_length() {
-        let src: Vec<u8> = (0..32u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
+        let src: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
         for head in [[0u8; 8], [0xff; 8], *b"headbyte"] {
-            for len in 0..=32 {
-                for s in [&src[..len], &src[32 - len..]] {
+            for len in 0..=64 {
+                for s in [&src[..len], &src[64 - len..]] {
                     // The string right after 8 bytes of "header", as in a str object.
                     let obj: Vec<u8> = head.iter().chain(s).copied().collect();
                     let mut dst = [0xeeu8; 32];
-                    // SAFETY: `dst` is 32 bytes; the string (at most 32 bytes)
-                    // follows 8 readable bytes of the same buffer.
-                    unsafe { super::copy_str(dst.as_mut_ptr(), obj.as_ptr().add(8), len) };
-                    assert_eq!(&dst[..len], s, "length {len}, header {head:?}");
+                    // SAFETY: `dst` is 32 bytes; the string follows 8
+                    // readable bytes of the same buffer.
+                    let copied = unsafe { super::copy_str(dst.as_mut_ptr(), obj.as_ptr().add(8), len) };
+                    assert_eq!(copied, len <= 32, "length {len}");
+                    if copied {
+                        assert_eq!(&dst[..len], s, "length {len}, header {head:?}");
+                    } else {
+                        assert_eq!(dst, [0xee; 32], "length {len}: nothing written");
+                    }
                 }
             }
         }

@@ -132,8 +132,12 @@ unsafe fn same_keys_dense<'a, 'py>(
 }
 
 /// Records in one batch of [`dense_batch`] at most: their tables read
-/// again, key by key, while in the cache.
-const BATCH: usize = 64;
+/// again, key by key, while in the cache. Each batch costs a
+/// `push_entries` call a column (its set-up, a string column's
+/// reservations: ~200 instructions), which 64 records a batch paid twice
+/// as often; 128 records of 14 keys (birdstrikes) are ~100 KiB of values
+/// and tables, in the L2 cache still.
+const BATCH: usize = 128;
 
 /// How many records ahead of the one it checks [`dense_batch`] asks for a
 /// record's keys table (and twice as many for its dict object), when it
@@ -212,7 +216,7 @@ unsafe fn dense_batch_of<const AHEAD_ON: bool>(
     while b < BATCH {
         let r = i + b;
         // SAFETY: the caller's contract.
-        let Some(e) = (unsafe { entries_with_keys(list, r, keys) }) else { break };
+        let Some(e) = (unsafe { entries_with_keys::<AHEAD_ON>(list, r, keys) }) else { break };
         if AHEAD_ON {
             if let Some(item) = list_item(list, r + 2 * AHEAD) {
                 prefetch(item.as_ptr());
@@ -224,11 +228,6 @@ unsafe fn dense_batch_of<const AHEAD_ON: bool>(
                     unsafe { DictEntries::prefetch_table(d, keys.len()) };
                 }
             }
-            for j in 0..keys.len() {
-                // SAFETY: `j < keys.len()`, the table's entries
-                // (`entries_with_keys`), read under the caller's contract.
-                prefetch(unsafe { e.get(j) }.1);
-            }
         }
         batch[b] = e;
         b += 1;
@@ -238,7 +237,10 @@ unsafe fn dense_batch_of<const AHEAD_ON: bool>(
 
 /// The entries of record `r` of `list` if it is a dict whose table holds
 /// str keys, none deleted, that are the key objects `keys` in that order
-/// (compared by identity); `None` otherwise.
+/// (compared by identity); `None` otherwise. With `PREFETCH`, each value
+/// of the entries compared is asked for ([`prefetch`], for `push_entries`,
+/// which reads them once the batch is checked), as its key is read: a loop
+/// of its own over the values after this one cost ~4 instructions a key.
 ///
 /// # Safety
 ///
@@ -246,7 +248,7 @@ unsafe fn dense_batch_of<const AHEAD_ON: bool>(
 // Inlined: out of line, its set-up for the keys was made again a record,
 // and the calls of `order_of` that fail at the length cost a call each.
 #[inline(always)]
-unsafe fn entries_with_keys(
+unsafe fn entries_with_keys<const PREFETCH: bool>(
     list: &Bound<'_, PyList>,
     r: usize,
     keys: &[(*mut pyo3::ffi::PyObject, usize)],
@@ -262,9 +264,15 @@ unsafe fn entries_with_keys(
     // value is NULL (`push_entries` reads them); only the keys are compared,
     // two at a time (one branch for both: a loop of one a key cost six
     // instructions a key).
-    // SAFETY: each `j` below is `< keys.len()`, the table's entries, read
-    // under the caller's contract.
-    let key = |j: usize| unsafe { e.get(j) }.0 as usize;
+    let key = |j: usize| {
+        // SAFETY: each `j` below is `< keys.len()`, the table's entries,
+        // read under the caller's contract.
+        let (k, v) = unsafe { e.get(j) };
+        if PREFETCH {
+            prefetch(v);
+        }
+        k as usize
+    };
     let pairs = keys.chunks_exact(2);
     let last = pairs.remainder();
     for (p, pair) in pairs.enumerate() {
@@ -287,7 +295,7 @@ unsafe fn entries_with_keys(
 /// As [`dense_batch`].
 unsafe fn order_of(list: &Bound<'_, PyList>, i: usize, orders: &Orders<'_>) -> Option<usize> {
     // SAFETY: the caller's contract.
-    orders.orders.iter().position(|o| unsafe { entries_with_keys(list, i, &o.keys) }.is_some())
+    orders.orders.iter().position(|o| unsafe { entries_with_keys::<false>(list, i, &o.keys) }.is_some())
 }
 
 /// The records of `obj` gathered (see [`Gathered`]); `None` for anything
