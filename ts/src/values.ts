@@ -473,32 +473,7 @@ function add(s: Shape, v: unknown, depth: number): void {
       s.allSafe = false;
     }
   } else if (k === "array") {
-    const e = (s.elems ??= newShape());
-    const a = v as ArrayLike<unknown>, n = a.length;
-    // The list inferGathering infers: its records' fields gathered into columns by the generated code as it loads
-    // them (C: from record `from` on, by the code `gf`, while every record goes through it; undefined once one does
-    // not, or before).
-    const gather = depth === 0 && a === gatherTop;
-    let C: unknown[][] | undefined, gf: AddRecord | undefined, from = -1;
-    for (let i = 0; i < n; i++) {
-      const x = a[i];
-      // A record with the keys of the one before, added by their generated code: what add(e, x, depth + 1) does for it
-      // (its depth test, its counts and that code's call), without kindOf's instanceof tests (a plain object's prototype
-      // is none of those classes') or the call. Anything else, or a record the code refuses, goes through add.
-      const f = e.lastAdd;
-      if (gather) {
-        if (from < 0 && f) { from = i; gf = f; C = ADDER_COLUMNS.get(f)?.(n); }
-        else if (C !== undefined && f !== gf) C = undefined;
-      }
-      if (f && e.lastKind === "object" && depth < 127 && x !== null && typeof x === "object" && Object.getPrototypeOf(x) === OBJECT_PROTO &&
-        !Array.isArray(x) && f(x as Record<string, unknown>, undefined, e.lastShapes!, depth + 2, C, i)) {
-        e.values++; e.objects++; addedSame(e);
-        continue;
-      }
-      C = undefined;
-      add(e, x, depth + 1);
-    }
-    if (C !== undefined) gathered = { src: a as unknown[], keys: ADDER_KEYS.get(gf!)!, from, cols: C };
+    addItems((s.elems ??= newShape()), v as ArrayLike<unknown>, depth);
   } else if (k === "map") {
     s.mapKeys ??= newShape(); s.mapValues ??= newShape();
     for (const [mk, mv] of v as Map<unknown, unknown>) { add(s.mapKeys, mk, depth + 1); add(s.mapValues, mv, depth + 1); }
@@ -540,6 +515,39 @@ function add(s: Shape, v: unknown, depth: number): void {
     if (recent.push(entry) > RECENT) recent.shift();
     s.cur = entry;
   }
+}
+
+/** Adds the items of the list `a` (at `depth`) to `e`, its items' shape: add's loop for a list, in a function of
+ * its own. Why not in add: add is recursive and sees every kind of value the process infers, so in a long process
+ * of many shapes V8 may leave it unoptimised for a long time, and a list's loop there then ran per record in the
+ * interpreter (population.json's encode 0.080 ms against 0.043 in bench.mjs's long --held-out-2 run; add kept
+ * unoptimised on purpose gives the same: BENCHMARKS.md, tsharness31). Here the loop is optimised on its own. */
+function addItems(e: Shape, a: ArrayLike<unknown>, depth: number): void {
+  const n = a.length;
+  // The list inferGathering infers: its records' fields gathered into columns by the generated code as it loads
+  // them (C: from record `from` on, by the code `gf`, while every record goes through it; undefined once one does
+  // not, or before).
+  const gather = depth === 0 && a === gatherTop;
+  let C: unknown[][] | undefined, gf: AddRecord | undefined, from = -1;
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    // A record with the keys of the one before, added by their generated code: what add(e, x, depth + 1) does for it
+    // (its depth test, its counts and that code's call), without kindOf's instanceof tests (a plain object's prototype
+    // is none of those classes') or the call. Anything else, or a record the code refuses, goes through add.
+    const f = e.lastAdd;
+    if (gather) {
+      if (from < 0 && f) { from = i; gf = f; C = ADDER_COLUMNS.get(f)?.(n); }
+      else if (C !== undefined && f !== gf) C = undefined;
+    }
+    if (f && e.lastKind === "object" && depth < 127 && x !== null && typeof x === "object" && Object.getPrototypeOf(x) === OBJECT_PROTO &&
+      !Array.isArray(x) && f(x as Record<string, unknown>, undefined, e.lastShapes!, depth + 2, C, i)) {
+      e.values++; e.objects++; addedSame(e);
+      continue;
+    }
+    C = undefined;
+    add(e, x, depth + 1);
+  }
+  if (C !== undefined) gathered = { src: a as unknown[], keys: ADDER_KEYS.get(gf!)!, from, cols: C };
 }
 
 /** Adds an object whose own keys are `own` when they are those of `s.last`, in its order, none undefined (no new
