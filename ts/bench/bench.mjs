@@ -1,6 +1,6 @@
 // Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
 // JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
-//   npm run build && node bench/bench.mjs [--held-out | --held-out-2] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--warm-calls N] [--warm-max-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]] [--gc-probe] [--swap I,J] [--codecs "NAME;..."]
+//   npm run build && node bench/bench.mjs [--held-out | --held-out-2] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--warm-calls N] [--warm-max-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]] [--gc-probe] [--swap I,J] [--codecs "NAME;..."] [--marks]
 // --before DIST also runs another build of this package (e.g. main's ts/dist copied to a temp dir) in the same
 // run, as "XBF before (default)", for before/after figures.
 // --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
@@ -14,6 +14,10 @@
 // puts codec 0 after the last one's decode: --swap 0,2 exchanges the default encode with "XBF decode, int64:
 // bigint"'s, the same call); --codecs "A;B;..." keeps only the codecs of those names (";" apart: names hold
 // commas; keep "JSON" and "@msgpack/msgpack", which the table needs).
+// --marks prints a line "#mark dataset NAME" as a dataset starts, "#mark warm NAME | CODEC" before a codec's warm-up
+// and calibration, and "#mark rounds NAME" before the timed rounds, on stdout, where node's --trace-opt,
+// --trace-deopt and --trace-gc write too: so that a trace of the whole run can be cut at one file or codec (issue 23,
+// tsharness31: which deopts fall in population's rounds in the long --held-out-2 process).
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,6 +49,7 @@ const BEFORE = argAt("--before");
 const BEFORE_LABEL = argAt("--before-label"); // what the other build is, for the markdown
 const before = BEFORE ? await import(resolve(BEFORE, "index.js")) : null;
 const GC_PROBE = process.argv.includes("--gc-probe");
+const MARKS = process.argv.includes("--marks");
 /** --gc-probe: each collection's [start, duration, kind], and each sample's [dataset, codec, op, start, end]. */
 const gcs = [], spans = [];
 if (GC_PROBE) new PerformanceObserver((l) => { for (const e of l.getEntries()) gcs.push([e.startTime, e.duration, e.detail?.kind]); }).observe({ entryTypes: ["gc"] });
@@ -138,6 +143,7 @@ const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFix
 const rows = [];
 for (const [label, load] of datasets) {
   const value = load();
+  if (MARKS) console.log(`#mark dataset ${label}`);
   xbfEncoder = new Encoder(); xbfDecoder = new Decoder();
   const jsonBytes = Buffer.byteLength(JSON.stringify(value));
   const st = codecs.map((c) => {
@@ -149,6 +155,7 @@ for (const [label, load] of datasets) {
     // Calls per sample so that a sample takes about TARGET_MS.
     // Warm-up (every codec, so that the JavaScript ones run optimised code, as in a long-running program),
     // then calls per sample, for encode and decode apart, so that a sample takes about TARGET_MS.
+    if (MARKS) console.log(`#mark warm ${label} | ${c.name}`);
     warm(c.enc, value); warm(c.dec, out);
     const calls = (f, x) => {
       // Per-call time on the samples' clock: the median of five windows of at least 4 ms of calls each (one
@@ -165,6 +172,7 @@ for (const [label, load] of datasets) {
     };
     return { c, out, ok, nEnc: calls(c.enc, value), nDec: calls(c.dec, out), enc: [], dec: [], bytes: c.size ? c.size(out) : out.length };
   });
+  if (MARKS) console.log(`#mark rounds ${label}`);
   for (let r = 0; r < ROUNDS; r++) {
     // Interleaved: every codec once per round, in a rotated order, encode then decode.
     for (let k = 0; k < st.length; k++) {

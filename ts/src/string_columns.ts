@@ -552,6 +552,15 @@ function utf8Length(s: string): number {
   return l;
 }
 
+/** The size of an integer block with its length: `m`'s, or measured from `xs` when there is no `m`. A function of
+ * the module, not a closure made in each putStrings call: V8 compiles putStrings' loop on the stack (OSR) during a
+ * long column and keeps that code for the calls after, and that code had inlined the first call's closure, so every
+ * later call (a new closure) left it there ("wrong call target": one deopt a call, and the rest of the call in the
+ * interpreter; BENCHMARKS.md, tsharness31). */
+function sizedBlock(m: Measured | null, xs: number[]): number {
+  const k = m ? m.size : intsSize(xs);
+  return varLen(k) + k;
+}
 /** Writes the column of byte strings `v` (length and payload) in the smallest of the three string encodings,
  * sized first. `dict`: the dictionary already built on the strings; null: none can be (more distinct values
  * than its limit); undefined: built here on the bytes. */
@@ -562,7 +571,6 @@ function putStrings(out: Writer, v: Views, dict: Dict | null | undefined, sized?
   if (sized) total = sized.total;
   else for (let i = 0; i < n; i++) total += len[i]!;
   // Sizes first (measured, nothing written); only the chosen encoding's integer blocks are written.
-  const sizedBlock = (m: Measured | null, xs: number[]) => { const k = m ? m.size : intsSize(xs); return varLen(k) + k; };
   const mLen = sized ? sized.mLen : measureSmall(len);
   const plainSize = 1 + sizedBlock(mLen, len) + total;
   // A dictionary built on the strings, sized first: when it is no larger than the least the shared prefixes

@@ -473,32 +473,7 @@ function add(s: Shape, v: unknown, depth: number): void {
       s.allSafe = false;
     }
   } else if (k === "array") {
-    const e = (s.elems ??= newShape());
-    const a = v as ArrayLike<unknown>, n = a.length;
-    // The list inferGathering infers: its records' fields gathered into columns by the generated code as it loads
-    // them (C: from record `from` on, by the code `gf`, while every record goes through it; undefined once one does
-    // not, or before).
-    const gather = depth === 0 && a === gatherTop;
-    let C: unknown[][] | undefined, gf: AddRecord | undefined, from = -1;
-    for (let i = 0; i < n; i++) {
-      const x = a[i];
-      // A record with the keys of the one before, added by their generated code: what add(e, x, depth + 1) does for it
-      // (its depth test, its counts and that code's call), without kindOf's instanceof tests (a plain object's prototype
-      // is none of those classes') or the call. Anything else, or a record the code refuses, goes through add.
-      const f = e.lastAdd;
-      if (gather) {
-        if (from < 0 && f) { from = i; gf = f; C = ADDER_COLUMNS.get(f)?.(n); }
-        else if (C !== undefined && f !== gf) C = undefined;
-      }
-      if (f && e.lastKind === "object" && depth < 127 && x !== null && typeof x === "object" && Object.getPrototypeOf(x) === OBJECT_PROTO &&
-        !Array.isArray(x) && f(x as Record<string, unknown>, undefined, e.lastShapes!, depth + 2, C, i)) {
-        e.values++; e.objects++; addedSame(e);
-        continue;
-      }
-      C = undefined;
-      add(e, x, depth + 1);
-    }
-    if (C !== undefined) gathered = { src: a as unknown[], keys: ADDER_KEYS.get(gf!)!, from, cols: C };
+    addItems((s.elems ??= newShape()), v as ArrayLike<unknown>, depth);
   } else if (k === "map") {
     s.mapKeys ??= newShape(); s.mapValues ??= newShape();
     for (const [mk, mv] of v as Map<unknown, unknown>) { add(s.mapKeys, mk, depth + 1); add(s.mapValues, mv, depth + 1); }
@@ -540,6 +515,60 @@ function add(s: Shape, v: unknown, depth: number): void {
     if (recent.push(entry) > RECENT) recent.shift();
     s.cur = entry;
   }
+}
+
+/** Adds the items of the list `a` (at `depth`) to `e`, its items' shape: add's loop for a list, in functions of their
+ * own. Why not in add, and why the records' loop (addRun) apart from the gathering's steps: a function whose
+ * optimised code meets a step it never ran (here the gathering's, first run by the first list of records with
+ * array-index keys) is deoptimised, and in bench.mjs's long --held-out-2 run V8 then left the function holding that
+ * loop unoptimised for the rest of the process (budget.json is that run's first such list: its encode and
+ * population.json's after it took 0.080 ms against 0.043, the loop run per record in the interpreter; BENCHMARKS.md,
+ * tsharness31). addRun holds only what every list of records runs. */
+function addItems(e: Shape, a: ArrayLike<unknown>, depth: number): void {
+  const n = a.length;
+  // The list inferGathering infers: its records' fields gathered into columns by the generated code as it loads
+  // them (C: from record `from` on, by the code `gf`, while every record goes through it; undefined once one does
+  // not, or before).
+  const gather = depth === 0 && a === gatherTop;
+  let C: unknown[][] | undefined, gf: AddRecord | undefined, from = -1;
+  for (let i = 0; i < n;) {
+    // Records with the keys of the one before, added by their generated code (addRun), from record i on; the first
+    // it does not take, and anything else, goes through add. (The code f and e's kind stay the same while addRun
+    // runs: only add(e, …) changes them. So the gathering's steps, taken here once for the run, are what they would
+    // be for each of its records.)
+    const f = e.lastAdd;
+    if (gather) {
+      if (from < 0 && f) { from = i; gf = f; C = ADDER_COLUMNS.get(f)?.(n); }
+      else if (C !== undefined && f !== gf) C = undefined;
+    }
+    let x: unknown;
+    if (f && e.lastKind === "object" && depth < 127) {
+      const j = addRun(e, a, i, n, f, depth, C);
+      if (j === n) break;
+      // (The item addRun stopped at, as it read it: an accessor item is read once, as add's loop read each.)
+      i = j; x = stopped; stopped = undefined;
+    } else x = a[i];
+    C = undefined;
+    add(e, x, depth + 1);
+    i++;
+  }
+  if (C !== undefined) gathered = { src: a as unknown[], keys: ADDER_KEYS.get(gf!)!, from, cols: C };
+}
+/** The item addRun stopped at (undefined otherwise). */
+let stopped: unknown;
+/** Adds the records of `a` from index i on that the generated code f adds (plain objects with the keys of e's last
+ * ones): what add(e, x, depth + 1) does for each (its depth test, its counts and f's call), without kindOf's
+ * instanceof tests (a plain object's prototype is none of those classes') or the call; returns the index of the
+ * first item it does not add (n when none), that item left in `stopped`. */
+function addRun(e: Shape, a: ArrayLike<unknown>, i: number, n: number, f: AddRecord, depth: number, C: unknown[][] | undefined): number {
+  const shapes = e.lastShapes!;
+  for (; i < n; i++) {
+    const x = a[i];
+    if (x === null || typeof x !== "object" || Object.getPrototypeOf(x) !== OBJECT_PROTO || Array.isArray(x) ||
+      !f(x as Record<string, unknown>, undefined, shapes, depth + 2, C, i)) { stopped = x; return i; }
+    e.values++; e.objects++; addedSame(e);
+  }
+  return n;
 }
 
 /** Adds an object whose own keys are `own` when they are those of `s.last`, in its order, none undefined (no new
