@@ -1,6 +1,6 @@
 // Encode and decode of record lists: XBF (this package: its default, auto, and rows and columns forced) against
 // JSON.stringify/JSON.parse, @msgpack/msgpack, msgpackr and cbor-x, in one process, rounds interleaved, medians.
-//   npm run build && node bench/bench.mjs [--held-out | --held-out-2] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--warm-calls N] [--warm-max-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]] [--gc-probe] [--swap I,J] [--codecs "NAME;..."] [--marks]
+//   npm run build && node bench/bench.mjs [--held-out | --held-out-2] [--rounds N] [--ms TARGET_MS_PER_SAMPLE] [--warm-ms MS] [--warm-calls N] [--warm-max-ms MS] [--json PATH] [--markdown PATH] [--before DIST [--before-label TEXT]] [--gc-probe] [--swap I,J] [--codecs "NAME;..."] [--marks] [--only NAME,...]
 // --before DIST also runs another build of this package (e.g. main's ts/dist copied to a temp dir) in the same
 // run, as "XBF before (default)", for before/after figures.
 // --json writes the raw results (every sample, medians, bytes, node version, date, commit); --markdown a table per
@@ -14,6 +14,7 @@
 // puts codec 0 after the last one's decode: --swap 0,2 exchanges the default encode with "XBF decode, int64:
 // bigint"'s, the same call); --codecs "A;B;..." keeps only the codecs of those names (";" apart: names hold
 // commas; keep "JSON" and "@msgpack/msgpack", which the table needs).
+// --only NAME,... keeps only the datasets whose label starts with one of the names (e.g. --held-out-2 --only population).
 // --marks prints a line "#mark dataset NAME" as a dataset starts, "#mark warm NAME | CODEC" before a codec's warm-up
 // and calibration, and "#mark rounds NAME" before the timed rounds, on stdout, where node's --trace-opt,
 // --trace-deopt and --trace-gc write too: so that a trace of the whole run can be cut at one file or codec (issue 23,
