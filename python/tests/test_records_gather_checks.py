@@ -180,13 +180,10 @@ def test_batch_edges_of_128_records():
             same_as_general(rows)
 
 
-# Ints at the edges of CPython's 30-bit digits, both signs: none (0) or one digit (read as the digit times the
-# sign), two, and three (not read in place), in runs of one kind and among None.
-DIGIT_EDGES = [0, 1, 2**30 - 1, 2**30, 2**60 - 1, 2**60, 2**63 - 1]
-
-
 def test_ints_at_the_digit_edges():
-    vals = [s * v for v in DIGIT_EDGES for s in (1, -1)] + [-2**63]
+    # EDGES with both signs: CPython's 30-bit digits, none (0) or one (read as the digit times the sign), two, and
+    # three (not read in place), in runs of one kind and among None.
+    vals = [s * v for v in EDGES for s in (1, -1)] + [-2**63]
     for n in (len(vals), 200):
         run = [vals[i % len(vals)] for i in range(n)]
         for rows in ([{"v": v} for v in run], [{"v": None if i % 3 == 1 else v} for i, v in enumerate(run)],
