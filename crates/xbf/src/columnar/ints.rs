@@ -286,7 +286,7 @@ fn plan<T: Int>(values: &[T]) -> Plan {
         }
         // (The varints' size is counted in the pass where some take two
         // bytes: otherwise it is one byte a value.)
-        let g = if all >> 7 == 0 { lanes::pass_u15::<false, _>(values) } else { lanes::pass_u15::<true, _>(values) };
+        let g = if all >> 7 == 0 { lanes::pass_u7_or_u15(values) } else { lanes::pass_u15::<true, _>(values) };
         return plan_gathered(values, first as u64, g);
     }
     if all <= 1 {
@@ -439,7 +439,7 @@ impl Stats {
         // are then 0 and `hi`).
         if hi >> 15 == 0 && ids.len() >= 2 {
             let (g, varint_size) = if hi >> 7 == 0 {
-                (lanes::pass_u15::<false, _>(ids), ids.len())
+                (lanes::pass_u7_or_u15(ids), ids.len())
             } else {
                 let g = lanes::pass_u15::<true, _>(ids);
                 let size = g.varint_size.expect("counted in the lanes");

@@ -294,6 +294,73 @@ fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
 }
 
 #[test]
+fn the_8_bit_lanes_gather_what_a_count_finds() {
+    let mut next = crate::columnar::lcg(39, 7);
+    // Lengths around a step of sixteen (the last step shares 1 to 15 values
+    // with the one before), around a block (255 steps) and past one.
+    let lens = [17usize, 18, 24, 25, 31, 32, 33, 47, 48, 49, 237, 255, 256, 257, 255 * 16, 255 * 16 + 1, 255 * 16 + 2];
+    let lens = lens.iter().chain(&[255 * 16 + 17, 255 * 32 + 1, 255 * 32 + 5, 10_000]);
+    for (round, &n) in lens.cycle().take(21 * 8).enumerate() {
+        let values: Vec<u64> = (0..n)
+            .map(|i| {
+                let r = next();
+                match round % 8 {
+                    0 => r % (1 << 7),
+                    1 => 127 - r % 3,
+                    2 => (i as u64 / 5) % 7,
+                    3 => [0, 127][(r % 2) as usize],
+                    // Long runs (a lane's count at its most, 255 a block).
+                    4 => u64::from(i % 4096 < 2048),
+                    5 => 5,
+                    6 => u64::from(r % 50 == 0) * (r % 128),
+                    _ => (i as u64 * 37) % (1 << 7),
+                }
+            })
+            .collect();
+        let (lo, hi, dlo, dhi, runs, _) = counted(&values);
+        let g = lanes::pass_u7(&values);
+        assert_eq!((g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size), (lo, hi, dlo, dhi, runs, None), "round {round}");
+        let h = lanes::pass_u15::<false, _>(&values);
+        assert_eq!((h.lo, h.hi, h.dlo, h.dhi, h.runs), (lo, hi, dlo, dhi, runs), "round {round}");
+        let (lanes, scalar) = (plan(&values), plan_u63(&values, values[0]));
+        assert_eq!(
+            (lanes.size, lanes.enc, lanes.min, lanes.width, lanes.delta_min, lanes.delta_width),
+            (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width),
+            "round {round}, {n} values"
+        );
+        // The same values as `u128`s and as a dictionary's indices.
+        let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+        let g = lanes::pass_u7(&wide);
+        assert_eq!((g.lo, g.hi, g.dlo, g.dhi, g.runs), (lo, hi, dlo, dhi, runs), "round {round}");
+    }
+}
+
+proptest::proptest! {
+    /// Any column of values below 2^7 (runs, ramps, the edges 0 and 127):
+    /// the 8-bit lanes gather what a count value by value finds.
+    #[test]
+    fn the_8_bit_lanes_gather_what_a_count_finds_anywhere(
+        parts in proptest::collection::vec((0u64..1 << 7, 1usize..40, 0u8..4), 1..24)
+    ) {
+        let values: Vec<u64> = parts
+            .iter()
+            .flat_map(|&(v, len, kind)| {
+                (0..len as u64).map(move |i| match kind {
+                    0 => v,
+                    1 => (v + i * (v % 5)) % (1 << 7),
+                    2 => (v >> (v % 7)) ^ (i % 3),
+                    _ => [0, 127][((v + i) % 2) as usize],
+                })
+            })
+            .collect();
+        proptest::prop_assume!(values.len() > 16);
+        let (lo, hi, dlo, dhi, runs, _) = counted(&values);
+        let g = lanes::pass_u7(&values);
+        proptest::prop_assert_eq!((g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size), (lo, hi, dlo, dhi, runs, None));
+    }
+}
+
+#[test]
 fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
     let mut next = crate::columnar::lcg(29, 0);
     for width in 1..=64u8 {
