@@ -361,6 +361,38 @@ proptest::proptest! {
 }
 
 #[test]
+fn runs_of_values_of_one_varint_length_size_as_counted_one_by_one() {
+    let mut next = crate::columnar::lcg(39, 11);
+    // Runs whose lengths cross a varint's length (2^7, 2^14) or not, in a
+    // column of blocks of 64 or not, at its start, its end and across
+    // blocks; values of one varint length (below 2^7, from 2^7 to 2^14,
+    // from 2^14) and of two.
+    let lens = [1usize, 2, 7, 63, 64, 65, 126, 127, 128, 129, 191, 192, 193, 255, 256, 257, 16383, 16384, 16385];
+    let bases = [0u64, 5, 126, 127, 128, 300, (1 << 14) - 2, 1 << 14, (1 << 21) + 7];
+    for round in 0..600 {
+        let base = bases[round % bases.len()];
+        let spread = [1, 2, 3][round / bases.len() % 3];
+        let mut values = Vec::new();
+        for _ in 0..[1, 2, 3, 5, 9][round % 5] {
+            let v = base + next() % spread;
+            let len =
+                if next() % 3 == 0 { lens[(next() % lens.len() as u64) as usize] } else { (next() % 20 + 1) as usize };
+            values.extend(std::iter::repeat_n(v, len));
+        }
+        let runs = 1 + values.windows(2).filter(|w| w[0] != w[1]).count();
+        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+        let expected = rle_size(&values);
+        assert_eq!(rle_size_ranged(&values, runs, lo, hi), expected, "round {round}: {runs} runs, {lo}..={hi}");
+        let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+        assert_eq!(rle_size_ranged(&wide, runs, lo, hi), expected, "round {round}");
+        if hi <= 1 {
+            let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+            assert_eq!(rle_size_ranged(&bytes, runs, lo, hi), expected, "round {round}");
+        }
+    }
+}
+
+#[test]
 fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
     let mut next = crate::columnar::lcg(29, 0);
     for width in 1..=64u8 {
