@@ -335,6 +335,70 @@ fn the_8_bit_lanes_gather_what_a_count_finds() {
     }
 }
 
+/// Columns of the lengths around a lane pass's step and block, of values
+/// and a dictionary's ids up to the edges of the 8-bit and 16-bit lanes
+/// (2^7 - 1 and 2^7, 2^8 - 1 and 2^8, 2^15 - 1): planned as the u128
+/// reference plans them, and ids through their stats as alone.
+#[test]
+fn columns_at_the_lanes_edges_plan_as_the_reference() {
+    let mut next = crate::columnar::lcg(39, 13);
+    for n in [2usize, 7, 8, 9, 16, 17, 24, 25, 33, 255, 256, 257] {
+        for top in [1u64, 126, 127, 128, 255, 256, (1 << 15) - 1] {
+            for shape in 0..4 {
+                let values: Vec<u64> = (0..n as u64)
+                    .map(|i| match shape {
+                        0 => next() % (top + 1),
+                        1 => [0, top][(i % 2) as usize],
+                        2 => (i / 9).min(top),
+                        _ => top - (i % 3).min(top),
+                    })
+                    .collect();
+                let first = u128::from(values[0]);
+                let planned = plan(&values);
+                let reference = plan_wide(&values, first);
+                assert_eq!(
+                    (planned.size, planned.enc, planned.min, planned.width, planned.delta_min, planned.delta_width),
+                    (
+                        reference.size,
+                        reference.enc,
+                        reference.min,
+                        reference.width,
+                        reference.delta_min,
+                        reference.delta_width
+                    ),
+                    "{n} values up to {top}, shape {shape}"
+                );
+                // As a dictionary's ids: numbered in first-seen order.
+                let mut seen = Vec::new();
+                let ids: Vec<u64> = values
+                    .iter()
+                    .map(|v| match seen.iter().position(|s| s == v) {
+                        Some(i) => i as u64,
+                        None => {
+                            seen.push(*v);
+                            seen.len() as u64 - 1
+                        }
+                    })
+                    .collect();
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                Planned::with_stats(&ids, &Stats::of_ids(&ids, seen.len())).write(&mut a);
+                Planned::new(&ids).write(&mut b);
+                assert_eq!(a, b, "{n} ids of {} values", seen.len());
+                let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+                assert_eq!(round_trip(&wide), planned.enc.byte());
+            }
+        }
+    }
+    // Ids up to 2^8 - 1, 2^8 and 2^15 - 1: every id from 0 up, then again.
+    for distinct in [255usize, 256, 257, 1 << 15] {
+        let ids: Vec<u64> = (0..distinct as u64).chain((0..distinct as u64).rev()).collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        Planned::with_stats(&ids, &Stats::of_ids(&ids, distinct)).write(&mut a);
+        Planned::new(&ids).write(&mut b);
+        assert_eq!(a, b, "{distinct} ids");
+    }
+}
+
 proptest::proptest! {
     /// Any column of values below 2^7 (runs, ramps, the edges 0 and 127):
     /// the 8-bit lanes gather what a count value by value finds.
