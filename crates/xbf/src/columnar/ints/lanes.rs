@@ -160,16 +160,17 @@ pub(super) fn pass_u7<T: Int>(values: &[T]) -> Gathered {
     let narrowed = |at: usize| -> ([u8; L8], [u8; L8]) {
         (bytes(cur[at..at + L8].try_into().expect("a step")), bytes(prev[at..at + L8].try_into().expect("a step")))
     };
-    // Blocks of whole steps, each step's values and the ones before them
-    // as chunks (no bounds check a step).
-    let whole = steps * L8;
-    for (c, p) in cur[..whole].chunks(BLOCK8 * L8).zip(prev[..whole].chunks(BLOCK8 * L8)) {
-        for (c, p) in c.chunks_exact(L8).zip(p.chunks_exact(L8)) {
-            lanes.step(bytes(c.try_into().expect("a step")), bytes(p.try_into().expect("a step")), [1; L8]);
+    let mut start = 0;
+    while start < steps {
+        let end = (start + BLOCK8).min(steps);
+        for s in start..end {
+            let (c, p) = narrowed(s * L8);
+            lanes.step(c, p, [1; L8]);
         }
         equal += lanes.take_equal();
+        start = end;
     }
-    let rest = cur.len() - whole;
+    let rest = cur.len() - steps * L8;
     if rest > 0 {
         // The last sixteen, of which the first `L8 - rest` were counted.
         let (c, p) = narrowed(cur.len() - L8);
