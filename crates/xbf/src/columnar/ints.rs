@@ -286,7 +286,7 @@ fn plan<T: Int>(values: &[T]) -> Plan {
         }
         // (The varints' size is counted in the pass where some take two
         // bytes: otherwise it is one byte a value.)
-        let g = if all >> 7 == 0 { lanes::pass_u15::<false, _>(values) } else { lanes::pass_u15::<true, _>(values) };
+        let g = if all >> 7 == 0 { lanes::pass_u7_or_u15(values) } else { lanes::pass_u15::<true, _>(values) };
         return plan_gathered(values, first as u64, g);
     }
     if all <= 1 {
@@ -364,12 +364,12 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
     let n = values.len();
     let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
     let range = (u128::from(lo), u128::from(hi), u128::from(dlo), u128::from(dhi));
-    let first = u128::from(first);
+    let frames = Frames::of(n, u128::from(first), range);
     // The varints take `vlen(lo)` bytes each at least, and exactly that
     // where the largest takes as many.
     let mut exact = varint_size.or((vlen(hi) == vlen(lo)).then_some(n * vlen(lo)));
     let mut varint_size = exact.unwrap_or(n * vlen(lo));
-    let mut others = finish_plan(values, first, varint_size, usize::MAX, range);
+    let mut others = frames.plan(varint_size, usize::MAX);
     let mut rle_size = None;
     let count = || values.iter().map(|v| vlen(v.wide() as u64)).sum::<usize>();
     if exact.is_none() && others.enc == E::Varint {
@@ -378,17 +378,16 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
         // win, sized first where most values are inside a run, take less
         // than that least (then neither it nor the exact size can win, and
         // the choice is the same).
-        let frames = finish_plan(values, first, usize::MAX, usize::MAX, range).size;
-        if 2 * runs <= n && !runs_lose(runs, lo, frames.min(n * vlen(hi))) {
-            let rle = rle_size_u63(values, runs);
+        if 2 * runs <= n && !runs_lose(runs, lo, frames.least().min(n * vlen(hi))) {
+            let rle = rle_size_ranged(values, runs, lo, hi);
             if rle < varint_size {
-                return finish_plan(values, first, varint_size, rle, range);
+                return frames.plan(varint_size, rle);
             }
             rle_size = Some(rle);
         }
         varint_size = count();
         exact = Some(varint_size);
-        others = finish_plan(values, first, varint_size, usize::MAX, range);
+        others = frames.plan(varint_size, usize::MAX);
     }
     if runs_lose(runs, lo, others.size) {
         return others;
@@ -403,7 +402,7 @@ fn plan_gathered<T: Int>(values: &[T], first: u64, g: Gathered) -> Plan {
     }
     // (The varints' size is exact where they won; where they lost to a
     // smaller size, their least loses to it too.)
-    finish_plan(values, first, varint_size, rle_size.unwrap_or_else(|| rle_size_u63(values, runs)), range)
+    frames.plan(varint_size, rle_size.unwrap_or_else(|| rle_size_ranged(values, runs, lo, hi)))
 }
 
 /// What [`plan_u63`] gathers in its pass, gathered from what a writer
@@ -439,7 +438,7 @@ impl Stats {
         // are then 0 and `hi`).
         if hi >> 15 == 0 && ids.len() >= 2 {
             let (g, varint_size) = if hi >> 7 == 0 {
-                (lanes::pass_u15::<false, _>(ids), ids.len())
+                (lanes::pass_u7_or_u15(ids), ids.len())
             } else {
                 let g = lanes::pass_u15::<true, _>(ids);
                 let size = g.varint_size.expect("counted in the lanes");
@@ -474,14 +473,14 @@ impl Stats {
         }
         let dlo = if self.n > 1 { self.dlo } else { 0 };
         let range = (u128::from(self.lo), u128::from(self.hi), u128::from(dlo), u128::from(self.dhi));
-        let first = u128::from(self.first);
-        let others = finish_plan(values, first, self.varint_size, usize::MAX, range);
+        let frames = Frames::of(self.n, u128::from(self.first), range);
+        let others = frames.plan(self.varint_size, usize::MAX);
         if runs_lose(self.runs, self.lo, others.size)
             || runs_least(self.runs, self.varint_size, self.n, self.hi) >= others.size
         {
             return others;
         }
-        finish_plan(values, first, self.varint_size, rle_size_u63(values, self.runs), range)
+        frames.plan(self.varint_size, rle_size_ranged(values, self.runs, self.lo, self.hi))
     }
 }
 
@@ -559,12 +558,12 @@ fn plan_bit_counts<T: Int>(values: &[T], first: u64, ones: usize, up: usize, dow
         (0, 0)
     };
     let runs = 1 + up + down;
-    let range = (lo, hi, dlo, dhi);
-    let others = finish_plan(values, u128::from(first), n, usize::MAX, range);
+    let frames = Frames::of(n, u128::from(first), (lo, hi, dlo, dhi));
+    let others = frames.plan(n, usize::MAX);
     if 2 * runs >= others.size {
         return others;
     }
-    finish_plan(values, u128::from(first), n, rle_size_u63(values, runs), range)
+    frames.plan(n, rle_size_ranged(values, runs, lo as u64, hi as u64))
 }
 
 /// Whether `runs` runs of values of `lo` or more take `others` bytes or
@@ -609,6 +608,43 @@ fn rle_size_u63<T: Int>(values: &[T], runs: usize) -> usize {
         run += 1;
     }
     size + vlen(run) + vlen(prev)
+}
+
+/// [`rle_size_u63`] of values from `lo` to `hi` (the smallest and the
+/// largest), which make `runs` runs. Where every varint of a value takes as
+/// many bytes, each run takes those for its value and one for its length,
+/// and one more for a length from 2^7 (one more from 2^14, ...): a run
+/// that long holds a whole aligned block of 64 values, so that only the
+/// runs through such a block are measured (and none where the equal
+/// neighbours, `n - runs`, are too few for one).
+fn rle_size_ranged<T: Int>(values: &[T], runs: usize, lo: u64, hi: u64) -> usize {
+    const BLOCK: usize = 64;
+    let vlen = |v: u64| VARINT_LEN[(64 - v.leading_zeros()) as usize] as usize;
+    if vlen(lo) != vlen(hi) {
+        return rle_size_u63(values, runs);
+    }
+    let n = values.len();
+    let mut size = runs * (1 + vlen(hi));
+    if n - runs < (1 << 7) - 1 {
+        return size;
+    }
+    // Where the runs measured so far end.
+    let mut measured = 0;
+    for b in (0..n / BLOCK).map(|b| b * BLOCK) {
+        let v = values[b];
+        let block = &values[b..b + BLOCK];
+        if b + BLOCK <= measured || !block.chunks_exact(8).all(|g| T::all_are(g.try_into().expect("eight"), v)) {
+            continue;
+        }
+        let mut start = b;
+        while start > measured && values[start - 1] == v {
+            start -= 1;
+        }
+        let end = run_end(values, b);
+        size += vlen((end - start) as u64) - 1;
+        measured = end;
+    }
+    size
 }
 
 /// [`plan`] in 64-bit arithmetic, the common case: `None` if a value is
@@ -690,22 +726,59 @@ fn finish_plan<T: Int>(
     first: u128,
     varint_size: usize,
     rle_size: usize,
-    (min, max, dmin, dmax): (u128, u128, u128, u128),
+    range: (u128, u128, u128, u128),
 ) -> Plan {
-    let n = values.len();
-    let width = bits_for(max - min);
-    let for_size = varint::len(min) + 1 + (n * usize::from(width)).div_ceil(8);
-    let mut sizes =
-        [(varint_size, E::Varint), (for_size, E::FrameOfReference), (usize::MAX, E::Delta), (rle_size, E::RunLength)];
-    let mut delta_width = 0;
-    if n > 1 {
-        delta_width = bits_for(dmax - dmin);
-        sizes[2].0 = varint::len(first) + varint::len(dmin) + 1 + ((n - 1) * usize::from(delta_width)).div_ceil(8);
+    Frames::of(values.len(), first, range).plan(varint_size, rle_size)
+}
+
+/// The two frames of reference of a column (`02` of its values, `03` of
+/// the differences of neighbours): their sizes and what they need to be
+/// written, worked out once for the planners, which then compare them with
+/// the varints' size and the runs' as those become known.
+#[derive(Clone, Copy)]
+struct Frames {
+    min: u128,
+    width: u8,
+    for_size: usize,
+    delta_min: u128,
+    delta_width: u8,
+    /// `usize::MAX` for a column of fewer than two values.
+    delta_size: usize,
+}
+
+impl Frames {
+    /// The frames of `n` values, the first `first`, within `min..=max`, the
+    /// zigzags of their differences within `dmin..=dmax`.
+    fn of(n: usize, first: u128, (min, max, dmin, dmax): (u128, u128, u128, u128)) -> Frames {
+        let width = bits_for(max - min);
+        let for_size = varint::len(min) + 1 + (n * usize::from(width)).div_ceil(8);
+        let (mut delta_width, mut delta_size) = (0, usize::MAX);
+        if n > 1 {
+            delta_width = bits_for(dmax - dmin);
+            delta_size = varint::len(first) + varint::len(dmin) + 1 + ((n - 1) * usize::from(delta_width)).div_ceil(8);
+        }
+        Frames { min, width, for_size, delta_min: dmin, delta_width, delta_size }
     }
-    // Ties go to the earlier encoding, as when each was written and compared.
-    let (size, enc) =
-        sizes.into_iter().enumerate().min_by_key(|&(i, (size, _))| (size, i)).map(|(_, s)| s).expect("four");
-    Plan { size, enc, min, width, delta_min: dmin, delta_width }
+
+    /// The smaller of the two frames' sizes.
+    fn least(&self) -> usize {
+        self.for_size.min(self.delta_size)
+    }
+
+    /// The smallest encoding, given the varints' size and the runs'.
+    fn plan(&self, varint_size: usize, rle_size: usize) -> Plan {
+        // Ties go to the earlier encoding, as when each was written and
+        // compared.
+        let mut best = (varint_size, E::Varint);
+        for candidate in [(self.for_size, E::FrameOfReference), (self.delta_size, E::Delta), (rle_size, E::RunLength)] {
+            if candidate.0 < best.0 {
+                best = candidate;
+            }
+        }
+        let (size, enc) = best;
+        let Frames { min, width, delta_min, delta_width, .. } = *self;
+        Plan { size, enc, min, width, delta_min, delta_width }
+    }
 }
 
 /// The smallest and largest zigzag-mapped difference of neighbours.

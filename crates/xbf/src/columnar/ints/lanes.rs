@@ -124,6 +124,161 @@ impl Lanes {
     }
 }
 
+/// Values per step of [`pass_u7`]: sixteen 8-bit lanes fill a 128-bit
+/// register.
+const L8: usize = 16;
+
+/// Steps per block of [`pass_u7`]: a lane counts at most one a step in a
+/// `u8`, added to the total after each block, before it could wrap.
+const BLOCK8: usize = 255;
+
+/// What [`pass_u15`] gathers from `values`, every one below 2^7 (a small
+/// dictionary's indices, short strings' lengths) and more than [`L8`] of
+/// them, in 8-bit lanes, sixteen values a step (twice `pass_u15`'s, for
+/// about as many instructions a step). Every varint takes one byte, so
+/// none is counted. Differences of values below 2^7 lie in (-2^7, 2^7),
+/// exact in an `i8`, and their zigzags below 2^8, in unsigned order in a
+/// `u8` (SSE2 has unsigned 8-bit min and max).
+///
+/// The values past the whole steps are taken by one more step over the
+/// last sixteen values, which it shares with the steps before: the
+/// smallest and largest are the same for values seen twice, and the equal
+/// neighbours of the lanes seen before are masked out of its count.
+///
+/// (Not inlined, and the slice opaque, as in [`pass_u15`].)
+#[inline(never)]
+pub(super) fn pass_u7<T: Int>(values: &[T]) -> Gathered {
+    let values = std::hint::black_box(values);
+    let n = values.len();
+    debug_assert!(n > L8 && values.iter().all(|v| v.wide() < 1 << 7));
+    let first = values[0].wide() as u8;
+    let mut lanes = Lanes8 { lo: [first; L8], hi: [first; L8], dlo: [u8::MAX; L8], dhi: [0; L8], equal: [0; L8] };
+    let mut equal = 0usize;
+    // Each value from the second on, beside the one before it.
+    let (cur, prev) = (&values[1..], &values[..n - 1]);
+    let steps = cur.len() / L8;
+    let narrowed = |at: usize| -> ([u8; L8], [u8; L8]) {
+        (bytes(cur[at..at + L8].try_into().expect("a step")), bytes(prev[at..at + L8].try_into().expect("a step")))
+    };
+    let mut start = 0;
+    while start < steps {
+        let end = (start + BLOCK8).min(steps);
+        for s in start..end {
+            let (c, p) = narrowed(s * L8);
+            lanes.step(c, p, [1; L8]);
+        }
+        equal += lanes.take_equal();
+        start = end;
+    }
+    let rest = cur.len() - steps * L8;
+    if rest > 0 {
+        // The last sixteen, of which the first `L8 - rest` were counted.
+        let (c, p) = narrowed(cur.len() - L8);
+        let mask = COUNTED[rest..rest + L8].try_into().expect("a step");
+        lanes.step(c, p, mask);
+        equal += lanes.take_equal();
+    }
+    let [lo, hi, dlo, dhi] = lanes.ends().map(u64::from);
+    Gathered { lo, hi, dlo, dhi, runs: n - equal, varint_size: None }
+}
+
+/// What [`pass_u7`] gathers from `values`, every one below 2^7 and at
+/// least two of them: a list of [`L8`] values or fewer in [`pass_u15`]'s
+/// lanes.
+pub(super) fn pass_u7_or_u15<T: Int>(values: &[T]) -> Gathered {
+    if values.len() > L8 {
+        pass_u7(values)
+    } else {
+        pass_u15::<false, _>(values)
+    }
+}
+
+/// `f` (the smaller or the larger) of sixteen lanes, each step beside the
+/// lanes a half, a quarter, ... further on (the compiler keeps the lanes
+/// in a vector register, a shuffle and a `pminub` or `pmaxub` a step; a
+/// fold over them, or halves of fewer lanes, it compiled a lane at a time).
+#[inline(always)]
+fn fold16(a: [u8; L8], f: impl Fn(u8, u8) -> u8 + Copy) -> u8 {
+    #[inline(always)]
+    fn beside<const S: usize>(a: [u8; L8], f: impl Fn(u8, u8) -> u8) -> [u8; L8] {
+        std::array::from_fn(|k| f(a[k], a[(k + S) % L8]))
+    }
+    beside::<1>(beside::<2>(beside::<4>(beside::<8>(a, f), f), f), f)[0]
+}
+
+/// Sixteen values below 2^7 as bytes, narrowed to `i16` and then to `i8`
+/// with saturation, which changes none of them: SSE2 packs with
+/// saturation (`packssdw`, `packsswb`), so that the sixteen take two
+/// packing steps; narrowed by truncation, they were gathered a byte at a
+/// time.
+#[inline(always)]
+fn bytes<T: Int>(values: &[T; L8]) -> [u8; L8] {
+    let words: [i16; L8] = std::array::from_fn(|k| (values[k].wide() as i32).clamp(-(1 << 15), (1 << 15) - 1) as i16);
+    std::array::from_fn(|k| words[k].clamp(-(1 << 7), (1 << 7) - 1) as i8 as u8)
+}
+
+/// Which lanes [`pass_u7`]'s last step counts where it takes `rest` new
+/// values: `COUNTED[rest..rest + L8]`, whose last `rest` are 1.
+const COUNTED: [u8; 2 * L8] = {
+    let mut t = [0u8; 2 * L8];
+    let mut i = L8;
+    while i < 2 * L8 {
+        t[i] = 1;
+        i += 1;
+    }
+    t
+};
+
+/// Sixteen lanes of what [`pass_u7`] gathers: the values equal to the one
+/// before are counted.
+struct Lanes8 {
+    lo: [u8; L8],
+    hi: [u8; L8],
+    dlo: [u8; L8],
+    dhi: [u8; L8],
+    equal: [u8; L8],
+}
+
+impl Lanes8 {
+    /// Each value `c[k]` beside the one before it, `p[k]`; the lanes whose
+    /// `counted[k]` is 0 are not counted (1 counts).
+    #[inline(always)]
+    fn step(&mut self, c: [u8; L8], p: [u8; L8], counted: [u8; L8]) {
+        for k in 0..L8 {
+            self.lo[k] = self.lo[k].min(c[k]);
+            self.hi[k] = self.hi[k].max(c[k]);
+            let d = c[k].wrapping_sub(p[k]) as i8;
+            let z = ((d << 1) ^ (d >> 7)) as u8;
+            self.dlo[k] = self.dlo[k].min(z);
+            self.dhi[k] = self.dhi[k].max(z);
+            // (1 where `z` is 0, that is where `c[k]` is `p[k]`, and the
+            // lane is counted: a saturating subtraction, which the
+            // compiler keeps; `c[k] == p[k]` it compared in 16-bit lanes,
+            // before the narrowing to bytes.)
+            self.equal[k] += counted[k].saturating_sub(z);
+        }
+    }
+
+    /// The smallest and largest value and zigzag of the lanes. (Not
+    /// inlined: inlined, the folds were compiled a lane at a time.)
+    #[inline(never)]
+    fn ends(&self) -> [u8; 4] {
+        [fold16(self.lo, u8::min), fold16(self.hi, u8::max), fold16(self.dlo, u8::min), fold16(self.dhi, u8::max)]
+    }
+
+    /// The equal neighbours counted since the last call: the lanes' bytes
+    /// added in pairs in two words (no sum passes 4 × 255), whose four
+    /// 16-bit sums a multiplication adds up.
+    #[inline(always)]
+    fn take_equal(&mut self) -> usize {
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let pairs = |w: u64| (w & 0x00ff_00ff_00ff_00ff) + ((w >> 8) & 0x00ff_00ff_00ff_00ff);
+        let sums = pairs(word(&self.equal[..8])) + pairs(word(&self.equal[8..]));
+        self.equal = [0; L8];
+        (sums.wrapping_mul(0x0001_0001_0001_0001) >> 48) as usize
+    }
+}
+
 /// Values per step of [`pass_u30`]: four 32-bit lanes fill a 128-bit
 /// register.
 const L32: usize = 4;

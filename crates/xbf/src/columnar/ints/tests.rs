@@ -294,6 +294,169 @@ fn the_16_bit_lanes_gather_what_the_64_bit_pass_does() {
 }
 
 #[test]
+fn the_8_bit_lanes_gather_what_a_count_finds() {
+    let mut next = crate::columnar::lcg(39, 7);
+    // Lengths around a step of sixteen (the last step shares 1 to 15 values
+    // with the one before), around a block (255 steps) and past one.
+    let lens = [17usize, 18, 24, 25, 31, 32, 33, 47, 48, 49, 237, 255, 256, 257, 255 * 16, 255 * 16 + 1, 255 * 16 + 2];
+    let lens = lens.iter().chain(&[255 * 16 + 17, 255 * 32 + 1, 255 * 32 + 5, 10_000]);
+    for (round, &n) in lens.cycle().take(21 * 8).enumerate() {
+        let values: Vec<u64> = (0..n)
+            .map(|i| {
+                let r = next();
+                match round % 8 {
+                    0 => r % (1 << 7),
+                    1 => 127 - r % 3,
+                    2 => (i as u64 / 5) % 7,
+                    3 => [0, 127][(r % 2) as usize],
+                    // Long runs (a lane's count at its most, 255 a block).
+                    4 => u64::from(i % 4096 < 2048),
+                    5 => 5,
+                    6 => u64::from(r % 50 == 0) * (r % 128),
+                    _ => (i as u64 * 37) % (1 << 7),
+                }
+            })
+            .collect();
+        let (lo, hi, dlo, dhi, runs, _) = counted(&values);
+        let g = lanes::pass_u7(&values);
+        assert_eq!((g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size), (lo, hi, dlo, dhi, runs, None), "round {round}");
+        let h = lanes::pass_u15::<false, _>(&values);
+        assert_eq!((h.lo, h.hi, h.dlo, h.dhi, h.runs), (lo, hi, dlo, dhi, runs), "round {round}");
+        let (lanes, scalar) = (plan(&values), plan_u63(&values, values[0]));
+        assert_eq!(
+            (lanes.size, lanes.enc, lanes.min, lanes.width, lanes.delta_min, lanes.delta_width),
+            (scalar.size, scalar.enc, scalar.min, scalar.width, scalar.delta_min, scalar.delta_width),
+            "round {round}, {n} values"
+        );
+        // The same values as `u128`s and as a dictionary's indices.
+        let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+        let g = lanes::pass_u7(&wide);
+        assert_eq!((g.lo, g.hi, g.dlo, g.dhi, g.runs), (lo, hi, dlo, dhi, runs), "round {round}");
+    }
+}
+
+/// Columns of the lengths around a lane pass's step and block, of values
+/// and a dictionary's ids up to the edges of the 8-bit and 16-bit lanes
+/// (2^7 - 1 and 2^7, 2^8 - 1 and 2^8, 2^15 - 1): planned as the u128
+/// reference plans them, and ids through their stats as alone.
+#[test]
+fn columns_at_the_lanes_edges_plan_as_the_reference() {
+    let mut next = crate::columnar::lcg(39, 13);
+    for n in [2usize, 7, 8, 9, 16, 17, 24, 25, 33, 255, 256, 257] {
+        for top in [1u64, 126, 127, 128, 255, 256, (1 << 15) - 1] {
+            for shape in 0..4 {
+                let values: Vec<u64> = (0..n as u64)
+                    .map(|i| match shape {
+                        0 => next() % (top + 1),
+                        1 => [0, top][(i % 2) as usize],
+                        2 => (i / 9).min(top),
+                        _ => top - (i % 3).min(top),
+                    })
+                    .collect();
+                let first = u128::from(values[0]);
+                let planned = plan(&values);
+                let reference = plan_wide(&values, first);
+                assert_eq!(
+                    (planned.size, planned.enc, planned.min, planned.width, planned.delta_min, planned.delta_width),
+                    (
+                        reference.size,
+                        reference.enc,
+                        reference.min,
+                        reference.width,
+                        reference.delta_min,
+                        reference.delta_width
+                    ),
+                    "{n} values up to {top}, shape {shape}"
+                );
+                // As a dictionary's ids: numbered in first-seen order.
+                let mut seen = Vec::new();
+                let ids: Vec<u64> = values
+                    .iter()
+                    .map(|v| match seen.iter().position(|s| s == v) {
+                        Some(i) => i as u64,
+                        None => {
+                            seen.push(*v);
+                            seen.len() as u64 - 1
+                        }
+                    })
+                    .collect();
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                Planned::with_stats(&ids, &Stats::of_ids(&ids, seen.len())).write(&mut a);
+                Planned::new(&ids).write(&mut b);
+                assert_eq!(a, b, "{n} ids of {} values", seen.len());
+                let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+                assert_eq!(round_trip(&wide), planned.enc.byte());
+            }
+        }
+    }
+    // Ids up to 2^8 - 1, 2^8 and 2^15 - 1: every id from 0 up, then again.
+    for distinct in [255usize, 256, 257, 1 << 15] {
+        let ids: Vec<u64> = (0..distinct as u64).chain((0..distinct as u64).rev()).collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        Planned::with_stats(&ids, &Stats::of_ids(&ids, distinct)).write(&mut a);
+        Planned::new(&ids).write(&mut b);
+        assert_eq!(a, b, "{distinct} ids");
+    }
+}
+
+proptest::proptest! {
+    /// Any column of values below 2^7 (runs, ramps, the edges 0 and 127):
+    /// the 8-bit lanes gather what a count value by value finds.
+    #[test]
+    fn the_8_bit_lanes_gather_what_a_count_finds_anywhere(
+        parts in proptest::collection::vec((0u64..1 << 7, 1usize..40, 0u8..4), 1..24)
+    ) {
+        let values: Vec<u64> = parts
+            .iter()
+            .flat_map(|&(v, len, kind)| {
+                (0..len as u64).map(move |i| match kind {
+                    0 => v,
+                    1 => (v + i * (v % 5)) % (1 << 7),
+                    2 => (v >> (v % 7)) ^ (i % 3),
+                    _ => [0, 127][((v + i) % 2) as usize],
+                })
+            })
+            .collect();
+        proptest::prop_assume!(values.len() > 16);
+        let (lo, hi, dlo, dhi, runs, _) = counted(&values);
+        let g = lanes::pass_u7(&values);
+        proptest::prop_assert_eq!((g.lo, g.hi, g.dlo, g.dhi, g.runs, g.varint_size), (lo, hi, dlo, dhi, runs, None));
+    }
+}
+
+#[test]
+fn runs_of_values_of_one_varint_length_size_as_counted_one_by_one() {
+    let mut next = crate::columnar::lcg(39, 11);
+    // Runs whose lengths cross a varint's length (2^7, 2^14) or not, in a
+    // column of blocks of 64 or not, at its start, its end and across
+    // blocks; values of one varint length (below 2^7, from 2^7 to 2^14,
+    // from 2^14) and of two.
+    let lens = [1usize, 2, 7, 63, 64, 65, 126, 127, 128, 129, 191, 192, 193, 255, 256, 257, 16383, 16384, 16385];
+    let bases = [0u64, 5, 126, 127, 128, 300, (1 << 14) - 2, 1 << 14, (1 << 21) + 7];
+    for round in 0..600 {
+        let base = bases[round % bases.len()];
+        let spread = [1, 2, 3][round / bases.len() % 3];
+        let mut values = Vec::new();
+        for _ in 0..[1, 2, 3, 5, 9][round % 5] {
+            let v = base + next() % spread;
+            let len =
+                if next() % 3 == 0 { lens[(next() % lens.len() as u64) as usize] } else { (next() % 20 + 1) as usize };
+            values.extend(std::iter::repeat_n(v, len));
+        }
+        let runs = 1 + values.windows(2).filter(|w| w[0] != w[1]).count();
+        let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+        let expected = rle_size(&values);
+        assert_eq!(rle_size_ranged(&values, runs, lo, hi), expected, "round {round}: {runs} runs, {lo}..={hi}");
+        let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+        assert_eq!(rle_size_ranged(&wide, runs, lo, hi), expected, "round {round}");
+        if hi <= 1 {
+            let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+            assert_eq!(rle_size_ranged(&bytes, runs, lo, hi), expected, "round {round}");
+        }
+    }
+}
+
+#[test]
 fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
     let mut next = crate::columnar::lcg(29, 0);
     for width in 1..=64u8 {
