@@ -294,7 +294,7 @@ impl Eq for Long<'_> {}
 #[cfg(test)]
 fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     let mut d = Distinct::new(values.count());
-    d.run(values, usize::MAX).then(|| d.finish())
+    d.run(values, usize::MAX).then(|| d.finish(Vec::new()))
 }
 
 /// Room for as many distinct values as the dictionary of `n` values may
@@ -461,6 +461,66 @@ thread_local! {
     static TABLES: std::cell::Cell<Option<Tables>> = const { std::cell::Cell::new(None) };
 }
 
+/// The lists a column's encoding fills (the dictionary's distinct values,
+/// their lengths and each value's index; plain's lengths; the shared
+/// prefixes' two lists), given back empty when it is written and kept for
+/// the next column in the thread, as the dictionary's tables are
+/// ([`Tables`]): a message of many small columns neither allocates nor
+/// frees them column by column. A list of room for more than
+/// [`KEPT_ITEMS`] items is not kept.
+#[derive(Default)]
+struct Lists {
+    /// (Of no values: the room of a list of any column's values.)
+    distinct: Vec<&'static [u8]>,
+    ids: Vec<u64>,
+    dict_lens: Vec<u64>,
+    lens: Vec<u64>,
+    shared: Vec<u64>,
+    rest_lens: Vec<u64>,
+}
+
+/// The most items of room a kept list may have (64 KiB of indices).
+const KEPT_ITEMS: usize = 8192;
+
+thread_local! {
+    static LISTS: std::cell::Cell<Option<Lists>> = const { std::cell::Cell::new(None) };
+}
+
+impl Lists {
+    /// The thread's kept lists (new ones if none are kept).
+    fn take() -> Lists {
+        LISTS.try_with(std::cell::Cell::take).ok().flatten().unwrap_or_default()
+    }
+
+    /// The lists emptied and kept for the next column (each list of more
+    /// than [`KEPT_ITEMS`] items of room dropped). (Not inlined: once a
+    /// column.)
+    #[inline(never)]
+    fn keep(mut self) {
+        fn emptied<T>(v: &mut Vec<T>) {
+            v.clear();
+            if v.capacity() > KEPT_ITEMS {
+                *v = Vec::new();
+            }
+        }
+        emptied(&mut self.distinct);
+        emptied(&mut self.ids);
+        emptied(&mut self.dict_lens);
+        emptied(&mut self.lens);
+        emptied(&mut self.shared);
+        emptied(&mut self.rest_lens);
+        // (A thread ending has no lists to keep them in.)
+        let _ = LISTS.try_with(|l| l.set(Some(self)));
+    }
+}
+
+/// A list of values emptied, its room kept, as a list of values of any
+/// lifetime (collected in place: the same allocation, and no item).
+fn unbound(mut values: Vec<&[u8]>) -> Vec<&'static [u8]> {
+    values.clear();
+    values.into_iter().map(|_| -> &'static [u8] { &[] }).collect()
+}
+
 impl Drop for Distinct<'_> {
     /// The tables given back, their slots freed, for the next dictionary.
     /// (Not inlined: a column's dictionary is dropped once.)
@@ -486,7 +546,16 @@ impl Drop for Distinct<'_> {
 
 impl<'a> Distinct<'a> {
     /// A dictionary of none of a column's `n` values yet.
+    #[cfg(test)]
     fn new(n: usize) -> Self {
+        Self::new_in(n, Vec::new(), Vec::new())
+    }
+
+    /// [`Distinct::new`] whose distinct values and indices are listed in
+    /// `distinct` and `ids` (empty; their room kept from an earlier column,
+    /// [`Lists`]).
+    fn new_in(n: usize, mut distinct: Vec<&'a [u8]>, mut ids: Vec<u64>) -> Self {
+        debug_assert!(distinct.is_empty() && ids.is_empty());
         let room = dictionary_room(n);
         let key = super::FastHash::default();
         let Tables { short, long, recent, mut block } =
@@ -502,8 +571,14 @@ impl<'a> Distinct<'a> {
             recent: Vec::new(),
             recent_spare: recent,
             block,
-            distinct: Vec::with_capacity(room),
-            ids: Vec::with_capacity(n),
+            distinct: {
+                distinct.reserve(room);
+                distinct
+            },
+            ids: {
+                ids.reserve(n);
+                ids
+            },
             last: (&[], 0),
             bytes: 0,
         }
@@ -520,9 +595,10 @@ impl<'a> Distinct<'a> {
     /// them once the dictionary is known to be whole: the first index is 0
     /// and the largest `distinct - 1`, so fewer are gathered than value by
     /// value, and none for a dictionary that gives up).
-    fn finish(mut self) -> (DictParts<'a>, Stats) {
+    fn finish(mut self, mut lens: Vec<u64>) -> (DictParts<'a>, Stats) {
         let (distinct, ids) = (std::mem::take(&mut self.distinct), std::mem::take(&mut self.ids));
-        let lens = distinct.iter().map(|v| v.len() as u64).collect();
+        lens.clear();
+        lens.extend(distinct.iter().map(|v| v.len() as u64));
         let stats = Stats::of_ids(&ids, distinct.len());
         ((distinct, lens, ids), stats)
     }
@@ -1077,10 +1153,20 @@ pub(crate) fn encode_joined(text: &[u8], ends: &[usize]) -> Vec<u8> {
     encode_with(Joined { text, ends }, super::entropy::enabled())
 }
 
-/// [`encode`], FSST among the encodings if `fsst` (in files only).
+/// [`encode`], FSST among the encodings if `fsst` (in files only); its
+/// lists kept from column to column ([`Lists`]).
 fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
+    let mut lists = Lists::take();
+    let out = encode_in(values, fsst, &mut lists);
+    lists.keep();
+    out
+}
+
+/// [`encode_with`] in `lists` (empty; the dictionary's are given back to
+/// them, emptied or not).
+fn encode_in<'a>(values: impl Texts<'a>, fsst: bool, lists: &mut Lists) -> Vec<u8> {
     let n = values.count();
-    let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
+    let Lists { distinct, ids, dict_lens, lens, shared, rest_lens } = lists;
     // Plain takes the bytes and a block of lengths of two bytes at least:
     // its lengths are planned only if neither a dictionary nor shared
     // prefixes beat that (ties go to plain).
@@ -1098,7 +1184,7 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     // at least, so their exact size stops it as soon as its bytes pass it
     // (the sizes compared are exact either way: only which is measured
     // first, and what is not finished, changes).
-    let mut dictionary = Distinct::new(n);
+    let mut dictionary = Distinct::new_in(n, std::mem::take(distinct), std::mem::take(ids));
     let probe = n.min(PROBE);
     let mut whole = !sampled_distinct(values) && dictionary.run(values.first(probe), usize::MAX);
     let mut first_rest = None;
@@ -1107,17 +1193,24 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
         && dictionary.distinct.len() * 8 > probe
         && *shares.get_or_insert_with(|| shares_prefixes(values))
     {
-        Prefix::rest(values.first(probe), &mut shared, &mut rest_lens, usize::MAX);
+        Prefix::rest(values.first(probe), shared, rest_lens, usize::MAX);
         if 2 * rest_lens.iter().sum::<u64>() < dictionary.bytes as u64
             && rests_under(values, plain_least.saturating_sub(5))
         {
-            first_rest = Some(Prefix::rest(values, &mut shared, &mut rest_lens, plain_least - 5));
+            first_rest = Some(Prefix::rest(values, shared, rest_lens, plain_least - 5));
         }
     }
-    let first_prefix = first_rest.flatten().map(|rest| Prefix::plan(&shared, &rest_lens, rest));
+    let first_prefix = first_rest.flatten().map(|rest| Prefix::plan(shared, rest_lens, rest));
     let beaten_past = first_prefix.as_ref().map_or(usize::MAX, |p| p.size() - 3);
     whole = whole && dictionary.run(values, beaten_past);
-    let parts = whole.then(|| dictionary.finish());
+    let parts = if whole {
+        Some(dictionary.finish(std::mem::take(dict_lens)))
+    } else {
+        *distinct = unbound(std::mem::take(&mut dictionary.distinct));
+        *ids = std::mem::take(&mut dictionary.ids);
+        drop(dictionary);
+        None
+    };
     let dict = parts.as_ref().map(Dict::with_stats);
     let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
     let others = plain_least.min(dict_size);
@@ -1134,16 +1227,16 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
             match parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n) {
                 Some(((_, _, ids), stats)) => {
                     let starts = run_starts(ids, stats.runs());
-                    Prefix::rest_of_runs(values, &starts, &mut shared, &mut rest_lens, limit, dict_size)
+                    Prefix::rest_of_runs(values, &starts, shared, rest_lens, limit, dict_size)
                 }
-                None => Prefix::rest(values, &mut shared, &mut rest_lens, limit),
+                None => Prefix::rest(values, shared, rest_lens, limit),
             }
         })
         .flatten()
-        .map(|rest| Prefix::plan(&shared, &rest_lens, rest)),
+        .map(|rest| Prefix::plan(shared, rest_lens, rest)),
     };
     let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
-    let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
+    let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, lens));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
     let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("an encoding");
     // In an XBF file, FSST (`23`) where it is smaller still, measured by
@@ -1152,21 +1245,26 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     // bytes: not tried where the best is below that (a dictionary of few
     // values, whose indices take less than a byte).
     let floor = || (bytes / 8).max(values.lens().filter(|&l| l > 0).count());
+    let mut written = None;
     if fsst && sizes[best].is_some_and(|s| s >= 512 && s > floor()) {
         let list: Vec<&[u8]> = values.iter().collect();
         let fsst = match values.joined() {
             Some(all) => super::fsst::encode(&list, all),
             None => super::fsst::encode(&list, &list.concat()),
         };
-        if let Some(body) = fsst.filter(|b| Some(b.len()) < sizes[best]) {
-            return body;
-        }
+        written = fsst.filter(|b| Some(b.len()) < sizes[best]);
     }
-    match best {
-        0 => plain.expect("plain").write(values),
-        1 => dict.expect("a dictionary").write(),
-        _ => prefix.expect("shared prefixes").write(values),
+    let out = written.unwrap_or_else(|| match best {
+        0 => plain.as_ref().expect("plain").write(values),
+        1 => dict.as_ref().expect("a dictionary").write(),
+        _ => prefix.as_ref().expect("shared prefixes").write(values),
+    });
+    // The dictionary's lists given back.
+    drop((plain, dict, prefix));
+    if let Some(((d, l, i), _)) = parts {
+        (*distinct, *dict_lens, *ids) = (unbound(d), l, i);
     }
+    out
 }
 
 /// The number of leading bytes `a` and `b` share, 8 bytes at a time: the
