@@ -1214,17 +1214,23 @@ fn encode_in<'a>(values: impl Texts<'a>, fsst: bool, lists: &mut Lists) -> Vec<u
     let dict = parts.as_ref().map(Dict::with_stats);
     let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
     let others = plain_least.min(dict_size);
+    // Of a column of few values in long runs (a dictionary's indices show
+    // them), only the runs' first values are compared, and the encoding may
+    // be ruled out against the dictionary before its lists are made. Such a
+    // column of at most one block of the lengths' bound is not bounded
+    // first ([`rests_under`], which would read every value's length, with
+    // no block after the first to stop before): the exact rests of its runs
+    // rule the encoding out wherever the bound does (they are at least the
+    // bound, and [`Prefix::rest_of_runs`] stops once they reach the limit).
+    let runs = parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n);
+    let bounded = runs.is_none() || n > RESTS_BLOCK;
     let prefix = match first_rest {
         Some(_) => first_prefix,
         None => (*shares.get_or_insert_with(|| shares_prefixes(values))
-            && rests_under(values, others.saturating_sub(5)))
+            && (!bounded || rests_under(values, others.saturating_sub(5))))
         .then(|| {
             let limit = others.saturating_sub(5);
-            // Of a column of few values in long runs (a dictionary's
-            // indices show them), only the runs' first values are
-            // compared, and the encoding may be ruled out against the
-            // dictionary before its lists are made.
-            match parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n) {
+            match runs {
                 Some(((_, _, ids), stats)) => {
                     let starts = run_starts(ids, stats.runs());
                     Prefix::rest_of_runs(values, &starts, shared, rest_lens, limit, dict_size)
