@@ -1806,6 +1806,18 @@ mod tests {
             if got.is_some() {
                 assert_eq!((s2, r2), (shared.clone(), rest_lens.clone()), "round {round}");
             }
+            // The exact rests rule the encoding out wherever the lengths'
+            // bound does (`encode_with` does not bound a short column
+            // measured run by run first).
+            let least: usize =
+                values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
+            for limit in [least.saturating_sub(1), least, least + 1] {
+                if !rests_under(&values[..], limit) {
+                    let (mut s4, mut r4) = (Vec::new(), Vec::new());
+                    let got = Prefix::rest_of_runs(&values[..], &starts, &mut s4, &mut r4, limit, usize::MAX);
+                    assert_eq!(got, None, "round {round}, limit {limit}");
+                }
+            }
             let size = Prefix::plan(&shared, &rest_lens, rest).size();
             let (mut s3, mut r3) = (Vec::new(), Vec::new());
             for beat in [size, size + 1] {
@@ -2111,6 +2123,67 @@ mod tests {
         })
     }
 
+    /// Whether the lists the thread keeps for the next column are all
+    /// empty (none kept counts as empty).
+    fn kept_lists_are_empty() -> bool {
+        LISTS.with(|l| {
+            let lists = l.take();
+            let empty = lists.as_ref().is_none_or(|k| {
+                k.distinct.is_empty()
+                    && k.ids.is_empty()
+                    && k.dict_lens.is_empty()
+                    && k.lens.is_empty()
+                    && k.shared.is_empty()
+                    && k.rest_lens.is_empty()
+            });
+            l.set(lists);
+            empty
+        })
+    }
+
+    /// The room of the lists a column filled, kept for the next column
+    /// in the thread: a dictionary's whether it is whole or gives up, the
+    /// shared prefixes' and plain's; not past `KEPT_ITEMS` items.
+    #[test]
+    fn a_column_leaves_its_lists_room_to_the_next() {
+        let room = || {
+            LISTS.with(|l| {
+                let lists = l.take().unwrap_or_default();
+                let room = [
+                    lists.distinct.capacity(),
+                    lists.ids.capacity(),
+                    lists.dict_lens.capacity(),
+                    lists.lens.capacity(),
+                    lists.shared.capacity(),
+                    lists.rest_lens.capacity(),
+                ];
+                l.set(Some(lists));
+                room
+            })
+        };
+        let texts = |n: usize, spread: usize| -> Vec<Vec<u8>> {
+            (0..n).map(|i| format!("value {}", (i * 7919) % spread).into_bytes()).collect()
+        };
+        // (A dictionary that is whole, then one that gives up, then one too
+        // large to keep, then the first again.)
+        for (n, spread, kept) in [(300, 20, true), (300, 300, true), (9000, 20, false), (300, 20, true)] {
+            let values = texts(n, spread);
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let _ = encode(&slices);
+            assert!(kept_lists_are_empty(), "{n} values of {spread}");
+            let [distinct, ids, dict_lens, lens, shared, rest_lens] = room();
+            assert_eq!(ids >= n, kept, "{n} values of {spread}: {ids}");
+            assert!(ids <= KEPT_ITEMS && distinct <= KEPT_ITEMS, "{n} values of {spread}");
+            if kept {
+                // (Its distinct values, and a list of each value's shared
+                // prefix, were made.)
+                assert!(distinct >= spread.min(n / 2), "{n} values of {spread}: {distinct}");
+                assert!(shared >= n && rest_lens >= n, "{n} values of {spread}");
+            }
+            assert!([dict_lens, lens].iter().all(|&r| r <= KEPT_ITEMS), "{n} values of {spread}");
+        }
+    }
+
     /// Columns one after the other in a thread (the dictionary's tables
     /// kept from one to the next): a column holding an earlier one's values
     /// in another order, with other indices; columns of very different
@@ -2152,6 +2225,7 @@ mod tests {
                 assert!(kept_tables_are_free(), "order {o}, column {c}");
                 writes_the_reference(&slices, &format!("order {o}, column {c}"));
                 assert!(kept_tables_are_free(), "order {o}, column {c}");
+                assert!(kept_lists_are_empty(), "order {o}, column {c}");
             }
         }
     }
