@@ -477,6 +477,18 @@ struct Lists {
     lens: Vec<u64>,
     shared: Vec<u64>,
     rest_lens: Vec<u64>,
+    runs: RunLists,
+}
+
+/// The lists [`Prefix::rest_of_runs`] works in: where each run starts
+/// ([`run_starts`]), each run's length, value's length and shared prefix,
+/// and the two blocks' pieces.
+#[derive(Default)]
+struct RunLists {
+    starts: Vec<usize>,
+    runs: Vec<(usize, u64, u64)>,
+    shared_pieces: Vec<(u64, usize)>,
+    rest_pieces: Vec<(u64, usize)>,
 }
 
 /// The most items of room a kept list may have (64 KiB of indices).
@@ -509,6 +521,10 @@ impl Lists {
         emptied(&mut self.lens);
         emptied(&mut self.shared);
         emptied(&mut self.rest_lens);
+        emptied(&mut self.runs.starts);
+        emptied(&mut self.runs.runs);
+        emptied(&mut self.runs.shared_pieces);
+        emptied(&mut self.runs.rest_pieces);
         // (A thread ending has no lists to keep them in.)
         let _ = LISTS.try_with(|l| l.set(Some(self)));
     }
@@ -967,20 +983,20 @@ impl<'a> Prefix<'a> {
         rest_lens: &mut Vec<u64>,
         limit: usize,
         beat: usize,
+        lists: &mut RunLists,
     ) -> Option<usize> {
         let n = values.count();
         // Each run's length, its value's length and what that shares with
         // the value before.
         let mut prev: &[u8] = &[];
-        let runs: Vec<(usize, u64, u64)> = starts
-            .iter()
-            .enumerate()
-            .map(|(j, &a)| {
-                let v = values.iter_range(a, a + 1).next().expect("a value");
-                let p = common_prefix(std::mem::replace(&mut prev, v), v);
-                (starts.get(j + 1).copied().unwrap_or(n) - a, v.len() as u64, p as u64)
-            })
-            .collect();
+        let runs = &mut lists.runs;
+        runs.clear();
+        runs.extend(starts.iter().enumerate().map(|(j, &a)| {
+            let v = values.iter_range(a, a + 1).next().expect("a value");
+            let p = common_prefix(std::mem::replace(&mut prev, v), v);
+            (starts.get(j + 1).copied().unwrap_or(n) - a, v.len() as u64, p as u64)
+        }));
+        let (runs, shared_pieces, rest_pieces) = (&lists.runs[..], &mut lists.shared_pieces, &mut lists.rest_pieces);
         let rest = runs.iter().map(|&(_, len, p)| len - p).sum::<u64>() as usize;
         if rest >= limit {
             return None;
@@ -990,9 +1006,11 @@ impl<'a> Prefix<'a> {
             // maybe none) sharing all their bytes. (Listed first, then read
             // as slices: pieces made on the fly by a `flat_map` over arrays
             // cost several times what `block_least` does with each.)
-            let (mut shared_pieces, mut rest_pieces) =
-                (Vec::with_capacity(2 * runs.len()), Vec::with_capacity(2 * runs.len()));
-            for &(m, len, p) in &runs {
+            shared_pieces.clear();
+            rest_pieces.clear();
+            shared_pieces.reserve(2 * runs.len());
+            rest_pieces.reserve(2 * runs.len());
+            for &(m, len, p) in runs {
                 shared_pieces.extend([(p, 1), (len, m - 1)]);
                 rest_pieces.extend([(len - p, 1), (0, m - 1)]);
             }
@@ -1010,7 +1028,7 @@ impl<'a> Prefix<'a> {
         rest_lens.clear();
         shared.reserve_exact(n);
         rest_lens.reserve_exact(n);
-        for &(m, len, p) in &runs {
+        for &(m, len, p) in runs {
             shared.push(p);
             shared.resize(shared.len() + m - 1, len);
             rest_lens.push(len - p);
@@ -1042,11 +1060,12 @@ impl<'a> Prefix<'a> {
 /// the one before them (columns of few values in long runs), then one at
 /// a time to where the next run starts.
 #[inline(never)]
-fn run_starts(ids: &[u64], runs: usize) -> Vec<usize> {
+fn run_starts(ids: &[u64], runs: usize, starts: &mut Vec<usize>) {
     let n = ids.len();
-    let mut starts = Vec::with_capacity(runs);
+    starts.clear();
+    starts.reserve(runs);
     if n == 0 {
-        return starts;
+        return;
     }
     starts.push(0);
     let mut i = 1;
@@ -1066,7 +1085,6 @@ fn run_starts(ids: &[u64], runs: usize) -> Vec<usize> {
             i += 1;
         }
     }
-    starts
 }
 
 /// The size of the integer block of `n` values that `pieces` gives (each
@@ -1166,7 +1184,7 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
 /// them, emptied or not).
 fn encode_in<'a>(values: impl Texts<'a>, fsst: bool, lists: &mut Lists) -> Vec<u8> {
     let n = values.count();
-    let Lists { distinct, ids, dict_lens, lens, shared, rest_lens } = lists;
+    let Lists { distinct, ids, dict_lens, lens, shared, rest_lens, runs: run_lists } = lists;
     // Plain takes the bytes and a block of lengths of two bytes at least:
     // its lengths are planned only if neither a dictionary nor shared
     // prefixes beat that (ties go to plain).
@@ -1232,8 +1250,11 @@ fn encode_in<'a>(values: impl Texts<'a>, fsst: bool, lists: &mut Lists) -> Vec<u
             let limit = others.saturating_sub(5);
             match runs {
                 Some(((_, _, ids), stats)) => {
-                    let starts = run_starts(ids, stats.runs());
-                    Prefix::rest_of_runs(values, &starts, shared, rest_lens, limit, dict_size)
+                    let mut starts = std::mem::take(&mut run_lists.starts);
+                    run_starts(ids, stats.runs(), &mut starts);
+                    let rest = Prefix::rest_of_runs(values, &starts, shared, rest_lens, limit, dict_size, run_lists);
+                    run_lists.starts = starts;
+                    rest
                 }
                 None => Prefix::rest(values, shared, rest_lens, limit),
             }
@@ -1744,7 +1765,9 @@ mod tests {
             }
             ids.truncate(n);
             let starts: Vec<usize> = (0..n).filter(|&i| i == 0 || ids[i] != ids[i - 1]).collect();
-            assert_eq!(run_starts(&ids, starts.len()), starts, "round {round}");
+            let mut got = vec![7];
+            run_starts(&ids, starts.len(), &mut got);
+            assert_eq!(got, starts, "round {round}");
         }
     }
 
@@ -1783,6 +1806,8 @@ mod tests {
         // bound is taken); and a bound never rules out a size under it.
         let mut next = crate::columnar::lcg(80, 20);
         let set: [&[u8]; 7] = [b"", b"a", b"ab", b"abc", b"abcdefghijk", b"abcdefghijz", b"b"];
+        // (One set of its lists for every round, as a thread keeps them.)
+        let mut lists = RunLists::default();
         for round in 0..400 {
             let _on = (round % 2 == 1).then(crate::columnar::entropy::Enabled::new);
             let n = (1 + next() % 3000) as usize;
@@ -1796,12 +1821,14 @@ mod tests {
                 panic!("a dictionary of {} values", set.len());
             };
             let runs = 1 + ids.windows(2).filter(|w| w[0] != w[1]).count();
-            let starts = run_starts(&ids, runs);
+            let mut starts = Vec::new();
+            run_starts(&ids, runs, &mut starts);
             let (mut shared, mut rest_lens) = (Vec::new(), Vec::new());
             let rest = Prefix::rest(&values[..], &mut shared, &mut rest_lens, usize::MAX).expect("a rest");
+            // (Lists with items of an earlier round in them.)
             let (mut s2, mut r2) = (vec![9], vec![9]);
             let limit = [usize::MAX, rest, rest + 1][round % 3];
-            let got = Prefix::rest_of_runs(&values[..], &starts, &mut s2, &mut r2, limit, usize::MAX);
+            let got = Prefix::rest_of_runs(&values[..], &starts, &mut s2, &mut r2, limit, usize::MAX, &mut lists);
             assert_eq!(got, (rest < limit).then_some(rest), "round {round}");
             if got.is_some() {
                 assert_eq!((s2, r2), (shared.clone(), rest_lens.clone()), "round {round}");
@@ -1814,14 +1841,14 @@ mod tests {
             for limit in [least.saturating_sub(1), least, least + 1] {
                 if !rests_under(&values[..], limit) {
                     let (mut s4, mut r4) = (Vec::new(), Vec::new());
-                    let got = Prefix::rest_of_runs(&values[..], &starts, &mut s4, &mut r4, limit, usize::MAX);
+                    let got = Prefix::rest_of_runs(&values[..], &starts, &mut s4, &mut r4, limit, usize::MAX, &mut lists);
                     assert_eq!(got, None, "round {round}, limit {limit}");
                 }
             }
             let size = Prefix::plan(&shared, &rest_lens, rest).size();
             let (mut s3, mut r3) = (Vec::new(), Vec::new());
             for beat in [size, size + 1] {
-                let kept = Prefix::rest_of_runs(&values[..], &starts, &mut s3, &mut r3, usize::MAX, beat);
+                let kept = Prefix::rest_of_runs(&values[..], &starts, &mut s3, &mut r3, usize::MAX, beat, &mut lists);
                 // (Ruled out only at a size it cannot beat; with the file
                 // encodings on, never.)
                 let expected = round % 2 == 1 || beat > size;
