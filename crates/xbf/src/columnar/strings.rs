@@ -232,6 +232,7 @@ struct Plain<'a> {
 
 impl<'a> Plain<'a> {
     fn new<'v>(values: impl Texts<'v>, lens: &'a mut Vec<u64>) -> Plain<'a> {
+        room_for(lens, values.count());
         lens.extend(values.lens().map(|l| l as u64));
         let bytes = values.bytes();
         Plain { lens: Planned::new(lens), bytes }
@@ -530,6 +531,15 @@ impl Lists {
     }
 }
 
+/// Room for `n` items in `v`, empty: a new list where its room is short
+/// (growing a kept list would copy all its old room, items or not).
+fn room_for<T>(v: &mut Vec<T>, n: usize) {
+    debug_assert!(v.is_empty());
+    if v.capacity() < n {
+        *v = Vec::with_capacity(n);
+    }
+}
+
 /// A list of values emptied, its room kept, as a list of values of any
 /// lifetime (collected in place: the same allocation, and no item).
 fn unbound(mut values: Vec<&[u8]>) -> Vec<&'static [u8]> {
@@ -588,11 +598,11 @@ impl<'a> Distinct<'a> {
             recent_spare: recent,
             block,
             distinct: {
-                distinct.reserve(room);
+                room_for(&mut distinct, room);
                 distinct
             },
             ids: {
-                ids.reserve(n);
+                room_for(&mut ids, n);
                 ids
             },
             last: (&[], 0),
@@ -614,6 +624,7 @@ impl<'a> Distinct<'a> {
     fn finish(mut self, mut lens: Vec<u64>) -> (DictParts<'a>, Stats) {
         let (distinct, ids) = (std::mem::take(&mut self.distinct), std::mem::take(&mut self.ids));
         lens.clear();
+        room_for(&mut lens, distinct.len());
         lens.extend(distinct.iter().map(|v| v.len() as u64));
         let stats = Stats::of_ids(&ids, distinct.len());
         ((distinct, lens, ids), stats)
@@ -945,8 +956,13 @@ impl<'a> Prefix<'a> {
     ) -> Option<usize> {
         const BLOCK: usize = 512;
         let (n, done) = (values.count(), shared.len());
-        shared.reserve_exact(n - done);
-        rest_lens.reserve_exact(n - done);
+        if done == 0 {
+            room_for(shared, n);
+            room_for(rest_lens, n);
+        } else {
+            shared.reserve_exact(n - done);
+            rest_lens.reserve_exact(n - done);
+        }
         let value = |i: usize| values.iter_range(i, i + 1).next();
         let mut rest = rest_lens.iter().sum::<u64>() as usize;
         for from in (done..n).step_by(BLOCK) {
@@ -991,6 +1007,7 @@ impl<'a> Prefix<'a> {
         let mut prev: &[u8] = &[];
         let runs = &mut lists.runs;
         runs.clear();
+        room_for(runs, starts.len());
         runs.extend(starts.iter().enumerate().map(|(j, &a)| {
             let v = values.iter_range(a, a + 1).next().expect("a value");
             let p = common_prefix(std::mem::replace(&mut prev, v), v);
@@ -1008,8 +1025,8 @@ impl<'a> Prefix<'a> {
             // cost several times what `block_least` does with each.)
             shared_pieces.clear();
             rest_pieces.clear();
-            shared_pieces.reserve(2 * runs.len());
-            rest_pieces.reserve(2 * runs.len());
+            room_for(shared_pieces, 2 * runs.len());
+            room_for(rest_pieces, 2 * runs.len());
             for &(m, len, p) in runs {
                 shared_pieces.extend([(p, 1), (len, m - 1)]);
                 rest_pieces.extend([(len - p, 1), (0, m - 1)]);
@@ -1026,8 +1043,8 @@ impl<'a> Prefix<'a> {
         }
         shared.clear();
         rest_lens.clear();
-        shared.reserve_exact(n);
-        rest_lens.reserve_exact(n);
+        room_for(shared, n);
+        room_for(rest_lens, n);
         for &(m, len, p) in runs {
             shared.push(p);
             shared.resize(shared.len() + m - 1, len);
@@ -1063,7 +1080,7 @@ impl<'a> Prefix<'a> {
 fn run_starts(ids: &[u64], runs: usize, starts: &mut Vec<usize>) {
     let n = ids.len();
     starts.clear();
-    starts.reserve(runs);
+    room_for(starts, runs);
     if n == 0 {
         return;
     }
