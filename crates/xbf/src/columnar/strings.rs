@@ -1858,7 +1858,8 @@ mod tests {
             for limit in [least.saturating_sub(1), least, least + 1] {
                 if !rests_under(&values[..], limit) {
                     let (mut s4, mut r4) = (Vec::new(), Vec::new());
-                    let got = Prefix::rest_of_runs(&values[..], &starts, &mut s4, &mut r4, limit, usize::MAX, &mut lists);
+                    let got =
+                        Prefix::rest_of_runs(&values[..], &starts, &mut s4, &mut r4, limit, usize::MAX, &mut lists);
                     assert_eq!(got, None, "round {round}, limit {limit}");
                 }
             }
