@@ -468,7 +468,8 @@ thread_local! {
 /// the next column in the thread, as the dictionary's tables are
 /// ([`Tables`]): a message of many small columns neither allocates nor
 /// frees them column by column. A list of room for more than
-/// [`KEPT_ITEMS`] items is not kept.
+/// [`KEPT_BYTES`] is not kept (its column's next one makes its own), so
+/// that a thread keeps at most 288 KiB of them.
 #[derive(Default)]
 struct Lists {
     /// (Of no values: the room of a list of any column's values.)
@@ -492,8 +493,9 @@ struct RunLists {
     rest_pieces: Vec<(u64, usize)>,
 }
 
-/// The most items of room a kept list may have (64 KiB of indices).
-const KEPT_ITEMS: usize = 8192;
+/// The most room a kept list may have, in bytes (the indices of 4,096
+/// values, the distinct values of 4,096 or 2,048 more).
+const KEPT_BYTES: usize = 32 << 10;
 
 thread_local! {
     static LISTS: std::cell::Cell<Option<Lists>> = const { std::cell::Cell::new(None) };
@@ -506,13 +508,12 @@ impl Lists {
     }
 
     /// The lists emptied and kept for the next column (each list of more
-    /// than [`KEPT_ITEMS`] items of room dropped). (Not inlined: once a
-    /// column.)
+    /// than [`KEPT_BYTES`] of room dropped). (Not inlined: once a column.)
     #[inline(never)]
     fn keep(mut self) {
         fn emptied<T>(v: &mut Vec<T>) {
             v.clear();
-            if v.capacity() > KEPT_ITEMS {
+            if v.capacity() * std::mem::size_of::<T>() > KEPT_BYTES {
                 *v = Vec::new();
             }
         }
@@ -2188,7 +2189,7 @@ mod tests {
 
     /// The room of the lists a column filled, kept for the next column
     /// in the thread: a dictionary's whether it is whole or gives up, the
-    /// shared prefixes' and plain's; not past `KEPT_ITEMS` items.
+    /// shared prefixes' and plain's; not past `KEPT_BYTES`.
     #[test]
     fn a_column_leaves_its_lists_room_to_the_next() {
         let room = || {
@@ -2218,14 +2219,17 @@ mod tests {
             assert!(kept_lists_are_empty(), "{n} values of {spread}");
             let [distinct, ids, dict_lens, lens, shared, rest_lens] = room();
             assert_eq!(ids >= n, kept, "{n} values of {spread}: {ids}");
-            assert!(ids <= KEPT_ITEMS && distinct <= KEPT_ITEMS, "{n} values of {spread}");
+            assert!(8 * ids <= KEPT_BYTES && 16 * distinct <= KEPT_BYTES, "{n} values of {spread}");
             if kept {
                 // (Its distinct values, and a list of each value's shared
                 // prefix, were made.)
                 assert!(distinct >= spread.min(n / 2), "{n} values of {spread}: {distinct}");
                 assert!(shared >= n && rest_lens >= n, "{n} values of {spread}");
             }
-            assert!([dict_lens, lens].iter().all(|&r| r <= KEPT_ITEMS), "{n} values of {spread}");
+            assert!(
+                [dict_lens, lens, shared, rest_lens].iter().all(|&r| 8 * r <= KEPT_BYTES),
+                "{n} values of {spread}"
+            );
         }
     }
 
