@@ -232,6 +232,7 @@ struct Plain<'a> {
 
 impl<'a> Plain<'a> {
     fn new<'v>(values: impl Texts<'v>, lens: &'a mut Vec<u64>) -> Plain<'a> {
+        room_for(lens, values.count());
         lens.extend(values.lens().map(|l| l as u64));
         let bytes = values.bytes();
         Plain { lens: Planned::new(lens), bytes }
@@ -294,7 +295,7 @@ impl Eq for Long<'_> {}
 #[cfg(test)]
 fn dictionary<'a>(values: impl Texts<'a>) -> Option<(DictParts<'a>, Stats)> {
     let mut d = Distinct::new(values.count());
-    d.run(values, usize::MAX).then(|| d.finish())
+    d.run(values, usize::MAX).then(|| d.finish(Vec::new()))
 }
 
 /// Room for as many distinct values as the dictionary of `n` values may
@@ -461,6 +462,92 @@ thread_local! {
     static TABLES: std::cell::Cell<Option<Tables>> = const { std::cell::Cell::new(None) };
 }
 
+/// The lists a column's encoding fills (the dictionary's distinct values,
+/// their lengths and each value's index; plain's lengths; the shared
+/// prefixes' two lists), given back empty when it is written and kept for
+/// the next column in the thread, as the dictionary's tables are
+/// ([`Tables`]): a message of many small columns neither allocates nor
+/// frees them column by column. A list of room for more than
+/// [`KEPT_BYTES`] is not kept (its column's next one makes its own), so
+/// that a thread keeps at most 288 KiB of them.
+#[derive(Default)]
+struct Lists {
+    /// (Of no values: the room of a list of any column's values.)
+    distinct: Vec<&'static [u8]>,
+    ids: Vec<u64>,
+    dict_lens: Vec<u64>,
+    lens: Vec<u64>,
+    shared: Vec<u64>,
+    rest_lens: Vec<u64>,
+    runs: RunLists,
+}
+
+/// The lists [`Prefix::rest_of_runs`] works in: where each run starts
+/// ([`run_starts`]), each run's length, value's length and shared prefix,
+/// and the two blocks' pieces.
+#[derive(Default)]
+struct RunLists {
+    starts: Vec<usize>,
+    runs: Vec<(usize, u64, u64)>,
+    shared_pieces: Vec<(u64, usize)>,
+    rest_pieces: Vec<(u64, usize)>,
+}
+
+/// The most room a kept list may have, in bytes (the indices of 4,096
+/// values, the distinct values of 4,096 or 2,048 more).
+const KEPT_BYTES: usize = 32 << 10;
+
+thread_local! {
+    static LISTS: std::cell::Cell<Option<Lists>> = const { std::cell::Cell::new(None) };
+}
+
+impl Lists {
+    /// The thread's kept lists (new ones if none are kept).
+    fn take() -> Lists {
+        LISTS.try_with(std::cell::Cell::take).ok().flatten().unwrap_or_default()
+    }
+
+    /// The lists emptied and kept for the next column (each list of more
+    /// than [`KEPT_BYTES`] of room dropped). (Not inlined: once a column.)
+    #[inline(never)]
+    fn keep(mut self) {
+        fn emptied<T>(v: &mut Vec<T>) {
+            v.clear();
+            if v.capacity() * std::mem::size_of::<T>() > KEPT_BYTES {
+                *v = Vec::new();
+            }
+        }
+        emptied(&mut self.distinct);
+        emptied(&mut self.ids);
+        emptied(&mut self.dict_lens);
+        emptied(&mut self.lens);
+        emptied(&mut self.shared);
+        emptied(&mut self.rest_lens);
+        emptied(&mut self.runs.starts);
+        emptied(&mut self.runs.runs);
+        emptied(&mut self.runs.shared_pieces);
+        emptied(&mut self.runs.rest_pieces);
+        // (A thread ending has no lists to keep them in.)
+        let _ = LISTS.try_with(|l| l.set(Some(self)));
+    }
+}
+
+/// Room for `n` items in `v`, empty: a new list where its room is short
+/// (growing a kept list would copy all its old room, items or not).
+fn room_for<T>(v: &mut Vec<T>, n: usize) {
+    debug_assert!(v.is_empty());
+    if v.capacity() < n {
+        *v = Vec::with_capacity(n);
+    }
+}
+
+/// A list of values emptied, its room kept, as a list of values of any
+/// lifetime (collected in place: the same allocation, and no item).
+fn unbound(mut values: Vec<&[u8]>) -> Vec<&'static [u8]> {
+    values.clear();
+    values.into_iter().map(|_| -> &'static [u8] { &[] }).collect()
+}
+
 impl Drop for Distinct<'_> {
     /// The tables given back, their slots freed, for the next dictionary.
     /// (Not inlined: a column's dictionary is dropped once.)
@@ -486,7 +573,16 @@ impl Drop for Distinct<'_> {
 
 impl<'a> Distinct<'a> {
     /// A dictionary of none of a column's `n` values yet.
+    #[cfg(test)]
     fn new(n: usize) -> Self {
+        Self::new_in(n, Vec::new(), Vec::new())
+    }
+
+    /// [`Distinct::new`] whose distinct values and indices are listed in
+    /// `distinct` and `ids` (empty; their room kept from an earlier column,
+    /// [`Lists`]).
+    fn new_in(n: usize, mut distinct: Vec<&'a [u8]>, mut ids: Vec<u64>) -> Self {
+        debug_assert!(distinct.is_empty() && ids.is_empty());
         let room = dictionary_room(n);
         let key = super::FastHash::default();
         let Tables { short, long, recent, mut block } =
@@ -502,8 +598,14 @@ impl<'a> Distinct<'a> {
             recent: Vec::new(),
             recent_spare: recent,
             block,
-            distinct: Vec::with_capacity(room),
-            ids: Vec::with_capacity(n),
+            distinct: {
+                room_for(&mut distinct, room);
+                distinct
+            },
+            ids: {
+                room_for(&mut ids, n);
+                ids
+            },
             last: (&[], 0),
             bytes: 0,
         }
@@ -520,9 +622,11 @@ impl<'a> Distinct<'a> {
     /// them once the dictionary is known to be whole: the first index is 0
     /// and the largest `distinct - 1`, so fewer are gathered than value by
     /// value, and none for a dictionary that gives up).
-    fn finish(mut self) -> (DictParts<'a>, Stats) {
+    fn finish(mut self, mut lens: Vec<u64>) -> (DictParts<'a>, Stats) {
         let (distinct, ids) = (std::mem::take(&mut self.distinct), std::mem::take(&mut self.ids));
-        let lens = distinct.iter().map(|v| v.len() as u64).collect();
+        lens.clear();
+        room_for(&mut lens, distinct.len());
+        lens.extend(distinct.iter().map(|v| v.len() as u64));
         let stats = Stats::of_ids(&ids, distinct.len());
         ((distinct, lens, ids), stats)
     }
@@ -853,8 +957,13 @@ impl<'a> Prefix<'a> {
     ) -> Option<usize> {
         const BLOCK: usize = 512;
         let (n, done) = (values.count(), shared.len());
-        shared.reserve_exact(n - done);
-        rest_lens.reserve_exact(n - done);
+        if done == 0 {
+            room_for(shared, n);
+            room_for(rest_lens, n);
+        } else {
+            shared.reserve_exact(n - done);
+            rest_lens.reserve_exact(n - done);
+        }
         let value = |i: usize| values.iter_range(i, i + 1).next();
         let mut rest = rest_lens.iter().sum::<u64>() as usize;
         for from in (done..n).step_by(BLOCK) {
@@ -891,20 +1000,21 @@ impl<'a> Prefix<'a> {
         rest_lens: &mut Vec<u64>,
         limit: usize,
         beat: usize,
+        lists: &mut RunLists,
     ) -> Option<usize> {
         let n = values.count();
         // Each run's length, its value's length and what that shares with
         // the value before.
         let mut prev: &[u8] = &[];
-        let runs: Vec<(usize, u64, u64)> = starts
-            .iter()
-            .enumerate()
-            .map(|(j, &a)| {
-                let v = values.iter_range(a, a + 1).next().expect("a value");
-                let p = common_prefix(std::mem::replace(&mut prev, v), v);
-                (starts.get(j + 1).copied().unwrap_or(n) - a, v.len() as u64, p as u64)
-            })
-            .collect();
+        let runs = &mut lists.runs;
+        runs.clear();
+        room_for(runs, starts.len());
+        runs.extend(starts.iter().enumerate().map(|(j, &a)| {
+            let v = values.iter_range(a, a + 1).next().expect("a value");
+            let p = common_prefix(std::mem::replace(&mut prev, v), v);
+            (starts.get(j + 1).copied().unwrap_or(n) - a, v.len() as u64, p as u64)
+        }));
+        let (runs, shared_pieces, rest_pieces) = (&lists.runs[..], &mut lists.shared_pieces, &mut lists.rest_pieces);
         let rest = runs.iter().map(|&(_, len, p)| len - p).sum::<u64>() as usize;
         if rest >= limit {
             return None;
@@ -914,9 +1024,11 @@ impl<'a> Prefix<'a> {
             // maybe none) sharing all their bytes. (Listed first, then read
             // as slices: pieces made on the fly by a `flat_map` over arrays
             // cost several times what `block_least` does with each.)
-            let (mut shared_pieces, mut rest_pieces) =
-                (Vec::with_capacity(2 * runs.len()), Vec::with_capacity(2 * runs.len()));
-            for &(m, len, p) in &runs {
+            shared_pieces.clear();
+            rest_pieces.clear();
+            room_for(shared_pieces, 2 * runs.len());
+            room_for(rest_pieces, 2 * runs.len());
+            for &(m, len, p) in runs {
                 shared_pieces.extend([(p, 1), (len, m - 1)]);
                 rest_pieces.extend([(len - p, 1), (0, m - 1)]);
             }
@@ -932,9 +1044,9 @@ impl<'a> Prefix<'a> {
         }
         shared.clear();
         rest_lens.clear();
-        shared.reserve_exact(n);
-        rest_lens.reserve_exact(n);
-        for &(m, len, p) in &runs {
+        room_for(shared, n);
+        room_for(rest_lens, n);
+        for &(m, len, p) in runs {
             shared.push(p);
             shared.resize(shared.len() + m - 1, len);
             rest_lens.push(len - p);
@@ -966,11 +1078,12 @@ impl<'a> Prefix<'a> {
 /// the one before them (columns of few values in long runs), then one at
 /// a time to where the next run starts.
 #[inline(never)]
-fn run_starts(ids: &[u64], runs: usize) -> Vec<usize> {
+fn run_starts(ids: &[u64], runs: usize, starts: &mut Vec<usize>) {
     let n = ids.len();
-    let mut starts = Vec::with_capacity(runs);
+    starts.clear();
+    room_for(starts, runs);
     if n == 0 {
-        return starts;
+        return;
     }
     starts.push(0);
     let mut i = 1;
@@ -990,7 +1103,6 @@ fn run_starts(ids: &[u64], runs: usize) -> Vec<usize> {
             i += 1;
         }
     }
-    starts
 }
 
 /// The size of the integer block of `n` values that `pieces` gives (each
@@ -1077,10 +1189,20 @@ pub(crate) fn encode_joined(text: &[u8], ends: &[usize]) -> Vec<u8> {
     encode_with(Joined { text, ends }, super::entropy::enabled())
 }
 
-/// [`encode`], FSST among the encodings if `fsst` (in files only).
+/// [`encode`], FSST among the encodings if `fsst` (in files only); its
+/// lists kept from column to column ([`Lists`]).
 fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
+    let mut lists = Lists::take();
+    let out = encode_in(values, fsst, &mut lists);
+    lists.keep();
+    out
+}
+
+/// [`encode_with`] in `lists` (empty; the dictionary's are given back to
+/// them, emptied or not).
+fn encode_in<'a>(values: impl Texts<'a>, fsst: bool, lists: &mut Lists) -> Vec<u8> {
     let n = values.count();
-    let (mut lens, mut shared, mut rest_lens) = (Vec::new(), Vec::new(), Vec::new());
+    let Lists { distinct, ids, dict_lens, lens, shared, rest_lens, runs: run_lists } = lists;
     // Plain takes the bytes and a block of lengths of two bytes at least:
     // its lengths are planned only if neither a dictionary nor shared
     // prefixes beat that (ties go to plain).
@@ -1098,7 +1220,7 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     // at least, so their exact size stops it as soon as its bytes pass it
     // (the sizes compared are exact either way: only which is measured
     // first, and what is not finished, changes).
-    let mut dictionary = Distinct::new(n);
+    let mut dictionary = Distinct::new_in(n, std::mem::take(distinct), std::mem::take(ids));
     let probe = n.min(PROBE);
     let mut whole = !sampled_distinct(values) && dictionary.run(values.first(probe), usize::MAX);
     let mut first_rest = None;
@@ -1107,43 +1229,59 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
         && dictionary.distinct.len() * 8 > probe
         && *shares.get_or_insert_with(|| shares_prefixes(values))
     {
-        Prefix::rest(values.first(probe), &mut shared, &mut rest_lens, usize::MAX);
+        Prefix::rest(values.first(probe), shared, rest_lens, usize::MAX);
         if 2 * rest_lens.iter().sum::<u64>() < dictionary.bytes as u64
             && rests_under(values, plain_least.saturating_sub(5))
         {
-            first_rest = Some(Prefix::rest(values, &mut shared, &mut rest_lens, plain_least - 5));
+            first_rest = Some(Prefix::rest(values, shared, rest_lens, plain_least - 5));
         }
     }
-    let first_prefix = first_rest.flatten().map(|rest| Prefix::plan(&shared, &rest_lens, rest));
+    let first_prefix = first_rest.flatten().map(|rest| Prefix::plan(shared, rest_lens, rest));
     let beaten_past = first_prefix.as_ref().map_or(usize::MAX, |p| p.size() - 3);
     whole = whole && dictionary.run(values, beaten_past);
-    let parts = whole.then(|| dictionary.finish());
+    let parts = if whole {
+        Some(dictionary.finish(std::mem::take(dict_lens)))
+    } else {
+        *distinct = unbound(std::mem::take(&mut dictionary.distinct));
+        *ids = std::mem::take(&mut dictionary.ids);
+        drop(dictionary);
+        None
+    };
     let dict = parts.as_ref().map(Dict::with_stats);
     let dict_size = dict.as_ref().map_or(usize::MAX, Dict::size);
     let others = plain_least.min(dict_size);
+    // Of a column of few values in long runs (a dictionary's indices show
+    // them), only the runs' first values are compared, and the encoding may
+    // be ruled out against the dictionary before its lists are made. Such a
+    // column of at most one block of the lengths' bound is not bounded
+    // first ([`rests_under`], which would read every value's length, with
+    // no block after the first to stop before): the exact rests of its runs
+    // rule the encoding out wherever the bound does (they are at least the
+    // bound, and [`Prefix::rest_of_runs`] stops once they reach the limit).
+    let runs = parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n);
+    let bounded = runs.is_none() || n > RESTS_BLOCK;
     let prefix = match first_rest {
         Some(_) => first_prefix,
         None => (*shares.get_or_insert_with(|| shares_prefixes(values))
-            && rests_under(values, others.saturating_sub(5)))
+            && (!bounded || rests_under(values, others.saturating_sub(5))))
         .then(|| {
             let limit = others.saturating_sub(5);
-            // Of a column of few values in long runs (a dictionary's
-            // indices show them), only the runs' first values are
-            // compared, and the encoding may be ruled out against the
-            // dictionary before its lists are made.
-            match parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n) {
+            match runs {
                 Some(((_, _, ids), stats)) => {
-                    let starts = run_starts(ids, stats.runs());
-                    Prefix::rest_of_runs(values, &starts, &mut shared, &mut rest_lens, limit, dict_size)
+                    let mut starts = std::mem::take(&mut run_lists.starts);
+                    run_starts(ids, stats.runs(), &mut starts);
+                    let rest = Prefix::rest_of_runs(values, &starts, shared, rest_lens, limit, dict_size, run_lists);
+                    run_lists.starts = starts;
+                    rest
                 }
-                None => Prefix::rest(values, &mut shared, &mut rest_lens, limit),
+                None => Prefix::rest(values, shared, rest_lens, limit),
             }
         })
         .flatten()
-        .map(|rest| Prefix::plan(&shared, &rest_lens, rest)),
+        .map(|rest| Prefix::plan(shared, rest_lens, rest)),
     };
     let prefix_size = prefix.as_ref().map_or(usize::MAX, Prefix::size);
-    let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, &mut lens));
+    let plain = (dict_size >= plain_least && prefix_size >= others).then(|| Plain::new(values, lens));
     let sizes = [plain.as_ref().map(Plain::size), dict.as_ref().map(Dict::size), prefix.as_ref().map(Prefix::size)];
     let best = (0..3).filter(|&i| sizes[i].is_some()).min_by_key(|&i| (sizes[i], i)).expect("an encoding");
     // In an XBF file, FSST (`23`) where it is smaller still, measured by
@@ -1152,21 +1290,26 @@ fn encode_with<'a>(values: impl Texts<'a>, fsst: bool) -> Vec<u8> {
     // bytes: not tried where the best is below that (a dictionary of few
     // values, whose indices take less than a byte).
     let floor = || (bytes / 8).max(values.lens().filter(|&l| l > 0).count());
+    let mut written = None;
     if fsst && sizes[best].is_some_and(|s| s >= 512 && s > floor()) {
         let list: Vec<&[u8]> = values.iter().collect();
         let fsst = match values.joined() {
             Some(all) => super::fsst::encode(&list, all),
             None => super::fsst::encode(&list, &list.concat()),
         };
-        if let Some(body) = fsst.filter(|b| Some(b.len()) < sizes[best]) {
-            return body;
-        }
+        written = fsst.filter(|b| Some(b.len()) < sizes[best]);
     }
-    match best {
-        0 => plain.expect("plain").write(values),
-        1 => dict.expect("a dictionary").write(),
-        _ => prefix.expect("shared prefixes").write(values),
+    let out = written.unwrap_or_else(|| match best {
+        0 => plain.as_ref().expect("plain").write(values),
+        1 => dict.as_ref().expect("a dictionary").write(),
+        _ => prefix.as_ref().expect("shared prefixes").write(values),
+    });
+    // The dictionary's lists given back.
+    drop((plain, dict, prefix));
+    if let Some(((d, l, i), _)) = parts {
+        (*distinct, *dict_lens, *ids) = (unbound(d), l, i);
     }
+    out
 }
 
 /// The number of leading bytes `a` and `b` share, 8 bytes at a time: the
@@ -1640,7 +1783,9 @@ mod tests {
             }
             ids.truncate(n);
             let starts: Vec<usize> = (0..n).filter(|&i| i == 0 || ids[i] != ids[i - 1]).collect();
-            assert_eq!(run_starts(&ids, starts.len()), starts, "round {round}");
+            let mut got = vec![7];
+            run_starts(&ids, starts.len(), &mut got);
+            assert_eq!(got, starts, "round {round}");
         }
     }
 
@@ -1679,6 +1824,8 @@ mod tests {
         // bound is taken); and a bound never rules out a size under it.
         let mut next = crate::columnar::lcg(80, 20);
         let set: [&[u8]; 7] = [b"", b"a", b"ab", b"abc", b"abcdefghijk", b"abcdefghijz", b"b"];
+        // (One set of its lists for every round, as a thread keeps them.)
+        let mut lists = RunLists::default();
         for round in 0..400 {
             let _on = (round % 2 == 1).then(crate::columnar::entropy::Enabled::new);
             let n = (1 + next() % 3000) as usize;
@@ -1692,20 +1839,35 @@ mod tests {
                 panic!("a dictionary of {} values", set.len());
             };
             let runs = 1 + ids.windows(2).filter(|w| w[0] != w[1]).count();
-            let starts = run_starts(&ids, runs);
+            let mut starts = Vec::new();
+            run_starts(&ids, runs, &mut starts);
             let (mut shared, mut rest_lens) = (Vec::new(), Vec::new());
             let rest = Prefix::rest(&values[..], &mut shared, &mut rest_lens, usize::MAX).expect("a rest");
+            // (Lists with items of an earlier round in them.)
             let (mut s2, mut r2) = (vec![9], vec![9]);
             let limit = [usize::MAX, rest, rest + 1][round % 3];
-            let got = Prefix::rest_of_runs(&values[..], &starts, &mut s2, &mut r2, limit, usize::MAX);
+            let got = Prefix::rest_of_runs(&values[..], &starts, &mut s2, &mut r2, limit, usize::MAX, &mut lists);
             assert_eq!(got, (rest < limit).then_some(rest), "round {round}");
             if got.is_some() {
                 assert_eq!((s2, r2), (shared.clone(), rest_lens.clone()), "round {round}");
             }
+            // The exact rests rule the encoding out wherever the lengths'
+            // bound does (`encode_with` does not bound a short column
+            // measured run by run first).
+            let least: usize =
+                values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
+            for limit in [least.saturating_sub(1), least, least + 1] {
+                if !rests_under(&values[..], limit) {
+                    let (mut s4, mut r4) = (Vec::new(), Vec::new());
+                    let got =
+                        Prefix::rest_of_runs(&values[..], &starts, &mut s4, &mut r4, limit, usize::MAX, &mut lists);
+                    assert_eq!(got, None, "round {round}, limit {limit}");
+                }
+            }
             let size = Prefix::plan(&shared, &rest_lens, rest).size();
             let (mut s3, mut r3) = (Vec::new(), Vec::new());
             for beat in [size, size + 1] {
-                let kept = Prefix::rest_of_runs(&values[..], &starts, &mut s3, &mut r3, usize::MAX, beat);
+                let kept = Prefix::rest_of_runs(&values[..], &starts, &mut s3, &mut r3, usize::MAX, beat, &mut lists);
                 // (Ruled out only at a size it cannot beat; with the file
                 // encodings on, never.)
                 let expected = round % 2 == 1 || beat > size;
@@ -2007,6 +2169,70 @@ mod tests {
         })
     }
 
+    /// Whether the lists the thread keeps for the next column are all
+    /// empty (none kept counts as empty).
+    fn kept_lists_are_empty() -> bool {
+        LISTS.with(|l| {
+            let lists = l.take();
+            let empty = lists.as_ref().is_none_or(|k| {
+                k.distinct.is_empty()
+                    && k.ids.is_empty()
+                    && k.dict_lens.is_empty()
+                    && k.lens.is_empty()
+                    && k.shared.is_empty()
+                    && k.rest_lens.is_empty()
+            });
+            l.set(lists);
+            empty
+        })
+    }
+
+    /// The room of the lists a column filled, kept for the next column
+    /// in the thread: a dictionary's whether it is whole or gives up, the
+    /// shared prefixes' and plain's; not past `KEPT_BYTES`.
+    #[test]
+    fn a_column_leaves_its_lists_room_to_the_next() {
+        let room = || {
+            LISTS.with(|l| {
+                let lists = l.take().unwrap_or_default();
+                let room = [
+                    lists.distinct.capacity(),
+                    lists.ids.capacity(),
+                    lists.dict_lens.capacity(),
+                    lists.lens.capacity(),
+                    lists.shared.capacity(),
+                    lists.rest_lens.capacity(),
+                ];
+                l.set(Some(lists));
+                room
+            })
+        };
+        let texts = |n: usize, spread: usize| -> Vec<Vec<u8>> {
+            (0..n).map(|i| format!("value {}", (i * 7919) % spread).into_bytes()).collect()
+        };
+        // (A dictionary that is whole, then one that gives up, then one too
+        // large to keep, then the first again.)
+        for (n, spread, kept) in [(300, 20, true), (300, 300, true), (9000, 20, false), (300, 20, true)] {
+            let values = texts(n, spread);
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let _ = encode(&slices);
+            assert!(kept_lists_are_empty(), "{n} values of {spread}");
+            let [distinct, ids, dict_lens, lens, shared, rest_lens] = room();
+            assert_eq!(ids >= n, kept, "{n} values of {spread}: {ids}");
+            assert!(8 * ids <= KEPT_BYTES && 16 * distinct <= KEPT_BYTES, "{n} values of {spread}");
+            if kept {
+                // (Its distinct values, and a list of each value's shared
+                // prefix, were made.)
+                assert!(distinct >= spread.min(n / 2), "{n} values of {spread}: {distinct}");
+                assert!(shared >= n && rest_lens >= n, "{n} values of {spread}");
+            }
+            assert!(
+                [dict_lens, lens, shared, rest_lens].iter().all(|&r| 8 * r <= KEPT_BYTES),
+                "{n} values of {spread}"
+            );
+        }
+    }
+
     /// Columns one after the other in a thread (the dictionary's tables
     /// kept from one to the next): a column holding an earlier one's values
     /// in another order, with other indices; columns of very different
@@ -2048,6 +2274,7 @@ mod tests {
                 assert!(kept_tables_are_free(), "order {o}, column {c}");
                 writes_the_reference(&slices, &format!("order {o}, column {c}"));
                 assert!(kept_tables_are_free(), "order {o}, column {c}");
+                assert!(kept_lists_are_empty(), "order {o}, column {c}");
             }
         }
     }
