@@ -4,7 +4,7 @@
 //   node bench/ab_builds.mjs DIST_A DIST_B FILE... (vega-datasets file names; ROUNDS=15, OUT=raw.json,
 //   MODE=bigint for decode(b, { int64: "bigint" }), MODE=nocodegen for both builds without new Function,
 //   MODE=encode for the default encode(value), with JSON.stringify + TextEncoder in msgpackr's place: issue 23's bar;
-//   CLOCK=cpu)
+//   MODE=encode-nocodegen for that encode in both builds without new Function; CLOCK=cpu)
 // Run it twice with A and B swapped: a module loaded first or second can differ by more than a small change.
 // The ratios against msgpackr depend on the files run in the same process (all are warmed before any is timed):
 // us-employment's bigint decode was 1.04-1.14 of msgpackr's alone and 1.41-1.46 with zipcodes.csv in the run (CPU
@@ -19,7 +19,8 @@ const [A, B] = [process.argv[2], process.argv[3]];
 const files = process.argv.slice(4);
 const ia = await import(`${resolve(A)}/index.js`), ib = await import(`${resolve(B)}/index.js`);
 const MODE = process.env.MODE ?? "default";
-if (MODE === "nocodegen") for (const d of [A, B]) (await import(`${resolve(d)}/fast.js`)).setCodegen(false);
+const ENCODE = MODE === "encode" || MODE === "encode-nocodegen";
+if (MODE === "nocodegen" || MODE === "encode-nocodegen") for (const d of [A, B]) (await import(`${resolve(d)}/fast.js`)).setCodegen(false);
 const opts = MODE === "bigint" ? { int64: "bigint" } : undefined;
 const ma = { encode: ia.encode, decode: (b) => ia.decode(b, opts) }, mb = { encode: ib.encode, decode: (b) => ib.decode(b, opts) };
 const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -34,7 +35,7 @@ const load = (f) => {
 };
 const p = new Packr();
 const data = files.map((f) => { const v = load(f); return { f, v, b: ma.encode(v), m: p.pack(v) }; });
-if (MODE === "encode") {
+if (ENCODE) {
   // Same bytes from both builds; then each build's encode and JSON's (stringify + UTF-8) in the rounds below.
   for (const d of data) if (Buffer.compare(Buffer.from(d.b), Buffer.from(mb.encode(d.v))) !== 0) throw new Error("bytes differ " + d.f);
   const te = new TextEncoder();
@@ -43,7 +44,7 @@ if (MODE === "encode") {
   for (const d of data) { d.b = d.v; d.m = d.v; }
 }
 const show = (v) => JSON.stringify(v, (_, x) => (typeof x === "bigint" ? `${x}n` : x));
-if (MODE !== "encode") for (const d of data) if (show(ma.decode(d.b)) !== show(mb.decode(d.b))) throw new Error("values differ " + d.f);
+if (!ENCODE) for (const d of data) if (show(ma.decode(d.b)) !== show(mb.decode(d.b))) throw new Error("values differ " + d.f);
 for (let w = 0; w < 3; w++) for (const d of data) for (let i = 0; i < 300; i++) { ma.decode(d.b); mb.decode(d.b); p.unpack(d.m); }
 // CLOCK=cpu: the process's CPU time (user + system, all its threads: the collector's too) instead of the wall
 // clock, for a loaded machine, where a process waiting for a core does not count.

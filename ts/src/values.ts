@@ -454,6 +454,13 @@ function add(s: Shape, v: unknown, depth: number): void {
       return;
     }
   }
+  addKind(s, v, depth);
+}
+/** add past its head (v neither null nor undefined, counted in s.values, and not a case the head took): its kind
+ * found and added. A function apart from add so that a deopt in these steps (a kind or a path first met late in a
+ * long process, as the object branch's) leaves the head, which every value runs and its callers inline, optimised
+ * (without new Function every field's value goes through add; BENCHMARKS.md, tsharness31 and tsenc32). */
+function addKind(s: Shape, v: unknown, depth: number): void {
   const k = kindOf(v);
   if (k !== s.lastKind) {
     s.kinds |= kindBit(k); s.lastKind = k;
