@@ -972,7 +972,7 @@ const DATA_AT: usize = std::mem::size_of::<pyo3::ffi::PyASCIIObject>();
 const DATA_AT: usize = 0;
 // The characters start on a word: an object's address is 8-byte aligned (it
 // holds pointers), and so is the header's end.
-const _: () = assert!(DATA_AT % 8 == 0);
+const _: () = assert!(DATA_AT.is_multiple_of(8));
 
 /// The 8 bytes at `p`, the characters of a compact-ASCII str of at most 8
 /// of them, as a little-endian `u64`: the string in its first `len` bytes,
