@@ -75,11 +75,9 @@ def test_str_subclasses_and_non_compact_strs():
         assert xbf.loads(xbf.dumps(rows)) == [{"s": str(r["s"])} for r in rows]
 
 
-def test_long_strings_in_the_room_the_short_ones_left():
-    # A string over 32 bytes stays in its run where the strings before it in the run left room for it (it ends
-    # at most 32 bytes a value in), else it ends the run. Long strings at every place of the first runs, after
-    # empty or short strings, at and around the room's edges (32 bytes a value before them, and after), and a
-    # long string after another; in a column with None (kinds written) too.
+def test_long_strings_among_short_ones():
+    # A string over 32 bytes ends its run (and is taken alone): at every place of the first runs, after empty,
+    # short and 32-byte strings (whose copies read whole words past their ends), back to back, among None.
     for length in (33, 34, 63, 64, 65, 95, 96, 97, 128, 129, 200, 1000):
         for at in range(0, 70):
             for short in ("", "ab", "x" * 32):
@@ -87,5 +85,4 @@ def test_long_strings_in_the_room_the_short_ones_left():
                 same_as_general(rows)
         same_as_general([{"s": None if i % 5 == 0 else fresh("M" * (length + i % 3)) if i % 4 == 0 else "s"}
                          for i in range(300)])
-    # Long strings back to back, of lengths that use up the room exactly.
     same_as_general([{"s": fresh(chr(97 + i % 26) * (32 * (i % 3) + 1))} for i in range(400)])

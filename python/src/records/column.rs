@@ -444,9 +444,8 @@ impl RawColumn {
     }
 
     /// [`RawColumn::run_of`] of strings (`K_STR`), up to the first value
-    /// that is not an exact compact-ASCII str of at most 32 bytes, or of
-    /// more where the strings before it in the run left room for it (which
-    /// `push` then takes), nor, in a column that writes its kinds (`MIXED`,
+    /// that is not an exact compact-ASCII str of at most 32 bytes (which
+    /// `push` then takes) nor, in a column that writes its kinds (`MIXED`,
     /// which is `self.mixed`), None: room for up to [`STR_RUN`] strings
     /// asked of the text and the ends (and the kinds) at once, then each
     /// string's bytes copied into it and its end written (and each value's
@@ -478,64 +477,25 @@ impl RawColumn {
                 self.reserve_text(left - r, room < 32 * n);
             }
             // Room for `n` strings of up to 32 bytes: string `k` starts at
-            // most `32 * k` bytes in (a longer one is taken only where it
-            // ends at most `32 * (k + 1)` bytes in, below), and `copy_str`
-            // writes up to 32 bytes.
+            // most `32 * k` bytes in, and `copy_str` writes up to 32 bytes.
             self.text.reserve(32 * n);
             self.ends.reserve(n);
             if MIXED {
                 self.kinds.reserve(n);
             }
-            // The room not yet written, `32 * n` bytes: string `k` starts at
-            // most `32 * k` bytes in, so its 32-byte window is inside (`k <
-            // n`), with no test a string (`first_chunk_mut` of the room left tested it,
+            // The room not yet written, `32 * n` bytes: string `k` (of at
+            // most 32 bytes, as each before it) starts at most `32 * k`
+            // bytes in, so its 32-byte window is inside (`k < n`), with no
+            // test a string (`first_chunk_mut` of the room left tested it,
             // and the room left was a third changing variable).
             let room = self.text.spare_capacity_mut()[..32 * n].as_mut_ptr().cast::<u8>();
             let ends = &mut self.ends.spare_capacity_mut()[..n];
             let kinds = if MIXED { &mut self.kinds.spare_capacity_mut()[..n] } else { &mut [] };
-            // `k` values of the run taken, `e` strings among them, the text's
-            // end after them.
-            let (mut k, mut e, mut end) = (0, 0, text_len);
-            loop {
-                // SAFETY: the caller's contract for `run` (part of `rows`);
-                // `room` is the text's `32 * n` bytes of spare room (above),
-                // of which the first `end - text_len <= 32 * k` are written:
-                // the rest holds the `32 * (n - k)` bytes the run's values
-                // from `k` on are given; `ends` and `kinds` (`MIXED`) room
-                // for `n` each, of which `e` and `k` are written.
-                let c = unsafe {
-                    let kinds = if MIXED { &mut kinds[k..] } else { &mut [] };
-                    copy_strs::<MIXED>(run.from(k, n), room.add(end - text_len), end, &mut ends[e..], kinds)
-                };
-                (k, e, end) = (k + c.k, e + c.e, c.end);
-                null |= c.null;
-                if k == n {
-                    break;
-                }
-                // A compact-ASCII str of more than 32 bytes ended the run
-                // (`copy_str`'s pieces): taken here where the strings before
-                // it left room for it, ending at most `32 * (k + 1)` bytes
-                // in, as a string of 32 bytes would (most columns' short
-                // strings leave plenty), and the run goes on after it; else
-                // `push` takes it (or whatever value it is) alone.
-                // SAFETY: the caller's contract (`k < n`: a live value).
-                let Some((s, len)) = (unsafe { compact_ascii(run.value(k)) }) else { break };
-                if len <= 32 || end - text_len + len > 32 * (k + 1) {
-                    break;
-                }
-                // SAFETY: `room[end - text_len..][..len]` is inside the
-                // room's `32 * (k + 1) <= 32 * n` bytes (just tested), not
-                // written yet; `s[..len]` are the str's characters, alive
-                // and unchanged (the caller's contract).
-                unsafe { copy_long(room.add(end - text_len), s, len) };
-                end += len;
-                ends[e].write(end);
-                e += 1;
-                if MIXED {
-                    kinds[k].write(K_STR);
-                }
-                k += 1;
-            }
+            // SAFETY: the caller's contract for `run` (part of `rows`); `room`
+            // is the text's `32 * n` bytes of spare room (above), `ends` and
+            // `kinds` (`MIXED`) room for `n` each.
+            let Copied { k, e, end, null: none_met } = unsafe { copy_strs::<MIXED>(run, room, text_len, ends, kinds) };
+            null |= none_met;
             // SAFETY: the text's spare capacity was written up to byte `end`
             // (`copy_str` writes each string's bytes, one after the
             // other, within the room reserved), the first `e` ends, and
@@ -884,31 +844,6 @@ unsafe fn copy_strs<const MIXED: bool>(
         k += 1;
     }
     Copied { k, e, end, null }
-}
-
-/// Copies the `len > 16` bytes at `p` to `dst` in pieces of 16 bytes, the
-/// last ending at the string's end (for [`RawColumn::str_run`]'s strings
-/// of more than 32 bytes: a few pieces, with no call of `memcpy`).
-///
-/// # Safety
-///
-/// `len > 16`, `p[..len]` readable and `dst[..len]` writable, not
-/// overlapping.
-#[inline(always)]
-unsafe fn copy_long(dst: *mut u8, p: *const u8, len: usize) {
-    debug_assert!(len > 16);
-    // SAFETY: the caller's contract: each piece is `p[at..at + 16]` with
-    // `at + 16 <= len`, written to `dst[at..at + 16]`.
-    unsafe {
-        let piece =
-            |at: usize| dst.add(at).cast::<[u8; 16]>().write_unaligned(p.add(at).cast::<[u8; 16]>().read_unaligned());
-        let mut at = 0;
-        while at + 16 < len {
-            piece(at);
-            at += 16;
-        }
-        piece(len - 16);
-    }
 }
 
 /// Strings of one run of [`RawColumn::str_run`] at most (a batch's): the
