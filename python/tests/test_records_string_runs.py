@@ -73,3 +73,16 @@ def test_str_subclasses_and_non_compact_strs():
         rows = [{"s": S("sub") if i == edge else f"v{i}"} for i in range(100)]
         same_as_general(rows)
         assert xbf.loads(xbf.dumps(rows)) == [{"s": str(r["s"])} for r in rows]
+
+
+def test_long_strings_among_short_ones():
+    # A string over 32 bytes ends its run (and is taken alone): at every place of the first runs, after empty,
+    # short and 32-byte strings (whose copies read whole words past their ends), back to back, among None.
+    for length in (33, 34, 63, 64, 65, 95, 96, 97, 128, 129, 200, 1000):
+        for at in range(0, 70):
+            for short in ("", "ab", "x" * 32):
+                rows = [{"s": fresh("L" * length) if i in (at, at + 1) else short} for i in range(140)]
+                same_as_general(rows)
+        same_as_general([{"s": None if i % 5 == 0 else fresh("M" * (length + i % 3)) if i % 4 == 0 else "s"}
+                         for i in range(300)])
+    same_as_general([{"s": fresh(chr(97 + i % 26) * (32 * (i % 3) + 1))} for i in range(400)])

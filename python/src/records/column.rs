@@ -819,9 +819,11 @@ unsafe fn copy_strs<const MIXED: bool>(
         // SAFETY: `room[end - text_len..][..32]` is inside the room: string
         // `k` starts at most `32 * k` bytes in (each before it at most 32
         // bytes), and `k < n`; it is written by nothing else. `s` is a
-        // compact-ASCII str's `len` characters, after its object's header,
-        // from the object's pointer (`compact_ascii`), alive and unchanged
-        // (the caller's contract).
+        // compact-ASCII str's `len` characters and their NUL, after its
+        // object's header, from the object's pointer (`compact_ascii`),
+        // alive and unchanged (the caller's contract): 8-byte aligned (an
+        // object's address is, and the header is whole words), with each
+        // aligned word holding one of those bytes mapped.
         if !unsafe { copy_str(at_end(end), s, len) } {
             break;
         }
@@ -856,38 +858,33 @@ const SHORT_LIST: usize = 4 * STR_RUN;
 /// at `dst` when there are at most 32 of them: every byte of `dst[..len]`
 /// (those after it, up to 32 bytes, with anything); `false`, with nothing
 /// written, for a longer string. A string of at most 8 bytes (most codes,
-/// states, short names) is one load of the 8 bytes that end where it ends,
-/// shifted down by the bytes before it, and one store: one branch where
-/// pieces of a size class each (16, 8, 4, 2 bytes, the first at the start
-/// and the second ending at the string's end) took up to four (a 2- or
-/// 3-byte string passed the tests for all four) and two loads and stores.
-/// Longer strings as two such pieces of 8 or 16 bytes. The test of the 32
-/// bytes comes last: a short string passes one test of its length.
+/// states, short names) is one load of the 8-byte word at `p` (the string,
+/// its NUL, then whatever follows it in that word) and one store, with
+/// nothing to shift: the word starts where the string starts. One of 9 to
+/// 16 bytes is one load and store of the 16 bytes at `p`. Longer strings as
+/// two pieces of 16 bytes, the first at the start and the second ending at
+/// the string's end. The test of the 32 bytes comes last: a short string
+/// passes one test of its length.
 ///
 /// # Safety
 ///
 /// `dst` is valid for writes of 32 bytes; `p` is where the characters of a
-/// str object start as [`compact_ascii`] gives them: right after the
-/// object's header, with the object's provenance, the 8 bytes before them
-/// (the header's) and the `len` from `p` readable.
+/// str object start as [`compact_ascii`] gives them, with the object's
+/// provenance: 8-byte aligned, the `len` characters and the NUL after them
+/// readable, and each aligned 8-byte word holding one of those bytes
+/// readable as [`word_at`] reads it.
 #[inline(always)]
 unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) -> bool {
-    // SAFETY: the caller's contract. Reads stay inside the str object: from
-    // `p + len - 8 >= p - 8` (the header's last 8 bytes) for a short string,
-    // and in `p[..len]` for the pieces of a longer one; writes stay in
-    // `dst[..32]` (`len <= 32` where any is made).
+    // SAFETY: the caller's contract. Reads: the aligned words at `p` and
+    // `p + 8` (the latter only when `len > 8`, so holding character 8) each
+    // hold a byte of the string or its NUL (`word_at`); a longer string's
+    // pieces are inside `p[..len]`. Writes stay in `dst[..32]` (`len <= 32`
+    // where any is made).
     unsafe {
         if len <= 8 {
-            // The 8 bytes ending at the string's end: the string is their last
-            // `len` bytes (the most significant, little-endian), and those
-            // before it the header's, shifted out. A shift of 64 (the empty
-            // string) is a shift of 0 to `wrapping_shr`: 8 bytes of the
-            // header, none of them counted.
-            let w = word_ending_at(p, len).wrapping_shr(64 - 8 * len as u32);
-            dst.cast::<[u8; 8]>().write_unaligned(w.to_le_bytes());
+            dst.cast::<[u8; 8]>().write_unaligned(word_at(p, len).to_le_bytes());
         } else if len <= 16 {
-            dst.cast::<[u8; 8]>().write_unaligned(p.cast::<[u8; 8]>().read_unaligned());
-            dst.add(len - 8).cast::<[u8; 8]>().write_unaligned(p.add(len - 8).cast::<[u8; 8]>().read_unaligned());
+            dst.cast::<[u8; 16]>().write_unaligned(words_at(p, len));
         } else if len <= 32 {
             dst.cast::<[u8; 16]>().write_unaligned(p.cast::<[u8; 16]>().read_unaligned());
             dst.add(len - 16).cast::<[u8; 16]>().write_unaligned(p.add(len - 16).cast::<[u8; 16]>().read_unaligned());
@@ -898,33 +895,54 @@ unsafe fn copy_str(dst: *mut u8, p: *const u8, len: usize) -> bool {
     true
 }
 
-/// The 8 bytes that end where the `len <= 8` characters at `p` end, as a
-/// little-endian `u64`: the string in its last `len` bytes, the bytes
-/// before it (the str object's header: [`copy_str`] shifts them out)
-/// whatever they are. From CPython 3.12 some of those header bytes are
-/// padding, which C never writes, and a Rust load of bytes never written is
-/// undefined behaviour even where they are shifted out: on x86-64 the word
-/// is read by one `mov` of inline assembly, which reads memory as a foreign
-/// function does and gives a plain integer whatever the bytes were.
+/// Bytes from a str object's start to its compact-ASCII characters (the
+/// `PyASCIIObject` header: 48 in 3.11, 40 from 3.12), which [`word_at`]
+/// subtracts from the characters' pointer and adds back in its load's
+/// operand, so that the compiler uses the object's pointer it has (one
+/// addition fewer a string). Any value would be correct; 0 where the layout
+/// is not known (where `compact_ascii` takes no str).
+#[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)))]
+const DATA_AT: usize = std::mem::size_of::<pyo3::ffi::PyASCIIObject>();
+#[cfg(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy))]
+const DATA_AT: usize = 0;
+// The characters start on a word: an object's address is 8-byte aligned (it
+// holds pointers), and so is the header's end.
+const _: () = assert!(DATA_AT.is_multiple_of(8));
+
+/// The 8 bytes at `p`, the characters of a compact-ASCII str of at most 8
+/// of them, as a little-endian `u64`: the string in its first `len` bytes,
+/// then its NUL, then, for a string of fewer than 7 characters, bytes past
+/// the object (in the same aligned word: a heap block's rounding, or the
+/// next object's bytes), which [`copy_str`] writes into the room past the
+/// string and nothing reads. Those may be bytes never written, and memory
+/// no Rust allocation holds: a Rust load of them would be undefined
+/// behaviour even though they are never used, so on x86-64 the word is read
+/// by one `mov` of inline assembly, which reads memory as a foreign
+/// function does and gives a plain integer whatever the bytes were. The
+/// word is 8-byte aligned (`p` is) and holds the string's first byte (or
+/// its NUL): a word that holds one byte of mapped memory is mapped
+/// (pages are whole aligned words), so the load cannot fault.
 ///
 /// # Safety
 ///
-/// `len <= 8`, and the 8 bytes ending at `p + len` are readable, inside one
-/// live allocation (the str object).
+/// `p` is 8-byte aligned, `len <= 8` (the string's length: read only by
+/// the version without assembly) and the `len` bytes at `p` and the one
+/// after them readable (the aligned word holding the first is then mapped
+/// and read as above).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn word_ending_at(p: *const u8, len: usize) -> u64 {
+unsafe fn word_at(p: *const u8, len: usize) -> u64 {
+    let _ = len;
     let w: u64;
-    // The address is the instruction's own sum of the two registers: an
-    // operand of `p + len - 8` took two additions a string.
-    // SAFETY: the caller's contract (8 readable bytes ending at `p + len`,
-    // inside the object: `p + len - 8` is in it too); the block only reads
-    // them, into `w`, and touches no stack or flags.
+    // SAFETY: the caller's contract (an aligned, mapped word at `p`); the
+    // block only reads it, into `w`, and touches no stack or flags. The
+    // operand's register is `p - DATA_AT`, the displacement `DATA_AT`: the
+    // address read is `p`.
     unsafe {
         std::arch::asm!(
-            "mov {w}, qword ptr [{p} + {len} - 8]",
-            p = in(reg) p,
-            len = in(reg) len,
+            "mov {w}, qword ptr [{o} + {at}]",
+            o = in(reg) p.wrapping_sub(DATA_AT),
+            at = const DATA_AT,
             w = lateout(reg) w,
             options(pure, readonly, nostack, preserves_flags),
         );
@@ -932,19 +950,63 @@ unsafe fn word_ending_at(p: *const u8, len: usize) -> u64 {
     w
 }
 
-/// [`word_ending_at`] without the assembly: only the string's `len` bytes
-/// are read, the bytes before them 0.
+/// [`word_at`] of the 16 bytes at `p` (two aligned words), the characters
+/// of a compact-ASCII str of 9 to 16 of them: the first word all the
+/// string's, the second holding its character 8 (so mapped, as
+/// [`word_at`]'s), then its other characters, its NUL and, for a string of
+/// fewer than 15 characters, bytes past the object, as [`word_at`]'s.
+///
+/// # Safety
+///
+/// `p` is 8-byte aligned, `8 < len <= 16` (as [`word_at`]'s) and the `len`
+/// bytes at `p` readable.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn words_at(p: *const u8, len: usize) -> [u8; 16] {
+    let _ = len;
+    let w: std::arch::x86_64::__m128i;
+    // SAFETY: as in `word_at`, for the two aligned words at `p` (the
+    // caller's contract); `movups` needs no alignment, and SSE is in
+    // x86-64's baseline.
+    unsafe {
+        std::arch::asm!(
+            "movups {w}, xmmword ptr [{o} + {at}]",
+            o = in(reg) p.wrapping_sub(DATA_AT),
+            at = const DATA_AT,
+            w = lateout(xmm_reg) w,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+        std::mem::transmute::<std::arch::x86_64::__m128i, [u8; 16]>(w)
+    }
+}
+
+/// [`word_at`] without the assembly: only the string's `len` characters
+/// are read, the bytes after them 0.
 ///
 /// # Safety
 ///
 /// `len <= 8` and the `len` bytes at `p` are readable.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-unsafe fn word_ending_at(p: *const u8, len: usize) -> u64 {
+unsafe fn word_at(p: *const u8, len: usize) -> u64 {
     let mut b = [0u8; 8];
-    // SAFETY: the caller's contract; `b[8 - len..]` holds `len` bytes.
-    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr().add(8 - len), len) };
+    // SAFETY: the caller's contract; `b` holds `len` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len) };
     u64::from_le_bytes(b)
+}
+
+/// [`words_at`] without the assembly, as [`word_at`]'s.
+///
+/// # Safety
+///
+/// `len <= 16` and the `len` bytes at `p` are readable.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+unsafe fn words_at(p: *const u8, len: usize) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    // SAFETY: the caller's contract; `b` holds `len` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len) };
+    b
 }
 
 impl RawColumn {
@@ -1096,24 +1158,33 @@ mod tests {
     }
 
     /// `copy_str` writes every byte of the string, at every length up to 32,
-    /// over any bytes already there, whatever the 8 bytes before the string
-    /// (a str's header, which a short string's load takes and shifts out);
-    /// a longer string it refuses, writing nothing.
+    /// over any bytes already there, whatever the bytes after the string
+    /// (a short string's load takes the aligned words from its start, past
+    /// its end); a longer string it refuses, writing nothing.
     #[test]
     fn copy_str_copies_every_length() {
         let src: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
-        for head in [[0u8; 8], [0xff; 8], *b"headbyte"] {
+        for tail in [0u8, 0xff, b't'] {
             for len in 0..=64 {
                 for s in [&src[..len], &src[64 - len..]] {
-                    // The string right after 8 bytes of "header", as in a str object.
-                    let obj: Vec<u8> = head.iter().chain(s).copied().collect();
+                    // The string at the start of 8-byte aligned memory (as a
+                    // str's characters after its header), then its NUL, then
+                    // `tail` bytes to the end of the next 16.
+                    let mut obj = vec![0u64; (len + 1).div_ceil(8) + 2];
+                    // SAFETY: `obj` holds `8 * obj.len()` bytes, at least
+                    // `len + 17`.
+                    let bytes = unsafe { std::slice::from_raw_parts_mut(obj.as_mut_ptr().cast::<u8>(), 8 * obj.len()) };
+                    bytes.fill(tail);
+                    bytes[..len].copy_from_slice(s);
+                    bytes[len] = 0;
                     let mut dst = [0xeeu8; 32];
-                    // SAFETY: `dst` is 32 bytes; the string follows 8
-                    // readable bytes of the same buffer.
-                    let copied = unsafe { super::copy_str(dst.as_mut_ptr(), obj.as_ptr().add(8), len) };
+                    // SAFETY: `dst` is 32 bytes; the string starts 8-byte
+                    // aligned, and the words from its start to 16 bytes past
+                    // its NUL are the buffer's.
+                    let copied = unsafe { super::copy_str(dst.as_mut_ptr(), obj.as_ptr().cast::<u8>(), len) };
                     assert_eq!(copied, len <= 32, "length {len}");
                     if copied {
-                        assert_eq!(&dst[..len], s, "length {len}, header {head:?}");
+                        assert_eq!(&dst[..len], s, "length {len}, tail {tail}");
                     } else {
                         assert_eq!(dst, [0xee; 32], "length {len}: nothing written");
                     }
