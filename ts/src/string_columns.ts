@@ -126,10 +126,16 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   for (let i = 1; i < n; i++) {
     const b = ids[i]!;
     if (b === a && rep) {
-      total += la;
-      if (b >= 128) iV += vl(b) - 1;
-      lRun++; iRun++; sRun++; rRun++;
+      // The rest of the run at once: its length counted by a loop of its own, which keeps none of the measures'
+      // state live (the loop below holds about thirty values, most on the stack, and stores them back each turn).
+      let j = i + 1;
+      while (j < n && ids[j] === a) j++;
+      const c = j - i;
+      total += c * la;
+      if (b >= 128) iV += c * (vl(b) - 1);
+      lRun += c; iRun += c; sRun += c; rRun += c;
       sZmin = 0; rZmin = 0; // (a difference of 0: the prefixes' and rests' first one in the run may not have been)
+      i = j - 1;
       continue;
     }
     const l = dlen[b]!;

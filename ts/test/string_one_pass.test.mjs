@@ -155,3 +155,41 @@ test("the one pass without its checks makes the arrays of the column it writes: 
   }
   assert.deepStrictEqual([...tags].sort(), [0x20, 0x21, 0x22]);
 });
+
+// A run of one value is taken by a loop of its own from its third value on (the first two go through the measures'
+// step): runs of every length around the run-length varints' bounds (127/128 and 16,383/16,384 values), of entries
+// whose ids pass 127 (two-byte ids, counted once a value of the run), ending before another entry or at the column's
+// end, and alternating with single values.
+test("the one pass on long runs: lengths around 128 and 16,384, ids past 127, at the column's end", () => {
+  const entries = Array.from({ length: 300 }, (_, j) => (j % 3 === 0 ? String(j) : `Dept ${j}`));
+  const lengths = [1, 2, 3, 4, 126, 127, 128, 129, 130, 255, 256, 16383, 16384, 16385];
+  for (const first of [0, 130, 299]) {
+    for (const len of lengths) {
+      // A run of 300 of the first entry and every entry once (ids 0 to 299, so that ids past 127 exist, and at most
+      // n / 2 + 16 of them: a dictionary), then a run of one entry, single values, then a run to the column's end.
+      const values = [...Array(300).fill(entries[0]), ...entries];
+      const at = (first + len) % entries.length;
+      for (let r = 0; r < len; r++) values.push(entries[at]);
+      values.push(entries[(at + 1) % 300], entries[(at + 7) % 300], entries[at]);
+      for (let r = 0; r < len; r++) values.push(entries[first]);
+      same(values, `run of ${len} of entry ${at}, then of ${first} to the end`);
+    }
+  }
+  // Few entries (the dictionary's and prefixes' choices), runs of mixed lengths one after another.
+  const few = ["0", "-566,000", "-566,001", "45,571,090"];
+  for (const len of lengths) {
+    const values = [];
+    for (let j = 0; j < 12; j++) for (let r = 0; r < (j % 2 ? len : 1 + (j % 5)); r++) values.push(few[(j * 3) % 4]);
+    same(values, `mixed runs of ${len}`);
+  }
+});
+
+// A run of an id past 127 where the ids' varints are their smallest encoding (2,000 entries, most values small ids
+// with no neighbour equal: 11-bit frames cost more than a byte a value and two for the 2,172 past 127), so that each
+// value of the run must count its second byte: in the middle of the column and at its end.
+test("the one pass counts a long run's two-byte ids where the ids' varints are the smallest encoding", () => {
+  const entries = Array.from({ length: 2000 }, (_, j) => `e${j}`);
+  const run = Array(300).fill(entries[1999]), small = Array.from({ length: 3700 }, (_, i) => entries[i % 100]);
+  same([...entries, ...run, ...small], "run in the middle");
+  same([...entries, ...small, ...run], "run at the end");
+});
