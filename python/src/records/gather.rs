@@ -262,29 +262,21 @@ unsafe fn entries_with_keys<const PREFETCH: bool>(
     let e = unsafe { DictEntries::str_keyed_of(d, true, keys.len()) }?;
     // As many live entries (`d.len()`) as entries: none is deleted, so no
     // value is NULL (`push_entries` reads them); only the keys are compared,
-    // two at a time (one branch for both: a loop of one a key cost six
-    // instructions a key).
-    let key = |j: usize| {
-        // SAFETY: each `j` below is `< keys.len()`, the table's entries,
-        // read under the caller's contract.
-        let (k, v) = unsafe { e.get(j) };
+    // all of them, their differences or-ed and tested once a record (a
+    // record whose keys differ, which ends a batch, is rare): a branch a
+    // key, or a pair of keys, cost a compare, a branch and the loop's
+    // count each.
+    let mut differ = 0usize;
+    for (j, &(k, _)) in keys.iter().enumerate() {
+        // SAFETY: `j < keys.len()`, the table's entries, read under the
+        // caller's contract.
+        let (key, v) = unsafe { e.get(j) };
         if PREFETCH {
             prefetch(v);
         }
-        k as usize
-    };
-    let pairs = keys.chunks_exact(2);
-    let last = pairs.remainder();
-    for (p, pair) in pairs.enumerate() {
-        let j = 2 * p;
-        if (key(j) ^ pair[0].0 as usize) | (key(j + 1) ^ pair[1].0 as usize) != 0 {
-            return None;
-        }
+        differ |= key as usize ^ k as usize;
     }
-    match last {
-        [(k, _)] if key(keys.len() - 1) != *k as usize => None,
-        _ => Some(e),
-    }
+    (differ == 0).then_some(e)
 }
 
 /// The order among `orders` whose key objects are those of record `i` of
