@@ -262,21 +262,73 @@ unsafe fn entries_with_keys<const PREFETCH: bool>(
     let e = unsafe { DictEntries::str_keyed_of(d, true, keys.len()) }?;
     // As many live entries (`d.len()`) as entries: none is deleted, so no
     // value is NULL (`push_entries` reads them); only the keys are compared,
-    // all of them, their differences or-ed and tested once a record (a
-    // record whose keys differ, which ends a batch, is rare): a branch a
-    // key, or a pair of keys, cost a compare, a branch and the loop's
-    // count each.
-    let mut differ = 0usize;
-    for (j, &(k, _)) in keys.iter().enumerate() {
-        // SAFETY: `j < keys.len()`, the table's entries, read under the
-        // caller's contract.
-        let (key, v) = unsafe { e.get(j) };
-        if PREFETCH {
-            prefetch(v);
-        }
-        differ |= key as usize ^ k as usize;
+    // four at a time (one test for the four: a loop of one a key cost six
+    // instructions a key, of two five), the last four ending at the last key
+    // (over some compared already, where the keys are not a multiple of
+    // four: no loop for the rest). All keys compared at once with one test
+    // a record was vectorised, dearer.
+    let len = keys.len();
+    if len < 4 {
+        // SAFETY: each `j < len`, the table's entries (the caller's contract).
+        return (0..len).all(|j| unsafe { key_differs::<PREFETCH>(e, keys, j) } == 0).then_some(e);
     }
-    (differ == 0).then_some(e)
+    let mut j = 0;
+    while j + 4 < len {
+        // SAFETY: `j + 3 < len`, the table's entries (the caller's contract).
+        if unsafe { four_differ::<PREFETCH>(e, keys, j) } != 0 {
+            return None;
+        }
+        j += 4;
+    }
+    // SAFETY: as above (`len >= 4`).
+    (unsafe { four_differ::<PREFETCH>(e, keys, len - 4) } == 0).then_some(e)
+}
+
+/// [`key_differs`] of keys `j` to `j + 3`, or-ed. A function, inlined: as a
+/// closure, it was called out of line in the loop that asks for the records
+/// ahead.
+///
+/// # Safety
+///
+/// As [`key_differs`], for `j + 3`.
+#[inline(always)]
+unsafe fn four_differ<const PREFETCH: bool>(
+    e: StrEntries,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+    j: usize,
+) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe {
+        key_differs::<PREFETCH>(e, keys, j)
+            | key_differs::<PREFETCH>(e, keys, j + 1)
+            | key_differs::<PREFETCH>(e, keys, j + 2)
+            | key_differs::<PREFETCH>(e, keys, j + 3)
+    }
+}
+
+/// Zero if key `j` of the entries `e` is the key object `keys[j].0`, other
+/// bits otherwise ([`entries_with_keys`]), its value asked for with
+/// `PREFETCH`.
+///
+/// # Safety
+///
+/// `j` is below the table's number of entries, read under the contract of
+/// [`DictEntries::of`].
+#[inline(always)]
+unsafe fn key_differs<const PREFETCH: bool>(
+    e: StrEntries,
+    keys: &[(*mut pyo3::ffi::PyObject, usize)],
+    j: usize,
+) -> usize {
+    // The key object expected first: its bounds test, which the caller's
+    // loop lets the compiler drop, is then not after the request below.
+    let expected = keys[j].0 as usize;
+    // SAFETY: the caller's contract.
+    let (k, v) = unsafe { e.get(j) };
+    if PREFETCH {
+        prefetch(v);
+    }
+    k as usize ^ expected
 }
 
 /// The order among `orders` whose key objects are those of record `i` of
