@@ -91,3 +91,17 @@ def test_random_large_lists_keep_their_bytes(seed):
         ks = keys if rnd.random() > 0.001 else rnd.sample(keys, rnd.randint(0, nkeys))
         rows.append({k: value(kinds[keys.index(k)], i) for k in ks})
     same_as_general(rows)
+
+
+def test_a_key_that_differs_at_any_place_keeps_the_bytes():
+    # As test_records_batches' test of the same name, with the records ahead asked for (the key compare that also
+    # asks for each value): one record whose key at place j is another name, or an equal str that is another object.
+    keys = [f"k{j}" for j in range(5)]
+    n = 8 * 2**20 // ((len(keys) + 2) * 64) + 100
+    for j in range(len(keys)):
+        for other in ("zz", "".join(["k", str(j)])):
+            ks = list(keys)
+            ks[j] = other
+            rows = [{k: i + m for m, k in enumerate(keys)} for i in range(n)]
+            rows[n // 2] = {k: "s" for k in ks}
+            same_as_general(rows)

@@ -116,3 +116,18 @@ def test_nulls_in_columns_that_write_their_kinds():
     ]
     for rows in cases:
         same_as_general(rows)
+
+
+def test_a_key_that_differs_at_any_place_ends_the_batch():
+    # `dense_batch` takes a record into the batch when each of its key objects is the record before's at the same
+    # place (all compared, tested once a record): a key that differs at any place (another name, or an equal str
+    # that is another object), in tables of 1 to 9 keys, must end the batch and give the general path's bytes.
+    for nkeys in range(1, 10):
+        keys = [f"k{j}" for j in range(nkeys)]
+        for j in range(nkeys):
+            for other in ("zz", "".join(["k", str(j)])):
+                ks = list(keys)
+                ks[j] = other
+                rows = [{k: i * 10 + m for m, k in enumerate(keys)} for i in range(150)]
+                rows[70] = {k: "s" for k in ks}
+                same_as_general(rows)
