@@ -261,84 +261,30 @@ unsafe fn entries_with_keys<const PREFETCH: bool>(
     // SAFETY: the caller's contract.
     let e = unsafe { DictEntries::str_keyed_of(d, true, keys.len()) }?;
     // As many live entries (`d.len()`) as entries: none is deleted, so no
-    // value is NULL (`push_entries` reads them); only the keys are compared.
-    if PREFETCH {
-        // Two at a time (one branch for both: a loop of one a key cost six
-        // instructions a key), each value asked for as its key is read. Four
-        // at a time as below took more here (~+18 a record on birdstrikes):
-        // registers spilled around the loop, and the keys compared twice.
-        let key = |j: usize| {
-            // SAFETY: each `j` below is `< keys.len()`, the table's entries,
-            // read under the caller's contract.
-            let (k, v) = unsafe { e.get(j) };
+    // value is NULL (`push_entries` reads them); only the keys are compared,
+    // two at a time (one branch for both: a loop of one a key cost six
+    // instructions a key).
+    let key = |j: usize| {
+        // SAFETY: each `j` below is `< keys.len()`, the table's entries,
+        // read under the caller's contract.
+        let (k, v) = unsafe { e.get(j) };
+        if PREFETCH {
             prefetch(v);
-            k as usize
-        };
-        let pairs = keys.chunks_exact(2);
-        let last = pairs.remainder();
-        for (p, pair) in pairs.enumerate() {
-            let j = 2 * p;
-            if (key(j) ^ pair[0].0 as usize) | (key(j + 1) ^ pair[1].0 as usize) != 0 {
-                return None;
-            }
         }
-        return match last {
-            [(k, _)] if key(keys.len() - 1) != *k as usize => None,
-            _ => Some(e),
-        };
-    }
-    // Four at a time (one test for the four: three instructions a key and
-    // the loop's three, where two at a time took five a key), the last four
-    // ending at the last key (over some compared already, where the keys are
-    // not a multiple of four: no loop for the rest). All keys compared with
-    // one test a record was vectorised, dearer (~+24 a record on movies).
-    let len = keys.len();
-    if len < 4 {
-        // SAFETY: each `j < len`, the table's entries (the caller's contract).
-        return (0..len).all(|j| unsafe { key_differs(e, keys, j) } == 0).then_some(e);
-    }
-    let mut j = 0;
-    while j + 4 < len {
-        // SAFETY: `j + 3 < len`, the table's entries (the caller's contract).
-        if unsafe { four_differ(e, keys, j) } != 0 {
+        k as usize
+    };
+    let pairs = keys.chunks_exact(2);
+    let last = pairs.remainder();
+    for (p, pair) in pairs.enumerate() {
+        let j = 2 * p;
+        if (key(j) ^ pair[0].0 as usize) | (key(j + 1) ^ pair[1].0 as usize) != 0 {
             return None;
         }
-        j += 4;
     }
-    // SAFETY: as above (`len >= 4`).
-    (unsafe { four_differ(e, keys, len - 4) } == 0).then_some(e)
-}
-
-/// [`key_differs`] of keys `j` to `j + 3`, or-ed. A function, inlined (as
-/// a closure, it was called out of line where it was tried in the loop that
-/// asks for the records ahead).
-///
-/// # Safety
-///
-/// As [`key_differs`], for `j + 3`.
-#[inline(always)]
-unsafe fn four_differ(e: StrEntries, keys: &[(*mut pyo3::ffi::PyObject, usize)], j: usize) -> usize {
-    // SAFETY: the caller's contract.
-    unsafe {
-        key_differs(e, keys, j)
-            | key_differs(e, keys, j + 1)
-            | key_differs(e, keys, j + 2)
-            | key_differs(e, keys, j + 3)
+    match last {
+        [(k, _)] if key(keys.len() - 1) != *k as usize => None,
+        _ => Some(e),
     }
-}
-
-/// Zero if key `j` of the entries `e` is the key object `keys[j].0`, other
-/// bits otherwise ([`entries_with_keys`]).
-///
-/// # Safety
-///
-/// `j` is below the table's number of entries, read under the contract of
-/// [`DictEntries::of`].
-#[inline(always)]
-unsafe fn key_differs(e: StrEntries, keys: &[(*mut pyo3::ffi::PyObject, usize)], j: usize) -> usize {
-    // SAFETY: the caller's contract.
-    let (k, _) = unsafe { e.get(j) };
-    k as usize ^ keys[j].0 as usize
 }
 
 /// The order among `orders` whose key objects are those of record `i` of
