@@ -138,18 +138,8 @@ mod tests {
         let _on = crate::columnar::EntropyEnabled::new();
         for values in shapes([1, 2, 9, 17, 24, 25, 300, FILE_ONLY_LEAST - 1].into_iter()) {
             // First-seen order, as a dictionary numbers its values.
-            let mut seen = Vec::new();
-            let ids: Vec<u64> = values
-                .iter()
-                .map(|v| match seen.iter().position(|s| s == v) {
-                    Some(i) => i as u64,
-                    None => {
-                        seen.push(*v);
-                        seen.len() as u64 - 1
-                    }
-                })
-                .collect();
-            let stats = Stats::of_ids(&ids, seen.len());
+            let (ids, distinct) = super::super::tests::first_seen_ids(&values);
+            let stats = Stats::of_ids(&ids, distinct);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             Planned::with_stats(&ids, &stats).write(&mut a);
             Planned::new(&ids).write(&mut b);

@@ -335,6 +335,23 @@ fn the_8_bit_lanes_gather_what_a_count_finds() {
     }
 }
 
+/// `values` numbered as a dictionary numbers them (each value the index of
+/// its first appearance among the distinct ones), and how many are distinct.
+pub(super) fn first_seen_ids<T: PartialEq + Copy>(values: &[T]) -> (Vec<u64>, usize) {
+    let mut seen = Vec::new();
+    let ids = values
+        .iter()
+        .map(|v| match seen.iter().position(|s| s == v) {
+            Some(i) => i as u64,
+            None => {
+                seen.push(*v);
+                seen.len() as u64 - 1
+            }
+        })
+        .collect();
+    (ids, seen.len())
+}
+
 /// Columns of the lengths around a lane pass's step and block, of values
 /// and a dictionary's ids up to the edges of the 8-bit and 16-bit lanes
 /// (2^7 - 1 and 2^7, 2^8 - 1 and 2^8, 2^15 - 1): planned as the u128
@@ -369,21 +386,11 @@ fn columns_at_the_lanes_edges_plan_as_the_reference() {
                     "{n} values up to {top}, shape {shape}"
                 );
                 // As a dictionary's ids: numbered in first-seen order.
-                let mut seen = Vec::new();
-                let ids: Vec<u64> = values
-                    .iter()
-                    .map(|v| match seen.iter().position(|s| s == v) {
-                        Some(i) => i as u64,
-                        None => {
-                            seen.push(*v);
-                            seen.len() as u64 - 1
-                        }
-                    })
-                    .collect();
+                let (ids, distinct) = first_seen_ids(&values);
                 let (mut a, mut b) = (Vec::new(), Vec::new());
-                Planned::with_stats(&ids, &Stats::of_ids(&ids, seen.len())).write(&mut a);
+                Planned::with_stats(&ids, &Stats::of_ids(&ids, distinct)).write(&mut a);
                 Planned::new(&ids).write(&mut b);
-                assert_eq!(a, b, "{n} ids of {} values", seen.len());
+                assert_eq!(a, b, "{n} ids of {distinct} values");
                 let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
                 assert_eq!(round_trip(&wide), planned.enc.byte());
             }
