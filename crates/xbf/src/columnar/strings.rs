@@ -1252,14 +1252,21 @@ fn encode_in<'a>(values: impl Texts<'a>, fsst: bool, lists: &mut Lists) -> Vec<u
     let others = plain_least.min(dict_size);
     // Of a column of few values in long runs (a dictionary's indices show
     // them), only the runs' first values are compared, and the encoding may
-    // be ruled out against the dictionary before its lists are made. Such a
-    // column of at most one block of the lengths' bound is not bounded
-    // first ([`rests_under`], which would read every value's length, with
-    // no block after the first to stop before): the exact rests of its runs
-    // rule the encoding out wherever the bound does (they are at least the
-    // bound, and [`Prefix::rest_of_runs`] stops once they reach the limit).
+    // be ruled out against the dictionary before its lists are made.
     let runs = parts.as_ref().filter(|(_, stats)| stats.runs() * RUNS_FEW <= n);
-    let bounded = runs.is_none() || n > RESTS_BLOCK;
+    // A column of at most one block of the lengths' bound ([`rests_under`],
+    // which reads every value's length, with no block after the first to
+    // stop before) is bounded first only where the bound is likely to rule
+    // the encoding out: a dictionary of fewer bytes than the column has runs
+    // of equal values (each run's first value may add to the bound), not in
+    // long runs. Elsewhere the exact rests rule the encoding out wherever
+    // the bound does (they are at least the bound, and [`Prefix::rest`] and
+    // [`Prefix::rest_of_runs`] stop once they reach the limit), and the
+    // bound rarely does: where no dictionary is whole the limit is the
+    // plain bytes, which a bound of each value's growth over the one before
+    // nearly never reaches.
+    let bounded =
+        n > RESTS_BLOCK || runs.is_none() && parts.as_ref().is_some_and(|(_, stats)| dict_size < stats.runs());
     let prefix = match first_rest {
         Some(_) => first_prefix,
         None => (*shares.get_or_insert_with(|| shares_prefixes(values))
@@ -1994,6 +2001,43 @@ mod tests {
     /// answers as the whole column's bound does, at every limit around it
     /// (columns of one block, of several and a part, of lengths that grow
     /// and fall), for values listed and held joined.
+    /// Columns of at most one block of the rests' bound, on either side of
+    /// where it is taken first (a dictionary of fewer bytes than the
+    /// column's runs, not in long runs) or left to the exact rests: few
+    /// values of lengths that vary (the bound rules shared prefixes out),
+    /// or of one length (it does not), numbers held as strings (about half
+    /// of them distinct: a dictionary as large as plain), values mostly
+    /// distinct (none whole), sorted (shared prefixes win), in long runs:
+    /// each writes what the full writer does, and each encoding wins some.
+    #[test]
+    fn small_columns_bounded_or_not_write_the_reference() {
+        let mut next = crate::columnar::lcg(43, 20);
+        let statuses = ["active", "inactive", "pending", "on hold", "closed", "archived for good"];
+        let mut won = [0usize; 3];
+        for round in 0..420 {
+            let n = 1 + (next() % 256) as usize;
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| match round % 7 {
+                    0 => statuses[(next() % 3) as usize].as_bytes().to_vec(),
+                    1 => statuses[(next() % statuses.len() as u64) as usize].as_bytes().to_vec(),
+                    2 => ["open", "done", "wait"][(next() % 3) as usize].as_bytes().to_vec(),
+                    3 => format!("{}", (next() % (n as u64 / 2 + 1)) as i64 * 1000 - 566_000).into_bytes(),
+                    4 => format!("user-{}-{}", next() % 100_000, i).into_bytes(),
+                    5 => format!("2019-{:02}-{:02}", 1 + i / 28 % 12, 1 + i % 28).into_bytes(),
+                    _ => statuses[i * 5 / n].as_bytes().to_vec(),
+                })
+                .collect();
+            let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            writes_the_reference(&slices, &format!("round {round}"));
+            let e = encode(&slices)[0];
+            won[[E::PlainStrings.byte(), E::Dictionary.byte(), E::Prefix.byte()]
+                .iter()
+                .position(|&b| b == e)
+                .unwrap()] += 1;
+        }
+        assert!(won.iter().all(|&w| w > 0), "{won:?}");
+    }
+
     #[test]
     fn the_rests_bound_stopped_early_is_the_whole_ones() {
         let mut next = crate::columnar::lcg(37, 16);
