@@ -1997,10 +1997,6 @@ mod tests {
         assert_eq!(encode_joined(&text, &ends), body, "{what}");
     }
 
-    /// `rests_under`, which stops summing once the bound reaches the limit,
-    /// answers as the whole column's bound does, at every limit around it
-    /// (columns of one block, of several and a part, of lengths that grow
-    /// and fall), for values listed and held joined.
     /// Columns of at most one block of the rests' bound, on either side of
     /// where it is taken first (a dictionary of fewer bytes than the
     /// column's runs, not in long runs) or left to the exact rests: few
@@ -2038,6 +2034,10 @@ mod tests {
         assert!(won.iter().all(|&w| w > 0), "{won:?}");
     }
 
+    /// `rests_under`, which stops summing once the bound reaches the limit,
+    /// answers as the whole column's bound does, at every limit around it
+    /// (columns of one block, of several and a part, of lengths that grow
+    /// and fall), for values listed and held joined.
     #[test]
     fn the_rests_bound_stopped_early_is_the_whole_ones() {
         let mut next = crate::columnar::lcg(37, 16);
