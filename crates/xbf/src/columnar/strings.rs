@@ -29,6 +29,8 @@ trait Texts<'a>: Copy {
     fn lens_range(self, from: usize, to: usize) -> impl Iterator<Item = usize>;
     /// The bytes of all the values.
     fn bytes(self) -> usize;
+    /// The bytes of the values from index `from` up to `to`.
+    fn bytes_range(self, from: usize, to: usize) -> usize;
     /// All the values' bytes one after the other, where they are held so.
     fn joined(self) -> Option<&'a [u8]>;
     /// The values from index `from` on, each where it is under 8 bytes
@@ -73,6 +75,9 @@ impl<'a> Texts<'a> for &'a [&'a [u8]] {
     }
     fn bytes(self) -> usize {
         self.lens().sum()
+    }
+    fn bytes_range(self, from: usize, to: usize) -> usize {
+        self.lens_range(from, to).sum()
     }
     fn joined(self) -> Option<&'a [u8]> {
         None
@@ -147,6 +152,15 @@ impl<'a> Texts<'a> for Joined<'a> {
     }
     fn bytes(self) -> usize {
         self.ends.last().copied().unwrap_or(0)
+    }
+    /// (Where the values' ends go back, the bytes their lengths sum to:
+    /// [`Texts::lens_range`] wraps alike.)
+    fn bytes_range(self, from: usize, to: usize) -> usize {
+        if from == to {
+            0
+        } else {
+            self.ends[to - 1].wrapping_sub(self.start(from))
+        }
     }
     fn joined(self) -> Option<&'a [u8]> {
         Some(&self.text[..self.bytes()])
@@ -1231,7 +1245,7 @@ fn encode_in<'a>(values: impl Texts<'a>, fsst: bool, lists: &mut Lists) -> Vec<u
     {
         Prefix::rest(values.first(probe), shared, rest_lens, usize::MAX);
         if 2 * rest_lens.iter().sum::<u64>() < dictionary.bytes as u64
-            && rests_under(values, plain_least.saturating_sub(5))
+            && rests_under(values, plain_least.saturating_sub(5), bytes)
         {
             first_rest = Some(Prefix::rest(values, shared, rest_lens, plain_least - 5));
         }
@@ -1270,7 +1284,7 @@ fn encode_in<'a>(values: impl Texts<'a>, fsst: bool, lists: &mut Lists) -> Vec<u
     let prefix = match first_rest {
         Some(_) => first_prefix,
         None => (*shares.get_or_insert_with(|| shares_prefixes(values))
-            && (!bounded || rests_under(values, others.saturating_sub(5))))
+            && (!bounded || rests_under(values, others.saturating_sub(5), bytes)))
         .then(|| {
             let limit = others.saturating_sub(5);
             match runs {
@@ -1391,16 +1405,25 @@ const RESTS_BLOCK: usize = 256;
 /// at least what each value is longer than that one (a bound known from
 /// the lengths alone), summed a block of values at a time and stopped
 /// once it reaches `limit` (a column the dictionary wins by far is not
-/// read to its end; the sum only grows, so the answer is the whole sum's).
-fn rests_under<'a>(values: impl Texts<'a>, limit: usize) -> bool {
+/// read to its end; the sum only grows, so the answer is the whole sum's),
+/// or once the values left cannot make it reach `limit` (each adds at most
+/// its length: where no dictionary beats plain, whose bytes are the limit,
+/// a block or two decide). `bytes` is the values' bytes.
+fn rests_under<'a>(values: impl Texts<'a>, limit: usize, bytes: usize) -> bool {
     let n = values.count();
     let (mut prev, mut least) = (0, 0);
+    // The bytes of the values not summed yet.
+    let mut left = bytes;
     for from in (0..n).step_by(RESTS_BLOCK) {
         let to = n.min(from + RESTS_BLOCK);
         least +=
             values.lens_range(from, to).map(|len| len.saturating_sub(std::mem::replace(&mut prev, len))).sum::<usize>();
         if least >= limit {
             return false;
+        }
+        left = left.wrapping_sub(values.bytes_range(from, to));
+        if left < limit - least {
+            return true;
         }
     }
     least < limit
@@ -1864,7 +1887,7 @@ mod tests {
             let least: usize =
                 values.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
             for limit in [least.saturating_sub(1), least, least + 1] {
-                if !rests_under(&values[..], limit) {
+                if !rests_under(&values[..], limit, values.iter().map(|v| v.len()).sum()) {
                     let (mut s4, mut r4) = (Vec::new(), Vec::new());
                     let got =
                         Prefix::rest_of_runs(&values[..], &starts, &mut s4, &mut r4, limit, usize::MAX, &mut lists);
@@ -2034,24 +2057,54 @@ mod tests {
         assert!(won.iter().all(|&w| w > 0), "{won:?}");
     }
 
-    /// `rests_under`, which stops summing once the bound reaches the limit,
-    /// answers as the whole column's bound does, at every limit around it
-    /// (columns of one block, of several and a part, of lengths that grow
-    /// and fall), for values listed and held joined.
+    /// `rests_under`, which stops summing once the bound reaches the limit
+    /// or once the values left cannot make it reach it, answers as the whole
+    /// column's bound does, at every limit around it and around the
+    /// column's bytes (columns of one block, of several and a part, of
+    /// lengths that grow and fall, or that grow at the end: the last block
+    /// decides), for values listed and held joined.
     #[test]
     fn the_rests_bound_stopped_early_is_the_whole_ones() {
         let mut next = crate::columnar::lcg(37, 16);
-        for round in 0..300 {
+        for round in 0..600 {
             let n = [0, 1, 2, 255, 256, 257, 700, 1500][round % 8];
             let spread = [1, 3, 9, 40][round % 4];
-            let values: Vec<Vec<u8>> = (0..n).map(|_| vec![b'x'; (next() % spread) as usize]).collect();
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| match round % 3 {
+                    // Lengths that grow by one each value in the last block:
+                    // the bound gains all its bytes there.
+                    2 if i + 256 >= n => vec![b'x'; i + 256 - n + 1],
+                    2 => Vec::new(),
+                    _ => vec![b'x'; (next() % spread) as usize],
+                })
+                .collect();
             let slices: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             let (text, ends) = joined(&slices);
+            let bytes = text.len();
             let whole: usize =
                 slices.iter().scan(0, |prev, v| Some(v.len().saturating_sub(std::mem::replace(prev, v.len())))).sum();
-            for limit in [0, 1, whole / 3, whole / 2, whole.saturating_sub(1), whole, whole + 1, usize::MAX] {
-                assert_eq!(rests_under(&slices[..], limit), whole < limit, "round {round}, limit {limit}");
-                assert_eq!(rests_under(Joined { text: &text, ends: &ends }, limit), whole < limit, "round {round}");
+            let limits = [0, 1, whole / 3, whole / 2, whole.saturating_sub(1), whole, whole + 1, usize::MAX];
+            let near_bytes = [bytes.saturating_sub(2), bytes.saturating_sub(1), bytes, bytes + 1, bytes + 2];
+            for limit in limits.into_iter().chain(near_bytes) {
+                let what = format!("round {round}, limit {limit}");
+                assert_eq!(rests_under(&slices[..], limit, bytes), whole < limit, "{what}");
+                assert_eq!(rests_under(Joined { text: &text, ends: &ends }, limit, bytes), whole < limit, "{what}");
+            }
+        }
+    }
+
+    /// The bytes of values held joined from one index to another are
+    /// their lengths' sum, as for values listed.
+    #[test]
+    fn bytes_of_a_range_are_the_lengths_sum() {
+        let values: [&[u8]; 6] = [b"", b"abc", b"", b"de", b"f\xc3\xa9ghijkl", b""];
+        let (text, ends) = joined(&values);
+        let held = Joined { text: &text, ends: &ends };
+        for from in 0..=values.len() {
+            for to in from..=values.len() {
+                let sum: usize = values[from..to].iter().map(|v| v.len()).sum();
+                assert_eq!(held.bytes_range(from, to), sum, "{from}..{to}");
+                assert_eq!((&values[..]).bytes_range(from, to), sum, "{from}..{to}");
             }
         }
     }
