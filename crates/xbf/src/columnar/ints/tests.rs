@@ -516,6 +516,31 @@ fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
 }
 
 #[test]
+fn narrow_groups_less_their_base_in_one_word_write_what_the_u128_packer_wrote() {
+    // Widths up to 8, whose groups take the base away once a word: bases
+    // whose product with the places wraps, values at both ends of the
+    // range (where the values themselves, shifted, overlap and carry).
+    let mut next = crate::columnar::lcg(43, 0);
+    for width in 1..=8u8 {
+        let mask = u64::MAX >> (64 - width);
+        for min in [0, 1, mask, (1 << 63) - 1, 1 << 63, 0x5555_5555_5555_5555, u64::MAX - mask] {
+            let values: Vec<u64> = (0..69)
+                .map(|i| match i % 4 {
+                    0 => min,
+                    1 => min + mask,
+                    _ => min + (next() & mask),
+                })
+                .collect();
+            let mut expected = vec![7u8];
+            pack128(&mut expected, values.iter().map(|&v| u128::from(v - min)), width);
+            let mut got = vec![7u8];
+            pack::pack_u64(&mut got, &values, min, width);
+            assert_eq!(got, expected, "width {width}, base {min:#x}");
+        }
+    }
+}
+
+#[test]
 fn varints_of_u64_columns_write_what_the_u128_path_wrote() {
     let mut next = crate::columnar::lcg(31, 0);
     for n in [0usize, 1, 7, 8, 9, 16, 17, 100, 1000] {
