@@ -1028,13 +1028,17 @@ fn put_u64_word(buf: &mut [u8], at: usize, x: u64) -> usize {
 /// The varint of `x`, below 2^56, which takes `len` bytes, as the bytes of
 /// a little-endian word: its 7-bit groups spread to a byte each (halves of
 /// 28 bits to 32-bit lanes, their halves to 16-bit lanes, theirs to bytes),
-/// and the top bit set in each byte but the last.
+/// and the top bit set in each byte but the last. A part `x & high` moved
+/// `s` bits up is `x + (x & high) * (2^s - 1)`: an and, a multiply (a `lea`
+/// or a shift) and an add, one mask a step, where masking both parts and
+/// or'ing them took two.
 #[inline(always)]
 fn varint_word(x: u64, len: usize) -> u64 {
     debug_assert!(x >> 56 == 0 && (1..=8).contains(&len));
-    let x = (x & 0x0fff_ffff) | (x & 0x00ff_ffff_f000_0000) << 4;
-    let x = (x & 0x0000_3fff_0000_3fff) | (x & 0x0fff_c000_0fff_c000) << 2;
-    let x = (x & 0x007f_007f_007f_007f) | (x & 0x3f80_3f80_3f80_3f80) << 1;
+    let up = |x: u64, high: u64, s: u32| x + (x & high) * ((1 << s) - 1);
+    let x = up(x, 0x00ff_ffff_f000_0000, 4);
+    let x = up(x, 0x0fff_c000_0fff_c000, 2);
+    let x = up(x, 0x3f80_3f80_3f80_3f80, 1);
     x | VARINT_MORE[len]
 }
 
