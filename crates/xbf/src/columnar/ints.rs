@@ -963,6 +963,11 @@ fn write_varints<T: Int>(out: &mut Vec<u8>, values: &[T], size: usize) {
             if g.iter().fold(0, |a, &v| a | v) < 0x80 {
                 buf[at..at + 8].copy_from_slice(&g.map(|v| v as u8));
                 at += 8;
+            } else if (1 << 14..1 << 56).contains(&g.iter().fold(0, |a, &v| a | v)) && buf.len() - at >= 64 {
+                // A group with a value of three bytes or more (amounts,
+                // counts; of one or two bytes, the loop takes fewer), all
+                // below 2^56, with room for eight words.
+                g.iter().for_each(|&v| at = put_u64_word(buf, at, v));
             } else {
                 g.iter().for_each(|&v| at = put_u64(buf, at, v));
             }
@@ -1007,6 +1012,48 @@ fn put_wide(buf: &mut [u8], at: usize, v: u128) -> usize {
         }
     }
 }
+
+/// [`put_u64`] of `x`, below 2^56 (eight bytes at most), where `buf` has
+/// eight bytes from `at`: the varint's bytes built in a word and stored
+/// whole (the bytes past the varint's are zeros, which the next varint's
+/// store replaces), with no test a byte, where a value of several bytes
+/// took a test, a store and a bounds check a byte.
+#[inline(always)]
+fn put_u64_word(buf: &mut [u8], at: usize, x: u64) -> usize {
+    let len = usize::from(VARINT_LEN[(64 - x.leading_zeros()) as usize]);
+    buf[at..at + 8].copy_from_slice(&varint_word(x, len).to_le_bytes());
+    at + len
+}
+
+/// The varint of `x`, below 2^56, which takes `len` bytes, as the bytes of
+/// a little-endian word: its 7-bit groups spread to a byte each (halves of
+/// 28 bits to 32-bit lanes, their halves to 16-bit lanes, theirs to bytes),
+/// and the top bit set in each byte but the last. A part `x & high` moved
+/// `s` bits up is `x + (x & high) * (2^s - 1)`: an and, a multiply (a `lea`
+/// or a shift) and an add, one mask a step, where masking both parts and
+/// or'ing them took two.
+#[inline(always)]
+fn varint_word(x: u64, len: usize) -> u64 {
+    debug_assert!(x >> 56 == 0 && (1..=8).contains(&len));
+    let up = |x: u64, high: u64, s: u32| x + (x & high) * ((1 << s) - 1);
+    let x = up(x, 0x00ff_ffff_f000_0000, 4);
+    let x = up(x, 0x0fff_c000_0fff_c000, 2);
+    let x = up(x, 0x3f80_3f80_3f80_3f80, 1);
+    x | VARINT_MORE[len]
+}
+
+/// The top bits of a varint of `len` bytes (up to 8; as many entries as
+/// [`VARINT_LEN`] has lengths, so that no index is checked) in a word: one
+/// in each byte but the last.
+const VARINT_MORE: [u64; 11] = {
+    let mut t = [0u64; 11];
+    let mut len = 2;
+    while len <= 8 {
+        t[len] = 0x8080_8080_8080_8080 & ((1u64 << (8 * (len - 1))) - 1);
+        len += 1;
+    }
+    t
+};
 
 /// Writes `x`'s varint into `buf` at `at`; where it ends.
 #[inline(always)]

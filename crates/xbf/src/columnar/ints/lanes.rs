@@ -157,9 +157,7 @@ pub(super) fn pass_u7<T: Int>(values: &[T]) -> Gathered {
     // Each value from the second on, beside the one before it.
     let (cur, prev) = (&values[1..], &values[..n - 1]);
     let steps = cur.len() / L8;
-    let narrowed = |at: usize| -> ([u8; L8], [u8; L8]) {
-        (bytes(cur[at..at + L8].try_into().expect("a step")), bytes(prev[at..at + L8].try_into().expect("a step")))
-    };
+    let narrowed = |at: usize| narrowed_step(cur, prev, at);
     let mut start = 0;
     while start < steps {
         let end = (start + BLOCK8).min(steps);
@@ -180,6 +178,15 @@ pub(super) fn pass_u7<T: Int>(values: &[T]) -> Gathered {
     }
     let [lo, hi, dlo, dhi] = lanes.ends().map(u64::from);
     Gathered { lo, hi, dlo, dhi, runs: n - equal, varint_size: None }
+}
+
+/// The sixteen values of `cur` and of `prev` from `at`, as bytes. (A
+/// function that is always inlined: as a closure, a change elsewhere in
+/// the crate left it out of line in the Python extension's build, a call
+/// a step.)
+#[inline(always)]
+fn narrowed_step<T: Int>(cur: &[T], prev: &[T], at: usize) -> ([u8; L8], [u8; L8]) {
+    (bytes(cur[at..at + L8].try_into().expect("a step")), bytes(prev[at..at + L8].try_into().expect("a step")))
 }
 
 /// What [`pass_u7`] gathers from `values`, every one below 2^7 and at

@@ -516,6 +516,31 @@ fn width_specialised_packing_writes_what_the_u128_packer_wrote() {
 }
 
 #[test]
+fn narrow_groups_less_their_base_in_one_word_write_what_the_u128_packer_wrote() {
+    // Widths up to 8, whose groups take the base away once a word: bases
+    // whose product with the places wraps, values at both ends of the
+    // range (where the values themselves, shifted, overlap and carry).
+    let mut next = crate::columnar::lcg(43, 0);
+    for width in 1..=8u8 {
+        let mask = u64::MAX >> (64 - width);
+        for min in [0, 1, mask, (1 << 63) - 1, 1 << 63, 0x5555_5555_5555_5555, u64::MAX - mask] {
+            let values: Vec<u64> = (0..69)
+                .map(|i| match i % 4 {
+                    0 => min,
+                    1 => min + mask,
+                    _ => min + (next() & mask),
+                })
+                .collect();
+            let mut expected = vec![7u8];
+            pack128(&mut expected, values.iter().map(|&v| u128::from(v - min)), width);
+            let mut got = vec![7u8];
+            pack::pack_u64(&mut got, &values, min, width);
+            assert_eq!(got, expected, "width {width}, base {min:#x}");
+        }
+    }
+}
+
+#[test]
 fn varints_of_u64_columns_write_what_the_u128_path_wrote() {
     let mut next = crate::columnar::lcg(31, 0);
     for n in [0usize, 1, 7, 8, 9, 16, 17, 100, 1000] {
@@ -544,6 +569,54 @@ fn varints_of_u64_columns_write_what_the_u128_path_wrote() {
             Planned { values: &wide[..], plan: forced, entropy: None }.write(&mut out);
             assert_eq!(out, expected);
         }
+    }
+}
+
+#[test]
+fn a_varint_built_in_a_word_is_the_varint_put_byte_by_byte() {
+    let mut next = crate::columnar::lcg(41, 0);
+    // Every bit length up to 56, at its smallest, its largest and between.
+    for bits in 0..=56u32 {
+        let top = if bits == 0 { 0 } else { u64::MAX >> (64 - bits) };
+        for x in [top >> 1.min(bits), top, top & next(), (top >> 1) + 1] {
+            let mut expected = Vec::new();
+            varint::put(&mut expected, u128::from(x));
+            let len = usize::from(VARINT_LEN[(64 - x.leading_zeros()) as usize]);
+            assert_eq!(len, expected.len());
+            let word = varint_word(x, len).to_le_bytes();
+            assert_eq!(word[..len], expected[..], "{x:#x}");
+            assert!(word[len..].iter().all(|&b| b == 0), "{x:#x}");
+        }
+    }
+}
+
+#[test]
+fn varints_near_a_columns_end_write_what_the_u128_path_wrote() {
+    // A value of each length (1 to 10 bytes) at each of the last ten
+    // places of columns of small values, and columns of one length: the
+    // varints stored as words and those within eight bytes of the end,
+    // written byte by byte.
+    let of_length = |len: u32| if len == 1 { 5u64 } else { (1u64 << (7 * (len - 1)).min(63)) | 3 };
+    let mut columns: Vec<Vec<u64>> = Vec::new();
+    for n in [1usize, 2, 9, 10, 11, 17, 24] {
+        for len in 1..=10 {
+            columns.push(vec![of_length(len); n]);
+            for place in n.saturating_sub(10)..n {
+                let mut values: Vec<u64> = (0..n as u64).map(|i| i % 0x80).collect();
+                values[place] = of_length(len);
+                columns.push(values);
+            }
+        }
+    }
+    for values in columns {
+        let wide: Vec<u128> = values.iter().map(|&v| u128::from(v)).collect();
+        let mut expected = vec![E::Varint.byte()];
+        wide.iter().for_each(|&v| varint::put(&mut expected, v));
+        let size = expected.len() - 1;
+        let plan = Plan { size, enc: E::Varint, min: 0, width: 0, delta_min: 0, delta_width: 0 };
+        let mut out = Vec::new();
+        Planned { values: &values[..], plan, entropy: None }.write(&mut out);
+        assert_eq!(out, expected, "{values:?}");
     }
 }
 
