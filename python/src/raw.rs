@@ -679,7 +679,11 @@ unsafe fn first_digit(digits: *const u32, nonzero: bool) -> i64 {
     #[cfg(not(target_arch = "x86_64"))]
     {
         // SAFETY: the caller's contract: an int of one digit has it written.
-        if nonzero { i64::from(unsafe { *digits }) } else { 0 }
+        if nonzero {
+            i64::from(unsafe { *digits })
+        } else {
+            0
+        }
     }
 }
 
