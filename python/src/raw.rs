@@ -581,24 +581,26 @@ pub(crate) fn small_int(x: &Bound<'_, PyLong>) -> Option<i64> {
         // as pyo3-ffi defines it for that build; the digits are `u32`s
         // holding 30 bits each (checked once by `small_ints_ok` before any
         // caller reads ints here), least significant first. Only the digits
-        // the header counts are read (none for zero), through a pointer
-        // derived from `p` (whose provenance is the whole object).
+        // the header counts are read (and zero's one allocated digit, by
+        // `first_digit`, multiplied by 0), through a pointer derived from
+        // `p` (whose provenance is the whole object).
         unsafe {
             let head = p as *const LongHead;
             let digits = std::ptr::addr_of!((*head).digit) as *const u32;
             // One digit or none (most ints): the value is the digit times
             // the sign (1, 0 or -1), as CPython's own `medium_value` (3.11)
-            // and `_PyLong_CompactValue` (3.12) read it, with one test of
-            // the size and one of zero (whose digit is not read: 3.11 does
-            // not write it) where the size's absolute value, a test for
-            // each count of digits and the sign applied after took ~16
-            // instructions an int.
+            // and `_PyLong_CompactValue` (3.12) read it, zero included: its
+            // digit is read as theirs read it ([`first_digit`]) and
+            // multiplied by 0, with one test of the size where a second
+            // test kept zero's digit unread, and where the size's absolute
+            // value, a test for each count of digits and the sign applied
+            // after took ~16 instructions an int.
             #[cfg(not(Py_3_12))]
             let (ndigits, negative) = {
                 let size = *std::ptr::addr_of!((*head).base.ob_size);
                 // -1, 0 or 1: the sign itself.
                 if (size as usize).wrapping_add(1) <= 2 {
-                    return Some(if size == 0 { 0 } else { size as i64 * i64::from(*digits) });
+                    return Some(size as i64 * first_digit(digits, size != 0));
                 }
                 (size.unsigned_abs(), size < 0)
             };
@@ -608,7 +610,7 @@ pub(crate) fn small_int(x: &Bound<'_, PyLong>) -> Option<i64> {
                 if tag < 2 << 3 {
                     // 1 positive, 0 zero, -1 negative.
                     let sign = 1 - (tag & 3) as i64;
-                    return Some(if tag >> 3 == 0 { 0 } else { sign * i64::from(*digits) });
+                    return Some(sign * first_digit(digits, tag >> 3 != 0));
                 }
                 (tag >> 3, tag & 3 == 2)
             };
@@ -623,6 +625,65 @@ pub(crate) fn small_int(x: &Bound<'_, PyLong>) -> Option<i64> {
     match long_value(x) {
         Some(Long::I64(v)) => Some(v),
         _ => None,
+    }
+}
+
+/// The first digit of an exact int of at most one digit, whose digits
+/// start at `digits`, as an `i64`: the digit of an int of one digit; for
+/// zero (`nonzero` false), whatever its digit's bytes hold, which the
+/// caller multiplies by the sign, 0. CPython allocates at least one digit
+/// for every int, zero included (`_PyLong_New`: "fast operations for
+/// single digit integers (including zero) assume that there is always at
+/// least one digit present"), and reads zero's in its own `medium_value`
+/// (3.11) and `_PyLong_CompactValue` (3.12), multiplied by its sign; but a
+/// zero made by `_PyLong_New(0)` in 3.11 never has it written. A Rust load
+/// of bytes never written is undefined behaviour even when the value is
+/// then multiplied by 0, so on x86-64 the digit is read by one `mov` of
+/// inline assembly, which reads memory as a foreign function does (as
+/// CPython's C reads it) and gives plain bits; elsewhere zero's digit is
+/// not read (a test of `nonzero`).
+///
+/// # Safety
+///
+/// `digits` points to the first digit (4-byte aligned) of a live exact int
+/// object, under [`small_int`]'s contract, of at most one digit; `nonzero`
+/// says whether it has one.
+#[inline(always)]
+#[cfg(not(any(feature = "abi3", Py_LIMITED_API, PyPy, GraalPy)))]
+unsafe fn first_digit(digits: *const u32, nonzero: bool) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let _ = nonzero;
+        // The digit's offset in the object: the operand is the object's
+        // pointer, which the caller has, plus this displacement (an `add`
+        // a value fewer than the digit's own pointer in a register).
+        const AT: usize = std::mem::offset_of!(LongHead, digit);
+        let d: u64;
+        // SAFETY: the caller's contract: the 4 bytes at `digits` are the
+        // int's first digit, allocated with the object (above) and
+        // readable; the block only reads them, into `d` (a 32-bit `mov`
+        // clears the register's upper half: `d` is the digit zero-extended,
+        // with no `mov` of it again to extend it), and touches no stack or
+        // flags. The address read is `digits - AT + AT`.
+        unsafe {
+            std::arch::asm!(
+                "mov {d:e}, dword ptr [{o} + {at}]",
+                o = in(reg) digits.cast::<u8>().wrapping_sub(AT),
+                at = const AT,
+                d = lateout(reg) d,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        d as i64
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // SAFETY: the caller's contract: an int of one digit has it written.
+        if nonzero {
+            i64::from(unsafe { *digits })
+        } else {
+            0
+        }
     }
 }
 

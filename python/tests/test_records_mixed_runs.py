@@ -5,6 +5,7 @@ bool, a subclass, an int past 60 bits, a str that is not compact ASCII or longer
 taken one at a time, after which the run goes on. Every case must give the bytes of the general path, which a
 schema forces (`same_as_general`: dumps, columnar or not, and a reused Encoder)."""
 import math
+import sys
 
 from hypothesis import given, settings, strategies as st
 from test_records_batches import same_as_general, sparse
@@ -117,3 +118,56 @@ def test_a_column_of_nulls_then_values():
     rows = [{"a": None if i % 2 else i, "b": None if i % 3 else i / 2, "c": None if i % 4 else f"s{i}"}
             for i in range(300)]
     assert xbf.loads(xbf.dumps(rows)) == rows
+
+
+def test_runs_of_ints_and_floats_together():
+    """A column that writes its kinds and has met ints and floats takes both in one run (`two_kinds_run`), floats
+    first or ints first, None among them; anything else (an int past 60 bits, a bool, a subclass, a str) ends the
+    run. Blocks of each kind of every length, across the batches' edges."""
+    n = 300
+    for first, second in ((7, 6.5), (6.5, 7), (-2**59, math.nan), (0.0, 0)):
+        for block in (1, 2, 3, 5, 64, 127, 129):
+            rows = [{"v": [first, second][(i // block) % 2] if i % 11 else None, "i": i} for i in range(n)]
+            same_as_general(rows)
+            if first == first and second == second:
+                assert xbf.loads(xbf.dumps(rows)) == rows
+            # No None: the column writes its kinds from the second kind's first value.
+            same_as_general([{"v": [first, second][(i // block) % 2]} for i in range(n)])
+            for odd in (True, Int(5), F(1.5), 2**60, 2**63, 2**64, -2**70, "s", None):
+                for edge in (0, 1, 63, 64, 65, 128, 200):
+                    rows = [{"v": odd if i == edge else [first, second][(i // block) % 2]} for i in range(n)]
+                    same_as_general(rows)
+
+
+def zero_with_digit(d):
+    """An exact int of value 0 (no digit counted) whose first digit's bytes hold `d`, as CPython may leave the
+    digit of a zero it made with `_PyLong_New(0)`, never written (3.11). Made from a new int of one digit, its
+    size (3.11) or tag (3.12 on) set to zero's."""
+    import ctypes
+
+    x = int(str(d))
+    at = ctypes.c_ssize_t.from_address(id(x) + 16)
+    before = at.value
+    at.value = 1 if sys.version_info >= (3, 12) else 0
+    return x, lambda: setattr(at, "value", before)
+
+
+def test_a_zero_whose_digit_is_not_written():
+    """A zero's digit is read (`raw::first_digit`) and multiplied by its sign, 0: whatever the digit holds, the
+    value written is 0, in a run, among None, and one at a time."""
+    if sys.implementation.name != "cpython":
+        return
+    z, restore = zero_with_digit(123456789)
+    try:
+        assert z == 0
+        for rows, want in (
+            ([{"v": z if i % 7 == 0 else i} for i in range(300)], [{"v": 0 if i % 7 == 0 else i} for i in range(300)]),
+            ([{"v": [z, None, 5][i % 3]} for i in range(300)], [{"v": [0, None, 5][i % 3]} for i in range(300)]),
+            ([{"v": [z, 1.5][i % 2]} for i in range(300)], [{"v": [0, 1.5][i % 2]} for i in range(300)]),
+            ([{"v": z}], [{"v": 0}]),
+        ):
+            for columnar in (None, False, True):
+                assert xbf.dumps(rows, columnar=columnar) == xbf.dumps(want, columnar=columnar)
+            assert xbf.loads(xbf.dumps(rows)) == want
+    finally:
+        restore()
