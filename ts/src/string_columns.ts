@@ -34,8 +34,10 @@ export function putStringColumn(out: Writer, values: string[]): void {
     putStrings(out, v, v.ascii || values.every(wellFormed) ? null : undefined);
     return;
   }
-  if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
+  // (Entries all ASCII, as utf8Views found them copying or encoding them, are well formed with no pass to tell: the
+  // isWellFormed call an entry was most of this step on columns of short codes and figures.)
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
+  if (!distinct.ascii && !strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   // A column of sorted runs (every value at least the one before: ids 0, 0, …, 1, 1, …, as gapminder's countries)
   // goes straight to the general path: the one pass's own first test measured the entries and then, for
   // gapminder's countries, sent the column back anyway, and on the short sorted columns measured (cars' years,
