@@ -34,8 +34,10 @@ export function putStringColumn(out: Writer, values: string[]): void {
     putStrings(out, v, v.ascii || values.every(wellFormed) ? null : undefined);
     return;
   }
-  if (!strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
+  // (Entries all ASCII, as utf8Views found them copying or encoding them, are well formed with no pass to tell: the
+  // isWellFormed call an entry was most of this step on columns of short codes and figures.)
   const distinct = utf8Views(strs), dlen = distinct.len, dict = { ids, distinct };
+  if (!distinct.ascii && !strs.every(wellFormed)) { putStrings(out, utf8Views(values), undefined); return; }
   // A column of sorted runs (every value at least the one before: ids 0, 0, …, 1, 1, …, as gapminder's countries)
   // goes straight to the general path: the one pass's own first test measured the entries and then, for
   // gapminder's countries, sent the column back anyway, and on the short sorted columns measured (cars' years,
@@ -90,19 +92,27 @@ const vl = (x: number): number => (x < 128 ? 1 : x < 16384 ? 2 : x < 2097152 ? 3
  * more, or where the dictionary surely comes out below the plain column (see below). */
 function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   const { buf, start: dstart, len: dlen } = dict.distinct, ids = dict.ids, n = ids.length, k = dlen.length;
-  let dbytes = 0, lMin = 128, lMax = 0;
-  for (let j = 0; j < k; j++) {
+  // The entries' lengths: their bytes, and their measure taken in the same loop (measureInt's state for values
+  // below 128: a varint and a run's value of one byte each), not by a pass of their own.
+  let e0 = dlen[0]!, dbytes = e0, lMin = e0, lMax = e0, eZmin = 0x7fffffff, eZmax = 0, eR = 1, eRun = 1;
+  for (let j = 1; j < k; j++) {
     const l = dlen[j]!;
     if (l < lMin) lMin = l;
     if (l > lMax) lMax = l;
     dbytes += l;
+    const d = l - e0, z = (d << 1) ^ (d >> 31);
+    if (z < eZmin) eZmin = z;
+    if (z > eZmax) eZmax = z;
+    if (d === 0) eRun++;
+    else { eR += (eRun < 128 ? 1 : varLen(eRun)) + 1; eRun = 1; }
+    e0 = l;
   }
   if (lMax >= 128) return false;
   // A dictionary surely smaller than the least the plain column takes (its size with the ids' frame of reference,
   // which their measure can only undercut, against a byte a value at least: long columns of few codes, as flights'
   // airports) is left to the general path, whose first test (dictionaryBelow) writes it after a pass over the ids
   // and part of one, measuring neither the lengths nor the prefixes.
-  const mEntries = measureSmall(dlen), head = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes;
+  const mEntries = measureFrom(dlen, k, dlen[0]!, 1 + k, lMin, lMax, eZmin, eZmax, eR, eRun, e0), head = 1 + varLen(k) + varLen(mEntries.size) + mEntries.size + varLen(dbytes) + dbytes;
   if (head + 3 + Math.ceil((n * (32 - Math.clz32(k - 1))) / 8) < 5 + n * lMin) return false;
   const dv = viewOf(buf);
   // (The pairs' prefixes are kept only where pairs can repeat often enough to pay for the table's lookups: a column
@@ -205,7 +215,7 @@ function putDictionaryColumn(out: Writer, dict: Dict): boolean {
   if (checkFused) {
     const len = scratchArray(VALUE_LEN, n);
     for (let i = 0; i < n; i++) len[i] = dlen[ids[i]!]!;
-    checkMeasure("lengths", mLen, len); checkMeasure("ids", mIds, ids);
+    checkMeasure("entries", mEntries, dlen); checkMeasure("lengths", mLen, len); checkMeasure("ids", mIds, ids);
     const shared = scratchArray(SHARED, n), rest = scratchArray(REST, n);
     prefixesOfIds(dict, cached, st, shared, rest);
     checkMeasure("prefixes", measureFrom(shared, n, 0, 1 + n, sMin, sMax, sZmin, sZmax, sR, sRun, sPrev), shared);

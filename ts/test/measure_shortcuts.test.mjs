@@ -70,6 +70,26 @@ test("byte strings and ill-formed strings sharing no prefix are written plain, a
   assert.deepStrictEqual(Array.from(w.finish()), plainColumn(strs.map(utf8)));
 });
 
+test("a column of few distinct strings with an ill-formed one is keyed by its bytes; all-ASCII and other well-formed ones by their strings", () => {
+  // putStringColumn takes the entries' ASCII (utf8Views') for well formed and asks isWellFormed only of the others.
+  // "\uD800x" and "\uDC00x" are two strings with the same bytes (EF BF BD 78): keyed by the strings, the dictionary
+  // would hold both, so its bytes would differ from putBytesColumn's of the values' bytes (putStrings' own path).
+  const utf8 = (s) => { const out = []; for (const c of s) { const u = c.codePointAt(0); if (u >= 0xd800 && u <= 0xdfff) out.push(0xef, 0xbf, 0xbd); else out.push(...new TextEncoder().encode(c)); } return Uint8Array.from(out); };
+  const col = (s) => { const w = new Writer(); putStringColumn(w, s); return Array.from(w.finish()); };
+  const bytesCol = (views) => { const w = new Writer(); putBytesColumn(w, views); return Array.from(w.finish()); };
+  for (const long of [0, 1]) {
+    // Short entries (utf8Views copies their characters) and entries of 12 units and more (joined and encoded).
+    const pad = long ? "0123456789ab" : "";
+    const pool = ["\uD800x", "\uDC00x", "a", "b", "c"].map((s) => s + pad);
+    const strs = Array.from({ length: 300 }, (_, i) => pool[(i * 7) % pool.length]);
+    assert.deepStrictEqual(col(strs), bytesCol(strs.map(utf8)), `ill-formed, long ${long}`);
+    // Well formed, not ASCII (é, a pair): keyed by the strings, the same bytes as keyed by the bytes.
+    const ok = ["é", "😀x", "a", "b", "c"].map((s) => s + pad);
+    const vals = Array.from({ length: 300 }, (_, i) => ok[(i * 7) % ok.length]);
+    assert.deepStrictEqual(col(vals), bytesCol(vals.map(utf8)), `well formed, long ${long}`);
+  }
+});
+
 test("short columns of short and of longer strings (copied by characters or joined and encoded), ASCII or not, are the Rust writer's bytes", { skip }, () => {
   // utf8Views copies a short column's characters when its strings average under 8 units, else joins and encodes them.
   const word = (i, l, extra) => (String(i * 7919) + "qwertyuiopasdfghjklzxcvbnm").slice(0, l) + extra;
